@@ -1,0 +1,345 @@
+"""The `sebgen` command line. The only module that knows about the CLI.
+
+User mistakes (bad config, not a repo, unparsable model output, ...) end with one sentence on
+stderr and exit code 2; no traceback.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import List, Optional
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from evo.checkpoint import CheckpointError, load_latest
+from evo.config import Config, ConfigError, load_config
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="SEBGen: mine repos, generate verified SWE-bench-style tasks, evolve the generator.")
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+ConfigOpt = typer.Option(None, "--config", help="YAML config (same schema as `run`).")
+SetOpt = typer.Option(None, "--set", help="Override a config key: a.b=value (repeatable).")
+
+
+class UserError(Exception):
+    pass
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from fitness.llm import LLMError
+    from fitness.mining import MiningError
+    from fitness.task import TaskFileError
+    from evo.loop import RunError
+    errors: list[type[BaseException]] = [UserError, ConfigError, CheckpointError, MiningError, LLMError,
+                                         TaskFileError, RunError]
+    try:
+        from sandbox import SandboxError
+        errors.append(SandboxError)
+    except ImportError:
+        pass
+    try:
+        from archive import ArchiveError
+        errors.append(ArchiveError)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+@contextmanager
+def friendly_errors():
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except _user_errors() as exc:
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
+        err.print(f"sebgen: {message}", markup=False)
+        raise typer.Exit(2)
+
+
+def _config(path: Optional[Path], overrides: Optional[List[str]]) -> Config:
+    return load_config(path, overrides or [])
+
+
+def _log(message: str) -> None:
+    err.print(message, markup=False)
+
+
+# ------------------------------------------------------------------ evolution
+
+def _progress_printer():
+    def on_progress(event: dict) -> None:
+        kind = event["event"]
+        if kind == "generation_start":
+            err.print(f"[bold]generation {event['generation']}[/]: {event['total']} strategies "
+                      f"({event['cached']} already evaluated)")
+        elif kind == "evaluated":
+            usage = event["usage"]
+            err.print(f"  evaluated {event['strategy']}: EV {event['exploration_value']:.3f}, "
+                      f"{event['passed']}/{event['tasks']} tasks kept | tokens "
+                      f"{usage['prompt_tokens'] + usage['completion_tokens']:,}, cost ${usage['cost_usd']:.4f}")
+        elif kind == "generation_end":
+            err.print(f"generation {event['generation']} done in {event['seconds']:.1f}s, best EV {event['best']:.3f}")
+    return on_progress
+
+
+def _preflight(config: Config) -> None:
+    """Fail before creating anything when the repos or the model cannot work."""
+    from evo.workbench import make_llm, mine_all, resolve_repos
+    mine_all(config, resolve_repos(config))
+    make_llm(config).complete_json('Return a JSON object {"ok": true}.\n<context>{"task": "ping"}</context>',
+                                   temperature=0.0, max_tokens=32)
+
+
+def _run(config: Config, run_dir: Path, generations: int) -> None:
+    from evo.loop import Evolution
+    started = time.monotonic()
+    outcome = Evolution(config, run_dir, log=_log, on_progress=_progress_printer()).run(generations)
+    elapsed = time.monotonic() - started
+    if outcome.stopped and not outcome.finished:
+        err.print(f"stopped after generation {outcome.generation}; resume with: sebgen resume {run_dir}")
+        return
+    best = outcome.hall_of_fame[0] if outcome.hall_of_fame else None
+    err.print(f"run finished: {outcome.generation} generations, {outcome.evaluations_performed} evaluations "
+              f"in {elapsed:.0f}s; run folder {run_dir}")
+    if best:
+        out.print(f"best strategy {best['id']} ({best['strategy_type']}) EV {best['exploration_value']:.3f}")
+    out.print(f"inspect: sebgen hof {run_dir}")
+
+
+@app.command()
+def run(config: Path = typer.Argument(..., help="YAML config, e.g. configs/quickstart.yaml"),
+        run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Run folder (default runs/NAME-TIME)."),
+        set_: Optional[List[str]] = SetOpt):
+    """Start an evolution run; writes the resolved config into the run folder."""
+    with friendly_errors():
+        cfg = _config(config, set_)
+        run_dir = run_dir or Path("runs") / f"{config.stem}-{datetime.now():%Y%m%d-%H%M%S}"
+        if (run_dir / "config.yaml").exists():
+            raise UserError(f"run folder {run_dir} already holds a run; continue it with: sebgen resume {run_dir}")
+        _preflight(cfg)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "config.yaml").write_text(cfg.to_yaml(), encoding="utf-8")
+        err.print(f"run folder {run_dir}: population {cfg.evolution.population}, "
+                  f"{cfg.evolution.generations} generations, model {cfg.llm.model}")
+        _run(cfg, run_dir, cfg.evolution.generations)
+
+
+@app.command()
+def resume(run_dir: Path = typer.Argument(..., help="Run folder to continue."),
+           generations: Optional[int] = typer.Option(None, "--generations", help="Extend the run to N generations."),
+           set_: Optional[List[str]] = SetOpt):
+    """Continue a run from its last complete checkpoint."""
+    with friendly_errors():
+        if not (run_dir / "config.yaml").is_file():
+            raise UserError(f"{run_dir} is not a SEBGen run folder (no config.yaml)")
+        cfg = _config(run_dir / "config.yaml", set_)
+        if generations is not None:
+            cfg.evolution.generations = generations
+            (run_dir / "config.yaml").write_text(cfg.to_yaml(), encoding="utf-8")
+        (run_dir / "STOP").unlink(missing_ok=True)
+        _run(cfg, run_dir, cfg.evolution.generations)
+
+
+@app.command()
+def hof(run_dir: Path = typer.Argument(...), gen: Optional[int] = typer.Option(None, "--gen"),
+        as_json: bool = typer.Option(False, "--json")):
+    """Hall of fame as of generation N (default: the last)."""
+    with friendly_errors():
+        state = load_latest(run_dir, log=lambda _m: None) if run_dir.is_dir() else None
+        if state is None:
+            raise UserError(f"{run_dir} has no checkpoint yet (is it a SEBGen run folder?)")
+        gen = gen or state["generation"]
+        entries = state["hof_by_generation"].get(str(gen))
+        if entries is None:
+            raise UserError(f"generation {gen} is not in {run_dir}; it has generations 1..{state['generation']}")
+        if as_json:
+            sys.stdout.write(json.dumps(entries, indent=2, sort_keys=True) + "\n")
+            return
+        table = Table(title=f"Hall of fame, generation {gen}")
+        for col in ("rank", "id", "type", "EV", "Q", "N", "D", "S", "E", "operator", "parents"):
+            table.add_column(col)
+        for rank, e in enumerate(entries, 1):
+            d = e["dimensions"]
+            table.add_row(str(rank), e["id"], e["strategy_type"], f"{e['exploration_value']:.3f}",
+                          *(f"{d.get(k, 0):.2f}" for k in ("quality", "novelty", "difficulty_coverage",
+                                                             "skill_diversity", "evolution_potential")),
+                          e["operator"], ",".join(e["parents"]) or "-")
+        out.print(table)
+
+
+# ------------------------------------------------------------------ pipeline mode
+
+def _resolve_repo(repo: str) -> Path:
+    if "://" in repo or repo.startswith("git@"):
+        import git
+        from fitness.corpus import default_cache_dir
+        dest = default_cache_dir().parent / "clones" / repo.rstrip("/").split("/")[-1].removesuffix(".git")
+        if not dest.exists():
+            _log(f"cloning {repo} into {dest}")
+            try:
+                git.Repo.clone_from(repo, dest)
+            except git.GitCommandError as exc:
+                raise UserError(f"could not clone {repo}: {exc.stderr.strip().splitlines()[-1] if exc.stderr else exc}")
+        return dest
+    return Path(repo).expanduser().resolve()
+
+
+@app.command()
+def generate(repo: str = typer.Argument(..., help="Repo path or URL."),
+             commit: Optional[List[str]] = typer.Option(None, "--commit", help="Only these commits (repeatable)."),
+             strategy: str = typer.Option("BUG_FIX", "--strategy", help="BUG_FIX, FEATURE_ADD, REFACTOR, TEST_DRIVEN, HYBRID"),
+             n: int = typer.Option(5, "--n", min=1, help="Tasks to keep."),
+             out_file: Path = typer.Option(Path("tasks.jsonl"), "--out"),
+             config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
+    """Pipeline mode, no evolution: validated tasks from a repo into JSONL."""
+    from fitness.evaluate import EvalSettings, evaluate_strategy
+    from fitness.mining import mine
+    from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
+    from fitness.task import write_jsonl
+    from evo.workbench import Workbench, make_llm
+    with friendly_errors():
+        cfg = _config(config, set_)
+        try:
+            stype = StrategyType(strategy.upper())
+        except ValueError:
+            raise UserError(f"unknown strategy {strategy!r}; choose one of {', '.join(t.value for t in StrategyType)}")
+        path = _resolve_repo(repo)
+        m = cfg.mining
+        candidates = mine(path, since=m.since, until=m.until, max_source_files=m.max_source_files,
+                          min_message_chars=m.min_message_chars).candidates
+        if commit:
+            candidates = [c for c in candidates if any(c.sha.startswith(s) for s in commit)]
+            if not candidates:
+                raise UserError(f"none of the commits {', '.join(commit)} is a mining candidate in {path}")
+        make_llm(cfg).complete_json('Return a JSON object {"ok": true}.\n<context>{"task": "ping"}</context>',
+                                    temperature=0.0, max_tokens=32)
+        bench = Workbench.build(cfg, None, log=_log, candidates=candidates)
+        seed = Strategy(stype, SEED_PROMPTS[stype][-1])
+        settings = EvalSettings(tasks_per_strategy=n, oversample=cfg.fitness.oversample, seed=cfg.seed,
+                                weights=dict(cfg.fitness.weights))
+        try:
+            evaluation = evaluate_strategy(seed, candidates, bench.generator, settings, progress=_report_task)
+        finally:
+            bench.close()
+        kept = evaluation.passed_tasks[:n]
+        write_jsonl(kept, out_file)
+        err.print(f"{len(kept)} of {evaluation.attempts} generated tasks passed every layer; wrote {out_file}")
+        if len(kept) < n:
+            err.print(f"warning: asked for {n} tasks, only {len(kept)} passed (tried {evaluation.attempts} commits)")
+
+
+def _report_task(task) -> None:
+    failed = task.failed_layer()
+    if failed:
+        err.print(f"  rejected {task.instance_id} at {failed[0]}: {failed[1]['reason']}", markup=False)
+    else:
+        err.print(f"  kept {task.instance_id} ({task.difficulty_level}, {task.domain}, "
+                  f"{len(task.FAIL_TO_PASS)} F2P)", markup=False)
+
+
+@app.command()
+def validate(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
+             out_file: Optional[Path] = typer.Option(None, "--out"),
+             layers: str = typer.Option("schema,compile,functional,quality,semantic", "--layers"),
+             config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
+    """Re-run the validation layers on tasks; reports pass count and average score."""
+    from fitness.task import LAYERS, read_jsonl, write_jsonl
+    from fitness.validate import bottom_quartile_filter, run_layers
+    from evo.workbench import Workbench
+    with friendly_errors():
+        cfg = _config(config, set_)
+        chosen = [name.strip() for name in layers.split(",") if name.strip()]
+        unknown = [name for name in chosen if name not in LAYERS]
+        if unknown:
+            raise UserError(f"unknown layer {unknown[0]!r}; layers are {', '.join(LAYERS)}")
+        records = list(read_jsonl(tasks))
+        bench = Workbench.build(cfg, None, log=_log, candidates=[])
+        try:
+            for task in records:
+                if not task.repo_path or not Path(task.repo_path).is_dir():
+                    raise UserError(f"task {task.instance_id}: its repo_path {task.repo_path!r} is not on this machine")
+                task.validation = {}
+                run_layers(task, bench.generator.validator, Path(task.repo_path), chosen)
+        finally:
+            bench.close()
+        if "quality" in chosen:
+            bottom_quartile_filter(records)
+        passed = [t for t in records if t.passed]
+        scores = [sum(v["score"] for v in t.validation.values()) / len(t.validation) for t in records if t.validation]
+        summary = {"layers": chosen, "tasks": len(records), "passed": len(passed),
+                   "average_score": round(sum(scores) / len(scores), 4) if scores else 0.0}
+        if out_file:
+            write_jsonl(records, out_file)
+        sys.stdout.write(json.dumps(summary, sort_keys=True) + "\n")
+
+
+@app.command("mine")
+def mine_cmd(repo: str = typer.Argument(...), since: Optional[str] = typer.Option(None, "--since"),
+             until: Optional[str] = typer.Option(None, "--until"), as_json: bool = typer.Option(False, "--json"),
+             config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
+    """Candidate commits and the filter funnel counts."""
+    from fitness.mining import mine
+    with friendly_errors():
+        cfg = _config(config, set_)
+        m = cfg.mining
+        result = mine(_resolve_repo(repo), since=since or m.since, until=until or m.until,
+                      max_source_files=m.max_source_files, min_message_chars=m.min_message_chars)
+        if as_json:
+            sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
+            return
+        for stage, count in result.funnel.items():
+            out.print(f"{stage:>26}: {count}")
+        for c in result.candidates:
+            out.print(f"{c.sha[:10]} {c.created_at[:10]} {c.kind:<11} {c.subject}")
+
+
+@app.command()
+def corpus(directory: Path = typer.Argument(..., help="Where to build the demo repositories.")):
+    """Build the bundled demo corpus (git repos) and print one repo path per line."""
+    from fitness.corpus import build_corpus
+    with friendly_errors():
+        try:
+            paths = build_corpus(directory)
+        except ValueError as exc:
+            raise UserError(str(exc))
+        for path in paths:
+            sys.stdout.write(f"{path}\n")
+
+
+@app.command()
+def doctor(clean: bool = typer.Option(False, "--clean", help="Remove SEBGen containers left by a crash."),
+           prune: bool = typer.Option(False, "--prune-images", help="Remove SEBGen images no run references."),
+           config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
+    """What is available: Docker engine, base image, embedding model, LLM model."""
+    from evo.doctor import run_checks
+    with friendly_errors():
+        cfg = _config(config, set_)
+        table = Table(title="sebgen doctor")
+        table.add_column("check")
+        table.add_column("status")
+        table.add_column("detail")
+        for name, ok, detail in run_checks(cfg, clean=clean, prune=prune, runs_dir=Path("runs")):
+            table.add_row(name, "[green]ok[/]" if ok else "[yellow]missing[/]", detail)
+        out.print(table)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

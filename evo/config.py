@@ -1,0 +1,205 @@
+"""The run configuration: YAML validated in one place.
+
+Every section is a pydantic model that forbids unknown keys, so a typo is an error naming the
+key, not a silently ignored setting. `--set a.b=v` overrides are applied to the raw data before
+validation, so they are checked exactly like the file.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from fitness.exploration import DEFAULT_WEIGHTS
+from fitness.strategy import StrategyType
+from fitness.task import LAYERS
+
+
+class ConfigError(ValueError):
+    """A configuration a user wrote that cannot be used; the message is one sentence."""
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class MiningConfig(Section):
+    since: Optional[str] = None
+    until: Optional[str] = None
+    max_source_files: int = Field(15, ge=1)
+    min_message_chars: int = Field(25, ge=0)
+    max_commits: int = Field(2000, ge=1)
+
+
+class LLMConfig(Section):
+    model: str = "offline/sebgen"
+    timeout_s: float = Field(60.0, gt=0)
+    retries: int = Field(2, ge=0)
+    backoff_s: float = Field(1.0, ge=0)
+    mock_response: Optional[str] = None
+
+
+class EvolutionConfig(Section):
+    population: int = Field(4, ge=2)
+    generations: int = Field(2, ge=1)
+    offspring: Optional[int] = Field(None, ge=1)
+    elitism: int = Field(1, ge=0)
+    alpha: float = Field(0.7, ge=0, le=1)
+    epsilon: float = Field(0.1, ge=0, le=1)
+    p_prompt_mutation: float = Field(0.4, ge=0)
+    p_param_mutation: float = Field(0.3, ge=0)
+    p_crossover: float = Field(0.3, ge=0)
+    sigma: float = Field(0.1, ge=0)
+    strategy_types: list[StrategyType] = Field(default_factory=lambda: [StrategyType.BUG_FIX, StrategyType.FEATURE_ADD])
+    hof_size: int = Field(5, ge=1)
+
+    @model_validator(mode="after")
+    def _elites_fit(self) -> "EvolutionConfig":
+        if self.elitism >= self.population:
+            raise ValueError("evolution.elitism must be smaller than evolution.population")
+        if self.p_prompt_mutation + self.p_param_mutation + self.p_crossover <= 0:
+            raise ValueError("at least one of the operator probabilities must be positive")
+        return self
+
+
+class FitnessConfig(Section):
+    tasks_per_strategy: int = Field(3, ge=1)
+    oversample: int = Field(3, ge=1)
+    layers: list[str] = Field(default_factory=lambda: list(LAYERS))
+    weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    difficulty_bins: int = Field(5, ge=1)
+    skill_norm: int = Field(10, ge=1)
+    judge_threshold: float = Field(5.0, ge=1, le=10)
+    semantic_threshold: float = Field(5.0, ge=1, le=10)
+    leakage_threshold: float = Field(0.5, gt=0, le=1)
+
+    @field_validator("layers")
+    @classmethod
+    def _known_layers(cls, value: list[str]) -> list[str]:
+        unknown = [v for v in value if v not in LAYERS]
+        if unknown:
+            raise ValueError(f"unknown layer {unknown[0]!r}; layers are {', '.join(LAYERS)}")
+        return value
+
+    @field_validator("weights")
+    @classmethod
+    def _five_weights(cls, value: dict[str, float]) -> dict[str, float]:
+        if set(value) != set(DEFAULT_WEIGHTS):
+            raise ValueError(f"weights must name exactly {', '.join(DEFAULT_WEIGHTS)}")
+        return value
+
+
+class ArchiveConfig(Section):
+    model: str = "all-MiniLM-L6-v2"
+    k: int = Field(5, ge=1)
+    duplicate_threshold: float = Field(0.95, gt=0, le=1)
+    approximate_above: int = Field(50000, ge=1)
+
+
+class RepoInstall(Section):
+    install: Optional[str] = None
+    test_cmd: Optional[str] = None
+    packages: list[str] = Field(default_factory=list)
+    python: Optional[str] = None
+
+
+class SandboxConfig(Section):
+    backend: Literal["auto", "docker", "local"] = "auto"
+    reruns: int = Field(2, ge=1)
+    workers: int = Field(1, ge=1)
+    timeout_s: float = Field(120.0, gt=0)
+    memory_mb: int = Field(2048, ge=64)
+    cpus: float = Field(1.0, gt=0)
+    pids: int = Field(512, ge=16)
+    base_image: str = "python:3.11-slim"
+    offline_base_image: str = "sebgen-base:bookworm"
+    install: dict[str, RepoInstall] = Field(default_factory=dict)
+
+
+class ParallelConfig(Section):
+    backend: Literal["serial", "pool", "dask"] = "serial"
+    workers: int = Field(2, ge=1)
+    address: Optional[str] = None
+
+
+class CheckpointConfig(Section):
+    keep: int = Field(3, ge=1)
+
+
+class Config(Section):
+    seed: int = 0
+    repos: list[str] = Field(default_factory=list)
+    mining: MiningConfig = Field(default_factory=MiningConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    evolution: EvolutionConfig = Field(default_factory=EvolutionConfig)
+    fitness: FitnessConfig = Field(default_factory=FitnessConfig)
+    archive: ArchiveConfig = Field(default_factory=ArchiveConfig)
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    parallel: ParallelConfig = Field(default_factory=ParallelConfig)
+    checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
+
+
+TYPE_NAMES = {"int_parsing": "an integer", "int_type": "an integer", "float_parsing": "a number",
+              "float_type": "a number", "bool_parsing": "true or false", "bool_type": "true or false",
+              "string_type": "a string", "list_type": "a list", "dict_type": "a mapping",
+              "model_type": "a mapping", "literal_error": None, "enum": None}
+
+
+def describe(error: ValidationError) -> str:
+    first = error.errors()[0]
+    key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    kind = first["type"]
+    if kind == "extra_forbidden":
+        return f"config key '{key}' is not a known setting"
+    expected = TYPE_NAMES.get(kind)
+    if expected:
+        return f"config key '{key}' must be {expected}, got {first.get('input')!r}"
+    message = first["msg"].removeprefix("Value error, ")
+    return f"config key '{key}': {message}" if first["loc"] else f"config: {message}"
+
+
+def set_override(data: dict, assignment: str) -> None:
+    """Apply `a.b=v` to raw config data; v is parsed as YAML (numbers, booleans, lists)."""
+    if "=" not in assignment:
+        raise ConfigError(f"--set expects KEY=VALUE, got {assignment!r}")
+    dotted, raw = assignment.split("=", 1)
+    keys = dotted.strip().split(".")
+    if not all(keys):
+        raise ConfigError(f"--set key {dotted!r} is not a dotted name")
+    target = data
+    for key in keys[:-1]:
+        node = target.setdefault(key, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"--set {dotted}: '{key}' is not a section")
+        target = node
+    try:
+        target[keys[-1]] = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        target[keys[-1]] = raw
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> Config:
+    data: Any = {}
+    if path is not None:
+        path = Path(path)
+        if not path.is_file():
+            raise ConfigError(f"config file {path} does not exist")
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}" if mark else ""
+            raise ConfigError(f"config file {path} is not valid YAML{where}") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"config file {path} must hold a mapping of settings")
+    for assignment in overrides:
+        set_override(data, assignment)
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(describe(exc)) from None

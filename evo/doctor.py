@@ -1,0 +1,74 @@
+"""`sebgen doctor`: what this machine can do, and how to get what is missing."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from evo.config import Config
+
+Check = tuple[str, bool, str]
+
+
+def docker_checks(config: Config, clean: bool, prune: bool, runs_dir: Path) -> Iterator[Check]:
+    try:
+        import docker
+        client = docker.from_env(timeout=5)
+        version = client.version().get("Version", "?")
+    except Exception as exc:  # any failure to reach an engine means "no engine"
+        yield ("docker engine", False, f"no engine answers ({exc.__class__.__name__}); the local backend "
+               "will run task code unisolated. Install docker.io and start dockerd.")
+        return
+    yield ("docker engine", True, f"Docker {version}")
+    import sandbox
+    status = sandbox.base_image_status(client, config.sandbox.base_image, config.sandbox.offline_base_image)
+    yield ("base image", bool(status.get("available")), status.get("detail", ""))
+    if clean:
+        yield ("clean", True, f"removed {sandbox.clean_stragglers(client)} SEBGen containers left behind")
+    disk = sandbox.disk_report(client)
+    yield ("disk", True, f"{disk.get('images', 0)} SEBGen images, {disk.get('size_mb', 0):.0f} MB")
+    if prune:
+        keep = referenced_images(runs_dir)
+        removed = sandbox.prune_images(client, keep)
+        yield ("prune", True, f"removed {len(removed)} images no run references")
+
+
+def referenced_images(runs_dir: Path) -> set[str]:
+    """Environment images named by tasks of any run folder."""
+    import json
+    keep: set[str] = set()
+    for journal in Path(runs_dir).glob("*/evaluations.jsonl"):
+        for line in journal.read_text(encoding="utf-8").splitlines():
+            try:
+                for task in json.loads(line).get("tasks", []):
+                    if task.get("image"):
+                        keep.add(task["image"])
+            except json.JSONDecodeError:
+                continue
+    return keep
+
+
+def embedding_check(config: Config) -> Check:
+    try:
+        from archive import get_embedder
+        embedder = get_embedder(config.archive.model)
+        return ("embedding model", True, f"{config.archive.model} (dim {embedder.dim})")
+    except Exception as exc:
+        return ("embedding model", False, f"{config.archive.model} could not load: {exc}")
+
+
+def llm_check(config: Config) -> Check:
+    from evo.workbench import make_llm
+    from fitness.llm import LLMError
+    try:
+        make_llm(config).complete_json('Return {"ok": true}.\n<context>{"task": "ping"}</context>', max_tokens=32)
+        note = " (offline provider: a deterministic stand-in for CI and demos)" if config.llm.model.startswith("offline/") else ""
+        return ("llm model", True, config.llm.model + note)
+    except LLMError as exc:
+        return ("llm model", False, str(exc))
+
+
+def run_checks(config: Config, *, clean: bool = False, prune: bool = False, runs_dir: Path = Path("runs")) -> list[Check]:
+    checks = list(docker_checks(config, clean, prune, runs_dir))
+    checks.append(embedding_check(config))
+    checks.append(llm_check(config))
+    return checks

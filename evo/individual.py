@@ -1,0 +1,60 @@
+"""DEAP's individual and fitness for SEBGen, as module-level classes.
+
+Module level (not `creator`) so they pickle under spawn, Dask and in checkpoints. The fitness
+is single-valued and holds the exploration value; DEAP compares multi-objective weights
+lexicographically, so the five dimensions live on the individual instead.
+"""
+from __future__ import annotations
+
+from deap import base
+
+from fitness.strategy import Strategy
+
+
+class ExplorationFitness(base.Fitness):
+    weights = (1.0,)
+
+
+class Individual:
+    def __init__(self, strategy: Strategy):
+        self.strategy = strategy
+        self.fitness = ExplorationFitness()
+        self.dimensions: dict[str, float] = {}
+        self.novelty: float = 0.0
+        self.summary: dict = {}
+
+    @property
+    def exploration_value(self) -> float:
+        return self.fitness.values[0] if self.fitness.valid else 0.0
+
+    def assign(self, evaluation: dict) -> None:
+        self.fitness.values = (evaluation["exploration_value"],)
+        self.dimensions = dict(evaluation["dimensions"])
+        self.novelty = self.dimensions.get("novelty", 0.0)
+        self.summary = {k: evaluation[k] for k in ("attempts", "passed", "failure_categories")}
+
+    def to_dict(self) -> dict:
+        return {"strategy": self.strategy.to_dict(),
+                "exploration_value": self.exploration_value if self.fitness.valid else None,
+                "dimensions": self.dimensions, "summary": self.summary}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Individual":
+        ind = cls(Strategy.from_dict(data["strategy"]))
+        if data.get("exploration_value") is not None:
+            ind.fitness.values = (data["exploration_value"],)
+        ind.dimensions = dict(data.get("dimensions", {}))
+        ind.novelty = ind.dimensions.get("novelty", 0.0)
+        ind.summary = dict(data.get("summary", {}))
+        return ind
+
+    def hof_entry(self) -> dict:
+        s = self.strategy
+        return {"id": s.id, "generation": s.generation, "exploration_value": self.exploration_value,
+                "dimensions": self.dimensions, "strategy_type": s.strategy_type.value, "params": s.params,
+                "prompt": s.prompt, "parents": list(s.parents), "operator": s.operator,
+                "tasks_passed": self.summary.get("passed", 0), "tasks_attempted": self.summary.get("attempts", 0)}
+
+
+def same_genome(a: Individual, b: Individual) -> bool:
+    return a.strategy.genome_hash() == b.strategy.genome_hash()

@@ -1,0 +1,300 @@
+"""The evolution controller: DEAP toolbox, generational loop, hall of fame, checkpoints, stopping.
+
+Generation 1 evaluates the seed population; every later generation selects parents (SEBGen
+eq. 3), varies them with the four operators, evaluates the offspring and keeps the elites
+plus the best offspring. The archive is frozen while a generation is evaluated and updated
+after it, in population order, so results never depend on evaluation order or parallelism.
+"""
+from __future__ import annotations
+
+import json
+import random
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+from deap import base, tools
+
+from evo import checkpoint as ckpt
+from evo.config import Config
+from evo.individual import Individual, same_genome
+from evo.parallel import make_runner
+from evo.workbench import Workbench, eval_settings, open_archive
+from fitness.evaluate import evaluate_strategy
+from fitness.exploration import DIMENSIONS
+from fitness.strategy import Strategy, seed_strategies
+from operators.explore import random_strategy
+from operators.params import crossover, mutate_params
+from operators.prompt_mutation import mutate_prompt
+from operators.selection import select_parents
+
+
+class RunError(RuntimeError):
+    pass
+
+
+@dataclass
+class RunOutcome:
+    generation: int
+    finished: bool
+    stopped: bool
+    evaluations_performed: int
+    hall_of_fame: list[dict] = field(default_factory=list)
+
+
+def build_toolbox(config: Config, rng: random.Random, bench: Workbench) -> base.Toolbox:
+    e = config.evolution
+    toolbox = base.Toolbox()
+    toolbox.register("select", select_parents, rng=rng, alpha=e.alpha)
+    toolbox.register("mutate_params", mutate_params, rng=rng, sigma=e.sigma)
+    toolbox.register("mate", crossover)
+    toolbox.register("explore", random_strategy, rng, types=list(e.strategy_types))
+
+    def prompt_mutation(strategy: Strategy, generation: int) -> Strategy:
+        archive = bench.archive
+        failures = archive.recent_failures(strategy_id=strategy.id, n=10) if archive else []
+        if archive and not failures:
+            failures = archive.recent_failures(strategy_type=strategy.strategy_type.value, n=10)
+        successes = [t["problem_statement"] for t in archive.query(strategy_type=strategy.strategy_type.value,
+                                                                   passed=True, limit=3)] if archive else []
+        return mutate_prompt(strategy, bench.llm, failures, successes, generation)
+
+    toolbox.register("mutate_prompt", prompt_mutation)
+    return toolbox
+
+
+def vary(toolbox: base.Toolbox, config: Config, rng: random.Random, population: list[Individual],
+         generation: int) -> list[Strategy]:
+    """Make the offspring strategies: epsilon-greedy exploration, else one of three operators."""
+    e = config.evolution
+    size = e.offspring or e.population
+    parents = toolbox.select(population, size)
+    total = e.p_prompt_mutation + e.p_param_mutation + e.p_crossover
+    children = []
+    for parent in parents:
+        if rng.random() < e.epsilon:
+            children.append(toolbox.explore(generation))
+            continue
+        roll = rng.random() * total
+        if roll < e.p_prompt_mutation:
+            children.append(toolbox.mutate_prompt(parent.strategy, generation))
+        elif roll < e.p_prompt_mutation + e.p_param_mutation:
+            children.append(toolbox.mutate_params(parent.strategy, generation=generation))
+        else:
+            other = rng.choice(population)
+            better, worse = sorted([parent, other], key=lambda i: -i.exploration_value)
+            children.append(toolbox.mate(better.strategy, worse.strategy, generation))
+    return children
+
+
+def next_population(population: list[Individual], offspring: list[Individual], elitism: int, size: int) -> list[Individual]:
+    def rank(items):  # stable: ties keep their order
+        return sorted(items, key=lambda i: -i.exploration_value)
+    elites = rank(population)[:elitism]
+    chosen = list(elites)
+    for ind in rank(offspring):
+        if len(chosen) == size:
+            break
+        if not any(same_genome(ind, c) for c in chosen):
+            chosen.append(ind)
+    for ind in rank(population)[elitism:]:  # too few distinct offspring: keep older ones
+        if len(chosen) == size:
+            break
+        if not any(same_genome(ind, c) for c in chosen):
+            chosen.append(ind)
+    return chosen
+
+
+def make_stats() -> tools.MultiStatistics:
+    stats = {"exploration_value": tools.Statistics(lambda ind: ind.exploration_value)}
+    for name in DIMENSIONS:
+        stats[name] = tools.Statistics(lambda ind, n=name: ind.dimensions.get(n, 0.0))
+    multi = tools.MultiStatistics(**stats)
+    for fn, name in ((np.mean, "avg"), (np.std, "std"), (np.min, "min"), (np.max, "max")):
+        multi.register(name, lambda xs, f=fn: round(float(f(xs)), 6))
+    return multi
+
+
+class Evolution:
+    def __init__(self, config: Config, run_dir: Path, *, log: Callable[[str], None] = print,
+                 on_progress: Callable[[dict], None] | None = None):
+        self.config, self.run_dir, self.log = config, Path(run_dir), log
+        self.on_progress = on_progress or (lambda event: None)
+        self.rng = random.Random(config.seed)
+        np.random.seed(config.seed % (2 ** 32))
+        self.journal = ckpt.Journal(self.run_dir / "evaluations.jsonl")
+        self.cache: dict[str, dict] = {}
+        self.population: list[Individual] = []
+        self.hof = tools.HallOfFame(config.evolution.hof_size, similar=same_genome)
+        self.hof_by_generation: dict[str, list[dict]] = {}
+        self.logbook = tools.Logbook()
+        self.generation = 0
+        self.performed = 0
+        self.usage = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
+        self.stop_reason: str | None = None
+
+    # ------------------------------------------------------------ state
+
+    def restore(self) -> None:
+        state = ckpt.load_latest(self.run_dir, log=self.log)
+        for record in self.journal.read():
+            self.cache[record["genome_hash"]] = record
+        if state is None:
+            return
+        self.generation = state["generation"]
+        self.population = [Individual.from_dict(d) for d in state["population"]]
+        for entry in state["hall_of_fame"]:
+            self.hof.insert(Individual.from_dict(entry))
+        self.hof_by_generation = state["hof_by_generation"]
+        for record in state["logbook"]:
+            self.logbook.record(**record)
+        for key, record in state["evaluation_cache"].items():
+            self.cache.setdefault(key, record)
+        self.usage = state["usage"]
+        ckpt.restore_rng(self.rng, state["rng"])
+
+    def snapshot(self) -> dict:
+        summary = {k: {f: v[f] for f in ("strategy_id", "genome_hash", "exploration_value", "dimensions",
+                                          "attempts", "passed", "failure_categories", "usage")}
+                   for k, v in self.cache.items()}
+        return {
+            "generation": self.generation,
+            "population": [i.to_dict() for i in self.population],
+            "hall_of_fame": [i.to_dict() for i in self.hof],
+            "hof_by_generation": self.hof_by_generation,
+            "logbook": [dict(r) for r in self.logbook],
+            "evaluation_cache": summary,  # full records (with tasks) are in evaluations.jsonl
+            "archive": {"path": "archive", "generation": self.generation, "tasks": self.archive.count()},
+            "rng": ckpt.rng_state(self.rng),
+            "usage": self.usage,
+        }
+
+    # ------------------------------------------------------------ stopping
+
+    def _install_signals(self):
+        def handler(signum, _frame):
+            self.stop_reason = signal.Signals(signum).name
+            self.log(f"{self.stop_reason} received: finishing the evaluations in flight, then stopping")
+        previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+        return lambda: [signal.signal(s, h) for s, h in previous.items()]
+
+    def should_stop(self) -> bool:
+        if self.stop_reason is None and (self.run_dir / "STOP").exists():
+            self.stop_reason = "STOP file"
+            self.log("STOP file found: finishing the evaluations in flight, then stopping")
+        return self.stop_reason is not None
+
+    # ------------------------------------------------------------ main loop
+
+    def run(self, generations: int) -> RunOutcome:
+        self.restore()
+        self.bench = Workbench.build(self.config, self.run_dir, log=self.log, archive=None)
+        self.archive = open_archive(self.config, self.run_dir)
+        removed = self.archive.truncate_after(self.generation)
+        if removed:
+            self.log(f"archive: dropped {removed} rows newer than checkpointed generation {self.generation}")
+        self.bench.use_archive(self.archive)
+        self.toolbox = build_toolbox(self.config, self.rng, self.bench)
+        runner = make_runner(self.config, self._evaluate_local, log=self.log)
+        restore_signals = self._install_signals()
+        try:
+            while self.generation < generations and not self.should_stop():
+                if not self._generation(self.generation + 1, runner):
+                    break
+        finally:
+            restore_signals()
+            runner.close()
+            self.bench.close()
+            self.archive.close()
+        finished = self.generation >= generations
+        return RunOutcome(self.generation, finished, self.stop_reason is not None, self.performed,
+                          [i.hof_entry() for i in self.hof])
+
+    def _evaluate_local(self, job: dict) -> dict:
+        return evaluate_strategy(Strategy.from_dict(job["strategy"]), self.bench.candidates,
+                                 self.bench.generator, eval_settings(self.config)).to_dict()
+
+    def _offspring(self, generation: int) -> list[Strategy]:
+        """Variation, journaled: a resumed run reuses the offspring (and their paid prompt
+        mutations) instead of asking the LLM again."""
+        path = self.run_dir / "generations" / f"gen-{generation:04d}.offspring.json"
+        if path.is_file():
+            data = json.loads(path.read_text(encoding="utf-8"))
+            ckpt.restore_rng(self.rng, data["rng"])
+            return [Strategy.from_dict(s) for s in data["offspring"]]
+        if generation == 1:
+            e = self.config.evolution
+            children = seed_strategies(list(e.strategy_types), e.population)
+        else:
+            children = vary(self.toolbox, self.config, self.rng, self.population, generation)
+        ckpt.atomic_write_text(path, json.dumps({"offspring": [c.to_dict() for c in children],
+                                                 "rng": ckpt.rng_state(self.rng)}, sort_keys=True))
+        return children
+
+    def _generation(self, generation: int, runner) -> bool:
+        started = time.monotonic()
+        children = self._offspring(generation)
+        offspring = [Individual(s) for s in children]
+        todo = [i for i, ind in enumerate(offspring) if ind.strategy.genome_hash() not in self.cache]
+        self.on_progress({"event": "generation_start", "generation": generation, "total": len(offspring),
+                          "cached": len(offspring) - len(todo)})
+        jobs = [{"config": self.config.model_dump(mode="json"), "run_dir": str(self.run_dir),
+                 "generation": generation, "strategy": offspring[i].strategy.to_dict()} for i in todo]
+        for n, result in runner.run(jobs, self.should_stop):
+            result["generation"] = generation
+            self.cache[result["genome_hash"]] = result
+            self.journal.append(result)
+            self.performed += 1
+            for key in self.usage:
+                self.usage[key] = round(self.usage[key] + result["usage"].get(key, 0), 6)
+            self.on_progress({"event": "evaluated", "generation": generation, "strategy": result["strategy_id"],
+                              "exploration_value": result["exploration_value"], "tasks": result["attempts"],
+                              "passed": result["passed"], "usage": dict(self.usage)})
+        if any(ind.strategy.genome_hash() not in self.cache for ind in offspring):
+            self.log(f"stopped during generation {generation}; finished evaluations are journaled")
+            return False
+        for ind in offspring:
+            ind.assign(self.cache[ind.strategy.genome_hash()])
+        self._archive_generation(generation, offspring)
+        e = self.config.evolution
+        self.population = offspring if generation == 1 else next_population(
+            self.population, offspring, e.elitism, e.population)
+        self.hof.update(offspring)
+        self.hof_by_generation[str(generation)] = [i.hof_entry() for i in self.hof]
+        record = make_stats().compile(self.population)
+        self.logbook.record(gen=generation, evals=len(todo), seconds=round(time.monotonic() - started, 2),
+                            tasks=sum(self.cache[i.strategy.genome_hash()]["attempts"] for i in offspring),
+                            usage=dict(self.usage), **record)
+        self.generation = generation
+        ckpt.save(self.run_dir, self.snapshot(), keep=self.config.checkpoint.keep)
+        self.on_progress({"event": "generation_end", "generation": generation,
+                          "best": self.hof[0].exploration_value if len(self.hof) else 0.0,
+                          "seconds": time.monotonic() - started, "usage": dict(self.usage)})
+        return True
+
+    def _archive_generation(self, generation: int, offspring: list[Individual]) -> None:
+        seen = set()
+        for ind in offspring:
+            record = self.cache[ind.strategy.genome_hash()]
+            if record["genome_hash"] in seen or record.get("generation") != generation:
+                continue  # evaluated (and archived) in an earlier generation
+            seen.add(record["genome_hash"])
+            tasks = record.get("tasks", [])
+            passed = [t for t in tasks if all(v.get("passed") for v in t["validation"].values())]
+            failures = []
+            for t in tasks:
+                bad = next((v for v in t["validation"].values() if not v.get("passed")), None)
+                if bad:
+                    failures.append({"strategy_id": t["strategy_id"], "strategy_type": t["strategy_type"],
+                                     "category": bad.get("category") or "other", "detail": bad.get("reason", ""),
+                                     "instance_id": t["instance_id"], "problem_statement": t["problem_statement"]})
+            if passed:
+                self.archive.add_tasks(passed, generation=generation)
+            if failures:
+                self.archive.add_failures(failures, generation=generation)
+            self.archive.add_strategy({**ind.strategy.to_dict(), "exploration_value": ind.exploration_value,
+                                       "dimensions": ind.dimensions}, generation=generation)
+        self.archive.add_generation(generation, {"population": [i.strategy.id for i in offspring]})

@@ -1,0 +1,103 @@
+"""Building the runtime parts a config describes: LLM client, sandbox, archive, candidates.
+
+Workers (a process pool or Dask) rebuild the same parts from the same plain config data, so
+only data crosses process and machine boundaries.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from evo.config import Config
+from fitness.evaluate import EvalSettings
+from fitness.generate import Generator
+from fitness.llm import LLMClient
+from fitness.mining import Candidate, MiningError, mine
+from fitness.validate import Validator
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def resolve_repos(config: Config) -> list[Path]:
+    if config.repos:
+        return [Path(r).expanduser().resolve() for r in config.repos]
+    from fitness.corpus import ensure_corpus
+    return ensure_corpus()
+
+
+def mine_all(config: Config, repos: list[Path]) -> list[Candidate]:
+    m = config.mining
+    candidates: list[Candidate] = []
+    for repo in repos:
+        candidates += mine(repo, since=m.since, until=m.until, max_source_files=m.max_source_files,
+                           min_message_chars=m.min_message_chars, max_commits=m.max_commits).candidates
+    if not candidates:
+        raise MiningError("no candidate commits survive the mining filters in " + ", ".join(str(r) for r in repos))
+    return candidates
+
+
+def make_llm(config: Config) -> LLMClient:
+    c = config.llm
+    return LLMClient(c.model, timeout_s=c.timeout_s, retries=c.retries, backoff_s=c.backoff_s,
+                     mock_response=c.mock_response)
+
+
+def make_sandbox(config: Config, log=print):
+    from sandbox import Limits, make_backend
+    s = config.sandbox
+    limits = Limits(timeout_s=s.timeout_s, memory_mb=s.memory_mb, cpus=s.cpus, pids=s.pids)
+    install = {name: recipe.model_dump(exclude_none=True) for name, recipe in s.install.items()}
+    return make_backend(s.backend, limits=limits, base_image=s.base_image,
+                        offline_base_image=s.offline_base_image, install=install, log=log)
+
+
+def open_archive(config: Config, run_dir: Path | None, read_only: bool = False):
+    if run_dir is None:
+        return None
+    from archive import Archive
+    a = config.archive
+    return Archive.open(Path(run_dir) / "archive", model=a.model, k=a.k,
+                        duplicate_threshold=a.duplicate_threshold, approximate_above=a.approximate_above,
+                        read_only=read_only)
+
+
+def eval_settings(config: Config) -> EvalSettings:
+    f = config.fitness
+    return EvalSettings(tasks_per_strategy=f.tasks_per_strategy, oversample=f.oversample, seed=config.seed,
+                        difficulty_bins=f.difficulty_bins, skill_norm=f.skill_norm, weights=dict(f.weights))
+
+
+@dataclass
+class Workbench:
+    config: Config
+    llm: LLMClient
+    backend: object
+    archive: object | None
+    candidates: list[Candidate]
+    generator: Generator
+
+    @classmethod
+    def build(cls, config: Config, run_dir: Path | None, *, log=print, archive=None,
+              candidates: list[Candidate] | None = None) -> "Workbench":
+        llm = make_llm(config)
+        backend = make_sandbox(config, log=log)
+        f = config.fitness
+        validator = Validator(backend=backend, llm=llm, archive=archive, reruns=config.sandbox.reruns,
+                              judge_threshold=f.judge_threshold, semantic_threshold=f.semantic_threshold,
+                              leakage_threshold=f.leakage_threshold,
+                              duplicate_threshold=config.archive.duplicate_threshold)
+        if candidates is None:
+            candidates = mine_all(config, resolve_repos(config))
+        generator = Generator(llm=llm, validator=validator, archive=archive, layers=tuple(f.layers))
+        return cls(config, llm, backend, archive, candidates, generator)
+
+    def use_archive(self, archive) -> None:
+        self.archive = archive
+        self.generator.archive = archive
+        self.generator.validator.archive = archive
+
+    def close(self) -> None:
+        close = getattr(self.backend, "close", None)
+        if close:
+            close()

@@ -1,0 +1,80 @@
+"""The exploration value of a strategy (SEBGen §3.5, DESIGN §6).
+
+EV = wQ*Q + wN*N + wD*D + wS*S + wE*E with default weights 0.30/0.20/0.15/0.15/0.20.
+
+Q  validation pass rate x mean judge score (0..1) of the tasks that passed.
+N  mean novelty of the passed tasks against the archive (1.0 = unlike anything archived).
+D  share of the difficulty bins (equal-width over 0..1) hit by the passed tasks.
+S  skill diversity: half the share of the seven domains covered, half the number of distinct
+   skills over `skill_norm`, capped at 1.
+E  evolution potential: 0.20 when the pass rate exceeds 90% (little headroom); otherwise
+   0.20 + 0.60 x the share of the dominant failure category, so a strategy whose failures all
+   share one category (a clear, fixable pattern) scores 0.80 and scattered failures score less.
+   No attempts at all scores 0.20.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass
+
+DEFAULT_WEIGHTS = {"quality": 0.30, "novelty": 0.20, "difficulty_coverage": 0.15,
+                   "skill_diversity": 0.15, "evolution_potential": 0.20}
+DIMENSIONS = tuple(DEFAULT_WEIGHTS)
+N_DOMAINS = 7
+
+
+@dataclass
+class Dimensions:
+    quality: float
+    novelty: float
+    difficulty_coverage: float
+    skill_diversity: float
+    evolution_potential: float
+
+    def to_dict(self) -> dict:
+        return {k: round(v, 6) for k, v in asdict(self).items()}
+
+
+def quality(pass_rate: float, judge_scores: list[float]) -> float:
+    return pass_rate * (sum(judge_scores) / len(judge_scores)) if judge_scores else 0.0
+
+
+def novelty(novelties: list[float]) -> float:
+    return sum(novelties) / len(novelties) if novelties else 0.0
+
+
+def difficulty_coverage(difficulties: list[float], bins: int = 5) -> float:
+    hit = {min(int(d * bins), bins - 1) for d in difficulties}
+    return len(hit) / bins
+
+
+def skill_diversity(domains: list[str], skills: list[list[str]], skill_norm: int = 10) -> float:
+    distinct_skills = {s for group in skills for s in group}
+    return 0.5 * min(len(set(domains)) / N_DOMAINS, 1.0) + 0.5 * min(len(distinct_skills) / skill_norm, 1.0)
+
+
+def evolution_potential(attempts: int, passed: int, failure_categories: list[str]) -> float:
+    if attempts == 0:
+        return 0.20
+    if passed / attempts > 0.9 or not failure_categories:
+        return 0.20
+    dominant = Counter(failure_categories).most_common(1)[0][1] / len(failure_categories)
+    return 0.20 + 0.60 * dominant
+
+
+def exploration_value(dims: Dimensions, weights: dict[str, float] | None = None) -> float:
+    weights = weights or DEFAULT_WEIGHTS
+    return round(sum(weights[name] * getattr(dims, name) for name in DIMENSIONS), 6)
+
+
+def dimensions_of(*, attempts: int, passed_tasks: list[dict], failure_categories: list[str],
+                  novelties: list[float], bins: int = 5, skill_norm: int = 10) -> Dimensions:
+    judge = [t["validation"]["quality"]["score"] for t in passed_tasks if "quality" in t["validation"]]
+    return Dimensions(
+        quality=quality(len(passed_tasks) / attempts if attempts else 0.0, judge),
+        novelty=novelty(novelties),
+        difficulty_coverage=difficulty_coverage([t["difficulty"] for t in passed_tasks], bins),
+        skill_diversity=skill_diversity([t["domain"] for t in passed_tasks],
+                                        [t["skills"] for t in passed_tasks], skill_norm),
+        evolution_potential=evolution_potential(attempts, len(passed_tasks), failure_categories),
+    )

@@ -1,0 +1,186 @@
+"""Turning one candidate commit into one validated task with one strategy.
+
+SWE-gen's reversed baseline: `base_commit` is the fixing commit (its tests pass), `patch` is
+its source change (the gold fix), `bug_patch` is that change reversed (what the agent sees),
+and `test_patch` is its test change (withheld until verification). Execution comes first
+(compile, functional), so no LLM call is paid for a commit whose tests prove nothing; then
+the strategy's prompt asks the LLM for the problem statement, and the judges look at it.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+from fitness.difficulty import DifficultyInput, difficulty
+from fitness.llm import LLMClient, LLMError
+from fitness.mining import Candidate, diff_text
+from fitness.prompt import generation_prompt, render_instructions
+from fitness.skills import tag
+from fitness.strategy import Strategy, StrategyType
+from fitness.task import LayerResult, Task
+from fitness.validate import Validator, check_compile, check_functional_layer, check_quality, check_schema, check_semantic
+
+# Which mined commits each strategy takes (its contract's first clause).
+KINDS_FOR: dict[StrategyType, tuple[str, ...]] = {
+    StrategyType.BUG_FIX: ("bug_fix",),
+    StrategyType.FEATURE_ADD: ("feature_add",),
+    StrategyType.REFACTOR: ("refactor",),
+    StrategyType.TEST_DRIVEN: ("bug_fix", "feature_add"),
+    StrategyType.HYBRID: ("bug_fix", "feature_add", "refactor"),
+}
+
+
+@dataclass
+class Generator:
+    llm: LLMClient
+    validator: Validator
+    archive: object | None = None
+    layers: tuple[str, ...] = ("schema", "compile", "functional", "quality", "semantic")
+
+    def generate(self, candidate: Candidate, strategy: Strategy) -> Task:
+        task = skeleton(candidate, strategy)
+        repo_path = Path(candidate.repo_path)
+        for name, step in (("schema", lambda: check_schema(task, require_f2p=False, require_statement=False)),
+                           ("compile", lambda: check_compile(task, repo_path)),
+                           ("functional", lambda: check_functional_layer(task, self.validator, repo_path))):
+            if name in self.layers and not self._record(task, name, step()):
+                return task
+        try:
+            self.write_statement(task, candidate, strategy)
+        except LLMError as exc:
+            task.record("schema", LayerResult(False, 0.0, f"writer failed: {exc}", "llm_error"))
+            return task
+        score_difficulty(task, candidate)
+        steps = (("schema", lambda: check_schema(task, require_f2p="functional" in self.layers)),
+                 ("quality", lambda: check_quality(task, self.validator)),
+                 ("semantic", lambda: check_semantic(task, self.validator)))
+        for name, step in steps:
+            if name in self.layers and not self._record(task, name, step()):
+                return task
+        return task
+
+    @staticmethod
+    def _record(task: Task, name: str, result: LayerResult) -> bool:
+        task.record(name, result)
+        return result.passed
+
+    def write_statement(self, task: Task, candidate: Candidate, strategy: Strategy) -> None:
+        context = statement_context(task, candidate, strategy)
+        examples = []
+        if self.archive is not None:
+            query = f"{candidate.subject}\n{candidate.body}"
+            examples = [t["problem_statement"] for t in self.archive.similar_successes(
+                query, k=3, strategy_type=strategy.strategy_type.value)]
+        context["examples"] = examples
+        prompt = generation_prompt(
+            instructions=render_instructions(strategy.prompt, candidate.repo), context=context,
+            repo_context=repo_context(candidate), diff=task.patch, examples=examples)
+        data, completion = self.llm.complete_json(prompt, required_keys=("problem_statement",), **strategy.params)
+        task.problem_statement = str(data.get("problem_statement", "")).strip()
+        task.hints_text = str(data.get("hints_text", "") or "").strip()
+        task.generation.update({
+            "model": completion.model, "prompt_hash": hashlib.sha256(prompt.encode()).hexdigest()[:16],
+            "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
+            "cost_usd": completion.cost_usd, "examples": len(examples)})
+
+
+def pick_candidates(candidates: list[Candidate], strategy_type: StrategyType) -> list[Candidate]:
+    kinds = KINDS_FOR[StrategyType(strategy_type)]
+    chosen = [c for c in candidates if c.kind in kinds]
+    return chosen or list(candidates)
+
+
+def skeleton(candidate: Candidate, strategy: Strategy) -> Task:
+    repo = git.Repo(candidate.repo_path)
+    patch = diff_text(repo, candidate.parent, candidate.sha, candidate.source_files)
+    return Task(
+        instance_id=f"{candidate.repo}__{strategy.strategy_type.value.lower()}-{candidate.sha[:8]}-{strategy.id[:6]}",
+        repo=candidate.repo, base_commit=candidate.sha, patch=patch,
+        test_patch=diff_text(repo, candidate.parent, candidate.sha, candidate.test_files),
+        bug_patch=diff_text(repo, candidate.sha, candidate.parent, candidate.source_files),
+        problem_statement="", strategy_type=strategy.strategy_type.value, strategy_id=strategy.id,
+        created_at=candidate.created_at, repo_path=candidate.repo_path,
+        generation={"touched_functions": candidate.touched_functions, "source_commit_subject": candidate.subject})
+
+
+def file_at(repo_path: str, sha: str, path: str) -> str:
+    try:
+        return git.Repo(repo_path).git.show(f"{sha}:{path}")
+    except git.GitCommandError:
+        return ""
+
+
+def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> dict:
+    sources = {p: file_at(candidate.repo_path, candidate.sha, p) for p in candidate.source_files}
+    return {
+        "task": "write_statement",
+        "strategy_type": strategy.strategy_type.value,
+        "repo": candidate.repo,
+        "commit_subject": candidate.subject,
+        "commit_body": candidate.body,
+        "created_at": candidate.created_at,
+        "touched_functions": signatures(sources, candidate.touched_functions),
+        "failing_tests": failing_tests(candidate, task.FAIL_TO_PASS),
+        "added_lines": [line[1:] for line in task.patch.splitlines()
+                        if line.startswith("+") and not line.startswith("+++") and line[1:].strip()],
+    }
+
+
+def signatures(sources: dict[str, str], names: list[str]) -> list[dict]:
+    found = []
+    for path, text in sorted(sources.items()):
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in names:
+                line = text.splitlines()[node.lineno - 1].strip().rstrip(":")
+                found.append({"file": path, "name": node.name, "signature": line})
+    return found
+
+
+def failing_tests(candidate: Candidate, test_ids: list[str], per_test: int = 2) -> list[dict]:
+    out = []
+    for test_id in test_ids:
+        path, _, rest = test_id.partition("::")
+        name = rest.split("::")[-1].split("[")[0]
+        source = file_at(candidate.repo_path, candidate.sha, path)
+        out.append({"id": test_id, "assertion": " | ".join(assertions(source, name)[:per_test])})
+    return out
+
+
+def assertions(source: str, function: str) -> list[str]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            found = []
+            for inner in ast.walk(node):
+                if isinstance(inner, (ast.Assert, ast.With)):
+                    segment = ast.get_source_segment(source, inner) or ""
+                    found.append(segment.splitlines()[0].strip())
+            return found
+    return []
+
+
+def repo_context(candidate: Candidate) -> str:
+    readme = file_at(candidate.repo_path, candidate.sha, "README.md")[:400]
+    files = git.Repo(candidate.repo_path).git.ls_tree("-r", "--name-only", candidate.sha).splitlines()
+    python_files = [f for f in files if f.endswith(".py")][:30]
+    return f"Repository {candidate.repo}.\n{readme}\nPython files: {', '.join(python_files)}"
+
+
+def score_difficulty(task: Task, candidate: Candidate) -> None:
+    sources = {p: file_at(candidate.repo_path, candidate.sha, p) for p in candidate.source_files}
+    task.difficulty, task.difficulty_level, metrics = difficulty(DifficultyInput(
+        patch=task.patch, touched_sources=sources, touched_functions=candidate.touched_functions,
+        f2p_count=len(task.FAIL_TO_PASS), statement=task.problem_statement))
+    task.domain, task.skills = tag(candidate.message, task.patch, candidate.touched_functions)
+    task.generation["difficulty_metrics"] = metrics

@@ -1,0 +1,105 @@
+"""The task record (DESIGN §4): SWE-bench fields plus SEBGen's own, one JSON object per line."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator
+
+# Failure categories shared by validation, the exploration value and prompt mutation.
+FAILURE_CATEGORIES = (
+    "schema", "compile_error", "patch_error", "build_error", "no_f2p", "flaky", "timeout",
+    "judge_reject", "vague_statement", "leakage", "duplicate", "llm_error",
+)
+
+LAYERS = ("schema", "compile", "functional", "quality", "semantic")
+
+
+@dataclass
+class LayerResult:
+    passed: bool
+    score: float
+    reason: str
+    category: str | None = None  # failure category when not passed
+    details: dict = field(default_factory=dict)
+
+
+@dataclass
+class Task:
+    instance_id: str
+    repo: str
+    base_commit: str
+    patch: str
+    test_patch: str
+    problem_statement: str
+    bug_patch: str
+    strategy_type: str
+    strategy_id: str
+    hints_text: str = ""
+    created_at: str = ""
+    version: str = "0.1"
+    FAIL_TO_PASS: list[str] = field(default_factory=list)
+    PASS_TO_PASS: list[str] = field(default_factory=list)
+    difficulty: float = 0.0
+    difficulty_level: str = ""
+    domain: str = ""
+    skills: list[str] = field(default_factory=list)
+    validation: dict[str, dict] = field(default_factory=dict)
+    image: str = ""
+    generation: dict = field(default_factory=dict)
+    repo_path: str = ""  # where the source repo lives on this machine (not part of SWE-bench)
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.validation) and all(v.get("passed") for v in self.validation.values())
+
+    def failed_layer(self) -> tuple[str, dict] | None:
+        for name in LAYERS:
+            result = self.validation.get(name)
+            if result is not None and not result.get("passed"):
+                return name, result
+        return None
+
+    def record(self, layer: str, result: LayerResult) -> None:
+        self.validation[layer] = asdict(result)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Task":
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+class TaskFileError(ValueError):
+    pass
+
+
+def write_jsonl(tasks: Iterable[Task | dict], path: Path) -> int:
+    """Write atomically: a crash never leaves a half-written task file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    count = 0
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for task in tasks:
+            data = task.to_dict() if isinstance(task, Task) else task
+            fh.write(json.dumps(data, sort_keys=True) + "\n")
+            count += 1
+    tmp.replace(path)
+    return count
+
+
+def read_jsonl(path: Path) -> Iterator[Task]:
+    path = Path(path)
+    if not path.is_file():
+        raise TaskFileError(f"task file {path} does not exist")
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                yield Task.from_dict(json.loads(line))
+            except (json.JSONDecodeError, TypeError) as exc:
+                raise TaskFileError(f"{path} line {number} is not a task record: {exc}") from None

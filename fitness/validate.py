@@ -1,0 +1,272 @@
+"""The five validation layers (DESIGN §5), each a separate step, run as a cascade.
+
+1 schema, 2 compile, 3 functional (sandbox), 4 quality (LLM judge, SWE-MERA criteria),
+5 semantic (LLM judge + mechanical leakage + duplicate check). A task stops at its first
+failed layer with the reason recorded. Execution results are authoritative: the judges can
+only reject a task that executed correctly, never rescue one that did not.
+"""
+from __future__ import annotations
+
+import re
+import statistics
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from unidiff import PatchSet
+
+from fitness.llm import LLMClient, LLMError
+from fitness.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
+from fitness.task import LAYERS, LayerResult, Task
+from sandbox import PatchError, SandboxError, apply_patch, check_functional, export_tree
+
+QUALITY_CRITERIA = ("task_correctness", "test_correctness", "test_completeness", "complexity")
+FILTERED_CRITERIA = QUALITY_CRITERIA[:3]  # complexity is kept as information only
+STRING_FIELDS = ("instance_id", "repo", "base_commit", "patch", "test_patch", "problem_statement",
+                 "bug_patch", "strategy_type", "strategy_id", "created_at")
+LIST_FIELDS = ("FAIL_TO_PASS", "PASS_TO_PASS")
+
+
+@dataclass
+class Validator:
+    """What the layers need: a sandbox backend, an LLM client, an optional archive."""
+    backend: Any = None
+    llm: LLMClient | None = None
+    archive: Any = None
+    reruns: int = 2
+    judge_threshold: float = 5.0
+    semantic_threshold: float = 5.0
+    leakage_threshold: float = 0.5
+    duplicate_threshold: float = 0.95
+    functional_cache: dict = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------- layer 1: schema
+
+def check_schema(task: Task, *, require_f2p: bool = True, require_statement: bool = True) -> LayerResult:
+    data = task.to_dict()
+    for name in STRING_FIELDS:
+        if not isinstance(data.get(name), str):
+            return _fail(f"field {name} is missing or not a string", "schema")
+        if not data[name].strip() and (name != "problem_statement" or require_statement):
+            return _fail(f"field {name} is empty", "schema")
+    for name in LIST_FIELDS:
+        if not isinstance(data.get(name), list) or not all(isinstance(t, str) for t in data[name]):
+            return _fail(f"field {name} must be a list of test ids", "schema")
+    for name in ("patch", "test_patch", "bug_patch"):
+        try:
+            if not PatchSet(data[name]):
+                return _fail(f"{name} holds no file changes", "schema")
+        except Exception as exc:
+            return _fail(f"{name} does not parse as a unified diff: {exc}", "schema")
+    if require_f2p and not data["FAIL_TO_PASS"]:
+        return _fail("FAIL_TO_PASS is empty", "no_f2p")
+    return LayerResult(True, 1.0, "all fields present and typed; patches parse")
+
+
+# ---------------------------------------------------------------- layer 2: compile
+
+def changed_python_files(patch: str) -> list[str]:
+    try:
+        return sorted({f.path for f in PatchSet(patch) if f.path.endswith(".py") and not f.is_removed_file})
+    except Exception:
+        return []
+
+
+def check_compile(task: Task, repo_path: Path) -> LayerResult:
+    files = changed_python_files(task.patch) + changed_python_files(task.test_patch)
+    with tempfile.TemporaryDirectory(prefix="sebgen-compile-") as tmp:
+        tree = Path(tmp) / "tree"
+        export_tree(repo_path, task.base_commit, tree)
+        error = _compile_all(tree, files)
+        if error:
+            return _fail(f"fixed state does not compile: {error}", "compile_error")
+        try:
+            apply_patch(tree, task.bug_patch)
+        except PatchError as exc:
+            return _fail(f"bug_patch does not apply to base_commit: {exc}", "patch_error")
+        error = _compile_all(tree, changed_python_files(task.bug_patch) + files)
+        if error:
+            return _fail(f"buggy state does not compile: {error}", "compile_error")
+    return LayerResult(True, 1.0, f"{len(set(files))} changed Python files compile in both states")
+
+
+def _compile_all(tree: Path, files: Sequence[str]) -> str | None:
+    for rel in sorted(set(files)):
+        path = tree / rel
+        if not path.is_file():
+            continue
+        try:
+            compile(path.read_text(encoding="utf-8"), rel, "exec")
+        except SyntaxError as exc:
+            return f"{rel} line {exc.lineno}: {exc.msg}"
+    return None
+
+
+# ---------------------------------------------------------------- layer 3: functional
+
+def test_files_of(test_patch: str) -> list[str]:
+    return [f for f in changed_python_files(test_patch) if Path(f).name.startswith("test") or f.endswith("_test.py")]
+
+
+def check_functional_layer(task: Task, validator: Validator, repo_path: Path) -> LayerResult:
+    key = (str(repo_path), task.base_commit, hash(task.bug_patch), hash(task.patch), validator.reruns)
+    reused = key in validator.functional_cache
+    if not reused:
+        try:
+            validator.functional_cache[key] = check_functional(
+                validator.backend, repo_path, task.base_commit, task.bug_patch, task.patch,
+                test_files_of(task.test_patch) or None, reruns=validator.reruns)
+        except PatchError as exc:
+            return _fail(f"patch does not apply in the sandbox: {exc}", "patch_error")
+        except SandboxError as exc:
+            return _fail(f"sandbox failed: {exc}", "build_error")
+    result = validator.functional_cache[key]
+    task.FAIL_TO_PASS = list(result.fail_to_pass)
+    task.PASS_TO_PASS = list(result.pass_to_pass)
+    task.image = result.image
+    details = {"flaky": list(result.flaky), "nop_resolved": result.nop_resolved,
+               "oracle_resolved": result.oracle_resolved, "duration_s": round(result.duration_s, 3),
+               "reused_result_of_identical_state": reused}
+    if result.passed:
+        return LayerResult(True, 1.0, result.reason, details=details)
+    return _fail(result.reason, _functional_category(result), details)
+
+
+def _functional_category(result) -> str:
+    reason = result.reason.lower()
+    if "timed out" in reason:
+        return "timeout"
+    if result.flaky and not result.fail_to_pass:
+        return "flaky"
+    if "apply" in reason:
+        return "patch_error"
+    if "build" in reason:
+        return "build_error"
+    return "no_f2p"
+
+
+# ---------------------------------------------------------------- layer 4: quality
+
+def judge_context(task: Task) -> dict:
+    return {"problem_statement": task.problem_statement, "patch": task.patch,
+            "test_patch": task.test_patch, "fail_to_pass": task.FAIL_TO_PASS,
+            "touched_functions": task.generation.get("touched_functions", [])}
+
+
+def check_quality(task: Task, validator: Validator) -> LayerResult:
+    try:
+        scores, _ = validator.llm.complete_json(
+            judge_prompt("judge_quality", judge_context(task), QUALITY_INSTRUCTIONS),
+            required_keys=QUALITY_CRITERIA, temperature=0.0, top_p=1.0, max_tokens=800)
+    except LLMError as exc:
+        return _fail(f"quality judge failed: {exc}", "llm_error")
+    criteria = {c: _criterion(scores.get(c)) for c in QUALITY_CRITERIA}
+    mean = statistics.fmean(criteria[c]["score"] for c in FILTERED_CRITERIA)
+    details = {"criteria": criteria, "mean": round(mean, 3)}
+    if mean < validator.judge_threshold:
+        return _fail(f"quality judge mean {mean:.1f} below {validator.judge_threshold}", "judge_reject", details)
+    return LayerResult(True, round(mean / 10, 4), f"quality judge mean {mean:.1f}/10", details=details)
+
+
+def _criterion(value: Any) -> dict:
+    value = value if isinstance(value, dict) else {}
+    try:
+        score = min(max(float(value.get("score", 1)), 1.0), 10.0)
+    except (TypeError, ValueError):
+        score = 1.0
+    try:
+        confidence = min(max(float(value.get("confidence", 0.5)), 0.0), 1.0)
+    except (TypeError, ValueError):
+        confidence = 0.5
+    return {"score": score, "confidence": confidence, "reasoning": str(value.get("reasoning", ""))}
+
+
+def bottom_quartile_filter(tasks: list[Task]) -> list[Task]:
+    """SWE-MERA: in a batch, drop tasks in the bottom quartile of any of the first three criteria."""
+    judged = [t for t in tasks if t.validation.get("quality", {}).get("passed")]
+    if len(judged) < 4:
+        return []
+    rejected = []
+    for criterion in FILTERED_CRITERIA:
+        values = sorted(t.validation["quality"]["details"]["criteria"][criterion]["score"] for t in judged)
+        cutoff = statistics.quantiles(values, n=4, method="inclusive")[0]
+        for t in judged:
+            score = t.validation["quality"]["details"]["criteria"][criterion]["score"]
+            if score < cutoff and t not in rejected:
+                t.record("quality", LayerResult(False, t.validation["quality"]["score"],
+                                                f"bottom quartile of the batch on {criterion} ({score:g} < {cutoff:g})",
+                                                "judge_reject", t.validation["quality"]["details"]))
+                rejected.append(t)
+    return rejected
+
+
+# ---------------------------------------------------------------- layer 5: semantic
+
+def added_lines(patch: str) -> list[str]:
+    return [line[1:].strip() for line in patch.splitlines()
+            if line.startswith("+") and not line.startswith("+++") and len(line[1:].strip()) >= 8]
+
+
+TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+|[^\sA-Za-z0-9_]")
+
+
+def leakage(statement: str, patch: str) -> tuple[float, str]:
+    """Share of the gold patch's added lines whose tokens appear verbatim in the statement."""
+    lines = added_lines(patch)
+    if not lines:
+        return 0.0, ""
+    flat = " ".join(TOKEN.findall(statement))
+    leaked = [line for line in lines if " ".join(TOKEN.findall(line)) in flat]
+    return len(leaked) / len(lines), (leaked[0] if leaked else "")
+
+
+def check_semantic(task: Task, validator: Validator) -> LayerResult:
+    share, example = leakage(task.problem_statement, task.patch)
+    if share >= validator.leakage_threshold or (example and len(example) >= 30):
+        return _fail(f"statement leaks the fix: {share:.0%} of added lines appear verbatim (e.g. {example!r})",
+                     "leakage", {"leaked_share": round(share, 3)})
+    if validator.archive is not None and validator.archive.count():
+        duplicate, similarity = validator.archive.is_duplicate(task.problem_statement)
+        if duplicate:
+            return _fail(f"near duplicate of an archived task (cosine {similarity:.2f})", "duplicate")
+    try:
+        scores, _ = validator.llm.complete_json(
+            judge_prompt("judge_semantic", {"problem_statement": task.problem_statement, "patch": task.patch,
+                                            "fail_to_pass": task.FAIL_TO_PASS}, SEMANTIC_INSTRUCTIONS),
+            required_keys=("clarity", "solvability"), temperature=0.0, top_p=1.0, max_tokens=600)
+    except LLMError as exc:
+        return _fail(f"semantic judge failed: {exc}", "llm_error")
+    clarity, solvability = _criterion(scores.get("clarity")), _criterion(scores.get("solvability"))
+    details = {"clarity": clarity, "solvability": solvability, "leaked_share": round(share, 3)}
+    low = min(clarity["score"], solvability["score"])
+    if low < validator.semantic_threshold:
+        return _fail(f"statement is vague: clarity {clarity['score']:g}, solvability {solvability['score']:g}",
+                     "vague_statement", details)
+    return LayerResult(True, round((clarity["score"] + solvability["score"]) / 20, 4),
+                       f"clear and solvable, no leakage ({share:.0%} overlap)", details=details)
+
+
+# ---------------------------------------------------------------- cascade
+
+def run_layers(task: Task, validator: Validator, repo_path: Path, layers: Sequence[str] = LAYERS) -> Task:
+    steps: dict[str, Callable[[], LayerResult]] = {
+        "schema": lambda: check_schema(task, require_f2p="functional" not in layers),
+        "compile": lambda: check_compile(task, repo_path),
+        "functional": lambda: check_functional_layer(task, validator, repo_path),
+        "quality": lambda: check_quality(task, validator),
+        "semantic": lambda: check_semantic(task, validator),
+    }
+    for name in LAYERS:
+        if name not in layers:
+            continue
+        result = steps[name]()
+        task.record(name, result)
+        if not result.passed:
+            break
+    return task
+
+
+def _fail(reason: str, category: str, details: dict | None = None) -> LayerResult:
+    return LayerResult(False, 0.0, reason, category, details or {})

@@ -1,0 +1,52 @@
+from pathlib import Path
+
+import pytest
+
+from evo.config import ConfigError, load_config
+
+QUICKSTART = Path(__file__).resolve().parents[1] / "configs" / "quickstart.yaml"
+
+
+def test_quickstart_config_is_valid_and_small():
+    config = load_config(QUICKSTART)
+    assert config.evolution.population >= 4
+    assert config.evolution.generations >= 2
+    assert config.llm.model.startswith("offline/")
+
+
+def test_set_overrides_parse_yaml_values():
+    config = load_config(QUICKSTART, ["evolution.population=6", "sandbox.backend=local", "fitness.layers=[schema]"])
+    assert config.evolution.population == 6
+    assert config.sandbox.backend == "local"
+    assert config.fitness.layers == ["schema"]
+
+
+@pytest.mark.parametrize("override, message", [
+    ("evolution.populaton=3", "config key 'evolution.populaton' is not a known setting"),
+    ("evolution.population=four", "config key 'evolution.population' must be an integer, got 'four'"),
+    ("llm.timeout_s=soon", "config key 'llm.timeout_s' must be a number"),
+    ("fitness.layers=[schema,telepathy]", "unknown layer 'telepathy'"),
+    ("evolution.elitism=9", "elitism must be smaller"),
+])
+def test_bad_values_name_the_key(override, message):
+    with pytest.raises(ConfigError) as info:
+        load_config(QUICKSTART, [override])
+    assert message in str(info.value)
+
+
+def test_missing_and_malformed_files(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "nope.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("evolution: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    scalar = tmp_path / "scalar.yaml"
+    scalar.write_text("42\n")
+    with pytest.raises(ConfigError, match="mapping"):
+        load_config(scalar)
+
+
+def test_set_needs_key_and_value():
+    with pytest.raises(ConfigError, match="KEY=VALUE"):
+        load_config(None, ["evolution.population"])
