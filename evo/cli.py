@@ -27,7 +27,7 @@ from evo.config import Config, ConfigError, load_config
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="SEBGen: mine repos, generate verified SWE-bench-style tasks, evolve the generator.")
-out = Console(highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 ConfigOpt = typer.Option(None, "--config", help="YAML config (same schema as `run`).")

@@ -227,7 +227,7 @@ class Evolution:
             return [Strategy.from_dict(s) for s in data["offspring"]]
         if generation == 1:
             e = self.config.evolution
-            children = seed_strategies(list(e.strategy_types), e.population)
+            children = seed_strategies(list(e.strategy_types), e.population, generation=1)
         else:
             children = vary(self.toolbox, self.config, self.rng, self.population, generation)
         ckpt.atomic_write_text(path, json.dumps({"offspring": [c.to_dict() for c in children],

@@ -120,20 +120,20 @@ def _functions_in_diff(diff_text: str) -> tuple[list[str], list[str]]:
     return new, touched
 
 
-REFACTOR_WORDS = ("refactor", "rename", "extract", "move ", "restructure", "split ", "introduce")
-FEATURE_WORDS = ("add ", "adds ", "support", "feature", "implement", "new ", "allow")
-FIX_WORDS = ("fix", "bug", "correct", "handle", "prevent", "avoid", "guard", "reject")
+REFACTOR_WORDS = ("refactor", "rename", "extract", "restructure", "reorganis", "reorganiz")
+REFACTOR_VERBS = ("move", "split", "introduce", "inline")
+FEATURE_VERBS = ("add", "adds", "implement", "support", "provide", "expose", "allow", "offer")
 
 
 def classify(subject: str, added_functions: list[str]) -> str:
-    text = subject.lower() + " "
-    if any(w in text for w in REFACTOR_WORDS):
+    """A guess at the commit's kind from its subject's wording and whether it adds functions."""
+    text = subject.lower()
+    first = text.split()[0] if text.split() else ""
+    if any(w in text for w in REFACTOR_WORDS) or (first in REFACTOR_VERBS and "bug" not in text):
         return "refactor"
-    if any(text.startswith(w) or f" {w}" in text for w in FIX_WORDS):
-        return "bug_fix"
-    if added_functions and any(w in text for w in FEATURE_WORDS):
+    if added_functions and first in FEATURE_VERBS:
         return "feature_add"
-    return "bug_fix" if not added_functions else "feature_add"
+    return "bug_fix"
 
 
 def diff_text(repo: git.Repo, old: str, new: str, paths: list[str]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 DIFF_LIMIT = 3000
+FENCE = "```"
 OUTPUT_SCHEMA = {
     "type": "object",
     "required": ["problem_statement", "hints_text"],
@@ -31,18 +32,23 @@ def render_instructions(template: str, repo: str) -> str:
     return template.replace("{repo}", repo)
 
 
+def fenced(title: str, body: str) -> str:
+    # Data goes in fences: a model reads it as material, not as instructions to follow.
+    return f"## {title}\n```text\n{body.strip().replace(FENCE, '~~~')}\n{FENCE}"
+
+
 def generation_prompt(*, instructions: str, context: dict, repo_context: str, diff: str,
                       examples: list[str]) -> str:
     example_text = "\n\n".join(f"Example {i + 1}:\n{e}" for i, e in enumerate(examples)) or "(none yet)"
+    commit = f"{context['commit_subject']}\n\n{context.get('commit_body', '')}".strip()
     sections = [
         instructions.strip(),
-        "## Repository context\n" + repo_context.strip(),
-        "## Commit\n" + f"{context['commit_subject']}\n\n{context.get('commit_body', '')}".strip()
-        + f"\nDate: {context.get('created_at', '')}",
-        "## Diff of the change\n" + cut(diff),
-        "## Similar successful tasks from the archive\n" + example_text,
-        "## Failing tests\n" + "\n".join(f"- {t['id']}: {t['assertion']}" for t in context["failing_tests"]),
-        "## Output\nReturn only a JSON object matching this schema:\n" + json.dumps(OUTPUT_SCHEMA, indent=1),
+        fenced("Repository context", repo_context),
+        fenced("Commit", commit + f"\nDate: {context.get('created_at', '')}"),
+        fenced("Diff of the change", cut(diff)),
+        fenced("Similar successful tasks from the archive", example_text),
+        fenced("Failing tests", "\n".join(f"- {t['id']}: {t['assertion']}" for t in context["failing_tests"])),
+        "## Output\nReturn only a JSON object matching this schema:\n```json\n" + json.dumps(OUTPUT_SCHEMA) + "\n```",
         "<context>" + json.dumps(context, sort_keys=True) + "</context>",
     ]
     return "\n\n".join(sections) + "\n"

@@ -114,7 +114,8 @@ class Strategy:
         return cls(**fields)
 
 
-def seed_strategies(types: list[StrategyType], size: int, base: dict | None = None) -> list[Strategy]:
+def seed_strategies(types: list[StrategyType], size: int, base: dict | None = None,
+                    generation: int = 0) -> list[Strategy]:
     """The initial population: cycle through types and their seed prompts, deterministically."""
     base = base or {}
     pool = [(t, p) for t in types for p in SEED_PROMPTS[t]]
@@ -124,5 +125,6 @@ def seed_strategies(types: list[StrategyType], size: int, base: dict | None = No
         stype, prompt = pool[by_round[n % len(pool)]]
         temperature = base.get("temperature", 0.7) + 0.1 * (n // len(pool))
         out.append(Strategy(stype, prompt, temperature=temperature,
-                            top_p=base.get("top_p", 0.95), max_tokens=base.get("max_tokens", 1024)))
+                            top_p=base.get("top_p", 0.95), max_tokens=base.get("max_tokens", 1024),
+                            generation=generation))
     return out

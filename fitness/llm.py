@@ -1,0 +1,210 @@
+"""LLM access: one thin client over litellm with retries, JSON answers and usage accounting.
+
+Importing this module registers the offline provider (``offline/<name>`` models, see
+:mod:`fitness.offline`) with litellm, so ``LLMClient("offline/sebgen")`` works without network.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Sequence
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm: no cost-map fetch
+
+import litellm  # noqa: E402
+import openai  # noqa: E402  (litellm's exceptions subclass openai's)
+
+from fitness.offline import OfflineLLM  # noqa: E402
+
+litellm.suppress_debug_info = True  # no "Provider List" banners on stdout for unknown models
+
+DEFAULT_MODEL = "offline/sebgen"
+OFFLINE_PROVIDER = "offline"
+
+
+class LLMError(Exception):
+    """An LLM call that failed for good: timeout, API error, or an answer that is not the JSON asked for."""
+
+
+@dataclass
+class Completion:
+    text: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+
+
+@dataclass
+class Usage:
+    """Running totals over the answers a client received."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, completion: Completion) -> None:
+        self.calls += 1
+        self.prompt_tokens += completion.prompt_tokens
+        self.completion_tokens += completion.completion_tokens
+        self.cost_usd += completion.cost_usd
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Usage":
+        return cls(calls=int(data.get("calls", 0)), prompt_tokens=int(data.get("prompt_tokens", 0)),
+                   completion_tokens=int(data.get("completion_tokens", 0)),
+                   cost_usd=float(data.get("cost_usd", 0.0)))
+
+
+def register_offline_provider() -> None:
+    """Add the offline provider to ``litellm.custom_provider_map`` once, keeping other entries."""
+    current = list(litellm.custom_provider_map or [])
+    if any(e.get("provider") == OFFLINE_PROVIDER and isinstance(e.get("custom_handler"), OfflineLLM)
+           for e in current):
+        return
+    others = [e for e in current if e.get("provider") != OFFLINE_PROVIDER]
+    litellm.custom_provider_map = [*others, {"provider": OFFLINE_PROVIDER, "custom_handler": OfflineLLM()}]
+
+
+register_offline_provider()
+
+
+# Transient failures worth another try; 4xx errors (auth, bad request, not found) are not.
+_TRANSIENT = (openai.APITimeoutError, openai.APIConnectionError, litellm.RateLimitError,
+              litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)
+
+
+def is_transient(error: BaseException) -> bool:
+    if isinstance(error, _TRANSIENT):
+        return True
+    status = getattr(error, "status_code", None)
+    return isinstance(status, int) and status >= 500
+
+
+def parse_json_object(text: str, required_keys: Sequence[str] = ()) -> dict:
+    """The JSON object in ``text``: raw JSON, a ```json fenced block, or the first {...} in it.
+
+    Raises ValueError saying what is wrong (no object found, or which required keys are missing).
+    """
+    obj = _find_object(text)
+    if obj is None:
+        raise ValueError("no JSON object found")
+    missing = [k for k in required_keys if k not in obj]
+    if missing:
+        raise ValueError(f"missing required keys: {', '.join(missing)}")
+    return obj
+
+
+def _find_object(text: str) -> dict | None:
+    stripped = (text or "").strip()
+    candidates = [stripped] + re.findall(r"```(?:json|JSON)?\s*\n?(.*?)```", stripped, re.S)
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", stripped):
+        try:
+            value, _ = decoder.raw_decode(stripped, match.start())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+class LLMClient:
+    """Calls one model through litellm; sums tokens and cost of every answer in ``usage``."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, *, timeout_s: float = 60, retries: int = 2,
+                 backoff_s: float = 1.0, mock_response: str | Exception | None = None):
+        self.model = model
+        self.timeout_s = float(timeout_s)
+        self.retries = max(0, int(retries))
+        self.backoff_s = max(0.0, float(backoff_s))
+        self.mock_response = mock_response
+        self.usage = Usage()
+        register_offline_provider()  # in case someone replaced the provider map since import
+
+    def complete(self, prompt: str, *, system: str | None = None, temperature: float = 0.7,
+                 top_p: float = 1.0, max_tokens: int = 1024) -> Completion:
+        messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
+        return self._complete_messages(messages, temperature=temperature, top_p=top_p, max_tokens=max_tokens)
+
+    def complete_json(self, prompt: str, *, required_keys: Sequence[str] = (), system: str | None = None,
+                      **sampling: Any) -> tuple[dict, Completion]:
+        """A JSON object answer; one repair round-trip when the first answer does not parse."""
+        messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
+        first = self._complete_messages(messages, **sampling)
+        try:
+            return parse_json_object(first.text, required_keys), first
+        except ValueError as error:
+            problem = str(error)
+        keys = f" with the keys {', '.join(required_keys)}" if required_keys else ""
+        repair = (f"Your previous answer was not valid JSON: {problem}.\n"
+                  f"Your previous answer was:\n{first.text[:2000]}\n"
+                  f"Return only the JSON object{keys}, with no text around it.")
+        messages = messages + [{"role": "assistant", "content": first.text}, {"role": "user", "content": repair}]
+        second = self._complete_messages(messages, **sampling)
+        try:
+            return parse_json_object(second.text, required_keys), second
+        except ValueError as error:
+            raise LLMError(f"{self.model} returned unparsable JSON after one repair attempt ({error}).") from None
+
+    def _complete_messages(self, messages: list[dict], *, temperature: float = 0.7, top_p: float = 1.0,
+                           max_tokens: int = 1024) -> Completion:
+        kwargs: dict[str, Any] = dict(model=self.model, messages=messages, temperature=temperature, top_p=top_p,
+                                      max_tokens=int(max_tokens), timeout=self.timeout_s, drop_params=True)
+        if self.mock_response is not None:
+            kwargs["mock_response"] = self.mock_response
+        attempts = self.retries + 1
+        for attempt in range(attempts):
+            try:
+                response = litellm.completion(**kwargs)
+                break
+            except Exception as error:  # litellm maps provider errors onto its own classes
+                if not is_transient(error):
+                    raise LLMError(f"{self.model} failed with an API error: {_describe(error)}.") from error
+                if attempt + 1 == attempts:
+                    raise LLMError(f"{self.model} failed after {attempts} attempts: {_transient_reason(error, self.timeout_s)}.") from error
+                time.sleep(self.backoff_s * (2 ** attempt))  # exponential backoff before the next try
+        completion = self._to_completion(response)
+        self.usage.add(completion)
+        return completion
+
+    def _to_completion(self, response: Any) -> Completion:
+        text = response.choices[0].message.content or ""
+        usage = getattr(response, "usage", None)
+        return Completion(text=text, model=self.model,
+                          prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                          completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+                          cost_usd=self._cost(response))
+
+    def _cost(self, response: Any) -> float:
+        if self.model.startswith(f"{OFFLINE_PROVIDER}/"):
+            return 0.0
+        try:
+            return float(litellm.completion_cost(completion_response=response) or 0.0)
+        except Exception:  # unknown model in the cost map: cost is unknown, count it as zero
+            return 0.0
+
+
+def _describe(error: BaseException) -> str:
+    message = " ".join(str(getattr(error, "message", "") or error).split())
+    return f"{type(error).__name__}: {message[:300]}"
+
+
+def _transient_reason(error: BaseException, timeout_s: float) -> str:
+    if isinstance(error, openai.APITimeoutError):
+        return f"timeout after {timeout_s:g}s"
+    return f"transient API error ({_describe(error)})"

@@ -1,0 +1,71 @@
+"""Bad input: one clear sentence on stderr, no traceback, non-zero exit, no half-written run."""
+from pathlib import Path
+
+import git
+import pytest
+
+from tests.e2e import ROOT, sebgen
+
+QUICKSTART = ROOT / "configs" / "quickstart.yaml"
+
+
+def assert_clean_failure(proc, phrase: str, run_dir: Path | None = None):
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    lines = [l for l in proc.stderr.strip().splitlines() if l.startswith("sebgen:")]
+    assert len(lines) == 1, proc.stderr
+    assert phrase in lines[0]
+    if run_dir is not None:
+        assert not (run_dir / "config.yaml").exists() and not (run_dir / "checkpoints").exists()
+
+
+def test_unknown_config_key(tmp_path):
+    proc = sebgen("run", QUICKSTART, "--run-dir", tmp_path / "r", "--set", "evolution.mutation_rate=0.5")
+    assert_clean_failure(proc, "config key 'evolution.mutation_rate' is not a known setting", tmp_path / "r")
+
+
+def test_wrong_value_type(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("evolution:\n  population: many\n")
+    proc = sebgen("run", cfg, "--run-dir", tmp_path / "r")
+    assert_clean_failure(proc, "config key 'evolution.population' must be an integer", tmp_path / "r")
+
+
+def test_missing_config_file(tmp_path):
+    proc = sebgen("run", tmp_path / "absent.yaml", "--run-dir", tmp_path / "r")
+    assert_clean_failure(proc, "does not exist", tmp_path / "r")
+
+
+def test_path_that_is_not_a_git_repo(tmp_path):
+    (tmp_path / "plain").mkdir()
+    proc = sebgen("mine", tmp_path / "plain")
+    assert_clean_failure(proc, "is not a git repository")
+    proc = sebgen("run", QUICKSTART, "--run-dir", tmp_path / "r", "--set", f"repos=[{tmp_path / 'plain'}]")
+    assert_clean_failure(proc, "is not a git repository", tmp_path / "r")
+
+
+def test_repo_without_tests(tmp_path):
+    repo = git.Repo.init(tmp_path / "notests")
+    for i in range(3):
+        (tmp_path / "notests" / "lib.py").write_text(f"VALUE = {i}\n")
+        repo.index.add(["lib.py"])
+        repo.index.commit(f"change the value to {i} for the next release")
+    proc = sebgen("generate", tmp_path / "notests", "--n", "1", "--out", tmp_path / "t.jsonl")
+    assert_clean_failure(proc, "has no tests")
+    assert not (tmp_path / "t.jsonl").exists()
+
+
+def test_model_returning_unparsable_json(tmp_path):
+    proc = sebgen("run", QUICKSTART, "--run-dir", tmp_path / "r", "--set", "sandbox.backend=local",
+                  "--set", "llm.mock_response=this is not json {", "--set", "llm.retries=0")
+    assert_clean_failure(proc, "unparsable JSON", tmp_path / "r")
+
+
+def test_resume_of_a_folder_that_is_not_a_run(tmp_path):
+    proc = sebgen("resume", tmp_path)
+    assert_clean_failure(proc, "is not a SEBGen run folder")
+
+
+def test_hof_of_a_missing_generation(tmp_path):
+    proc = sebgen("hof", tmp_path)
+    assert_clean_failure(proc, "has no checkpoint")

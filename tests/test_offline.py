@@ -1,0 +1,313 @@
+"""The offline provider: a rule-based writer, judge and mutator, driven through LLMClient."""
+from __future__ import annotations
+
+import json
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import pytest  # noqa: E402
+
+from fitness.llm import LLMClient  # noqa: E402
+from fitness.offline import (  # noqa: E402
+    RULES, judge_quality, judge_semantic, leaked_share, mutate_prompt, parse_assertion, parse_directives,
+    write_statement,
+)
+
+ADDED = [
+    "    pages = math.ceil(len(items) / size)",
+    "    if size <= 0:",
+    "        raise ValueError('size must be positive')",
+]
+PATCH = """diff --git a/pager/core.py b/pager/core.py
+--- a/pager/core.py
++++ b/pager/core.py
+@@ -1,5 +1,7 @@
+ def paginate(items, size):
+-    pages = len(items) // size
++    pages = math.ceil(len(items) / size)
++    if size <= 0:
++        raise ValueError('size must be positive')
+     return [items[i * size:(i + 1) * size] for i in range(pages)]
+"""
+TEST_PATCH = """diff --git a/tests/test_core.py b/tests/test_core.py
+--- a/tests/test_core.py
++++ b/tests/test_core.py
+@@ -1,2 +1,8 @@
++def test_last_page():
++    assert paginate([1, 2, 3], 2) == [[1, 2], [3]]
++
++def test_bad_size():
++    with pytest.raises(ValueError):
++        paginate([1], 0)
+"""
+F2P = ["tests/test_core.py::test_last_page", "tests/test_core.py::test_bad_size"]
+FUNCTIONS = [{"file": "pager/core.py", "name": "paginate", "signature": "def paginate(items, size):"}]
+
+
+def write_context(**overrides) -> dict:
+    context = {
+        "task": "write_statement", "strategy_type": "BUG_FIX", "repo": "acme/pager",
+        "commit_subject": "Fix off-by-one in paginate for the last page",
+        "commit_body": "When the item count is not a multiple of the page size the last page was dropped.",
+        "touched_functions": FUNCTIONS,
+        "failing_tests": [
+            {"id": F2P[0], "assertion": "assert paginate([1, 2, 3], 2) == [[1, 2], [3]]"},
+            {"id": F2P[1], "assertion": "with pytest.raises(ValueError): paginate([1], 0)"},
+        ],
+        "added_lines": ADDED, "examples": [],
+    }
+    context.update(overrides)
+    return context
+
+
+def ask(instructions: str, context: dict | None = None, **sampling) -> dict:
+    """The writer's JSON answer through the production path (LLMClient -> litellm -> OfflineLLM)."""
+    prompt = f"{instructions}\n<context>{json.dumps(context or write_context())}</context>"
+    data, _ = LLMClient().complete_json(prompt, required_keys=["problem_statement", "hints_text"], **sampling)
+    return data
+
+
+def has_repro(statement: str) -> bool:
+    return any(h in statement for h in ("Steps to reproduce:", "How to reproduce:", "Reproduction steps:"))
+
+
+# ----------------------------------------------------------------- writer directives
+
+
+def test_reproduction_directive_adds_steps_from_the_failing_tests():
+    with_steps = ask("Write an issue. Include reproduction steps.")["problem_statement"]
+    without = ask("Write an issue.")["problem_statement"]
+    assert has_repro(with_steps)
+    assert "`paginate([1, 2, 3], 2)`" in with_steps and "`[[1, 2], [3]]`" in with_steps
+    assert not has_repro(without)
+
+
+def test_negated_directive_stays_off():
+    statement = ask("Write an issue. Do not include reproduction steps.")["problem_statement"]
+    assert not has_repro(statement)
+
+
+def test_never_reveal_the_fix_keeps_patch_lines_out():
+    careful = ask("Write an issue. Never reveal the fix.")["problem_statement"]
+    careless = ask("Write an issue.")["problem_statement"]
+    assert leaked_share(careful, ADDED) == 0.0
+    assert not any(line.strip() in careful for line in ADDED)
+    assert "```" not in careful and "fix" not in careful.split("\n\n")[-1].lower()
+    assert leaked_share(careless, ADDED) > 0.0
+    assert any(line.strip() in careless for line in ADDED)
+
+
+def test_same_inputs_give_identical_output():
+    instructions = "Write an issue. Include reproduction steps. Add a hint."
+    assert ask(instructions, temperature=0.9, top_p=0.9) == ask(instructions, temperature=0.9, top_p=0.9)
+
+
+def test_max_tokens_caps_the_statement_length():
+    instructions = "Write a detailed issue. Include reproduction steps. State expected and actual behaviour."
+    short = ask(instructions, max_tokens=40)["problem_statement"]
+    long = ask(instructions, max_tokens=800)["problem_statement"]
+    assert len(short.split()) <= 40 * 0.75
+    assert len(long.split()) > 2 * len(short.split())
+
+
+def test_expected_actual_function_tests_and_hint_directives():
+    data = ask("Write an issue. State the expected and actual behaviour. Mention the affected function. "
+               "Name the failing tests. Add a hint.")
+    statement = data["problem_statement"]
+    assert "Expected behaviour:" in statement and "Actual behaviour:" in statement
+    assert "`paginate`" in statement and "paginate(items, size)" in statement
+    assert all(test_id in statement for test_id in F2P)
+    assert data["hints_text"]
+    plain = ask("Write an issue. Output keys: problem_statement, hints_text.")
+    assert plain["hints_text"] == ""  # the identifier hints_text is not a request for a hint
+    assert "Expected behaviour:" not in plain["problem_statement"]
+
+
+def test_concise_is_shorter_than_detailed():
+    base = "Write an issue. Include reproduction steps. Never reveal the fix."
+    concise = ask(base + " Be concise.")["problem_statement"]
+    detailed = ask(base + " Be detailed.")["problem_statement"]
+    assert len(concise.split()) < len(detailed.split())
+
+
+def test_high_temperature_drops_directives_and_zero_temperature_is_greedy():
+    instructions = "Write an issue. Include reproduction steps."
+    contexts = [write_context(repo=f"acme/repo{i}") for i in range(12)]
+    kept_cool = sum(has_repro(write_statement(c, instructions, 0.7, 1.0, 800)["problem_statement"]) for c in contexts)
+    kept_hot = sum(has_repro(write_statement(c, instructions, 2.0, 1.0, 800)["problem_statement"]) for c in contexts)
+    assert kept_cool == len(contexts)
+    assert kept_hot < len(contexts)
+    greedy_titles = {write_statement(c, instructions, 0.0, 1.0, 800)["problem_statement"].splitlines()[0]
+                     .replace(c["repo"], "") for c in contexts}
+    varied_titles = {write_statement(c, instructions, 0.7, 1.0, 800)["problem_statement"].splitlines()[0]
+                     .replace(c["repo"], "") for c in contexts}
+    assert len(greedy_titles) == 1 and len(varied_titles) > 1
+
+
+def test_top_p_narrows_the_phrasings():
+    contexts = [write_context(repo=f"acme/repo{i}") for i in range(12)]
+    narrow = {write_statement(c, "Write an issue.", 0.7, 0.1, 800)["problem_statement"].splitlines()[0]
+              .replace(c["repo"], "") for c in contexts}
+    assert len(narrow) == 1
+
+
+@pytest.mark.parametrize("strategy, marker", [
+    ("FEATURE_ADD", "does not offer"),
+    ("REFACTOR", "The new API should provide:"),
+    ("TEST_DRIVEN", "Tests that must pass:"),
+])
+def test_strategy_type_changes_the_framing(strategy, marker):
+    context = write_context(strategy_type=strategy, commit_subject="Add support for negative page sizes")
+    statement = write_statement(context, "Write an issue. Never reveal the fix.", 0.0, 1.0, 800)["problem_statement"]
+    assert marker in statement
+    if strategy == "TEST_DRIVEN":
+        assert all(test_id in statement for test_id in F2P)
+    if strategy == "REFACTOR":
+        assert "`paginate(items, size)`" in statement
+
+
+def test_examples_with_reproduction_are_imitated():
+    examples = ["Bug: x\n\nSteps to reproduce:\n1. Call `f()`.", "Bug: y\n\nHow to reproduce it: call g()."]
+    statement = write_statement(write_context(examples=examples), "Write an issue.", 0.7, 1.0, 800)
+    assert has_repro(statement["problem_statement"])
+
+
+def test_parse_assertion_understands_pytest_and_unittest_styles():
+    compare = parse_assertion("t", "assert f(1) == 2")
+    assert (compare.kind, compare.call, compare.expected, compare.op) == ("compare", "f(1)", "2", "==")
+    raises = parse_assertion("t", "with pytest.raises(KeyError): d['x']")
+    assert (raises.kind, raises.call, raises.expected) == ("raises", "d['x']", "KeyError")
+    unit = parse_assertion("t", "self.assertEqual(g(), [1])")
+    assert (unit.kind, unit.call, unit.expected) == ("compare", "g()", "[1]")
+    assert parse_assertion("t", "AssertionError: 3 != 4").kind == "raw"
+
+
+# ----------------------------------------------------------------- judges
+
+SPECIFIC = ask("Write an issue. Include reproduction steps. State expected and actual behaviour. "
+               "Mention the affected function. Name the failing tests. Never reveal the fix.",
+               max_tokens=800)["problem_statement"]
+VAGUE = "Pagination is broken."
+
+
+def judge(statement: str) -> dict:
+    context = {"task": "judge_quality", "problem_statement": statement, "patch": PATCH, "test_patch": TEST_PATCH,
+               "fail_to_pass": F2P, "touched_functions": FUNCTIONS}
+    data, _ = LLMClient().complete_json(f"Judge this task.\n<context>{json.dumps(context)}</context>",
+                                        required_keys=["task_correctness", "test_correctness",
+                                                       "test_completeness", "complexity"])
+    return data
+
+
+def test_judge_scores_specific_statement_above_vague_one():
+    specific, vague = judge(SPECIFIC), judge(VAGUE)
+    for criterion in specific.values():
+        assert isinstance(criterion["score"], int) and 1 <= criterion["score"] <= 10
+        assert 0.0 <= criterion["confidence"] <= 1.0 and criterion["reasoning"]
+    assert specific["task_correctness"]["score"] >= 8
+    assert vague["task_correctness"]["score"] <= 3
+    assert specific["test_correctness"]["score"] > vague["test_correctness"]["score"]
+
+
+def test_judge_penalises_statement_quoting_the_patch():
+    leaky = SPECIFIC + "\n\nSuggested fix:\n```python\n" + "\n".join(ADDED) + "\n```"
+    clean_score = judge(SPECIFIC)["task_correctness"]["score"]
+    leaky_result = judge(leaky)["task_correctness"]
+    assert leaky_result["score"] <= clean_score - 3
+    assert "leak" in leaky_result["reasoning"]
+
+
+def test_judge_test_completeness_and_complexity_follow_the_evidence():
+    base = {"problem_statement": SPECIFIC, "patch": PATCH, "test_patch": TEST_PATCH,
+            "fail_to_pass": F2P, "touched_functions": FUNCTIONS}
+    one_test = judge_quality({**base, "fail_to_pass": F2P[:1]})
+    two_tests = judge_quality(base)
+    assert two_tests["test_completeness"]["score"] > one_test["test_completeness"]["score"]
+    no_tests = judge_quality({**base, "fail_to_pass": []})
+    assert no_tests["test_correctness"]["score"] == 1
+    big_patch = PATCH + "".join(f"+    extra_{i} = {i}\n" for i in range(40))
+    assert judge_quality({**base, "patch": big_patch})["complexity"]["score"] > two_tests["complexity"]["score"]
+
+
+def test_semantic_judge_prefers_clear_solvable_statements():
+    context = {"patch": PATCH, "fail_to_pass": F2P, "touched_functions": FUNCTIONS}
+    good = judge_semantic({**context, "problem_statement": SPECIFIC})
+    bad = judge_semantic({**context, "problem_statement": VAGUE})
+    assert set(good) == {"clarity", "solvability"}
+    assert good["clarity"]["score"] > bad["clarity"]["score"]
+    assert good["solvability"]["score"] >= 8 > bad["solvability"]["score"]
+
+
+# ----------------------------------------------------------------- mutator
+
+BASE_PROMPT = "Write a GitHub issue for {repo} from the commit below.\n{commit}\nReturn JSON."
+
+
+def mutate(prompt: str, failures: list[dict], successes: list[str] | None = None) -> dict:
+    context = {"task": "mutate_prompt", "prompt": prompt, "strategy_type": "BUG_FIX",
+               "failures": failures, "successes": successes or []}
+    data, _ = LLMClient().complete_json(f"Improve the prompt.\n<context>{json.dumps(context)}</context>",
+                                        required_keys=["prompt", "rationale"])
+    return data
+
+
+def test_mutator_adds_leakage_rule_once_and_keeps_placeholders():
+    leaks = [{"category": "leakage", "detail": "statement quotes 3 added lines"}] * 3
+    first = mutate(BASE_PROMPT, leaks)
+    assert RULES["no_leak"] in first["prompt"]
+    assert "{repo}" in first["prompt"] and "{commit}" in first["prompt"]
+    assert "leakage" in first["rationale"]
+    second = mutate(first["prompt"], leaks)
+    assert second["prompt"].count(RULES["no_leak"]) == 1
+    assert second["prompt"] == first["prompt"]
+
+
+def test_mutated_prompt_stops_the_writer_leaking():
+    mutated = mutate("Write a GitHub issue.", [{"category": "leakage", "detail": ""}])["prompt"]
+    assert leaked_share(ask("Write a GitHub issue.")["problem_statement"], ADDED) > 0
+    assert leaked_share(ask(mutated)["problem_statement"], ADDED) == 0
+
+
+def test_mutator_rules_follow_the_dominant_category():
+    vague = mutate(BASE_PROMPT, [{"category": "vague_statement", "detail": ""}] * 2
+                   + [{"category": "build_error", "detail": ""}])
+    assert "no_leak" not in parse_directives(vague["prompt"])
+    assert {"reproduce", "expected_actual", "name_function"} <= parse_directives(vague["prompt"])
+    duplicate = mutate(BASE_PROMPT, [{"category": "duplicate", "detail": ""}])
+    assert "different_angle" in parse_directives(duplicate["prompt"])
+    environment = mutate(BASE_PROMPT, [{"category": "build_error", "detail": ""}])
+    assert environment["prompt"] == BASE_PROMPT and "not caused by the prompt" in environment["rationale"]
+
+
+def test_mutator_without_failures_still_varies_deterministically():
+    first = mutate(BASE_PROMPT, [])
+    assert first["prompt"] != BASE_PROMPT and first == mutate(BASE_PROMPT, [])
+    learned = mutate(BASE_PROMPT, [], successes=["Bug\n\nSteps to reproduce:\n1. x", "Reproduce: y"])
+    assert "reproduce" in parse_directives(learned["prompt"])
+
+
+def test_every_rule_triggers_its_own_directive():
+    for name, text in RULES.items():
+        if name != "json_only":
+            assert name in parse_directives(text), name
+
+
+# ----------------------------------------------------------------- protocol edges
+
+
+def test_unknown_task_and_plain_prompt():
+    data, _ = LLMClient().complete_json('<context>{"task": "dance"}</context>', required_keys=["error"])
+    assert "unknown task 'dance'" in data["error"]
+    text = LLMClient().complete("Just say something.").text
+    assert text.startswith("offline model") and "no <context> block" in text
+    assert text == LLMClient().complete("Just say something.").text
+
+
+def test_code_and_diffs_outside_the_context_do_not_switch_directives_on():
+    diff = ("Here is the diff:\ndiff --git a/t.py b/t.py\n--- a/t.py\n+++ b/t.py\n@@ -1 +1,2 @@\n"
+            "+expected = reproduce_hint()\n+actual = run()\n-    old = 1\n\n"
+            "```python\nexpected, actual = 1, 2  # reproduce hint\n```\nWrite an issue.")
+    assert parse_directives(diff) == set()
+    assert parse_directives(diff + " Include reproduction steps.") == {"reproduce"}
