@@ -146,7 +146,7 @@ class Evolution:
             return
         self.generation = state["generation"]
         self.population = [Individual.from_dict(d) for d in state["population"]]
-        for entry in state["hall_of_fame"]:
+        for entry in reversed(state["hall_of_fame"]):  # DEAP puts a tie first: insert worst first
             self.hof.insert(Individual.from_dict(entry))
         self.hof_by_generation = state["hof_by_generation"]
         for record in state["logbook"]:

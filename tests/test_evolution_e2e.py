@@ -1,0 +1,96 @@
+"""Whole runs of the CLI: determinism, SIGKILL + resume, STOP file, extension."""
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e import FAST, ROOT, hof_all, journal_lines, popen, sebgen
+
+QUICKSTART = ROOT / "configs" / "quickstart.yaml"
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("ref") / "run"
+    sebgen("run", QUICKSTART, "--run-dir", run_dir, *FAST, check=True)
+    return run_dir
+
+
+def test_hof_json_has_the_design_fields(reference):
+    for generation in (1, 2):
+        entries = json.loads(sebgen("hof", reference, "--gen", generation, "--json", check=True).stdout)
+        assert isinstance(entries, list) and entries
+        for e in entries:
+            assert {"id", "generation", "exploration_value", "dimensions", "strategy_type", "params",
+                    "prompt", "parents"} <= set(e)
+            assert set(e["dimensions"]) == {"quality", "novelty", "difficulty_coverage", "skill_diversity",
+                                            "evolution_potential"}
+            assert set(e["params"]) == {"temperature", "top_p", "max_tokens"}
+    assert (reference / "config.yaml").is_file()
+
+
+def test_same_seed_gives_the_same_hall_of_fame(reference, tmp_path):
+    again = tmp_path / "again"
+    sebgen("run", QUICKSTART, "--run-dir", again, *FAST, check=True)
+    assert hof_all(again, 2) == hof_all(reference, 2)
+
+
+def wait_for(proc, predicate, timeout=600):
+    """Read stderr lines until predicate(line) holds; returns the lines read."""
+    seen = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        seen.append(line)
+        if predicate(line, seen):
+            return seen
+    raise AssertionError("condition never met:\n" + "".join(seen[-30:]))
+
+
+def test_sigkill_during_generation_2_then_resume_matches(reference, tmp_path):
+    run_dir = tmp_path / "killed"
+    proc = popen("run", QUICKSTART, "--run-dir", run_dir, *FAST)
+    in_gen2 = lambda line, seen: "evaluated" in line and any(l.startswith("generation 2:") for l in seen)
+    wait_for(proc, in_gen2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert not (run_dir / "checkpoints" / "gen-0002.json").exists()
+    resumed = sebgen("resume", run_dir, check=True)
+    assert "resuming from checkpoint gen-0001.json" in resumed.stderr
+    assert hof_all(run_dir, 2) == hof_all(reference, 2)
+    # every evaluation was paid for once: the killed run's finished ones were reused
+    assert journal_lines(run_dir) == journal_lines(reference)
+
+
+def test_stop_file_checkpoints_and_resume_extends(reference, tmp_path):
+    run_dir = tmp_path / "stopped"
+    proc = popen("run", QUICKSTART, "--run-dir", run_dir, *FAST)
+    wait_for(proc, lambda line, seen: line.startswith("generation 1 done"))
+    (run_dir / "STOP").write_text("")
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0
+    assert f"sebgen resume {run_dir}" in err
+    assert (run_dir / "checkpoints" / "gen-0001.json").exists()
+    sebgen("resume", run_dir, check=True)
+    assert hof_all(run_dir, 2) == hof_all(reference, 2)
+    extended = sebgen("resume", run_dir, "--generations", "3", check=True)
+    assert "3 generations" in extended.stderr
+    assert len(hof_all(run_dir, 3)) == 3
+
+
+def test_truncated_newest_checkpoint_falls_back(reference, tmp_path):
+    import shutil
+    run_dir = tmp_path / "torn"
+    shutil.copytree(reference, run_dir)
+    newest = run_dir / "checkpoints" / "gen-0002.json"
+    newest.write_text(newest.read_text()[: 200])
+    proc = sebgen("resume", run_dir, check=True)
+    assert "gen-0002.json is corrupt or truncated" in proc.stderr
+    assert "resuming from checkpoint gen-0001.json" in proc.stderr
+    assert hof_all(run_dir, 2) == hof_all(reference, 2)
