@@ -94,3 +94,12 @@ def test_truncated_newest_checkpoint_falls_back(reference, tmp_path):
     assert "gen-0002.json is corrupt or truncated" in proc.stderr
     assert "resuming from checkpoint gen-0001.json" in proc.stderr
     assert hof_all(run_dir, 2) == hof_all(reference, 2)
+
+
+@pytest.mark.parametrize("backend", ["dask", "pool"])
+def test_parallel_backends_match_the_serial_run(reference, tmp_path, backend):
+    run_dir = tmp_path / backend
+    proc = sebgen("run", QUICKSTART, "--run-dir", run_dir, *FAST, "--set", f"parallel.backend={backend}",
+                  "--set", "parallel.workers=2", check=True)
+    assert ("local Dask cluster" if backend == "dask" else "process pool") in proc.stderr
+    assert hof_all(run_dir, 2) == hof_all(reference, 2)
