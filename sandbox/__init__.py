@@ -1,5 +1,17 @@
 """Sandboxed test execution: per-snapshot environments, per-test outcomes, functional checks.
 
+    backend = make_backend("auto" | "local" | "docker", limits=Limits(...), cache_dir=..., install={...})
+    run = backend.run_tests(repo, commit, patches, test_files)      # -> TestRun
+    result = check_functional(backend, repo, base_commit, bug_patch, gold_patch, test_files)
+    backend.close()                                                  # or `with make_backend(...) as b:`
+
+Backends are safe to call from several threads (`run_parallel(fn, items, workers)`). The Docker
+backend builds one environment image per snapshot key (dependency files + install recipe) and
+runs every test run in a fresh, locked-down container; it keeps one started, never used
+container per image ready for the next run (removed by close(), atexit and SIGTERM).
+Docker helpers for the CLI: build_offline_base_image, base_image_status, clean_stragglers,
+disk_report, prune_images, docker_client (loaded lazily: the docker SDK is only imported then).
+
 Imports nothing of evo, operators, fitness or archive.
 """
 from .errors import BuildError, PatchError, SandboxError

@@ -1,0 +1,101 @@
+"""Every SEBGen container carries the label sebgen=1 and is removed on every path.
+
+A process-wide registry tracks live containers so that atexit (normal exit, SystemExit,
+KeyboardInterrupt unwinding) and SIGTERM remove them even when a worker thread is mid-run.
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import threading
+from typing import Any
+
+LABEL = "sebgen"
+_live: dict[str, Any] = {}  # container id -> docker client that created it
+_lock = threading.Lock()
+_hooks_installed = False
+
+
+def run_labels(**info: str) -> dict[str, str]:
+    """Labels of one validation container: the marker plus who started it and for what."""
+    return {LABEL: "1", "sebgen.pid": str(os.getpid()), **{f"sebgen.{k}": str(v) for k, v in info.items()}}
+
+
+def register(container_id: str, client: Any) -> None:
+    _install_hooks()
+    with _lock:
+        _live[container_id] = client
+
+
+def remove(container_id: str) -> None:
+    """Force-remove a container and its anonymous volumes; never raises."""
+    with _lock:
+        client = _live.pop(container_id, None)
+    if client is None:
+        return
+    try:
+        client.api.remove_container(container_id, force=True, v=True)
+    except Exception:  # already gone, or the engine went away: nothing left to do
+        pass
+
+
+def remove_all() -> int:
+    with _lock:
+        ids = list(_live)
+    for cid in ids:
+        remove(cid)
+    return len(ids)
+
+
+def live_count() -> int:
+    with _lock:
+        return len(_live)
+
+
+def _on_sigterm(signum, frame):  # turn SIGTERM into an unwinding exit so finally blocks run
+    remove_all()
+    raise SystemExit(128 + signum)
+
+
+def _install_hooks() -> None:
+    global _hooks_installed
+    if _hooks_installed:
+        return
+    _hooks_installed = True
+    atexit.register(remove_all)
+    if threading.current_thread() is threading.main_thread():
+        try:
+            if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+                signal.signal(signal.SIGTERM, _on_sigterm)
+        except ValueError:  # not in the main interpreter thread
+            pass
+
+
+def clean_stragglers(client: Any, only_dead_owners: bool = False) -> int:
+    """Remove SEBGen-labelled containers left by crashed runs; returns how many were removed.
+
+    With only_dead_owners, containers whose owning process (label sebgen.pid) still runs on
+    this host are kept, so a concurrent run is not disturbed.
+    """
+    removed = 0
+    for info in client.api.containers(all=True, filters={"label": f"{LABEL}=1"}):
+        pid = (info.get("Labels") or {}).get("sebgen.pid", "")
+        if only_dead_owners and pid.isdigit() and _pid_alive(int(pid)):
+            continue
+        try:
+            client.api.remove_container(info["Id"], force=True, v=True)
+            removed += 1
+        except Exception:
+            pass
+    return removed
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True

@@ -1,0 +1,47 @@
+"""Choosing a backend: Docker when an engine answers, else the local one (with a warning)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from .errors import SandboxError
+from .local import LocalBackend
+from .types import Backend, Limits
+
+_KINDS = ("auto", "local", "docker")
+
+
+def docker_engine_version() -> str | None:
+    """The engine's version when one answers, else None (the docker SDK may be missing too)."""
+    try:
+        import docker  # noqa: F401  (optional at import time of sandbox)
+
+        client = docker.from_env(timeout=10)
+        try:
+            return str(client.version().get("Version", "unknown"))
+        finally:
+            client.close()
+    except Exception:
+        return None
+
+
+def make_backend(kind: str = "auto", *, limits: Limits = Limits(), cache_dir: Path | None = None,
+                 base_image: str = "python:3.11-slim", offline_base_image: str = "sebgen-base:bookworm",
+                 install: dict | None = None, log: Callable[[str], None] = print) -> Backend:
+    if kind not in _KINDS:
+        raise SandboxError(f"unknown sandbox backend {kind!r}; choose one of {', '.join(_KINDS)}")
+    if kind in ("auto", "docker"):
+        version = docker_engine_version()
+        if version is not None:
+            from .docker_backend import DockerBackend
+
+            log(f"sandbox: using Docker engine ({version})")
+            return DockerBackend(limits=limits, cache_dir=cache_dir, base_image=base_image,
+                                 offline_base_image=offline_base_image, install=install, log=log)
+        if kind == "docker":
+            raise SandboxError("the docker backend was requested but no Docker engine answers "
+                               "(start dockerd or run .ci/provision_docker.sh)")
+        log("sandbox: no Docker engine answers; falling back to the local backend")
+    log("sandbox: WARNING: the local backend runs task code unisolated on this host "
+        "(only the timeout is enforced)")
+    return LocalBackend(limits=limits, cache_dir=cache_dir, install=install, log=log)

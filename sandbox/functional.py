@@ -1,0 +1,154 @@
+"""The functional validation layer: FAIL_TO_PASS / PASS_TO_PASS from real test runs.
+
+SWE-gen's reversed baseline: `base_commit` is the fixed state with the new tests. The
+"before" state (what a nop agent leaves) is base_commit + bug_patch; the "after" state (the
+oracle) is base_commit + bug_patch + gold_patch, really applied. Each state runs `reruns`
+times; a test whose outcome changes across the reruns of one state is flaky and is never
+counted as FAIL_TO_PASS or PASS_TO_PASS.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from .errors import PatchError
+from .types import Backend, TestRun
+
+_FLAKY = "flaky"
+_ABSENT = "absent"  # not reported: its file failed to collect or the run died
+
+
+@dataclass
+class FunctionalResult:
+    passed: bool
+    reason: str
+    fail_to_pass: list[str] = field(default_factory=list)
+    pass_to_pass: list[str] = field(default_factory=list)
+    flaky: list[str] = field(default_factory=list)
+    nop_resolved: bool = False
+    oracle_resolved: bool = False
+    duration_s: float = 0.0
+    image: str = ""
+    before: dict[str, str] = field(default_factory=dict)
+    after: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _short(names: Sequence[str], limit: int = 3) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _tests_of(runs: Sequence[TestRun]) -> set[str]:
+    # only real test ids; file-level entries are collection errors
+    return {t for r in runs for t in r.outcomes if "::" in t}
+
+
+def _summary(runs: Sequence[TestRun], tests: set[str]) -> dict[str, str]:
+    """One outcome per test over the reruns of a state, or 'flaky' when they disagree."""
+    merged = {}
+    for t in sorted(tests):
+        seen = {r.outcomes.get(t, _ABSENT) for r in runs}
+        merged[t] = seen.pop() if len(seen) == 1 else _FLAKY
+    return merged
+
+
+def _run_state(backend: Backend, repo: Path, commit: str, patches: list[str],
+               test_files: Sequence[str] | None, reruns: int) -> list[TestRun]:
+    runs = []
+    for _ in range(reruns):
+        run = backend.run_tests(repo, commit, patches, test_files)
+        runs.append(run)
+        if run.timed_out or run.broken:
+            break  # no point repeating a state that cannot give outcomes
+    return runs
+
+
+def _state_problem(runs: Sequence[TestRun], label: str) -> str:
+    for run in runs:
+        if run.timed_out:
+            return f"the {label} state timed out: {run.note}"
+        if run.broken:
+            return f"the test run of the {label} state is inconsistent: {run.note}"
+    return ""
+
+
+def check_functional(backend: Backend, repo: Path, base_commit: str, bug_patch: str,
+                     gold_patch: str, test_files: Sequence[str] | None,
+                     reruns: int = 2) -> FunctionalResult:
+    """Run both states `reruns` times and judge the task (see the module docstring)."""
+    start = time.monotonic()
+    reruns = max(1, int(reruns))
+    image = ""
+    try:
+        image = backend.environment_id(repo, base_commit)
+    except Exception:  # the result still needs a reason, not an image name
+        pass
+
+    def result(passed: bool, reason: str, **kw) -> FunctionalResult:
+        return FunctionalResult(passed=passed, reason=reason, duration_s=time.monotonic() - start,
+                                image=image, **kw)
+
+    try:
+        before_runs = _run_state(backend, repo, base_commit, [bug_patch], test_files, reruns)
+    except PatchError as exc:
+        return result(False, f"bug patch does not apply to {base_commit[:10]}: {exc}")
+    before_problem = _state_problem(before_runs, "bug")
+    if before_problem:  # no per-test outcomes to compare against: the task is rejected as is
+        return result(False, before_problem, before=_summary(before_runs, _tests_of(before_runs)))
+    try:
+        after_runs = _run_state(backend, repo, base_commit, [bug_patch, gold_patch], test_files, reruns)
+    except PatchError as exc:
+        return result(False, f"gold patch does not apply on top of the bug patch: {exc}")
+    image = after_runs[0].image or image
+
+    tests = _tests_of(before_runs) | _tests_of(after_runs)
+    before, after = _summary(before_runs, tests), _summary(after_runs, tests)
+    flaky = sorted(t for t in tests if before[t] == _FLAKY or after[t] == _FLAKY)
+    stable = sorted(t for t in tests if t not in flaky)
+    f2p = [t for t in stable if before[t] != "passed" and before[t] != "skipped" and after[t] == "passed"]
+    p2p = [t for t in stable if before[t] == "passed" and after[t] == "passed"]
+    broken_by_gold = [t for t in stable if before[t] == "passed" and after[t] != "passed"]
+    after_problem = _state_problem(after_runs, "gold")
+
+    nop_resolved = all(before[t] == "passed" for t in f2p + p2p)
+    oracle_resolved = not after_problem and all(after[t] == "passed" for t in f2p + p2p) and not broken_by_gold
+    common = dict(fail_to_pass=f2p, pass_to_pass=p2p, flaky=flaky, nop_resolved=nop_resolved,
+                  oracle_resolved=oracle_resolved, before=before, after=after)
+
+    if after_problem:
+        return result(False, after_problem, **common)
+    gold_note = next((r.note for r in after_runs if r.note), "")
+    why = f" (gold state: {gold_note})" if gold_note else ""
+    if broken_by_gold:
+        return result(False, f"the gold patch breaks {len(broken_by_gold)} test(s) that pass with "
+                             f"bug_patch applied: {_short(broken_by_gold)}{why}", **common)
+    if not f2p:
+        return result(False, _no_f2p_reason(tests, flaky, before, after, before_runs, after_runs, test_files), **common)
+    if nop_resolved:  # cannot happen with a non-empty F2P, kept as a guard
+        return result(False, "a nop agent resolves the task", **common)
+    reason = f"{len(f2p)} FAIL_TO_PASS and {len(p2p)} PASS_TO_PASS test(s)"
+    if flaky:
+        reason += f"; {len(flaky)} flaky test(s) dropped ({_short(flaky)})"
+    return result(True, reason, **common)
+
+
+def _no_f2p_reason(tests: set[str], flaky: list[str], before: dict, after: dict,
+                   before_runs: Sequence[TestRun], after_runs: Sequence[TestRun],
+                   test_files: Sequence[str] | None) -> str:
+    where = ", ".join(test_files) if test_files else "the suite"
+    if not tests:
+        note = after_runs[-1].note or before_runs[-1].note
+        return f"no test ran in {where}" + (f": {note}" if note else "")
+    if flaky:
+        return f"{len(flaky)} flaky test(s) dropped ({_short(flaky)}); no FAIL_TO_PASS left"
+    failing_after = sorted(t for t in tests if after[t] not in ("passed", "skipped"))
+    if failing_after:
+        note = next((r.note for r in after_runs if r.note), "")
+        return (f"no FAIL_TO_PASS test: {len(failing_after)} test(s) fail in the gold state "
+                f"({_short(failing_after)})" + (f"; {note}" if note else ""))
+    return f"no FAIL_TO_PASS test: every test of {where} already passes with bug_patch applied"

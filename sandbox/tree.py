@@ -1,0 +1,83 @@
+"""Exporting a commit's tree without .git and applying patches to it."""
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import tarfile
+from pathlib import Path
+from typing import Sequence
+
+from .errors import PatchError, SandboxError
+
+
+def _git(repo: Path, *args: str, input: bytes | None = None) -> bytes:
+    proc = subprocess.run(
+        ["git", "-C", str(repo), *args], input=input, capture_output=True, check=False
+    )
+    if proc.returncode != 0:
+        first = (proc.stderr.decode(errors="replace").strip().splitlines() or ["unknown error"])[0]
+        raise SandboxError(f"git {args[0]} failed in {repo}: {first}")
+    return proc.stdout
+
+
+def archive_bytes(repo: Path, commit: str) -> bytes:
+    """The tar of `commit`'s tree (git archive: no .git, no untracked files)."""
+    return _git(Path(repo), "archive", "--format=tar", commit)
+
+
+def export_tree(repo: Path, commit: str, dest: Path) -> Path:
+    """Write `commit`'s tree into `dest` (created if needed), with no .git directory."""
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(archive_bytes(repo, commit))) as tar:
+        tar.extractall(dest, filter="tar")
+    return dest
+
+
+def apply_patch(tree: Path, diff: str) -> None:
+    """Apply a unified diff to a plain directory; an empty diff is a no-op."""
+    if not diff or not diff.strip():
+        return
+    if not diff.endswith("\n"):
+        diff += "\n"
+    proc = subprocess.run(
+        ["git", "apply", "--whitespace=nowarn", "-"],
+        cwd=str(tree),
+        input=diff.encode(),
+        capture_output=True,
+        check=False,
+        # outside any repo git apply works on the cwd; keep a parent repo from interfering
+        env={**os.environ, "GIT_CEILING_DIRECTORIES": str(Path(tree).resolve().parent)},
+    )
+    if proc.returncode != 0:
+        lines = proc.stderr.decode(errors="replace").strip().splitlines()
+        first = next((ln for ln in lines if ln.startswith("error")), lines[0] if lines else "git apply failed")
+        raise PatchError(f"patch does not apply: {first}")
+
+
+def prepare_tree(repo: Path, commit: str, patches: Sequence[str], dest: Path) -> Path:
+    """Export `commit` into `dest` and apply `patches` in order."""
+    export_tree(repo, commit, dest)
+    for diff in patches:
+        apply_patch(dest, diff)
+    return dest
+
+
+def read_file_at(repo: Path, commit: str, path: str) -> bytes | None:
+    """A file's bytes at `commit`, or None when it does not exist there."""
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "show", f"{commit}:{path}"], capture_output=True, check=False
+    )
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def list_files_at(repo: Path, commit: str) -> list[str]:
+    """Top-level file names of `commit`'s tree."""
+    out = _git(Path(repo), "ls-tree", "--name-only", commit)
+    return out.decode().splitlines()
+
+
+def resolve_commit(repo: Path, commit: str) -> str:
+    """The full sha of `commit` (raises SandboxError with git's sentence when unknown)."""
+    return _git(Path(repo), "rev-parse", "--verify", f"{commit}^{{commit}}").decode().strip()

@@ -1,0 +1,51 @@
+"""The shared value types and the backend protocol."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, Sequence, runtime_checkable
+
+OUTCOMES = ("passed", "failed", "error", "skipped")
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout_s: float = 300
+    memory_mb: int = 2048
+    cpus: float = 1.0
+    pids: int = 512
+    user: str = "sebgen"
+
+
+@dataclass
+class TestRun:
+    """One pytest run of one tree state."""
+
+    __test__ = False  # not a pytest test class
+
+    outcomes: dict[str, str]  # pytest nodeid -> "passed"|"failed"|"error"|"skipped"
+    exit_code: int
+    timed_out: bool
+    duration_s: float
+    log_tail: str
+    image: str
+    broken: bool = False  # report and exit code disagree: outcomes are not trustworthy
+    note: str = ""  # one sentence on what went wrong (timeout, out of memory, missing report)
+    collect_errors: list[str] = field(default_factory=list)  # nodeid prefixes that failed to collect
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str
+
+    def run_tests(
+        self,
+        repo: Path,
+        commit: str,
+        patches: Sequence[str] = (),
+        test_files: Sequence[str] | None = None,
+    ) -> TestRun: ...
+
+    def environment_id(self, repo: Path, commit: str) -> str: ...
+
+    def close(self) -> None: ...

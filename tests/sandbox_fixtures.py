@@ -1,0 +1,92 @@
+"""Tiny git repos for the sandbox tests, and the Docker availability gate."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
+}
+
+
+def git(repo: Path, *args: str) -> str:
+    out = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                         env={**os.environ, **GIT_ENV}, check=True)
+    return out.stdout.strip()
+
+
+def make_repo(root: Path, files: dict[str, str]) -> tuple[Path, str]:
+    """A one-commit git repo holding `files`; returns (repo, sha)."""
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q")
+    write(root, files)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "fixed state with tests")
+    return root, git(root, "rev-parse", "HEAD")
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def diff_for(repo: Path, changes: dict[str, str]) -> str:
+    """The unified diff that turns HEAD's files into `changes` (the repo is left at HEAD)."""
+    write(repo, changes)
+    diff = git(repo, "diff") + "\n"
+    git(repo, "reset", "-q", "--hard")
+    return diff
+
+
+CALC_FIXED = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+CALC_BUGGY = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n"
+CALC_TESTS = (
+    "from calc import add, sub\n\n\n"
+    "def test_add():\n    assert add(2, 3) == 5\n\n\n"
+    "def test_sub():\n    assert sub(5, 3) == 2\n"
+)
+
+
+def bug_task(root: Path, fixed: dict[str, str], buggy: dict[str, str]) -> tuple[Path, str, str, str]:
+    """(repo, base_commit, bug_patch, gold_patch): `fixed` committed, `buggy` the bug's changes."""
+    repo, sha = make_repo(root, fixed)
+    return (repo, sha, *bug_and_gold(repo, sha, {k: fixed[k] for k in buggy}, buggy))
+
+
+def bug_and_gold(repo: Path, sha: str, fixed: dict[str, str], buggy: dict[str, str]) -> tuple[str, str]:
+    """(bug_patch, gold_patch) of one more bug on the snapshot `sha` (the repo is left at sha)."""
+    bug = diff_for(repo, buggy)
+    write(repo, buggy)  # a scratch commit of the buggy state gives the gold diff
+    git(repo, "commit", "-q", "-am", "scratch buggy state")
+    gold = diff_for(repo, fixed)
+    git(repo, "reset", "-q", "--hard", sha)
+    return bug, gold
+
+
+def calc_task(root: Path, tests: str = CALC_TESTS, extra: dict[str, str] | None = None) -> tuple[Path, str, str, str]:
+    """A one-bug task: add() subtracts; test_add is the FAIL_TO_PASS test."""
+    return bug_task(root, {"calc.py": CALC_FIXED, "tests/test_calc.py": tests, **(extra or {})},
+                    {"calc.py": CALC_BUGGY})
+
+
+def docker_available() -> bool:
+    from sandbox import docker_engine_version
+
+    return docker_engine_version() is not None
+
+
+def require_docker() -> None:
+    """Skip with a reason when no engine answers, or fail when SEBGEN_REQUIRE_DOCKER=1."""
+    if docker_available():
+        return
+    message = "no Docker engine answers (start dockerd or run .ci/provision_docker.sh)"
+    if os.environ.get("SEBGEN_REQUIRE_DOCKER") == "1":
+        pytest.fail(message + " and SEBGEN_REQUIRE_DOCKER=1")
+    pytest.skip(message)

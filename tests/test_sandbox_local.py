@@ -1,0 +1,217 @@
+"""The local backend, the report plugin and check_functional on tiny git repos."""
+from __future__ import annotations
+
+import pytest
+
+from sandbox import (Limits, LocalBackend, PatchError, SandboxError, apply_patch, check_functional,
+                     export_tree, make_backend)
+
+try:
+    from tests.sandbox_fixtures import CALC_TESTS, bug_task, calc_task, diff_for, git, make_repo
+except ImportError:  # tests/ is not a package
+    from sandbox_fixtures import CALC_TESTS, bug_task, calc_task, diff_for, git, make_repo
+
+F2P = "tests/test_calc.py::test_add"
+P2P = "tests/test_calc.py::test_sub"
+
+
+@pytest.fixture
+def backend(tmp_path):
+    return LocalBackend(limits=Limits(timeout_s=60), cache_dir=tmp_path / "cache", log=lambda m: None)
+
+
+def test_export_tree_has_files_and_no_git_dir(tmp_path):
+    repo, sha, _, _ = calc_task(tmp_path / "repo")
+    dest = export_tree(repo, sha, tmp_path / "out")
+    assert (dest / "calc.py").read_text().startswith("def add")
+    assert (dest / "tests" / "test_calc.py").exists()
+    assert not (dest / ".git").exists()
+
+
+def test_apply_patch_applies_and_empty_patch_is_noop(tmp_path):
+    repo, sha, bug, _ = calc_task(tmp_path / "repo")
+    tree = export_tree(repo, sha, tmp_path / "out")
+    apply_patch(tree, "")
+    assert "a + b" in (tree / "calc.py").read_text()
+    apply_patch(tree, bug)
+    assert "return a - b\n\n\ndef sub" in (tree / "calc.py").read_text()
+
+
+def test_patch_that_does_not_apply_raises_patch_error(tmp_path):
+    repo, sha, bug, _ = calc_task(tmp_path / "repo")
+    tree = export_tree(repo, sha, tmp_path / "out")
+    apply_patch(tree, bug)
+    with pytest.raises(PatchError, match="patch does not apply"):
+        apply_patch(tree, bug)  # the same change a second time no longer matches
+
+
+def test_run_tests_reports_exact_nodeids(backend, tmp_path):
+    repo, sha, bug, _ = calc_task(tmp_path / "repo")
+    run = backend.run_tests(repo, sha, [bug], ["tests/test_calc.py"])
+    assert run.outcomes == {F2P: "failed", P2P: "passed"}
+    assert run.exit_code == 1 and not run.timed_out and not run.broken
+    assert run.image.startswith("venv-")
+
+
+def test_whole_suite_runs_when_test_files_is_none(backend, tmp_path):
+    repo, sha, _, _ = calc_task(tmp_path / "repo")
+    run = backend.run_tests(repo, sha, (), None)
+    assert run.outcomes == {F2P: "passed", P2P: "passed"}
+    assert run.exit_code == 0
+
+
+def test_check_functional_finds_fail_to_pass_and_pass_to_pass(backend, tmp_path):
+    repo, sha, bug, gold = calc_task(tmp_path / "repo")
+    res = check_functional(backend, repo, sha, bug, gold, ["tests/test_calc.py"], reruns=2)
+    assert res.passed, res.reason
+    assert res.fail_to_pass == [F2P]
+    assert res.pass_to_pass == [P2P]
+    assert res.flaky == []
+    assert res.nop_resolved is False and res.oracle_resolved is True
+    assert res.before == {F2P: "failed", P2P: "passed"}
+    assert res.to_dict()["fail_to_pass"] == [F2P]
+
+
+def test_gold_patch_that_does_not_apply_is_rejected(backend, tmp_path):
+    repo, sha, bug, _ = calc_task(tmp_path / "repo")
+    res = check_functional(backend, repo, sha, bug, bug, ["tests/test_calc.py"])
+    assert not res.passed
+    assert res.reason.startswith("gold patch does not apply")
+
+
+def test_bug_that_no_test_catches_is_rejected(backend, tmp_path):
+    repo, sha = make_repo(tmp_path / "repo", {"calc.py": "def add(a, b):\n    return a + b\n\n\nUNUSED = 1\n",
+                                              "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(1, 1) == 2\n"})
+    bug = diff_for(repo, {"calc.py": "def add(a, b):\n    return a + b\n\n\nUNUSED = 2\n"})
+    res = check_functional(backend, repo, sha, bug, _reverse(bug), ["tests/test_calc.py"])
+    assert not res.passed
+    assert res.reason == ("no FAIL_TO_PASS test: every test of tests/test_calc.py already passes "
+                          "with bug_patch applied")
+    assert res.nop_resolved is True
+
+
+def _reverse(diff: str) -> str:
+    """Swap the - and + sides of a one-hunk unified diff."""
+    out = []
+    for line in diff.splitlines():
+        if line.startswith("--- ") or line.startswith("+++ "):
+            out.append(line)
+        elif line.startswith("@@"):
+            head = line.split("@@")[1].split()
+            out.append(f"@@ {head[1].replace('+', '-')} {head[0].replace('-', '+')} @@")
+        elif line.startswith("-"):
+            out.append("+" + line[1:])
+        elif line.startswith("+"):
+            out.append("-" + line[1:])
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def test_collection_error_in_bug_state_counts_as_failure(backend, tmp_path):
+    fixed = {"calc.py": "def add(a, b):\n    return a + b\n",
+             "tests/test_calc.py": "from calc import add\n\n\ndef test_a():\n    assert add(1, 2) == 3\n\n\ndef test_b():\n    assert add(0, 0) == 0\n"}
+    repo, sha, bug, gold = bug_task(tmp_path / "repo", fixed, {"calc.py": "def plus(a, b):\n    return a + b\n"})
+    run = backend.run_tests(repo, sha, [bug], ["tests/test_calc.py"])
+    assert run.outcomes == {"tests/test_calc.py": "error"}
+    assert run.collect_errors == ["tests/test_calc.py"]
+    res = check_functional(backend, repo, sha, bug, gold, ["tests/test_calc.py"])
+    assert res.passed, res.reason
+    assert res.fail_to_pass == ["tests/test_calc.py::test_a", "tests/test_calc.py::test_b"]
+
+
+def test_failing_test_that_prints_passed_is_not_counted_as_passed(backend, tmp_path):
+    tests = CALC_TESTS + (
+        "\n\ndef test_liar():\n    import os\n"
+        "    os.write(1, b'tests/test_calc.py::test_liar PASSED\\n1 passed in 0.01s\\n')\n"
+        "    print('PASSED')\n    assert False\n"
+    )
+    repo, sha, bug, gold = calc_task(tmp_path / "repo", tests=tests)
+    run = backend.run_tests(repo, sha, [], ["tests/test_calc.py"])
+    assert "test_liar PASSED" in run.log_tail  # the lie reached the log ...
+    assert run.outcomes["tests/test_calc.py::test_liar"] == "failed"  # ... but not the outcome
+    res = check_functional(backend, repo, sha, bug, gold, ["tests/test_calc.py"])
+    assert "tests/test_calc.py::test_liar" not in res.fail_to_pass + res.pass_to_pass
+
+
+def test_hanging_test_times_out_and_is_killed(tmp_path):
+    backend = LocalBackend(limits=Limits(timeout_s=2), cache_dir=tmp_path / "cache", log=lambda m: None)
+    tests = CALC_TESTS.replace("def test_add():\n", "def test_add():\n    while True:\n        pass\n")
+    repo, sha, bug, gold = calc_task(tmp_path / "repo", tests=tests)
+    run = backend.run_tests(repo, sha, [], ["tests/test_calc.py"])
+    assert run.timed_out and run.note == "timed out after 2 s"
+    res = check_functional(backend, repo, sha, bug, gold, ["tests/test_calc.py"], reruns=1)
+    assert not res.passed
+    assert res.reason == "the bug state timed out: timed out after 2 s"
+
+
+def test_process_that_exits_zero_without_report_marks_run_broken(backend, tmp_path):
+    tests = CALC_TESTS + "\n\ndef test_quit():\n    import os\n    os._exit(0)\n"
+    repo, sha, bug, gold = calc_task(tmp_path / "repo", tests=tests)
+    run = backend.run_tests(repo, sha, [], ["tests/test_calc.py"])
+    assert run.exit_code == 0 and run.broken and run.outcomes == {}
+    res = check_functional(backend, repo, sha, bug, gold, ["tests/test_calc.py"])
+    assert not res.passed and "inconsistent" in res.reason
+
+
+def test_crash_with_nonzero_exit_and_no_report_counts_requested_files_as_errors(backend, tmp_path):
+    tests = CALC_TESTS + "\n\ndef test_crash():\n    import os\n    os._exit(3)\n"
+    repo, sha, _, _ = calc_task(tmp_path / "repo", tests=tests)
+    run = backend.run_tests(repo, sha, [], ["tests/test_calc.py"])
+    assert run.exit_code == 3 and not run.broken
+    assert run.outcomes == {"tests/test_calc.py": "error"}
+
+
+def test_test_whose_outcome_alternates_is_flaky_and_never_f2p_or_p2p(backend, tmp_path):
+    counter = tmp_path / "counter"  # outside the tree: survives across runs
+    tests = CALC_TESTS + (
+        "\n\ndef test_alternating():\n    from pathlib import Path\n"
+        f"    p = Path({str(counter)!r})\n"
+        "    n = int(p.read_text()) if p.exists() else 0\n    p.write_text(str(n + 1))\n"
+        "    assert n % 2 == 0\n"
+    )
+    repo, sha, bug, gold = calc_task(tmp_path / "repo", tests=tests)
+    res = check_functional(backend, repo, sha, bug, gold, ["tests/test_calc.py"], reruns=2)
+    assert res.flaky == ["tests/test_calc.py::test_alternating"]
+    assert res.fail_to_pass == [F2P] and res.pass_to_pass == [P2P]
+    assert res.passed and "1 flaky test(s) dropped" in res.reason
+    assert counter.read_text() == "4"  # two runs per state really happened
+
+
+def test_environment_is_built_once_per_snapshot_and_keyed_by_dependency_files(backend, tmp_path):
+    repo, sha, bug, _ = calc_task(tmp_path / "repo")
+    backend.run_tests(repo, sha, [bug], None)
+    backend.run_tests(repo, sha, [], None)
+    assert len(backend.builds) == 1
+    (repo / "requirements.txt").write_text("\n")  # empty: declares nothing but changes the key
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "add requirements")
+    assert backend.environment_id(repo, "HEAD") != backend.environment_id(repo, sha)
+
+
+def test_install_override_runs_in_the_venv(tmp_path):
+    repo, sha, _, _ = calc_task(tmp_path / "repo")
+    install = {"repo": {"install": "python -c \"import sys; open(sys.prefix + '/installed', 'w').write('yes')\""}}
+    backend = LocalBackend(cache_dir=tmp_path / "cache", install=install, log=lambda m: None)
+    run = backend.run_tests(repo, sha, [], None)
+    assert run.exit_code == 0
+    assert (tmp_path / "cache" / "envs" / run.image / "installed").read_text() == "yes"
+
+
+def test_make_backend_local_warns_and_rejects_unknown_kind(tmp_path):
+    logs: list[str] = []
+    backend = make_backend("local", cache_dir=tmp_path, log=logs.append)
+    assert backend.name == "local"
+    assert any("WARNING" in m and "unisolated" in m for m in logs)
+    with pytest.raises(SandboxError, match="unknown sandbox backend"):
+        make_backend("vm", log=logs.append)
+
+
+def test_run_temp_dirs_are_removed(backend, tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    repo, sha, bug, _ = calc_task(tmp_path / "repo")
+    backend.run_tests(repo, sha, [bug], None)
+    assert list((tmp_path / "tmp").iterdir()) == []
