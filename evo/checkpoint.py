@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from evo.faults import crash_point
+
 FORMAT = 1
 
 
@@ -22,13 +24,14 @@ class CheckpointError(ValueError):
     pass
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, before_rename=lambda: None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
+    before_rename()
     os.replace(tmp, path)
     dir_fd = os.open(path.parent, os.O_RDONLY)
     try:
@@ -62,7 +65,8 @@ def checkpoint_path(run_dir: Path, generation: int) -> Path:
 def save(run_dir: Path, state: dict, keep: int) -> Path:
     state = {"format": FORMAT, **state}
     path = checkpoint_path(run_dir, state["generation"])
-    atomic_write_text(path, json.dumps(state, sort_keys=True))
+    atomic_write_text(path, json.dumps(state, sort_keys=True),
+                      before_rename=lambda: crash_point("checkpoint_write", state["generation"]))
     for old in sorted(checkpoint_dir(run_dir).glob("gen-*.json"))[:-keep]:
         old.unlink(missing_ok=True)
     return path

@@ -337,6 +337,144 @@ def doctor(clean: bool = typer.Option(False, "--clean", help="Remove SEBGen cont
         out.print(table)
 
 
+# ------------------------------------------------------------------ benchmark use
+
+def _benchmark_errors() -> tuple[type[BaseException], ...]:
+    import importlib
+    names = {"fitness.agents": ("AgentError", "PredictionsError"), "fitness.curriculum": ("CurriculumError",),
+             "fitness.export": ("ExportError",), "evo.report": ("ReportError",)}
+    errors = []
+    for module, classes in names.items():
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            continue
+        errors += [getattr(mod, c) for c in classes if hasattr(mod, c)]
+    return tuple(errors)
+
+
+@contextmanager
+def _benchmark_friendly_errors():
+    with friendly_errors():
+        try:
+            yield
+        except _benchmark_errors() as exc:
+            raise UserError(str(exc)) from None
+
+
+def _fmt_rate(agg: dict, key: str) -> str:
+    low, high = agg[f"{key}_ci95"]
+    return f"{agg[key]:.3f} [{low:.2f}, {high:.2f}]"
+
+
+@app.command("evaluate")
+def evaluate_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
+                 predictions: Optional[Path] = typer.Option(None, "--predictions", help="SWE-bench predictions JSONL."),
+                 agent: Optional[str] = typer.Option(None, "--agent", help="nop, oracle, random or llm:<model>."),
+                 attempts: int = typer.Option(1, "--attempts", min=1, help="Attempts per task (built-in agents)."),
+                 k: int = typer.Option(1, "--k", min=1, help="k of pass@k."),
+                 out_file: Path = typer.Option(Path("results.json"), "--out"),
+                 config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
+    """Score an agent or a predictions file on tasks: resolved rate, pass@1, pass@k with 95% intervals."""
+    from fitness.agents import agent_predictions, evaluate_predictions, load_predictions, make_agent
+    from fitness.scoring import summarize
+    from fitness.task import read_jsonl
+    from evo.workbench import make_sandbox
+    with _benchmark_friendly_errors():
+        if (predictions is None) == (agent is None):
+            raise UserError("give exactly one of --predictions FILE or --agent NAME")
+        cfg = _config(config, set_)
+        records = list(read_jsonl(tasks))
+        if predictions is not None:
+            preds, label = load_predictions(predictions), predictions.stem
+            unknown = sorted(set(preds) - {t.instance_id for t in records})
+            if unknown:
+                _log(f"warning: {len(unknown)} predictions name no task in {tasks} (e.g. {unknown[0]})")
+        else:
+            chosen = make_agent(agent, seed=cfg.seed)
+            preds, label = agent_predictions(chosen, records, attempts), chosen.name
+        backend = make_sandbox(cfg, log=_log)
+        try:
+            results = evaluate_predictions(records, preds, backend)
+        finally:
+            backend.close()
+        summary = summarize(results, k)
+        document = {"model": label, "tasks_file": str(tasks), "summary": summary,
+                    "tasks": {r.instance_id: r.to_dict() for r in results}}
+        out_file.parent.mkdir(parents=True, exist_ok=True)
+        out_file.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        table = Table(title=f"{label} on {tasks} ({len(results)} tasks)")
+        keys = ["resolved_rate", "pass@1"] + ([f"pass@{k}"] if k > 1 else [])
+        for col in ["slice", "tasks", "resolved"] + [f"{key.replace('_', ' ')} [95% CI]" for key in keys]:
+            table.add_column(col)
+        rows = [("overall", summary["overall"])] + [(f"month {m}", a) for m, a in summary["by_month"].items()] \
+            + [(f"difficulty {d}", a) for d, a in summary["by_difficulty"].items()]
+        for name, agg in rows:
+            table.add_row(name, str(agg["tasks"]), str(agg["resolved"]), *(_fmt_rate(agg, key) for key in keys))
+        out.print(table)
+        err.print(f"wrote {out_file}")
+
+
+@app.command("curriculum")
+def curriculum_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
+                   results: Path = typer.Option(..., "--results", help="Results JSON of `sebgen evaluate`."),
+                   width: float = typer.Option(0.3, "--width", min=0.0, help="Base ZPD width."),
+                   out_file: Optional[Path] = typer.Option(None, "--out", help="Write the ordered tasks here (JSONL).")):
+    """Order tasks for an agent: its ZPD from its results, easy-medium-easy-medium-hard interleaving."""
+    from fitness.curriculum import capability_profile, curriculum, zone_counts
+    from fitness.task import read_jsonl, write_jsonl
+    with _benchmark_friendly_errors():
+        if not results.is_file():
+            raise UserError(f"results file {results} does not exist")
+        try:
+            document = json.loads(results.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise UserError(f"results file {results} is not JSON: {exc}")
+        records = list(read_jsonl(tasks))
+        profile = capability_profile(document, records, base_width=width)
+        order = curriculum(records, profile)
+        counts = zone_counts(records, profile)
+        out.print(f"ability {profile.ability:.3f}, recent success {profile.recent_success:.2f}, "
+                  f"ZPD [{profile.low:.3f}, {profile.high:.3f}] (width {profile.width:.3f})")
+        out.print(f"below {counts['below']}, within {counts['within']}, above {counts['above']}")
+        if out_file:
+            write_jsonl(order, out_file)
+            err.print(f"wrote {len(order)} tasks in curriculum order to {out_file}")
+        else:
+            for task in order:
+                out.print(f"{task.instance_id} {task.difficulty_level} {task.difficulty:.3f}")
+
+
+@app.command("export")
+def export_cmd(source: Path = typer.Argument(..., help="Run folder or tasks JSONL."),
+               format_: str = typer.Option(..., "--format", help="swebench or harbor."),
+               out_path: Path = typer.Option(..., "--out", help="JSONL file (swebench) or folder (harbor)."),
+               base_image: str = typer.Option("sebgen-base:bookworm", "--base-image",
+                                              help="Harbor: base image when a task has no Docker env image.")):
+    """Export tasks as SWE-bench JSONL or Harbor task folders."""
+    from fitness.export import export_harbor, export_swebench, load_tasks
+    with _benchmark_friendly_errors():
+        if format_ not in ("swebench", "harbor"):
+            raise UserError(f"unknown format {format_!r}; choose swebench or harbor")
+        records = load_tasks(source)
+        if not records:
+            raise UserError(f"{source} holds no task that passed validation")
+        if format_ == "swebench":
+            count = export_swebench(records, out_path)
+        else:
+            count = len(export_harbor(records, out_path, base_image=base_image))
+        err.print(f"exported {count} tasks ({format_}) to {out_path}")
+
+
+@app.command("report")
+def report_cmd(run_dir: Path = typer.Argument(..., help="Run folder.")):
+    """Static HTML report with plots: RUN_DIR/report/index.html (leaderboard from RUN_DIR/results/*.json)."""
+    from evo.report import build_report
+    with _benchmark_friendly_errors():
+        index = build_report(run_dir)
+        out.print(f"report: {index}")
+
+
 def main() -> None:
     app()
 

@@ -20,6 +20,7 @@ from deap import base, tools
 
 from evo import checkpoint as ckpt
 from evo.config import Config
+from evo.faults import crash_point
 from evo.individual import Individual, same_genome
 from evo.parallel import make_runner
 from evo.workbench import Workbench, eval_settings, open_archive
@@ -259,6 +260,7 @@ class Evolution:
         for ind in offspring:
             ind.assign(self.cache[ind.strategy.genome_hash()])
         self._archive_generation(generation, offspring)
+        crash_point("after_archive", generation)
         e = self.config.evolution
         self.population = offspring if generation == 1 else next_population(
             self.population, offspring, e.elitism, e.population)
@@ -270,6 +272,7 @@ class Evolution:
                             usage=dict(self.usage), **record)
         self.generation = generation
         ckpt.save(self.run_dir, self.snapshot(), keep=self.config.checkpoint.keep)
+        crash_point("between_generations", generation)
         self.on_progress({"event": "generation_end", "generation": generation,
                           "best": self.hof[0].exploration_value if len(self.hof) else 0.0,
                           "seconds": time.monotonic() - started, "usage": dict(self.usage)})

@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import git
 
 from fitness.difficulty import DifficultyInput, difficulty
 from fitness.llm import LLMClient, LLMError
-from fitness.mining import Candidate, diff_text
+from fitness.mining import Candidate, diff_text, mine
 from fitness.prompt import generation_prompt, render_instructions
 from fitness.skills import tag
 from fitness.strategy import Strategy, StrategyType
 from fitness.task import LayerResult, Task
+from sandbox import PatchError, apply_patch, export_tree
 from fitness.validate import Validator, check_compile, check_functional_layer, check_quality, check_schema, check_semantic
 
 # Which mined commits each strategy takes (its contract's first clause).
@@ -40,9 +42,25 @@ class Generator:
     validator: Validator
     archive: object | None = None
     layers: tuple[str, ...] = ("schema", "compile", "functional", "quality", "semantic")
+    mined: dict = field(default_factory=dict, repr=False)  # repo path -> candidates, for HYBRID partners
 
     def generate(self, candidate: Candidate, strategy: Strategy) -> Task:
-        task = skeleton(candidate, strategy)
+        if strategy.strategy_type == StrategyType.HYBRID:
+            partner = hybrid_partner(candidate, self._candidates_of(candidate.repo_path))
+            if partner is not None:
+                merged = merge_candidates(candidate, partner)
+                return self.complete(hybrid_skeleton(candidate, partner, merged, strategy), merged, strategy)
+        # every other strategy, and HYBRID without a clean partner: one commit (its prompt
+        # then asks for a statement combining a bug report and a specification)
+        return self.complete(skeleton(candidate, strategy), candidate, strategy)
+
+    def _candidates_of(self, repo_path: str) -> list[Candidate]:
+        if repo_path not in self.mined:
+            self.mined[repo_path] = mine(repo_path).candidates
+        return self.mined[repo_path]
+
+    def complete(self, task: Task, candidate: Candidate, strategy: Strategy) -> Task:
+        """Validate a task skeleton by execution, write its statement, then judge it."""
         repo_path = Path(candidate.repo_path)
         for name, step in (("schema", lambda: check_schema(task, require_f2p=False, require_statement=False)),
                            ("compile", lambda: check_compile(task, repo_path)),
@@ -77,7 +95,7 @@ class Generator:
                 query, k=3, strategy_type=strategy.strategy_type.value)]
         context["examples"] = examples
         prompt = generation_prompt(
-            instructions=render_instructions(strategy.prompt, candidate.repo), context=context,
+            instructions=strategy_instructions(strategy, candidate.repo), context=context,
             repo_context=repo_context(candidate), diff=task.patch, examples=examples)
         data, completion = self.llm.complete_json(prompt, required_keys=("problem_statement",), **strategy.params)
         task.problem_statement = str(data.get("problem_statement", "")).strip()
@@ -86,6 +104,27 @@ class Generator:
             "model": completion.model, "prompt_hash": hashlib.sha256(prompt.encode()).hexdigest()[:16],
             "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
             "cost_usd": completion.cost_usd, "examples": len(examples)})
+
+
+TEST_DRIVEN_RULE = "List the failing tests by name."
+
+
+def strategy_instructions(strategy: Strategy, repo: str) -> str:
+    """The strategy's prompt, plus the clause its contract needs when an evolved prompt lost it:
+    a TEST_DRIVEN statement must name the failing tests (docs/strategies.md)."""
+    text = render_instructions(strategy.prompt, repo)
+    if strategy.strategy_type == StrategyType.TEST_DRIVEN and "failing test" not in text.lower():
+        text = text.rstrip() + " " + TEST_DRIVEN_RULE
+    return text
+
+
+def defined_functions(source: str) -> set[str]:
+    """Every def/class name in `source` (methods included)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
 
 def pick_candidates(candidates: list[Candidate], strategy_type: StrategyType) -> list[Candidate]:
@@ -105,6 +144,82 @@ def skeleton(candidate: Candidate, strategy: Strategy) -> Task:
         problem_statement="", strategy_type=strategy.strategy_type.value, strategy_id=strategy.id,
         created_at=candidate.created_at, repo_path=candidate.repo_path,
         generation={"touched_functions": candidate.touched_functions, "source_commit_subject": candidate.subject})
+
+
+# ---------------------------------------------------------------- HYBRID: two commits, one task
+
+PARTNER_KIND = {"bug_fix": "feature_add", "feature_add": "bug_fix", "refactor": "bug_fix"}
+
+
+def hybrid_partner(candidate: Candidate, candidates: list[Candidate]) -> Candidate | None:
+    """The nearest-in-history commit of the same repo, of the complementary kind, touching
+    other source files, whose combination with `candidate` applies cleanly."""
+    wanted = PARTNER_KIND.get(candidate.kind)
+    order = [c.sha for c in candidates]
+    if candidate.sha not in order:
+        return None
+    here = order.index(candidate.sha)
+    pool = [c for c in candidates if c.kind == wanted and c.sha != candidate.sha
+            and not set(c.source_files) & set(candidate.source_files)]
+    for partner in sorted(pool, key=lambda c: (abs(order.index(c.sha) - here), order.index(c.sha))):
+        first, later = _in_history_order(candidate, partner, order)
+        if _applies(later.repo_path, later.sha, _reverse_patches(first, later)):
+            return partner
+    return None
+
+
+def _in_history_order(a: Candidate, b: Candidate, order: list[str]) -> tuple[Candidate, Candidate]:
+    return (a, b) if order.index(a.sha) < order.index(b.sha) else (b, a)
+
+
+def _reverse_patches(*commits: Candidate) -> str:
+    repo = git.Repo(commits[0].repo_path)
+    return "".join(diff_text(repo, c.sha, c.parent, c.source_files) for c in commits)
+
+
+def _forward_patches(*commits: Candidate) -> str:
+    repo = git.Repo(commits[0].repo_path)
+    return "".join(diff_text(repo, c.parent, c.sha, c.source_files) for c in commits)
+
+
+def _applies(repo_path: str, commit: str, patch: str) -> bool:
+    with tempfile.TemporaryDirectory(prefix="sebgen-hybrid-") as tmp:
+        tree = export_tree(Path(repo_path), commit, Path(tmp) / "tree")
+        try:
+            apply_patch(tree, patch)
+        except PatchError:
+            return False
+    return True
+
+
+def merge_candidates(a: Candidate, b: Candidate) -> Candidate:
+    """One candidate standing for both commits: the later commit's state, both messages."""
+    order = [a.sha, b.sha] if a.created_at <= b.created_at else [b.sha, a.sha]
+    first, later = (a, b) if order[0] == a.sha else (b, a)
+    return Candidate(
+        repo=a.repo, repo_path=a.repo_path, sha=later.sha, parent=first.parent,
+        subject=f"{first.subject}; {later.subject}", body=f"{first.body}\n\n{later.body}".strip(),
+        created_at=later.created_at, source_files=sorted(set(a.source_files) | set(b.source_files)),
+        test_files=sorted(set(a.test_files) | set(b.test_files)), kind="hybrid",
+        added_functions=a.added_functions + b.added_functions,
+        touched_functions=list(dict.fromkeys(a.touched_functions + b.touched_functions)))
+
+
+def hybrid_skeleton(a: Candidate, b: Candidate, merged: Candidate, strategy: Strategy) -> Task:
+    """bug_patch = both source changes reversed, patch = both forward, test_patch = the test
+    changes from before the first commit to the later one (one valid diff even when both
+    commits touch the same test file), base_commit = the later commit."""
+    first, later = (a, b) if merged.parent == a.parent else (b, a)
+    repo = git.Repo(merged.repo_path)
+    return Task(
+        instance_id=f"{merged.repo}__hybrid-{first.sha[:8]}-{later.sha[:8]}-{strategy.id[:6]}",
+        repo=merged.repo, base_commit=later.sha, patch=_forward_patches(first, later),
+        test_patch=diff_text(repo, first.parent, later.sha, merged.test_files),
+        bug_patch=_reverse_patches(first, later), problem_statement="",
+        strategy_type=strategy.strategy_type.value, strategy_id=strategy.id, created_at=later.created_at,
+        repo_path=merged.repo_path,
+        generation={"touched_functions": merged.touched_functions, "source_commit_subject": merged.subject,
+                    "combined_commits": [first.sha, later.sha]})
 
 
 def file_at(repo_path: str, sha: str, path: str) -> str:

@@ -6,6 +6,7 @@ an optional date window (contamination control: keep only commits after a model'
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 from dataclasses import asdict, dataclass, field
@@ -125,15 +126,146 @@ REFACTOR_VERBS = ("move", "split", "introduce", "inline")
 FEATURE_VERBS = ("add", "adds", "implement", "support", "provide", "expose", "allow", "offer")
 
 
-def classify(subject: str, added_functions: list[str]) -> str:
-    """A guess at the commit's kind from its subject's wording and whether it adds functions."""
+def classify(subject: str, added_functions: list[str], shape: str = "") -> str:
+    """A guess at the commit's kind from its subject's wording, its added functions and its
+    diff shape (see `diff_shape`): a change that only renames or re-signs existing functions
+    is a refactor whatever its wording says."""
     text = subject.lower()
     first = text.split()[0] if text.split() else ""
     if any(w in text for w in REFACTOR_WORDS) or (first in REFACTOR_VERBS and "bug" not in text):
         return "refactor"
+    if shape == "restructure":
+        return "refactor"
     if added_functions and first in FEATURE_VERBS:
         return "feature_add"
     return "bug_fix"
+
+
+def _functions_of(source: str) -> dict[str, ast.AST]:
+    """Qualified name -> def node, for top-level functions and methods."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    found: dict[str, ast.AST] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found[node.name] = node
+        elif isinstance(node, ast.ClassDef):
+            for inner in node.body:
+                if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    found[f"{node.name}.{inner.name}"] = inner
+    return found
+
+
+class _EraseNames(ast.NodeTransformer):
+    """Replace every identifier by one placeholder, so renames compare equal."""
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.copy_location(ast.Name(id="_", ctx=node.ctx), node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        node.attr = "_"
+        return node
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        node.arg, node.annotation = "_", None
+        return node
+
+
+def _body(node: ast.AST, erase: bool = False) -> str:
+    statements = list(node.body)
+    if statements and isinstance(statements[0], ast.Expr) and isinstance(getattr(statements[0], "value", None), ast.Constant):
+        statements = statements[1:]  # a docstring edit changes no behaviour
+    module = ast.Module(body=statements, type_ignores=[])
+    if erase:
+        module = _EraseNames().visit(ast.parse(ast.unparse(module)))
+    return ast.dump(module)
+
+
+def _identifiers(node: ast.AST) -> list[str]:
+    """Identifiers in a fixed walk order, so two same-shape bodies pair up name by name."""
+    out = []
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name):
+            out.append(inner.id)
+        elif isinstance(inner, ast.Attribute):
+            out.append(inner.attr)
+        elif isinstance(inner, ast.arg):
+            out.append(inner.arg)
+    return out
+
+
+def defined_names(source: str) -> set[str]:
+    """Names the file itself defines (assigned, parameters, defs, classes); imports excluded,
+    so switching to another library call is never mistaken for a rename."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            names.add(node.id if isinstance(node, ast.Name) else node.attr)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+    return names
+
+
+def _is_consistent_rename(old: ast.AST, new: ast.AST, old_defined: set[str], new_defined: set[str]) -> bool:
+    mapping: dict[str, str] = {}
+    for a, b in zip(_identifiers(old), _identifiers(new)):
+        if a == b:
+            continue
+        if a not in old_defined or b not in new_defined or mapping.setdefault(a, b) != b:
+            return False
+    return bool(mapping)
+
+
+def function_change(old: ast.AST, new: ast.AST, old_defined: set[str] = frozenset(),
+                    new_defined: set[str] = frozenset()) -> str:
+    """unchanged | signature (same body, other parameters) | rename (same shape, names of the
+    file's own definitions renamed consistently) | behaviour."""
+    if _body(old) == _body(new):
+        return "unchanged" if ast.dump(old.args) == ast.dump(new.args) else "signature"
+    if _body(old, erase=True) == _body(new, erase=True) and _is_consistent_rename(
+            ast.parse(_body_source(old)), ast.parse(_body_source(new)), old_defined, new_defined):
+        return "rename"
+    return "behaviour"
+
+
+def _body_source(node: ast.AST) -> str:
+    statements = list(node.body)
+    if statements and isinstance(statements[0], ast.Expr) and isinstance(getattr(statements[0], "value", None), ast.Constant):
+        statements = statements[1:]
+    return ast.unparse(ast.Module(body=statements, type_ignores=[]))
+
+
+def diff_shape(old_sources: dict[str, str], new_sources: dict[str, str]) -> str:
+    """restructure: existing functions change only in signature or names (no behaviour);
+    behaviour: some existing function's logic changes; additive: only new code."""
+    changes = []
+    for path in sorted(set(old_sources) & set(new_sources)):
+        old, new = _functions_of(old_sources[path]), _functions_of(new_sources[path])
+        old_defined, new_defined = defined_names(old_sources[path]), defined_names(new_sources[path])
+        changes += [function_change(old[n], new[n], old_defined, new_defined) for n in sorted(set(old) & set(new))]
+    changed = [c for c in changes if c != "unchanged"]
+    if not changed:
+        return "additive"
+    return "behaviour" if "behaviour" in changed else "restructure"
+
+
+def _sources_at(repo: git.Repo, sha: str, paths: list[str]) -> dict[str, str]:
+    out = {}
+    for path in paths:
+        try:
+            out[path] = repo.git.show(f"{sha}:{path}")
+        except git.GitCommandError:  # file added or deleted by the commit
+            continue
+    return out
 
 
 def diff_text(repo: git.Repo, old: str, new: str, paths: list[str]) -> str:
@@ -185,10 +317,15 @@ def mine(path: str | Path, *, since: str | date | None = None, until: str | date
             repo=name, repo_path=str(Path(repo.working_tree_dir).resolve()), sha=commit.hexsha,
             parent=parent.hexsha, subject=subject.strip(), body=body.strip(),
             created_at=_commit_date(commit).isoformat(), source_files=source, test_files=tests,
-            kind=classify(subject, added), added_functions=added, touched_functions=touched))
+            kind=classify(subject, added, _shape_of(repo, parent.hexsha, commit.hexsha, source)),
+            added_functions=added, touched_functions=touched))
     if not saw_tests:
         raise MiningError(f"{path} has no tests: no commit touches a test file (tests/ or test_*.py)")
     return MiningResult(repo=name, funnel=funnel, candidates=candidates)
+
+
+def _shape_of(repo: git.Repo, old: str, new: str, paths: list[str]) -> str:
+    return diff_shape(_sources_at(repo, old, paths), _sources_at(repo, new, paths))
 
 
 def _tree_paths(commit: git.Commit) -> list[str]:

@@ -26,6 +26,7 @@ FILTERED_CRITERIA = QUALITY_CRITERIA[:3]  # complexity is kept as information on
 STRING_FIELDS = ("instance_id", "repo", "base_commit", "patch", "test_patch", "problem_statement",
                  "bug_patch", "strategy_type", "strategy_id", "created_at")
 LIST_FIELDS = ("FAIL_TO_PASS", "PASS_TO_PASS")
+EXISTING_TESTS_TYPES = ("SYNTHETIC",)  # task kinds whose test_patch may be empty
 
 
 @dataclass
@@ -49,12 +50,16 @@ def check_schema(task: Task, *, require_f2p: bool = True, require_statement: boo
     for name in STRING_FIELDS:
         if not isinstance(data.get(name), str):
             return _fail(f"field {name} is missing or not a string", "schema")
-        if not data[name].strip() and (name != "problem_statement" or require_statement):
+        optional = (name == "problem_statement" and not require_statement) or \
+            (name == "test_patch" and data["strategy_type"] in EXISTING_TESTS_TYPES)
+        if not data[name].strip() and not optional:
             return _fail(f"field {name} is empty", "schema")
     for name in LIST_FIELDS:
         if not isinstance(data.get(name), list) or not all(isinstance(t, str) for t in data[name]):
             return _fail(f"field {name} must be a list of test ids", "schema")
     for name in ("patch", "test_patch", "bug_patch"):
+        if name == "test_patch" and not data[name].strip() and data["strategy_type"] in EXISTING_TESTS_TYPES:
+            continue  # synthetic bugs are caught by the repository's own tests
         try:
             if not PatchSet(data[name]):
                 return _fail(f"{name} holds no file changes", "schema")
@@ -270,3 +275,21 @@ def run_layers(task: Task, validator: Validator, repo_path: Path, layers: Sequen
 
 def _fail(reason: str, category: str, details: dict | None = None) -> LayerResult:
     return LayerResult(False, 0.0, reason, category, details or {})
+
+
+# ---------------------------------------------------------------- ablation (SEBGen Table 9)
+
+def ablation(tasks: Sequence[Task], validator: Validator, layer_sets: Sequence[Sequence[str]],
+             repo_path: Path | None = None) -> list[dict]:
+    """Re-validate copies of `tasks` under each layer configuration: how many pass, and their
+    mean layer score. Copies, so one configuration's verdicts never leak into the next."""
+    rows = []
+    for layers in layer_sets:
+        checked = [run_layers(Task.from_dict({**t.to_dict(), "validation": {}}), validator,
+                              Path(repo_path or t.repo_path), tuple(layers)) for t in tasks]
+        kept = [t for t in checked if t.passed]
+        scores = [statistics.fmean(v["score"] for v in t.validation.values()) for t in kept]
+        rows.append({"layers": list(layers), "tasks": len(checked), "passed": len(kept),
+                     "pass_rate": round(len(kept) / len(checked), 4) if checked else 0.0,
+                     "mean_score": round(statistics.fmean(scores), 4) if scores else 0.0})
+    return rows

@@ -103,3 +103,15 @@ def test_parallel_backends_match_the_serial_run(reference, tmp_path, backend):
                   "--set", "parallel.workers=2", check=True)
     assert ("local Dask cluster" if backend == "dask" else "process pool") in proc.stderr
     assert hof_all(run_dir, 2) == hof_all(reference, 2)
+
+
+@pytest.mark.parametrize("moment", ["checkpoint_write:2", "after_archive:2", "between_generations:1"])
+def test_sigkill_at_exact_moments_then_resume_matches(reference, tmp_path, moment, monkeypatch):
+    run_dir = tmp_path / moment.replace(":", "-")
+    monkeypatch.setenv("SEBGEN_CRASH_AT", moment)
+    killed = sebgen("run", QUICKSTART, "--run-dir", run_dir, *FAST)
+    assert killed.returncode == -signal.SIGKILL
+    monkeypatch.delenv("SEBGEN_CRASH_AT")
+    sebgen("resume", run_dir, check=True)
+    assert hof_all(run_dir, 2) == hof_all(reference, 2)
+    assert journal_lines(run_dir) == journal_lines(reference)

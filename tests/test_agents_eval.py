@@ -1,0 +1,169 @@
+"""Evaluating agents on a generated panel: oracle resolves all, nop none, degraded gold in between."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from fitness.agents import RandomAgent, extract_diff, load_predictions, PredictionsError  # noqa: E402
+from fitness.scoring import attempt_report, pass_at_k, wilson_interval  # noqa: E402
+from fitness.task import read_jsonl  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
+LOCAL = ["--set", "sandbox.backend=local", "--set", "sandbox.reruns=1"]
+
+
+def sebgen(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "evo.cli", *args], cwd=ROOT, env=ENV, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def panel(tmp_path_factory) -> Path:
+    """Tasks generated once per module from the bundled pyledger repo."""
+    from fitness.corpus import ensure_corpus
+    repo = next(p for p in ensure_corpus() if p.name == "pyledger")
+    out = tmp_path_factory.mktemp("panel") / "tasks.jsonl"
+    proc = sebgen("generate", str(repo), "--strategy", "BUG_FIX", "--n", "4", "--out", str(out), *LOCAL)
+    assert proc.returncode == 0, proc.stderr
+    assert len(list(read_jsonl(out))) >= 2, "the panel needs at least two tasks"
+    return out
+
+
+def evaluate(panel: Path, tmp: Path, *args: str) -> dict:
+    out = tmp / "results.json"
+    proc = sebgen("evaluate", str(panel), *args, "--out", str(out), *LOCAL)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(out.read_text())
+
+
+def drop_last_hunk(patch: str) -> str:
+    lines = patch.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.startswith("@@")]
+    last = starts[-1]
+    end = next((i for i in range(last + 1, len(lines)) if lines[i].startswith("diff --git")), len(lines))
+    kept = lines[:last] + lines[end:]
+    # a file header left with no hunk would be an invalid diff: remove it too
+    header = max(i for i in range(last) if lines[i].startswith("diff --git") or i == 0)
+    if not any(line.startswith("@@") for line in lines[header:last]):
+        kept = lines[:header] + lines[end:]
+    return "".join(kept)
+
+
+def drop_last_added_line(patch: str) -> str:
+    lines = patch.splitlines(keepends=True)
+    index = max(i for i, line in enumerate(lines) if line.startswith("+") and not line.startswith("+++"))
+    hunk = max(i for i in range(index) if lines[i].startswith("@@"))
+    lines[hunk] = re.sub(r"\+(\d+)(?:,(\d+))?", lambda m: f"+{m.group(1)},{int(m.group(2) or 1) - 1}", lines[hunk], 1)
+    del lines[index]
+    return "".join(lines)
+
+
+def degraded(patch: str) -> str:
+    return drop_last_hunk(patch) if patch.count("\n@@") + patch.startswith("@@") >= 2 else drop_last_added_line(patch)
+
+
+def test_oracle_resolves_every_task(panel, tmp_path):
+    result = evaluate(panel, tmp_path, "--agent", "oracle", "--attempts", "2", "--k", "2")
+    overall = result["summary"]["overall"]
+    assert overall["resolved_rate"] == 1.0 and overall["pass@1"] == 1.0 and overall["pass@2"] == 1.0
+    for report in result["tasks"].values():
+        assert report["patch_successfully_applied"] and report["tests_status"]["FAIL_TO_PASS"]["success"]
+        assert not report["tests_status"]["PASS_TO_PASS"]["failure"]
+
+
+def test_nop_resolves_nothing_and_its_f2p_tests_fail(panel, tmp_path):
+    result = evaluate(panel, tmp_path, "--agent", "nop")
+    assert result["summary"]["overall"]["resolved"] == 0
+    for report in result["tasks"].values():
+        assert report["patch_exists"] is False and report["tests_status"]["FAIL_TO_PASS"]["failure"]
+
+
+def test_random_edits_resolve_nearly_nothing(panel, tmp_path):
+    result = evaluate(panel, tmp_path, "--agent", "random", "--attempts", "2")
+    assert result["summary"]["overall"]["pass@1"] <= 0.25
+    assert all(r["patch_exists"] for r in result["tasks"].values())
+
+
+def test_random_agent_is_deterministic(panel):
+    task = next(iter(read_jsonl(panel)))
+    assert RandomAgent(3).propose(task, 0) == RandomAgent(3).propose(task, 0)
+    assert RandomAgent(3).propose(task, 0).startswith("--- a/")
+
+
+def test_degraded_gold_lands_between_nop_and_oracle(panel, tmp_path):
+    """Half the panel gets the gold patch, the rest the gold patch with a hunk (or its last added line) dropped."""
+    tasks = sorted(read_jsonl(panel), key=lambda t: -t.patch.count("\n@@"))
+    preds = tmp_path / "preds.jsonl"
+    rows = [{"instance_id": t.instance_id, "model_name_or_path": "degraded",
+             "model_patch": degraded(t.patch) if i < max(1, len(tasks) // 2) else t.patch}
+            for i, t in enumerate(tasks)]
+    preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = evaluate(panel, tmp_path, "--predictions", str(preds))
+    rate = result["summary"]["overall"]["resolved_rate"]
+    assert 0.0 < rate < 1.0, rate
+    for row in rows[: max(1, len(tasks) // 2)]:
+        assert result["tasks"][row["instance_id"]]["resolved"] is False
+
+
+def test_predictions_with_several_lines_per_task_are_attempts(panel, tmp_path):
+    task = next(iter(read_jsonl(panel)))
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps({"instance_id": task.instance_id, "model_name_or_path": "m",
+                                         "model_patch": p}) + "\n" for p in ("", task.patch, "")))
+    result = evaluate(panel, tmp_path, "--predictions", str(preds), "--k", "2")
+    report = result["tasks"][task.instance_id]
+    assert (report["n"], report["correct"], report["resolved"]) == (3, 1, False)
+    assert result["summary"]["by_month"][task.created_at[:7]]["pass@2"] == pytest.approx(2 / 3, abs=1e-6)
+
+
+def test_pass_at_k_matches_hand_computed_values():
+    assert pass_at_k(5, 2, 2) == pytest.approx(0.7)  # 1 - C(3,2)/C(5,2) = 1 - 3/10
+    assert pass_at_k(5, 2, 1) == pytest.approx(0.4)
+    assert pass_at_k(4, 0, 2) == 0.0
+    assert pass_at_k(3, 2, 2) == 1.0  # fewer wrong attempts than k: some pick holds a success
+    assert pass_at_k(10, 3, 5) == pytest.approx(1 - 21 / 252)
+
+
+def test_wilson_interval_known_value():
+    low, high = wilson_interval(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 0.0)
+
+
+def test_attempt_report_requires_every_f2p_and_p2p():
+    outcomes = {"t::a": "passed", "t::b": "failed"}
+    assert attempt_report(["t::a"], ["t::b"], "diff", True, outcomes)["resolved"] is False
+    assert attempt_report(["t::a"], [], "diff", True, outcomes)["resolved"] is True
+    assert attempt_report(["t::a"], [], None, False, None)["patch_is_None"] is True
+
+
+def test_extract_diff_and_bad_predictions(tmp_path):
+    assert extract_diff("text\n```diff\n--- a/x\n+++ b/x\n```\n") == "--- a/x\n+++ b/x\n"
+    assert extract_diff("no diff here") == ""
+    bad = tmp_path / "p.jsonl"
+    bad.write_text('{"model_patch": ""}\n')
+    with pytest.raises(PredictionsError):
+        load_predictions(bad)
+    assert sebgen("evaluate", str(bad), "--agent", "nobody").returncode == 2
+
+
+def test_llm_agent_sends_statement_and_sources_and_parses_the_diff(panel):
+    from fitness.agents import LLMAgent
+    from fitness.llm import LLMClient
+    task = next(iter(read_jsonl(panel)))
+    answer = f"Here is the fix.\n```diff\n{task.patch}```\n"
+    agent = LLMAgent("offline/sebgen", llm=LLMClient("offline/sebgen", mock_response=answer))
+    prompt = agent.prompt(task)
+    assert task.problem_statement in prompt
+    touched = task.patch.split("+++ b/")[1].split("\n")[0]
+    assert f"### {touched}" in prompt
+    assert agent.propose(task, 0) == task.patch
