@@ -98,10 +98,10 @@ def _progress_printer():
 
 def _preflight(config: Config) -> None:
     """Fail before creating anything when the repos or the model cannot work."""
-    from evo.workbench import make_llm, mine_all, resolve_repos
+    from evo.pipeline import check_llm
+    from evo.workbench import mine_all, resolve_repos
     mine_all(config, resolve_repos(config))
-    make_llm(config).complete_json('Return a JSON object {"ok": true}.\n<context>{"task": "ping"}</context>',
-                                   temperature=0.0, max_tokens=32)
+    check_llm(config)
 
 
 def _run(config: Config, run_dir: Path, generations: int) -> None:
@@ -201,45 +201,26 @@ def _resolve_repo(repo: str) -> Path:
 @app.command()
 def generate(repo: str = typer.Argument(..., help="Repo path or URL."),
              commit: Optional[List[str]] = typer.Option(None, "--commit", help="Only these commits (repeatable)."),
-             strategy: str = typer.Option("BUG_FIX", "--strategy", help="BUG_FIX, FEATURE_ADD, REFACTOR, TEST_DRIVEN, HYBRID"),
+             strategy: str = typer.Option("BUG_FIX", "--strategy",
+                                          help="BUG_FIX, FEATURE_ADD, REFACTOR, TEST_DRIVEN, HYBRID or SYNTHETIC"),
              n: int = typer.Option(5, "--n", min=1, help="Tasks to keep."),
              out_file: Path = typer.Option(Path("tasks.jsonl"), "--out"),
              config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
     """Pipeline mode, no evolution: validated tasks from a repo into JSONL."""
-    from fitness.evaluate import EvalSettings, evaluate_strategy
-    from fitness.mining import mine
-    from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
+    from evo.pipeline import SYNTHETIC, generate_tasks
+    from fitness.strategy import StrategyType
     from fitness.task import write_jsonl
-    from evo.workbench import Workbench, make_llm
     with friendly_errors():
         cfg = _config(config, set_)
-        try:
-            stype = StrategyType(strategy.upper())
-        except ValueError:
-            raise UserError(f"unknown strategy {strategy!r}; choose one of {', '.join(t.value for t in StrategyType)}")
-        path = _resolve_repo(repo)
-        m = cfg.mining
-        candidates = mine(path, since=m.since, until=m.until, max_source_files=m.max_source_files,
-                          min_message_chars=m.min_message_chars).candidates
-        if commit:
-            candidates = [c for c in candidates if any(c.sha.startswith(s) for s in commit)]
-            if not candidates:
-                raise UserError(f"none of the commits {', '.join(commit)} is a mining candidate in {path}")
-        make_llm(cfg).complete_json('Return a JSON object {"ok": true}.\n<context>{"task": "ping"}</context>',
-                                    temperature=0.0, max_tokens=32)
-        bench = Workbench.build(cfg, None, log=_log, candidates=candidates)
-        seed = Strategy(stype, SEED_PROMPTS[stype][-1])
-        settings = EvalSettings(tasks_per_strategy=n, oversample=cfg.fitness.oversample, seed=cfg.seed,
-                                weights=dict(cfg.fitness.weights))
-        try:
-            evaluation = evaluate_strategy(seed, candidates, bench.generator, settings, progress=_report_task)
-        finally:
-            bench.close()
-        kept = evaluation.passed_tasks[:n]
-        write_jsonl(kept, out_file)
-        err.print(f"{len(kept)} of {evaluation.attempts} generated tasks passed every layer; wrote {out_file}")
-        if len(kept) < n:
-            err.print(f"warning: asked for {n} tasks, only {len(kept)} passed (tried {evaluation.attempts} commits)")
+        choices = [t.value for t in StrategyType] + [SYNTHETIC]
+        if strategy.upper() not in choices:
+            raise UserError(f"unknown strategy {strategy!r}; choose one of {', '.join(choices)}")
+        result = generate_tasks(cfg, _resolve_repo(repo), strategy.upper(), n, commit or (),
+                                progress=_report_task, log=_log)
+        write_jsonl(result.kept, out_file)
+        err.print(f"{len(result.kept)} of {result.attempts} generated tasks passed every layer; wrote {out_file}")
+        if len(result.kept) < n:
+            err.print(f"warning: asked for {n} tasks, only {len(result.kept)} passed (tried {result.attempts})")
 
 
 def _report_task(task) -> None:
@@ -251,33 +232,45 @@ def _report_task(task) -> None:
                   f"{len(task.FAIL_TO_PASS)} F2P)", markup=False)
 
 
+def _layer_list(text: str) -> list[str]:
+    from fitness.task import LAYERS
+    chosen = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in chosen if name not in LAYERS]
+    if unknown or not chosen:
+        raise UserError(f"unknown layer {(unknown or [text])[0]!r}; layers are {', '.join(LAYERS)}")
+    return chosen
+
+
 @app.command()
 def validate(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
              out_file: Optional[Path] = typer.Option(None, "--out"),
              layers: str = typer.Option("schema,compile,functional,quality,semantic", "--layers"),
+             ablation: Optional[str] = typer.Option(None, "--ablation",
+                                                    help="Layer sets separated by ';' (SEBGen Table 9), "
+                                                         "e.g. 'schema,compile;schema,compile,functional'."),
              config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
     """Re-run the validation layers on tasks; reports pass count and average score."""
-    from fitness.task import LAYERS, read_jsonl, write_jsonl
-    from fitness.validate import bottom_quartile_filter, run_layers
-    from evo.workbench import Workbench
+    from evo.pipeline import revalidate, run_ablation
+    from fitness.task import read_jsonl, write_jsonl
     with friendly_errors():
         cfg = _config(config, set_)
-        chosen = [name.strip() for name in layers.split(",") if name.strip()]
-        unknown = [name for name in chosen if name not in LAYERS]
-        if unknown:
-            raise UserError(f"unknown layer {unknown[0]!r}; layers are {', '.join(LAYERS)}")
         records = list(read_jsonl(tasks))
-        bench = Workbench.build(cfg, None, log=_log, candidates=[])
-        try:
-            for task in records:
-                if not task.repo_path or not Path(task.repo_path).is_dir():
-                    raise UserError(f"task {task.instance_id}: its repo_path {task.repo_path!r} is not on this machine")
-                task.validation = {}
-                run_layers(task, bench.generator.validator, Path(task.repo_path), chosen)
-        finally:
-            bench.close()
-        if "quality" in chosen:
-            bottom_quartile_filter(records)
+        for task in records:
+            if not task.repo_path or not Path(task.repo_path).is_dir():
+                raise UserError(f"task {task.instance_id}: its repo_path {task.repo_path!r} is not on this machine")
+        if ablation:
+            rows = run_ablation(cfg, records, [_layer_list(part) for part in ablation.split(";")], log=_log)
+            table = Table(title="Layer ablation (SEBGen Table 9)")
+            for col in ("layers", "tasks", "passed", "pass rate", "mean score"):
+                table.add_column(col)
+            for row in rows:
+                table.add_row("+".join(row["layers"]), str(row["tasks"]), str(row["passed"]),
+                              f"{row['pass_rate']:.2f}", f"{row['mean_score']:.3f}")
+            err.print(table)
+            sys.stdout.write(json.dumps(rows, sort_keys=True) + "\n")
+            return
+        chosen = _layer_list(layers)
+        records = revalidate(cfg, records, chosen, log=_log)
         passed = [t for t in records if t.passed]
         scores = [sum(v["score"] for v in t.validation.values()) / len(t.validation) for t in records if t.validation]
         summary = {"layers": chosen, "tasks": len(records), "passed": len(passed),

@@ -132,6 +132,7 @@ class Evolution:
         self.hof = tools.HallOfFame(config.evolution.hof_size, similar=same_genome)
         self.hof_by_generation: dict[str, list[dict]] = {}
         self.logbook = tools.Logbook()
+        self.history: list[dict] = []  # the logbook as plain records (DEAP files stats into chapters)
         self.generation = 0
         self.performed = 0
         self.usage = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
@@ -152,6 +153,7 @@ class Evolution:
         self.hof_by_generation = state["hof_by_generation"]
         for record in state["logbook"]:
             self.logbook.record(**record)
+            self.history.append(record)
         for key, record in state["evaluation_cache"].items():
             self.cache.setdefault(key, record)
         self.usage = state["usage"]
@@ -166,7 +168,7 @@ class Evolution:
             "population": [i.to_dict() for i in self.population],
             "hall_of_fame": [i.to_dict() for i in self.hof],
             "hof_by_generation": self.hof_by_generation,
-            "logbook": [dict(r) for r in self.logbook],
+            "logbook": self.history,
             "evaluation_cache": summary,  # full records (with tasks) are in evaluations.jsonl
             "archive": {"path": "archive", "generation": self.generation, "tasks": self.archive.count()},
             "rng": ckpt.rng_state(self.rng),
@@ -266,10 +268,11 @@ class Evolution:
             self.population, offspring, e.elitism, e.population)
         self.hof.update(offspring)
         self.hof_by_generation[str(generation)] = [i.hof_entry() for i in self.hof]
-        record = make_stats().compile(self.population)
-        self.logbook.record(gen=generation, evals=len(todo), seconds=round(time.monotonic() - started, 2),
-                            tasks=sum(self.cache[i.strategy.genome_hash()]["attempts"] for i in offspring),
-                            usage=dict(self.usage), **record)
+        record = {"gen": generation, "evals": len(todo), "seconds": round(time.monotonic() - started, 2),
+                  "tasks": sum(self.cache[i.strategy.genome_hash()]["attempts"] for i in offspring),
+                  "usage": dict(self.usage), **make_stats().compile(self.population)}
+        self.logbook.record(**record)
+        self.history.append(record)
         self.generation = generation
         ckpt.save(self.run_dir, self.snapshot(), keep=self.config.checkpoint.keep)
         crash_point("between_generations", generation)

@@ -1,0 +1,79 @@
+"""Pipeline mode: tasks from one repository with one strategy, no evolution; and re-validation."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from evo.config import Config
+from evo.workbench import Workbench, make_llm
+from fitness.evaluate import EvalSettings, evaluate_strategy
+from fitness.mining import MiningError, mine
+from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
+from fitness.synthesis import generate_synthetic
+from fitness.task import Task
+from fitness.validate import ablation, bottom_quartile_filter, run_layers
+
+SYNTHETIC = "SYNTHETIC"
+
+
+@dataclass
+class GenerationResult:
+    kept: list[Task]
+    attempts: int
+
+
+def check_llm(config: Config) -> None:
+    """Fail fast when the model cannot answer JSON at all (LLMError names the model)."""
+    make_llm(config).complete_json('Return a JSON object {"ok": true}.\n<context>{"task": "ping"}</context>',
+                                   temperature=0.0, max_tokens=32)
+
+
+def generate_tasks(config: Config, repo: Path, strategy_type: str, n: int, commits: Sequence[str] = (),
+                   progress: Callable[[Task], None] | None = None, log=print) -> GenerationResult:
+    m = config.mining
+    candidates = mine(repo, since=m.since, until=m.until, max_source_files=m.max_source_files,
+                      min_message_chars=m.min_message_chars).candidates
+    if commits:
+        candidates = [c for c in candidates if any(c.sha.startswith(s) for s in commits)]
+        if not candidates:
+            raise MiningError(f"none of the commits {', '.join(commits)} is a mining candidate in {repo}")
+    check_llm(config)
+    bench = Workbench.build(config, None, log=log, candidates=candidates)
+    try:
+        if strategy_type == SYNTHETIC:  # procedural bugs: no history needed, the writer still writes
+            writer = Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][-1])
+            tried = generate_synthetic(repo, bench.generator, writer, n, config.seed)
+            for task in tried:
+                if progress:
+                    progress(task)
+            return GenerationResult([t for t in tried if t.passed][:n], len(tried))
+        stype = StrategyType(strategy_type)
+        settings = EvalSettings(tasks_per_strategy=n, oversample=config.fitness.oversample, seed=config.seed,
+                                weights=dict(config.fitness.weights))
+        evaluation = evaluate_strategy(Strategy(stype, SEED_PROMPTS[stype][-1]), candidates, bench.generator,
+                                       settings, progress=progress)
+        return GenerationResult([Task.from_dict(t) for t in evaluation.passed_tasks][:n], evaluation.attempts)
+    finally:
+        bench.close()
+
+
+def revalidate(config: Config, tasks: list[Task], layers: Sequence[str], log=print) -> list[Task]:
+    bench = Workbench.build(config, None, log=log, candidates=[])
+    try:
+        for task in tasks:
+            task.validation = {}
+            run_layers(task, bench.generator.validator, Path(task.repo_path), layers)
+    finally:
+        bench.close()
+    if "quality" in layers:
+        bottom_quartile_filter(tasks)
+    return tasks
+
+
+def run_ablation(config: Config, tasks: list[Task], layer_sets: Sequence[Sequence[str]], log=print) -> list[dict]:
+    bench = Workbench.build(config, None, log=log, candidates=[])
+    try:
+        return ablation(tasks, bench.generator.validator, layer_sets)
+    finally:
+        bench.close()
