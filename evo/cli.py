@@ -39,23 +39,20 @@ class UserError(Exception):
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
+    """Exception classes that mean "the user asked for something that cannot be done"."""
+    from archive import ArchiveError
+    from evo.loop import RunError
+    from evo.report import ReportError
+    from fitness.agents import AgentError, PredictionsError
+    from fitness.corpus import CorpusError
+    from fitness.curriculum import CurriculumError
+    from fitness.export import ExportError
     from fitness.llm import LLMError
     from fitness.mining import MiningError
     from fitness.task import TaskFileError
-    from evo.loop import RunError
-    errors: list[type[BaseException]] = [UserError, ConfigError, CheckpointError, MiningError, LLMError,
-                                         TaskFileError, RunError]
-    try:
-        from sandbox import SandboxError
-        errors.append(SandboxError)
-    except ImportError:
-        pass
-    try:
-        from archive import ArchiveError
-        errors.append(ArchiveError)
-    except ImportError:
-        pass
-    return tuple(errors)
+    from sandbox import SandboxError
+    return (UserError, ConfigError, CheckpointError, MiningError, LLMError, TaskFileError, RunError, SandboxError,
+            ArchiveError, AgentError, PredictionsError, CurriculumError, ExportError, ReportError, CorpusError)
 
 
 @contextmanager
@@ -80,20 +77,47 @@ def _log(message: str) -> None:
 
 # ------------------------------------------------------------------ evolution
 
-def _progress_printer():
-    def on_progress(event: dict) -> None:
+class ProgressView:
+    """Per-generation progress: a live bar on a terminal, plain lines always (logs, CI)."""
+
+    def __init__(self):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        self.bar = None
+        if err.is_terminal:
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), TextColumn("{task.fields[status]}"), console=err, transient=True)
+            self.bar.start()
+        self.task_id = None
+        self.tasks = 0
+
+    def __call__(self, event: dict) -> None:
         kind = event["event"]
         if kind == "generation_start":
+            self.tasks = 0
             err.print(f"[bold]generation {event['generation']}[/]: {event['total']} strategies "
                       f"({event['cached']} already evaluated)")
+            if self.bar:
+                self.task_id = self.bar.add_task(f"generation {event['generation']}",
+                                                 total=event["total"] - event["cached"], status="")
         elif kind == "evaluated":
             usage = event["usage"]
+            self.tasks += event["tasks"]
+            tokens = usage["prompt_tokens"] + usage["completion_tokens"]
             err.print(f"  evaluated {event['strategy']}: EV {event['exploration_value']:.3f}, "
-                      f"{event['passed']}/{event['tasks']} tasks kept | tokens "
-                      f"{usage['prompt_tokens'] + usage['completion_tokens']:,}, cost ${usage['cost_usd']:.4f}")
+                      f"{event['passed']}/{event['tasks']} tasks kept | {self.tasks} tasks validated this "
+                      f"generation | tokens {tokens:,}, cost ${usage['cost_usd']:.4f}")
+            if self.bar and self.task_id is not None:
+                self.bar.update(self.task_id, advance=1,
+                                status=f"{self.tasks} tasks, {tokens:,} tokens, ${usage['cost_usd']:.4f}")
         elif kind == "generation_end":
-            err.print(f"generation {event['generation']} done in {event['seconds']:.1f}s, best EV {event['best']:.3f}")
-    return on_progress
+            if self.bar and self.task_id is not None:
+                self.bar.remove_task(self.task_id)
+            err.print(f"generation {event['generation']} done in {event['seconds']:.1f}s, "
+                      f"best EV so far {event['best']:.3f}")
+
+    def close(self) -> None:
+        if self.bar:
+            self.bar.stop()
 
 
 def _preflight(config: Config) -> None:
@@ -107,7 +131,11 @@ def _preflight(config: Config) -> None:
 def _run(config: Config, run_dir: Path, generations: int) -> None:
     from evo.loop import Evolution
     started = time.monotonic()
-    outcome = Evolution(config, run_dir, log=_log, on_progress=_progress_printer()).run(generations)
+    view = ProgressView()
+    try:
+        outcome = Evolution(config, run_dir, log=_log, on_progress=view).run(generations)
+    finally:
+        view.close()
     elapsed = time.monotonic() - started
     if outcome.stopped and not outcome.finished:
         err.print(f"stopped after generation {outcome.generation}; resume with: sebgen resume {run_dir}")
@@ -332,29 +360,6 @@ def doctor(clean: bool = typer.Option(False, "--clean", help="Remove SEBGen cont
 
 # ------------------------------------------------------------------ benchmark use
 
-def _benchmark_errors() -> tuple[type[BaseException], ...]:
-    import importlib
-    names = {"fitness.agents": ("AgentError", "PredictionsError"), "fitness.curriculum": ("CurriculumError",),
-             "fitness.export": ("ExportError",), "evo.report": ("ReportError",)}
-    errors = []
-    for module, classes in names.items():
-        try:
-            mod = importlib.import_module(module)
-        except ImportError:
-            continue
-        errors += [getattr(mod, c) for c in classes if hasattr(mod, c)]
-    return tuple(errors)
-
-
-@contextmanager
-def _benchmark_friendly_errors():
-    with friendly_errors():
-        try:
-            yield
-        except _benchmark_errors() as exc:
-            raise UserError(str(exc)) from None
-
-
 def _fmt_rate(agg: dict, key: str) -> str:
     low, high = agg[f"{key}_ci95"]
     return f"{agg[key]:.3f} [{low:.2f}, {high:.2f}]"
@@ -373,7 +378,7 @@ def evaluate_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
     from fitness.scoring import summarize
     from fitness.task import read_jsonl
     from evo.workbench import make_sandbox
-    with _benchmark_friendly_errors():
+    with friendly_errors():
         if (predictions is None) == (agent is None):
             raise UserError("give exactly one of --predictions FILE or --agent NAME")
         cfg = _config(config, set_)
@@ -416,7 +421,7 @@ def curriculum_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
     """Order tasks for an agent: its ZPD from its results, easy-medium-easy-medium-hard interleaving."""
     from fitness.curriculum import capability_profile, curriculum, zone_counts
     from fitness.task import read_jsonl, write_jsonl
-    with _benchmark_friendly_errors():
+    with friendly_errors():
         if not results.is_file():
             raise UserError(f"results file {results} does not exist")
         try:
@@ -446,7 +451,7 @@ def export_cmd(source: Path = typer.Argument(..., help="Run folder or tasks JSON
                                               help="Harbor: base image when a task has no Docker env image.")):
     """Export tasks as SWE-bench JSONL or Harbor task folders."""
     from fitness.export import export_harbor, export_swebench, load_tasks
-    with _benchmark_friendly_errors():
+    with friendly_errors():
         if format_ not in ("swebench", "harbor"):
             raise UserError(f"unknown format {format_!r}; choose swebench or harbor")
         records = load_tasks(source)
@@ -463,7 +468,7 @@ def export_cmd(source: Path = typer.Argument(..., help="Run folder or tasks JSON
 def report_cmd(run_dir: Path = typer.Argument(..., help="Run folder.")):
     """Static HTML report with plots: RUN_DIR/report/index.html (leaderboard from RUN_DIR/results/*.json)."""
     from evo.report import build_report
-    with _benchmark_friendly_errors():
+    with friendly_errors():
         index = build_report(run_dir)
         out.print(f"report: {index}")
 

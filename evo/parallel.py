@@ -25,8 +25,8 @@ def evaluate_job(job: dict) -> dict:
     key = (json.dumps(job["config"], sort_keys=True), job["run_dir"])
     if _WORKER.get("key") != key:
         config = Config.model_validate(job["config"])
-        _WORKER.update(key=key, config=config, bench=Workbench.build(config, None, log=lambda *_: None),
-                       generation=None)
+        bench = Workbench.build(config, Path(job["run_dir"]), log=lambda *_: None)
+        _WORKER.update(key=key, config=config, bench=bench, generation=None)
     bench, config = _WORKER["bench"], _WORKER["config"]
     if _WORKER["generation"] != job["generation"]:
         if bench.archive is not None:

@@ -37,10 +37,12 @@ def mine_all(config: Config, repos: list[Path]) -> list[Candidate]:
     return candidates
 
 
-def make_llm(config: Config) -> LLMClient:
+def make_llm(config: Config, run_dir: Path | None = None) -> LLMClient:
+    """A client; inside a run folder it replays answers the run already paid for."""
     c = config.llm
     return LLMClient(c.model, timeout_s=c.timeout_s, retries=c.retries, backoff_s=c.backoff_s,
-                     mock_response=c.mock_response)
+                     mock_response=c.mock_response,
+                     replay_dir=Path(run_dir) / "llm_replay" if run_dir is not None else None)
 
 
 def make_sandbox(config: Config, log=print):
@@ -80,7 +82,7 @@ class Workbench:
     @classmethod
     def build(cls, config: Config, run_dir: Path | None, *, log=print, archive=None,
               candidates: list[Candidate] | None = None) -> "Workbench":
-        llm = make_llm(config)
+        llm = make_llm(config, run_dir)
         backend = make_sandbox(config, log=log)
         f = config.fitness
         validator = Validator(backend=backend, llm=llm, archive=archive, reruns=config.sandbox.reruns,

@@ -5,11 +5,14 @@ Importing this module registers the offline provider (``offline/<name>`` models,
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
+import socket
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm: no cost-map fetch
@@ -123,11 +126,54 @@ def _find_object(text: str) -> dict | None:
     return None
 
 
+class ReplayLog:
+    """Answers already paid for, on disk and keyed by the exact request.
+
+    A run asks each distinct request once: after a kill, the resumed run replays the answers
+    of the killed one instead of paying again (and gets the same answers, so it ends where an
+    uninterrupted run would). Each process appends to its own file, so parallel workers never
+    interleave lines; a line torn by a kill is skipped.
+    """
+
+    def __init__(self, directory: Path):
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.path = self.directory / f"{socket.gethostname()}-{os.getpid()}.jsonl"
+        self.entries: dict[str, dict] = {}
+        for path in sorted(self.directory.glob("*.jsonl")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    record = json.loads(line)
+                    self.entries.setdefault(record["key"], record["completion"])
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    continue
+
+    @staticmethod
+    def key(request: dict) -> str:
+        wanted = {k: request[k] for k in ("model", "messages", "temperature", "top_p", "max_tokens")}
+        return hashlib.sha256(json.dumps(wanted, sort_keys=True).encode()).hexdigest()
+
+    def get(self, key: str) -> "Completion | None":
+        found = self.entries.get(key)
+        return Completion(**found) if found else None
+
+    def put(self, key: str, completion: "Completion") -> None:
+        record = {"key": key, "completion": asdict(completion)}
+        self.entries[key] = record["completion"]
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
 class LLMClient:
     """Calls one model through litellm; sums tokens and cost of every answer in ``usage``."""
 
     def __init__(self, model: str = DEFAULT_MODEL, *, timeout_s: float = 60, retries: int = 2,
-                 backoff_s: float = 1.0, mock_response: str | Exception | None = None):
+                 backoff_s: float = 1.0, mock_response: str | Exception | None = None,
+                 replay_dir: Path | None = None):
+        self.replay = ReplayLog(replay_dir) if replay_dir is not None else None
+        self.replayed = 0
         self.model = model
         self.timeout_s = float(timeout_s)
         self.retries = max(0, int(retries))
@@ -167,6 +213,11 @@ class LLMClient:
                                       max_tokens=int(max_tokens), timeout=self.timeout_s, drop_params=True)
         if self.mock_response is not None:
             kwargs["mock_response"] = self.mock_response
+        key = ReplayLog.key(kwargs) if self.replay is not None else ""
+        if self.replay is not None and (known := self.replay.get(key)) is not None:
+            self.replayed += 1
+            self.usage.add(known)  # usage counts what the run consumed, paid once
+            return known
         attempts = self.retries + 1
         for attempt in range(attempts):
             try:
@@ -180,6 +231,8 @@ class LLMClient:
                 time.sleep(self.backoff_s * (2 ** attempt))  # exponential backoff before the next try
         completion = self._to_completion(response)
         self.usage.add(completion)
+        if self.replay is not None:
+            self.replay.put(key, completion)
         return completion
 
     def _to_completion(self, response: Any) -> Completion:

@@ -41,3 +41,8 @@ def hof_all(run_dir: Path, generations: int) -> list:
 def journal_lines(run_dir: Path) -> int:
     path = Path(run_dir) / "evaluations.jsonl"
     return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def paid_llm_calls(run_dir: Path) -> int:
+    """Requests actually sent to the model (replayed answers are not in the log twice)."""
+    return sum(len(p.read_text().splitlines()) for p in (Path(run_dir) / "llm_replay").glob("*.jsonl"))

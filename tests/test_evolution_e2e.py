@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e import FAST, ROOT, hof_all, journal_lines, popen, sebgen
+from tests.e2e import FAST, ROOT, hof_all, journal_lines, paid_llm_calls, popen, sebgen
 
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
 pytestmark = pytest.mark.slow
@@ -64,8 +64,10 @@ def test_sigkill_during_generation_2_then_resume_matches(reference, tmp_path):
     resumed = sebgen("resume", run_dir, check=True)
     assert "resuming from checkpoint gen-0001.json" in resumed.stderr
     assert hof_all(run_dir, 2) == hof_all(reference, 2)
-    # every evaluation was paid for once: the killed run's finished ones were reused
+    # every evaluation was paid for once: the killed run's finished ones were reused,
+    # and the LLM answers of the one cut short were replayed, not bought again
     assert journal_lines(run_dir) == journal_lines(reference)
+    assert paid_llm_calls(run_dir) == paid_llm_calls(reference)
 
 
 def test_stop_file_checkpoints_and_resume_extends(reference, tmp_path):
@@ -115,3 +117,4 @@ def test_sigkill_at_exact_moments_then_resume_matches(reference, tmp_path, momen
     sebgen("resume", run_dir, check=True)
     assert hof_all(run_dir, 2) == hof_all(reference, 2)
     assert journal_lines(run_dir) == journal_lines(reference)
+    assert paid_llm_calls(run_dir) == paid_llm_calls(reference)
