@@ -1,8 +1,8 @@
 """Throughput of strategy evaluation with 2 workers against 1, on the bundled corpus.
 
-Both sides evaluate the same 8 distinct strategies after a warm-up (model load, venv/image
-build), each worker process starting with an empty functional-result cache, so the ratio
-measures parallel evaluation, not caching. Last line: `parallel_speedup_2_vs_1: X`.
+Both sides evaluate the same 12 distinct strategies after a warm-up (model load, venv/image
+build), with functional-result reuse off, so the ratio measures parallel evaluation, not caching.
+Extra `a.b=v` arguments override the config (e.g. `sandbox.backend=local`). Last line: `parallel_speedup_2_vs_1: X`.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def timed(workers: int, config, run_dir: Path) -> float:
     try:
         list(runner.run(jobs(config, run_dir, workers, 100 * workers), lambda: False))  # warm-up
         start = time.perf_counter()
-        results = list(runner.run(jobs(config, run_dir, 8, 0), lambda: False))
+        results = list(runner.run(jobs(config, run_dir, 12, 0), lambda: False))
         elapsed = time.perf_counter() - start
     finally:
         runner.close()
@@ -50,8 +50,11 @@ def timed(workers: int, config, run_dir: Path) -> float:
 def main() -> None:
     import tempfile
     config = load_config(ROOT / "configs" / "quickstart.yaml",
-                         ["fitness.tasks_per_strategy=2", "fitness.oversample=2", "sandbox.reruns=1"])
+                         ["fitness.tasks_per_strategy=2", "fitness.oversample=2", "sandbox.reruns=1",
+                          "fitness.reuse_functional_results=false"] + sys.argv[1:])
+    from archive import Archive
     with tempfile.TemporaryDirectory() as tmp:
+        Archive.open(Path(tmp) / "archive").close()  # workers open the run's archive read-only
         one = timed(1, config, Path(tmp))
         two = timed(2, config, Path(tmp))
     print(f"sandbox backend: {config.sandbox.backend}; cores: {os.cpu_count()}")

@@ -74,6 +74,7 @@ class FitnessConfig(Section):
     judge_threshold: float = Field(5.0, ge=1, le=10)
     semantic_threshold: float = Field(5.0, ge=1, le=10)
     leakage_threshold: float = Field(0.5, gt=0, le=1)
+    reuse_functional_results: bool = True
 
     @field_validator("layers")
     @classmethod

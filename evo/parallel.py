@@ -24,6 +24,8 @@ def evaluate_job(job: dict) -> dict:
     from evo.workbench import Workbench, eval_settings, open_archive
     key = (json.dumps(job["config"], sort_keys=True), job["run_dir"])
     if _WORKER.get("key") != key:
+        import torch
+        torch.set_num_threads(1)  # one evaluation per core: torch must not take the other cores too
         config = Config.model_validate(job["config"])
         bench = Workbench.build(config, Path(job["run_dir"]), log=lambda *_: None)
         _WORKER.update(key=key, config=config, bench=bench, generation=None)

@@ -88,7 +88,8 @@ class Workbench:
         validator = Validator(backend=backend, llm=llm, archive=archive, reruns=config.sandbox.reruns,
                               judge_threshold=f.judge_threshold, semantic_threshold=f.semantic_threshold,
                               leakage_threshold=f.leakage_threshold,
-                              duplicate_threshold=config.archive.duplicate_threshold)
+                              duplicate_threshold=config.archive.duplicate_threshold,
+                              reuse_functional=f.reuse_functional_results)
         if candidates is None:
             candidates = mine_all(config, resolve_repos(config))
         generator = Generator(llm=llm, validator=validator, archive=archive, layers=tuple(f.layers))

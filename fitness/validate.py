@@ -41,6 +41,7 @@ class Validator:
     leakage_threshold: float = 0.5
     duplicate_threshold: float = 0.95
     functional_cache: dict = field(default_factory=dict)
+    reuse_functional: bool = True  # identical code state + tests: reuse the result (recorded)
 
 
 # ---------------------------------------------------------------- layer 1: schema
@@ -117,7 +118,7 @@ def test_files_of(test_patch: str) -> list[str]:
 
 def check_functional_layer(task: Task, validator: Validator, repo_path: Path) -> LayerResult:
     key = (str(repo_path), task.base_commit, hash(task.bug_patch), hash(task.patch), validator.reruns)
-    reused = key in validator.functional_cache
+    reused = validator.reuse_functional and key in validator.functional_cache
     if not reused:
         try:
             validator.functional_cache[key] = check_functional(
