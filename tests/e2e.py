@@ -46,3 +46,13 @@ def journal_lines(run_dir: Path) -> int:
 def paid_llm_calls(run_dir: Path) -> int:
     """Requests actually sent to the model (replayed answers are not in the log twice)."""
     return sum(len(p.read_text().splitlines()) for p in (Path(run_dir) / "llm_replay").glob("*.jsonl"))
+
+
+def generated_tasks(directory: Path, n: int, repo_name: str = "pyledger", strategy: str = "BUG_FIX") -> Path:
+    """Tasks made by `sebgen generate` on a bundled repo, in the local sandbox."""
+    from fitness.corpus import ensure_corpus
+    repo = next(p for p in ensure_corpus() if p.name == repo_name)
+    out = Path(directory) / "tasks.jsonl"
+    sebgen("generate", repo, "--strategy", strategy, "--n", n, "--out", out,
+           "--set", "sandbox.backend=local", "--set", "sandbox.reruns=1", check=True)
+    return out

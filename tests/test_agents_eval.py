@@ -17,23 +17,15 @@ from fitness.agents import RandomAgent, extract_diff, load_predictions, Predicti
 from fitness.scoring import attempt_report, pass_at_k, wilson_interval  # noqa: E402
 from fitness.task import read_jsonl  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
+from tests.e2e import ROOT, generated_tasks, sebgen  # noqa: E402
+
 LOCAL = ["--set", "sandbox.backend=local", "--set", "sandbox.reruns=1"]
-
-
-def sebgen(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evo.cli", *args], cwd=ROOT, env=ENV, capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")
 def panel(tmp_path_factory) -> Path:
     """Tasks generated once per module from the bundled pyledger repo."""
-    from fitness.corpus import ensure_corpus
-    repo = next(p for p in ensure_corpus() if p.name == "pyledger")
-    out = tmp_path_factory.mktemp("panel") / "tasks.jsonl"
-    proc = sebgen("generate", str(repo), "--strategy", "BUG_FIX", "--n", "4", "--out", str(out), *LOCAL)
-    assert proc.returncode == 0, proc.stderr
+    out = generated_tasks(tmp_path_factory.mktemp("panel"), 4)
     assert len(list(read_jsonl(out))) >= 2, "the panel needs at least two tasks"
     return out
 

@@ -17,24 +17,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from fitness.export import ExportError, load_tasks  # noqa: E402
 from fitness.task import read_jsonl  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
+from tests.e2e import ROOT, generated_tasks, sebgen  # noqa: E402
+
 BASE_IMAGE = "sebgen-base:bookworm"
-
-
-def sebgen(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evo.cli", *args], cwd=ROOT, env=ENV, capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")
 def panel(tmp_path_factory) -> Path:
-    from fitness.corpus import ensure_corpus
-    repo = next(p for p in ensure_corpus() if p.name == "pyledger")
-    out = tmp_path_factory.mktemp("panel") / "tasks.jsonl"
-    proc = sebgen("generate", str(repo), "--strategy", "BUG_FIX", "--n", "2", "--out", str(out),
-                  "--set", "sandbox.backend=local", "--set", "sandbox.reruns=1")
-    assert proc.returncode == 0, proc.stderr
-    assert list(read_jsonl(out)), "the panel is empty"
+    """Tasks generated once per module from the bundled pyledger repo."""
+    out = generated_tasks(tmp_path_factory.mktemp("panel"), 2)
     return out
 
 
