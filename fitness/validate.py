@@ -172,8 +172,19 @@ def check_quality(task: Task, validator: Validator) -> LayerResult:
     mean = statistics.fmean(criteria[c]["score"] for c in FILTERED_CRITERIA)
     details = {"criteria": criteria, "mean": round(mean, 3)}
     if mean < validator.judge_threshold:
-        return _fail(f"quality judge mean {mean:.1f} below {validator.judge_threshold}", "judge_reject", details)
+        weakest = min(FILTERED_CRITERIA, key=lambda c: criteria[c]["score"])
+        reason = (f"quality judge mean {mean:.1f} below {validator.judge_threshold} "
+                  f"(weakest: {weakest} {criteria[weakest]['score']:g}: {criteria[weakest]['reasoning'][:160]})")
+        return _fail(reason, _judge_root_cause(task, validator), details)
     return LayerResult(True, round(mean / 10, 4), f"quality judge mean {mean:.1f}/10", details=details)
+
+
+def _judge_root_cause(task: Task, validator: Validator) -> str:
+    """A rejected statement that quotes the fix fails *because* it leaks: say so, so prompt
+    mutation learns the rule that fixes it rather than a generic one."""
+    share, example = leakage(task.problem_statement, task.patch)
+    leaks = share >= validator.leakage_threshold or (example and len(example) >= 30)
+    return "leakage" if leaks else "judge_reject"
 
 
 def _criterion(value: Any) -> dict:

@@ -100,6 +100,20 @@ def test_quality_judge_rejects_low_mocked_scores(binary_search_task):
     assert result.details["mean"] == 2.0
 
 
+def test_quality_rejection_of_a_leaking_statement_is_filed_as_leakage(binary_search_task):
+    """The root cause, found mechanically, is what prompt mutation needs to learn from."""
+    _, task = binary_search_task
+    added = [l[1:] for l in task.patch.splitlines() if l.startswith("+") and not l.startswith("+++")]
+    low = {c: {"score": 2, "confidence": 0.9, "reasoning": "quotes the patch"}
+           for c in ("task_correctness", "test_correctness", "test_completeness", "complexity")}
+    validator = Validator(llm=LLMClient(mock_response=json.dumps(low)))
+    leaky = Task.from_dict({**task.to_dict(), "problem_statement": "Broken. Fix:\n" + "\n".join(added)})
+    clean = Task.from_dict({**task.to_dict(), "problem_statement": "binary_search misses the last element."})
+    assert check_quality(leaky, validator).category == "leakage"
+    assert check_quality(clean, validator).category == "judge_reject"
+    assert "weakest: task_correctness 2: quotes the patch" in check_quality(clean, validator).reason
+
+
 def test_semantic_rejects_a_statement_that_contains_the_fix(binary_search_task):
     _, task = binary_search_task
     added = [l[1:] for l in task.patch.splitlines() if l.startswith("+") and not l.startswith("+++")]
