@@ -448,17 +448,25 @@ def export_cmd(source: Path = typer.Argument(..., help="Run folder or tasks JSON
                format_: str = typer.Option(..., "--format", help="swebench or harbor."),
                out_path: Path = typer.Option(..., "--out", help="JSONL file (swebench) or folder (harbor)."),
                base_image: str = typer.Option("sebgen-base:bookworm", "--base-image",
-                                              help="Harbor: base image when a task has no Docker env image.")):
+                                              help="Harbor: base image when a task has no Docker env image."),
+               mirror: Optional[Path] = typer.Option(None, "--mirror",
+                                                     help="SWE-bench: git mirror folder; publishes one branch "
+                                                          "sebgen/<instance_id> per task holding the buggy state.")):
     """Export tasks as SWE-bench JSONL or Harbor task folders."""
     from fitness.export import export_harbor, export_swebench, load_tasks
     with friendly_errors():
         if format_ not in ("swebench", "harbor"):
             raise UserError(f"unknown format {format_!r}; choose swebench or harbor")
+        if mirror is not None and format_ != "swebench":
+            raise UserError("--mirror applies only to --format swebench")
         records = load_tasks(source)
         if not records:
             raise UserError(f"{source} holds no task that passed validation")
         if format_ == "swebench":
-            count = export_swebench(records, out_path)
+            if mirror is None:
+                err.print("sebgen: warning: base_commit is the fixed state; a stock SWE-bench harness needs "
+                          "--mirror DIR to get the buggy state", markup=False, soft_wrap=True)
+            count = export_swebench(records, out_path, mirror_dir=mirror)
         else:
             count = len(export_harbor(records, out_path, base_image=base_image))
         err.print(f"exported {count} tasks ({format_}) to {out_path}")

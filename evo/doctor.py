@@ -25,7 +25,8 @@ def docker_checks(config: Config, clean: bool, prune: bool, runs_dir: Path) -> I
     if clean:
         yield ("clean", True, f"removed {sandbox.clean_stragglers(client)} SEBGen containers left behind")
     disk = sandbox.disk_report(client)
-    yield ("disk", True, f"{disk.get('images', 0)} SEBGen images, {disk.get('size_mb', 0):.0f} MB")
+    yield ("disk", True, f"{disk.get('images', 0)} SEBGen environment images use about {disk.get('unique_mb', 0):.0f} MB "
+           f"together (shared layers; {disk.get('size_mb', 0):.0f} MB if each were counted whole)")
     if prune:
         keep = referenced_images(runs_dir)
         removed = sandbox.prune_images(client, keep)

@@ -271,7 +271,22 @@ def disk_report(client: Any) -> dict:
                        "env": (img.get("Labels") or {}).get("sebgen.env", "")})
     images.sort(key=lambda i: i["tags"])
     total = round(sum(i["size_mb"] for i in images), 1)
-    return {"images": len(images), "count": len(images), "size_mb": total, "total_mb": total, "items": images}
+    own = _own_sizes(client)
+    # All env images sit on one base: the disk they use together is about the largest image
+    # plus what each holds of its own.
+    largest = max((i["size_mb"] for i in images), default=0.0)
+    unique = round(largest + sum(own.get(i["id"], 0) for i in images) / 2**20, 1)
+    return {"images": len(images), "count": len(images), "size_mb": total, "total_mb": total,
+            "unique_mb": unique, "items": images}
+
+
+def _own_sizes(client: Any) -> dict[str, int]:
+    """Bytes each image holds beyond layers shared with other images (`docker system df -v`)."""
+    try:
+        rows = client.df().get("Images") or []
+    except Exception:  # an engine too old for /system/df: report the summed sizes only
+        return {}
+    return {r["Id"]: r.get("Size", 0) - max(r.get("SharedSize", 0) or 0, 0) for r in rows}
 
 
 def prune_images(client: Any, keep: set[str], only: set[str] | None = None) -> list[str]:
