@@ -465,7 +465,7 @@ def export_cmd(source: Path = typer.Argument(..., help="Run folder or tasks JSON
         if format_ == "swebench":
             if mirror is None:
                 err.print("sebgen: warning: base_commit is the fixed state; a stock SWE-bench harness needs "
-                          "--mirror DIR to get the buggy state", markup=False, soft_wrap=True)
+                          "--mirror DIR to get the buggy state", markup=False)
             count = export_swebench(records, out_path, mirror_dir=mirror)
         else:
             count = len(export_harbor(records, out_path, base_image=base_image))

@@ -55,7 +55,8 @@ def _git(repo: Path, *args: str, env: dict | None = None, stdin: str | None = No
     proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, input=stdin,
                           env={**os.environ, **(env or {})})
     if proc.returncode != 0:
-        raise ExportError(f"git {args[0]} failed in {repo}: {proc.stderr.strip().splitlines()[-1:] or ['?']}")
+        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        raise ExportError(f"git {args[0]} failed in {repo}: {last}")
     return proc.stdout
 
 
