@@ -1,0 +1,35 @@
+"""The offline LLM provider: a deterministic, rule-based writer, judge and prompt mutator.
+
+No network, no model weights. It answers litellm calls to ``offline/<name>`` (default
+``offline/sebgen``) so CI, the quickstart and tests can run the whole pipeline, and it reacts
+to the prompt and the sampling parameters so evolution has something to act on offline.
+
+The package has one module per job, and the rules live in their docstrings:
+
+* :mod:`~fitness.offline.provider` -- the protocol (``<context>{json}</context>`` and its ``"task"``),
+  dispatch (:func:`respond`) and the litellm provider :class:`OfflineLLM`;
+* :mod:`~fitness.offline.directives` -- the writer directives table and how instructions are read;
+* :mod:`~fitness.offline.writer` -- :func:`write_statement`, with examples and sampling behaviour;
+* :mod:`~fitness.offline.judge` -- the quality and semantic judge rubrics;
+* :mod:`~fitness.offline.mutator` -- the prompt mutation rules;
+* :mod:`~fitness.offline.assertions`, :mod:`~fitness.offline.subject`, :mod:`~fitness.offline.text` --
+  failing-test assertions, commit subjects and small text helpers.
+"""
+from __future__ import annotations
+
+from .assertions import Check, parse_assertion
+from .directives import instruction_text, parse_directives
+from .judge import StatementSignals, judge_quality, judge_semantic, statement_signals
+from .mutator import CATEGORY_RULES, RULES, dominant_categories, mutate_prompt
+from .provider import TASKS, OfflineLLM, respond, split_prompt
+from .subject import body_sentences, split_subject
+from .text import leaked_share, patch_added_lines, patch_removed_lines, seeded_rng
+from .writer import JSON_OVERHEAD_WORDS, WORDS_PER_TOKEN, write_statement
+
+__all__ = [
+    "CATEGORY_RULES", "JSON_OVERHEAD_WORDS", "RULES", "TASKS", "WORDS_PER_TOKEN", "Check", "OfflineLLM",
+    "StatementSignals", "body_sentences", "dominant_categories", "instruction_text", "judge_quality",
+    "judge_semantic", "leaked_share", "mutate_prompt", "parse_assertion", "parse_directives",
+    "patch_added_lines", "patch_removed_lines", "respond", "seeded_rng", "split_prompt", "split_subject",
+    "statement_signals", "write_statement",
+]

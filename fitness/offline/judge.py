@@ -1,0 +1,186 @@
+"""The offline judges: rule-based scores for a problem statement and its task.
+
+Quality judge rubric (``judge_quality``; scores clamped to 1..10, rounded half up)
+---------------------------------------------------------------------------------
+* task_correctness = 2 + 2 specificity + 1.5 expected/actual + 1.5 reproduction
+  + 1.5 test relation + length (0..1.5) - leak penalty (3 + 4 x share of the gold patch's
+  non-trivial added lines found in the statement, 0 without overlap).
+  specificity: 1 a touched function is named, 0.5 only its file/module; reproduction: 1 for
+  "reproduc"/``>>>``/numbered steps with a call, 0.5 for an inline call; test relation: 0.5 a
+  failing test's name, 0.5 a function the tests call; length: <8 words 0, <20 0.5, <40 1,
+  <=400 1.5, <=800 1, longer 0.5.
+* test_correctness = 1 without FAIL_TO_PASS, else 4 + 2 asserts in the test patch + 2 the
+  tests call a touched function + 2 the statement relates to the tests.
+* test_completeness = 1 without FAIL_TO_PASS, else 1 + min(4, 2 x #F2P) + min(5, #asserts).
+* complexity = 1 + min(5, floor(1.5 log2(1 + changed lines))) + min(2, hunks - 1)
+  + min(2, files - 1).
+
+Semantic judge (``judge_semantic``)
+-----------------------------------
+* clarity = 2 + 2 title line + 2 sentence length 6..30 words + 2 expected/actual
+  + 1 two or more paragraphs + 1 not cut off; at most 3 below 8 words.
+* solvability = 1 + 3 symptom described + 3 affected function named + 2 reproduction
+  + 1 length 20..800 words.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from .directives import _EXPECTED
+from .text import _word_count, leaked_share, patch_added_lines, patch_removed_lines
+
+
+def _criterion(score: float, confidence: float, reasoning: str) -> dict:
+    return {"score": int(min(10, max(1, math.floor(score + 0.5)))),
+            "confidence": round(min(1.0, max(0.0, confidence)), 2), "reasoning": reasoning}
+
+
+_CALL_NAME = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+_SYMPTOM = re.compile(r"\b(?:error|exception|raises?|returns?|wrong|incorrect|crash\w*|fails?|instead|"
+                      r"should|missing|not supported|cannot|broken|unexpected)\b", re.I)
+
+
+@dataclass
+class StatementSignals:
+    """What the judges look at in a statement, each a number in 0..1 unless counted."""
+
+    words: int
+    specificity: float
+    expected_actual: float
+    reproduction: float
+    test_relation: float
+    leak: float
+    names_mentioned: list[str]
+    tests_mentioned: list[str]
+
+
+def _mentions(text: str, name: str) -> bool:
+    return bool(name) and re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
+
+
+def statement_signals(statement: str, touched_functions: Sequence[dict], fail_to_pass: Sequence[str],
+                      patch: str, test_patch: str) -> StatementSignals:
+    statement = str(statement or "")
+    names = [str(f.get("name")) for f in touched_functions if isinstance(f, dict) and f.get("name")]
+    modules = {os.path.splitext(os.path.basename(str(f.get("file", ""))))[0]
+               for f in touched_functions if isinstance(f, dict) and f.get("file")} - {""}
+    named = [n for n in names if _mentions(statement, n)]
+    if named:
+        specificity = 1.0
+    elif any(_mentions(statement, m) for m in modules):
+        specificity = 0.5
+    elif not names and re.search(r"`[A-Za-z_][\w.]*(?:\(|`)", statement):
+        specificity = 0.5
+    else:
+        specificity = 0.0
+    lower = statement.lower()
+    ea = 1.0 if (_EXPECTED.search(statement) and re.search(r"\bactual\b|\binstead\b|\bbut (?:got|it)\b", lower)) \
+        else 0.5 if "should" in lower else 0.0
+    if "reproduc" in lower or ">>>" in statement or re.search(r"^\s*\d+\.\s.*\w\(", statement, re.M):
+        repro = 1.0
+    elif re.search(r"`[^`]*\w\([^`]*`", statement):
+        repro = 0.5
+    else:
+        repro = 0.0
+    test_names = [t.split("::")[-1].split("[")[0] for t in fail_to_pass]
+    tests_mentioned = [t for t, n in zip(fail_to_pass, test_names) if t in statement or _mentions(statement, n)]
+    called = set(_CALL_NAME.findall("\n".join(patch_added_lines(test_patch))))
+    tested = [n for n in names if n in called]
+    relation = (0.5 if tests_mentioned else 0.0) + (0.5 if any(n in named for n in tested) else 0.0)
+    return StatementSignals(_word_count(statement), specificity, ea, repro, relation,
+                            leaked_share(statement, patch_added_lines(patch)), named, tests_mentioned)
+
+
+def _length_score(words: int) -> float:
+    if words < 8:
+        return 0.0
+    if words < 20:
+        return 0.5
+    if words < 40:
+        return 1.0
+    if words <= 400:
+        return 1.5
+    return 1.0 if words <= 800 else 0.5
+
+
+def _patch_shape(patch: str) -> tuple[int, int, int]:
+    """(changed lines, hunks, files) of a unified diff."""
+    lines = len(patch_added_lines(patch)) + len(patch_removed_lines(patch))
+    hunks = sum(1 for ln in patch.splitlines() if ln.startswith("@@"))
+    files = sum(1 for ln in patch.splitlines() if ln.startswith("+++ ")) or (1 if lines else 0)
+    return lines, hunks, files
+
+
+def judge_quality(context: dict) -> dict:
+    """SWE-MERA's four criteria scored by the rubric in the module docstring."""
+    statement = str(context.get("problem_statement") or "")
+    patch, test_patch = str(context.get("patch") or ""), str(context.get("test_patch") or "")
+    f2p = [str(t) for t in (context.get("fail_to_pass") or [])]
+    fns = [f for f in (context.get("touched_functions") or []) if isinstance(f, dict)]
+    sig = statement_signals(statement, fns, f2p, patch, test_patch)
+    leak_penalty = 3 + 4 * sig.leak if sig.leak > 0 else 0.0
+    task = (2 + 2 * sig.specificity + 1.5 * sig.expected_actual + 1.5 * sig.reproduction
+            + 1.5 * sig.test_relation + _length_score(sig.words) - leak_penalty)
+    task_reason = (f"names {len(sig.names_mentioned)} of {len(fns)} touched functions; "
+                   f"expected/actual {sig.expected_actual:g}; reproduction {sig.reproduction:g}; "
+                   f"relation to tests {sig.test_relation:g}; {sig.words} words; "
+                   + (f"quotes {sig.leak:.0%} of the gold patch's added lines (leak)" if sig.leak
+                      else "no overlap with the gold patch"))
+    test_added = patch_added_lines(test_patch)
+    asserts = sum(1 for ln in test_added if re.search(r"\bassert|pytest\.raises|\.assert\w+\(", ln))
+    calls_touched = any(f.get("name") in set(_CALL_NAME.findall("\n".join(test_added))) for f in fns)
+    relates = sig.test_relation > 0 or sig.reproduction > 0
+    if f2p:
+        test_corr = 4 + 2 * (asserts > 0) + 2 * calls_touched + 2 * relates
+        test_comp = 1 + min(4, 2 * len(f2p)) + min(5, asserts)
+    else:
+        test_corr = test_comp = 1
+    test_reason = (f"{len(f2p)} FAIL_TO_PASS tests, {asserts} asserts; tests "
+                   f"{'call' if calls_touched else 'do not call'} a touched function; statement "
+                   f"{'relates' if relates else 'does not relate'} to the tests")
+    lines, hunks, files = _patch_shape(patch)
+    complexity = 1 + min(5, int(1.5 * math.log2(1 + lines))) + min(2, max(0, hunks - 1)) + min(2, max(0, files - 1))
+    test_conf = 0.85 if test_patch else 0.5
+    return {
+        "task_correctness": _criterion(task, 0.9 if sig.words >= 20 else 0.6, task_reason),
+        "test_correctness": _criterion(test_corr, test_conf, test_reason),
+        "test_completeness": _criterion(test_comp, test_conf,
+                                        f"{len(f2p)} failing tests with {asserts} asserts"),
+        "complexity": _criterion(complexity, 0.9 if patch else 0.3,
+                                 f"{lines} changed lines in {hunks} hunks over {files} files"),
+    }
+
+
+def judge_semantic(context: dict) -> dict:
+    """Clarity and solvability-from-the-statement-alone (rubric in the module docstring)."""
+    statement = str(context.get("problem_statement") or "").strip()
+    patch = str(context.get("patch") or "")
+    f2p = [str(t) for t in (context.get("fail_to_pass") or [])]
+    fns = [f for f in (context.get("touched_functions") or []) if isinstance(f, dict)]
+    sig = statement_signals(statement, fns, f2p, patch, "")
+    lines = statement.splitlines()
+    has_title = len(lines) > 1 and 0 < _word_count(lines[0]) <= 15
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", statement) if s.strip()]
+    mean_len = sig.words / max(1, len(sentences))
+    paragraphs = len([p for p in re.split(r"\n\s*\n", statement) if p.strip()])
+    finished = statement.endswith((".", "!", "?", "`", ")", "```"))
+    clarity = 2 + 2 * has_title + 2 * (6 <= mean_len <= 30) + 2 * sig.expected_actual + (paragraphs >= 2) + finished
+    if sig.words < 8:
+        clarity = min(clarity, 3)
+    symptom = sig.expected_actual > 0 or bool(_SYMPTOM.search(statement))
+    function_named = sig.specificity >= 1.0 or (not fns and sig.specificity > 0)
+    solvability = 1 + 3 * symptom + 3 * function_named + 2 * sig.reproduction + (20 <= sig.words <= 800)
+    return {
+        "clarity": _criterion(clarity, 0.8 if sig.words >= 20 else 0.6,
+                              f"title line {'present' if has_title else 'missing'}; {len(sentences)} sentences "
+                              f"averaging {mean_len:.0f} words; {paragraphs} paragraphs; "
+                              f"{'complete' if finished else 'looks cut off'}"),
+        "solvability": _criterion(solvability, 0.8 if sig.words >= 20 else 0.6,
+                                  f"symptom {'described' if symptom else 'missing'}; affected function "
+                                  f"{'named' if function_named else 'not named'}; reproduction "
+                                  f"{sig.reproduction:g}; {sig.words} words"),
+    }

@@ -1,0 +1,86 @@
+"""Small text helpers of the offline model: seeded draws, phrasing picks, word caps, patch lines, leaks."""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import re
+from typing import Any, Sequence
+
+
+def seeded_rng(*parts: Any) -> random.Random:
+    """A Random seeded by the sha256 of the JSON of ``parts`` (stable across runs and hosts)."""
+    blob = json.dumps(parts, sort_keys=True, default=str, ensure_ascii=False)
+    return random.Random(int.from_bytes(hashlib.sha256(blob.encode()).digest()[:8], "big"))
+
+
+class _Phraser:
+    """Picks phrasings: greedy at low temperature, from the top ``ceil(top_p * n)`` otherwise."""
+
+    def __init__(self, rng: random.Random, temperature: float, top_p: float, reverse: bool = False):
+        self.rng, self.temperature, self.top_p, self.reverse = rng, temperature, top_p, reverse
+
+    def pick(self, options: Sequence[str]) -> str:
+        ordered = list(options)[::-1] if self.reverse else list(options)
+        draw = self.rng.random()  # always drawn so later choices do not shift with top_p
+        if self.temperature < 0.05:
+            return ordered[0]
+        k = max(1, min(len(ordered), math.ceil(max(0.0, self.top_p) * len(ordered))))
+        return ordered[int(draw * k)]
+
+
+def _capitalize(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
+def _cap_words(text: str, limit: int) -> str:
+    """The first ``limit`` words of ``text``, keeping its line breaks."""
+    pieces = re.split(r"(\s+)", text.strip())
+    out: list[str] = []
+    words = 0
+    for piece in pieces:
+        if piece and not piece.isspace():
+            if words >= limit:
+                break
+            words += 1
+        out.append(piece)
+    return "".join(out).rstrip()
+
+
+def _word_count(text: str) -> int:
+    return len(text.split())
+
+
+def _normalize_code(line: str) -> str:
+    return re.sub(r"\s+", " ", line.strip())
+
+
+def _nontrivial(line: str) -> bool:
+    """A code line worth counting as part of a fix (not blank, a bracket, or a bare keyword)."""
+    s = _normalize_code(line)
+    return len(s) >= 6 and any(c.isalnum() for c in s) and not s.startswith("#")
+
+
+def patch_added_lines(patch: str) -> list[str]:
+    return [ln[1:] for ln in patch.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+
+
+def patch_removed_lines(patch: str) -> list[str]:
+    return [ln[1:] for ln in patch.splitlines() if ln.startswith("-") and not ln.startswith("---")]
+
+
+def leaked_share(statement: str, added_lines: Sequence[str]) -> float:
+    """Share of the non-trivial added lines that appear (whitespace-normalised) in the statement."""
+    lines = {_normalize_code(ln) for ln in added_lines if _nontrivial(ln)}
+    if not lines:
+        return 0.0
+    haystack = _normalize_code(statement)
+    return sum(1 for ln in lines if ln in haystack) / len(lines)
+
+
+def _strip_leaks(statement: str, added_lines: Sequence[str]) -> str:
+    """Drop every statement line that contains a non-trivial added line of the gold patch."""
+    needles = [_normalize_code(ln) for ln in added_lines if _nontrivial(ln)]
+    kept = [ln for ln in statement.splitlines() if not any(n in _normalize_code(ln) for n in needles)]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()

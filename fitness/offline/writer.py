@@ -1,0 +1,252 @@
+"""The offline writer: an issue-style problem statement from commit facts and instruction directives.
+
+Which directives it obeys is the table in :mod:`fitness.offline.directives`.
+
+Examples: when at least half of ``examples`` (similar successful statements) carry a
+reproduction or an expected/actual section, the writer imitates that structure.
+
+Sampling: ``max_tokens`` caps the whole answer at about 0.75 words per token (a tiny cap
+truncates the statement to a vague title); ``temperature`` above 1.0 drops each directive with
+probability ``min(0.9, 0.6 * (T - 1))``; ``top_p`` widens the set of phrasings drawn from
+(``ceil(top_p * n)`` of ``n``; temperature below 0.05 is greedy). All draws come from
+``random.Random(sha256(context, instructions, sampling))``.
+"""
+from __future__ import annotations
+
+import random
+import re
+import textwrap
+from dataclasses import dataclass
+
+from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, parse_assertion
+from .directives import _ACTUAL, _EXPECTED, parse_directives
+from .subject import _request, _symptom, body_sentences, split_subject
+from .text import _cap_words, _capitalize, _nontrivial, _Phraser, _strip_leaks, _word_count, seeded_rng
+
+WORDS_PER_TOKEN = 0.75
+JSON_OVERHEAD_WORDS = 6  # keys and quoting of the answer object
+
+
+@dataclass
+class _Facts:
+    strategy: str
+    repo: str
+    subject: str
+    kind: str
+    verb: str
+    rest: str
+    functions: list[dict]
+    checks: list[Check]
+    added_lines: list[str]
+    examples: list[str]
+
+
+def _facts(context: dict) -> _Facts:
+    strategy = str(context.get("strategy_type") or "BUG_FIX").upper()
+    subject = str(context.get("commit_subject") or "")
+    kind, verb, rest = split_subject(subject)
+    functions = [f for f in (context.get("touched_functions") or []) if isinstance(f, dict) and f.get("name")]
+    checks = [parse_assertion(str(t.get("id", "")), str(t.get("assertion", "")))
+              for t in (context.get("failing_tests") or []) if isinstance(t, dict)]
+    added = [str(x) for x in (context.get("added_lines") or [])]
+    examples = [str(x) for x in (context.get("examples") or [])]
+    return _Facts(strategy, str(context.get("repo") or "the project"), subject, kind, verb, rest,
+                  functions, checks, added, examples)
+
+
+_TITLES = {
+    "BUG_FIX": ["{Symptom}", "Bug: {symptom}", "Unexpected behaviour: {symptom}", "{Symptom} in {repo}"],
+    "FEATURE_ADD": ["Feature request: {request}", "Please add {request}", "Request: {request}",
+                    "Missing capability: {request}"],
+    "REFACTOR": ["Refactor request: {request}", "API change: {request}", "Restructure: {request}"],
+    "TEST_DRIVEN": ["Specification: {request}", "Implement: {request}", "Make the specification pass: {request}"],
+    "HYBRID": ["Bug and enhancement: {symptom}", "Fix and extend: {request}",
+               "{Symptom} (needs a fix and an extension)"],
+    "SYNTHETIC": ["Regression: {symptom}", "Broken behaviour: {symptom}", "{Symptom} after recent changes"],
+}
+_OPENINGS = {
+    "BUG_FIX": ["I ran into a problem in {repo}: {symptom}.", "When using {repo}, I hit this: {symptom}.",
+                "There is a bug in {repo}: {symptom}.", "Users report a problem in {repo}: {symptom}."],
+    "FEATURE_ADD": ["{Repo} does not offer {request} yet, and I would like to use it.",
+                    "It would be useful if {repo} provided {request}; at the moment it is not available.",
+                    "Currently there is no way to get {request} from {repo}."],
+    "REFACTOR": ["The current structure of {repo} makes this awkward; please {request}.",
+                 "To keep {repo} maintainable, {request} is needed.",
+                 "I would like {repo} to {request}, exposing the API described below."],
+    "TEST_DRIVEN": ["Implement the behaviour specified below so that the listed tests pass.",
+                    "{Repo} must meet the following specification; the tests below describe it.",
+                    "The following specification is not met yet by {repo}."],
+    "HYBRID": ["In {repo}, {symptom}; this needs both a fix and a small extension.",
+               "Two related problems in {repo}: the current behaviour is wrong, and {request} is not available."],
+    "SYNTHETIC": ["After a recent change, {repo} shows this problem: {symptom}.", "{Repo} regressed: {symptom}."],
+}
+_FUNCTION_LINES = ["The problem is in `{name}` (`{signature}`) in `{file}`.",
+                   "Affected function: `{name}` in `{file}`, signature `{signature}`.",
+                   "It concerns `{signature}` defined in `{file}`."]
+_REPRO_HEADS = ["Steps to reproduce:", "How to reproduce:", "Reproduction steps:"]
+_HINTS = ["Look at `{name}` in `{file}`.", "The behaviour comes from `{name}` (`{file}`).",
+          "Start from `{file}`, function `{name}`."]
+_FIX_INTROS = ["Suggested fix:", "A possible fix:", "The fix is probably something like:"]
+
+
+def _fmt(template: str, values: dict[str, str]) -> str:
+    values = dict(values)
+    for key in list(values):
+        values[key.capitalize()] = _capitalize(values[key])
+    return template.format(**values)
+
+
+def _signature(fn: dict) -> str:
+    sig = str(fn.get("signature") or fn["name"]).strip()
+    sig = re.sub(r"^\s*(?:async\s+)?def\s+", "", sig).rstrip(":").strip()  # not a line of the patch
+    return sig or str(fn["name"])
+
+
+def _effective_directives(facts: _Facts, instructions: str, temperature: float,
+                          rng: random.Random) -> set[str]:
+    directives = parse_directives(instructions)
+    if facts.examples:  # imitate the structure of most similar successes
+        half = len(facts.examples) / 2
+        if sum("reproduc" in e.lower() for e in facts.examples) >= half:
+            directives.add("reproduce")
+        if sum(bool(_EXPECTED.search(e) and _ACTUAL.search(e)) for e in facts.examples) >= half:
+            directives.add("expected_actual")
+    drop_p = min(0.9, max(0.0, 0.6 * (temperature - 1.0)))
+    for name in sorted(directives):
+        if rng.random() < drop_p:  # a hot sampler forgets instructions
+            directives.discard(name)
+    return directives
+
+
+def write_statement(context: dict, instructions: str, temperature: float = 0.7, top_p: float = 1.0,
+                    max_tokens: int = 1024) -> dict:
+    """An issue-style ``{"problem_statement", "hints_text"}`` following the instruction directives."""
+    rng = seeded_rng("write_statement", context, instructions, temperature, top_p, max_tokens)
+    facts = _facts(context)
+    directives = _effective_directives(facts, instructions, temperature, rng)
+    angle = "different_angle" in directives
+    phr = _Phraser(rng, temperature, top_p, reverse=angle)
+    checks = facts.checks[::-1] if angle else facts.checks
+    fn0 = facts.functions[0]["name"] if facts.functions else ""
+    fallback = f"`{fn0}` does not behave as expected" if fn0 else "the behaviour is wrong"
+    values = {
+        "repo": facts.repo,
+        "symptom": _symptom(facts.kind, facts.verb, facts.rest, fallback),
+        "request": _request(facts.kind, facts.verb, facts.rest, facts.subject) or fallback,
+    }
+    strategy = facts.strategy if facts.strategy in _TITLES else "BUG_FIX"
+    concise, detailed = "concise" in directives, "detailed" in directives
+
+    sections = [_fmt(phr.pick(_TITLES[strategy]), values)]
+    opening = _fmt(phr.pick(_OPENINGS[strategy]), values)
+    if angle and fn0:
+        opening = f"From the point of view of code calling `{fn0}`: {opening[:1].lower()}{opening[1:]}"
+    body = body_sentences(str(context.get("commit_body") or ""), "no_leak" in directives)
+    body = body[: 0 if concise else 5 if detailed else 2]
+    sections.append(" ".join([opening, *body]))
+
+    if "name_function" in directives or strategy == "REFACTOR":
+        sections.append(_functions_section(facts, phr, api=strategy == "REFACTOR"))
+    if strategy == "TEST_DRIVEN":
+        sections.append(_spec_section(facts, checks))
+    if "reproduce" in directives:
+        sections.append(_repro_section(checks, phr, facts, limit=1 if concise else 3))
+    if "expected_actual" in directives:
+        sections.append(_expected_actual_section(checks, strategy, values))
+    if "test_behaviour" in directives and checks and strategy != "TEST_DRIVEN":
+        sections.append("The failing tests check that:\n" + "\n".join(
+            f"- {c.test_name}: {_check_sentence(c)}." for c in checks[:5]))
+    if "name_tests" in directives and checks and strategy != "TEST_DRIVEN":
+        sections.append("Failing tests:\n" + "\n".join(f"- `{c.test_id}`" for c in checks[:3 if concise else 10]))
+    if detailed:
+        files = sorted({str(f.get("file")) for f in facts.functions if f.get("file")})
+        where = f" The code involved lives in {', '.join(f'`{f}`' for f in files)}." if files else ""
+        sections.append(f"Additional context: this affects {facts.repo}.{where} "
+                        "Anyone relying on this behaviour gets wrong results until it is fixed.")
+    if "no_leak" not in directives:
+        sections.append(_suggested_fix(facts.added_lines, phr, rng))
+
+    statement = "\n\n".join(s for s in sections if s)
+    if "no_leak" in directives:
+        statement = _strip_leaks(statement, facts.added_lines)
+    budget = max(4, int(max_tokens * WORDS_PER_TOKEN) - JSON_OVERHEAD_WORDS)
+    statement = _cap_words(statement, budget)
+    hints = ""
+    left = budget - _word_count(statement)
+    if "hint" in directives and left >= 5:
+        hints = _cap_words(_hints(facts, checks, phr), min(40, left))
+    return {"problem_statement": statement, "hints_text": hints}
+
+
+def _functions_section(facts: _Facts, phr: _Phraser, api: bool) -> str:
+    if not facts.functions:
+        return ""
+    fns = facts.functions[:3]
+    if api:
+        return "The new API should provide:\n" + "\n".join(
+            f"- `{_signature(f)}` in `{f.get('file', '?')}`" for f in fns)
+    template = phr.pick(_FUNCTION_LINES)
+    return " ".join(template.format(name=f["name"], signature=_signature(f), file=f.get("file", "?"))
+                    for f in fns)
+
+
+def _spec_section(facts: _Facts, checks: list[Check]) -> str:
+    if not checks:
+        return ""
+    spec = [f"- {_check_sentence(c)}." for c in checks[:6] if c.kind != "raw"]
+    tests = [f"- `{c.test_id}`" for c in checks]
+    head = ["Specification:", *spec, ""] if spec else []
+    return "\n".join([*head, "Tests that must pass:", *tests])
+
+
+def _repro_section(checks: list[Check], phr: _Phraser, facts: _Facts, limit: int) -> str:
+    head = phr.pick(_REPRO_HEADS)
+    steps: list[str] = []
+    for check in checks[:limit]:
+        if check.kind == "compare":
+            steps += [f"Call `{check.call}`.", f"It should {_OP_PHRASE.get(check.op, 'return')} `{check.expected}`."]
+        elif check.kind == "raises":
+            steps += [f"Call `{check.call}`.", f"It should raise `{check.expected}`."]
+        elif check.kind == "truthy":
+            steps += [f"Evaluate `{check.call}`.", f"It should be {check.expected}."]
+        else:
+            steps.append(f"Run `{check.test_id}`; it checks `{check.call}`.")
+    if not steps:
+        fn = facts.functions[0]["name"] if facts.functions else facts.repo
+        steps = [f"Use `{fn}` as described above.", "Observe the wrong result."]
+    return head + "\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
+
+
+def _expected_actual_section(checks: list[Check], strategy: str, values: dict[str, str]) -> str:
+    usable = [c for c in checks if c.kind != "raw"]
+    if usable:
+        c = usable[0]
+        expected = _capitalize(_check_sentence(c)) + "."
+        actual = _capitalize(_actual_sentence(c, strategy))
+    else:
+        expected = f"{_capitalize(values['request'])} works as described."
+        actual = _capitalize(values["symptom"]) + "."
+    return f"Expected behaviour: {expected}\nActual behaviour: {actual}"
+
+
+def _suggested_fix(added_lines: list[str], phr: _Phraser, rng: random.Random) -> str:
+    """What a careless writer adds when nobody forbade it: a few lines of the gold patch."""
+    candidates = [i for i, ln in enumerate(added_lines) if _nontrivial(ln)]
+    if not candidates:
+        return ""
+    start = candidates[int(rng.random() * len(candidates))]
+    picked = [added_lines[i] for i in candidates if i >= start][:3]
+    if len(picked) < 3:
+        picked = [added_lines[i] for i in candidates][-3:]
+    code = textwrap.dedent("\n".join(ln.rstrip() for ln in picked))
+    return f"{phr.pick(_FIX_INTROS)}\n```python\n{code}\n```"
+
+
+def _hints(facts: _Facts, checks: list[Check], phr: _Phraser) -> str:
+    parts = []
+    if facts.functions:
+        f = facts.functions[0]
+        parts.append(phr.pick(_HINTS).format(name=f["name"], file=f.get("file", "?")))
+    if checks:
+        parts.append(f"The behaviour is exercised by `{checks[0].test_id}`.")
+    return " ".join(parts) or "Start from the failing tests and the code they call."
