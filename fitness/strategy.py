@@ -43,14 +43,20 @@ SEED_PROMPTS: dict[StrategyType, list[str]] = {
     StrategyType.REFACTOR: [
         "Write an issue asking the maintainers of {repo} to restructure the code as the "
         "commit does.",
+        "Write an issue for {repo} asking for the new structure or API the tests expect. Name "
+        "the affected function and its signature. Never reveal the fix.",
     ],
     StrategyType.TEST_DRIVEN: [
         "Write a specification for {repo}: list the failing tests and the behaviour they "
         "require.",
+        "Write a specification for {repo}. List the failing tests by name and state the "
+        "expected and actual behaviour each one checks. Never reveal the fix.",
     ],
     StrategyType.HYBRID: [
         "Write an issue for {repo} that combines a bug report and the request for the fix "
         "the tests describe.",
+        "Write an issue for {repo} that combines a bug report with a feature request. Include "
+        "reproduction steps and name the affected functions. Never reveal the fix.",
     ],
 }
 
