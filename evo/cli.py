@@ -344,11 +344,16 @@ def corpus(directory: Path = typer.Argument(..., help="Where to build the demo r
 @app.command()
 def doctor(clean: bool = typer.Option(False, "--clean", help="Remove SEBGen containers left by a crash."),
            prune: bool = typer.Option(False, "--prune-images", help="Remove SEBGen images no run references."),
+           build_base: bool = typer.Option(False, "--build-base-image",
+                                           help="Build the offline base image with debootstrap (needs root)."),
            config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
     """What is available: Docker engine, base image, embedding model, LLM model."""
     from evo.doctor import run_checks
     with friendly_errors():
         cfg = _config(config, set_)
+        if build_base:
+            from sandbox import build_offline_base_image
+            build_offline_base_image(cfg.sandbox.offline_base_image, log=_log)
         table = Table(title="sebgen doctor")
         table.add_column("check")
         table.add_column("status")

@@ -32,7 +32,7 @@ def make_backend(kind: str = "auto", *, limits: Limits = Limits(), cache_dir: Pa
         raise SandboxError(f"unknown sandbox backend {kind!r}; choose one of {', '.join(_KINDS)}")
     if kind in ("auto", "docker"):
         version = docker_engine_version()
-        if version is not None:
+        if version is not None and (kind == "docker" or _base_image_usable(base_image, offline_base_image, log)):
             from .docker_backend import DockerBackend
 
             log(f"sandbox: using Docker engine ({version})")
@@ -41,7 +41,24 @@ def make_backend(kind: str = "auto", *, limits: Limits = Limits(), cache_dir: Pa
         if kind == "docker":
             raise SandboxError("the docker backend was requested but no Docker engine answers "
                                "(start dockerd or run .ci/provision_docker.sh)")
-        log("sandbox: no Docker engine answers; falling back to the local backend")
+        if version is None:
+            log("sandbox: no Docker engine answers; falling back to the local backend")
     log("sandbox: WARNING: the local backend runs task code unisolated on this host "
         "(only the timeout is enforced)")
     return LocalBackend(limits=limits, cache_dir=cache_dir, install=install, log=log)
+
+
+def _base_image_usable(base_image: str, offline_base_image: str, log: Callable[[str], None]) -> bool:
+    """In auto mode an engine without a usable base image means local, said plainly, rather
+    than a failure in the middle of a run."""
+    from .images import docker_client, resolve_base_image
+    client = docker_client()
+    try:
+        resolve_base_image(client, base_image, offline_base_image, log)
+        return True
+    except SandboxError:
+        log(f"sandbox: Docker answers but neither {base_image} nor {offline_base_image} is available "
+            "(build one with `sebgen doctor --build-base-image`); falling back to the local backend")
+        return False
+    finally:
+        client.close()

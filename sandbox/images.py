@@ -155,7 +155,7 @@ def resolve_base_image(client: Any, base_image: str, offline_base_image: str,
         log(f"sandbox: {base_image} cannot be pulled; using the offline base image {offline_base_image}")
         return offline_base_image
     raise SandboxError(f"neither {base_image} (no registry reachable) nor {offline_base_image} is available; "
-                       "build the offline one with build_offline_base_image() or .ci/provision_docker.sh")
+                       "build the offline one with `sebgen doctor --build-base-image`")
 
 
 # -- environment images ------------------------------------------------------------------

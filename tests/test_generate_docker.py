@@ -27,3 +27,16 @@ def test_generate_validates_in_containers_and_names_the_image(tmp_path):
     assert subprocess.run(["docker", "image", "inspect", image], capture_output=True).returncode == 0
     left = subprocess.run(["docker", "ps", "-aq", "--filter", "label=sebgen=1"], capture_output=True, text=True)
     assert left.stdout.strip() == ""
+
+
+def test_auto_without_a_usable_base_image_falls_back_to_local_and_says_how_to_fix_it():
+    require_docker()
+    from sandbox import make_backend
+    messages = []
+    backend = make_backend("auto", base_image="sebgen-absent:1", offline_base_image="sebgen-absent:2",
+                           log=messages.append)
+    try:
+        assert backend.name == "local"
+        assert any("sebgen doctor --build-base-image" in m for m in messages), messages
+    finally:
+        backend.close()
