@@ -113,7 +113,7 @@ class ProgressView:
             if self.bar and self.task_id is not None:
                 self.bar.remove_task(self.task_id)
             err.print(f"generation {event['generation']} done in {event['seconds']:.1f}s, "
-                      f"best EV so far {event['best']:.3f}")
+                      f"population mean EV {event['mean']:.3f}, best EV so far {event['best']:.3f}")
 
     def close(self) -> None:
         if self.bar:

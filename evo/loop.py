@@ -278,6 +278,7 @@ class Evolution:
         crash_point("between_generations", generation)
         self.on_progress({"event": "generation_end", "generation": generation,
                           "best": self.hof[0].exploration_value if len(self.hof) else 0.0,
+                          "mean": record["exploration_value"]["avg"],
                           "seconds": time.monotonic() - started, "usage": dict(self.usage)})
         return True
 
