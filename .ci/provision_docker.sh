@@ -40,6 +40,7 @@ if docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
     log "base image $BASE_IMAGE already exists"
 else
     log "building $BASE_IMAGE with debootstrap (about a minute)"
+    "$PYTHON" -c "import docker" 2>/dev/null || pip install -q docker   # the builder's only dependency
     (cd "$ROOT" && "$PYTHON" -c "import sys; from sandbox import build_offline_base_image; build_offline_base_image(sys.argv[1])" "$BASE_IMAGE") \
         || die "building the offline base image $BASE_IMAGE failed (see the message above)"
 fi
