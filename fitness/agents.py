@@ -81,7 +81,7 @@ class RandomAgent:
         index = rng.choice(candidates)
         if rng.random() < 0.5:
             indent = lines[index][: len(lines[index]) - len(lines[index].lstrip())]
-            lines[index] = f"{indent}pass  # random edit\n"
+            lines[index] = f"{indent}_ = None  # line replaced by the random agent\n"
         else:
             del lines[index]
         return unified_diff(path, sources[path], "".join(lines))
