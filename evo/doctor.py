@@ -58,14 +58,14 @@ def embedding_check(config: Config) -> Check:
 
 
 def llm_check(config: Config) -> Check:
-    from evo.workbench import make_llm
+    from evo.pipeline import check_llm
     from fitness.llm import LLMError
     try:
-        make_llm(config).complete_json('Return {"ok": true}.\n<context>{"task": "ping"}</context>', max_tokens=32)
-        note = " (offline provider: a deterministic stand-in for CI and demos)" if config.llm.model.startswith("offline/") else ""
-        return ("llm model", True, config.llm.model + note)
+        check_llm(config)
     except LLMError as exc:
         return ("llm model", False, str(exc))
+    note = " (offline provider: a deterministic stand-in for CI and demos)" if config.llm.model.startswith("offline/") else ""
+    return ("llm model", True, config.llm.model + note)
 
 
 def run_checks(config: Config, *, clean: bool = False, prune: bool = False, runs_dir: Path = Path("runs")) -> list[Check]:

@@ -27,6 +27,7 @@ from evo.workbench import Workbench, eval_settings, open_archive
 from fitness.evaluate import evaluate_strategy
 from fitness.exploration import DIMENSIONS
 from fitness.strategy import Strategy, seed_strategies
+from fitness.task import Task
 from operators.explore import random_strategy
 from operators.params import crossover, mutate_params
 from operators.prompt_mutation import mutate_prompt
@@ -289,15 +290,9 @@ class Evolution:
             if record["genome_hash"] in seen or record.get("generation") != generation:
                 continue  # evaluated (and archived) in an earlier generation
             seen.add(record["genome_hash"])
-            tasks = record.get("tasks", [])
-            passed = [t for t in tasks if all(v.get("passed") for v in t["validation"].values())]
-            failures = []
-            for t in tasks:
-                bad = next((v for v in t["validation"].values() if not v.get("passed")), None)
-                if bad:
-                    failures.append({"strategy_id": t["strategy_id"], "strategy_type": t["strategy_type"],
-                                     "category": bad.get("category") or "other", "detail": bad.get("reason", ""),
-                                     "instance_id": t["instance_id"], "problem_statement": t["problem_statement"]})
+            tasks = [Task.from_dict(t) for t in record.get("tasks", [])]
+            passed = [t.to_dict() for t in tasks if t.passed]
+            failures = [failure_row(t, layer) for t in tasks if (layer := t.failed_layer())]
             if passed:
                 self.archive.add_tasks(passed, generation=generation)
             if failures:
@@ -305,3 +300,11 @@ class Evolution:
             self.archive.add_strategy({**ind.strategy.to_dict(), "exploration_value": ind.exploration_value,
                                        "dimensions": ind.dimensions}, generation=generation)
         self.archive.add_generation(generation, {"population": [i.strategy.id for i in offspring]})
+
+
+def failure_row(task: Task, failed: tuple[str, dict]) -> dict:
+    """What prompt mutation later reads back about a rejected task."""
+    _, result = failed
+    return {"strategy_id": task.strategy_id, "strategy_type": task.strategy_type,
+            "category": result.get("category") or "other", "detail": result.get("reason", ""),
+            "instance_id": task.instance_id, "problem_statement": task.problem_statement}
