@@ -3,7 +3,7 @@
     python bench/novelty_vs_size.py [REPO ...] [--trials N] [--k 5]
 
 Texts are problem-statement-like commit messages (subject + body): those of the bundled demo
-corpus (`fitness.corpus`), or, when repositories are given or the corpus is unavailable, the
+corpus (`corpus.builder`), or, when repositories are given or the corpus is unavailable, the
 git log messages of those repositories. Each trial holds one text out as the new task,
 shuffles the rest (seeded) and grows an archive through 0, 5, 10, 20, 30 and 50 of them,
 taking the new task's novelty at each size; the table averages over the held-out texts
@@ -35,9 +35,9 @@ MIN_MESSAGE_CHARS = 25  # the SWE-MERA filter for a usable statement
 
 
 def corpus_messages() -> list[str]:
-    """Commit messages of the bundled corpus; [] when fitness.corpus is missing or fails."""
+    """Commit messages of the bundled corpus; [] when corpus.builder is missing or fails."""
     try:
-        from fitness.corpus import ensure_corpus, load_manifest
+        from corpus.builder import ensure_corpus, load_manifest
         with tempfile.TemporaryDirectory(prefix="bench-corpus-") as tmp:
             # a fresh build, not the shared cache, so the texts are those of this checkout
             repos = ensure_corpus(Path(tmp) / "corpus")

@@ -18,7 +18,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fitness.corpus import ensure_corpus, load_manifest  # noqa: E402
+from corpus.builder import ensure_corpus, load_manifest  # noqa: E402
 from sandbox import Limits, check_functional, make_backend  # noqa: E402
 
 N_COMMITS = 4

@@ -43,11 +43,11 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from archive import ArchiveError
     from evo.loop import RunError
     from evo.report import ReportError
-    from fitness.agents import AgentError, PredictionsError
-    from fitness.corpus import CorpusError
-    from fitness.curriculum import CurriculumError
-    from fitness.export import ExportError
-    from fitness.llm import LLMError
+    from harness import AgentError, PredictionsError
+    from corpus import CorpusError
+    from harness import CurriculumError
+    from harness import ExportError
+    from llm import LLMError
     from fitness.mining import MiningError
     from fitness.task import TaskFileError
     from sandbox import SandboxError
@@ -123,7 +123,7 @@ class ProgressView:
 def _preflight(config: Config) -> None:
     """Fail before creating anything when the repos or the model cannot work."""
     from evo.pipeline import check_llm
-    from evo.workbench import mine_all, resolve_repos
+    from evo.runtime import mine_all, resolve_repos
     mine_all(config, resolve_repos(config))
     check_llm(config)
 
@@ -214,8 +214,8 @@ def hof(run_dir: Path = typer.Argument(...), gen: Optional[int] = typer.Option(N
 def _resolve_repo(repo: str) -> Path:
     if "://" in repo or repo.startswith("git@"):
         import git
-        from fitness.corpus import default_cache_dir
-        dest = default_cache_dir().parent / "clones" / repo.rstrip("/").split("/")[-1].removesuffix(".git")
+        from sandbox import default_cache_dir
+        dest = default_cache_dir() / "clones" / repo.rstrip("/").split("/")[-1].removesuffix(".git")
         if not dest.exists():
             _log(f"cloning {repo} into {dest}")
             try:
@@ -331,7 +331,7 @@ def mine_cmd(repo: str = typer.Argument(...), since: Optional[str] = typer.Optio
 @app.command()
 def corpus(directory: Path = typer.Argument(..., help="Where to build the demo repositories.")):
     """Build the bundled demo corpus (git repos) and print one repo path per line."""
-    from fitness.corpus import build_corpus
+    from corpus import build_corpus
     with friendly_errors():
         try:
             paths = build_corpus(directory)
@@ -379,10 +379,10 @@ def evaluate_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
                  out_file: Path = typer.Option(Path("results.json"), "--out"),
                  config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
     """Score an agent or a predictions file on tasks: resolved rate, pass@1, pass@k with 95% intervals."""
-    from fitness.agents import agent_predictions, evaluate_predictions, load_predictions, make_agent
-    from fitness.scoring import summarize
+    from harness import agent_predictions, evaluate_predictions, load_predictions, make_agent
+    from harness import summarize
     from fitness.task import read_jsonl
-    from evo.workbench import make_sandbox
+    from evo.runtime import make_sandbox
     with friendly_errors():
         if (predictions is None) == (agent is None):
             raise UserError("give exactly one of --predictions FILE or --agent NAME")
@@ -424,7 +424,7 @@ def curriculum_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
                    width: float = typer.Option(0.3, "--width", min=0.0, help="Base ZPD width."),
                    out_file: Optional[Path] = typer.Option(None, "--out", help="Write the ordered tasks here (JSONL).")):
     """Order tasks for an agent: its ZPD from its results, easy-medium-easy-medium-hard interleaving."""
-    from fitness.curriculum import capability_profile, curriculum, zone_counts
+    from harness import capability_profile, curriculum, zone_counts
     from fitness.task import read_jsonl, write_jsonl
     with friendly_errors():
         if not results.is_file():
@@ -458,7 +458,7 @@ def export_cmd(source: Path = typer.Argument(..., help="Run folder or tasks JSON
                                                      help="SWE-bench: git mirror folder; publishes one branch "
                                                           "sebgen/<instance_id> per task holding the buggy state.")):
     """Export tasks as SWE-bench JSONL or Harbor task folders."""
-    from fitness.export import export_harbor, export_swebench, load_tasks
+    from harness import export_harbor, export_swebench, load_tasks
     with friendly_errors():
         if format_ not in ("swebench", "harbor"):
             raise UserError(f"unknown format {format_!r}; choose swebench or harbor")

@@ -59,7 +59,7 @@ def embedding_check(config: Config) -> Check:
 
 def llm_check(config: Config) -> Check:
     from evo.pipeline import check_llm
-    from fitness.llm import LLMError
+    from llm import LLMError
     try:
         check_llm(config)
     except LLMError as exc:

@@ -23,8 +23,8 @@ from evo.config import Config
 from evo.faults import crash_point
 from evo.individual import Individual, same_genome
 from evo.parallel import make_runner
-from evo.workbench import Workbench, eval_settings, open_archive
-from fitness.evaluate import evaluate_strategy
+from evo.runtime import Workbench, eval_settings, open_archive
+from fitness.strategy_eval import evaluate_strategy
 from fitness.exploration import DIMENSIONS
 from fitness.strategy import Strategy, seed_strategies
 from fitness.task import Task

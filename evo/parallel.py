@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from evo.config import Config
-from fitness.evaluate import evaluate_strategy
+from fitness.strategy_eval import evaluate_strategy
 from fitness.strategy import Strategy
 
 _WORKER: dict = {}
@@ -21,7 +21,7 @@ _WORKER: dict = {}
 
 def evaluate_job(job: dict) -> dict:
     """Evaluate one strategy in a worker process (pool or Dask)."""
-    from evo.workbench import Workbench, eval_settings, open_archive
+    from evo.runtime import Workbench, eval_settings, open_archive
     key = (json.dumps(job["config"], sort_keys=True), job["run_dir"])
     if _WORKER.get("key") != key:
         import torch

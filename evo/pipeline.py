@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from evo.config import Config
-from evo.workbench import Workbench, make_llm
-from fitness.evaluate import EvalSettings, evaluate_strategy
+from evo.runtime import Workbench, make_llm
+from fitness.strategy_eval import EvalSettings, evaluate_strategy
 from fitness.mining import MiningError, mine
 from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
 from fitness.synthesis import generate_synthetic

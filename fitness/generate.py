@@ -17,7 +17,7 @@ import git
 
 from fitness.difficulty import DifficultyInput, difficulty
 from fitness.hybrid import hybrid_partner, hybrid_skeleton, merge_candidates
-from fitness.llm import LLMClient, LLMError
+from llm import LLMClient, LLMError
 from fitness.mining import Candidate, diff_text, mine
 from fitness.prompt import generation_prompt, render_instructions
 from fitness.skills import tag

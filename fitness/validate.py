@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 from unidiff import PatchSet
 
-from fitness.llm import LLMClient, LLMError
+from llm import LLMClient, LLMError, patch_added_lines
 from fitness.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
 from fitness.task import LAYERS, LayerResult, Task
 from sandbox import PatchError, SandboxError, apply_patch, check_functional, export_tree
@@ -222,8 +222,8 @@ def bottom_quartile_filter(tasks: list[Task]) -> list[Task]:
 # ---------------------------------------------------------------- layer 5: semantic
 
 def added_lines(patch: str) -> list[str]:
-    return [line[1:].strip() for line in patch.splitlines()
-            if line.startswith("+") and not line.startswith("+++") and len(line[1:].strip()) >= 8]
+    """The gold patch's added lines long enough to count as a leak when quoted."""
+    return [s for s in (line.strip() for line in patch_added_lines(patch)) if len(s) >= 8]
 
 
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+|[^\sA-Za-z0-9_]")

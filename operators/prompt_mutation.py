@@ -2,7 +2,7 @@
 archive and ask for an improved prompt."""
 from __future__ import annotations
 
-from fitness.llm import LLMClient, LLMError
+from llm import LLMClient, LLMError
 from fitness.prompt import MUTATION_INSTRUCTIONS, judge_prompt
 from fitness.strategy import Strategy
 

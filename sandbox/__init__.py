@@ -17,16 +17,16 @@ Imports nothing of evo, operators, fitness or archive.
 from .errors import BuildError, PatchError, SandboxError
 from .factory import docker_engine_version, make_backend
 from .functional import FunctionalResult, check_functional
-from .local import LocalBackend
+from .local import LocalBackend, default_cache_dir
 from .parallel import run_parallel
-from .tree import apply_patch, export_tree
+from .tree import apply_patch, export_tree, prepare_tree
 from .types import Backend, Limits, TestRun
 
 
 def __getattr__(name: str):
     # Docker helpers load the docker SDK only when asked for
     if name in {"DockerBackend", "build_offline_base_image", "base_image_status", "clean_stragglers",
-                "disk_report", "prune_images", "docker_client"}:
+                "disk_report", "prune_images", "docker_client", "host_ca_bundle"}:
         from . import docker_backend, images, containers
 
         for mod in (docker_backend, images, containers):
@@ -39,6 +39,6 @@ __all__ = [
     "Backend", "BuildError", "DockerBackend", "FunctionalResult", "Limits", "LocalBackend",
     "PatchError", "SandboxError", "TestRun", "apply_patch", "base_image_status",
     "build_offline_base_image", "check_functional", "clean_stragglers", "disk_report",
-    "docker_client", "docker_engine_version", "export_tree", "make_backend", "prune_images",
-    "run_parallel",
+    "default_cache_dir", "docker_client", "docker_engine_version", "export_tree", "host_ca_bundle", "make_backend",
+    "prepare_tree", "prune_images", "run_parallel",
 ]

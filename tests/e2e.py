@@ -50,7 +50,7 @@ def paid_llm_calls(run_dir: Path) -> int:
 
 def generated_tasks(directory: Path, n: int, repo_name: str = "pyledger", strategy: str = "BUG_FIX") -> Path:
     """Tasks made by `sebgen generate` on a bundled repo, in the local sandbox."""
-    from fitness.corpus import ensure_corpus
+    from corpus.builder import ensure_corpus
     repo = next(p for p in ensure_corpus() if p.name == repo_name)
     out = Path(directory) / "tasks.jsonl"
     sebgen("generate", repo, "--strategy", strategy, "--n", n, "--out", out,

@@ -13,8 +13,8 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from fitness.agents import RandomAgent, extract_diff, load_predictions, PredictionsError  # noqa: E402
-from fitness.scoring import attempt_report, pass_at_k, wilson_interval  # noqa: E402
+from harness.agents import RandomAgent, extract_diff, load_predictions, PredictionsError  # noqa: E402
+from harness.metrics import attempt_report, pass_at_k, wilson_interval  # noqa: E402
 from fitness.task import read_jsonl  # noqa: E402
 
 from tests.e2e import ROOT, generated_tasks, sebgen  # noqa: E402
@@ -149,8 +149,8 @@ def test_extract_diff_and_bad_predictions(tmp_path):
 
 
 def test_llm_agent_sends_statement_and_sources_and_parses_the_diff(panel):
-    from fitness.agents import LLMAgent
-    from fitness.llm import LLMClient
+    from harness.agents import LLMAgent
+    from llm.client import LLMClient
     task = next(iter(read_jsonl(panel)))
     answer = f"Here is the fix.\n```diff\n{task.patch}```\n"
     agent = LLMAgent("offline/sebgen", llm=LLMClient("offline/sebgen", mock_response=answer))

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from archive import Archive
-from fitness.corpus import ensure_corpus
+from corpus.builder import ensure_corpus
 from fitness.generate import Generator
-from fitness.llm import LLMClient
+from llm.client import LLMClient
 from fitness.mining import mine
 from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
 from fitness.validate import Validator

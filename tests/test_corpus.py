@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from fitness import corpus
-from fitness.corpus_data import all_repos
+from corpus import builder as corpus
+from corpus.repos import all_repos
 
 VERIFIED_KINDS = ("bug_fix", "feature_add", "refactor")
 # The HEAD of every repository per CORPUS_VERSION: identical on any machine and git version.
@@ -123,18 +123,18 @@ def test_load_manifest_of_a_folder_without_corpus(tmp_path):
         corpus.load_manifest(tmp_path)
 
 
-def test_default_cache_dir_follows_sebgen_cache(monkeypatch, tmp_path):
+def test_default_corpus_dir_follows_sebgen_cache(monkeypatch, tmp_path):
     monkeypatch.setenv("SEBGEN_CACHE", str(tmp_path))
-    assert corpus.default_cache_dir() == tmp_path / f"corpus-{corpus.CORPUS_VERSION}"
+    assert corpus.default_corpus_dir() == tmp_path / f"corpus-{corpus.CORPUS_VERSION}"
     monkeypatch.delenv("SEBGEN_CACHE")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert corpus.default_cache_dir() == tmp_path / "home" / ".cache" / "sebgen" / f"corpus-{corpus.CORPUS_VERSION}"
+    assert corpus.default_corpus_dir() == tmp_path / "home" / ".cache" / "sebgen" / f"corpus-{corpus.CORPUS_VERSION}"
 
 
 def test_ensure_corpus_builds_once_into_the_cache(monkeypatch, tmp_path, manifest):
     monkeypatch.setenv("SEBGEN_CACHE", str(tmp_path))
     paths = corpus.ensure_corpus()
-    target = corpus.default_cache_dir()
+    target = corpus.default_corpus_dir()
     assert paths == [target / name for name in sorted(manifest["repos"])]
     stamp = (target / "manifest.json").stat().st_mtime_ns
     assert corpus.ensure_corpus(target) == paths

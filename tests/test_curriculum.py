@@ -12,7 +12,7 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from fitness.curriculum import (CurriculumError, capability_profile, curriculum, interleave,  # noqa: E402
+from harness.curriculum import (CurriculumError, capability_profile, curriculum, interleave,  # noqa: E402
                                 zone_counts, zpd_width)
 from fitness.task import Task, write_jsonl  # noqa: E402
 

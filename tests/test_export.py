@@ -14,7 +14,7 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from fitness.export import ExportError, load_tasks  # noqa: E402
+from harness.export import ExportError, load_tasks  # noqa: E402
 from fitness.task import read_jsonl  # noqa: E402
 
 from tests.e2e import ROOT, generated_tasks, sebgen  # noqa: E402
@@ -185,7 +185,7 @@ def test_mirror_records_follow_the_swebench_harness_sequence(panel, mirrored, tm
 
 
 def test_materialize_is_idempotent_and_deterministic(panel, mirrored, tmp_path):
-    from fitness.export import materialize
+    from harness.export import materialize
     tasks = list(read_jsonl(panel))
     _, mirror = mirrored
     published = {json.loads(line)["instance_id"]: json.loads(line)["base_commit"]

@@ -5,7 +5,7 @@ import pytest
 
 from tests.fitness_fixtures import candidate_for, corpus_dir
 from fitness.generate import skeleton
-from fitness.llm import LLMClient
+from llm.client import LLMClient
 from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
 from fitness.task import Task
 from fitness.validate import Validator, ablation

@@ -6,7 +6,7 @@ import pytest
 
 from tests.fitness_fixtures import candidate_for, corpus_dir
 from fitness.generate import file_at, skeleton
-from fitness.llm import LLMClient
+from llm.client import LLMClient
 from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
 from fitness.task import LayerResult, Task
 from fitness.validate import (Validator, bottom_quartile_filter, check_compile, check_functional_layer,

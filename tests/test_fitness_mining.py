@@ -4,7 +4,7 @@ from datetime import date, datetime
 import pytest
 
 from tests.fitness_fixtures import corpus_dir
-from fitness.corpus import load_manifest
+from corpus.builder import load_manifest
 from fitness.mining import classify, diff_shape, mine
 
 MINED_KINDS = ("bug_fix", "feature_add", "refactor")

@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 
 from tests.fitness_fixtures import candidate_for, corpus_dir, manifest_commit
-from fitness.corpus import load_manifest
+from corpus.builder import load_manifest
 from fitness.generate import (TEST_DRIVEN_RULE, Generator, defined_functions, file_at, pick_candidates,
                               skeleton, strategy_instructions)
-from fitness.llm import LLMClient
+from llm.client import LLMClient
 from fitness.mining import mine
 from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
 from fitness.synthesis import generate_synthetic, synthesize

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from fitness.corpus import ensure_corpus
+from corpus.builder import ensure_corpus
 from sandbox import Limits, make_backend
 from tests.e2e import sebgen
 

@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from fitness.corpus import ensure_corpus
+from corpus.builder import ensure_corpus
 from tests.e2e import sebgen
 from tests.sandbox_fixtures import require_docker
 

@@ -9,14 +9,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import litellm  # noqa: E402
 import pytest  # noqa: E402
 
-from fitness import llm  # noqa: E402
-from fitness.llm import Completion, LLMClient, LLMError, Usage, parse_json_object, register_offline_provider  # noqa: E402
-from fitness.offline import OfflineLLM  # noqa: E402
+from llm import client as llm  # noqa: E402
+from llm.client import Completion, LLMClient, LLMError, Usage, parse_json_object, register_offline_provider  # noqa: E402
+from llm.offline import OfflineLLM  # noqa: E402
 
 
 @pytest.fixture
 def counted_calls(monkeypatch):
-    """Counts litellm.completion calls made by fitness.llm, passing them through."""
+    """Counts litellm.completion calls made by llm.client, passing them through."""
     real = litellm.completion
     calls: list[dict] = []
 

@@ -1,7 +1,7 @@
 """Paid answers are replayed within a run and after a resume, never paid twice."""
 import json
 
-from fitness.llm import LLMClient
+from llm.client import LLMClient
 
 
 def client(tmp_path, answer='{"problem_statement": "x"}'):

@@ -9,8 +9,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest  # noqa: E402
 
-from fitness.llm import LLMClient  # noqa: E402
-from fitness.offline import (  # noqa: E402
+from llm.client import LLMClient  # noqa: E402
+from llm.offline import (  # noqa: E402
     RULES, judge_quality, judge_semantic, leaked_share, mutate_prompt, parse_assertion, parse_directives,
     write_statement,
 )

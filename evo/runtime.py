@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evo.config import Config
-from fitness.evaluate import EvalSettings
+from fitness.strategy_eval import EvalSettings
 from fitness.generate import Generator
-from fitness.llm import LLMClient
+from llm import LLMClient
 from fitness.mining import Candidate, MiningError, mine
 from fitness.validate import Validator
 
@@ -22,7 +22,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 def resolve_repos(config: Config) -> list[Path]:
     if config.repos:
         return [Path(r).expanduser().resolve() for r in config.repos]
-    from fitness.corpus import ensure_corpus
+    from corpus import ensure_corpus
     return ensure_corpus()
 
 

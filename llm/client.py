@@ -1,7 +1,7 @@
 """LLM access: one thin client over litellm with retries, JSON answers and usage accounting.
 
 Importing this module registers the offline provider (``offline/<name>`` models, see
-:mod:`fitness.offline`) with litellm, so ``LLMClient("offline/sebgen")`` works without network.
+:mod:`llm.offline`) with litellm, so ``LLMClient("offline/sebgen")`` works without network.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm:
 import litellm  # noqa: E402
 import openai  # noqa: E402  (litellm's exceptions subclass openai's)
 
-from fitness.offline import OfflineLLM  # noqa: E402
+from llm.offline import OfflineLLM  # noqa: E402
 
 litellm.suppress_debug_info = True  # no "Provider List" banners on stdout for unknown models
 

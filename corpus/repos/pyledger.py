@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from textwrap import indent
 
-from fitness.corpus_data import Append, RepoSpec, Replace, Step, Write, code, project_files
+from corpus.repos import Append, RepoSpec, Replace, Step, Write, code, project_files
 
 README = code('''
     # pyledger

@@ -2,7 +2,7 @@
 
 A repository is an initial set of files plus a list of `Step`s; each step is one commit made
 of small file edits. Keeping the history as data (not as patches) means every fix is written
-once, next to the test that proves it, and the builder in `fitness/corpus.py` stays generic.
+once, next to the test that proves it, and the builder in `corpus/builder.py` stays generic.
 """
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ class RepoSpec:
 
 def all_repos() -> list[RepoSpec]:
     """Every repository of the corpus, sorted by name."""
-    from fitness.corpus_data import algos, pyledger, safetext, taskq
+    from corpus.repos import algos, pyledger, safetext, taskq
 
     return sorted((m.REPO for m in (algos, pyledger, safetext, taskq)), key=lambda r: r.name)
 

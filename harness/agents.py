@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterable, Protocol
 
-from fitness.scoring import TaskResult, attempt_report
+from harness.metrics import TaskResult, attempt_report
 from fitness.task import Task
 from fitness.validate import changed_python_files, test_files_of
 
@@ -35,7 +35,7 @@ class Agent(Protocol):
 
 def buggy_sources(task: Task, paths: Iterable[str]) -> dict[str, str]:
     """The given files as the agent sees them: base_commit with the bug patch applied."""
-    from sandbox.tree import prepare_tree
+    from sandbox import prepare_tree
     with tempfile.TemporaryDirectory(prefix="sebgen-agent-") as tmp:
         tree = prepare_tree(Path(task.repo_path), task.base_commit, [task.bug_patch], Path(tmp) / "tree")
         return {p: (tree / p).read_text(encoding="utf-8") for p in paths if (tree / p).is_file()}
@@ -102,7 +102,7 @@ class LLMAgent:
     """One shot: statement and the touched source files in, a unified diff out."""
 
     def __init__(self, model: str, temperature: float = 0.0, max_tokens: int = 2048, llm=None):
-        from fitness.llm import LLMClient
+        from llm import LLMClient
         self.name = f"llm:{model}"
         self.llm = llm or LLMClient(model)
         self.temperature = temperature

@@ -1,6 +1,6 @@
 """The offline writer: an issue-style problem statement from commit facts and instruction directives.
 
-Which directives it obeys is the table in :mod:`fitness.offline.directives`.
+Which directives it obeys is the table in :mod:`llm.offline.directives`.
 
 Examples: when at least half of ``examples`` (similar successful statements) carry a
 reproduction or an expected/actual section, the writer imitates that structure.

@@ -6,13 +6,13 @@ to the prompt and the sampling parameters so evolution has something to act on o
 
 The package has one module per job, and the rules live in their docstrings:
 
-* :mod:`~fitness.offline.provider` -- the protocol (``<context>{json}</context>`` and its ``"task"``),
+* :mod:`~llm.offline.provider` -- the protocol (``<context>{json}</context>`` and its ``"task"``),
   dispatch (:func:`respond`) and the litellm provider :class:`OfflineLLM`;
-* :mod:`~fitness.offline.directives` -- the writer directives table and how instructions are read;
-* :mod:`~fitness.offline.writer` -- :func:`write_statement`, with examples and sampling behaviour;
-* :mod:`~fitness.offline.judge` -- the quality and semantic judge rubrics;
-* :mod:`~fitness.offline.mutator` -- the prompt mutation rules;
-* :mod:`~fitness.offline.assertions`, :mod:`~fitness.offline.subject`, :mod:`~fitness.offline.text` --
+* :mod:`~llm.offline.directives` -- the writer directives table and how instructions are read;
+* :mod:`~llm.offline.writer` -- :func:`write_statement`, with examples and sampling behaviour;
+* :mod:`~llm.offline.judge` -- the quality and semantic judge rubrics;
+* :mod:`~llm.offline.mutator` -- the prompt mutation rules;
+* :mod:`~llm.offline.assertions`, :mod:`~llm.offline.subject`, :mod:`~llm.offline.text` --
   failing-test assertions, commit subjects and small text helpers.
 """
 from __future__ import annotations

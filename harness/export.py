@@ -193,7 +193,7 @@ SOLVE_SCRIPT = ('#!/bin/bash\nset -e\nHERE="$(cd "$(dirname "$0")" && pwd)"\n'
 
 def _ca_bundle() -> bytes:
     try:
-        from sandbox.images import host_ca_bundle
+        from sandbox import host_ca_bundle
         return host_ca_bundle()
     except Exception:  # no docker SDK or no bundle: an empty file keeps the COPY valid
         return b""
@@ -202,7 +202,7 @@ def _ca_bundle() -> bytes:
 def export_harbor_task(task: Task, dest: Path, base_image: str = DEFAULT_BASE_IMAGE, timeout_s: int = 600,
                        cpus: float = 1, memory_mb: int = 2048) -> Path:
     """One Harbor task folder; the snapshot holds base_commit without the withheld test files."""
-    from sandbox.tree import export_tree
+    from sandbox import export_tree
     if not task.repo_path or not Path(task.repo_path).is_dir():
         raise ExportError(f"task {task.instance_id}: its repo_path {task.repo_path!r} is not on this machine")
     folder = Path(dest) / task.instance_id

@@ -1,7 +1,7 @@
 """safetext: escaping, path and input validation, tokens (security + validation + text)."""
 from __future__ import annotations
 
-from fitness.corpus_data import Append, RepoSpec, Replace, Step, Write, code, project_files
+from corpus.repos import Append, RepoSpec, Replace, Step, Write, code, project_files
 
 README = code('''
     # safetext

@@ -8,6 +8,8 @@ import random
 import re
 from typing import Any, Sequence
 
+from ..patch_lines import patch_added_lines, patch_removed_lines  # noqa: F401  (re-exported)
+
 
 def seeded_rng(*parts: Any) -> random.Random:
     """A Random seeded by the sha256 of the JSON of ``parts`` (stable across runs and hosts)."""
@@ -60,14 +62,6 @@ def _nontrivial(line: str) -> bool:
     """A code line worth counting as part of a fix (not blank, a bracket, or a bare keyword)."""
     s = _normalize_code(line)
     return len(s) >= 6 and any(c.isalnum() for c in s) and not s.startswith("#")
-
-
-def patch_added_lines(patch: str) -> list[str]:
-    return [ln[1:] for ln in patch.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
-
-
-def patch_removed_lines(patch: str) -> list[str]:
-    return [ln[1:] for ln in patch.splitlines() if ln.startswith("-") and not ln.startswith("---")]
 
 
 def leaked_share(statement: str, added_lines: Sequence[str]) -> float:

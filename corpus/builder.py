@@ -1,6 +1,6 @@
 """The bundled demo corpus: small git repositories whose history is known commit by commit.
 
-`build_corpus` writes each repository described in `fitness/corpus_data/` as a real git
+`build_corpus` writes each repository described in `corpus/repos/` as a real git
 history (plain `git` with a fixed identity, fixed dates and no user config, so every build
 gives the same SHAs) and a `manifest.json` saying, for every commit, what kind it is, which
 domain a bug fix belongs to and which tests it turns from failing to passing. The miner,
@@ -17,7 +17,7 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from fitness.corpus_data import KINDS, Append, RepoSpec, Replace, Step, Write, all_repos
+from corpus.repos import KINDS, Append, RepoSpec, Replace, Step, Write, all_repos
 
 CORPUS_VERSION = "1"
 DOMAINS: tuple[str, ...] = ("error_handling", "concurrency", "memory", "math", "validation",
@@ -36,8 +36,8 @@ class CorpusError(ValueError):
     """The corpus cannot be built or read where it was asked for."""
 
 
-def default_cache_dir() -> Path:
-    """$SEBGEN_CACHE (or ~/.cache/sebgen) / corpus-<CORPUS_VERSION>."""
+def default_corpus_dir() -> Path:
+    """$SEBGEN_CACHE (or ~/.cache/sebgen) / corpus-<CORPUS_VERSION>: the cache root is the sandbox's too."""
     root = os.environ.get("SEBGEN_CACHE") or str(Path.home() / ".cache" / "sebgen")
     return Path(root) / f"corpus-{CORPUS_VERSION}"
 
@@ -91,12 +91,12 @@ def build_corpus(dest: Path) -> list[Path]:
 
 
 def ensure_corpus(cache_dir: Path | None = None) -> list[Path]:
-    """The corpus in `cache_dir` (default: default_cache_dir()), built there on first use.
+    """The corpus in `cache_dir` (default: default_corpus_dir()), built there on first use.
 
     The build goes to a temporary sibling folder that is renamed into place when complete,
     so a killed build never leaves a half corpus behind.
     """
-    target = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    target = Path(cache_dir) if cache_dir is not None else default_corpus_dir()
     if _is_built(target):
         return _repo_paths(target, load_manifest(target))
     if target.exists() and (not target.is_dir() or any(target.iterdir())):

@@ -1,0 +1,26 @@
+"""LLM access over litellm: the client (retries, JSON answers, usage, replay log) and the
+offline provider that answers ``offline/<name>`` models without network or weights.
+
+    client = LLMClient("offline/sebgen")          # or any litellm model name
+    completion = client.complete(messages, temperature=0.7, top_p=0.9, max_tokens=800)
+
+litellm is heavy to import, so the client module loads on first use of one of its names.
+Imports nothing of evo, operators, fitness, harness, sandbox, archive or corpus.
+"""
+from __future__ import annotations
+
+from .patch_lines import patch_added_lines, patch_removed_lines
+
+_CLIENT_NAMES = {"Completion", "DEFAULT_MODEL", "LLMClient", "LLMError", "ReplayLog", "Usage",
+                 "is_transient", "parse_json_object", "register_offline_provider"}
+
+
+def __getattr__(name: str):
+    if name in _CLIENT_NAMES:
+        from . import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module 'llm' has no attribute {name!r}")
+
+
+__all__ = sorted(_CLIENT_NAMES | {"patch_added_lines", "patch_removed_lines"})
