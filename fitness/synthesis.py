@@ -19,7 +19,8 @@ from pathlib import Path
 
 import git
 
-from fitness.mining import Candidate, is_source_path, open_repo, repo_name
+from fitness.mining import Candidate, is_source_path, open_repo
+from sandbox import repo_name
 from fitness.task import Task
 
 STRATEGY_TYPE = "SYNTHETIC"
@@ -136,7 +137,7 @@ def synthesize(repo_path: str | Path, n: int, seed: int) -> list[Task]:
     FAIL_TO_PASS is empty until the functional layer runs the tests.
     """
     repo = open_repo(repo_path)
-    name, head = repo_name(repo), repo.head.commit
+    name, head = repo_name(repo_path), repo.head.commit
     sources = head_sources(repo)
     sites = [m for path in sorted(sources) for m in mutation_sites(path, sources[path])]
     random.Random(seed).shuffle(sites)

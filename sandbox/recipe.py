@@ -10,6 +10,7 @@ import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .repo_id import repo_name  # noqa: F401  (the backends import it from here)
 from .tree import list_files_at, read_file_at
 
 DEP_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
@@ -37,10 +38,6 @@ class InstallRecipe:
     def key(self, *salt: str) -> str:
         blob = json.dumps({"recipe": asdict(self), "salt": salt}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
-
-
-def repo_name(repo: Path) -> str:
-    return Path(repo).resolve().name
 
 
 def _pyproject_declares(text: str) -> tuple[bool, tuple[str, ...]]:
