@@ -18,7 +18,7 @@ import git
 from fitness.difficulty import DifficultyInput, difficulty
 from fitness.hybrid import hybrid_partner, hybrid_skeleton, merge_candidates
 from llm import LLMClient, LLMError
-from fitness.mining import Candidate, diff_text, mine
+from fitness.mining import Candidate, diff_text, instance_prefix, mine
 from fitness.prompt import generation_prompt, render_instructions
 from fitness.skills import tag
 from fitness.strategy import Strategy, StrategyType
@@ -134,12 +134,12 @@ def pick_candidates(candidates: list[Candidate], strategy_type: StrategyType) ->
 
 def skeleton(candidate: Candidate, strategy: Strategy) -> Task:
     repo = git.Repo(candidate.repo_path)
-    patch = diff_text(repo, candidate.parent, candidate.sha, candidate.source_files)
+    patch = diff_text(repo, candidate.parent, candidate.sha, candidate.fix_paths)
     return Task(
-        instance_id=f"{candidate.repo}__{strategy.strategy_type.value.lower()}-{candidate.sha[:8]}-{strategy.id[:6]}",
+        instance_id=f"{instance_prefix(candidate.repo)}__{strategy.strategy_type.value.lower()}-{candidate.sha[:8]}-{strategy.id[:6]}",
         repo=candidate.repo, base_commit=candidate.sha, patch=patch,
         test_patch=diff_text(repo, candidate.parent, candidate.sha, candidate.test_files),
-        bug_patch=diff_text(repo, candidate.sha, candidate.parent, candidate.source_files),
+        bug_patch=diff_text(repo, candidate.sha, candidate.parent, candidate.fix_paths),
         problem_statement="", strategy_type=strategy.strategy_type.value, strategy_id=strategy.id,
         created_at=candidate.created_at, repo_path=candidate.repo_path,
         generation={"touched_functions": candidate.touched_functions, "source_commit_subject": candidate.subject})

@@ -55,6 +55,12 @@ class Candidate:
         return (self.subject + "\n\n" + self.body).strip()
 
     @property
+    def fix_paths(self) -> list[str]:
+        """What the gold patch and its reversal (bug_patch) cover: every non-test change,
+        whatever the file type (data files, templates, extensions, config, docs)."""
+        return self.fix_files or self.source_files
+
+    @property
     def description(self) -> str:
         """Everything written about the change: the commit message and its pull request's."""
         return "\n\n".join(t for t in (self.message, self.pr_title, self.pr_body) if t)
@@ -377,9 +383,8 @@ def mine_commits(path: str | Path, shas: Sequence[str], *, max_source_files: int
                               f"(the limit is mining.max_source_files = {max_source_files})")
         # within the commits descending from it, a merge brought it in when its second parent
         # descends from it (or is it) and its first parent does not
-        pulls = History([record] + records).merged_by()
-        pull = pulls.get(sha) or (pull_request_of(record) if record.is_merge else None)
-        candidate = _candidate(repo, record, pull, sha in first_parent_chain(repo))
+        pulls = History([record, *records]).merged_by()
+        candidate = _candidate(repo, record, pulls.get(sha), sha in first_parent_chain(repo))
         candidates.append(_classified(repo, candidate))
     return MiningResult(repo=repo_name(path), funnel={"commits": len(candidates)}, candidates=candidates)
 
@@ -408,6 +413,8 @@ def _split_files(files: list[str]) -> tuple[list[str], list[str]]:
 def _candidate(repo: git.Repo, record: CommitRecord, pull: PullRequest | None, first_parent: bool) -> Candidate:
     source, tests = _split_files(record.files)
     subject, body = record.subject, record.body
+    if record.is_merge:
+        pull = pull_request_of(record) or pull
     if record.is_merge and pull is not None:  # the pull request as a whole: its title is the subject
         subject, body = pull.title, pull.body
     pr_title = pull.title if pull and pull.title != subject else ""
@@ -438,6 +445,11 @@ def _shape_of(repo: git.Repo, old: str, new: str, paths: list[str]) -> str:
 
 def _tree_paths(commit: git.Commit) -> list[str]:
     return [b.path for b in commit.tree.traverse() if b.type == "blob"]
+
+
+def instance_prefix(repo: str) -> str:
+    """A repo name as it starts a task id: `owner/name` becomes SWE-bench's `owner__name`."""
+    return repo.replace("/", "__")
 
 
 def candidate_key(candidate: Candidate) -> str:

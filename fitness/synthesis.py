@@ -19,7 +19,7 @@ from pathlib import Path
 
 import git
 
-from fitness.mining import Candidate, is_source_path, open_repo
+from fitness.mining import Candidate, instance_prefix, is_source_path, open_repo
 from sandbox import repo_name
 from fitness.task import Task
 
@@ -155,7 +155,7 @@ def _task(name: str, repo_path: str, head: git.Commit, mutation: Mutation, sourc
     bug_patch = unified_diff(mutation.path, source, mutated)
     key = hashlib.sha256(bug_patch.encode()).hexdigest()[:8]
     created = head.committed_datetime.isoformat()
-    return Task(instance_id=f"{name}__synthetic-{mutation.operator}-{key}", repo=name, base_commit=head.hexsha,
+    return Task(instance_id=f"{instance_prefix(name)}__synthetic-{mutation.operator}-{key}", repo=name, base_commit=head.hexsha,
                 patch=unified_diff(mutation.path, mutated, source), test_patch="", problem_statement="",
                 bug_patch=bug_patch, strategy_type=STRATEGY_TYPE, strategy_id=f"synthetic-{mutation.operator}",
                 created_at=created, repo_path=repo_path,
