@@ -89,12 +89,12 @@ def pull_request_of(record: CommitRecord) -> PullRequest | None:
         if not body:
             return None
         title, _, rest = body.partition("\n")
-        number = numbered.group(1) if numbered else _trailing_number(title)
+        number = numbered.group(1) if numbered else trailing_number(title)
         return PullRequest(record.sha, number, TRAILING_NUMBER.sub("", title).strip(), rest.strip())
-    return PullRequest(record.sha, _trailing_number(subject), TRAILING_NUMBER.sub("", subject).strip(), body)
+    return PullRequest(record.sha, trailing_number(subject), TRAILING_NUMBER.sub("", subject).strip(), body)
 
 
-def _trailing_number(text: str) -> str:
+def trailing_number(text: str) -> str:
     found = TRAILING_NUMBER.search(text)
     return found.group(1) if found else ""
 

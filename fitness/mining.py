@@ -17,7 +17,7 @@ from typing import Sequence
 import git
 
 from fitness.history import (CommitRecord, History, PullRequest, first_parent_chain, pull_request_of,
-                             referenced_issues, walk)
+                             referenced_issues, trailing_number, walk)
 from sandbox import repo_name
 
 TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_test\.py$|(^|/)conftest\.py$")
@@ -419,7 +419,7 @@ def _candidate(repo: git.Repo, record: CommitRecord, pull: PullRequest | None, f
         subject, body = pull.title, pull.body
     pr_title = pull.title if pull and pull.title != subject else ""
     pr_body = pull.body if pull and pull.body != body else ""
-    pr_number = pull.number if pull else ""
+    pr_number = pull.number if pull else trailing_number(record.subject)  # "Title (#12)": a squash merge
     issues = referenced_issues(subject, body, pr_title, pr_body, exclude=pr_number)
     return Candidate(
         repo=repo_name(repo.working_tree_dir), repo_path=str(Path(repo.working_tree_dir).resolve()),
