@@ -167,11 +167,17 @@ def classify(subject: str, added_functions: list[str], shape: str = "") -> str:
     return "bug_fix"
 
 
-def _functions_of(source: str) -> dict[str, ast.AST]:
-    """Qualified name -> def node, for top-level functions and methods."""
+def _parse(source: str) -> ast.Module | None:
     try:
-        tree = ast.parse(source)
-    except SyntaxError:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _functions_of(source: str | ast.Module | None) -> dict[str, ast.AST]:
+    """Qualified name -> def node, for top-level functions and methods."""
+    tree = _parse(source) if isinstance(source, str) else source
+    if tree is None:
         return {}
     found: dict[str, ast.AST] = {}
     for node in tree.body:
@@ -223,12 +229,11 @@ def _identifiers(node: ast.AST) -> list[str]:
     return out
 
 
-def defined_names(source: str) -> set[str]:
+def defined_names(source: str | ast.Module | None) -> set[str]:
     """Names the file itself defines (assigned, parameters, defs, classes); imports excluded,
     so switching to another library call is never mistaken for a rename."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = _parse(source) if isinstance(source, str) else source
+    if tree is None:
         return set()
     names = set()
     for node in ast.walk(tree):
@@ -275,9 +280,17 @@ def diff_shape(old_sources: dict[str, str], new_sources: dict[str, str]) -> str:
     behaviour: some existing function's logic changes; additive: only new code."""
     changes = []
     for path in sorted(set(old_sources) & set(new_sources)):
-        old, new = _functions_of(old_sources[path]), _functions_of(new_sources[path])
-        old_defined, new_defined = defined_names(old_sources[path]), defined_names(new_sources[path])
-        changes += [function_change(old[n], new[n], old_defined, new_defined) for n in sorted(set(old) & set(new))]
+        old_text, new_text = old_sources[path], new_sources[path]
+        old_tree, new_tree = _parse(old_text), _parse(new_text)
+        old, new = _functions_of(old_tree), _functions_of(new_tree)
+        # a function whose source text is the same is unchanged: only the others need the AST
+        # comparison, and the names a file defines are read only when one does
+        old_lines, new_lines = old_text.splitlines(), new_text.splitlines()
+        edited = [n for n in sorted(set(old) & set(new))
+                  if old_lines[old[n].lineno - 1:old[n].end_lineno] != new_lines[new[n].lineno - 1:new[n].end_lineno]]
+        if edited:
+            old_defined, new_defined = defined_names(old_tree), defined_names(new_tree)
+            changes += [function_change(old[n], new[n], old_defined, new_defined) for n in edited]
     changed = [c for c in changes if c != "unchanged"]
     if not changed:
         return "additive"
@@ -286,10 +299,11 @@ def diff_shape(old_sources: dict[str, str], new_sources: dict[str, str]) -> str:
 
 def _sources_at(repo: git.Repo, sha: str, paths: list[str]) -> dict[str, str]:
     out = {}
+    tree = repo.commit(sha).tree  # read through GitPython's long-running cat-file: no process per file
     for path in paths:
         try:
-            out[path] = repo.git.show(f"{sha}:{path}")
-        except git.GitCommandError:  # file added or deleted by the commit
+            out[path] = tree[path].data_stream.read().decode("utf-8", errors="replace")
+        except KeyError:  # file added or deleted by the commit
             continue
     return out
 
