@@ -239,13 +239,7 @@ def test_generate_with_a_commit_not_in_the_repo_or_without_test_change_says_why(
 
 
 def test_a_verified_commit_from_a_merged_pull_request_of_a_real_repo_is_a_candidate(tmp_path):
-    verified = REAL_REPOS / "commits.json"
-    if not verified.is_file():
-        if os.environ.get("SEBGEN_REQUIRE_REAL_REPOS") == "1":
-            pytest.fail(f"{REAL_REPOS} is missing")
-        pytest.skip(f"no real repositories at {REAL_REPOS}")
-    record = next(r for r in json.loads(verified.read_text())
-                  if not r["first_parent"] and r["repo"] == "mahmoud/boltons")
+    record = _verified_pr_branch_commit("mahmoud/boltons")
     bundle = REAL_REPOS / (record["repo"].replace("/", "__") + ".bundle")
     clone = Path(tempfile.mkdtemp(dir=tmp_path)) / "boltons"
     subprocess.run(["git", "clone", "-q", str(bundle), str(clone)], check=True)
@@ -254,3 +248,29 @@ def test_a_verified_commit_from_a_merged_pull_request_of_a_real_repo_is_a_candid
     assert candidate.kind == "bug_fix"
     text = _statement(candidate, record["tests"], prompt=0)
     assert not text.startswith("Merge") and not EMPTY_CODE_SPAN.search(text)
+
+
+def _verified_pr_branch_commit(repo: str) -> dict:
+    verified = REAL_REPOS / "commits.json"
+    if not verified.is_file():
+        if os.environ.get("SEBGEN_REQUIRE_DOCKER") == "1":  # CI: the bundles sit beside the clone
+            pytest.fail(f"the real-repository bundles are not at {REAL_REPOS}")
+        pytest.skip(f"no real repositories at {REAL_REPOS}")
+    return next(r for r in json.loads(verified.read_text()) if not r["first_parent"] and r["repo"] == repo)
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_generate_turns_a_merged_pull_request_commit_of_a_real_repo_into_a_task_in_docker(tmp_path):
+    from tests.sandbox_fixtures import require_docker
+    require_docker()
+    record = _verified_pr_branch_commit("mahmoud/boltons")
+    clone = tmp_path / "boltons"
+    subprocess.run(["git", "clone", "-q", str(REAL_REPOS / "mahmoud__boltons.bundle"), str(clone)], check=True)
+    out = tmp_path / "t.jsonl"
+    sebgen("generate", clone, "--commit", record["commit"][:10], "--n", "1", "--out", out,
+           "--set", "sandbox.backend=docker", "--set", "sandbox.reruns=1", check=True)
+    [task] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert task["repo"] == "mahmoud/boltons" and task["base_commit"] == record["commit"]
+    assert set(record["tests"]) <= set(task["FAIL_TO_PASS"])
+    assert not task["problem_statement"].startswith("Merge")
