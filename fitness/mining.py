@@ -380,7 +380,7 @@ def mine_commits(path: str | Path, shas: Sequence[str], *, max_source_files: int
     the date window and the history window do not apply. A commit that cannot become a task
     raises MiningError with one sentence saying why."""
     repo = open_repo(path)
-    candidates = []
+    candidates, on_chain = [], first_parent_chain(repo)
     for given in shas:
         sha = _resolve(repo, given, path)
         records = walk(repo, "--ancestry-path", f"{sha}..HEAD") if _is_ancestor(repo, sha, "HEAD") else []
@@ -398,7 +398,7 @@ def mine_commits(path: str | Path, shas: Sequence[str], *, max_source_files: int
         # within the commits descending from it, a merge brought it in when its second parent
         # descends from it (or is it) and its first parent does not
         pulls = History([record, *records]).merged_by()
-        candidate = _candidate(repo, record, pulls.get(sha), sha in first_parent_chain(repo))
+        candidate = _candidate(repo, record, pulls.get(sha), sha in on_chain)
         candidates.append(_classified(repo, candidate))
     return MiningResult(repo=repo_name(path), funnel={"commits": len(candidates)}, candidates=candidates)
 
