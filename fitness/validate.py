@@ -7,7 +7,6 @@ only reject a task that executed correctly, never rescue one that did not.
 """
 from __future__ import annotations
 
-import re
 import statistics
 import tempfile
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 from unidiff import PatchSet
 
-from llm import LLMClient, LLMError, patch_added_lines
+from llm import LeakReport, LLMClient, LLMError, leak_report
 from fitness.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
 from fitness.task import LAYERS, LayerResult, Task
 from sandbox import PatchError, SandboxError, apply_patch, check_functional, export_tree
@@ -182,8 +181,7 @@ def check_quality(task: Task, validator: Validator) -> LayerResult:
 def _judge_root_cause(task: Task, validator: Validator) -> str:
     """A rejected statement that quotes the fix fails *because* it leaks: say so, so prompt
     mutation learns the rule that fixes it rather than a generic one."""
-    share, example = leakage(task.problem_statement, task.patch)
-    leaks = share >= validator.leakage_threshold or (example and len(example) >= 30)
+    leaks = leakage(task.problem_statement, task.patch, task.test_patch).leaks(validator.leakage_threshold)
     return "leakage" if leaks else "judge_reject"
 
 
@@ -221,29 +219,20 @@ def bottom_quartile_filter(tasks: list[Task]) -> list[Task]:
 
 # ---------------------------------------------------------------- layer 5: semantic
 
-def added_lines(patch: str) -> list[str]:
-    """The gold patch's added lines long enough to count as a leak when quoted."""
-    return [s for s in (line.strip() for line in patch_added_lines(patch)) if len(s) >= 8]
-
-
-TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+|[^\sA-Za-z0-9_]")
-
-
-def leakage(statement: str, patch: str) -> tuple[float, str]:
-    """Share of the gold patch's added lines whose tokens appear verbatim in the statement."""
-    lines = added_lines(patch)
-    if not lines:
-        return 0.0, ""
-    flat = " ".join(TOKEN.findall(statement))
-    leaked = [line for line in lines if " ".join(TOKEN.findall(line)) in flat]
-    return len(leaked) / len(lines), (leaked[0] if leaked else "")
+def leakage(statement: str, patch: str, test_patch: str = "") -> LeakReport:
+    """What of the gold patch the statement gives away (llm's leak check: verbatim lines, new
+    expressions and identifiers, code close to the fix, "replace X with Y" prescriptions)."""
+    return leak_report(statement, patch, test_patch)
 
 
 def check_semantic(task: Task, validator: Validator) -> LayerResult:
-    share, example = leakage(task.problem_statement, task.patch)
-    if share >= validator.leakage_threshold or (example and len(example) >= 30):
-        return _fail(f"statement leaks the fix: {share:.0%} of added lines appear verbatim (e.g. {example!r})",
-                     "leakage", {"leaked_share": round(share, 3)})
+    leak = leakage(task.problem_statement, task.patch, task.test_patch)
+    share = leak.verbatim_share
+    if leak.leaks(validator.leakage_threshold):
+        return _fail(f"statement leaks the fix ({', '.join(leak.kinds)}; {leak.verbatim_share:.0%} of added lines "
+                     f"verbatim; e.g. {leak.evidence[:120]!r})", "leakage",
+                     {"leaked_share": round(leak.verbatim_share, 3), "leak_score": leak.score,
+                      "leak_kinds": list(leak.kinds)})
     if validator.archive is not None and validator.archive.count():
         duplicate, similarity = validator.archive.is_duplicate(task.problem_statement)
         if duplicate:

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .directives import _EXPECTED
-from .text import _word_count, leaked_share, patch_added_lines, patch_removed_lines
+from ..leakage import leak_report
+from .text import _word_count, patch_added_lines, patch_removed_lines
 
 
 def _criterion(score: float, confidence: float, reasoning: str) -> dict:
@@ -92,7 +93,7 @@ def statement_signals(statement: str, touched_functions: Sequence[dict], fail_to
     tested = [n for n in names if n in called]
     relation = (0.5 if tests_mentioned else 0.0) + (0.5 if any(n in named for n in tested) else 0.0)
     return StatementSignals(_word_count(statement), specificity, ea, repro, relation,
-                            leaked_share(statement, patch_added_lines(patch)), named, tests_mentioned)
+                            leak_report(statement, patch, test_patch).score, named, tests_mentioned)
 
 
 def _length_score(words: int) -> float:
