@@ -9,6 +9,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest  # noqa: E402
 
+from llm import leak_report  # noqa: E402
 from llm.client import LLMClient  # noqa: E402
 from llm.offline import (  # noqa: E402
     PHRASINGS, RULES, judge_quality, judge_semantic, leaked_share, mutate_prompt, parse_assertion, parse_directives,
@@ -406,3 +407,66 @@ def test_code_and_diffs_outside_the_context_do_not_switch_directives_on():
             "```python\nexpected, actual = 1, 2  # reproduce hint\n```\nWrite an issue.")
     assert parse_directives(diff) == set()
     assert parse_directives(diff + " Include reproduction steps.") == {"reproduce"}
+
+
+# ----------------------------------------------------------------- judges against boilerplate, leaks by meaning
+
+BOILERPLATE = ("Fix off-by-one in paginate for the last page\n\nThere is a bug in acme/pager: fix off-by-one in "
+               "paginate for the last page.\n\nSteps to reproduce:\n1. Call ``.\n2. It should return ``.\n\n"
+               "Expected behaviour: Fix off-by-one in paginate for the last page works as described.\n"
+               "Actual behaviour: Fix off-by-one in paginate for the last page.")
+
+
+def test_judges_are_not_pleased_by_boilerplate():
+    context = {"problem_statement": BOILERPLATE, "patch": PATCH, "test_patch": TEST_PATCH, "fail_to_pass": F2P,
+               "touched_functions": FUNCTIONS}
+    quality, semantic = judge_quality(context), judge_semantic(context)
+    assert quality["task_correctness"]["score"] <= 4
+    assert semantic["clarity"]["score"] <= 4
+    assert "empty code span" in quality["task_correctness"]["reasoning"]
+    assert "title restated" in semantic["clarity"]["reasoning"]
+    specific = judge_semantic({**context, "problem_statement": SPECIFIC})
+    assert specific["clarity"]["score"] >= semantic["clarity"]["score"] + 3
+
+
+@pytest.mark.parametrize("statement", [
+    "paginate drops the last page: pages should be math.ceil(len(items) / size)",
+    "The last page is lost. Replace `len(items) // size` with a ceiling division.",
+    "Compute the page count with math.ceil instead of floor division.",
+    "Fix:\n```python\npages = math.ceil(len(items)/size)\n```",
+])
+def test_paraphrased_and_partial_leaks_are_caught(statement):
+    report = leak_report(statement, PATCH, TEST_PATCH)
+    assert report.leaks(), report
+    assert leaked_share(statement, ADDED) < 0.5  # the verbatim check alone would not see most of them
+
+
+def test_describing_the_bug_and_the_tests_is_no_leak():
+    statement = ("`paginate([1, 2, 3], 2)` returns `[[1, 2]]` instead of `[[1, 2], [3]]`: the page count "
+                 "`len(items) // size` rounds down. `paginate([1], 0)` should raise `ValueError`.")
+    assert not leak_report(statement, PATCH, TEST_PATCH).leaks()
+
+
+def _bench(name: str):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_labelled_sets_are_large_enough_and_meet_the_targets(capsys):
+    leakage, calibration = _bench("leakage"), _bench("judge_calibration")
+    leakage.main()
+    calibration.main()
+    lines = capsys.readouterr().out.splitlines()
+    pairs = next(ln for ln in lines if ln.startswith("all") and "pairs" in ln)
+    statements = next(ln for ln in lines if ln.startswith("all") and "statements" in ln)
+    assert int(pairs.split(":")[1].split()[0]) >= 60 and int(statements.split(":")[1].split()[0]) >= 60
+    precision, recall = map(float, lines[[i for i, ln in enumerate(lines) if ln.startswith("leakage")][0]]
+                            .split(":")[1].split("/"))
+    assert precision >= 0.9 and recall >= 0.9
+    assert float(lines[-1].split(":")[1]) >= 0.9

@@ -237,7 +237,7 @@ def judge_semantic(context: dict) -> dict:
     paragraphs = len([p for p in re.split(r"\n\s*\n", statement) if p.strip()])
     finished = statement.endswith((".", "!", "?", "`", ")", "```"))
     clarity = (2 + 2 * has_title + 2 * (6 <= mean_len <= 30) + 1 * sig.expected_actual + 1 * sig.concreteness
-               + (paragraphs >= 2) + finished - 4 * sig.boilerplate)
+               + (paragraphs >= 2) + finished - 5 * sig.boilerplate)
     if sig.words < 8:
         clarity = min(clarity, 3)
     symptom = sig.expected_actual > 0 or bool(_SYMPTOM.search(statement))
