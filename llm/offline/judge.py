@@ -2,9 +2,16 @@
 
 Quality judge rubric (``judge_quality``; scores clamped to 1..10, rounded half up)
 ---------------------------------------------------------------------------------
-* task_correctness = 2 + 2 specificity + 1.5 expected/actual + 1.5 reproduction
-  + 1.5 test relation + length (0..1.5) - leak penalty (3 + 4 x share of the gold patch's
-  non-trivial added lines found in the statement, 0 without overlap).
+* task_correctness = 1.5 + 2 specificity + 1.5 expected/actual + 1.5 reproduction
+  + 1.5 test relation + length (0..1.5) + 1.5 concreteness - 4 boilerplate - leak penalty
+  (3 + 4 x the leak score of :func:`llm.leakage.leak_report`, 0 without a leak).
+  boilerplate (0..1) = 0.4 per template phrase ("does not behave as expected", "observe the
+  wrong result", "works as described", placeholders, "this PR", ...) + 0.5 per empty code span
+  (`````` or ``f(, )``) + 0.6 when the title is restated (as expected/actual, or expected and
+  actual saying the same, or a body sentence repeating it); concreteness (0..1) = (code spans
+  holding a literal or arguments + 2 per code block with a value + distinct error names) / 3.
+  An expected/actual pair that restates the title or holds nothing concrete counts 0.5; steps
+  without anything concrete count as no reproduction.
   specificity: 1 a touched function is named, 0.5 only its file/module; reproduction: 1 for
   "reproduc"/``>>>``/numbered steps with a call, 0.5 for an inline call; test relation: 0.5 a
   failing test's name, 0.5 a function the tests call; length: <8 words 0, <20 0.5, <40 1,
@@ -17,10 +24,11 @@ Quality judge rubric (``judge_quality``; scores clamped to 1..10, rounded half u
 
 Semantic judge (``judge_semantic``)
 -----------------------------------
-* clarity = 2 + 2 title line + 2 sentence length 6..30 words + 2 expected/actual
-  + 1 two or more paragraphs + 1 not cut off; at most 3 below 8 words.
-* solvability = 1 + 3 symptom described + 3 affected function named + 2 reproduction
-  + 1 length 20..800 words.
+* clarity = 2 + 2 title line + 2 sentence length 6..30 words + 1 expected/actual
+  + 1 concreteness + 1 two or more paragraphs + 1 not cut off - 5 boilerplate; at most 3
+  below 8 words.
+* solvability = 1 + 2 symptom described + 2 concreteness + 2 affected function named
+  + 2 reproduction + 1 length 20..800 words - 3 boilerplate.
 """
 from __future__ import annotations
 
