@@ -52,11 +52,11 @@ def main(verbose: bool = "-v" in sys.argv) -> None:
                 print(f"  {score:5.2f} {'GOOD' if item['good'] else 'bad '} {case['id']}/{item['mode']}")
     for mode in sorted(by_mode):
         print(f"  mean score {statistics.fmean(by_mode[mode]):5.2f}  {mode} ({len(by_mode[mode])})")
-    for split in ("dev", "holdout"):
+    for split in ("dev", "holdout", "fresh"):
         rows = by_split[split]
         print(f"{split:8s}: {len(rows)} statements ({sum(g for _, g in rows)} good) from "
               f"{sum(c['split'] == split for c in cases)} tasks: AUC {auc(rows):.3f}")
-    rows = by_split["dev"] + by_split["holdout"]
+    rows = by_split["dev"] + by_split["holdout"] + by_split["fresh"]
     print(f"all     : {len(rows)} statements ({sum(g for _, g in rows)} good): AUC {auc(rows):.3f}")
     print(f"judge ranking AUC: {auc(rows):.3f}")
 

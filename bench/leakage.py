@@ -27,7 +27,7 @@ def scores(pairs: list[tuple[bool, bool]]) -> tuple[float, float, int, int]:
 
 def main(verbose: bool = "-v" in sys.argv) -> None:
     cases = json.loads(DATA.read_text(encoding="utf-8"))["cases"]
-    results: dict[str, list[tuple[bool, bool]]] = {"dev": [], "holdout": []}
+    results: dict[str, list[tuple[bool, bool]]] = {"dev": [], "holdout": [], "fresh": []}
     for case in cases:
         for item in case["statements"]:
             report = leak_report(item["text"], case["patch"], case["test_patch"])
@@ -36,11 +36,11 @@ def main(verbose: bool = "-v" in sys.argv) -> None:
             if verbose and found != bool(item["leak"]):
                 print(f"  MISS {case['id']}/{item['mode']}: label {item['leak']}, found {report.kinds} "
                       f"{report.evidence[:60]!r}")
-    for split in ("dev", "holdout"):
+    for split in ("dev", "holdout", "fresh"):
         p, r, n, leaks = scores(results[split])
         print(f"{split:8s}: {n} pairs ({leaks} leaks) from {sum(c['split'] == split for c in cases)} patches: "
               f"precision {p:.3f}, recall {r:.3f}")
-    p, r, n, leaks = scores(results["dev"] + results["holdout"])
+    p, r, n, leaks = scores(results["dev"] + results["holdout"] + results["fresh"])
     print(f"all     : {n} pairs ({leaks} leaks): precision {p:.3f}, recall {r:.3f}")
     print(f"leakage precision/recall: {p:.3f}/{r:.3f}")
 
