@@ -237,15 +237,4 @@ def parse_directives(instructions: str) -> set[str]:
     return asked
 
 
-def similarity_table(text: str) -> list[tuple[str, bool, tuple[tuple[str, float], ...]]]:
-    """For inspection: each piece of each addressed clause, whether negated, and its matches."""
-    rows = []
-    for clause in _clauses(text):
-        if _CONDITION.search(clause) or not _addressed(clause):
-            rows.append((clause, False, (("(not an instruction)", 0.0),)))
-            continue
-        rows += [(piece, neg, _mentions(piece)) for piece, neg in _pieces(clause)]
-    return rows
-
-
 __all__ = ["DESCRIPTIONS", "THRESHOLD", "instruction_text", "parse_directives", "read_directives"]
