@@ -1,8 +1,8 @@
 """The five validation layers (DESIGN §5), each a separate step, run as a cascade.
 
 1 schema, 2 compile, 3 functional (sandbox), 4 quality (LLM judge, SWE-MERA criteria),
-5 semantic (LLM judge + mechanical leakage + duplicate check). A task stops at its first
-failed layer with the reason recorded. Execution results are authoritative: the judges can
+5 semantic (LLM judge + the leak check, `llm.leak_report` + duplicate check). A task stops at
+its first failed layer with the reason recorded. Execution results are authoritative: the judges can
 only reject a task that executed correctly, never rescue one that did not.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 from unidiff import PatchSet
 
-from llm import LeakReport, LLMClient, LLMError, leak_report
+from llm import LLMClient, LLMError, leak_report
 from fitness.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
 from fitness.task import LAYERS, LayerResult, Task
 from sandbox import PatchError, SandboxError, apply_patch, check_functional, export_tree
@@ -181,7 +181,7 @@ def check_quality(task: Task, validator: Validator) -> LayerResult:
 def _judge_root_cause(task: Task, validator: Validator) -> str:
     """A rejected statement that quotes the fix fails *because* it leaks: say so, so prompt
     mutation learns the rule that fixes it rather than a generic one."""
-    leaks = leakage(task.problem_statement, task.patch, task.test_patch).leaks(validator.leakage_threshold)
+    leaks = leak_report(task.problem_statement, task.patch, task.test_patch).leaks(validator.leakage_threshold)
     return "leakage" if leaks else "judge_reject"
 
 
@@ -219,14 +219,8 @@ def bottom_quartile_filter(tasks: list[Task]) -> list[Task]:
 
 # ---------------------------------------------------------------- layer 5: semantic
 
-def leakage(statement: str, patch: str, test_patch: str = "") -> LeakReport:
-    """What of the gold patch the statement gives away (llm's leak check: verbatim lines, new
-    expressions and identifiers, code close to the fix, "replace X with Y" prescriptions)."""
-    return leak_report(statement, patch, test_patch)
-
-
 def check_semantic(task: Task, validator: Validator) -> LayerResult:
-    leak = leakage(task.problem_statement, task.patch, task.test_patch)
+    leak = leak_report(task.problem_statement, task.patch, task.test_patch)
     share = leak.verbatim_share
     if leak.leaks(validator.leakage_threshold):
         return _fail(f"statement leaks the fix ({', '.join(leak.kinds)}; {leak.verbatim_share:.0%} of added lines "
