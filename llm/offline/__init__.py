@@ -1,6 +1,7 @@
 """The offline LLM provider: a deterministic, rule-based writer, judge and prompt mutator.
 
-No network; the only model is the local sentence embedder that reads instructions by meaning. It answers litellm calls to ``offline/<name>`` (default
+No network; the only model is the local sentence embedder that reads instructions by
+meaning. It answers litellm calls to ``offline/<name>`` (default
 ``offline/sebgen``) so CI, the quickstart and tests can run the whole pipeline, and it reacts
 to the prompt and the sampling parameters so evolution has something to act on offline.
 
@@ -28,7 +29,8 @@ from .text import leaked_share, patch_added_lines, patch_removed_lines, seeded_r
 from .writer import JSON_OVERHEAD_WORDS, WORDS_PER_TOKEN, write_statement
 
 __all__ = [
-    "CATEGORY_RULES", "DESCRIPTIONS", "JSON_OVERHEAD_WORDS", "PHRASINGS", "RULES", "TASKS", "WORDS_PER_TOKEN", "Check", "OfflineLLM",
+    "CATEGORY_RULES", "DESCRIPTIONS", "JSON_OVERHEAD_WORDS", "PHRASINGS", "RULES", "TASKS", "WORDS_PER_TOKEN",
+    "Check", "OfflineLLM",
     "StatementSignals", "body_sentences", "dominant_categories", "instruction_text", "judge_quality",
     "judge_semantic", "leaked_share", "mutate_prompt", "parse_assertion", "parse_directives", "read_directives",
     "patch_added_lines", "patch_removed_lines", "respond", "seeded_rng", "split_prompt", "split_subject",

@@ -257,7 +257,8 @@ def judge_semantic(context: dict) -> dict:
                               f"title line {'present' if has_title else 'missing'}; {len(sentences)} sentences "
                               f"averaging {mean_len:.0f} words; {paragraphs} paragraphs; "
                               f"{'complete' if finished else 'looks cut off'}"
-                              + (f"; boilerplate: {', '.join(sig.boilerplate_kinds)}" if sig.boilerplate_kinds else "")),
+                              + (f"; boilerplate: {', '.join(sig.boilerplate_kinds)}"
+                                 if sig.boilerplate_kinds else "")),
         "solvability": _criterion(solvability, 0.8 if sig.words >= 20 else 0.6,
                                   f"symptom {'described' if symptom else 'missing'}; affected function "
                                   f"{'named' if function_named else 'not named'}; reproduction "
