@@ -286,16 +286,19 @@ class Archive:
         k = k or self.k
         with self._mutex:
             own = self._store.task_ids_by_instance(str(t["instance_id"]) for t in tasks)
-            allowed = np.setdiff1d(self._passed_ids, np.asarray(list(own.values()), dtype=np.int64))
+            own_ids = np.asarray(list(own.values()), dtype=np.int64)
+            archived_ids = set(np.intersect1d(own_ids, self._passed_ids).tolist())
+            allowed = np.setdiff1d(self._passed_ids, own_ids)
             archived = self._index.search(vectors, min(k, len(allowed)), allowed=allowed) if len(allowed) else \
                 [[] for _ in tasks]
-        peer_scores = vectors @ vectors.T if peers else None
+        # the listed tasks themselves: all of them with `peers`, else those archived as successes
+        in_reference = [peers or own.get(str(t["instance_id"])) in archived_ids for t in tasks]
+        peer_scores = vectors @ vectors.T
         values = []
         for i, hits in enumerate(archived):
             scores = [s for _, s in hits]
-            if peer_scores is not None:
-                scores += [float(s) for j, s in enumerate(peer_scores[i])
-                           if j != i and tasks[j]["instance_id"] != tasks[i]["instance_id"]]
+            scores += [float(s) for j, s in enumerate(peer_scores[i])
+                       if in_reference[j] and tasks[j]["instance_id"] != tasks[i]["instance_id"]]
             nearest = sorted(scores, reverse=True)[:k]
             values.append(float(np.clip(1.0 - np.mean(nearest), 0.0, 1.0)) if nearest else 1.0)
         return values
