@@ -496,6 +496,31 @@ def report_cmd(run_dir: Path = typer.Argument(..., help="Run folder.")):
         out.print(f"report: {index}")
 
 
+@app.command("experiment")
+def experiment_cmd(config: Path = typer.Argument(..., help="YAML config; its `experiment` section sets seeds and split."),
+                   out_dir: Optional[Path] = typer.Option(None, "--out", help="Experiment folder (default runs/NAME-experiment)."),
+                   set_: Optional[List[str]] = SetOpt):
+    """Evolution gain on held-out commits: best seed vs evolved vs random search, with 95% intervals."""
+    from evo.experiment import ARMS, METRICS, run_experiment
+    from evo.report import build_experiment_report
+    with friendly_errors():
+        cfg = _config(config, set_)
+        _preflight(cfg)
+        out_dir = out_dir or Path("runs") / f"{config.stem}-experiment"
+        document = run_experiment(cfg, out_dir, log=_log)
+        table = Table(title=f"Held-out commits ({document['split']['heldout']}), {document['heldout_calls_per_arm']} "
+                            f"generation calls per arm, {len(document['per_seed'])} seeds: mean [95% CI]")
+        table.add_column("arm")
+        for metric in METRICS:
+            table.add_column(metric)
+        for arm in ARMS:
+            table.add_row(arm, *(f"{c['mean']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"
+                                 for c in (document["arms"][arm][m] for m in METRICS)))
+        out.print(table)
+        out.print(document["verdict"], markup=False)
+        out.print(f"results: {out_dir / 'experiment.json'}; plot: {build_experiment_report(out_dir)}")
+
+
 def main() -> None:
     app()
 

@@ -130,8 +130,9 @@ def make_stats() -> tools.MultiStatistics:
 
 class Evolution:
     def __init__(self, config: Config, run_dir: Path, *, log: Callable[[str], None] = print,
-                 on_progress: Callable[[dict], None] | None = None):
+                 on_progress: Callable[[dict], None] | None = None, candidates: list | None = None):
         self.config, self.run_dir, self.log = config, Path(run_dir), log
+        self.candidates = candidates  # None: mine the config's repos (workers do the same)
         self.on_progress = on_progress or (lambda event: None)
         self.rng = random.Random(config.seed)
         np.random.seed(config.seed % (2 ** 32))
@@ -204,7 +205,8 @@ class Evolution:
 
     def run(self, generations: int) -> RunOutcome:
         self.restore()
-        self.bench = Workbench.build(self.config, self.run_dir, log=self.log, archive=None)
+        self.bench = Workbench.build(self.config, self.run_dir, log=self.log, archive=None,
+                                     candidates=self.candidates)
         self.archive = open_archive(self.config, self.run_dir)
         removed = self.archive.truncate_after(self.generation)
         if removed:

@@ -1,0 +1,191 @@
+"""Does evolution earn its gains? Best seed vs evolved vs random search on held-out commits.
+
+The candidate commits are split by date: the older ones are the training set, the newest
+`experiment.holdout_fraction` are held out. For each seed, evolution runs on the training
+commits twice with the same budget: as configured, and as random search (epsilon = 1: every
+child a fresh random strategy). Three strategies are then applied to the held-out commits,
+each with the same budget of generation calls on the same commit sample:
+
+(a) best seed    the best generation-1 strategy of the evolution run (what you get without evolving),
+(b) evolved      the top of the evolution run's final hall of fame,
+(c) random       the top of the random-search run's final hall of fame.
+
+Per arm and seed: kept rate, leak rate, judge quality, difficulty coverage and EV on the
+held-out batch. Across seeds: the mean with a 95% t-interval, and the paired differences
+evolved - seed and evolved - random (same seed, same held-out commits) with theirs.
+"""
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from pathlib import Path
+from typing import Callable
+
+from evo import checkpoint as ckpt
+from evo.config import Config
+from evo.loop import Evolution
+from evo.runtime import Workbench, eval_settings, mine_all, resolve_repos
+from fitness.exploration import difficulty_coverage
+from fitness.mining import Candidate, MiningError
+from fitness.strategy import Strategy
+from fitness.strategy_eval import batch_filter, commit_order, failure_categories, kept_tasks, score_tasks
+
+ARMS = ("best_seed", "evolved", "random_search")
+METRICS = ("kept_rate", "leak_rate", "judge_quality", "difficulty_coverage", "exploration_value")
+HELDOUT_SAMPLE = 0  # the held-out commit order is its own sample, never one a training generation used
+
+
+def split_by_date(candidates: list[Candidate], holdout_fraction: float) -> tuple[list[Candidate], list[Candidate]]:
+    """(train, held-out): the newest share of commits is held out; ties broken by repo and sha."""
+    ordered = sorted(candidates, key=lambda c: (c.created_at, c.repo, c.sha))
+    held = max(1, round(len(ordered) * holdout_fraction))
+    if held >= len(ordered):
+        raise MiningError(f"{len(ordered)} candidate commits are too few to hold out {holdout_fraction:.0%} and "
+                          "still train on the rest")
+    return ordered[:-held], ordered[-held:]
+
+
+def t_interval(values: list[float], confidence: float = 0.95) -> dict:
+    """Mean and a Student-t interval over seeds (a point when there is one value)."""
+    from scipy import stats
+    n = len(values)
+    mean = statistics.fmean(values)
+    if n < 2:
+        return {"mean": round(mean, 4), "low": round(mean, 4), "high": round(mean, 4), "n": n}
+    half = stats.t.ppf(0.5 + confidence / 2, n - 1) * statistics.stdev(values) / math.sqrt(n)
+    return {"mean": round(mean, 4), "low": round(mean - half, 4), "high": round(mean + half, 4), "n": n}
+
+
+def strategy_of(entry: dict) -> Strategy:
+    """A strategy back from a hall-of-fame entry."""
+    return Strategy(entry["strategy_type"], entry["prompt"], parents=tuple(entry.get("parents", [])),
+                    operator=entry.get("operator", "seed"), generation=entry.get("generation", 0), **entry["params"])
+
+
+def best_seed(run_dir: Path) -> Strategy:
+    """The generation-1 strategy with the highest EV as scored in generation 1 (ties: population order)."""
+    generations = Path(run_dir) / "generations"
+    seeds = [Strategy.from_dict(s) for s in
+             json.loads((generations / "gen-0001.offspring.json").read_text(encoding="utf-8"))["offspring"]]
+    scores = json.loads((generations / "gen-0001.scores.json").read_text(encoding="utf-8"))
+    return max(seeds, key=lambda s: scores[s.genome_hash()]["exploration_value"])
+
+
+def apply_heldout(strategy: Strategy, bench: Workbench, heldout: list[Candidate], config: Config,
+                  calls: int, novelty) -> dict:
+    """Generate and validate on the first `calls` held-out commits of the strategy's kinds."""
+    tried = [bench.generator.generate(c, strategy).to_dict()
+             for c in commit_order(strategy, heldout, config.seed, HELDOUT_SAMPLE)[:calls]]
+    tasks = batch_filter({"arm": tried})["arm"]  # SWE-MERA's filter over the arm's judged batch
+    kept = kept_tasks(tasks)
+    categories = failure_categories(tasks)
+    judged = [t["validation"]["quality"]["score"] for t in tasks if "quality" in t["validation"]]
+    score = score_tasks(tasks, eval_settings(config), novelty)
+    attempts = len(tasks)
+    return {"strategy": strategy.to_dict(), "attempts": attempts, "kept": len(kept),
+            "kept_rate": round(len(kept) / attempts, 4) if attempts else 0.0,
+            "leak_rate": round(categories.count("leakage") / attempts, 4) if attempts else 0.0,
+            "judge_quality": round(statistics.fmean(judged), 4) if judged else 0.0,
+            "difficulty_coverage": round(difficulty_coverage([t["difficulty"] for t in kept],
+                                                             config.fitness.difficulty_bins), 4),
+            "exploration_value": score.exploration_value, "dimensions": score.dimensions,
+            "failure_categories": categories}
+
+
+def run_seed(config: Config, seed: int, out: Path, train: list[Candidate], heldout: list[Candidate],
+             log: Callable[[str], None]) -> dict:
+    seeded = config.model_copy(deep=True)
+    seeded.seed = seed
+    random_search = seeded.model_copy(deep=True)
+    random_search.evolution.epsilon = 1.0
+    generations = seeded.evolution.generations
+    runs = {}
+    for name, cfg in (("evolved", seeded), ("random_search", random_search)):
+        run_dir = out / f"seed-{seed}" / name
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "config.yaml").write_text(cfg.to_yaml(), encoding="utf-8")
+        log(f"seed {seed}: {name} run on {len(train)} training commits ({generations} generations) in {run_dir}")
+        runs[name] = Evolution(cfg, run_dir, log=log, candidates=train).run(generations)
+    strategies = {"best_seed": best_seed(out / f"seed-{seed}" / "evolved"),
+                  "evolved": strategy_of(runs["evolved"].hall_of_fame[0]),
+                  "random_search": strategy_of(runs["random_search"].hall_of_fame[0])}
+    from archive import Archive
+    bench = Workbench.build(seeded, None, log=log, candidates=heldout)
+    try:
+        with Archive.open(out / f"seed-{seed}" / "heldout-novelty", model=config.archive.model,
+                          k=config.archive.k) as reference:
+            # novelty on held-out: against the arm's other held-out tasks (leave-one-out)
+            novelty = lambda tasks: reference.novelty_of_tasks(tasks, peers=True)  # noqa: E731
+            arms = {}
+            for arm in ARMS:
+                arms[arm] = apply_heldout(strategies[arm], bench, heldout, seeded, config.experiment.heldout_calls,
+                                          novelty)
+                log(f"seed {seed}: {arm} ({strategies[arm].id}, generation {strategies[arm].generation}) kept "
+                    f"{arms[arm]['kept']}/{arms[arm]['attempts']} held-out tasks, EV {arms[arm]['exploration_value']:.3f}")
+    finally:
+        bench.close()
+    usage = {name: dict(ckpt.load_latest(out / f"seed-{seed}" / name, log=lambda _m: None)["usage"]) for name in runs}
+    return {"seed": seed, "arms": arms, "evolved_is_a_seed": strategies["evolved"].generation <= 1,
+            "training_usage": usage}
+
+
+def summarise(per_seed: list[dict]) -> dict:
+    arms = {arm: {m: t_interval([s["arms"][arm][m] for s in per_seed]) for m in METRICS} for arm in ARMS}
+    differences = {}
+    for other in ("best_seed", "random_search"):
+        differences[f"evolved_minus_{other}"] = {
+            m: t_interval([s["arms"]["evolved"][m] - s["arms"][other][m] for s in per_seed]) for m in METRICS}
+    return {"arms": arms, "differences": differences}
+
+
+def verdict(summary: dict, per_seed: list[dict]) -> str:
+    """One honest sentence: does the evolved arm beat the best seed on held-out EV and kept rate?"""
+    lines = []
+    for other, label in (("best_seed", "the best seed"), ("random_search", "random search")):
+        d = summary["differences"][f"evolved_minus_{other}"]
+        for metric in ("exploration_value", "kept_rate"):
+            ci = d[metric]
+            if ci["low"] > 0:
+                word = "beats"
+            elif ci["high"] < 0:
+                word = "is worse than"
+            else:
+                word = "is not distinguishable from"
+            lines.append(f"on held-out {metric}, evolved {word} {label} "
+                         f"(difference {ci['mean']:+.3f}, 95% CI {ci['low']:+.3f}..{ci['high']:+.3f})")
+    same = sum(s["evolved_is_a_seed"] for s in per_seed)
+    if same:
+        lines.append(f"in {same} of {len(per_seed)} seeds the evolved arm's strategy is itself a generation-1 seed "
+                     "(evolution found nothing better on the training commits)")
+    return "; ".join(lines) + "."
+
+
+def run_experiment(config: Config, out: Path, log: Callable[[str], None] = print) -> dict:
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    if config.parallel.backend != "serial":
+        log("experiment: evaluating serially (the training runs use a commit subset that workers would not see)")
+        config = config.model_copy(deep=True)
+        config.parallel.backend = "serial"
+    e = config.experiment
+    train, heldout = split_by_date(mine_all(config, resolve_repos(config)), e.holdout_fraction)
+    log(f"experiment: {len(train)} training commits up to {train[-1].created_at[:10]}, {len(heldout)} held-out "
+        f"commits from {heldout[0].created_at[:10]}; seeds {', '.join(map(str, e.seeds))}")
+    per_seed = []
+    for seed in e.seeds:
+        done = out / f"seed-{seed}" / "result.json"
+        if done.is_file():  # a re-run continues: finished seeds are not paid for twice
+            per_seed.append(json.loads(done.read_text(encoding="utf-8")))
+            continue
+        result = run_seed(config, seed, out, train, heldout, log)
+        ckpt.atomic_write_text(done, json.dumps(result, sort_keys=True, indent=1))
+        per_seed.append(result)
+    summary = summarise(per_seed)
+    document = {"config": config.model_dump(mode="json"),
+                "split": {"train": len(train), "heldout": len(heldout), "train_until": train[-1].created_at,
+                          "heldout_from": heldout[0].created_at},
+                "heldout_calls_per_arm": e.heldout_calls, **summary, "per_seed": per_seed,
+                "verdict": verdict(summary, per_seed)}
+    ckpt.atomic_write_text(out / "experiment.json", json.dumps(document, sort_keys=True, indent=1))
+    return document
