@@ -6,9 +6,13 @@ commits twice with the same budget: as configured, and as random search (epsilon
 child a fresh random strategy). Three strategies are then applied to the held-out commits,
 each with the same budget of generation calls on the same commit sample:
 
-(a) best seed    the best generation-1 strategy of the evolution run (what you get without evolving),
-(b) evolved      the top of the evolution run's final hall of fame,
-(c) random       the top of the random-search run's final hall of fame.
+(a) best seed    the best generation-1 strategy (what you get without evolving),
+(b) evolved      the best strategy evolution *made* (born in generation 2 or later, not a seed's genome),
+(c) random       the best strategy random search made the same way.
+
+"Best" is the highest EV as last scored in the run (hall of fame and population are re-scored
+every generation against the archive as it stands). Whether a made strategy topped the run on
+the training commits is reported too (`evolved_tops_training`).
 
 Per arm and seed: kept rate, leak rate, judge quality, difficulty coverage and EV on the
 held-out batch. Across seeds: the mean with a 95% t-interval, and the paired differences
@@ -24,7 +28,7 @@ from typing import Callable
 
 from evo import checkpoint as ckpt
 from evo.config import Config
-from evo.loop import Evolution
+from evo.loop import Evolution, RunError
 from evo.runtime import Workbench, eval_settings, mine_all, resolve_repos
 from fitness.exploration import difficulty_coverage
 from fitness.mining import Candidate, MiningError
@@ -57,19 +61,29 @@ def t_interval(values: list[float], confidence: float = 0.95) -> dict:
     return {"mean": round(mean, 4), "low": round(mean - half, 4), "high": round(mean + half, 4), "n": n}
 
 
-def strategy_of(entry: dict) -> Strategy:
-    """A strategy back from a hall-of-fame entry."""
-    return Strategy(entry["strategy_type"], entry["prompt"], parents=tuple(entry.get("parents", [])),
-                    operator=entry.get("operator", "seed"), generation=entry.get("generation", 0), **entry["params"])
+def training_scores(run_dir: Path) -> tuple[list[list[Strategy]], dict[str, float]]:
+    """(offspring per generation, each genome's EV as last scored in the run)."""
+    folder = Path(run_dir) / "generations"
+    offspring, latest = [], {}
+    for path in sorted(folder.glob("gen-*.offspring.json")):
+        offspring.append([Strategy.from_dict(s) for s in json.loads(path.read_text(encoding="utf-8"))["offspring"]])
+        scores = path.with_name(path.name.replace(".offspring.", ".scores."))
+        for key, score in json.loads(scores.read_text(encoding="utf-8")).items():
+            latest[key] = score["exploration_value"]
+    return offspring, latest
 
 
-def best_seed(run_dir: Path) -> Strategy:
-    """The generation-1 strategy with the highest EV as scored in generation 1 (ties: population order)."""
-    generations = Path(run_dir) / "generations"
-    seeds = [Strategy.from_dict(s) for s in
-             json.loads((generations / "gen-0001.offspring.json").read_text(encoding="utf-8"))["offspring"]]
-    scores = json.loads((generations / "gen-0001.scores.json").read_text(encoding="utf-8"))
-    return max(seeds, key=lambda s: scores[s.genome_hash()]["exploration_value"])
+def pick_arms(run_dir: Path) -> tuple[Strategy, Strategy | None, bool]:
+    """(best seed, best strategy made by the run or None, whether a made one tops the run).
+    Ties go to the earlier generation and population order."""
+    offspring, latest = training_scores(run_dir)
+    seeds = offspring[0]
+    seed_hashes = {s.genome_hash() for s in seeds}
+    made = [s for generation in offspring[1:] for s in generation if s.genome_hash() not in seed_hashes]
+    rank = lambda s: latest.get(s.genome_hash(), 0.0)  # noqa: E731
+    best_seed = max(seeds, key=rank)
+    best_made = max(made, key=rank) if made else None
+    return best_seed, best_made, best_made is not None and rank(best_made) > rank(best_seed)
 
 
 def apply_heldout(strategy: Strategy, bench: Workbench, heldout: list[Candidate], config: Config,
@@ -107,9 +121,15 @@ def run_seed(config: Config, seed: int, out: Path, train: list[Candidate], heldo
         (run_dir / "config.yaml").write_text(cfg.to_yaml(), encoding="utf-8")
         log(f"seed {seed}: {name} run on {len(train)} training commits ({generations} generations) in {run_dir}")
         runs[name] = Evolution(cfg, run_dir, log=log, candidates=train).run(generations)
-    strategies = {"best_seed": best_seed(out / f"seed-{seed}" / "evolved"),
-                  "evolved": strategy_of(runs["evolved"].hall_of_fame[0]),
-                  "random_search": strategy_of(runs["random_search"].hall_of_fame[0])}
+        if not runs[name].finished:
+            raise RunError(f"experiment stopped during {run_dir}; run the same command again to continue")
+    seed_strategy, evolved, evolved_tops = pick_arms(out / f"seed-{seed}" / "evolved")
+    _, random_made, random_tops = pick_arms(out / f"seed-{seed}" / "random_search")
+    strategies = {"best_seed": seed_strategy, "evolved": evolved or seed_strategy,
+                  "random_search": random_made or seed_strategy}
+    trained = {name: training_scores(out / f"seed-{seed}" / name)[1] for name in runs}
+    training_ev = {arm: trained["random_search" if arm == "random_search" else "evolved"].get(
+        strategies[arm].genome_hash()) for arm in ARMS}
     from archive import Archive
     bench = Workbench.build(seeded, None, log=log, candidates=heldout)
     try:
@@ -121,13 +141,15 @@ def run_seed(config: Config, seed: int, out: Path, train: list[Candidate], heldo
             for arm in ARMS:
                 arms[arm] = apply_heldout(strategies[arm], bench, heldout, seeded, config.experiment.heldout_calls,
                                           novelty)
-                log(f"seed {seed}: {arm} ({strategies[arm].id}, generation {strategies[arm].generation}) kept "
+                arms[arm]["training_ev"] = training_ev[arm]
+                log(f"seed {seed}: {arm} ({strategies[arm].id}, generation {strategies[arm].generation}, "
+                    f"{strategies[arm].operator}; training EV {training_ev[arm] or 0:.3f}) kept "
                     f"{arms[arm]['kept']}/{arms[arm]['attempts']} held-out tasks, EV {arms[arm]['exploration_value']:.3f}")
     finally:
         bench.close()
     usage = {name: dict(ckpt.load_latest(out / f"seed-{seed}" / name, log=lambda _m: None)["usage"]) for name in runs}
-    return {"seed": seed, "arms": arms, "evolved_is_a_seed": strategies["evolved"].generation <= 1,
-            "training_usage": usage}
+    return {"seed": seed, "arms": arms, "evolved_is_a_seed": evolved is None,
+            "evolved_tops_training": evolved_tops, "random_tops_training": random_tops, "training_usage": usage}
 
 
 def summarise(per_seed: list[dict]) -> dict:
@@ -157,7 +179,9 @@ def verdict(summary: dict, per_seed: list[dict]) -> str:
     same = sum(s["evolved_is_a_seed"] for s in per_seed)
     if same:
         lines.append(f"in {same} of {len(per_seed)} seeds the evolved arm's strategy is itself a generation-1 seed "
-                     "(evolution found nothing better on the training commits)")
+                     "(evolution made no new strategy)")
+    tops = sum(s.get("evolved_tops_training", False) for s in per_seed)
+    lines.append(f"a strategy made by evolution topped the training run in {tops} of {len(per_seed)} seeds")
     return "; ".join(lines) + "."
 
 
