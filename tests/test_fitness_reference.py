@@ -24,6 +24,7 @@ from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
 from fitness.strategy_eval import EvalSettings, Evaluation, commit_order, evaluate_strategy
 from fitness.task import Task
 from llm import LLMClient
+from tests.test_archive_in_evolution import RecordingClient
 
 TOPICS = ["the page count of a paginated list", "the total of an invoice with discounts",
           "parsing an ISO date with a timezone", "retrying a failed HTTP request", "sorting records by two keys",
@@ -202,22 +203,12 @@ def test_strategies_differing_only_in_prompt_are_scored_on_the_same_commits():
     assert commit_order(a, pool, 5, 4) == commit_order(b, list(reversed(pool)), 5, 4)
 
 
-class RecordingLLM(LLMClient):
-    def __init__(self):
-        super().__init__()
-        self.prompts: list[str] = []
-
-    def _complete_messages(self, messages, **kwargs):
-        self.prompts.append(messages[-1]["content"])
-        return super()._complete_messages(messages, **kwargs)
-
-
 def test_environment_failures_never_reach_prompt_mutation(tmp_path):
     strategy = Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][0])
     with Archive.open(tmp_path / "a") as archive:
         archive.add_failures([{"strategy_id": strategy.id, "strategy_type": "BUG_FIX", "category": c,
                                "detail": f"detail of {c}"} for c in sorted(ENVIRONMENT)], generation=1)
-        llm = RecordingLLM()
+        llm = RecordingClient()
         bench = SimpleNamespace(archive=archive, llm=llm)
         toolbox = build_toolbox(Config(), random.Random(0), bench)
         child = toolbox.mutate_prompt(strategy, 2)
