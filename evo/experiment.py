@@ -50,15 +50,17 @@ def split_by_date(candidates: list[Candidate], holdout_fraction: float) -> tuple
     return ordered[:-held], ordered[-held:]
 
 
-def t_interval(values: list[float], confidence: float = 0.95) -> dict:
-    """Mean and a Student-t interval over seeds (a point when there is one value)."""
+def t_interval(values: list[float], confidence: float = 0.95, bounds: tuple[float, float] = (-1.0, 1.0)) -> dict:
+    """Mean and a Student-t interval over seeds (a point when there is one value), clipped to
+    the range the metric can take."""
     from scipy import stats
     n = len(values)
     mean = statistics.fmean(values)
     if n < 2:
         return {"mean": round(mean, 4), "low": round(mean, 4), "high": round(mean, 4), "n": n}
     half = stats.t.ppf(0.5 + confidence / 2, n - 1) * statistics.stdev(values) / math.sqrt(n)
-    return {"mean": round(mean, 4), "low": round(mean - half, 4), "high": round(mean + half, 4), "n": n}
+    low, high = max(mean - half, bounds[0]), min(mean + half, bounds[1])
+    return {"mean": round(mean, 4), "low": round(low, 4), "high": round(high, 4), "n": n}
 
 
 def training_scores(run_dir: Path) -> tuple[list[list[Strategy]], dict[str, float]]:
@@ -153,7 +155,8 @@ def run_seed(config: Config, seed: int, out: Path, train: list[Candidate], heldo
 
 
 def summarise(per_seed: list[dict]) -> dict:
-    arms = {arm: {m: t_interval([s["arms"][arm][m] for s in per_seed]) for m in METRICS} for arm in ARMS}
+    arms = {arm: {m: t_interval([s["arms"][arm][m] for s in per_seed], bounds=(0.0, 1.0)) for m in METRICS}
+            for arm in ARMS}
     differences = {}
     for other in ("best_seed", "random_search"):
         differences[f"evolved_minus_{other}"] = {
@@ -185,6 +188,14 @@ def verdict(summary: dict, per_seed: list[dict]) -> str:
     return "; ".join(lines) + "."
 
 
+def heldout_budget(heldout: list[Candidate], config: Config) -> int:
+    """Generation calls per arm: the configured number, capped so that every strategy type the
+    run may pick has that many held-out commits of its kinds (the same budget for every arm)."""
+    from fitness.generate import pick_candidates
+    available = min(len(pick_candidates(heldout, t)) for t in config.evolution.strategy_types)
+    return min(config.experiment.heldout_calls, available)
+
+
 def run_experiment(config: Config, out: Path, log: Callable[[str], None] = print) -> dict:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -194,6 +205,12 @@ def run_experiment(config: Config, out: Path, log: Callable[[str], None] = print
         config.parallel.backend = "serial"
     e = config.experiment
     train, heldout = split_by_date(mine_all(config, resolve_repos(config)), e.holdout_fraction)
+    calls = heldout_budget(heldout, config)
+    if calls < e.heldout_calls:
+        log(f"experiment: {calls} generation calls per arm, not {e.heldout_calls}: a strategy type has only "
+            f"{calls} held-out commits of its kinds")
+        config = config.model_copy(deep=True)
+        config.experiment.heldout_calls = calls
     log(f"experiment: {len(train)} training commits up to {train[-1].created_at[:10]}, {len(heldout)} held-out "
         f"commits from {heldout[0].created_at[:10]}; seeds {', '.join(map(str, e.seeds))}")
     per_seed = []
@@ -209,7 +226,7 @@ def run_experiment(config: Config, out: Path, log: Callable[[str], None] = print
     document = {"config": config.model_dump(mode="json"),
                 "split": {"train": len(train), "heldout": len(heldout), "train_until": train[-1].created_at,
                           "heldout_from": heldout[0].created_at},
-                "heldout_calls_per_arm": e.heldout_calls, **summary, "per_seed": per_seed,
+                "heldout_calls_per_arm": config.experiment.heldout_calls, **summary, "per_seed": per_seed,
                 "verdict": verdict(summary, per_seed)}
     ckpt.atomic_write_text(out / "experiment.json", json.dumps(document, sort_keys=True, indent=1))
     return document

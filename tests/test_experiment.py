@@ -30,6 +30,7 @@ def test_t_interval_over_seeds():
     assert ci["mean"] == pytest.approx(0.4)
     assert ci["low"] == pytest.approx(0.4 - 0.4969, abs=1e-3) and ci["high"] == pytest.approx(0.8969, abs=1e-3)
     assert t_interval([0.3]) == {"mean": 0.3, "low": 0.3, "high": 0.3, "n": 1}
+    assert t_interval([0.0, 1.0, 1.0], bounds=(0.0, 1.0))["high"] == 1.0  # a rate stays a rate
 
 
 def per_seed(evolved_ev: list[float], seed_ev: list[float]) -> list[dict]:
