@@ -129,6 +129,13 @@ class CheckpointConfig(Section):
     keep: int = Field(3, ge=1)
 
 
+class ExperimentConfig(Section):
+    """`sebgen experiment`: evolution gain on held-out commits (see evo/experiment.py)."""
+    seeds: list[int] = Field(default_factory=lambda: [1, 2, 3], min_length=1)
+    holdout_fraction: float = Field(0.4, gt=0, lt=1)
+    heldout_calls: int = Field(6, ge=1)  # generation calls per arm and seed on held-out commits
+
+
 class Config(Section):
     seed: int = 0
     repos: list[str] = Field(default_factory=list)
@@ -140,6 +147,7 @@ class Config(Section):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     parallel: ParallelConfig = Field(default_factory=ParallelConfig)
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
+    experiment: ExperimentConfig = Field(default_factory=ExperimentConfig)
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
