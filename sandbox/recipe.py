@@ -106,7 +106,8 @@ class InstallRecipe:
         """The recipe as plain data, without empty fields (recorded in tasks, printed by `setup`)."""
         data = asdict(self)
         data["build_env"] = dict(self.build_env)
-        return {k: v for k, v in data.items() if v not in ("", (), [], {}, False, None) and k != "dep_files"}
+        data = {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
+        return {k: v for k, v in data.items() if v not in ("", [], {}, False, None) and k != "dep_files"}
 
 
 def repo_name(repo: Path) -> str:
