@@ -16,6 +16,7 @@ import functools
 import hashlib
 import json
 import re
+import shlex
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -295,10 +296,6 @@ def _read_pytest_options(options: dict, found: _Found, source: str) -> None:
         found.sources.append(f"{source}: pytest plugins {', '.join(new)}")
 
 
-def _ini_list(value: str) -> list[str]:
-    return [ln.strip() for ln in re.split(r"[\n;]" if "\n" in value else r"[\n,;]", value) if ln.strip()]
-
-
 def _read_setup_cfg(text: str, found: _Found) -> None:
     parser = _ini(text)
     requires = parser.get("options", "install_requires", fallback="").strip()
@@ -392,12 +389,11 @@ def _tox_deps(value: str) -> tuple[list[str], list[str]]:
 
 def _read_tox(text: str, found: _Found, source: str, req_files: list[str] | None = None) -> None:
     parser = _ini(text)
-    for section in ("testenv", "tox:tox"):
-        if section == "testenv" and parser.has_section(section):
-            reqs, files = _tox_deps(parser.get(section, "deps", fallback=""))
-            found.add_dev(reqs, f"{source} deps")
-            if req_files is not None:
-                req_files += [f for f in files if f not in req_files]
+    if parser.has_section("testenv"):
+        reqs, files = _tox_deps(parser.get("testenv", "deps", fallback=""))
+        found.add_dev(reqs, f"{source} deps")
+        if req_files is not None:
+            req_files += [f for f in files if f not in req_files]
     if parser.has_section("pytest"):
         _read_pytest_options(dict(parser.items("pytest")), found, f"{source} [pytest]")
 
@@ -522,23 +518,24 @@ def _detect(repo: Path, commit: str, override: dict | None) -> InstallRecipe:
 
 def install_steps(recipe: InstallRecipe, pip: str) -> list[tuple[str, str]]:
     """(source, shell command) pairs, run in the tree root in order; later steps win pins."""
-    exports = "".join(f"export {k}='{v}'; " for k, v in recipe.build_env)
+    exports = "".join(f"export {k}={shlex.quote(v)}; " for k, v in recipe.build_env)
+    q = shlex.quote
     if recipe.install:
         steps = [("install", recipe.install)]
     else:
         steps = []
         if recipe.build_packages:
-            steps.append(("build_packages", f"{pip} install " + " ".join(f"'{p}'" for p in recipe.build_packages)))
+            steps.append(("build_packages", f"{pip} install " + " ".join(q(p) for p in recipe.build_packages)))
         if recipe.install_project:
             target = "." + (f"[{','.join(recipe.extras)}]" if recipe.extras else "")
             isolation = " --no-build-isolation" if recipe.build_packages else ""
-            steps.append(("project", f"{pip} install{isolation} '{target}'"))
+            steps.append(("project", f"{pip} install{isolation} {q(target)}"))
         if recipe.dev_packages:
-            steps.append(("dev_packages", f"{pip} install " + " ".join(f"'{p}'" for p in recipe.dev_packages)))
-        steps += [(f"requirements:{r}", f"{pip} install -r '{r}'") for r in recipe.requirements]
+            steps.append(("dev_packages", f"{pip} install " + " ".join(q(p) for p in recipe.dev_packages)))
+        steps += [(f"requirements:{r}", f"{pip} install -r {q(r)}") for r in recipe.requirements]
     extra = list(dict.fromkeys(recipe.plugins + recipe.packages))
     if extra:
-        steps.append(("packages", f"{pip} install " + " ".join(f"'{p}'" for p in extra)))
+        steps.append(("packages", f"{pip} install " + " ".join(q(p) for p in extra)))
     return [(source, exports + cmd) for source, cmd in steps]
 
 
@@ -547,4 +544,4 @@ STEP_MARK = "sebgen-step:"  # echoed before each install step, so a log names th
 
 def install_commands(recipe: InstallRecipe, pip: str) -> list[str]:
     """Shell commands (run in the tree root) that install the recipe with the given pip."""
-    return [f"echo '{STEP_MARK} {source}' && {cmd}" for source, cmd in install_steps(recipe, pip)]
+    return [f"echo {shlex.quote(f'{STEP_MARK} {source}')} && {cmd}" for source, cmd in install_steps(recipe, pip)]

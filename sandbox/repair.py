@@ -148,13 +148,13 @@ def diagnose(log: str, recipe: InstallRecipe, tree_names: set[str], stage: str) 
                        packages=[pin], rule="pytest-too-new")
     if re.search(r"async def functions are not natively supported", log) and "pytest-asyncio" not in recipe.packages:
         return Fix("async tests need a plugin: install pytest-asyncio", packages=["pytest-asyncio"], rule="async-tests")
-    if stage == "build" and _PIP_FAILURE.search(log):
-        if step.startswith("requirements:") or step == "dev_packages":
+    if stage == "build":
+        if step.startswith("requirements:") or step == "dev_packages":  # optional sources: any failure drops them
             return Fix(f"installing {step} failed: drop that source", drop=[step], rule="drop-source")
-        if step == "project" and recipe.extras:
+        if step == "project" and recipe.extras and _PIP_FAILURE.search(log):
             return Fix(f"installing the project with extras {', '.join(recipe.extras)} failed: drop the extras",
                        drop=["extras"], rule="drop-source")
-        if step == "project":
+        if step == "project" and _PIP_FAILURE.search(log):
             return Fix("the project itself does not build: run the tests from the tree without installing it",
                        drop=["project"], rule="drop-source")
     return None
