@@ -374,6 +374,8 @@ def setup_cmd(repo: str = typer.Argument(..., help="Repo path or URL."),
             out.print(line, markup=False)
         if not report["attempts"]:
             out.print("  environment already built and verified earlier (reused)")
+        if not [k for k in report["recipe"] if k not in ("sources", "requires_python")]:
+            out.print("  (nothing to install: the tests run from the tree)")
 
 
 @app.command()
