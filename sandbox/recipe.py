@@ -21,6 +21,8 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import yaml
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # Python 3.10: the same parser, packaged as tomli
@@ -52,27 +54,10 @@ _NOT_FOR_TESTS = re.compile(
     r"^(tox|nox|pre-commit|sphinx.*|twine|build|towncrier|check-manifest|black|isort|flake8.*|ruff|pylint|"
     r"codecov|bump2?version|bumpver|furo|myst.*|pip-tools|wheel|setuptools|hatch|pdm|poetry|ipython|ipdb|"
     r"mkdocs.*|readme[-_]renderer|docutils|coveralls|pyright|uv)$", re.I)
-# pytest command-line flags and ini keys -> the plugin that defines them
-PLUGIN_FLAGS = {
-    "--cov": "pytest-cov", "--no-cov": "pytest-cov", "-n": "pytest-xdist", "--numprocesses": "pytest-xdist",
-    "--dist": "pytest-xdist", "--maxprocesses": "pytest-xdist", "--timeout": "pytest-timeout",
-    "--reruns": "pytest-rerunfailures", "--benchmark": "pytest-benchmark", "--hypothesis": "hypothesis",
-    "--mypy": "pytest-mypy", "--randomly": "pytest-randomly", "-p randomly": "pytest-randomly",
-    "--snapshot": "syrupy", "--html": "pytest-html", "--json-report": "pytest-json-report",
-    "--asyncio-mode": "pytest-asyncio", "--forked": "pytest-forked", "--ds": "pytest-django",
-    "--mpl": "pytest-mpl", "--doctest-plus": "pytest-doctestplus", "--remote-data": "pytest-remotedata",
-    "--flake8": "pytest-flake8", "--black": "pytest-black", "--isort": "pytest-isort", "-p xdist": "pytest-xdist",
-    "--env": "pytest-env", "--lf-fail": "pytest-rerunfailures", "--only-rerun": "pytest-rerunfailures",
-}
-PLUGIN_INI_KEYS = {
-    "timeout": "pytest-timeout", "timeout_method": "pytest-timeout", "timeout_func_only": "pytest-timeout",
-    "asyncio_mode": "pytest-asyncio", "asyncio_default_fixture_loop_scope": "pytest-asyncio",
-    "trio_mode": "pytest-trio", "env": "pytest-env", "DJANGO_SETTINGS_MODULE": "pytest-django",
-    "django_find_project": "pytest-django", "mock_use_standalone_module": "pytest-mock",
-    "reruns": "pytest-rerunfailures", "mpl-baseline-path": "pytest-mpl", "doctest_plus": "pytest-doctestplus",
-    "httpserver_listen_address": "pytest-httpserver", "flake8-max-line-length": "pytest-flake8",
-    "mypy-testing-base": "pytest-mypy-plugins", "xfail_strict": "", "randomly_seed": "pytest-randomly",
-}
+# pytest command-line flags and ini keys -> the plugin that defines them (sandbox/known_packages.yaml)
+KNOWN = yaml.safe_load(Path(__file__).with_name("known_packages.yaml").read_text())
+PLUGIN_FLAGS: dict[str, str] = KNOWN["pytest_flags"]
+PLUGIN_INI_KEYS: dict[str, str] = KNOWN["pytest_ini_keys"]
 
 
 @dataclass(frozen=True)

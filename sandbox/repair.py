@@ -13,30 +13,10 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from .recipe import PLUGIN_FLAGS, PLUGIN_INI_KEYS, STEP_MARK, InstallRecipe
+from .recipe import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS, STEP_MARK, InstallRecipe
 
-# import name -> distribution name, where they differ
-MODULE_PACKAGES = {
-    "yaml": "PyYAML", "PIL": "Pillow", "sklearn": "scikit-learn", "skimage": "scikit-image",
-    "cv2": "opencv-python-headless", "bs4": "beautifulsoup4", "dateutil": "python-dateutil",
-    "attr": "attrs", "OpenSSL": "pyOpenSSL", "Crypto": "pycryptodome", "jwt": "PyJWT",
-    "dotenv": "python-dotenv", "magic": "python-magic", "git": "GitPython", "zmq": "pyzmq",
-    "serial": "pyserial", "google": "protobuf", "pkg_resources": "setuptools", "docx": "python-docx",
-    "mpl_toolkits": "matplotlib", "Levenshtein": "python-Levenshtein", "lxml": "lxml", "xdist": "pytest-xdist",
-    "pytest_asyncio": "pytest-asyncio", "pytest_mock": "pytest-mock", "pytest_cov": "pytest-cov",
-    "pytest_timeout": "pytest-timeout", "pytest_benchmark": "pytest-benchmark", "editables": "editables",
-    "typing_extensions": "typing-extensions", "importlib_metadata": "importlib-metadata",
-    "setuptools_scm": "setuptools-scm", "hatch_vcs": "hatch-vcs", "mypy_extensions": "mypy-extensions",
-}
-# fixtures -> the plugin that provides them
-FIXTURE_PLUGINS = {
-    "mocker": "pytest-mock", "benchmark": "pytest-benchmark", "event_loop": "pytest-asyncio",
-    "httpserver": "pytest-httpserver", "requests_mock": "requests-mock", "freezer": "pytest-freezer",
-    "snapshot": "syrupy", "datadir": "pytest-datadir", "shared_datadir": "pytest-datadir",
-    "aiohttp_client": "pytest-aiohttp", "httpx_mock": "pytest-httpx", "respx_mock": "respx",
-    "time_machine": "time-machine", "fs": "pyfakefs", "subtests": "pytest-subtests", "nursery": "pytest-trio",
-    "anyio_backend": "anyio", "xprocess": "pytest-xprocess", "celery_app": "celery[pytest]",
-}
+MODULE_PACKAGES: dict[str, str] = KNOWN["module_packages"]  # import name -> distribution, where they differ
+FIXTURE_PLUGINS: dict[str, str] = KNOWN["fixture_plugins"]  # fixture -> the plugin that provides it
 _VCS_FAILURE = re.compile(
     r"setuptools-scm was unable to detect version|unable to detect version|LookupError:.*setuptools.scm|"
     r"Versioning for this project requires either an sdist|Error getting the version from source .vcs.|"
