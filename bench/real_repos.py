@@ -119,7 +119,7 @@ def main() -> None:
         if args.first_parent_only and not rec["first_parent"]:
             continue
         by_repo.setdefault(rec["repo"], []).append(rec)
-    total = hits = 0
+    total = hits = fp_total = fp_hits = 0
     all_ok = True
     with tempfile.TemporaryDirectory(prefix="sebgen-real-") as tmp:
         for name, recs in by_repo.items():
@@ -147,7 +147,10 @@ def main() -> None:
                   flush=True)
             total += len(recs)
             hits += n_hit
+            fp_total += sum(rec["first_parent"] for rec in recs)
+            fp_hits += sum(r["yield"] for r, rec in zip(results, recs) if rec["first_parent"])
     print(f"every repo set up at HEAD: {'yes' if all_ok else 'no'}")
+    print(f"first-parent commits: {fp_hits}/{fp_total}; merged-PR-branch commits: {hits - fp_hits}/{total - fp_total}")
     print(f"real_repo_yield: {hits / total if total else 0:.3f}")
 
 
