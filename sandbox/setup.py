@@ -184,7 +184,7 @@ class SetupBackend:
             self._load(repo)
             record = self._record(repo, commit)
             recipe = self.recipe(repo, commit)
-            version = interpreter_version(self.inner)
+            version = recipe.python or interpreter_version(self.inner)
             if not recipe.install and not python_fits(recipe.requires_python, version):
                 raise SetupError(f"{repo_name(repo)}@{commit[:10]} requires Python {recipe.requires_python} and "
                                  f"the sandbox runs Python {version}; set sandbox.base_image to a fitting "

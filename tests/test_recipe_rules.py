@@ -182,6 +182,31 @@ def test_repair_loop_gives_up_with_one_sentence_naming_the_log(tmp_path):
     assert "\n" not in message and str(tmp_path / "build.log") in message and "after 2 attempts" in message
 
 
+def test_a_model_is_asked_only_when_no_rule_explains_the_log(tmp_path):
+    repo, sha = make_repo(tmp_path / "ask", {"pkg/__init__.py": ""})
+    inner = _FlakyInstall(tmp_path / "cache", tmp_path / "build.log", needs="six")
+    inner.log_path.write_text("")
+    asked = []
+
+    def advisor(prompt: str) -> dict:
+        asked.append(prompt)
+        return {"packages": ["six"], "reason": "the log shows six is needed"}
+
+    backend = SetupBackend(inner, attempts=3, advisor=advisor, log=lambda m: None)
+    backend.ensure(repo, sha)  # the log says 'yaml' (a rule: PyYAML), then still fails: the model is asked
+    setup = backend.environment_setup(repo, sha)
+    assert [a["rule"] for a in setup["attempts"]] == ["missing-module", "llm", ""]
+    assert len(asked) == 1 and "<context>" in asked[0]
+    assert setup["recipe"]["packages"] == ["PyYAML", "six"]
+
+
+def test_the_offline_model_is_never_asked_for_recipes():
+    from evo.config import Config
+    from evo.runtime import recipe_advisor
+    assert recipe_advisor(Config()) is None
+    assert recipe_advisor(Config.model_validate({"llm": {"model": "openai/gpt-4o-mini"}})) is not None
+
+
 def test_requires_python_that_no_interpreter_fits_is_refused(tmp_path):
     repo, sha = make_repo(tmp_path / "old", {"setup.py": "from setuptools import setup\nsetup(name='o', python_requires='<3.0')\n"})
     backend = make_backend("local", limits=Limits(timeout_s=60), cache_dir=tmp_path / "cache", setup_attempts=2,
