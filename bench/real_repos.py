@@ -62,7 +62,12 @@ def setup_at_head(repo: Path) -> dict:
 
 def generate_one(repo: Path, record: dict, out: Path) -> dict:
     start = time.monotonic()
-    proc = cli("generate", str(repo), "--commit", record["commit"], "--n", "1", "--out", str(out), *SETS)
+    try:
+        proc = cli("generate", str(repo), "--commit", record["commit"], "--n", "1", "--out", str(out), *SETS,
+                   timeout=1500)
+    except subprocess.TimeoutExpired:
+        return {"yield": False, "wall_s": time.monotonic() - start, "validation_s": None,
+                "why": "generate did not finish in 1500 s", "fixes": []}
     wall = time.monotonic() - start
     tasks = [json.loads(ln) for ln in out.read_text().splitlines() if ln.strip()] if out.exists() else []
     verified = set(record["tests"])

@@ -521,6 +521,9 @@ def install_steps(recipe: InstallRecipe, pip: str) -> list[tuple[str, str]]:
     extra = list(dict.fromkeys(recipe.plugins + recipe.packages))
     if extra:
         steps.append(("packages", f"{pip} install " + " ".join(q(p) for p in extra)))
+    if steps:  # a source may pin a pytest too old for this interpreter: the runner must still import
+        python = pip[: -len(" -m pip")] if pip.endswith(" -m pip") else re.sub(r"pip3?$", "python", pip)
+        steps.append(("check", f"{python} -c 'import pytest'"))
     return [(source, exports + cmd) for source, cmd in steps]
 
 

@@ -17,6 +17,7 @@ from .recipe import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS, STEP_MARK, InstallReci
 
 MODULE_PACKAGES: dict[str, str] = KNOWN["module_packages"]  # import name -> distribution, where they differ
 FIXTURE_PLUGINS: dict[str, str] = KNOWN["fixture_plugins"]  # fixture -> the plugin that provides it
+_PY2_STDLIB = set(KNOWN["python2_stdlib"])  # missing because the code is Python 2 era, not a package
 _VCS_FAILURE = re.compile(
     r"setuptools-scm was unable to detect version|unable to detect version|LookupError:.*setuptools.scm|"
     r"Versioning for this project requires either an sdist|Error getting the version from source .vcs.|"
@@ -61,6 +62,12 @@ def failed_step(log: str) -> str:
     return marks[-1] if marks else ""
 
 
+def step_outputs(log: str) -> dict[str, str]:
+    """Each install step's part of a build log, by step name."""
+    parts = re.split(rf"^.*{re.escape(STEP_MARK)} (\S+)\s*$", log, flags=re.M)
+    return {parts[i]: parts[i + 1] for i in range(1, len(parts) - 1, 2)}
+
+
 def _package_for(module: str) -> str:
     top = module.split(".")[0]
     return MODULE_PACKAGES.get(top, top.replace("_", "-"))
@@ -89,9 +96,16 @@ def diagnose(log: str, recipe: InstallRecipe, tree_names: set[str], stage: str) 
         from .recipe import pretend_version_env
         return Fix("the version comes from VCS and the tree has no tags: set pretend-version variables",
                    env=dict(pretend_version_env(_PRETEND_VARS)), rule="vcs-version")
+    if stage == "build" and step == "check":
+        pinned = [s for s, out in step_outputs(log).items()
+                  if re.search(r"Successfully installed .*\bpytest-\d", out) and s not in ("check", "packages")]
+        if pinned:
+            return Fix(f"{pinned[-1]} installs a pytest that does not run on this interpreter: drop that source",
+                       drop=[pinned[-1]], rule="drop-source")
     for module in re.findall(r"No module named '?([\w.]+)'?", log):
         top = module.split(".")[0]
-        if top in tree_names or top in getattr(sys, "stdlib_module_names", ()) or top in ("__main__", "tests"):
+        if top in tree_names or top in getattr(sys, "stdlib_module_names", ()) or top in _PY2_STDLIB \
+                or top in ("__main__", "tests"):
             continue
         pkg = _package_for(module)
         if stage == "build" and step == "project":

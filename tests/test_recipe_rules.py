@@ -134,6 +134,10 @@ def test_repair_rules_read_logs(tmp_path):
     dropped = diagnose("sebgen-step: requirements:requirements/dev.txt\nERROR: ResolutionImpossible", recipe, names, "build")
     assert dropped.drop == ["requirements:requirements/dev.txt"]
     assert diagnose("some unrelated failure", recipe, names, "build") is None
+    old_pin = ("sebgen-step: project\nSuccessfully installed x-1\nsebgen-step: requirements:requirements-test.txt\n"
+               "Successfully installed coverage-4.5.1 pytest-3.0.7\nsebgen-step: check\n"
+               "ModuleNotFoundError: No module named 'UserDict'\n")
+    assert diagnose(old_pin, recipe, names, "build").drop == ["requirements:requirements-test.txt"]
 
 
 class _FlakyInstall:
