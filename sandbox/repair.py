@@ -13,7 +13,8 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from .recipe import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS, STEP_MARK, InstallRecipe
+from .recipe import STEP_MARK, InstallRecipe
+from .recipe_sources import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS
 
 MODULE_PACKAGES: dict[str, str] = KNOWN["module_packages"]  # import name -> distribution, where they differ
 FIXTURE_PLUGINS: dict[str, str] = KNOWN["fixture_plugins"]  # fixture -> the plugin that provides it
