@@ -1,10 +1,11 @@
 """Detecting how a repo snapshot is installed, the shell steps that install it, and its key.
 
-Detection (the readers are in `sandbox.recipe_sources`) reads, at the snapshot: PEP 621 extras and setup.cfg / setup.py extras whose names
-suggest tests (dev otherwise), `tests_require`, PEP 735 `[dependency-groups]`, hatch / pdm /
-poetry dev dependencies, tox `[testenv] deps`, requirement files (`*requirements*.txt` and
-`requirements*/` folders, test-like names only), pytest plugins implied by the pytest config,
-VCS-derived versions (pretend-version variables) and `requires-python`. An override (config
+Detection (the readers are in `sandbox.recipe_sources`) reads, at the snapshot: PEP 621
+extras and setup.cfg / setup.py extras whose names suggest tests (dev otherwise),
+`tests_require`, PEP 735 `[dependency-groups]`, hatch / pdm / poetry dev dependencies, tox
+`[testenv] deps`, requirement files (`*requirements*.txt` and `requirements*/` folders,
+test-like names only), pytest plugins implied by the pytest config, VCS-derived versions
+(pretend-version variables) and `requires-python`. An override (config
 `sandbox.install.<repo>` or what the repair loop learned) adds packages, environment
 variables and sources to drop, or replaces everything with one `install` command.
 """
