@@ -182,4 +182,5 @@ STEP_MARK = "sebgen-step:"  # echoed before each install step, so a log names th
 
 def install_commands(recipe: InstallRecipe, pip: str) -> list[str]:
     """Shell commands (run in the tree root) that install the recipe with the given pip."""
-    return [f"echo {shlex.quote(f'{STEP_MARK} {source}')} && {cmd}" for source, cmd in install_steps(recipe, pip)]
+    # a group, so a redirection of the whole command also catches the marker
+    return [f"{{ echo {shlex.quote(f'{STEP_MARK} {source}')} && {cmd}; }}" for source, cmd in install_steps(recipe, pip)]

@@ -59,13 +59,13 @@ class Fix:
 
 def failed_step(log: str) -> str:
     """The install step a build log stopped in (the last step marker), or ''."""
-    marks = re.findall(rf"{re.escape(STEP_MARK)} (\S+)", log)
+    marks = re.findall(rf"^{re.escape(STEP_MARK)} (\S+)\s*$", log, flags=re.M)  # echoed lines, not the command
     return marks[-1] if marks else ""
 
 
 def step_outputs(log: str) -> dict[str, str]:
     """Each install step's part of a build log, by step name."""
-    parts = re.split(rf"^.*{re.escape(STEP_MARK)} (\S+)\s*$", log, flags=re.M)
+    parts = re.split(rf"^{re.escape(STEP_MARK)} (\S+)\s*$", log, flags=re.M)
     return {parts[i]: parts[i + 1] for i in range(1, len(parts) - 1, 2)}
 
 
