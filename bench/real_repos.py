@@ -10,7 +10,8 @@ folder and, per repository, prints:
   one run of the same tests natively (the local backend), both on warm environments.
 Then why each missed commit missed. Last line `real_repo_yield: X`.
 
-    python bench/real_repos.py [--repos attrs,click] [--limit N] [--first-parent-only] [--ratio-commits 2]
+    python bench/real_repos.py [--repos attrs,click] [--limit N] [--first-parent-only | --pr-branch-only]
+                               [--ratio-commits 2]
 
 Long (image builds, 40 generate runs): run it in the background with a log.
 """
@@ -114,6 +115,7 @@ def main() -> None:
     ap.add_argument("--repos", default="", help="comma-separated substrings of repo names to keep")
     ap.add_argument("--limit", type=int, default=0, help="commits per repo (0: all)")
     ap.add_argument("--first-parent-only", action="store_true", help="skip commits of merged PR branches")
+    ap.add_argument("--pr-branch-only", action="store_true", help="only commits of merged PR branches")
     ap.add_argument("--ratio-commits", type=int, default=2, help="commits per repo for container/native")
     args = ap.parse_args()
     records = json.loads((REAL / "commits.json").read_text())
@@ -121,7 +123,7 @@ def main() -> None:
     for rec in records:
         if args.repos and not any(s in rec["repo"] for s in args.repos.split(",")):
             continue
-        if args.first_parent_only and not rec["first_parent"]:
+        if (args.first_parent_only and not rec["first_parent"]) or (args.pr_branch_only and rec["first_parent"]):
             continue
         by_repo.setdefault(rec["repo"], []).append(rec)
     total = hits = fp_total = fp_hits = 0
