@@ -338,6 +338,56 @@ def mine_cmd(repo: str = typer.Argument(...), since: Optional[str] = typer.Optio
             out.print(f"{c.sha[:10]} {c.created_at[:10]} {c.kind:<11} {c.subject}")
 
 
+@app.command("setup")
+def setup_cmd(repo: str = typer.Argument(..., help="Repo path or URL."),
+              commit: str = typer.Option("HEAD", "--commit", help="The snapshot to set up (default HEAD)."),
+              timeout: float = typer.Option(900.0, "--timeout", help="Seconds allowed for the suite run."),
+              as_json: bool = typer.Option(False, "--json"),
+              config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
+    """Build a commit's test environment (repairing it from its logs), run the suite there, and
+    print passed / failed / errored counts, the install recipe and the attempts."""
+    from evo.runtime import make_sandbox
+    with friendly_errors():
+        cfg = _config(config, [f"sandbox.timeout_s={timeout}", *(set_ or [])])
+        path = _resolve_repo(repo)
+        if not (path / ".git").exists() and not path.joinpath("HEAD").exists():
+            raise UserError(f"{path} is not a git repository")
+        backend = make_sandbox(cfg, log=_log)
+        try:
+            report = backend.setup(path, commit)
+        finally:
+            backend.close()
+        if as_json:
+            sys.stdout.write(json.dumps({k: v for k, v in report.items() if k != "log_tail"}, indent=2) + "\n")
+            return
+        c = report["counts"]
+        out.print(f"{report['repo']}@{report['commit'][:12]}: environment {report['environment']}", markup=False)
+        out.print(f"tests: {c['passed']} passed, {c['failed']} failed, {c['errored']} errored, {c['skipped']} skipped "
+                  f"(pytest exit code {report['exit_code']}, {report['seconds']:.1f} s)"
+                  + (f"; {report['note']}" if report["note"] else ""), markup=False)
+        out.print("recipe:")
+        for key, value in report["recipe"].items():
+            if key == "sources":
+                continue
+            shown = ", ".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else \
+                ", ".join(value) if isinstance(value, (list, tuple)) else value
+            out.print(f"  {key}: {shown}", markup=False)
+        for source in report["recipe"].get("sources", []):
+            out.print(f"  detected from {source}", markup=False)
+        out.print("attempts:")
+        for i, a in enumerate(report["attempts"], 1):
+            line = f"  {i}. {a['stage']} {'ok' if a['ok'] else 'failed'} ({a['seconds']:.1f} s)"
+            if a["log"]:
+                line += f", log {a['log']}"
+            if a["fix"]:
+                line += f" -> repaired: {a['fix']}"
+            out.print(line, markup=False)
+        if not report["attempts"]:
+            out.print("  environment already built and verified earlier (reused)")
+        if not [k for k in report["recipe"] if k not in ("sources", "requires_python")]:
+            out.print("  (nothing to install: the tests run from the tree)")
+
+
 @app.command()
 def corpus(directory: Path = typer.Argument(..., help="Where to build the demo repositories.")):
     """Build the bundled demo corpus (git repos) and print one repo path per line."""

@@ -104,6 +104,8 @@ class RepoInstall(Section):
     test_cmd: Optional[str] = None
     packages: list[str] = Field(default_factory=list)
     python: Optional[str] = None
+    env: dict[str, str] = Field(default_factory=dict)  # set while installing (e.g. a pretend version)
+    drop: list[str] = Field(default_factory=list)  # detected sources to skip: project, extras, dev_packages, requirements:<file>
 
 
 class SandboxConfig(Section):
@@ -117,6 +119,7 @@ class SandboxConfig(Section):
     base_image: str = "python:3.11-slim"
     offline_base_image: str = "sebgen-base:bookworm"
     install: dict[str, RepoInstall] = Field(default_factory=dict)
+    setup_attempts: int = Field(3, ge=1)  # environment builds/repairs per snapshot before giving up
 
 
 class ParallelConfig(Section):

@@ -131,6 +131,8 @@ def check_functional_layer(task: Task, validator: Validator, repo_path: Path) ->
     task.FAIL_TO_PASS = list(result.fail_to_pass)
     task.PASS_TO_PASS = list(result.pass_to_pass)
     task.image = result.image
+    if hasattr(validator.backend, "environment_setup"):
+        task.environment_setup = validator.backend.environment_setup(repo_path, task.base_commit)
     details = {"flaky": list(result.flaky), "nop_resolved": result.nop_resolved,
                "oracle_resolved": result.oracle_resolved, "duration_s": round(result.duration_s, 3),
                "reused_result_of_identical_state": reused}
