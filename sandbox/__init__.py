@@ -2,6 +2,8 @@
 
     backend = make_backend("auto" | "local" | "docker", limits=Limits(...), cache_dir=..., install={...})
     run = backend.run_tests(repo, commit, patches, test_files)      # -> TestRun
+    run = run_attempt(backend, repo, commit, bug_patch, test_patch, agent_patch, test_files)
+    resolved, why = attempt_verdict(run, fail_to_pass, pass_to_pass)   # the one rule for "resolved"
     result = check_functional(backend, repo, base_commit, bug_patch, gold_patch, test_files)
     backend.close()                                                  # or `with make_backend(...) as b:`
 
@@ -16,10 +18,13 @@ Imports nothing of evo, operators, fitness or archive.
 """
 from .errors import BuildError, PatchError, SandboxError
 from .factory import docker_engine_version, make_backend
-from .functional import FunctionalResult, check_functional
+from .functional import FunctionalResult, attempt_verdict, check_functional, run_attempt
+from .integrity import (AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, CONFIG_NAMES, MAX_BINARY_BYTES, MAX_PATCH_BYTES,
+                        PROTECTED_DIRS, PROTECTED_NAMES, Restoration, check_patch_limits, is_autoload, is_protected,
+                        restore_for_verification)
 from .local import LocalBackend, default_cache_dir
 from .parallel import run_parallel
-from .tree import apply_patch, export_tree, prepare_tree
+from .tree import apply_patch, attempt_tree, export_tree, patch_files, prepare_tree, safe_extract
 from .types import Backend, Limits, TestRun
 
 
@@ -36,6 +41,9 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "AUTOLOAD_NAMES", "AUTOLOAD_SUFFIXES", "CONFIG_NAMES", "MAX_BINARY_BYTES", "MAX_PATCH_BYTES",
+    "PROTECTED_DIRS", "PROTECTED_NAMES", "Restoration", "attempt_tree", "attempt_verdict", "check_patch_limits",
+    "is_autoload", "is_protected", "patch_files", "restore_for_verification", "run_attempt", "safe_extract",
     "Backend", "BuildError", "DockerBackend", "FunctionalResult", "Limits", "LocalBackend",
     "PatchError", "SandboxError", "TestRun", "apply_patch", "base_image_status",
     "build_offline_base_image", "check_functional", "clean_stragglers", "disk_report",

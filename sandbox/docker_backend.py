@@ -254,8 +254,10 @@ class DockerBackend:
             tree = prepare_tree(Path(repo), commit, patches, Path(tmp) / "tree")
             return self.run_tree(repo, commit, tree, test_files)
 
-    def run_tree(self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None) -> TestRun:
-        """pytest on a prepared tree in the snapshot's environment; the verdict comes from the supervisor."""
+    def run_tree(self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None,
+                 untrusted: bool = False) -> TestRun:
+        """pytest on a prepared tree in the snapshot's environment; the verdict comes from the supervisor.
+        Untrusted code runs like any other here: the container holds it."""
         repo = Path(repo)
         tag = self._ensure_image(repo, commit)
         recipe = self._recipe(repo, commit)
