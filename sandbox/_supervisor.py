@@ -45,16 +45,45 @@ def _read_ready(fd, buf, limit, keep_tail):
     return True, len(buf) > limit
 
 
-def run_child(cmd, cwd, env, timeout_s, cleanup, uid=None, stop=None):
-    """Run cmd with a report pipe; returns exit_code, timed_out, report text, overflow, log tail."""
+# The pytest process of a warm container, started before the job so that the run's time is the
+# tests' own: it imports pytest (from the environment, before any tree exists), then waits for
+# one line (sys.path entries, environment, cwd, pytest arguments) and runs pytest in-process.
+ZYGOTE = """
+import json, os, sys
+import pytest
+line = sys.stdin.readline()
+if not line:
+    os._exit(97)
+job = json.loads(line)
+os.environ.update(job["env"])
+sys.path[:0] = job["path"]
+sys.dont_write_bytecode = True
+os.chdir(job["cwd"])
+sys.argv = ["pytest", *job["args"]]
+sys.exit(int(pytest.main(job["args"])))
+"""
+
+
+def start_child(cmd, cwd, env, uid=None, stdin=subprocess.DEVNULL):
+    """Start cmd with a report pipe (fd in $SEBGEN_REPORT_FD) and an output pipe; -> (proc, report_r, log_r)."""
     report_r, report_w = os.pipe()
     log_r, log_w = os.pipe()
     env = dict(env, SEBGEN_REPORT_FD=str(report_w))
     extra = {"user": uid, "group": uid, "extra_groups": []} if uid is not None else {}
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log_w, stderr=subprocess.STDOUT,
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=stdin, stdout=log_w, stderr=subprocess.STDOUT,
                             pass_fds=(report_w,), start_new_session=True, **extra)
     os.close(report_w)
     os.close(log_w)
+    return proc, report_r, log_r
+
+
+def run_child(cmd, cwd, env, timeout_s, cleanup, uid=None, stop=None):
+    """Run cmd with a report pipe; returns exit_code, timed_out, report text, overflow, log tail."""
+    return supervise(*start_child(cmd, cwd, env, uid), timeout_s, cleanup, stop)
+
+
+def supervise(proc, report_r, log_r, timeout_s, cleanup, stop=None):
+    """Wait for a started child (deadline, stop event, report size), clean up, drain the pipes."""
     report, log = bytearray(), bytearray()
     fds = {report_r: report, log_r: log}
     deadline = time.monotonic() + timeout_s
@@ -82,7 +111,9 @@ def run_child(cmd, cwd, env, timeout_s, cleanup, uid=None, stop=None):
                 del fds[fd]
         if overflow:
             break
+    ended = time.monotonic()
     cleanup(proc)
+    cleaned = time.monotonic()
     if exit_code is None:
         try:
             proc.wait(timeout=30)
@@ -100,6 +131,8 @@ def run_child(cmd, cwd, env, timeout_s, cleanup, uid=None, stop=None):
                 break
         os.close(fd)
     return {"exit_code": exit_code, "timed_out": timed_out, "stopped": stopped, "report_overflow": overflow,
+            "oom_kills": oom_kills(), "seconds": {"run": round(ended - deadline + timeout_s, 3),
+                                                  "cleanup": round(cleaned - ended, 3)},
             "report": None if overflow else bytes(report).decode("utf-8", errors="replace"),
             "log_tail": bytes(log[-LOG_TAIL:]).decode("utf-8", errors="replace")}
 
@@ -145,6 +178,20 @@ def _processes_of(uid):
     return found
 
 
+def oom_kills():
+    """Processes the kernel killed for memory in this cgroup so far (-1 when unknown)."""
+    for path, key in (("/sys/fs/cgroup/memory.events", "oom_kill"), ("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")):
+        try:
+            with open(path, encoding="ascii") as fh:
+                for line in fh:
+                    name, _, value = line.partition(" ")
+                    if name == key:
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return -1
+
+
 def _emit(obj):
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
@@ -182,13 +229,16 @@ def _extract(data, dest, uid):
 
 
 def main():
+    uid = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    base_env = {"HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    zygote = start_child(["python", "-c", ZYGOTE], "/", base_env, uid=uid, stdin=subprocess.PIPE)
     stdin = sys.stdin.buffer
     line = stdin.readline(JOB_LINE_LIMIT)
-    if not line.endswith(b"\n"):
-        sys.exit(97)  # the owner went away before sending a job: the lease ends here
-    job = json.loads(line)
-    data = _read_exact(stdin, job["tar_size"])
-    if data is None:
+    job = json.loads(line) if line.endswith(b"\n") else None
+    data = _read_exact(stdin, job["tar_size"]) if job else None
+    if data is None:  # the owner went away before sending a whole job: the lease ends here
+        zygote[0].kill()
         sys.exit(97)
     _emit({"ack": job["nonce"]})
     stop = threading.Event()
@@ -199,7 +249,6 @@ def main():
         stop.set()
 
     threading.Thread(target=watch_owner, daemon=True).start()
-    uid = int(job["uid"])
     os.makedirs(job["work"], exist_ok=True)
     _extract(data, job["work"], uid)
     del data
@@ -210,8 +259,19 @@ def main():
             fh.write(text)
         os.chmod(os.path.join(private, name), 0o644)
     env = dict(job["env"])
-    env.setdefault("PATH", os.environ.get("PATH", "/usr/bin:/bin"))
-    result = run_child(job["cmd"], job["cwd"], env, float(job["timeout_s"]), kill_user(uid), uid=uid, stop=stop)
+    timeout_s, cleanup = float(job["timeout_s"]), kill_user(uid)
+    if job.get("cmd"):  # a custom test command: started now, the zygote is not needed
+        zygote[0].kill()
+        result = run_child(job["cmd"], job["cwd"], dict(base_env, **env), timeout_s, cleanup, uid=uid, stop=stop)
+    else:
+        proc = zygote[0]
+        go = {"env": env, "path": job["path"], "cwd": job["cwd"], "args": job["args"]}
+        try:
+            proc.stdin.write((json.dumps(go) + "\n").encode())
+            proc.stdin.close()
+        except OSError:
+            pass  # the zygote died: supervise() reports its exit
+        result = supervise(proc, zygote[1], zygote[2], timeout_s, cleanup, stop)
     _emit({"result": job["nonce"], **result})
 
 

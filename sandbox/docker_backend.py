@@ -238,10 +238,11 @@ class DockerBackend:
              canaries: tuple[str, str]) -> dict:
         python_path = [PRIVATE, TREE] + ([f"{TREE}/src"] if (tree / "src").is_dir() else [])
         canary_module = f"test_sebgen_{secrets.token_hex(6)}.py"
-        base = recipe.test_cmd.split() if recipe.test_cmd else ["python", "-m", "pytest"]
+        args = pytest_args(test_files, TREE)
         return {
-            "nonce": secrets.token_hex(16), "uid": SANDBOX_UID, "work": WORK, "private": PRIVATE, "cwd": TREE,
-            "timeout_s": self.limits.timeout_s, "cmd": base + pytest_args(test_files, TREE),
+            "nonce": secrets.token_hex(16), "work": WORK, "private": PRIVATE, "cwd": TREE, "path": python_path,
+            "timeout_s": self.limits.timeout_s, "args": args,
+            "cmd": recipe.test_cmd.split() + args if recipe.test_cmd else None,  # None: the waiting pytest
             "files": {f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE.read_text(), canary_module: canary_source(*canaries)},
             "env": {"PYTHONPATH": ":".join(python_path), "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1",
                     "LANG": "C.UTF-8", "PATH": "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin",
@@ -321,12 +322,15 @@ class DockerBackend:
         exit_code, timed_out = int(verdict.get("exit_code", -9)), bool(verdict.get("timed_out"))
         parsed = parse_report(verdict.get("report"), exit_code, test_files, timed_out, canaries)
         broken, note = parsed.broken, parsed.note
+        exit_code = parsed.exit_code if parsed.exit_code is not None else exit_code
         if timed_out:
             note = f"timed out after {timeout_s:g} s"
         elif verdict.get("report_overflow"):
             broken, note = True, f"the report is over {REPORT_LIMIT // 2**20} MiB"
         elif verdict.get("stopped"):
             broken, note = True, "the run was stopped"
+        elif int(verdict.get("oom_kills", 0)) > 0:
+            broken, note = True, f"the tests ran out of memory (limit {self.limits.memory_mb} MB) and were killed"
         elif exit_code < 0:
             broken, note = True, self._death_note(client, warm.cid) or f"pytest was killed by signal {-exit_code}"
         return TestRun(outcomes=parsed.outcomes, exit_code=exit_code, timed_out=timed_out, duration_s=duration,
@@ -344,7 +348,7 @@ class DockerBackend:
     # -- containers --------------------------------------------------------------------
     def _create(self, client: Any, tag: str) -> str:
         config = client.api.create_container_config(
-            tag, command=["python", "-I", "-S", "-c", SUPERVISOR_SOURCE.read_text()], user="0:0",
+            tag, command=["python", "-I", "-S", "-c", SUPERVISOR_SOURCE.read_text(), str(SANDBOX_UID)], user="0:0",
             working_dir="/", labels=containers.run_labels(env=tag, mode="warm"), stdin_open=True,
             environment={"PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"},
             host_config=client.api.create_host_config(**self._isolation_kwargs()))

@@ -303,6 +303,7 @@ class LocalBackend:
         timed_out, exit_code = result["timed_out"], result["exit_code"]
         parsed = parse_report(result["report"], exit_code, test_files, timed_out, canaries)
         broken, note = parsed.broken, parsed.note
+        exit_code = parsed.exit_code if parsed.exit_code is not None else exit_code
         if timed_out:
             note = f"timed out after {self.limits.timeout_s:g} s"
         elif result["report_overflow"]:

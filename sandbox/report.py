@@ -21,6 +21,7 @@ class ParsedReport:
     broken: bool
     note: str
     collect_errors: list[str] = field(default_factory=list)
+    exit_code: int | None = None  # pytest's status for the task's own tests (canaries left out)
 
 
 def pytest_args(test_files: Sequence[str] | None, rootdir: str) -> list[str]:
@@ -71,7 +72,7 @@ def parse_report(raw: bytes | str | None, exit_code: int, test_files: Sequence[s
         requested = list(test_files) if test_files else ["<session>"]
         return ParsedReport(
             {t: "error" for t in requested},
-            canaries is not None,
+            False,  # nothing passes: safe to keep as errors (a crash in the bug state may be the bug)
             f"pytest exited with code {exit_code} and wrote no report",
         )
     outcomes = {str(k): str(v) for k, v in dict(data.get("outcomes") or {}).items()}
@@ -81,6 +82,9 @@ def parse_report(raw: bytes | str | None, exit_code: int, test_files: Sequence[s
         outcomes = {k: v for k, v in outcomes.items() if not k.endswith(tuple(f"::{c}" for c in canaries))}
         if problem:
             return ParsedReport(outcomes, True, problem, collect_errors)
+        bad = [k for k, v in outcomes.items() if v in ("failed", "error")]
+        status = _EXIT_TESTS_FAILED if bad else (_EXIT_OK if outcomes else _EXIT_NO_TESTS)
+        return ParsedReport(outcomes, False, "", collect_errors, status)
     bad = sorted(k for k, v in outcomes.items() if v in ("failed", "error"))
     if exit_code == _EXIT_OK and bad:
         return ParsedReport(outcomes, True, f"pytest exited 0 although {len(bad)} test(s) failed", collect_errors)
