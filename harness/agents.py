@@ -196,6 +196,8 @@ def run_attempt(backend, task: Task, patch: str | None, untrusted: bool = True) 
     """Verify one patch the way every attempt is verified (sandbox.run_attempt): the agent state,
     the patch, tests and test configuration put back, the supervised run."""
     from sandbox import PatchError, run_attempt as sandbox_attempt
+    if not patch or not patch.strip():  # nothing to verify: no patch never resolves
+        return attempt_report(task.FAIL_TO_PASS, task.PASS_TO_PASS, patch, False, None)
     try:
         run = sandbox_attempt(backend, Path(task.repo_path), task.base_commit, task.bug_patch, task.test_patch,
                               patch or "", test_files_of(task.test_patch) or None, untrusted=untrusted)

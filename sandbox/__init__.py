@@ -9,8 +9,10 @@
 
 Backends are safe to call from several threads (`run_parallel(fn, items, workers)`). The Docker
 backend builds one environment image per snapshot key (dependency files + install recipe) and
-runs every test run in a fresh, locked-down container; it keeps one started, never used
-container per image ready for the next run (removed by close(), atexit and SIGTERM).
+runs every test run in a fresh, locked-down container whose root supervisor owns the verdict;
+it keeps one started, never used container per image ready for the next run (removed by
+close(), atexit and SIGTERM; ended by the engine when the owner dies, see docker_backend).
+Agent patches go through run_attempt (sandbox.integrity: what is restored or removed first).
 Docker helpers for the CLI: build_offline_base_image, base_image_status, clean_stragglers,
 disk_report, prune_images, docker_client (loaded lazily: the docker SDK is only imported then).
 
