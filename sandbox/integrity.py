@@ -38,7 +38,7 @@ AUTOLOAD_SUFFIXES = (".pth",)
 _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 # modules the verifier itself imports: a tree module of that name would replace it
 RUNNER_MODULES = frozenset({"pytest", "_pytest", "pluggy", "py", "iniconfig", "packaging", "site",
-                            "sitecustomize", "usercustomize", "sebgen_report_plugin"})
+                            "sebgen_report_plugin"})
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"json", "os", "sys", "io", "re", "signal",
                                                                "subprocess", "tarfile", "atexit", "builtins"}
 
@@ -129,7 +129,7 @@ def restore_for_verification(tree: Path, fixed: Path, test_patch_files: set[str]
     now, before = _files(tree), _files(fixed)
     for rel in sorted(set(now) - set(before)):
         module = shadowed_module(rel)
-        if module and not is_protected(rel, test_patch_files):
+        if module and not is_protected(rel, test_patch_files) and not is_autoload(rel):
             result.void = f"the patch adds {rel}, which would shadow the module {module!r} the verifier relies on"
             return result
     for rel in sorted(set(now) | set(before)):

@@ -158,18 +158,22 @@ def task(tmp_path_factory):
     return repo, sha, bug, gold
 
 
-def leftovers() -> set[str]:
-    tmp = Path(tempfile.gettempdir())
-    return {p.name for pattern in ("sebgen-attempt-*", "sebgen-run-*", "sebgen-report-*") for p in tmp.glob(pattern)}
+@pytest.fixture(scope="module", autouse=True)
+def private_tmp(tmp_path_factory):
+    """This module's temporary files go to a folder of their own (the machine's /tmp is shared)."""
+    folder = tmp_path_factory.mktemp("tmp")
+    saved, tempfile.tempdir = tempfile.tempdir, str(folder)
+    yield folder
+    tempfile.tempdir = saved
+    assert sorted(p.name for p in folder.iterdir()) == []  # no tree, report or run folder left behind
 
 
 @pytest.fixture(scope="module")
-def docker(tmp_path_factory):
+def docker(tmp_path_factory, private_tmp):
     require_docker()
     from sandbox import docker_client
 
     client = docker_client()
-    before = leftovers()
     backend = make_backend("docker", limits=Limits(timeout_s=60, memory_mb=512, pids=128),
                            cache_dir=tmp_path_factory.mktemp("cache"), log=lambda m: None)
     yield backend
@@ -178,7 +182,6 @@ def docker(tmp_path_factory):
     mine = client.api.containers(all=True, filters={"label": f"sebgen.pid={os.getpid()}"})
     client.close()
     assert mine == [], [c["Id"][:12] for c in mine]
-    assert leftovers() - before == set()
 
 
 @pytest.fixture(scope="module")
@@ -274,7 +277,7 @@ try:
         for _ in range(5 * 1024):
             _fh.write(b'x' * 2 ** 20)
 except OSError as _exc:
-    print('fill stopped: errno', _exc.errno)
+    raise RuntimeError(f'fill stopped: errno {_exc.errno}')
 """))
     finally:
         backend.close()
