@@ -465,3 +465,27 @@ def test_wedged_warm_container_is_replaced_and_the_run_ends_in_time(task, tmp_pa
     finally:
         backend.close()
         client.close()
+
+
+# -- nop and oracle for real (the functional layer) ---------------------------------------------
+def calc_record(task, gold: str):
+    from fitness.task import Task
+
+    repo, sha, bug, _ = task
+    return Task(instance_id="calc-1", repo="calc", base_commit=sha, patch=gold, test_patch=TEST_PATCH,
+                problem_statement="add() subtracts instead of adding its arguments.", bug_patch=bug,
+                strategy_type="BUG_FIX", strategy_id="s", repo_path=str(repo))
+
+
+def test_functional_layer_rejects_a_task_whose_oracle_fails_through_evaluates_path(local, task):
+    from fitness.validate import Validator, check_functional_layer
+
+    validator = Validator(backend=local, reruns=1)
+    good = check_functional_layer(calc_record(task, task[3]), validator, task[0])
+    assert good.passed and good.details["oracle_resolved"] and not good.details["nop_resolved"], good.reason
+    # a "fix" that lives in a conftest.py: the plain before/after runs see F2P pass, but the
+    # verifier removes a conftest.py the patch adds, so the oracle cannot pass through evaluate
+    via_conftest = new_file("conftest.py", "import calc\n\ncalc.add = lambda a, b: a + b\n")
+    bad = check_functional_layer(calc_record(task, via_conftest), validator, task[0])
+    assert not bad.passed and not bad.details["oracle_resolved"]
+    assert "gold patch does not resolve the task through evaluate's path" in bad.reason
