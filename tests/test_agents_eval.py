@@ -18,6 +18,7 @@ from harness.metrics import attempt_report, pass_at_k, wilson_interval  # noqa: 
 from fitness.task import read_jsonl  # noqa: E402
 
 from tests.e2e import ROOT, generated_tasks, sebgen  # noqa: E402
+from tests.sandbox_fixtures import new_file_patch  # noqa: E402
 
 LOCAL = ["--set", "sandbox.backend=local", "--set", "sandbox.reruns=1"]
 # patches from a predictions file are an adversary's: the local backend refuses them as root
@@ -220,12 +221,6 @@ def conftest_cheat(task) -> str:
     after = before + "\n\n" + ALL_PASS
     return "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
                                         fromfile="a/conftest.py", tofile="b/conftest.py"))
-
-
-def new_file_patch(path: str, text: str) -> str:
-    lines = text.splitlines(keepends=True)
-    return (f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
-            f"@@ -0,0 +1,{len(lines)} @@\n" + "".join("+" + ln for ln in lines))
 
 
 @pytest.mark.slow

@@ -7,7 +7,6 @@ it contains); the gold patch must still resolve; nothing may be left behind.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import signal
@@ -22,7 +21,8 @@ import pytest
 
 from sandbox import Limits, LocalBackend, PatchError, attempt_verdict, make_backend, run_attempt
 
-from tests.sandbox_fixtures import CALC_BUGGY, CALC_TESTS, calc_task, require_docker
+from tests.sandbox_fixtures import (CALC_TESTS, calc_edit_patch, calc_task, new_file_patch, pipe_flood,
+                                    require_docker)
 
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,20 +32,7 @@ TEST_FILES = ["tests/test_calc.py"]
 
 
 # -- patch builders -------------------------------------------------------------------------
-def new_file(path: str, text: str, mode: str = "100644") -> str:
-    lines = text.splitlines(keepends=True)
-    body = "".join("+" + ln for ln in lines)
-    if not text.endswith("\n"):
-        body += "\n\\ No newline at end of file\n"
-    return (f"diff --git a/{path} b/{path}\nnew file mode {mode}\n--- /dev/null\n+++ b/{path}\n"
-            f"@@ -0,0 +1,{len(lines)} @@\n{body}")
-
-
-def edit_calc(extra: str) -> str:
-    """Append module-level code to the buggy calc.py (runs when the tests import it)."""
-    after = CALC_BUGGY + "\n\n" + extra.strip("\n") + "\n"
-    return "".join(difflib.unified_diff(CALC_BUGGY.splitlines(keepends=True), after.splitlines(keepends=True),
-                                        fromfile="a/calc.py", tofile="b/calc.py"))
+new_file, edit_calc = new_file_patch, calc_edit_patch
 
 
 TEST_PATCH = new_file("tests/test_calc.py", CALC_TESTS)
@@ -286,16 +273,7 @@ except OSError as _exc:
 
 
 def test_report_flood_is_cut_at_the_limit(docker, task):
-    run = attempt(docker, task, edit_calc(FORGE.replace("def _forge", "def _unused") + """
-_junk = b'x' * (1 << 20)
-for _fd in _os.listdir('/proc/self/fd'):
-    try:
-        if _os.readlink(f'/proc/self/fd/{_fd}').startswith('pipe:'):
-            for _ in range(16):
-                _os.write(int(_fd), _junk)
-    except OSError:
-        pass
-"""))
+    run = attempt(docker, task, edit_calc(pipe_flood(16)))
     assert run.broken and "over 4 MiB" in run.note
 
 
