@@ -77,7 +77,8 @@ def main() -> None:
             worst_rss = max(worst_rss, rss_growth)
             resolved, why = attempt_verdict(run, ["tests/test_calc.py::test_add"], ["tests/test_calc.py::test_sub"])
             print(f"{name}: resolved={resolved} ({why}); note: {run.note or '-'}; "
-                  f"engine disk peak +{disk.peak / 2**20:.0f} MiB; evaluator peak RSS +{rss_growth:.0f} MiB; "
+                  f"engine disk peak +{disk.peak / 2**20:.0f} MiB (shared disk: other users' writes included); "
+                  f"evaluator peak RSS +{rss_growth:.0f} MiB (peak {rss_before + rss_growth:.0f} MiB); "
                   f"{run.duration_s:.1f} s")
     finally:
         backend.close()

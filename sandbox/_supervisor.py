@@ -271,7 +271,16 @@ def main():
         except OSError:
             pass  # the zygote died: supervise() reports its exit
         result = supervise(proc, zygote[1], zygote[2], timeout_s, cleanup, stop)
+    result["full"] = [path for path in (job["work"], "/tmp") if _nearly_full(path)]
     _emit({"result": job["nonce"], **result})
+
+
+def _nearly_full(path):
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < 2**20
 
 
 if __name__ == "__main__":

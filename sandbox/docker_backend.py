@@ -333,6 +333,10 @@ class DockerBackend:
             broken, note = True, f"the tests ran out of memory (limit {self.limits.memory_mb} MB) and were killed"
         elif exit_code < 0:
             broken, note = True, self._death_note(client, warm.cid) or f"pytest was killed by signal {-exit_code}"
+        full = [str(p) for p in verdict.get("full") or []]
+        if full and not note:
+            limit = {WORK: f"{self.limits.work_mb} MiB", "/tmp": f"{self.limits.tmp_mb} MiB"}
+            note = "the tests filled " + ", ".join(f"{p} (limit {limit.get(p, '?')})" for p in full)
         return TestRun(outcomes=parsed.outcomes, exit_code=exit_code, timed_out=timed_out, duration_s=duration,
                        log_tail=tail(str(verdict.get("log_tail", ""))), image=tag, broken=broken, note=note,
                        collect_errors=parsed.collect_errors)

@@ -193,5 +193,6 @@ def attempt_verdict(run: TestRun | None, fail_to_pass: Sequence[str], pass_to_pa
         return False, "the task has no FAIL_TO_PASS test"
     failing = [t for t in [*fail_to_pass, *pass_to_pass] if run.outcomes.get(t) != "passed"]
     if failing:
-        return False, f"{len(failing)} required test(s) do not pass ({_short(failing)})"
+        return False, f"{len(failing)} required test(s) do not pass ({_short(failing)})" + \
+            (f"; {run.note}" if run.note else "")
     return True, f"all {len(fail_to_pass)} FAIL_TO_PASS and {len(pass_to_pass)} PASS_TO_PASS test(s) pass"

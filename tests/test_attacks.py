@@ -270,6 +270,7 @@ except OSError as _exc:
         backend.close()
     assert not attempt_verdict(run, F2P, P2P)[0]
     assert "fill stopped: errno 28" in run.log_tail  # ENOSPC at the tmpfs limit, nothing on the host's disk
+    assert "the tests filled /work (limit 64 MiB)" in attempt_verdict(run, F2P, P2P)[1]
 
 
 def test_report_flood_is_cut_at_the_limit(docker, task):
