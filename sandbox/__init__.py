@@ -22,8 +22,8 @@ from .errors import BuildError, PatchError, SandboxError
 from .factory import docker_engine_version, make_backend
 from .functional import FunctionalResult, attempt_verdict, check_functional, run_attempt
 from .integrity import (AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, CONFIG_NAMES, MAX_BINARY_BYTES, MAX_PATCH_BYTES,
-                        PROTECTED_DIRS, PROTECTED_NAMES, Restoration, check_patch_limits, is_autoload, is_protected,
-                        restore_for_verification)
+                        PROTECTED_DIRS, PROTECTED_NAMES, RUNNER_MODULES, Restoration, check_patch_limits, is_autoload,
+                        is_protected, restore_for_verification, shadowed_module)
 from .local import LocalBackend, default_cache_dir
 from .parallel import run_parallel
 from .tree import apply_patch, attempt_tree, export_tree, patch_files, prepare_tree, safe_extract
@@ -44,7 +44,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "AUTOLOAD_NAMES", "AUTOLOAD_SUFFIXES", "CONFIG_NAMES", "MAX_BINARY_BYTES", "MAX_PATCH_BYTES",
-    "PROTECTED_DIRS", "PROTECTED_NAMES", "Restoration", "attempt_tree", "attempt_verdict", "check_patch_limits",
+    "PROTECTED_DIRS", "PROTECTED_NAMES", "RUNNER_MODULES", "Restoration", "shadowed_module", "attempt_tree", "attempt_verdict", "check_patch_limits",
     "is_autoload", "is_protected", "patch_files", "restore_for_verification", "run_attempt", "safe_extract",
     "Backend", "BuildError", "DockerBackend", "FunctionalResult", "Limits", "LocalBackend",
     "PatchError", "SandboxError", "TestRun", "apply_patch", "base_image_status",
