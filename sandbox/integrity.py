@@ -18,6 +18,7 @@ exported task gives the agent, no .git), then the agent patch, then:
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -122,11 +123,35 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
 
 
-def restore_for_verification(tree: Path, fixed: Path, test_patch_files: set[str] | frozenset[str]) -> Restoration:
-    """Put protected files back to `fixed`, drop auto-loaded additions, void shadowing modules."""
+def guarded_digests(tree: Path, test_patch_files: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
+    """Digests of the protected and auto-loaded files of a tree (the agent state before its patch)."""
+    return {rel: _digest(path) for rel, path in _files(Path(tree)).items()
+            if is_protected(rel, test_patch_files) or is_autoload(rel)}
+
+
+def _digest(path: Path) -> str:
+    if path.is_symlink():
+        return "link:" + os.readlink(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def restore_for_verification(tree: Path, fixed: Path, test_patch_files: set[str] | frozenset[str],
+                             agent_state: dict[str, str] | None = None) -> Restoration:
+    """Put protected files back to `fixed`, drop auto-loaded additions, void shadowing modules.
+
+    With `agent_state` (guarded_digests before the agent's patch) only the files the patch
+    touched are reported; the withheld tests coming back are not the agent's doing.
+    """
     tree, fixed = Path(tree), Path(fixed)
     result = Restoration()
     now, before = _files(tree), _files(fixed)
+
+    def touched(rel: str) -> bool:
+        if agent_state is None:
+            return True
+        mine = now.get(rel)
+        return (_digest(mine) if mine is not None else None) != agent_state.get(rel)
+
     for rel in sorted(set(now) - set(before)):
         module = shadowed_module(rel)
         if module and not is_protected(rel, test_patch_files) and not is_autoload(rel):
@@ -140,9 +165,11 @@ def restore_for_verification(tree: Path, fixed: Path, test_patch_files: set[str]
         if mine is not None and theirs is not None and _same(mine, theirs):
             continue
         target = tree / rel
+        report = touched(rel)
         if theirs is None:
             _remove(target)
-            result.removed.append(rel)
+            if report:
+                result.removed.append(rel)
             continue
         for ancestor in reversed(list(PurePosixPath(rel).parents)[:-1]):
             if (tree / ancestor).is_symlink() or (tree / ancestor).is_file():
@@ -151,5 +178,6 @@ def restore_for_verification(tree: Path, fixed: Path, test_patch_files: set[str]
             _remove(target)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(theirs, target, follow_symlinks=False)
-        result.reverted.append(rel)
+        if report:
+            result.reverted.append(rel)
     return result

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .errors import PatchError, SandboxError
-from .integrity import Restoration, check_patch_limits, restore_for_verification
+from .integrity import Restoration, check_patch_limits, guarded_digests, restore_for_verification
 
 
 def _git(repo: Path, *args: str, input: bytes | None = None) -> bytes:
@@ -88,8 +88,10 @@ def attempt_tree(repo: Path, commit: str, bug_patch: str, test_patch: str, agent
         prepare_tree(repo, commit, [bug_patch], dest)
         if test_patch and test_patch.strip():
             apply_patch(dest, test_patch, reverse=True)  # the withheld tests are absent
+        withheld = set(patch_files(test_patch))
+        agent_state = guarded_digests(dest, withheld)
         apply_patch(dest, agent_patch or "")
-        return restore_for_verification(dest, fixed, set(patch_files(test_patch)))
+        return restore_for_verification(dest, fixed, withheld, agent_state)
     finally:
         shutil.rmtree(fixed, ignore_errors=True)
 

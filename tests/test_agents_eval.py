@@ -214,10 +214,11 @@ INI_CHEAT = [("tests/pytest.ini", "[pytest]\naddopts = -p cheat_plugin\n"), ("ch
 def conftest_cheat(task) -> str:
     """The repo's root conftest.py with an all-passed hookwrapper appended (or a new one)."""
     import difflib
-    before = subprocess.run(["git", "-C", task.repo_path, "show", f"{task.base_commit}:conftest.py"],
-                            capture_output=True, text=True).stdout
-    if not before:
+    shown = subprocess.run(["git", "-C", task.repo_path, "show", f"{task.base_commit}:conftest.py"],
+                           capture_output=True, text=True)
+    if shown.returncode != 0:
         return new_file_patch("conftest.py", ALL_PASS)
+    before = shown.stdout
     after = before + "\n\n" + ALL_PASS
     return "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
                                         fromfile="a/conftest.py", tofile="b/conftest.py"))
