@@ -449,7 +449,7 @@ def evaluate_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
         cfg = _config(config, set_)
         records = list(read_jsonl(tasks))
         if predictions is not None:
-            preds, label = load_predictions(predictions), predictions.stem
+            preds, label = load_predictions(predictions, warn=_log), predictions.stem
             unknown = sorted(set(preds) - {t.instance_id for t in records})
             if unknown:
                 _log(f"warning: {len(unknown)} predictions name no task in {tasks} (e.g. {unknown[0]})")
@@ -458,7 +458,9 @@ def evaluate_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
             preds, label = agent_predictions(chosen, records, attempts), chosen.name
         backend = make_sandbox(cfg, log=_log)
         try:
-            results = evaluate_predictions(records, preds, backend)
+            # patches from a file or a model are an adversary's; SEBGen's own agents are not
+            untrusted = predictions is not None or not getattr(chosen, "trusted", False)
+            results = evaluate_predictions(records, preds, backend, untrusted=untrusted)
         finally:
             backend.close()
         summary = summarize(results, k)

@@ -18,7 +18,8 @@ from unidiff import PatchSet
 from llm import LLMClient, LLMError, leak_report
 from fitness.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
 from fitness.task import LAYERS, LayerResult, Task
-from sandbox import PatchError, SandboxError, apply_patch, check_functional, export_tree
+from sandbox import (PatchError, SandboxError, apply_patch, attempt_verdict, check_functional, export_tree,
+                     run_attempt)
 
 QUALITY_CRITERIA = ("task_correctness", "test_correctness", "test_completeness", "complexity")
 FILTERED_CRITERIA = QUALITY_CRITERIA[:3]  # complexity is kept as information only
@@ -116,13 +117,17 @@ def test_files_of(test_patch: str) -> list[str]:
 
 
 def check_functional_layer(task: Task, validator: Validator, repo_path: Path) -> LayerResult:
-    key = (str(repo_path), task.base_commit, hash(task.bug_patch), hash(task.patch), validator.reruns)
+    key = (str(repo_path), task.base_commit, hash(task.bug_patch), hash(task.patch), hash(task.test_patch),
+           validator.reruns)
     reused = validator.reuse_functional and key in validator.functional_cache
     if not reused:
         try:
-            validator.functional_cache[key] = check_functional(
+            result = check_functional(
                 validator.backend, repo_path, task.base_commit, task.bug_patch, task.patch,
                 test_files_of(task.test_patch) or None, reruns=validator.reruns)
+            if result.passed:
+                _nop_and_oracle(result, task, validator.backend, repo_path)
+            validator.functional_cache[key] = result
         except PatchError as exc:
             return _fail(f"patch does not apply in the sandbox: {exc}", "patch_error")
         except SandboxError as exc:
@@ -141,12 +146,36 @@ def check_functional_layer(task: Task, validator: Validator, repo_path: Path) ->
     return _fail(result.reason, _functional_category(result), details)
 
 
+def _nop_and_oracle(result, task: Task, backend, repo_path: Path) -> None:
+    """The empty patch and the gold patch through the path `evaluate` uses (agent state, tests
+    and config restored, supervised run): a nop that resolves or an oracle that does not
+    rejects the task. Updates `result` in place."""
+    test_files = test_files_of(task.test_patch) or None
+    verdicts = {}
+    for label, patch in (("nop", ""), ("oracle", task.patch)):
+        try:
+            run = run_attempt(backend, repo_path, task.base_commit, task.bug_patch, task.test_patch, patch,
+                              test_files, untrusted=False)
+        except PatchError as exc:
+            verdicts[label] = (False, f"does not apply to the agent state: {exc}")
+            continue
+        verdicts[label] = attempt_verdict(run, result.fail_to_pass, result.pass_to_pass)
+    result.nop_resolved, result.oracle_resolved = verdicts["nop"][0], verdicts["oracle"][0]
+    if result.nop_resolved:
+        result.passed, result.reason = False, "a nop agent (empty patch) resolves the task through evaluate's path"
+    elif not result.oracle_resolved:
+        result.passed, result.reason = False, f"the gold patch does not resolve the task through evaluate's path: " \
+                                              f"{verdicts['oracle'][1]}"
+
+
 def _functional_category(result) -> str:
     reason = result.reason.lower()
     if "timed out" in reason:
         return "timeout"
     if result.flaky and not result.fail_to_pass:
         return "flaky"
+    if "evaluate's path" in reason:  # the task's tests cannot tell the fix from no fix
+        return "no_f2p"
     if "apply" in reason:
         return "patch_error"
     if "build" in reason:
