@@ -19,6 +19,7 @@ from .factory import docker_engine_version, make_backend
 from .functional import FunctionalResult, check_functional
 from .local import LocalBackend, default_cache_dir
 from .parallel import run_parallel
+from .recipe import InstallRecipe, detect_recipe, install_commands
 from .tree import apply_patch, export_tree, prepare_tree
 from .types import Backend, Limits, TestRun
 
@@ -36,9 +37,9 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "Backend", "BuildError", "DockerBackend", "FunctionalResult", "Limits", "LocalBackend",
+    "Backend", "BuildError", "DockerBackend", "FunctionalResult", "InstallRecipe", "Limits", "LocalBackend",
     "PatchError", "SandboxError", "TestRun", "apply_patch", "base_image_status",
     "build_offline_base_image", "check_functional", "clean_stragglers", "disk_report",
-    "default_cache_dir", "docker_client", "docker_engine_version", "export_tree", "host_ca_bundle", "make_backend",
+    "default_cache_dir", "detect_recipe", "docker_client", "docker_engine_version", "export_tree", "host_ca_bundle", "install_commands", "make_backend",
     "prepare_tree", "prune_images", "run_parallel",
 ]
