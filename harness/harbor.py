@@ -64,27 +64,30 @@ def _toml_list(items: list[str]) -> str:
     return "[" + ", ".join('"' + i.replace("\\", "\\\\").replace('"', '\\"') + '"' for i in seen) + "]"
 
 
-def dockerfile(base_image: str, install_steps: list[str], python_path: list[str], pytest_spec: str) -> str:
-    """The agent's environment: base image, pytest, the snapshot's install recipe, the buggy tree at /app."""
+def dockerfile(base_image: str, install_steps: list[str], pytest_spec: str, *, source: str = "repo",
+               workdir: str = "/app", agent_user: str | None = AGENT_USER) -> str:
+    """An environment: base image, pytest, the snapshot's install recipe, the buggy tree (the build
+    context's `source` folder) at `workdir`, owned by an unprivileged agent user when one is named."""
+    python_path = [workdir, f"{workdir}/src"]  # SEBGen's sandbox convention (flat and src layouts)
     lines = [
         f"ARG BASE_IMAGE={base_image}",
         "FROM ${BASE_IMAGE}",
         "USER root",
         "ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_ROOT_USER_ACTION=ignore "
         "PYTHONDONTWRITEBYTECODE=1 DEBIAN_FRONTEND=noninteractive",
-        # git applies patches (solution, agents); slim images lack it
+        # git applies patches (solution, agents, the SWE-bench harness); slim images lack it
         "RUN command -v git >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends git "
         "&& rm -rf /var/lib/apt/lists/*)",
         f"RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install '{pytest_spec}'",
         f"ENV PATH=/opt/venv/bin:$PATH VIRTUAL_ENV=/opt/venv PYTHONPATH={':'.join(python_path)}",
-        "COPY repo/ /app/",
-        "WORKDIR /app",
+        f"COPY {source}/ {workdir}/",
+        f"WORKDIR {workdir}",
     ]
     if install_steps:
         lines.append("RUN " + " && ".join(f"({s})" for s in install_steps))
-    # the agent works as an unprivileged user that owns /app and nothing Python loads from elsewhere
-    lines.append(f"RUN (id -u {AGENT_USER} >/dev/null 2>&1 || useradd --uid 1000 --create-home --shell /bin/bash "
-                 f"{AGENT_USER}) && chown -R {AGENT_USER}: /app")
+    if agent_user:  # the agent owns the tree and nothing Python loads from elsewhere
+        lines.append(f"RUN (id -u {agent_user} >/dev/null 2>&1 || useradd --uid 1000 --create-home --shell /bin/bash "
+                     f"{agent_user}) && chown -R {agent_user}: {workdir}")
     return "\n".join(lines) + "\n"
 
 
@@ -117,9 +120,16 @@ while IFS= read -r -d '' found; do
     grep -Fxq -- "$rel" "$HERE/fixed_files.txt" || rm -f -- "$found"
 done < <(find /app \( -name pytest.ini -o -name .pytest.ini -o -name tox.ini -o -name setup.cfg \
                      -o -name pyproject.toml -o -name conftest.py \) -type f -print0)
-# 3. every test file, conftest.py and config source back to the fixed state
+# 3. modules at the import roots (/app, /app/src) the fixed tree does not have: gone, so nothing
+#    shadows pytest, its plugins or the standard library
+for entry in /app/* /app/.[!.]* /app/src/* /app/src/.[!.]*; do
+    [ -e "$entry" ] || [ -L "$entry" ] || continue
+    case "$entry" in *.py|*.so|*.pyc) ;; *) [ -d "$entry" ] || continue ;; esac
+    grep -Fxq -- "${entry#/app/}" "$HERE/top_level.txt" || rm -rf -- "$entry"
+done
+# 4. every test file, conftest.py and config source back to the fixed state
 cp -a "$HERE/fixed/." /app/
-# 4. canaries with names the agent cannot know: one must pass, one must fail
+# 5. canaries with names the agent cannot know: one must pass, one must fail
 TOKEN="$(tr -dc a-z0-9 < /dev/urandom | head -c 16)"
 CANARY="test_sebgen_canary_${TOKEN}.py"
 printf 'def test_pass_%s():\n    assert True\n\n\ndef test_fail_%s():\n    assert False\n' "$TOKEN" "$TOKEN" > "/app/$CANARY"
@@ -129,7 +139,7 @@ mapfile -t FILES < "$HERE/test_files.txt"
 python3 -m pytest -rA -p no:cacheprovider --rootdir=/app --color=no "${FILES[@]}" "$CANARY" 2>&1 | tee "$LOGS/test_output.log"
 STATUS=${PIPESTATUS[0]}
 rm -f "/app/$CANARY"
-# 5. the verdict: pytest's -rA summary, checked against the canaries and the exit code
+# 6. the verdict: pytest's -rA summary, checked against the canaries and the exit code
 passed() { grep -Fxq -- "PASSED $1" "$LOGS/test_output.log"; }
 failed() { grep -Eq -- "^FAILED $(printf '%s' "$1" | sed 's/[][\.*^$]/\\&/g')( - .*)?$" "$LOGS/test_output.log"; }
 if ! passed "$CANARY::test_pass_$TOKEN" || ! failed "$CANARY::test_fail_$TOKEN" || [ "$STATUS" -ne 1 ]; then
@@ -178,19 +188,21 @@ def export_harbor_task(task: Task, dest: Path, base_image: str | None = None, ne
     with tempfile.TemporaryDirectory(prefix="sebgen-fixed-") as tmp:
         fixed_tree = export_tree(source, task.base_commit, Path(tmp) / "tree")
         fixed = _fixed_files(fixed_tree, withheld, listed)
+        top_level = sorted(p.relative_to(fixed_tree).as_posix() for root in (fixed_tree, fixed_tree / "src")
+                           if root.is_dir() for p in root.iterdir())
         for rel in fixed:
             (tests / "fixed" / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(fixed_tree / rel, tests / "fixed" / rel)
     recipe = detect_recipe(source, task.base_commit)
-    python_path = ["/app"] + (["/app/src"] if (repo / "src").is_dir() else [])
     (env / "Dockerfile").write_text(dockerfile(base_image or default_base_image(),
-                                               install_commands(recipe, "/opt/venv/bin/pip"), python_path,
+                                               install_commands(recipe, "/opt/venv/bin/pip"),
                                                pytest_spec or host_pytest_spec()))
     (folder / "task.toml").write_text(task_toml(task, timeout_s, cpus, memory_mb, network))
     (folder / "instruction.md").write_text(_text(task.problem_statement.rstrip()))
     tests.mkdir(parents=True, exist_ok=True)
     (tests / "test.sh").write_text(TEST_SCRIPT)
     (tests / "fixed_files.txt").write_text("".join(f"{rel}\n" for rel in fixed))
+    (tests / "top_level.txt").write_text("".join(f"{rel}\n" for rel in top_level))
     (tests / "test_files.txt").write_text("".join(f"{rel}\n" for rel in listed))
     (tests / "expected_tests.txt").write_text("".join(f"{t}\n" for t in task.FAIL_TO_PASS + task.PASS_TO_PASS))
     solution.mkdir(parents=True, exist_ok=True)

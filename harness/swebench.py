@@ -101,16 +101,14 @@ def swebench_record(task: Task, buggy_commit: str | None = None) -> dict:
     return record
 
 
-def image_dockerfile(task: Task, base_image: str, pytest_spec: str, has_src: bool) -> str:
+def image_dockerfile(task: Task, base_image: str, pytest_spec: str) -> str:
     """The harness image: the agent's environment, with the buggy state as a git checkout at /testbed."""
     recipe = detect_recipe(Path(task.repo_path), task.base_commit)
-    python_path = ["/testbed"] + (["/testbed/src"] if has_src else [])
-    text = environment_dockerfile(base_image, install_commands(recipe, "/opt/venv/bin/pip"), python_path,
-                                  pytest_spec)
-    return text.replace("COPY repo/ /app/\nWORKDIR /app", "COPY testbed/ /testbed/\nWORKDIR /testbed")
+    return environment_dockerfile(base_image, install_commands(recipe, "/opt/venv/bin/pip"), pytest_spec,
+                                  source="testbed", workdir="/testbed", agent_user=None)
 
 
-def _context(task: Task, mirror: Path, docker_text: str) -> tuple[bytes, bool]:
+def _context(mirror: Path, docker_text: str) -> bytes:
     """Build context: the Dockerfile and a clone of the task's mirror repository (its only commit)."""
     with tempfile.TemporaryDirectory(prefix="sebgen-swe-") as tmp:
         testbed = Path(tmp) / "testbed"
@@ -119,15 +117,14 @@ def _context(task: Task, mirror: Path, docker_text: str) -> tuple[bytes, bool]:
         if proc.returncode != 0:
             raise ExportError(f"cannot clone {mirror}: {proc.stderr.strip()}")
         subprocess.run(["git", "-C", str(testbed), "remote", "remove", "origin"], capture_output=True)
-        has_src = (testbed / "src").is_dir()
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w") as tar:
-            data = docker_text(has_src).encode()
+            data = docker_text.encode()
             info = tarfile.TarInfo("Dockerfile")
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
             tar.add(testbed, arcname="testbed")
-        return buf.getvalue(), has_src
+        return buf.getvalue()
 
 
 def build_images(tasks: list[Task], rows: list[dict], mirror_dir: Path, base_image: str, pytest_spec: str,
@@ -139,8 +136,7 @@ def build_images(tasks: list[Task], rows: list[dict], mirror_dir: Path, base_ima
     by_id = {row["instance_id"]: row for row in rows}
     for task in tasks:
         tag = by_id[task.instance_id]["image"]
-        context, _ = _context(task, task_mirror(task, mirror_dir),
-                              lambda has_src, t=task: image_dockerfile(t, base_image, pytest_spec, has_src))
+        context = _context(task_mirror(task, mirror_dir), image_dockerfile(task, base_image, pytest_spec))
         log(f"sebgen: building {tag}")
         error, tail = "", []
         for chunk in client.api.build(fileobj=io.BytesIO(context), custom_context=True, tag=tag,
