@@ -1,0 +1,70 @@
+"""Where the real clients (Harbor, the SWE-bench harness) and the export base image are, and the gate:
+skip with a reason, or fail when SEBGEN_REQUIRE_INTEROP=1 (CI provisions them with
+.ci/provision_interop.sh, which also prints the variables read here)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.sandbox_fixtures import require_docker
+
+CACHE = Path.home() / ".cache" / "sebgen" / "interop-venvs"
+HINT = "run `bash .ci/provision_interop.sh` (CI does)"
+REAL_REPOS = Path(__file__).resolve().parents[2] / "shared" / "real-repos"
+
+
+def _missing(what: str) -> None:
+    if os.environ.get("SEBGEN_REQUIRE_INTEROP") == "1":
+        pytest.fail(f"SEBGEN_REQUIRE_INTEROP=1 but {what}")
+    pytest.skip(f"{what}; {HINT}")
+
+
+def export_base_image() -> str:
+    """The base image exported Dockerfiles start from on this machine (pip here needs the host's CA)."""
+    require_docker()
+    name = os.environ.get("SEBGEN_INTEROP_BASE_IMAGE", "sebgen-interop-base:bookworm")
+    if subprocess.run(["docker", "image", "inspect", name], capture_output=True).returncode != 0:
+        _missing(f"the export base image {name} does not exist")
+    return name
+
+
+def harbor_bin() -> str:
+    path = os.environ.get("SEBGEN_HARBOR_BIN", str(CACHE / "harbor" / "bin" / "harbor"))
+    if not Path(path).is_file():
+        _missing(f"Harbor is not installed at {path}")
+    return path
+
+
+def docker_config() -> str:
+    """A DOCKER_CONFIG whose cli-plugins hold Docker Compose v2 (Harbor's docker backend runs it)."""
+    path = os.environ.get("DOCKER_CONFIG", str(CACHE / "docker-config"))
+    if not (Path(path) / "cli-plugins" / "docker-compose").exists():
+        _missing(f"no docker-compose plugin in {path}/cli-plugins")
+    return path
+
+
+def swebench_python() -> str:
+    path = os.environ.get("SEBGEN_SWEBENCH_PYTHON", str(CACHE / "swebench" / "bin" / "python"))
+    if not Path(path).is_file():
+        _missing(f"the swebench venv is not at {path}")
+    return path
+
+
+def real_repo_task(directory: Path, repo: str = "mahmoud/boltons", commit_prefix: str = "c2b04b4cb1") -> Path:
+    """One task made by `sebgen generate` from a real repository of ../shared/real-repos."""
+    from tests.e2e import sebgen
+    if not REAL_REPOS.is_dir():
+        _missing(f"{REAL_REPOS} does not exist")
+    record = next(c for c in json.loads((REAL_REPOS / "commits.json").read_text())
+                  if c["repo"] == repo and c["commit"].startswith(commit_prefix))
+    clone = Path(directory) / repo.split("/")[1]
+    subprocess.run(["git", "clone", "-q", str(REAL_REPOS / f"{repo.replace('/', '__')}.bundle"), str(clone)],
+                   check=True)
+    out = Path(directory) / "real-tasks.jsonl"
+    sebgen("generate", clone, "--commit", record["commit"], "--n", "1", "--out", out,
+           "--set", "sandbox.backend=local", "--set", "sandbox.reruns=1", check=True)
+    return out
