@@ -32,26 +32,26 @@ def export_base_image() -> str:
     return name
 
 
+def _tool(variable: str, default: Path, what: str) -> str:
+    """The path in `variable` (or `default`) when it exists; else skip or fail with `what`."""
+    path = Path(os.environ.get(variable, str(default)))
+    if not path.exists():
+        _missing(f"{what} is not at {path}")
+    return str(path)
+
+
 def harbor_bin() -> str:
-    path = os.environ.get("SEBGEN_HARBOR_BIN", str(CACHE / "harbor" / "bin" / "harbor"))
-    if not Path(path).is_file():
-        _missing(f"Harbor is not installed at {path}")
-    return path
+    return _tool("SEBGEN_HARBOR_BIN", CACHE / "harbor" / "bin" / "harbor", "Harbor")
 
 
 def docker_config() -> str:
     """A DOCKER_CONFIG whose cli-plugins hold Docker Compose v2 (Harbor's docker backend runs it)."""
-    path = os.environ.get("DOCKER_CONFIG", str(CACHE / "docker-config"))
-    if not (Path(path) / "cli-plugins" / "docker-compose").exists():
-        _missing(f"no docker-compose plugin in {path}/cli-plugins")
-    return path
+    plugin = _tool("DOCKER_CONFIG", CACHE / "docker-config", "a DOCKER_CONFIG") + "/cli-plugins/docker-compose"
+    return str(Path(_tool("SEBGEN_COMPOSE_PLUGIN", Path(plugin), "the docker-compose plugin")).parents[1])
 
 
 def swebench_python() -> str:
-    path = os.environ.get("SEBGEN_SWEBENCH_PYTHON", str(CACHE / "swebench" / "bin" / "python"))
-    if not Path(path).is_file():
-        _missing(f"the swebench venv is not at {path}")
-    return path
+    return _tool("SEBGEN_SWEBENCH_PYTHON", CACHE / "swebench" / "bin" / "python", "the swebench venv")
 
 
 def real_repo_task(directory: Path, repo: str = "mahmoud/boltons", commit_prefix: str = "c2b04b4cb1") -> Path:

@@ -184,15 +184,19 @@ def _cheats(task) -> dict[str, dict[str, str]]:
 def _remove_env_images() -> list[str]:
     """Every sebgen-env image no container uses (the engine is shared: nothing else is touched)."""
     from sandbox import docker_client
-    client = docker_client()
-    used = {c.image.id for c in client.containers.list(all=True) if c.image is not None}
+    api = docker_client().api
+    used = {c.get("ImageID") for c in api.containers(all=True)}
     removed = []
-    for image in client.images.list():
-        tags = [t for t in image.tags if t.split(":")[0].startswith("sebgen-env")]
-        if tags and image.id not in used:
-            for tag in tags:
-                client.images.remove(tag, force=False, noprune=False)
-            removed += tags
+    for image in api.images():
+        tags = [t for t in image.get("RepoTags") or [] if t.startswith("sebgen-env")]
+        if not tags or image["Id"] in used:
+            continue
+        for tag in tags:
+            try:
+                api.remove_image(tag)
+                removed.append(tag)
+            except Exception:  # taken by a container started since the listing: it stays
+                pass
     return removed
 
 
