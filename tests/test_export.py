@@ -358,6 +358,13 @@ def test_swebench_without_mirror_warns_on_one_line(panel, tmp_path):
     assert len(warnings) == 1 and "--mirror" in warnings[0]
 
 
+def test_export_option_mistakes_are_user_errors(panel, tmp_path):
+    for args, word in ((["--format", "harbor", "--network", "sometimes"], "--network"),
+                       (["--format", "harbor", "--build-images"], "--build-images")):
+        proc = sebgen("export", str(panel), "--out", str(tmp_path / "x"), *args)
+        assert proc.returncode == 2 and word in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
 def test_mirror_with_harbor_is_a_user_error(panel, tmp_path):
     proc = sebgen("export", str(panel), "--format", "harbor", "--out", str(tmp_path / "h"),
                   "--mirror", str(tmp_path / "m"))
