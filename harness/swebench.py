@@ -116,7 +116,9 @@ def _context(mirror: Path, docker_text: str) -> bytes:
                               capture_output=True, text=True)
         if proc.returncode != 0:
             raise ExportError(f"cannot clone {mirror}: {proc.stderr.strip()}")
+        # no trace of this machine in the image: the remote and the clone's reflog name the mirror's path
         subprocess.run(["git", "-C", str(testbed), "remote", "remove", "origin"], capture_output=True)
+        subprocess.run(["git", "-C", str(testbed), "reflog", "expire", "--expire=now", "--all"], capture_output=True)
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w") as tar:
             data = docker_text.encode()
