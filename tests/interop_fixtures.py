@@ -3,9 +3,13 @@ skip with a reason, or fail when SEBGEN_REQUIRE_INTEROP=1 (CI provisions them wi
 .ci/provision_interop.sh, which also prints the variables read here)."""
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -54,11 +58,29 @@ def swebench_python() -> str:
     return _tool("SEBGEN_SWEBENCH_PYTHON", CACHE / "swebench" / "bin" / "python", "the swebench venv")
 
 
-def real_repo_task(directory: Path, repo: str = "mahmoud/boltons", commit_prefix: str = "c2b04b4cb1") -> Path:
-    """One task made by `sebgen generate` from a real repository of ../shared/real-repos."""
-    from tests.e2e import sebgen
+@functools.lru_cache(maxsize=None)
+def _generated(kind: str) -> Path:
+    """Tasks generated once per test session and shared by the interop modules (they are read-only)."""
+    from tests.e2e import generated_tasks
+    work = Path(tempfile.mkdtemp(prefix=f"sebgen-interop-{kind}-"))
+    atexit.register(shutil.rmtree, work, True)
+    return generated_tasks(work, 1) if kind == "bundled" else _real_repo_task(work)
+
+
+def bundled_task() -> Path:
+    """One task from the bundled corpus (pyledger)."""
+    return _generated("bundled")
+
+
+def real_repo_task() -> Path:
+    """One task from a real repository of ../shared/real-repos (mahmoud/boltons)."""
     if not REAL_REPOS.is_dir():
         _missing(f"{REAL_REPOS} does not exist")
+    return _generated("real")
+
+
+def _real_repo_task(directory: Path, repo: str = "mahmoud/boltons", commit_prefix: str = "c2b04b4cb1") -> Path:
+    from tests.e2e import sebgen
     record = next(c for c in json.loads((REAL_REPOS / "commits.json").read_text())
                   if c["repo"] == repo and c["commit"].startswith(commit_prefix))
     clone = Path(directory) / repo.split("/")[1]

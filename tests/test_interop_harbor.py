@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from fitness.task import read_jsonl, write_jsonl
-from tests.e2e import generated_tasks, sebgen
-from tests.interop_fixtures import docker_config, export_base_image, harbor_bin, real_repo_task
+from tests.e2e import sebgen
+from tests.interop_fixtures import bundled_task, docker_config, export_base_image, harbor_bin, real_repo_task
 
 pytestmark = [pytest.mark.interop, pytest.mark.docker, pytest.mark.slow]
 
@@ -24,8 +24,8 @@ def exported(tmp_path_factory) -> tuple[Path, list[str]]:
     harbor_bin(), docker_config()
     base = export_base_image()
     work = tmp_path_factory.mktemp("harbor")
-    bundled = next(iter(read_jsonl(generated_tasks(work / "bundled", 1))))
-    real = next(iter(read_jsonl(real_repo_task(work / "real"))))
+    bundled = next(iter(read_jsonl(bundled_task())))
+    real = next(iter(read_jsonl(real_repo_task())))
     tasks = work / "tasks.jsonl"
     write_jsonl([bundled, real], tasks)
     proc = sebgen("export", tasks, "--format", "harbor", "--out", work / "dataset", "--network", "public",

@@ -1,6 +1,6 @@
 """The SWE-bench harness itself (swebench 5.x, its own venv) on SEBGen's SWE-bench export:
 `python -m swebench.harness.run_evaluation` resolves every task with the gold patch and none with an
-empty patch or a patch that fixes nothing, using the images `sebgen export --build-images` built."""
+empty patch or a patch that fixes nothing (a bundled-corpus and a real-repository task), using the images `sebgen export --build-images` built."""
 from __future__ import annotations
 
 import json
@@ -9,23 +9,24 @@ from pathlib import Path
 
 import pytest
 
-from fitness.task import read_jsonl
-from tests.e2e import generated_tasks, sebgen
-from tests.interop_fixtures import export_base_image, swebench_python
+from fitness.task import read_jsonl, write_jsonl
+from tests.e2e import sebgen
+from tests.interop_fixtures import bundled_task, export_base_image, real_repo_task, swebench_python
 
 pytestmark = [pytest.mark.interop, pytest.mark.docker, pytest.mark.slow]
 
-NOTHING_FIXED = ("diff --git a/NOTES.md b/NOTES.md\nnew file mode 100644\n--- /dev/null\n+++ b/NOTES.md\n"
+NOTHING_FIXED = ("diff --git a/SEBGEN_NOTHING_FIXED.md b/SEBGEN_NOTHING_FIXED.md\nnew file mode 100644\n--- /dev/null\n+++ b/SEBGEN_NOTHING_FIXED.md\n"
                  "@@ -0,0 +1 @@\n+nothing fixed here\n")
 
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory) -> tuple[Path, list[str], list[str]]:
-    """(rows JSONL, instance ids, image names): one bundled-corpus task exported with its image."""
+    """(rows JSONL, instance ids, image names): a bundled-corpus and a real-repository task, with images."""
     swebench_python()
     base = export_base_image()
     work = tmp_path_factory.mktemp("swebench")
-    tasks = generated_tasks(work, 1)
+    tasks = work / "tasks.jsonl"
+    write_jsonl([next(iter(read_jsonl(bundled_task()))), next(iter(read_jsonl(real_repo_task())))], tasks)
     out = work / "dataset" / "tasks.jsonl"
     proc = sebgen("export", tasks, "--format", "swebench", "--out", out, "--build-images", "--base-image", base)
     assert proc.returncode == 0, proc.stderr
@@ -38,7 +39,7 @@ def dataset(tmp_path_factory) -> tuple[Path, list[str], list[str]]:
 def _evaluate(dataset_file: Path, predictions: str, run_id: str, cwd: Path) -> dict:
     proc = subprocess.run([swebench_python(), "-m", "swebench.harness.run_evaluation", "--dataset_name",
                            str(dataset_file), "--predictions_path", predictions, "--run_id", run_id,
-                           "--max_workers", "1", "--report_dir", str(cwd)],
+                           "--max_workers", "2", "--report_dir", str(cwd)],
                           cwd=cwd, capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     reports = list(cwd.glob(f"*.{run_id}.json"))
