@@ -4,7 +4,7 @@ their Docker images, and a dataset card so the folder can be pushed as a Hugging
 Rows carry the 5.x fields: `image` (built by `build_images` from the task's mirror repository,
 the buggy state at /testbed), `eval_script` (withheld tests applied, test config and conftest
 files put back, files Python or pytest load by themselves removed, `pytest -rA` between the
-harness's markers), `log_parser` = parse_log_pytest and `eval_type` = pass_and_fail.
+harness's markers), `log_parser` = parse_log_pytest_v2 and `eval_type` = pass_and_fail.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from .mirror import materialize, task_mirror
 
 SWEBENCH_FIELDS = ("instance_id", "base_commit", "patch", "test_patch", "problem_statement",
                    "hints_text", "created_at", "version")
-LOG_PARSER = "parse_log_pytest"
+LOG_PARSER = "parse_log_pytest_v2"  # keeps test ids with spaces whole (parametrize ids); parse_log_pytest cuts them
 EVAL_TYPE = "pass_and_fail"
 IMAGE_REPO = "sebgen-swebench"
 START, END = ">>>>> Start Test Output", ">>>>> End Test Output"

@@ -52,7 +52,7 @@ def test_swebench_export_round_trips_through_datasets(panel, tmp_path):
         assert json.loads(row["PASS_TO_PASS"]) == task.PASS_TO_PASS
         assert (row["patch"], row["base_commit"], row["bug_patch"]) == (task.patch, task.base_commit, task.bug_patch)
         assert row["repo"] == f"sebgen/{task.repo}"  # owner/name, never a path
-        assert (row["log_parser"], row["eval_type"]) == ("parse_log_pytest", "pass_and_fail")
+        assert (row["log_parser"], row["eval_type"]) == ("parse_log_pytest_v2", "pass_and_fail")
         assert "pytest -rA" in row["eval_script"] and ">>>>> Start Test Output" in row["eval_script"]
     card = (tmp_path / "README.md").read_text()
     assert "swebench.jsonl" in card and "FAIL_TO_PASS" in card and "run_evaluation" in card

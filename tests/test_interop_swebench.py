@@ -57,7 +57,7 @@ def test_rows_carry_the_harness_fields(dataset):
     out, ids, images = dataset
     for row in map(json.loads, out.read_text().splitlines()):
         assert row["repo"].count("/") == 1 and not row["repo"].startswith("/")
-        assert row["log_parser"] == "parse_log_pytest" and row["eval_type"] == "pass_and_fail"
+        assert row["log_parser"] == "parse_log_pytest_v2" and row["eval_type"] == "pass_and_fail"
         image = subprocess.run(["docker", "image", "inspect", row["image"]], capture_output=True)
         assert image.returncode == 0, f"{row['image']} was not built"
 
