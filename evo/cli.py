@@ -514,28 +514,40 @@ def curriculum_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
 def export_cmd(source: Path = typer.Argument(..., help="Run folder or tasks JSONL."),
                format_: str = typer.Option(..., "--format", help="swebench or harbor."),
                out_path: Path = typer.Option(..., "--out", help="JSONL file (swebench) or folder (harbor)."),
-               base_image: str = typer.Option("sebgen-base:bookworm", "--base-image",
-                                              help="Harbor: base image when a task has no Docker env image."),
+               base_image: Optional[str] = typer.Option(None, "--base-image",
+                                                        help="Base image of the exported Dockerfiles (default: "
+                                                             "python:3.11-slim, or sebgen-base:bookworm when no "
+                                                             "registry answers)."),
                mirror: Optional[Path] = typer.Option(None, "--mirror",
-                                                     help="SWE-bench: git mirror folder; publishes one branch "
-                                                          "sebgen/<instance_id> per task holding the buggy state.")):
-    """Export tasks as SWE-bench JSONL or Harbor task folders."""
+                                                     help="SWE-bench: folder of git repositories, one per task "
+                                                          "(<instance_id>.git), each holding only the buggy state."),
+               build_images: bool = typer.Option(False, "--build-images",
+                                                 help="SWE-bench: build each row's Docker image (the buggy state "
+                                                      "at /testbed) for the SWE-bench harness; implies a mirror."),
+               network: str = typer.Option("none", "--network",
+                                           help="Harbor: the agent's network, none (default) or public.")):
+    """Export tasks as SWE-bench JSONL (with a dataset card) or Harbor task folders."""
     from harness import export_harbor, export_swebench, load_tasks
     with friendly_errors():
         if format_ not in ("swebench", "harbor"):
             raise UserError(f"unknown format {format_!r}; choose swebench or harbor")
         if mirror is not None and format_ != "swebench":
             raise UserError("--mirror applies only to --format swebench")
+        if build_images and format_ != "swebench":
+            raise UserError("--build-images applies only to --format swebench (Harbor builds its own)")
+        if network not in ("none", "public"):
+            raise UserError(f"unknown --network {network!r}; choose none or public")
         records = load_tasks(source)
         if not records:
             raise UserError(f"{source} holds no task that passed validation")
         if format_ == "swebench":
-            if mirror is None:
+            if mirror is None and not build_images:
                 err.print("sebgen: warning: base_commit is the fixed state; a stock SWE-bench harness needs "
                           "--mirror DIR to get the buggy state", markup=False)
-            count = export_swebench(records, out_path, mirror_dir=mirror)
+            count = export_swebench(records, out_path, mirror_dir=mirror, build=build_images, base_image=base_image,
+                                    log=lambda line: err.print(line, markup=False))
         else:
-            count = len(export_harbor(records, out_path, base_image=base_image))
+            count = len(export_harbor(records, out_path, base_image=base_image, network=network))
         err.print(f"exported {count} tasks ({format_}) to {out_path}")
 
 
