@@ -164,6 +164,10 @@ def _preflight(config: Config) -> None:
     check_llm(config)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _journal_count(run_dir: Path) -> int:
     journal = run_dir / "evaluations.jsonl"
     return len(journal.read_text(encoding="utf-8").splitlines()) if journal.is_file() else 0
@@ -183,13 +187,13 @@ def _run(config: Config, run_dir: Path, generations: int, resumed_from: Optional
         return
     best = outcome.hall_of_fame[0] if outcome.hall_of_fame else None
     if resumed_from is None:
-        err.print(f"run finished: {outcome.generation} generations, {outcome.evaluations_performed} evaluations "
-                  f"in {elapsed:.0f}s; run folder {run_dir}")
+        err.print(f"run finished: {_count(outcome.generation, 'generation')}, "
+                  f"{_count(outcome.evaluations_performed, 'evaluation')} in {elapsed:.0f}s; run folder {run_dir}")
     else:
-        err.print(f"run finished: {outcome.generation - resumed_from} generations and "
-                  f"{outcome.evaluations_performed} evaluations since resume in {elapsed:.0f}s "
-                  f"({outcome.generation} generations and {_journal_count(run_dir)} evaluations in all); "
-                  f"run folder {run_dir}")
+        err.print(f"run finished: {_count(outcome.generation - resumed_from, 'generation')} and "
+                  f"{_count(outcome.evaluations_performed, 'evaluation')} since resume in {elapsed:.0f}s "
+                  f"({_count(outcome.generation, 'generation')} and {_count(_journal_count(run_dir), 'evaluation')} "
+                  f"in all); run folder {run_dir}")
     if best:
         out.print(f"best strategy {best['id']} ({best['strategy_type']}) EV {best['exploration_value']:.3f}")
     out.print(f"inspect: sebgen hof {run_dir}")
