@@ -562,7 +562,7 @@ def export_cmd(source: Path = typer.Argument(..., help="Run folder or tasks JSON
             raise UserError(f"unknown format {format_!r}; choose swebench or harbor")
         if mirror is not None and format_ != "swebench":
             raise UserError("--mirror applies only to --format swebench")
-        records = load_tasks(source)
+        records = load_tasks(_existing(source, "run folder or tasks file"))
         if not records:
             raise UserError(f"{source} holds no task that passed validation")
         if format_ == "swebench":

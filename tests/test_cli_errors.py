@@ -71,9 +71,10 @@ def test_hof_of_a_missing_generation(tmp_path):
     assert_clean_failure(proc, "has no checkpoint")
 
 
-@pytest.mark.parametrize("command", ["hof", "report", "resume"])
-def test_a_run_folder_that_does_not_exist_says_so(tmp_path, command):
-    proc = sebgen(command, tmp_path / "nonexistent")
+@pytest.mark.parametrize("command", [["hof"], ["report"], ["resume"], ["export", "--format", "swebench", "--out", "x"],
+                                     ["evaluate", "--agent", "nop"], ["mine"]])
+def test_a_path_that_does_not_exist_says_so(tmp_path, command):
+    proc = sebgen(command[0], tmp_path / "nonexistent", *command[1:])
     assert_clean_failure(proc, f"{tmp_path / 'nonexistent'} does not exist")
     assert proc.returncode == 2
 
