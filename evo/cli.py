@@ -320,12 +320,40 @@ def generate(repo: str = typer.Argument(..., help="Repo path or URL."),
             from evo.config import did_you_mean
             raise UserError(f"unknown strategy {strategy!r}{did_you_mean(strategy.upper(), choices)}; "
                             f"choose one of {', '.join(choices)}")
-        result = generate_tasks(cfg, _resolve_repo(repo), strategy.upper(), n, commit or (),
-                                progress=_report_task, log=_log)
+        with _GenerateStatus(n) as status:
+            result = generate_tasks(cfg, _resolve_repo(repo), strategy.upper(), n, commit or (),
+                                    progress=status, log=_log)
         write_jsonl(result.kept, out_file)
         err.print(f"{len(result.kept)} of {result.attempts} generated tasks passed every layer; wrote {out_file}")
         if len(result.kept) < n:
             err.print(f"warning: asked for {n} tasks, only {len(result.kept)} passed (tried {result.attempts})")
+
+
+class _GenerateStatus:
+    """A live status line on a terminal while tasks are generated and validated (plain lines always)."""
+
+    def __init__(self, wanted: int):
+        self.wanted, self.kept, self.tried = wanted, 0, 0
+        self.status = err.status(self._text()) if err.is_terminal else None
+
+    def _text(self) -> str:
+        return f"generating: {self.kept} of {self.wanted} tasks kept, {self.tried} tried"
+
+    def __enter__(self):
+        if self.status:
+            self.status.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.status:
+            self.status.stop()
+
+    def __call__(self, task) -> None:
+        self.tried += 1
+        self.kept += 0 if task.failed_layer() else 1
+        _report_task(task)
+        if self.status:
+            self.status.update(self._text())
 
 
 def _report_task(task) -> None:
