@@ -65,7 +65,7 @@ _USER_ERROR_HOMES = (("archive", "archive", "ArchiveError"), ("evo.loop", "evo.l
                      ("harness", "harness", "ExportError"), ("corpus", "corpus", "CorpusError"),
                      ("llm.client", "llm", "LLMError"), ("fitness.mining", "fitness.mining", "MiningError"),
                      ("fitness.task", "fitness.task", "TaskFileError"), ("sandbox", "sandbox", "SandboxError"),
-                     ("evo.lineage", "evo.lineage", "LineageError"))
+                     ("evo.lineage", "evo.lineage", "LineageError"), ("evo.config", "evo.config", "ConfigError"))
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
@@ -73,8 +73,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     import importlib
     loaded = [getattr(importlib.import_module(public), name)
               for module, public, name in _USER_ERROR_HOMES if module in sys.modules]
-    from evo.config import ConfigError
-    return (UserError, ConfigError, CheckpointError, *loaded)
+    return (UserError, CheckpointError, *loaded)
 
 
 @contextmanager
