@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Provision the CI smoke on several Pythons (tests/test_python_versions.py): for the oldest and the
-# newest Python >= 3.10 that pyenv keeps, a wheelhouse of SEBGen's dependencies, so the test can
-# install SEBGen into a fresh venv without the network. The embedding stack (torch,
+# newest Python >= 3.10 that pyenv keeps, a venv holding SEBGen's dependencies (installed from
+# the package indexes into a fresh venv), so the test can install SEBGen itself into a fresh venv
+# in seconds, without the network. The embedding stack (torch,
 # sentence-transformers, the model package) is left out: a CPU torch wheel exists here only for
 # one Python, any other spec pulls a multi-GB CUDA build, and the smoke's path (doctor, generate
 # without evolution) never embeds. Idempotent: a wheelhouse is reused while the dependency list
-# is unchanged. Writes $CACHE/pythons.txt: one "python wheelhouse requirements" line per Python.
+# is unchanged. Writes $CACHE/pythons.txt: one "python dependency-site-packages" line per Python.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,16 +44,18 @@ key="$(sha256sum "$requirements" | cut -c1-12)"
 : > "$CACHE/pythons.txt.new"
 for version in "${chosen[@]}"; do
     python="$PYENV_ROOT/versions/$version/bin/python"
-    house="$CACHE/wheels-$version-$key"
-    if [ -f "$house/.complete" ]; then
-        log "Python $version: wheelhouse $house is ready"
+    deps="$CACHE/deps-$version-$key"
+    if [ -f "$deps/.complete" ]; then
+        log "Python $version: dependencies in $deps are ready"
     else
-        log "Python $version: collecting wheels into $house"
-        rm -rf "$house"
-        "$python" -m pip wheel -q --wheel-dir "$house" -r "$requirements" || die "pip wheel failed for Python $version"
-        touch "$house/.complete"
+        log "Python $version: installing the dependencies into a fresh venv $deps"
+        rm -rf "$deps"
+        "$python" -m venv "$deps" || die "python $version cannot make a venv"
+        "$deps/bin/python" -m pip install -q -r "$requirements" || die "pip install failed for Python $version"
+        touch "$deps/.complete"
     fi
-    echo "$python $house $requirements" >> "$CACHE/pythons.txt.new"
+    site="$("$deps/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+    echo "$python $site" >> "$CACHE/pythons.txt.new"
 done
 mv "$CACHE/pythons.txt.new" "$CACHE/pythons.txt"
 log "smoke Pythons: ${chosen[*]} (listed in $CACHE/pythons.txt)"
