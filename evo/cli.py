@@ -138,12 +138,19 @@ class ProgressView:
             usage = event["usage"]
             self.tasks += event["tasks"]
             tokens = usage["prompt_tokens"] + usage["completion_tokens"]
-            err.print(f"  evaluated {event['strategy']}: EV {event['exploration_value']:.3f}, "
+            err.print(f"  evaluated {event['strategy']}: "
                       f"{event['passed']}/{event['tasks']} tasks kept | {self.tasks} tasks validated this "
                       f"generation | tokens {tokens:,}, cost ${usage['cost_usd']:.4f}")
             if self.bar and self.task_id is not None:
                 self.bar.update(self.task_id, advance=1,
                                 status=f"{self.tasks} tasks, {tokens:,} tokens, ${usage['cost_usd']:.4f}")
+        elif kind == "scored":
+            for row in event["strategies"]:
+                d = row["dimensions"]
+                err.print(f"  scored {row['strategy']}: EV {row['exploration_value']:.3f} "
+                          f"(Q {d['quality']:.2f}, N {d['novelty']:.2f}, E {d['evolution_potential']:.2f}), "
+                          f"{row['passed']}/{row['attempts']} kept after the batch filter; novelty vs "
+                          f"{event['archive_tasks']} archived tasks")
         elif kind == "generation_end":
             if self.bar and self.task_id is not None:
                 self.bar.remove_task(self.task_id)
@@ -254,7 +261,10 @@ def hof(run_dir: Path = typer.Argument(...), gen: Optional[int] = typer.Option(N
         if as_json:
             sys.stdout.write(json.dumps(entries, indent=2, sort_keys=True) + "\n")
             return
-        table = Table(title=f"Hall of fame, generation {gen}")
+        sizes = sorted({(e.get("novelty_reference") or {}).get("archive_tasks") for e in entries} - {None})
+        table = Table(title=f"Hall of fame, generation {gen}", caption=(
+            f"novelty (N) measured against {', '.join(map(str, sizes))} archived tasks, leave-one-out"
+            if sizes else None))
         for col in ("rank", "id", "type", "EV", "Q", "N", "D", "S", "E", "operator", "parents"):
             table.add_column(col)
         for rank, e in enumerate(entries, 1):
@@ -430,6 +440,56 @@ def mine_cmd(repo: str = typer.Argument(...), since: Optional[str] = typer.Optio
             out.print(f"{stage:>26}: {count}")
         for c in result.candidates:
             out.print(f"{c.sha[:10]} {c.created_at[:10]} {c.kind:<11} {c.subject}")
+
+
+@app.command("setup", **usage("REPO [--commit SHA] [--timeout S] [--json]"))
+def setup_cmd(repo: str = typer.Argument(..., help="Repo path or URL."),
+              commit: str = typer.Option("HEAD", "--commit", help="The snapshot to set up (default HEAD)."),
+              timeout: float = typer.Option(900.0, "--timeout", help="Seconds allowed for the suite run."),
+              as_json: bool = typer.Option(False, "--json"),
+              config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
+    """Build a commit's test environment (repairing it from its logs), run the suite there, and
+    print passed / failed / errored counts, the install recipe and the attempts."""
+    from evo.runtime import make_sandbox
+    with friendly_errors():
+        cfg = _config(config, [f"sandbox.timeout_s={timeout}", *(set_ or [])])
+        path = _resolve_repo(repo)
+        if not (path / ".git").exists() and not path.joinpath("HEAD").exists():
+            raise UserError(f"{path} is not a git repository")
+        backend = make_sandbox(cfg, log=_log)
+        try:
+            report = backend.setup(path, commit)
+        finally:
+            backend.close()
+        if as_json:
+            sys.stdout.write(json.dumps({k: v for k, v in report.items() if k != "log_tail"}, indent=2) + "\n")
+            return
+        c = report["counts"]
+        out.print(f"{report['repo']}@{report['commit'][:12]}: environment {report['environment']}", markup=False)
+        out.print(f"tests: {c['passed']} passed, {c['failed']} failed, {c['errored']} errored, {c['skipped']} skipped "
+                  f"(pytest exit code {report['exit_code']}, {report['seconds']:.1f} s)"
+                  + (f"; {report['note']}" if report["note"] else ""), markup=False)
+        out.print("recipe:")
+        for key, value in report["recipe"].items():
+            if key == "sources":
+                continue
+            shown = ", ".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else \
+                ", ".join(value) if isinstance(value, (list, tuple)) else value
+            out.print(f"  {key}: {shown}", markup=False)
+        for source in report["recipe"].get("sources", []):
+            out.print(f"  detected from {source}", markup=False)
+        out.print("attempts:")
+        for i, a in enumerate(report["attempts"], 1):
+            line = f"  {i}. {a['stage']} {'ok' if a['ok'] else 'failed'} ({a['seconds']:.1f} s)"
+            if a["log"]:
+                line += f", log {a['log']}"
+            if a["fix"]:
+                line += f" -> repaired: {a['fix']}"
+            out.print(line, markup=False)
+        if not report["attempts"]:
+            out.print("  environment already built and verified earlier (reused)")
+        if not [k for k in report["recipe"] if k not in ("sources", "requires_python")]:
+            out.print("  (nothing to install: the tests run from the tree)")
 
 
 @app.command(**usage('DIR'))
@@ -609,6 +669,31 @@ def report_cmd(run_dir: Path = typer.Argument(..., help="Run folder.")):
     with friendly_errors():
         index = build_report(run_dir)
         out.print(f"report: {index}")
+
+
+@app.command("experiment", **usage("CONFIG [--out DIR]"))
+def experiment_cmd(config: Path = typer.Argument(..., help="YAML config; its `experiment` section sets seeds and split."),
+                   out_dir: Optional[Path] = typer.Option(None, "--out", help="Experiment folder (default runs/NAME-experiment)."),
+                   set_: Optional[List[str]] = SetOpt):
+    """Evolution gain on held-out commits: best seed vs evolved vs random search, with 95% intervals."""
+    from evo.experiment import ARMS, METRICS, run_experiment
+    from evo.report import build_experiment_report
+    with friendly_errors():
+        cfg = _config(config, set_)
+        _preflight(cfg)
+        out_dir = out_dir or Path("runs") / f"{config.stem}-experiment"
+        document = run_experiment(cfg, out_dir, log=_log)
+        table = Table(title=f"Held-out commits ({document['split']['heldout']}), {document['heldout_calls_per_arm']} "
+                            f"generation calls per arm, {len(document['per_seed'])} seeds: mean [95% CI]")
+        table.add_column("arm")
+        for metric in METRICS:
+            table.add_column(metric)
+        for arm in ARMS:
+            table.add_row(arm, *(f"{c['mean']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"
+                                 for c in (document["arms"][arm][m] for m in METRICS)))
+        out.print(table)
+        out.print(document["verdict"], markup=False)
+        out.print(f"results: {out_dir / 'experiment.json'}; plot: {build_experiment_report(out_dir)}")
 
 
 def main() -> None:

@@ -106,6 +106,8 @@ class RepoInstall(Section):
     test_cmd: Optional[str] = None
     packages: list[str] = Field(default_factory=list)
     python: Optional[str] = None
+    env: dict[str, str] = Field(default_factory=dict)  # set while installing (e.g. a pretend version)
+    drop: list[str] = Field(default_factory=list)  # detected sources to skip: project, extras, dev_packages, requirements:<file>
 
 
 class SandboxConfig(Section):
@@ -119,6 +121,7 @@ class SandboxConfig(Section):
     base_image: str = "python:3.11-slim"
     offline_base_image: str = "sebgen-base:bookworm"
     install: dict[str, RepoInstall] = Field(default_factory=dict)
+    setup_attempts: int = Field(3, ge=1)  # environment builds/repairs per snapshot before giving up
 
 
 class ParallelConfig(Section):
@@ -129,6 +132,13 @@ class ParallelConfig(Section):
 
 class CheckpointConfig(Section):
     keep: int = Field(3, ge=1)
+
+
+class ExperimentConfig(Section):
+    """`sebgen experiment`: evolution gain on held-out commits (see evo/experiment.py)."""
+    seeds: list[int] = Field(default_factory=lambda: [1, 2, 3], min_length=1)
+    holdout_fraction: float = Field(0.4, gt=0, lt=1)
+    heldout_calls: int = Field(6, ge=1)  # generation calls per arm and seed on held-out commits
 
 
 class Config(Section):
@@ -142,6 +152,7 @@ class Config(Section):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     parallel: ParallelConfig = Field(default_factory=ParallelConfig)
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
+    experiment: ExperimentConfig = Field(default_factory=ExperimentConfig)
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)

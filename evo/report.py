@@ -434,6 +434,8 @@ def build_report(run_dir: Path) -> Path:
     state = load_latest(run_dir, log=lambda _m: None) if run_dir.is_dir() else None
     if not run_dir.exists():
         raise ReportError(f"run folder {run_dir} does not exist")
+    if state is None and (run_dir / "experiment.json").is_file():
+        return build_experiment_report(run_dir)
     if state is None:
         raise ReportError(f"{run_dir} has no checkpoint yet (is it a SEBGen run folder?)")
     out = run_dir / "report"
@@ -483,6 +485,39 @@ def build_report(run_dir: Path) -> Path:
 <h2>Lineage</h2>{img('lineage', 'lineage of the hall of fame back to the seeds')}
 <h2 id="tasks">Kept tasks</h2>{_task_index_html(kept, pages)}
 <h2>Leaderboard</h2>{_leaderboard_html(read_results(run_dir))}
+</body></html>
+"""
+    index = out / "index.html"
+    index.write_text(page, encoding="utf-8")
+    return index
+
+
+def build_experiment_report(exp_dir: Path) -> Path:
+    """EXP_DIR/report/index.html for `sebgen experiment`: per arm and metric, mean with 95% CI."""
+    exp_dir = Path(exp_dir)
+    doc = json.loads((exp_dir / "experiment.json").read_text(encoding="utf-8"))
+    arms, metrics = list(doc["arms"]), list(next(iter(doc["arms"].values())))
+    out = exp_dir / "report"
+    out.mkdir(parents=True, exist_ok=True)
+    fig, axes = plt.subplots(1, len(metrics), figsize=(3 * len(metrics), 3.4))
+    for ax, metric in zip(axes, metrics):
+        cis = [doc["arms"][arm][metric] for arm in arms]
+        ax.bar(range(len(arms)), [c["mean"] for c in cis], color=["#999", "#2a7", "#58c"][:len(arms)],
+               yerr=[[c["mean"] - c["low"] for c in cis], [c["high"] - c["mean"] for c in cis]], capsize=4)
+        ax.set_xticks(range(len(arms)), [a.replace("_", "\n") for a in arms], fontsize=7)
+        ax.set_title(metric.replace("_", " "), fontsize=9)
+    image = _save(fig, out / "experiment.png")
+    rows = [[arm] + [f"{doc['arms'][arm][m]['mean']:.3f} [{doc['arms'][arm][m]['low']:.3f}, "
+                     f"{doc['arms'][arm][m]['high']:.3f}]" for m in metrics] for arm in arms]
+    page = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>SEBGen experiment {html.escape(exp_dir.name)}</title>
+<style>{STYLE}</style></head><body>
+<h1>Evolution gain on held-out commits</h1>
+<p>{doc['split']['train']} training commits, {doc['split']['heldout']} held-out; {doc['heldout_calls_per_arm']}
+generation calls per arm; {len(doc['per_seed'])} seeds. Bars: mean, whiskers: 95% t-interval over seeds.</p>
+<img src="{image}" alt="per arm: kept rate, leak rate, judge quality, difficulty coverage, EV">
+{_table(['arm'] + metrics, rows)}
+<p>{html.escape(doc['verdict'])}</p>
 </body></html>
 """
     index = out / "index.html"

@@ -9,6 +9,7 @@ Imports nothing of evo, operators, fitness, harness, sandbox, archive or corpus.
 """
 from __future__ import annotations
 
+from .leakage import LeakReport, leak_report, leaked_share
 from .patch_lines import patch_added_lines, patch_removed_lines
 
 _CLIENT_NAMES = {"Completion", "DEFAULT_MODEL", "LLMClient", "LLMError", "ReplayLog", "Usage",
@@ -23,4 +24,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'llm' has no attribute {name!r}")
 
 
-__all__ = sorted(_CLIENT_NAMES | {"patch_added_lines", "patch_removed_lines"})
+__all__ = sorted(_CLIENT_NAMES | {"LeakReport", "leak_report", "leaked_share", "patch_added_lines",
+                                   "patch_removed_lines"})

@@ -19,6 +19,9 @@ from .factory import docker_engine_version, make_backend
 from .functional import FunctionalResult, check_functional
 from .local import LocalBackend, default_cache_dir
 from .parallel import run_parallel
+from .recipe import InstallRecipe, detect_recipe
+from .repo_id import repo_name
+from .setup import SetupBackend, SetupError
 from .tree import apply_patch, export_tree, prepare_tree
 from .types import Backend, Limits, TestRun
 
@@ -36,9 +39,9 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "Backend", "BuildError", "DockerBackend", "FunctionalResult", "Limits", "LocalBackend",
+    "Backend", "BuildError", "InstallRecipe", "SetupBackend", "SetupError", "detect_recipe", "DockerBackend", "FunctionalResult", "Limits", "LocalBackend",
     "PatchError", "SandboxError", "TestRun", "apply_patch", "base_image_status",
     "build_offline_base_image", "check_functional", "clean_stragglers", "disk_report",
     "default_cache_dir", "docker_client", "docker_engine_version", "export_tree", "host_ca_bundle", "make_backend",
-    "prepare_tree", "prune_images", "run_parallel",
+    "prepare_tree", "prune_images", "repo_name", "run_parallel",
 ]
