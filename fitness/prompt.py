@@ -21,7 +21,8 @@ OUTPUT_SCHEMA = {
         "hints_text": {"type": "string", "description": "optional hints; may be empty"},
     },
 }
-OUTPUT_EXAMPLE = {"problem_statement": "Calling parse('1,2') returns [1] instead of [1, 2] ...", "hints_text": ""}
+OUTPUT_EXAMPLE = {"problem_statement": "<the issue: what a user does, what happens, what was expected>",
+                  "hints_text": ""}
 
 
 def cut(text: str, limit: int = DIFF_LIMIT) -> str:

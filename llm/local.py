@@ -185,13 +185,23 @@ def load_local_model(spec: str, settings: LocalSettings | Mapping | None = None)
     return model
 
 
+_SCALAR = {"type": ["string", "number", "boolean"]}
+# One level of nesting at most ({"score": 7, "confidence": 0.8, "reasoning": "..."}): a small
+# model held to "any JSON" nests objects in objects until max_tokens runs out.
+_FLAT_VALUE = {"anyOf": [_SCALAR, {"type": "array", "items": _SCALAR},
+                         {"type": "object", "additionalProperties": _SCALAR}]}
+
+
 def json_response_format(required_keys: tuple[str, ...] | list[str]) -> dict:
-    """A JSON-schema constraint llama.cpp turns into a grammar: the answer is a JSON object
-    with these keys, so a small model cannot drift into prose or code."""
+    """A JSON-schema constraint llama.cpp turns into a grammar: a JSON object with exactly
+    these keys (any flat keys when none are named), so a small model cannot drift into prose,
+    code or endless nesting. Optional keys a prompt mentions are left out."""
     schema: dict[str, Any] = {"type": "object"}
     if required_keys:
-        schema["properties"] = {k: {} for k in required_keys}
-        schema["required"] = list(required_keys)
+        schema.update(properties={k: _FLAT_VALUE for k in required_keys}, required=list(required_keys),
+                      additionalProperties=False)
+    else:
+        schema["additionalProperties"] = _FLAT_VALUE
     return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
 
 
