@@ -39,7 +39,6 @@ class LocalModelConfig(Section):
     threads: int = Field(0, ge=0)  # 0: every core
     context: int = Field(8192, ge=512)  # tokens of prompt + answer
     seed: int = 0
-    wait_policy: Literal["PASSIVE", "ACTIVE"] = "PASSIVE"
     strip_context_block: bool = True
 
 

@@ -10,7 +10,9 @@ llama.cpp runs in-process through ``xllamacpp`` (optional extra ``local``): no s
 port, no network. The chat template is the GGUF's own; sampling comes from the request. Each
 model loads once per process and is shared by every client; calls are serialised on it.
 OpenMP threads wait passively by default (``OMP_WAIT_POLICY=PASSIVE``): on a shared machine
-spinning threads cost more than they gain.
+spinning threads cost more than they gain. libgomp reads the variable once, when the first
+library that uses it loads (torch ships the same ``libgomp.so.1``), so the CLI sets it at start;
+importing this module sets it too, for programs that use the llm package alone.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm: no cost-map fetch
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before any OpenMP runtime loads
 
 import litellm  # noqa: E402
 from litellm.types.utils import Usage as LiteLLMUsage  # noqa: E402
@@ -52,7 +55,6 @@ class LocalSettings:
     threads: int = 0                 # 0: every core
     context: int = 8192              # tokens of prompt + answer
     seed: int = 0                    # sampling seed: same prompt, same answer
-    wait_policy: str = "PASSIVE"     # OpenMP's; ACTIVE spins idle threads
     strip_context_block: bool = True  # the <context> JSON repeats the prompt for the offline provider
 
     @classmethod
@@ -127,7 +129,6 @@ class LocalModel:
         self.path = path
         self.settings = settings
         self.size_bytes = check_model_file(path)
-        os.environ.setdefault("OMP_WAIT_POLICY", settings.wait_policy)  # read when OpenMP starts: before the import
         try:
             import xllamacpp
         except ImportError:
