@@ -150,6 +150,8 @@ class LocalModel:
                                   "or of an architecture this xllamacpp does not know") from None
         self.load_s = time.monotonic() - started
         self._lock = threading.Lock()
+        # llama.cpp's own timings, summed over every request: what benches and doctor report
+        self.stats = {"requests": 0, "prompt_tokens": 0, "prompt_ms": 0.0, "generated_tokens": 0, "generation_ms": 0.0}
 
     def tokens_per_s(self, max_tokens: int = 48) -> tuple[float, int]:
         """Generation speed on a short prompt: (tokens per second, tokens generated)."""
@@ -164,6 +166,12 @@ class LocalModel:
         if not isinstance(result, dict) or not result.get("choices"):
             detail = result.get("message") or result.get("error") if isinstance(result, dict) else result
             raise LocalModelError(f"local model {self.path.name} returned no answer: {detail}")
+        timings = result.get("timings") or {}
+        self.stats["requests"] += 1
+        self.stats["prompt_tokens"] += int(timings.get("prompt_n") or 0)
+        self.stats["prompt_ms"] += float(timings.get("prompt_ms") or 0.0)
+        self.stats["generated_tokens"] += int(timings.get("predicted_n") or 0)
+        self.stats["generation_ms"] += float(timings.get("predicted_ms") or 0.0)
         return result
 
 
@@ -244,8 +252,6 @@ class LocalLLM(litellm.CustomLLM):
         prompt_tokens, completion_tokens = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
         setattr(model_response, "usage", LiteLLMUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
                                                       total_tokens=prompt_tokens + completion_tokens))
-        timings = result.get("timings") or {}
-        model_response._hidden_params["local_timings"] = timings  # tokens/s for benches and doctor
         return model_response
 
     async def acompletion(self, *args: Any, **kwargs: Any) -> litellm.ModelResponse:  # type: ignore[override]
