@@ -195,10 +195,12 @@ def load_local_model(spec: str, settings: LocalSettings | Mapping | None = None)
 
 
 _SCALAR = {"type": ["string", "number", "boolean"]}
-# One level of nesting at most ({"score": 7, "confidence": 0.8, "reasoning": "..."}): a small
-# model held to "any JSON" nests objects in objects until max_tokens runs out.
+_SHORT_SCALAR = {"anyOf": [{"type": "string", "maxLength": 400}, {"type": ["number", "boolean"]}]}
+# One level of nesting at most ({"score": 7, "confidence": 0.8, "reasoning": "..."}), with
+# short strings inside: a small model held to "any JSON" nests objects in objects, or repeats
+# one sentence of reasoning, until max_tokens runs out.
 _FLAT_VALUE = {"anyOf": [_SCALAR, {"type": "array", "items": _SCALAR},
-                         {"type": "object", "additionalProperties": _SCALAR}]}
+                         {"type": "object", "additionalProperties": _SHORT_SCALAR}]}
 
 
 def json_response_format(required_keys: tuple[str, ...] | list[str]) -> dict:
