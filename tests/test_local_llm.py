@@ -74,6 +74,22 @@ def test_json_constraint_requires_the_keys_asked_for():
     assert schema["required"] == ["problem_statement"] and schema["type"] == "object"
 
 
+def test_unrepairable_answer_rejects_the_task_as_bad_json():
+    from fitness.task import Task
+    from fitness.validate import Validator, check_quality
+    from llm import BadJSONError, LLMClient
+    client = LLMClient(mock_response="Sure! The task looks fine to me.")
+    with pytest.raises(BadJSONError) as raised:
+        client.complete_json("judge this", required_keys=("task_correctness",))
+    assert raised.value.category == "bad_json"
+    task = Task(instance_id="x", repo="o/r", base_commit="a" * 40, patch="", test_patch="", bug_patch="",
+                problem_statement="Money.split loses a cent.", strategy_type="BUG_FIX", strategy_id="s",
+                created_at="2024-01-01")
+    result = check_quality(task, Validator(llm=client))
+    assert not result.passed and result.category == "bad_json"
+    assert "unparsable JSON after one repair attempt" in result.reason
+
+
 # ------------------------------------------------------------------ end to end with SmolLM2-135M
 
 def _local_stack_or_skip() -> None:
