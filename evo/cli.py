@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, List, Optional
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Idle OpenMP threads sleep instead of spinning (torch and llama.cpp share one libgomp, which
+# reads this once, when the first of them loads): on a shared machine spinning costs 10x.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import typer
 from rich.console import Console

@@ -35,12 +35,22 @@ class MiningConfig(Section):
     max_commits: int = Field(2000, ge=1)
 
 
+class LocalModelConfig(Section):
+    """How ``local/...`` models (GGUF files run in-process by llama.cpp) run."""
+    models: dict[str, str] = Field(default_factory=dict)  # name -> GGUF path, for model: local/NAME
+    threads: int = Field(0, ge=0)  # 0: every core
+    context: int = Field(8192, ge=512)  # tokens of prompt + answer
+    seed: int = 0
+    strip_context_block: bool = True
+
+
 class LLMConfig(Section):
     model: str = "offline/sebgen"
     timeout_s: float = Field(60.0, gt=0)
     retries: int = Field(2, ge=0)
     backoff_s: float = Field(1.0, ge=0)
     mock_response: Optional[str] = None
+    local: LocalModelConfig = Field(default_factory=LocalModelConfig)
 
 
 class EvolutionConfig(Section):

@@ -197,7 +197,7 @@ def check_quality(task: Task, validator: Validator) -> LayerResult:
             judge_prompt("judge_quality", judge_context(task), QUALITY_INSTRUCTIONS),
             required_keys=QUALITY_CRITERIA, temperature=0.0, top_p=1.0, max_tokens=800)
     except LLMError as exc:
-        return _fail(f"quality judge failed: {exc}", "llm_error")
+        return _fail(f"quality judge failed: {exc}", exc.category)
     criteria = {c: _criterion(scores.get(c)) for c in QUALITY_CRITERIA}
     mean = statistics.fmean(criteria[c]["score"] for c in FILTERED_CRITERIA)
     details = {"criteria": criteria, "mean": round(mean, 3)}
@@ -268,7 +268,7 @@ def check_semantic(task: Task, validator: Validator) -> LayerResult:
                                             "fail_to_pass": task.FAIL_TO_PASS}, SEMANTIC_INSTRUCTIONS),
             required_keys=("clarity", "solvability"), temperature=0.0, top_p=1.0, max_tokens=600)
     except LLMError as exc:
-        return _fail(f"semantic judge failed: {exc}", "llm_error")
+        return _fail(f"semantic judge failed: {exc}", exc.category)
     clarity, solvability = _criterion(scores.get("clarity")), _criterion(scores.get("solvability"))
     details = {"clarity": clarity, "solvability": solvability, "leaked_share": round(share, 3)}
     low = min(clarity["score"], solvability["score"])

@@ -5,7 +5,7 @@ Prompt mutation rules (``mutate_prompt``)
 Dominant failure categories (count >= half the top count, at most three) add rules:
 leakage -> no_leak; vague_statement / judge_reject -> reproduce, expected_actual,
 name_function; duplicate -> different_angle; no_f2p / flaky -> test_behaviour, name_tests;
-schema / llm_error -> "Return only the JSON object"; timeout, build_error, patch_error,
+schema / llm_error / bad_json -> "Return only the JSON object"; timeout, build_error, patch_error,
 compile_error -> nothing (not caused by the prompt). Without failures, structure shared by
 most successes is reinforced, else the next missing improvement is added, else the length
 rule is toggled. A rule whose directive the prompt already triggers is never added again;
@@ -52,6 +52,7 @@ CATEGORY_RULES: dict[str, tuple[str, ...]] = {
     "flaky": ("test_behaviour", "name_tests"),
     "schema": ("json_only",),
     "llm_error": ("json_only",),
+    "bad_json": ("json_only",),
     "timeout": (),
     "build_error": (),
     "patch_error": (),
