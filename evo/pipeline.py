@@ -52,7 +52,9 @@ def generate_tasks(config: Config, repo: Path, strategy_type: str, n: int, commi
                                 weights=dict(config.fitness.weights))
         evaluation = evaluate_strategy(Strategy(stype, SEED_PROMPTS[stype][-1]), candidates, bench.generator,
                                        settings, progress=progress)
-        return GenerationResult([Task.from_dict(t) for t in evaluation.passed_tasks][:n], evaluation.attempts)
+        tried = [Task.from_dict(t) for t in evaluation.tasks]
+        bottom_quartile_filter(tried)  # SWE-MERA's filter over this call's judged batch
+        return GenerationResult([t for t in tried if t.passed][:n], evaluation.attempts)
     finally:
         bench.close()
 

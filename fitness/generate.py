@@ -71,7 +71,7 @@ class Generator:
         try:
             self.write_statement(task, candidate, strategy)
         except LLMError as exc:
-            task.record("schema", LayerResult(False, 0.0, f"writer failed: {exc}", "llm_error"))
+            task.record("schema", LayerResult(False, 0.0, f"writer failed: {exc}", exc.category))
             return task
         score_difficulty(task, candidate)
         steps = (("schema", lambda: check_schema(task, require_f2p="functional" in self.layers)),
