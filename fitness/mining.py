@@ -21,7 +21,11 @@ from fitness.history import (CommitRecord, History, PullRequest, first_parent_ch
 from sandbox import repo_name
 
 TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_test\.py$|(^|/)conftest\.py$")
-DOC_SUFFIXES = (".md", ".rst", ".txt", ".cfg", ".toml", ".ini", ".yaml", ".yml", ".json")
+# Prose about the project rather than part of it: documentation folders, changelog fragments,
+# and top-level text files (README, CHANGES, HISTORY, ...). A changelog entry restates the
+# commit's subject, so in the gold patch it would make every statement look like a leak.
+DOC_PATH = re.compile(r"^(?:docs?|changelog\.d|changes|newsfragments)/|^[^/]+\.(?:md|rst|txt|adoc)$|"
+                      r"^(?:CHANGE|HISTORY|NEWS|AUTHORS)[^/]*$", re.I)
 
 
 class MiningError(ValueError):
@@ -57,7 +61,7 @@ class Candidate:
     @property
     def fix_paths(self) -> list[str]:
         """What the gold patch and its reversal (bug_patch) cover: every non-test change,
-        whatever the file type (data files, templates, extensions, config, docs)."""
+        whatever the file type (data files, templates, extensions, config), documentation aside."""
         return self.fix_files or self.source_files
 
     @property
@@ -440,7 +444,7 @@ def _candidate(repo: git.Repo, record: CommitRecord, pull: PullRequest | None, f
         sha=record.sha, parent=record.parents[0], subject=subject, body=body,
         created_at=datetime.fromtimestamp(record.committed, tz=timezone.utc).isoformat(),
         source_files=source, test_files=tests, kind="",
-        fix_files=[p for p in record.files if not is_test_path(p)],
+        fix_files=[p for p in record.files if not is_test_path(p) and not DOC_PATH.search(p)],
         pr_number=pr_number, pr_title=pr_title, pr_body=pr_body, merge=pull.merge if pull else "",
         issues=issues, first_parent=first_parent)
 
