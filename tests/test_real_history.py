@@ -159,11 +159,13 @@ def test_binary_file_of_a_fix_travels_as_a_git_binary_patch(tmp_path):
     git(repo, "init", "-q", "-b", "main")
     commit(repo, {"lib.py": "X = 1\n", "tests/test_lib.py": "def test_x():\n    assert True\n"}, "Initial", 1)
     (repo / "blob.bin").write_bytes(b"\x00\x01old")
-    fix = commit(repo, {"lib.py": "X = 2\n", "tests/test_lib.py": "def test_x():\n    assert 1\n"},
+    fix = commit(repo, {"lib.py": "X = 2\n", "tests/test_lib.py": "def test_x():\n    assert 1\n",
+                        "CHANGES.rst": "Ship the lookup table with the library\n"},
                  "Ship the lookup table with the library", 2)
     [candidate] = mine_commits(repo, [fix]).candidates
     task = skeleton(candidate, Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][0]))
     assert "GIT binary patch" in task.bug_patch
+    assert "CHANGES.rst" not in task.patch  # the changelog restates the subject: not part of the fix
     tree = export_tree(repo, fix, tmp_path / "buggy")
     apply_patch(tree, task.bug_patch)
     assert not (tree / "blob.bin").exists() and (tree / "lib.py").read_text() == "X = 1\n"
