@@ -218,9 +218,10 @@ def _repro_section(checks: list[Check], phr: _Phraser, facts: _Facts, limit: int
     distinct = list({(c.kind, c.call, c.expected, c.op): c for c in checks[::-1]}.values())[::-1]
     for check in distinct[:limit]:
         if check.kind == "compare":
-            steps += [f"Call `{check.call}`.", f"It should {_OP_PHRASE.get(check.op, 'return')} `{check.expected}`."]
+            # "Evaluate", not "Call": a step opening with "Call" reads as an instruction to change the code
+            steps += [f"Evaluate `{check.call}`.", f"It should {_OP_PHRASE.get(check.op, 'return')} `{check.expected}`."]
         elif check.kind == "raises":
-            steps += [f"Call `{check.call}`.", f"It should raise `{check.expected}`."]
+            steps += [f"Evaluate `{check.call}`.", f"It should raise `{check.expected}`."]
         elif check.kind == "truthy":
             steps += [f"Evaluate `{check.call}`.", f"It should be {check.expected}."]
         elif check.call:
