@@ -41,7 +41,7 @@ def make_llm(config: Config, run_dir: Path | None = None) -> LLMClient:
     """A client; inside a run folder it replays answers the run already paid for."""
     c = config.llm
     return LLMClient(c.model, timeout_s=c.timeout_s, retries=c.retries, backoff_s=c.backoff_s,
-                     mock_response=c.mock_response,
+                     mock_response=c.mock_response, local=c.local.model_dump(),
                      replay_dir=Path(run_dir) / "llm_replay" if run_dir is not None else None)
 
 

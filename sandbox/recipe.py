@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .recipe_sources import (Found, candidate_requirement_files, ini, read_pyproject, read_pytest_options,
                              read_setup_cfg, read_setup_py, read_tox, requirement_files)
+from .repo_id import repo_name  # noqa: F401  (the backends import it from here)
 from .tree import list_files_at, read_file_at
 
 DEP_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "pytest.ini")
@@ -64,10 +65,6 @@ class InstallRecipe:
         data["build_env"] = dict(self.build_env)
         data = {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
         return {k: v for k, v in data.items() if v not in ("", [], {}, False, None) and k != "dep_files"}
-
-
-def repo_name(repo: Path) -> str:
-    return Path(repo).resolve().name
 
 
 # -- the recipe --------------------------------------------------------------------------
