@@ -114,6 +114,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repos", default="", help="comma-separated substrings of repo names to keep")
     ap.add_argument("--limit", type=int, default=0, help="commits per repo (0: all)")
+    ap.add_argument("--offset", type=int, default=0, help="skip this many commits per repo (to split a run)")
     ap.add_argument("--first-parent-only", action="store_true", help="skip commits of merged PR branches")
     ap.add_argument("--pr-branch-only", action="store_true", help="only commits of merged PR branches")
     ap.add_argument("--ratio-commits", type=int, default=2, help="commits per repo for container/native")
@@ -130,6 +131,7 @@ def main() -> None:
     all_ok = True
     with tempfile.TemporaryDirectory(prefix="sebgen-real-") as tmp:
         for name, recs in by_repo.items():
+            recs = recs[args.offset:]
             recs = recs[: args.limit] if args.limit else recs
             repo = clone(REAL / f"{name.replace('/', '__')}.bundle", Path(tmp) / name.replace("/", "__"))
             head = setup_at_head(repo)

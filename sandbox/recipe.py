@@ -48,6 +48,7 @@ class InstallRecipe:
     requires_python: str = ""  # the project's requires-python specifier
     sources: tuple[str, ...] = ()  # where each detected part came from, for people reading the recipe
     build_packages: tuple[str, ...] = ()  # installed before the project, which then builds without isolation
+    dropped: tuple[str, ...] = ()  # detected sources left out (config `drop` or a repair)
 
     @property
     def needs_install(self) -> bool:
@@ -145,6 +146,7 @@ def _detect(repo: Path, commit: str, override: dict | None) -> InstallRecipe:
         requires_python=found.requires_python,
         sources=tuple(found.sources),
         build_packages=tuple(override.get("build_packages", ()) or ()),
+        dropped=tuple(sorted(drop)),
     )
 
 
