@@ -26,6 +26,9 @@ from .integrity import (AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, CONFIG_NAMES, MAX_BIN
                         is_protected, restore_for_verification, shadowed_module)
 from .local import LocalBackend, default_cache_dir
 from .parallel import run_parallel
+from .recipe import InstallRecipe, detect_recipe, install_commands
+from .repo_id import repo_name
+from .setup import SetupBackend, SetupError
 from .tree import apply_patch, attempt_tree, export_tree, patch_files, prepare_tree, safe_extract
 from .types import Backend, Limits, TestRun
 
@@ -42,13 +45,14 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'sandbox' has no attribute {name!r}")
 
 
-__all__ = [
-    "AUTOLOAD_NAMES", "AUTOLOAD_SUFFIXES", "CONFIG_NAMES", "MAX_BINARY_BYTES", "MAX_PATCH_BYTES",
-    "PROTECTED_DIRS", "PROTECTED_NAMES", "RUNNER_MODULES", "Restoration", "shadowed_module", "attempt_tree", "attempt_verdict", "check_patch_limits",
-    "is_autoload", "is_protected", "patch_files", "restore_for_verification", "run_attempt", "safe_extract",
-    "Backend", "BuildError", "DockerBackend", "FunctionalResult", "Limits", "LocalBackend",
-    "PatchError", "SandboxError", "TestRun", "apply_patch", "base_image_status",
-    "build_offline_base_image", "check_functional", "clean_stragglers", "disk_report",
-    "default_cache_dir", "docker_client", "docker_engine_version", "export_tree", "host_ca_bundle", "make_backend",
-    "prepare_tree", "prune_images", "run_parallel",
-]
+__all__ = sorted([
+    "apply_patch", "attempt_tree", "attempt_verdict", "AUTOLOAD_NAMES", "AUTOLOAD_SUFFIXES", "Backend",
+    "base_image_status", "build_offline_base_image", "BuildError", "check_functional", "check_patch_limits",
+    "clean_stragglers", "CONFIG_NAMES", "default_cache_dir", "detect_recipe", "disk_report", "docker_client",
+    "docker_engine_version", "DockerBackend", "export_tree", "FunctionalResult", "host_ca_bundle",
+    "install_commands", "InstallRecipe", "is_autoload", "is_protected", "Limits", "LocalBackend",
+    "make_backend", "MAX_BINARY_BYTES", "MAX_PATCH_BYTES", "patch_files", "PatchError", "prepare_tree",
+    "PROTECTED_DIRS", "PROTECTED_NAMES", "prune_images", "repo_name", "Restoration",
+    "restore_for_verification", "run_attempt", "run_parallel", "RUNNER_MODULES", "safe_extract",
+    "SandboxError", "SetupBackend", "SetupError", "shadowed_module", "TestRun",
+])
