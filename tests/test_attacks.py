@@ -411,15 +411,19 @@ def test_wedged_warm_container_is_replaced_and_the_run_ends_in_time(task, tmp_pa
     from sandbox import docker_client
 
     monkeypatch.setattr(db, "ACK_TIMEOUT_S", 5)
+    real_supervisor = db.SUPERVISOR_SOURCE
+    deaf = tmp_path / "deaf_supervisor.py"  # a PID 1 that never reads its job: a wedged launcher
+    deaf.write_text("import time\ntime.sleep(3600)\n")
     repo, sha, bug, gold = task
     timeout_s = 30
-    backend = make_backend("docker", limits=Limits(timeout_s=timeout_s), cache_dir=tmp_path / "cache", log=lambda m: None)
     client = docker_client()
+    backend = make_backend("docker", limits=Limits(timeout_s=timeout_s), cache_dir=tmp_path / "cache", log=lambda m: None)
     try:
+        monkeypatch.setattr(db, "SUPERVISOR_SOURCE", deaf)
         backend.prepare(repo, sha)
         wedged = backend.idle_spares()
         assert len(wedged) == 1
-        client.api.pause(wedged[0])  # its supervisor stops reading
+        monkeypatch.setattr(db, "SUPERVISOR_SOURCE", real_supervisor)  # the fresh container is healthy
         result: list = []
         worker = threading.Thread(target=lambda: result.append(
             backend.run_tests(repo, sha, [bug], TEST_FILES)), daemon=True)
@@ -429,13 +433,8 @@ def test_wedged_warm_container_is_replaced_and_the_run_ends_in_time(task, tmp_pa
         assert result[0].outcomes == {F2P[0]: "failed", P2P[0]: "passed"}, result[0].note
         assert client.api.containers(all=True, filters={"id": wedged[0]}) == []
 
-        def wedged_new_warm(self, client_, tag, original=db.DockerBackend._new_warm):
-            warm = original(self, client_, tag)
-            client_.api.pause(warm.cid)
-            return warm
-
-        monkeypatch.setattr(db.DockerBackend, "_new_warm", wedged_new_warm)
-        backend.close()  # no spare left: every container from now on is wedged
+        monkeypatch.setattr(db, "SUPERVISOR_SOURCE", deaf)  # every container from now on is wedged
+        backend.close()
         backend = make_backend("docker", limits=Limits(timeout_s=timeout_s), cache_dir=tmp_path / "cache",
                                log=lambda m: None)
         backend.warm_spares = 0
