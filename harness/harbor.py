@@ -19,16 +19,16 @@ from pathlib import Path
 from .export_errors import ExportError
 from fitness.task import Task
 from fitness.validate import test_files_of
-from sandbox import detect_recipe, export_tree, install_commands, prepare_tree
+from sandbox import (AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, CONFIG_NAMES, PROTECTED_NAMES, detect_recipe, export_tree,
+                     install_commands, prepare_tree)
 
 OFFLINE_BASE_IMAGE = "sebgen-base:bookworm"
 PUBLIC_BASE_IMAGE = "python:3.11-slim"
 NETWORK_POLICIES = {"none": "no-network", "public": "public"}  # sebgen export --network -> Harbor
 HARBOR_SCHEMA_VERSION = "1.4"
 AGENT_USER = "agent"
-# files pytest reads its configuration from, and those Python or pytest load by themselves
-PYTEST_CONFIG_NAMES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "conftest.py")
-AUTOLOADED_NAMES = ("sitecustomize.py", "usercustomize.py")
+# files pytest reads its configuration from (sandbox.integrity's lists: one home for them)
+PYTEST_CONFIG_NAMES = CONFIG_NAMES + PROTECTED_NAMES
 
 
 
@@ -78,7 +78,8 @@ def dockerfile(base_image: str, install_steps: list[str], pytest_spec: str, *, s
         # git applies patches (solution, agents, the SWE-bench harness); slim images lack it
         "RUN command -v git >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends git "
         "&& rm -rf /var/lib/apt/lists/*)",
-        f"RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install '{pytest_spec}'",
+        # a current pip: Debian's (23.0) does not match normalized extra names (PEP 685)
+        f"RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install -U 'pip>=24' && /opt/venv/bin/pip install '{pytest_spec}'",
         f"ENV PATH=/opt/venv/bin:$PATH VIRTUAL_ENV=/opt/venv PYTHONPATH={':'.join(python_path)}",
         f"COPY {source}/ {workdir}/",
         f"WORKDIR {workdir}",
@@ -113,13 +114,12 @@ mkdir -p "$LOGS"
 echo 0 > "$LOGS/reward.txt"
 cd /app || exit 0
 # 1. files Python or pytest load by themselves: gone, wherever the agent put them
-find /app \( -name sitecustomize.py -o -name usercustomize.py -o -name '*.pth' \) -exec rm -f {} + 2>/dev/null
+find /app \( @AUTOLOADED@ \) -exec rm -f {} + 2>/dev/null
 # 2. pytest config and conftest.py files the fixed state does not have: gone
 while IFS= read -r -d '' found; do
     rel="${found#/app/}"
     grep -Fxq -- "$rel" "$HERE/fixed_files.txt" || rm -f -- "$found"
-done < <(find /app \( -name pytest.ini -o -name .pytest.ini -o -name tox.ini -o -name setup.cfg \
-                     -o -name pyproject.toml -o -name conftest.py \) -type f -print0)
+done < <(find /app \( @CONFIG@ \) -type f -print0)
 # 3. modules at the import roots (/app, /app/src) the fixed tree does not have: gone, so nothing
 #    shadows pytest, its plugins or the standard library
 for entry in /app/* /app/.[!.]* /app/src/* /app/src/.[!.]*; do
@@ -155,6 +155,13 @@ while IFS= read -r test_id; do
 done < "$HERE/expected_tests.txt"
 echo 1 > "$LOGS/reward.txt"
 '''
+
+def _find_names(names: tuple[str, ...]) -> str:
+    return " -o ".join(f"-name '{n}'" for n in names)
+
+
+TEST_SCRIPT = TEST_SCRIPT.replace("@AUTOLOADED@", _find_names(AUTOLOAD_NAMES + tuple(f"*{s}" for s in AUTOLOAD_SUFFIXES)))
+TEST_SCRIPT = TEST_SCRIPT.replace("@CONFIG@", _find_names(PYTEST_CONFIG_NAMES))
 
 SOLVE_SCRIPT = ('#!/bin/bash\nset -e\nHERE="$(cd "$(dirname "$0")" && pwd)"\n'
                 'cd /app\ngit apply --whitespace=nowarn "$HERE/fix.patch"\n')

@@ -23,7 +23,9 @@ from fitness.task import Task, write_jsonl
 from fitness.validate import test_files_of
 from sandbox import detect_recipe, install_commands
 
-from .harbor import PYTEST_CONFIG_NAMES, AUTOLOADED_NAMES, dockerfile as environment_dockerfile
+from sandbox import AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES
+
+from .harbor import PYTEST_CONFIG_NAMES, dockerfile as environment_dockerfile
 from .mirror import materialize, task_mirror
 
 SWEBENCH_FIELDS = ("instance_id", "base_commit", "patch", "test_patch", "problem_statement",
@@ -56,7 +58,7 @@ def eval_script(task: Task) -> str:
     test_files = sorted({t.split("::")[0] for t in task.FAIL_TO_PASS + task.PASS_TO_PASS})
     patched = test_files_of(task.test_patch)
     restore = sorted(set(test_files) | set(patched))
-    autoload = " ".join(f"-o -name {shlex.quote(n)}" for n in AUTOLOADED_NAMES)
+    autoload = " ".join(f"-o -name {shlex.quote(n)}" for n in AUTOLOAD_NAMES + tuple(f"*{s}" for s in AUTOLOAD_SUFFIXES))
     config_re = "|".join(n.replace(".", "[.]") for n in PYTEST_CONFIG_NAMES)
     quoted = " ".join(shlex.quote(f) for f in restore)
     put_back = [  # tracked ones to the buggy state's version (equal to the fixed one), the others removed
@@ -69,8 +71,10 @@ def eval_script(task: Task) -> str:
         "cd /testbed",
         # the agent's edits to tests, conftest.py and pytest config are undone; files the buggy
         # state does not track that pytest or Python would load by themselves are removed
-        f"find . -path ./.git -prune -o \\( -name '*.pth' {autoload} \\) -type f -print0 | xargs -0 -r rm -f",
+        f"find . -path ./.git -prune -o \\( -false {autoload} \\) -type f -print0 | xargs -0 -r rm -f",
         f"git ls-files -z --others -- . | grep -zE '(^|/)({config_re})$' | xargs -0 -r rm -f",
+        # untracked modules at the import roots would shadow pytest or the standard library
+        "git ls-files -z --others --directory -- . | grep -zE '^(src/)?[^/]+(/|[.]py|[.]so)$' | xargs -0 -r rm -rf",
         f"git ls-files -z -- . | grep -zE '(^|/)({config_re})$' | xargs -0 -r git checkout HEAD --",
         *put_back,
         "git apply -v - <<'SEBGEN_TEST_PATCH'",

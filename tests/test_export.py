@@ -200,6 +200,7 @@ def _remove_env_images() -> list[str]:
 
 
 @pytest.mark.docker
+@pytest.mark.timeout(1800)  # a full image build (pip from the index) plus seven verifier runs
 def test_harbor_task_builds_anywhere_and_rewards_only_a_real_fix(panel, tmp_path):
     """The folder builds with no sebgen-env image around; test.sh gives the oracle 1, nop 0 and every
     cheat 0 even when the cheat runs as root in the verifier's own container."""

@@ -15,7 +15,8 @@ from fitness.task import read_jsonl, write_jsonl
 from tests.e2e import sebgen
 from tests.interop_fixtures import bundled_task, docker_config, export_base_image, harbor_bin, real_repo_task
 
-pytestmark = [pytest.mark.interop, pytest.mark.docker, pytest.mark.slow]
+pytestmark = [pytest.mark.interop, pytest.mark.docker, pytest.mark.slow,
+              pytest.mark.timeout(2400)]  # generation, image builds and the client runs: minutes each on 2 cores
 
 
 @pytest.fixture(scope="module")

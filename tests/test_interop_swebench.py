@@ -13,7 +13,8 @@ from fitness.task import read_jsonl, write_jsonl
 from tests.e2e import sebgen
 from tests.interop_fixtures import bundled_task, export_base_image, real_repo_task, swebench_python
 
-pytestmark = [pytest.mark.interop, pytest.mark.docker, pytest.mark.slow]
+pytestmark = [pytest.mark.interop, pytest.mark.docker, pytest.mark.slow,
+              pytest.mark.timeout(2400)]  # generation, image builds and the client runs: minutes each on 2 cores
 
 NOTHING_FIXED = ("diff --git a/SEBGEN_NOTHING_FIXED.md b/SEBGEN_NOTHING_FIXED.md\nnew file mode 100644\n--- /dev/null\n+++ b/SEBGEN_NOTHING_FIXED.md\n"
                  "@@ -0,0 +1 @@\n+nothing fixed here\n")
