@@ -1,6 +1,7 @@
 """`sebgen doctor`: what this machine can do, and how to get what is missing."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Iterator
 
@@ -21,7 +22,10 @@ def docker_checks(config: Config, clean: bool, prune: bool, runs_dir: Path) -> I
     yield ("docker engine", True, f"Docker {version}")
     import sandbox
     status = sandbox.base_image_status(client, config.sandbox.base_image, config.sandbox.offline_base_image)
-    yield ("base image", bool(status.get("available")), status.get("detail", ""))
+    detail = status.get("detail", "") if status.get("available") else (
+        f"no registry is reachable for {config.sandbox.base_image} and {config.sandbox.offline_base_image} is "
+        "missing: build it with `sebgen doctor --build-base-image` (needs root and debootstrap)")
+    yield ("base image", bool(status.get("available")), detail)
     if clean:
         yield ("clean", True, f"removed {sandbox.clean_stragglers(client)} SEBGen containers left behind")
     disk = sandbox.disk_report(client)
@@ -68,8 +72,24 @@ def llm_check(config: Config) -> Check:
     return ("llm model", True, config.llm.model + note)
 
 
+def local_model_check(config: Config) -> Check:
+    """A configured local GGUF model: where it is, its size, its load time and its speed."""
+    from llm import LocalModelError, load_local_model
+    try:
+        model = load_local_model(config.llm.model, config.llm.local.model_dump())
+        tokens_per_s, generated = model.tokens_per_s()
+    except LocalModelError as exc:
+        return ("local model", False, str(exc))
+    return ("local model", True, f"{model.path} ({model.size_bytes / 2**20:.0f} MiB), loaded in {model.load_s:.1f}s, "
+            f"{tokens_per_s:.1f} tokens/s on a short prompt ({generated} tokens, {model.settings.n_threads} threads, "
+            f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '')})")
+
+
 def run_checks(config: Config, *, clean: bool = False, prune: bool = False, runs_dir: Path = Path("runs")) -> list[Check]:
     checks = list(docker_checks(config, clean, prune, runs_dir))
     checks.append(embedding_check(config))
+    from llm import is_local_model
+    if is_local_model(config.llm.model):  # before the LLM check, which reuses the loaded model
+        checks.append(local_model_check(config))
     checks.append(llm_check(config))
     return checks

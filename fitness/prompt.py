@@ -3,7 +3,9 @@
 1. repository context, 2. commit metadata, 3. the diff cut at 3000 chars, 4. the top-3
 similar successful tasks from the archive, 5. the JSON output schema. A machine-readable
 `<context>` block repeats the structured facts so any model, including the offline provider,
-can use them.
+can use them. Instructions are short and show one JSON example, so small local models can
+follow them; judge prompts show their facts as readable sections too (a local model does not
+see the `<context>` block).
 """
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ OUTPUT_SCHEMA = {
         "hints_text": {"type": "string", "description": "optional hints; may be empty"},
     },
 }
+OUTPUT_EXAMPLE = {"problem_statement": "<the issue: what a user does, what happens, what was expected>",
+                  "hints_text": ""}
 
 
 def cut(text: str, limit: int = DIFF_LIMIT) -> str:
@@ -41,6 +45,10 @@ def generation_prompt(*, instructions: str, context: dict, repo_context: str, di
                       examples: list[str]) -> str:
     example_text = "\n\n".join(f"Example {i + 1}:\n{e}" for i, e in enumerate(examples)) or "(none yet)"
     commit = f"{context['commit_subject']}\n\n{context.get('commit_body', '')}".strip()
+    if context.get("pr_title"):  # the pull request that merged it says what the change is for
+        commit += f"\n\nPull request: {context['pr_title']}\n{context.get('pr_body', '')}".rstrip()
+    if context.get("issues"):
+        commit += "\nReferences: " + ", ".join(context["issues"])
     sections = [
         instructions.strip(),
         fenced("Repository context", repo_context),
@@ -48,30 +56,42 @@ def generation_prompt(*, instructions: str, context: dict, repo_context: str, di
         fenced("Diff of the change", cut(diff)),
         fenced("Similar successful tasks from the archive", example_text),
         fenced("Failing tests", "\n".join(f"- {t['id']}: {t['assertion']}" for t in context["failing_tests"])),
-        "## Output\nReturn only a JSON object matching this schema:\n```json\n" + json.dumps(OUTPUT_SCHEMA) + "\n```",
+        "## Output\nReturn only a JSON object like this example (hints_text may be empty):\n```json\n"
+        + json.dumps(OUTPUT_EXAMPLE) + "\n```",
         "<context>" + json.dumps(context, sort_keys=True) + "</context>",
     ]
     return "\n\n".join(sections) + "\n"
 
 
 def judge_prompt(task: str, context: dict, instructions: str) -> str:
-    return f"{instructions.strip()}\n\n<context>" + json.dumps({"task": task, **context}, sort_keys=True) + "</context>\n"
+    sections = [fenced(key.replace("_", " ").capitalize(),
+                       cut(value if isinstance(value, str) else json.dumps(value, indent=1)))
+                for key, value in context.items()]
+    return "\n\n".join([instructions.strip(), *sections]) + \
+        "\n\n<context>" + json.dumps({"task": task, **context}, sort_keys=True) + "</context>\n"
 
 
 QUALITY_INSTRUCTIONS = (
-    "You are a strict reviewer of software-engineering benchmark tasks. Score the task on "
-    "task_correctness, test_correctness, test_completeness and complexity, each 1-10 with a "
-    "confidence in [0,1] and a short reasoning. Return only JSON: {criterion: {score, "
-    "confidence, reasoning}}."
+    "You are a strict reviewer of software-engineering benchmark tasks. Score the task below "
+    "from 1 (bad) to 10 (good) on: task_correctness (the problem statement describes what the "
+    "patch fixes), test_correctness (the tests check that behaviour), test_completeness (the "
+    "tests cover the statement) and complexity (how hard the fix is). Give each a confidence "
+    "from 0 to 1 and one sentence of reasoning. Return only a JSON object like this example:\n"
+    '{"task_correctness": {"score": 6, "confidence": 0.7, "reasoning": "..."}, '
+    '"test_correctness": {"score": 8, "confidence": 0.9, "reasoning": "..."}, '
+    '"test_completeness": {"score": 5, "confidence": 0.6, "reasoning": "..."}, '
+    '"complexity": {"score": 3, "confidence": 0.8, "reasoning": "..."}}'
 )
 SEMANTIC_INSTRUCTIONS = (
-    "Judge the problem statement of this benchmark task for clarity and for whether it is "
-    "solvable from the statement alone. Return only JSON: {clarity: {score, confidence, "
-    "reasoning}, solvability: {score, confidence, reasoning}} with scores 1-10."
+    "Judge the problem statement of this benchmark task from 1 (bad) to 10 (good) on clarity "
+    "and on solvability (can a developer fix it from the statement alone?). Give each a "
+    "confidence from 0 to 1 and one sentence of reasoning. Return only a JSON object like this "
+    'example:\n{"clarity": {"score": 7, "confidence": 0.8, "reasoning": "..."}, '
+    '"solvability": {"score": 4, "confidence": 0.6, "reasoning": "..."}}'
 )
 MUTATION_INSTRUCTIONS = (
     "You improve prompts that generate benchmark tasks. Given the current prompt, the recent "
     "failures (with categories) and successes of tasks it produced, rewrite the prompt to fix "
-    "the dominant failure pattern. Keep placeholders such as {repo}. Return only JSON: "
-    "{\"prompt\": str, \"rationale\": str}."
+    "the dominant failure pattern. Keep placeholders such as {repo}. Return only a JSON object "
+    'like this example:\n{"prompt": "Write a bug report for {repo}. ...", "rationale": "..."}'
 )

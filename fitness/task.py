@@ -9,7 +9,7 @@ from typing import Iterable, Iterator
 # Failure categories shared by validation, the exploration value and prompt mutation.
 FAILURE_CATEGORIES = (
     "schema", "compile_error", "patch_error", "build_error", "no_f2p", "flaky", "timeout",
-    "judge_reject", "vague_statement", "leakage", "duplicate", "llm_error",
+    "judge_reject", "vague_statement", "leakage", "duplicate", "llm_error", "bad_json",
 )
 
 LAYERS = ("schema", "compile", "functional", "quality", "semantic")
@@ -48,6 +48,7 @@ class Task:
     image: str = ""
     generation: dict = field(default_factory=dict)
     repo_path: str = ""  # where the source repo lives on this machine (not part of SWE-bench)
+    environment_setup: dict = field(default_factory=dict)  # the install recipe and attempts that built `image`
 
     @property
     def passed(self) -> bool:

@@ -1,7 +1,8 @@
 """LLM access over litellm: the client (retries, JSON answers, usage, replay log) and the
-offline provider that answers ``offline/<name>`` models without network or weights.
+offline provider that answers ``offline/<name>`` models without network or weights, and local
+GGUF models (``local/PATH.gguf``) run in-process by llama.cpp.
 
-    client = LLMClient("offline/sebgen")          # or any litellm model name
+    client = LLMClient("offline/sebgen")          # or any litellm model name, or local/PATH.gguf
     completion = client.complete(messages, temperature=0.7, top_p=0.9, max_tokens=800)
 
 litellm is heavy to import, so the client module loads on first use of one of its names.
@@ -9,10 +10,12 @@ Imports nothing of evo, operators, fitness, harness, sandbox, archive or corpus.
 """
 from __future__ import annotations
 
+from .leakage import LeakReport, leak_report, leaked_share
 from .patch_lines import patch_added_lines, patch_removed_lines
 
-_CLIENT_NAMES = {"Completion", "DEFAULT_MODEL", "LLMClient", "LLMError", "ReplayLog", "Usage",
+_CLIENT_NAMES = {"BadJSONError", "Completion", "DEFAULT_MODEL", "LLMClient", "LLMError", "ReplayLog", "Usage",
                  "is_transient", "parse_json_object", "register_offline_provider"}
+_LOCAL_NAMES = {"LocalModelError", "LocalSettings", "is_local_model", "load_local_model"}
 
 
 def __getattr__(name: str):
@@ -20,7 +23,12 @@ def __getattr__(name: str):
         from . import client
 
         return getattr(client, name)
+    if name in _LOCAL_NAMES:
+        from . import local
+
+        return getattr(local, name)
     raise AttributeError(f"module 'llm' has no attribute {name!r}")
 
 
-__all__ = sorted(_CLIENT_NAMES | {"patch_added_lines", "patch_removed_lines"})
+__all__ = sorted(_CLIENT_NAMES | _LOCAL_NAMES | {"LeakReport", "leak_report", "leaked_share", "patch_added_lines",
+                                                  "patch_removed_lines"})

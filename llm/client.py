@@ -1,7 +1,8 @@
 """LLM access: one thin client over litellm with retries, JSON answers and usage accounting.
 
 Importing this module registers the offline provider (``offline/<name>`` models, see
-:mod:`llm.offline`) with litellm, so ``LLMClient("offline/sebgen")`` works without network.
+:mod:`llm.offline`) with litellm, so ``LLMClient("offline/sebgen")`` works without network,
+and the local provider (``local/PATH.gguf`` or ``local/NAME``, see :mod:`llm.local`).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm:
 import litellm  # noqa: E402
 import openai  # noqa: E402  (litellm's exceptions subclass openai's)
 
+from llm.local import LOCAL_PROVIDER, LocalLLM, LocalModelError, is_local_model, json_response_format, load_local_model  # noqa: E402
 from llm.offline import OfflineLLM  # noqa: E402
 
 litellm.suppress_debug_info = True  # no "Provider List" banners on stdout for unknown models
@@ -30,6 +32,14 @@ OFFLINE_PROVIDER = "offline"
 
 class LLMError(Exception):
     """An LLM call that failed for good: timeout, API error, or an answer that is not the JSON asked for."""
+
+    category = "llm_error"  # the failure category a task rejected for this error gets
+
+
+class BadJSONError(LLMError):
+    """The model answered, but not with the JSON asked for, even after one repair round-trip."""
+
+    category = "bad_json"
 
 
 @dataclass
@@ -66,17 +76,25 @@ class Usage:
                    cost_usd=float(data.get("cost_usd", 0.0)))
 
 
-def register_offline_provider() -> None:
-    """Add the offline provider to ``litellm.custom_provider_map`` once, keeping other entries."""
+def _register(provider: str, handler: type) -> None:
+    """Add a provider to ``litellm.custom_provider_map`` once, keeping other entries."""
     current = list(litellm.custom_provider_map or [])
-    if any(e.get("provider") == OFFLINE_PROVIDER and isinstance(e.get("custom_handler"), OfflineLLM)
-           for e in current):
+    if any(e.get("provider") == provider and isinstance(e.get("custom_handler"), handler) for e in current):
         return
-    others = [e for e in current if e.get("provider") != OFFLINE_PROVIDER]
-    litellm.custom_provider_map = [*others, {"provider": OFFLINE_PROVIDER, "custom_handler": OfflineLLM()}]
+    others = [e for e in current if e.get("provider") != provider]
+    litellm.custom_provider_map = [*others, {"provider": provider, "custom_handler": handler()}]
+
+
+def register_offline_provider() -> None:
+    _register(OFFLINE_PROVIDER, OfflineLLM)
+
+
+def register_local_provider() -> None:
+    _register(LOCAL_PROVIDER, LocalLLM)
 
 
 register_offline_provider()
+register_local_provider()
 
 
 # Transient failures worth another try; 4xx errors (auth, bad request, not found) are not.
@@ -171,7 +189,7 @@ class LLMClient:
 
     def __init__(self, model: str = DEFAULT_MODEL, *, timeout_s: float = 60, retries: int = 2,
                  backoff_s: float = 1.0, mock_response: str | Exception | None = None,
-                 replay_dir: Path | None = None):
+                 replay_dir: Path | None = None, local: dict | None = None):
         self.replay = ReplayLog(replay_dir) if replay_dir is not None else None
         self.replayed = 0
         self.model = model
@@ -180,7 +198,16 @@ class LLMClient:
         self.backoff_s = max(0.0, float(backoff_s))
         self.mock_response = mock_response
         self.usage = Usage()
+        self._credentials_checked = False
         register_offline_provider()  # in case someone replaced the provider map since import
+        self.local_model = None
+        if is_local_model(model):
+            register_local_provider()
+        if is_local_model(model) and mock_response is None:
+            try:  # load now: a missing, foreign or oversized file is one sentence, not a failed call later
+                self.local_model = load_local_model(model, local)
+            except LocalModelError as exc:
+                raise LLMError(str(exc)) from None
 
     def complete(self, prompt: str, *, system: str | None = None, temperature: float = 0.7,
                  top_p: float = 1.0, max_tokens: int = 1024) -> Completion:
@@ -191,6 +218,8 @@ class LLMClient:
                       **sampling: Any) -> tuple[dict, Completion]:
         """A JSON object answer; one repair round-trip when the first answer does not parse."""
         messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
+        if self.local_model is not None:  # llama.cpp's grammar keeps a small model to a JSON object
+            sampling = {**sampling, "response_format": json_response_format(tuple(required_keys))}
         first = self._complete_messages(messages, **sampling)
         try:
             return parse_json_object(first.text, required_keys), first
@@ -205,12 +234,14 @@ class LLMClient:
         try:
             return parse_json_object(second.text, required_keys), second
         except ValueError as error:
-            raise LLMError(f"{self.model} returned unparsable JSON after one repair attempt ({error}).") from None
+            raise BadJSONError(f"{self.model} returned unparsable JSON after one repair attempt ({error}).") from None
 
     def _complete_messages(self, messages: list[dict], *, temperature: float = 0.7, top_p: float = 1.0,
-                           max_tokens: int = 1024) -> Completion:
+                           max_tokens: int = 1024, response_format: dict | None = None) -> Completion:
         kwargs: dict[str, Any] = dict(model=self.model, messages=messages, temperature=temperature, top_p=top_p,
                                       max_tokens=int(max_tokens), timeout=self.timeout_s, drop_params=True)
+        if response_format is not None:
+            kwargs["response_format"] = response_format
         if self.mock_response is not None:
             kwargs["mock_response"] = self.mock_response
         key = ReplayLog.key(kwargs) if self.replay is not None else ""
@@ -218,6 +249,9 @@ class LLMClient:
             self.replayed += 1
             self.usage.add(known)  # usage counts what the run consumed, paid once
             return known
+        if not self._credentials_checked and self.mock_response is None:
+            check_credentials(self.model)
+            self._credentials_checked = True
         attempts = self.retries + 1
         for attempt in range(attempts):
             try:
@@ -244,12 +278,23 @@ class LLMClient:
                           cost_usd=self._cost(response))
 
     def _cost(self, response: Any) -> float:
-        if self.model.startswith(f"{OFFLINE_PROVIDER}/"):
+        if self.model.startswith(f"{OFFLINE_PROVIDER}/") or is_local_model(self.model):
             return 0.0
         try:
             return float(litellm.completion_cost(completion_response=response) or 0.0)
         except Exception:  # unknown model in the cost map: cost is unknown, count it as zero
             return 0.0
+
+
+def check_credentials(model: str) -> None:
+    """A missing API key is one sentence naming the variable, before any request (no retries)."""
+    try:
+        missing = litellm.validate_environment(model).get("missing_keys") or []
+    except Exception:  # a provider litellm cannot introspect: let the request say what is wrong
+        return
+    keys = [k for k in missing if k.endswith("_API_KEY")]  # base URLs etc. have working defaults
+    if keys:
+        raise LLMError(f"{model} needs an API key: set the environment variable {' or '.join(keys)}.")
 
 
 def _describe(error: BaseException) -> str:
