@@ -58,4 +58,7 @@ for version in "${chosen[@]}"; do
     echo "$python $site" >> "$CACHE/pythons.txt.new"
 done
 mv "$CACHE/pythons.txt.new" "$CACHE/pythons.txt"
+for stale in "$CACHE"/deps-*; do   # venvs of an older dependency list
+    [ -d "$stale" ] && [[ "$stale" != *"-$key" ]] && rm -rf "$stale"
+done
 log "smoke Pythons: ${chosen[*]} (listed in $CACHE/pythons.txt)"
