@@ -59,6 +59,6 @@ for version in "${chosen[@]}"; do
 done
 mv "$CACHE/pythons.txt.new" "$CACHE/pythons.txt"
 for stale in "$CACHE"/deps-*; do   # venvs of an older dependency list
-    [ -d "$stale" ] && [[ "$stale" != *"-$key" ]] && rm -rf "$stale"
+    if [ -d "$stale" ] && [[ "$stale" != *"-$key" ]]; then rm -rf "$stale"; fi
 done
 log "smoke Pythons: ${chosen[*]} (listed in $CACHE/pythons.txt)"
