@@ -258,8 +258,7 @@ class LLMClient:
                 response = litellm.completion(**kwargs)
                 break
             except Exception as error:  # litellm maps provider errors onto its own classes
-                # the offline provider is deterministic: a retry of its failure cannot help
-                if not is_transient(error) or self.model.startswith(f"{OFFLINE_PROVIDER}/"):
+                if not is_transient(error):
                     raise LLMError(f"{self.model} failed with an API error: {_describe(error)}.") from error
                 if attempt + 1 == attempts:
                     raise LLMError(f"{self.model} failed after {attempts} attempts: {_transient_reason(error, self.timeout_s)}.") from error

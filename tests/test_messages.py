@@ -116,19 +116,3 @@ def test_help_and_user_errors_import_no_heavy_module(argv):
     loaded = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines()
               if line.startswith("import time:")}
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
-
-
-def test_offline_provider_failure_is_not_retried(monkeypatch):
-    import litellm
-
-    from llm import LLMClient, LLMError
-    calls = []
-
-    def broken(**kwargs):
-        calls.append(kwargs)
-        raise litellm.APIConnectionError(message="No module named 'sentence_transformers'", llm_provider="offline",
-                                         model="offline/sebgen")
-    monkeypatch.setattr(litellm, "completion", broken)
-    with pytest.raises(LLMError) as info:
-        LLMClient("offline/sebgen", retries=3, backoff_s=0).complete("hello")
-    assert len(calls) == 1 and "sentence_transformers" in str(info.value)
