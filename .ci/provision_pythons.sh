@@ -58,4 +58,7 @@ for version in "${chosen[@]}"; do
     echo "$python $site" >> "$CACHE/pythons.txt.new"
 done
 mv "$CACHE/pythons.txt.new" "$CACHE/pythons.txt"
+for stale in "$CACHE"/deps-*; do   # venvs of an older dependency list
+    if [ -d "$stale" ] && [[ "$stale" != *"-$key" ]]; then rm -rf "$stale"; fi
+done
 log "smoke Pythons: ${chosen[*]} (listed in $CACHE/pythons.txt)"

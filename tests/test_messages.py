@@ -100,3 +100,19 @@ def test_evaluate_writes_into_the_run_folder_or_beside_the_tasks(tmp_path):
     loose = tmp_path / "elsewhere" / "mine.jsonl"
     assert cli._results_path(loose, "nop") == loose.with_name("mine.nop.results.json")
     assert cli._results_path(loose, "nop").parent != Path.cwd()
+
+
+HEAVY = ("litellm", "torch", "sentence_transformers", "docker", "matplotlib", "dask", "numpy", "faiss", "git")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["run", "missing.yaml"], ["run", "configs/quickstart.yaml", "--set",
+                                                                        "evolution.populaton=3"],
+                                  ["hof", "/nonexistent"]])
+def test_help_and_user_errors_import_no_heavy_module(argv):
+    """Speed is measured in bench/cli_startup.py; this checks its cause: nothing heavy is loaded."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "evo.cli", *argv], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode in (0, 2), proc.stderr[-2000:]
+    loaded = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines()
+              if line.startswith("import time:")}
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
