@@ -269,6 +269,40 @@ class Archive:
         vector = self.embed([task_text(task)])
         return self.novelty_vectors(vector, exclude=np.asarray(list(own.values()), dtype=np.int64))[0]
 
+    def novelty_of_tasks(self, tasks: list[dict], peers: bool = False, k: int | None = None) -> list[float]:
+        """Novelty of each task record against the successful archived tasks, leave-one-out.
+
+        A task's own archived row (same instance_id) is never its neighbour. With `peers`, the
+        other tasks of the list count as neighbours too (a generation scored against the
+        archive *and* itself), and archived rows of listed instance_ids are left out so
+        nothing counts twice. Stored embeddings are reused for texts already archived.
+        """
+        if not tasks:
+            return []
+        for position, task in enumerate(tasks):
+            _check_task(task, position)
+        texts = [task_text(t) for t in tasks]
+        vectors = self._vectors_for(texts, [text_hash(t) for t in texts]).astype(np.float32)
+        k = k or self.k
+        with self._mutex:
+            own = self._store.task_ids_by_instance(str(t["instance_id"]) for t in tasks)
+            own_ids = np.asarray(list(own.values()), dtype=np.int64)
+            archived_ids = set(np.intersect1d(own_ids, self._passed_ids).tolist())
+            allowed = np.setdiff1d(self._passed_ids, own_ids)
+            archived = self._index.search(vectors, min(k, len(allowed)), allowed=allowed) if len(allowed) else \
+                [[] for _ in tasks]
+        # the listed tasks themselves: all of them with `peers`, else those archived as successes
+        in_reference = [peers or own.get(str(t["instance_id"])) in archived_ids for t in tasks]
+        peer_scores = vectors @ vectors.T
+        values = []
+        for i, hits in enumerate(archived):
+            scores = [s for _, s in hits]
+            scores += [float(s) for j, s in enumerate(peer_scores[i])
+                       if in_reference[j] and tasks[j]["instance_id"] != tasks[i]["instance_id"]]
+            nearest = sorted(scores, reverse=True)[:k]
+            values.append(float(np.clip(1.0 - np.mean(nearest), 0.0, 1.0)) if nearest else 1.0)
+        return values
+
     def nearest(self, text: str, k: int = 5, **filters) -> list[tuple[dict, float]]:
         """The k most similar tasks with their cosine similarity, optionally filtered by
         strategy_type, strategy_id, difficulty_level, domain or passed."""
@@ -332,10 +366,11 @@ class Archive:
 
     # -- row queries ----------------------------------------------------------------------
     def recent_failures(self, strategy_id: str | None = None, strategy_type: str | None = None,
-                        n: int = 10) -> list[dict]:
-        """Newest failures first (by generation, then insertion), each with its category."""
+                        n: int = 10, categories=None) -> list[dict]:
+        """Newest failures first (by generation, then insertion), each with its category;
+        `categories` keeps only those categories."""
         with self._mutex:
-            return self._store.recent_failures(strategy_id, strategy_type, n)
+            return self._store.recent_failures(strategy_id, strategy_type, n, categories)
 
     def query(self, *, strategy_type=None, difficulty_level=None, domain=None, passed=None,
               limit=None) -> list[dict]:
@@ -360,6 +395,11 @@ class Archive:
     def count(self) -> int:
         with self._mutex:
             return self._store.task_count()
+
+    def count_passed(self) -> int:
+        """Successful tasks: the reference that novelty is measured against."""
+        with self._mutex:
+            return len(self._passed_ids)
 
 
 def _lock_for_writing(folder: Path):

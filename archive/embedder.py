@@ -14,6 +14,7 @@ from pathlib import Path
 # Set before sentence-transformers / huggingface_hub are imported anywhere in this process.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no third-party bars in SEBGen's output
 
 import numpy as np
 
@@ -52,12 +53,20 @@ def resolve_model(model: str) -> str:
     )
 
 
+def _silence_library_progress_bars() -> None:
+    """transformers draws a `Loading weights` tqdm bar per model load; SEBGen's output has none."""
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
+
+
 class Embedder:
     """Encodes texts to float32, L2-normalised vectors, caching each text's vector by sha256."""
 
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32):
         from sentence_transformers import SentenceTransformer
 
+        _silence_library_progress_bars()
         self.model_name = model
         self.model_path = resolve_model(model)
         self.batch_size = batch_size

@@ -212,8 +212,13 @@ class Store:
              _level(failure.get("category")), json.dumps(failure, sort_keys=True, default=str)),
         )
 
-    def recent_failures(self, strategy_id: str | None, strategy_type: str | None, n: int) -> list[dict]:
+    def recent_failures(self, strategy_id: str | None, strategy_type: str | None, n: int,
+                        categories: Iterable[str] | None = None) -> list[dict]:
         where, args = _where({"strategy_id": strategy_id, "strategy_type": strategy_type})
+        if categories is not None:
+            wanted = sorted(set(categories))
+            where += (" AND " if where else " WHERE ") + f"category IN ({','.join('?' * len(wanted))})"
+            args += wanted
         rows = self._db.execute(
             f"SELECT record, generation FROM failures{where} ORDER BY generation DESC, id DESC LIMIT ?",
             [*args, int(n)],

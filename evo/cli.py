@@ -12,7 +12,7 @@ import time
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -24,9 +24,16 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperCommand
 
 from evo.checkpoint import CheckpointError, load_latest
-from evo.config import Config, ConfigError, load_config
+
+if TYPE_CHECKING:
+    from evo.config import Config
+
+# Heavy modules (litellm, torch, sentence-transformers, docker, matplotlib, dask, even pydantic)
+# are imported inside the commands that use them: help and user errors answer in well under a
+# second (bench/cli_startup.py).
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="SEBGen: mine repos, generate verified SWE-bench-style tasks, evolve the generator.")
@@ -41,21 +48,35 @@ class UserError(Exception):
     pass
 
 
+class ReadmeUsage(TyperCommand):
+    """A usage line written as the README writes it: `sebgen run CONFIG [--run-dir DIR] ...`."""
+
+    def collect_usage_pieces(self, ctx) -> list[str]:
+        return [self.options_metavar]
+
+
+def usage(line: str) -> dict:
+    """Keyword arguments for `app.command` that make its usage line `sebgen NAME <line>`."""
+    return {"cls": ReadmeUsage, "options_metavar": line}
+
+
+# Where each user-error class lives: looked up only once its module is loaded, so a config error
+# is reported without importing litellm, torch or docker (a class never loaded was never raised).
+_USER_ERROR_HOMES = (("archive", "archive", "ArchiveError"), ("evo.loop", "evo.loop", "RunError"),
+                     ("evo.report", "evo.report", "ReportError"), ("harness", "harness", "AgentError"),
+                     ("harness", "harness", "PredictionsError"), ("harness", "harness", "CurriculumError"),
+                     ("harness", "harness", "ExportError"), ("corpus", "corpus", "CorpusError"),
+                     ("llm.client", "llm", "LLMError"), ("fitness.mining", "fitness.mining", "MiningError"),
+                     ("fitness.task", "fitness.task", "TaskFileError"), ("sandbox", "sandbox", "SandboxError"),
+                     ("evo.lineage", "evo.lineage", "LineageError"), ("evo.config", "evo.config", "ConfigError"))
+
+
 def _user_errors() -> tuple[type[BaseException], ...]:
     """Exception classes that mean "the user asked for something that cannot be done"."""
-    from archive import ArchiveError
-    from evo.loop import RunError
-    from evo.report import ReportError
-    from harness import AgentError, PredictionsError
-    from corpus import CorpusError
-    from harness import CurriculumError
-    from harness import ExportError
-    from llm import LLMError
-    from fitness.mining import MiningError
-    from fitness.task import TaskFileError
-    from sandbox import SandboxError
-    return (UserError, ConfigError, CheckpointError, MiningError, LLMError, TaskFileError, RunError, SandboxError,
-            ArchiveError, AgentError, PredictionsError, CurriculumError, ExportError, ReportError, CorpusError)
+    import importlib
+    loaded = [getattr(importlib.import_module(public), name)
+              for module, public, name in _USER_ERROR_HOMES if module in sys.modules]
+    return (UserError, CheckpointError, *loaded)
 
 
 @contextmanager
@@ -70,12 +91,26 @@ def friendly_errors():
         raise typer.Exit(2)
 
 
-def _config(path: Optional[Path], overrides: Optional[List[str]]) -> Config:
+def _config(path: Optional[Path], overrides: Optional[List[str]]) -> "Config":
+    from evo.config import load_config
     return load_config(path, overrides or [])
 
 
+_said: set[str] = set()
+
+
 def _log(message: str) -> None:
+    """A progress or fallback message, each said once per process (backends repeat their fallbacks)."""
+    if message in _said:
+        return
+    _said.add(message)
     err.print(message, markup=False)
+
+
+def _existing(path: Path, what: str) -> Path:
+    if not path.exists():
+        raise UserError(f"{what} {path} does not exist")
+    return path
 
 
 # ------------------------------------------------------------------ evolution
@@ -106,12 +141,19 @@ class ProgressView:
             usage = event["usage"]
             self.tasks += event["tasks"]
             tokens = usage["prompt_tokens"] + usage["completion_tokens"]
-            err.print(f"  evaluated {event['strategy']}: EV {event['exploration_value']:.3f}, "
+            err.print(f"  evaluated {event['strategy']}: "
                       f"{event['passed']}/{event['tasks']} tasks kept | {self.tasks} tasks validated this "
                       f"generation | tokens {tokens:,}, cost ${usage['cost_usd']:.4f}")
             if self.bar and self.task_id is not None:
                 self.bar.update(self.task_id, advance=1,
                                 status=f"{self.tasks} tasks, {tokens:,} tokens, ${usage['cost_usd']:.4f}")
+        elif kind == "scored":
+            for row in event["strategies"]:
+                d = row["dimensions"]
+                err.print(f"  scored {row['strategy']}: EV {row['exploration_value']:.3f} "
+                          f"(Q {d['quality']:.2f}, N {d['novelty']:.2f}, E {d['evolution_potential']:.2f}), "
+                          f"{row['passed']}/{row['attempts']} kept after the batch filter; novelty vs "
+                          f"{event['archive_tasks']} archived tasks")
         elif kind == "generation_end":
             if self.bar and self.task_id is not None:
                 self.bar.remove_task(self.task_id)
@@ -131,7 +173,16 @@ def _preflight(config: Config) -> None:
     check_llm(config)
 
 
-def _run(config: Config, run_dir: Path, generations: int) -> None:
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _journal_count(run_dir: Path) -> int:
+    journal = run_dir / "evaluations.jsonl"
+    return len(journal.read_text(encoding="utf-8").splitlines()) if journal.is_file() else 0
+
+
+def _run(config: Config, run_dir: Path, generations: int, resumed_from: Optional[int] = None) -> None:
     from evo.loop import Evolution
     started = time.monotonic()
     view = ProgressView()
@@ -144,14 +195,20 @@ def _run(config: Config, run_dir: Path, generations: int) -> None:
         err.print(f"stopped after generation {outcome.generation}; resume with: sebgen resume {run_dir}")
         return
     best = outcome.hall_of_fame[0] if outcome.hall_of_fame else None
-    err.print(f"run finished: {outcome.generation} generations, {outcome.evaluations_performed} evaluations "
-              f"in {elapsed:.0f}s; run folder {run_dir}")
+    if resumed_from is None:
+        err.print(f"run finished: {_count(outcome.generation, 'generation')}, "
+                  f"{_count(outcome.evaluations_performed, 'evaluation')} in {elapsed:.0f}s; run folder {run_dir}")
+    else:
+        err.print(f"run finished: {_count(outcome.generation - resumed_from, 'generation')} and "
+                  f"{_count(outcome.evaluations_performed, 'evaluation')} since resume in {elapsed:.0f}s "
+                  f"({_count(outcome.generation, 'generation')} and {_count(_journal_count(run_dir), 'evaluation')} "
+                  f"in all); run folder {run_dir}")
     if best:
         out.print(f"best strategy {best['id']} ({best['strategy_type']}) EV {best['exploration_value']:.3f}")
     out.print(f"inspect: sebgen hof {run_dir}")
 
 
-@app.command()
+@app.command(**usage('CONFIG [--run-dir DIR] [--set a.b=v]...'))
 def run(config: Path = typer.Argument(..., help="YAML config, e.g. configs/quickstart.yaml"),
         run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Run folder (default runs/NAME-TIME)."),
         set_: Optional[List[str]] = SetOpt):
@@ -169,30 +226,37 @@ def run(config: Path = typer.Argument(..., help="YAML config, e.g. configs/quick
         _run(cfg, run_dir, cfg.evolution.generations)
 
 
-@app.command()
+@app.command(**usage('RUN_DIR [--generations N]'))
 def resume(run_dir: Path = typer.Argument(..., help="Run folder to continue."),
            generations: Optional[int] = typer.Option(None, "--generations", help="Extend the run to N generations."),
            set_: Optional[List[str]] = SetOpt):
     """Continue a run from its last complete checkpoint."""
     with friendly_errors():
-        if not (run_dir / "config.yaml").is_file():
+        if not (_existing(run_dir, "run folder") / "config.yaml").is_file():
             raise UserError(f"{run_dir} is not a SEBGen run folder (no config.yaml)")
         cfg = _config(run_dir / "config.yaml", set_)
         if generations is not None:
             cfg.evolution.generations = generations
             (run_dir / "config.yaml").write_text(cfg.to_yaml(), encoding="utf-8")
         (run_dir / "STOP").unlink(missing_ok=True)
-        _run(cfg, run_dir, cfg.evolution.generations)
+        state = load_latest(run_dir, log=lambda _m: None)
+        _run(cfg, run_dir, cfg.evolution.generations, resumed_from=state["generation"] if state else 0)
 
 
-@app.command()
+@app.command(**usage('RUN_DIR [--gen N] [--json] [--lineage ID]'))
 def hof(run_dir: Path = typer.Argument(...), gen: Optional[int] = typer.Option(None, "--gen"),
-        as_json: bool = typer.Option(False, "--json")):
+        as_json: bool = typer.Option(False, "--json"),
+        lineage: Optional[str] = typer.Option(None, "--lineage", metavar="ID",
+                                              help="Follow strategy ID (or an id prefix) back to its seeds.")):
     """Hall of fame as of generation N (default: the last)."""
     with friendly_errors():
+        _existing(run_dir, "run folder")
         state = load_latest(run_dir, log=lambda _m: None) if run_dir.is_dir() else None
         if state is None:
             raise UserError(f"{run_dir} has no checkpoint yet (is it a SEBGen run folder?)")
+        if lineage is not None:
+            _print_lineage(run_dir, lineage)
+            return
         gen = gen or state["generation"]
         entries = state["hof_by_generation"].get(str(gen))
         if entries is None:
@@ -200,7 +264,10 @@ def hof(run_dir: Path = typer.Argument(...), gen: Optional[int] = typer.Option(N
         if as_json:
             sys.stdout.write(json.dumps(entries, indent=2, sort_keys=True) + "\n")
             return
-        table = Table(title=f"Hall of fame, generation {gen}")
+        sizes = sorted({(e.get("novelty_reference") or {}).get("archive_tasks") for e in entries} - {None})
+        table = Table(title=f"Hall of fame, generation {gen}", caption=(
+            f"novelty (N) measured against {', '.join(map(str, sizes))} archived tasks, leave-one-out"
+            if sizes else None))
         for col in ("rank", "id", "type", "EV", "Q", "N", "D", "S", "E", "operator", "parents"):
             table.add_column(col)
         for rank, e in enumerate(entries, 1):
@@ -210,6 +277,23 @@ def hof(run_dir: Path = typer.Argument(...), gen: Optional[int] = typer.Option(N
                                                              "skill_diversity", "evolution_potential")),
                           e["operator"], ",".join(e["parents"]) or "-")
         out.print(table)
+
+
+def _print_lineage(run_dir: Path, wanted: str) -> None:
+    from rich.tree import Tree
+    from evo.lineage import ancestry, describe, family, resolve
+    nodes = family(run_dir)
+    sid = resolve(nodes, wanted)
+    branches: dict[int, Tree] = {}
+    root = None
+    for depth, node, seen in ancestry(nodes, sid):
+        label = describe(node) + (" (shown above)" if seen else "")
+        if depth == 0:
+            root = branches[0] = Tree(label, highlight=False)
+        else:
+            branches[depth] = branches[depth - 1].add(label, highlight=False)
+    out.print(f"Lineage of {sid}, back to its seeds (each line's parents are indented below it):")
+    out.print(root)
 
 
 # ------------------------------------------------------------------ pipeline mode
@@ -229,7 +313,7 @@ def _resolve_repo(repo: str) -> Path:
     return Path(repo).expanduser().resolve()
 
 
-@app.command()
+@app.command(**usage('REPO [--commit SHA]... [--strategy TYPE] [--n N] [--out FILE]'))
 def generate(repo: str = typer.Argument(..., help="Repo path or URL."),
              commit: Optional[List[str]] = typer.Option(None, "--commit", help="Only these commits (repeatable)."),
              strategy: str = typer.Option("BUG_FIX", "--strategy",
@@ -245,13 +329,43 @@ def generate(repo: str = typer.Argument(..., help="Repo path or URL."),
         cfg = _config(config, set_)
         choices = [t.value for t in StrategyType] + [SYNTHETIC]
         if strategy.upper() not in choices:
-            raise UserError(f"unknown strategy {strategy!r}; choose one of {', '.join(choices)}")
-        result = generate_tasks(cfg, _resolve_repo(repo), strategy.upper(), n, commit or (),
-                                progress=_report_task, log=_log)
+            from evo.config import did_you_mean
+            raise UserError(f"unknown strategy {strategy!r}{did_you_mean(strategy.upper(), choices)}; "
+                            f"choose one of {', '.join(choices)}")
+        with _GenerateStatus(n) as status:
+            result = generate_tasks(cfg, _resolve_repo(repo), strategy.upper(), n, commit or (),
+                                    progress=status, log=_log)
         write_jsonl(result.kept, out_file)
         err.print(f"{len(result.kept)} of {result.attempts} generated tasks passed every layer; wrote {out_file}")
         if len(result.kept) < n:
             err.print(f"warning: asked for {n} tasks, only {len(result.kept)} passed (tried {result.attempts})")
+
+
+class _GenerateStatus:
+    """A live status line on a terminal while tasks are generated and validated (plain lines always)."""
+
+    def __init__(self, wanted: int):
+        self.wanted, self.kept, self.tried = wanted, 0, 0
+        self.status = err.status(self._text()) if err.is_terminal else None
+
+    def _text(self) -> str:
+        return f"generating: {self.kept} of {self.wanted} tasks kept, {self.tried} tried"
+
+    def __enter__(self):
+        if self.status:
+            self.status.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.status:
+            self.status.stop()
+
+    def __call__(self, task) -> None:
+        self.tried += 1
+        self.kept += 0 if task.failed_layer() else 1
+        _report_task(task)
+        if self.status:
+            self.status.update(self._text())
 
 
 def _report_task(task) -> None:
@@ -272,7 +386,7 @@ def _layer_list(text: str) -> list[str]:
     return chosen
 
 
-@app.command()
+@app.command(**usage("TASKS.jsonl [--layers schema,compile,...] [--ablation 'a,b;a,b,c'] [--out FILE]"))
 def validate(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
              out_file: Optional[Path] = typer.Option(None, "--out"),
              layers: str = typer.Option("schema,compile,functional,quality,semantic", "--layers"),
@@ -311,7 +425,7 @@ def validate(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
         sys.stdout.write(json.dumps(summary, sort_keys=True) + "\n")
 
 
-@app.command("mine")
+@app.command("mine", **usage('REPO [--since D] [--until D] [--json]'))
 def mine_cmd(repo: str = typer.Argument(...), since: Optional[str] = typer.Option(None, "--since"),
              until: Optional[str] = typer.Option(None, "--until"), as_json: bool = typer.Option(False, "--json"),
              config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
@@ -331,7 +445,57 @@ def mine_cmd(repo: str = typer.Argument(...), since: Optional[str] = typer.Optio
             out.print(f"{c.sha[:10]} {c.created_at[:10]} {c.kind:<11} {c.subject}")
 
 
-@app.command()
+@app.command("setup", **usage("REPO [--commit SHA] [--timeout S] [--json]"))
+def setup_cmd(repo: str = typer.Argument(..., help="Repo path or URL."),
+              commit: str = typer.Option("HEAD", "--commit", help="The snapshot to set up (default HEAD)."),
+              timeout: float = typer.Option(900.0, "--timeout", help="Seconds allowed for the suite run."),
+              as_json: bool = typer.Option(False, "--json"),
+              config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
+    """Build a commit's test environment (repairing it from its logs), run the suite there, and
+    print passed / failed / errored counts, the install recipe and the attempts."""
+    from evo.runtime import make_sandbox
+    with friendly_errors():
+        cfg = _config(config, [f"sandbox.timeout_s={timeout}", *(set_ or [])])
+        path = _resolve_repo(repo)
+        if not (path / ".git").exists() and not path.joinpath("HEAD").exists():
+            raise UserError(f"{path} is not a git repository")
+        backend = make_sandbox(cfg, log=_log)
+        try:
+            report = backend.setup(path, commit)
+        finally:
+            backend.close()
+        if as_json:
+            sys.stdout.write(json.dumps({k: v for k, v in report.items() if k != "log_tail"}, indent=2) + "\n")
+            return
+        c = report["counts"]
+        out.print(f"{report['repo']}@{report['commit'][:12]}: environment {report['environment']}", markup=False)
+        out.print(f"tests: {c['passed']} passed, {c['failed']} failed, {c['errored']} errored, {c['skipped']} skipped "
+                  f"(pytest exit code {report['exit_code']}, {report['seconds']:.1f} s)"
+                  + (f"; {report['note']}" if report["note"] else ""), markup=False)
+        out.print("recipe:")
+        for key, value in report["recipe"].items():
+            if key == "sources":
+                continue
+            shown = ", ".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else \
+                ", ".join(value) if isinstance(value, (list, tuple)) else value
+            out.print(f"  {key}: {shown}", markup=False)
+        for source in report["recipe"].get("sources", []):
+            out.print(f"  detected from {source}", markup=False)
+        out.print("attempts:")
+        for i, a in enumerate(report["attempts"], 1):
+            line = f"  {i}. {a['stage']} {'ok' if a['ok'] else 'failed'} ({a['seconds']:.1f} s)"
+            if a["log"]:
+                line += f", log {a['log']}"
+            if a["fix"]:
+                line += f" -> repaired: {a['fix']}"
+            out.print(line, markup=False)
+        if not report["attempts"]:
+            out.print("  environment already built and verified earlier (reused)")
+        if not [k for k in report["recipe"] if k not in ("sources", "requires_python")]:
+            out.print("  (nothing to install: the tests run from the tree)")
+
+
+@app.command(**usage('DIR'))
 def corpus(directory: Path = typer.Argument(..., help="Where to build the demo repositories.")):
     """Build the bundled demo corpus (git repos) and print one repo path per line."""
     from corpus import build_corpus
@@ -344,7 +508,7 @@ def corpus(directory: Path = typer.Argument(..., help="Where to build the demo r
             sys.stdout.write(f"{path}\n")
 
 
-@app.command()
+@app.command(**usage('[--clean] [--prune-images] [--build-base-image]'))
 def doctor(clean: bool = typer.Option(False, "--clean", help="Remove SEBGen containers left by a crash."),
            prune: bool = typer.Option(False, "--prune-images", help="Remove SEBGen images no run references."),
            build_base: bool = typer.Option(False, "--build-base-image",
@@ -373,16 +537,18 @@ def _fmt_rate(agg: dict, key: str) -> str:
     return f"{agg[key]:.3f} [{low:.2f}, {high:.2f}]"
 
 
-@app.command("evaluate")
+@app.command("evaluate", **usage("TASKS.jsonl (--predictions P.jsonl | --agent nop|oracle|random|llm:MODEL) "
+                                 "[--attempts N] [--k K] [--out FILE]"))
 def evaluate_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
                  predictions: Optional[Path] = typer.Option(None, "--predictions", help="SWE-bench predictions JSONL."),
                  agent: Optional[str] = typer.Option(None, "--agent", help="nop, oracle, random or llm:<model>."),
                  attempts: int = typer.Option(1, "--attempts", min=1, help="Attempts per task (built-in agents)."),
                  k: int = typer.Option(1, "--k", min=1, help="k of pass@k."),
-                 out_file: Path = typer.Option(Path("results.json"), "--out"),
+                 out_file: Optional[Path] = typer.Option(None, "--out", help="Default: RUN_DIR/results/AGENT.json "
+                                                         "when the tasks are in a run folder, else beside them."),
                  config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
     """Score an agent or a predictions file on tasks: resolved rate, pass@1, pass@k with 95% intervals."""
-    from harness import agent_predictions, evaluate_predictions, load_predictions, make_agent
+    from harness import agent_predictions, evaluate_predictions, load_predictions
     from harness import summarize
     from fitness.task import read_jsonl
     from evo.runtime import make_sandbox
@@ -390,21 +556,24 @@ def evaluate_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
         if (predictions is None) == (agent is None):
             raise UserError("give exactly one of --predictions FILE or --agent NAME")
         cfg = _config(config, set_)
+        chosen = _agent(agent, cfg.seed) if agent is not None else None
         records = list(read_jsonl(tasks))
         if predictions is not None:
-            preds, label = load_predictions(predictions), predictions.stem
+            preds, label = load_predictions(predictions, warn=_log), predictions.stem
             unknown = sorted(set(preds) - {t.instance_id for t in records})
             if unknown:
                 _log(f"warning: {len(unknown)} predictions name no task in {tasks} (e.g. {unknown[0]})")
         else:
-            chosen = make_agent(agent, seed=cfg.seed)
             preds, label = agent_predictions(chosen, records, attempts), chosen.name
         backend = make_sandbox(cfg, log=_log)
         try:
-            results = evaluate_predictions(records, preds, backend)
+            # patches from a file or a model are an adversary's; SEBGen's own agents are not
+            untrusted = predictions is not None or not getattr(chosen, "trusted", False)
+            results = evaluate_predictions(records, preds, backend, untrusted=untrusted)
         finally:
             backend.close()
         summary = summarize(results, k)
+        out_file = out_file or _results_path(tasks, label)
         document = {"model": label, "tasks_file": str(tasks), "summary": summary,
                     "tasks": {r.instance_id: r.to_dict() for r in results}}
         out_file.parent.mkdir(parents=True, exist_ok=True)
@@ -421,7 +590,25 @@ def evaluate_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
         err.print(f"wrote {out_file}")
 
 
-@app.command("curriculum")
+def _agent(name: str, seed: int):
+    from harness import AgentError, make_agent
+    try:
+        return make_agent(name, seed=seed)
+    except AgentError as exc:
+        from evo.config import did_you_mean
+        raise UserError(f"{exc}{did_you_mean(name, ('nop', 'oracle', 'random'))}") from None
+
+
+def _results_path(tasks: Path, label: str) -> Path:
+    """Where `evaluate` writes without --out: the run folder's results/ (the report's leaderboard
+    reads it) when the tasks file lies in a run folder, else beside the tasks file."""
+    for folder in tasks.resolve().parents:
+        if (folder / "config.yaml").is_file() and (folder / "checkpoints").is_dir():
+            return folder / "results" / f"{label}.json"
+    return tasks.with_name(f"{tasks.stem}.{label}.results.json")
+
+
+@app.command("curriculum", **usage('TASKS.jsonl --results R.json [--width W] [--out FILE]'))
 def curriculum_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
                    results: Path = typer.Option(..., "--results", help="Results JSON of `sebgen evaluate`."),
                    width: float = typer.Option(0.3, "--width", min=0.0, help="Base ZPD width."),
@@ -451,36 +638,48 @@ def curriculum_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
                 out.print(f"{task.instance_id} {task.difficulty_level} {task.difficulty:.3f}")
 
 
-@app.command("export")
+@app.command("export", **usage('(RUN_DIR | TASKS.jsonl) --format swebench|harbor --out PATH [--mirror DIR]'))
 def export_cmd(source: Path = typer.Argument(..., help="Run folder or tasks JSONL."),
                format_: str = typer.Option(..., "--format", help="swebench or harbor."),
                out_path: Path = typer.Option(..., "--out", help="JSONL file (swebench) or folder (harbor)."),
-               base_image: str = typer.Option("sebgen-base:bookworm", "--base-image",
-                                              help="Harbor: base image when a task has no Docker env image."),
+               base_image: Optional[str] = typer.Option(None, "--base-image",
+                                                        help="Base image of the exported Dockerfiles (default: "
+                                                             "python:3.11-slim, or sebgen-base:bookworm when no "
+                                                             "registry answers)."),
                mirror: Optional[Path] = typer.Option(None, "--mirror",
-                                                     help="SWE-bench: git mirror folder; publishes one branch "
-                                                          "sebgen/<instance_id> per task holding the buggy state.")):
-    """Export tasks as SWE-bench JSONL or Harbor task folders."""
+                                                     help="SWE-bench: folder of git repositories, one per task "
+                                                          "(<instance_id>.git), each holding only the buggy state."),
+               build_images: bool = typer.Option(False, "--build-images",
+                                                 help="SWE-bench: build each row's Docker image (the buggy state "
+                                                      "at /testbed) for the SWE-bench harness; implies a mirror."),
+               network: str = typer.Option("none", "--network",
+                                           help="Harbor: the agent's network, none (default) or public.")):
+    """Export tasks as SWE-bench JSONL (with a dataset card) or Harbor task folders."""
     from harness import export_harbor, export_swebench, load_tasks
     with friendly_errors():
         if format_ not in ("swebench", "harbor"):
             raise UserError(f"unknown format {format_!r}; choose swebench or harbor")
         if mirror is not None and format_ != "swebench":
             raise UserError("--mirror applies only to --format swebench")
-        records = load_tasks(source)
+        if build_images and format_ != "swebench":
+            raise UserError("--build-images applies only to --format swebench (Harbor builds its own)")
+        if network not in ("none", "public"):
+            raise UserError(f"unknown --network {network!r}; choose none or public")
+        records = load_tasks(_existing(source, "run folder or tasks file"))
         if not records:
             raise UserError(f"{source} holds no task that passed validation")
         if format_ == "swebench":
-            if mirror is None:
+            if mirror is None and not build_images:
                 err.print("sebgen: warning: base_commit is the fixed state; a stock SWE-bench harness needs "
                           "--mirror DIR to get the buggy state", markup=False)
-            count = export_swebench(records, out_path, mirror_dir=mirror)
+            count = export_swebench(records, out_path, mirror_dir=mirror, build=build_images, base_image=base_image,
+                                    log=lambda line: err.print(line, markup=False))
         else:
-            count = len(export_harbor(records, out_path, base_image=base_image))
+            count = len(export_harbor(records, out_path, base_image=base_image, network=network))
         err.print(f"exported {count} tasks ({format_}) to {out_path}")
 
 
-@app.command("report")
+@app.command("report", **usage('RUN_DIR'))
 def report_cmd(run_dir: Path = typer.Argument(..., help="Run folder.")):
     """Static HTML report with plots: RUN_DIR/report/index.html (leaderboard from RUN_DIR/results/*.json)."""
     from evo.report import build_report
@@ -489,8 +688,33 @@ def report_cmd(run_dir: Path = typer.Argument(..., help="Run folder.")):
         out.print(f"report: {index}")
 
 
+@app.command("experiment", **usage("CONFIG [--out DIR]"))
+def experiment_cmd(config: Path = typer.Argument(..., help="YAML config; its `experiment` section sets seeds and split."),
+                   out_dir: Optional[Path] = typer.Option(None, "--out", help="Experiment folder (default runs/NAME-experiment)."),
+                   set_: Optional[List[str]] = SetOpt):
+    """Evolution gain on held-out commits: best seed vs evolved vs random search, with 95% intervals."""
+    from evo.experiment import ARMS, METRICS, run_experiment
+    from evo.report import build_experiment_report
+    with friendly_errors():
+        cfg = _config(config, set_)
+        _preflight(cfg)
+        out_dir = out_dir or Path("runs") / f"{config.stem}-experiment"
+        document = run_experiment(cfg, out_dir, log=_log)
+        table = Table(title=f"Held-out commits ({document['split']['heldout']}), {document['heldout_calls_per_arm']} "
+                            f"generation calls per arm, {len(document['per_seed'])} seeds: mean [95% CI]")
+        table.add_column("arm")
+        for metric in METRICS:
+            table.add_column(metric)
+        for arm in ARMS:
+            table.add_row(arm, *(f"{c['mean']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"
+                                 for c in (document["arms"][arm][m] for m in METRICS)))
+        out.print(table)
+        out.print(document["verdict"], markup=False)
+        out.print(f"results: {out_dir / 'experiment.json'}; plot: {build_experiment_report(out_dir)}")
+
+
 def main() -> None:
-    app()
+    app(prog_name="sebgen")
 
 
 if __name__ == "__main__":

@@ -6,8 +6,10 @@ validation, so they are checked exactly like the file.
 """
 from __future__ import annotations
 
+import difflib
+import re
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, get_args, get_origin
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -114,6 +116,8 @@ class RepoInstall(Section):
     test_cmd: Optional[str] = None
     packages: list[str] = Field(default_factory=list)
     python: Optional[str] = None
+    env: dict[str, str] = Field(default_factory=dict)  # set while installing (e.g. a pretend version)
+    drop: list[str] = Field(default_factory=list)  # detected sources to skip: project, extras, dev_packages, requirements:<file>
 
 
 class SandboxConfig(Section):
@@ -127,6 +131,7 @@ class SandboxConfig(Section):
     base_image: str = "python:3.11-slim"
     offline_base_image: str = "sebgen-base:bookworm"
     install: dict[str, RepoInstall] = Field(default_factory=dict)
+    setup_attempts: int = Field(3, ge=1)  # environment builds/repairs per snapshot before giving up
 
 
 class ParallelConfig(Section):
@@ -137,6 +142,13 @@ class ParallelConfig(Section):
 
 class CheckpointConfig(Section):
     keep: int = Field(3, ge=1)
+
+
+class ExperimentConfig(Section):
+    """`sebgen experiment`: evolution gain on held-out commits (see evo/experiment.py)."""
+    seeds: list[int] = Field(default_factory=lambda: [1, 2, 3], min_length=1)
+    holdout_fraction: float = Field(0.4, gt=0, lt=1)
+    heldout_calls: int = Field(6, ge=1)  # generation calls per arm and seed on held-out commits
 
 
 class Config(Section):
@@ -150,6 +162,7 @@ class Config(Section):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     parallel: ParallelConfig = Field(default_factory=ParallelConfig)
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
+    experiment: ExperimentConfig = Field(default_factory=ExperimentConfig)
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
@@ -161,12 +174,42 @@ TYPE_NAMES = {"int_parsing": "an integer", "int_type": "an integer", "float_pars
               "model_type": "a mapping", "literal_error": None, "enum": None}
 
 
+def did_you_mean(word: str, choices) -> str:
+    """` (did you mean 'x'?)` for the closest choice, or nothing when none is close."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _section_at(loc: tuple) -> type[BaseModel] | None:
+    """The config model that holds the last key of `loc`, following sections and per-repo mappings."""
+    model: Any = Config
+    for part in loc[:-1]:
+        field = model.model_fields.get(str(part)) if isinstance(model, type) and issubclass(model, BaseModel) else None
+        if field is not None:
+            model = field.annotation
+        elif get_origin(model) is dict:
+            model = get_args(model)[1]  # a mapping's key (e.g. a repo name under sandbox.install)
+        else:
+            return None
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
 def describe(error: ValidationError) -> str:
     first = error.errors()[0]
     key = ".".join(str(p) for p in first["loc"]) or "(top level)"
     kind = first["type"]
     if kind == "extra_forbidden":
-        return f"config key '{key}' is not a known setting"
+        section = _section_at(first["loc"])
+        hint = did_you_mean(first["loc"][-1], section.model_fields) if section else ""
+        if hint:
+            prefix = ".".join(str(p) for p in first["loc"][:-1])
+            hint = hint.replace("'", f"'{prefix}." if prefix else "'", 1)
+        return f"config key '{key}' is not a known setting{hint}"
+    if kind in ("enum", "literal_error"):
+        choices = re.findall(r"'([^']*)'", first.get("ctx", {}).get("expected", ""))
+        if choices:
+            return (f"config key '{key}' must be one of {', '.join(choices)}, got {first.get('input')!r}"
+                    f"{did_you_mean(first.get('input'), choices)}")
     expected = TYPE_NAMES.get(kind)
     if expected:
         return f"config key '{key}' must be {expected}, got {first.get('input')!r}"

@@ -22,7 +22,10 @@ def docker_checks(config: Config, clean: bool, prune: bool, runs_dir: Path) -> I
     yield ("docker engine", True, f"Docker {version}")
     import sandbox
     status = sandbox.base_image_status(client, config.sandbox.base_image, config.sandbox.offline_base_image)
-    yield ("base image", bool(status.get("available")), status.get("detail", ""))
+    detail = status.get("detail", "") if status.get("available") else (
+        f"no registry is reachable for {config.sandbox.base_image} and {config.sandbox.offline_base_image} is "
+        "missing: build it with `sebgen doctor --build-base-image` (needs root and debootstrap)")
+    yield ("base image", bool(status.get("available")), detail)
     if clean:
         yield ("clean", True, f"removed {sandbox.clean_stragglers(client)} SEBGen containers left behind")
     disk = sandbox.disk_report(client)

@@ -11,6 +11,9 @@ from deap import base
 from fitness.strategy import Strategy
 
 
+SUMMARY_KEYS = ("attempts", "passed", "failure_categories", "scored_at_generation", "archive_tasks")
+
+
 class ExplorationFitness(base.Fitness):
     weights = (1.0,)
 
@@ -27,11 +30,13 @@ class Individual:
     def exploration_value(self) -> float:
         return self.fitness.values[0] if self.fitness.valid else 0.0
 
-    def assign(self, evaluation: dict) -> None:
-        self.fitness.values = (evaluation["exploration_value"],)
-        self.dimensions = dict(evaluation["dimensions"])
+    def assign(self, score: dict) -> None:
+        """Take a score: exploration_value, dimensions, attempts, passed, failure_categories and
+        where its novelty was measured (`scored_at_generation`, `archive_tasks`)."""
+        self.fitness.values = (score["exploration_value"],)
+        self.dimensions = dict(score["dimensions"])
         self.novelty = self.dimensions.get("novelty", 0.0)
-        self.summary = {k: evaluation[k] for k in ("attempts", "passed", "failure_categories")}
+        self.summary = {k: score[k] for k in SUMMARY_KEYS if k in score}
 
     def to_dict(self) -> dict:
         return {"strategy": self.strategy.to_dict(),
@@ -53,7 +58,10 @@ class Individual:
         return {"id": s.id, "generation": s.generation, "exploration_value": self.exploration_value,
                 "dimensions": self.dimensions, "strategy_type": s.strategy_type.value, "params": s.params,
                 "prompt": s.prompt, "parents": list(s.parents), "operator": s.operator,
-                "tasks_passed": self.summary.get("passed", 0), "tasks_attempted": self.summary.get("attempts", 0)}
+                "tasks_passed": self.summary.get("passed", 0), "tasks_attempted": self.summary.get("attempts", 0),
+                # novelty (and so EV) is as of this archive: re-scored each generation, never cached
+                "novelty_reference": {"generation": self.summary.get("scored_at_generation"),
+                                      "archive_tasks": self.summary.get("archive_tasks")}}
 
 
 def same_genome(a: Individual, b: Individual) -> bool:

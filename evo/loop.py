@@ -4,6 +4,12 @@ Generation 1 evaluates the seed population; every later generation selects paren
 eq. 3), varies them with the four operators, evaluates the offspring and keeps the elites
 plus the best offspring. The archive is frozen while a generation is evaluated and updated
 after it, in population order, so results never depend on evaluation order or parallelism.
+
+Scoring happens after the generation's tasks are archived: the bottom-quartile filter runs
+over the generation's judged batch, and every individual shown or compared (offspring,
+population, hall of fame) is re-scored against the archive as it now stands, leave-one-out.
+So generation 1 gets no free novelty, a genome met again gets fresh novelty, and hall of fame
+scores all refer to the same archive (each entry says which).
 """
 from __future__ import annotations
 
@@ -24,8 +30,8 @@ from evo.faults import crash_point
 from evo.individual import Individual, same_genome
 from evo.parallel import make_runner
 from evo.runtime import Workbench, eval_settings, open_archive
-from fitness.strategy_eval import evaluate_strategy
-from fitness.exploration import DIMENSIONS
+from fitness.strategy_eval import batch_filter, evaluate_strategy, score_tasks
+from fitness.exploration import DIMENSIONS, PROMPT_FIXABLE, route_failures
 from fitness.strategy import Strategy, seed_strategies
 from fitness.task import Task
 from operators.explore import random_strategy
@@ -57,9 +63,11 @@ def build_toolbox(config: Config, rng: random.Random, bench: Workbench) -> base.
 
     def prompt_mutation(strategy: Strategy, generation: int) -> Strategy:
         archive = bench.archive
-        failures = archive.recent_failures(strategy_id=strategy.id, n=10) if archive else []
+        # only failures a prompt can fix: environment, build, no-F2P, flaky and timeout are not the prompt's
+        failures = archive.recent_failures(strategy_id=strategy.id, n=10, categories=PROMPT_FIXABLE) if archive else []
         if archive and not failures:
-            failures = archive.recent_failures(strategy_type=strategy.strategy_type.value, n=10)
+            failures = archive.recent_failures(strategy_type=strategy.strategy_type.value, n=10,
+                                               categories=PROMPT_FIXABLE)
         successes = [t["problem_statement"] for t in archive.query(strategy_type=strategy.strategy_type.value,
                                                                    passed=True, limit=3)] if archive else []
         return mutate_prompt(strategy, bench.llm, failures, successes, generation)
@@ -122,13 +130,15 @@ def make_stats() -> tools.MultiStatistics:
 
 class Evolution:
     def __init__(self, config: Config, run_dir: Path, *, log: Callable[[str], None] = print,
-                 on_progress: Callable[[dict], None] | None = None):
+                 on_progress: Callable[[dict], None] | None = None, candidates: list | None = None):
         self.config, self.run_dir, self.log = config, Path(run_dir), log
+        self.candidates = candidates  # None: mine the config's repos (workers do the same)
         self.on_progress = on_progress or (lambda event: None)
         self.rng = random.Random(config.seed)
         np.random.seed(config.seed % (2 ** 32))
         self.journal = ckpt.Journal(self.run_dir / "evaluations.jsonl")
-        self.cache: dict[str, dict] = {}
+        self.cache: dict[str, dict] = {}  # genome hash -> execution result (never novelty)
+        self._filtered: dict[int, dict[str, list[dict]]] = {}  # generation -> tasks after its batch filter
         self.population: list[Individual] = []
         self.hof = tools.HallOfFame(config.evolution.hof_size, similar=same_genome)
         self.hof_by_generation: dict[str, list[dict]] = {}
@@ -161,8 +171,8 @@ class Evolution:
         ckpt.restore_rng(self.rng, state["rng"])
 
     def snapshot(self) -> dict:
-        summary = {k: {f: v[f] for f in ("strategy_id", "genome_hash", "exploration_value", "dimensions",
-                                          "attempts", "passed", "failure_categories", "usage")}
+        summary = {k: {f: v.get(f) for f in ("strategy_id", "genome_hash", "generation", "sample",
+                                              "attempts", "passed", "failure_categories", "usage")}
                    for k, v in self.cache.items()}
         return {
             "generation": self.generation,
@@ -195,7 +205,8 @@ class Evolution:
 
     def run(self, generations: int) -> RunOutcome:
         self.restore()
-        self.bench = Workbench.build(self.config, self.run_dir, log=self.log, archive=None)
+        self.bench = Workbench.build(self.config, self.run_dir, log=self.log, archive=None,
+                                     candidates=self.candidates)
         self.archive = open_archive(self.config, self.run_dir)
         removed = self.archive.truncate_after(self.generation)
         if removed:
@@ -219,7 +230,7 @@ class Evolution:
 
     def _evaluate_local(self, job: dict) -> dict:
         return evaluate_strategy(Strategy.from_dict(job["strategy"]), self.bench.candidates,
-                                 self.bench.generator, eval_settings(self.config)).to_dict()
+                                 self.bench.generator, eval_settings(self.config), sample=job["generation"]).to_dict()
 
     def _offspring(self, generation: int) -> list[Strategy]:
         """Variation, journaled: a resumed run reuses the offspring (and their paid prompt
@@ -228,15 +239,24 @@ class Evolution:
         if path.is_file():
             data = json.loads(path.read_text(encoding="utf-8"))
             ckpt.restore_rng(self.rng, data["rng"])
+            self._add_usage(data.get("usage", {}))
             return [Strategy.from_dict(s) for s in data["offspring"]]
+        before = self.bench.llm.usage.to_dict()
         if generation == 1:
             e = self.config.evolution
             children = seed_strategies(list(e.strategy_types), e.population, generation=1)
         else:
             children = vary(self.toolbox, self.config, self.rng, self.population, generation)
+        after = self.bench.llm.usage.to_dict()
+        usage = {k: round(after[k] - before[k], 6) for k in self.usage if k in after}  # prompt-mutation calls
         ckpt.atomic_write_text(path, json.dumps({"offspring": [c.to_dict() for c in children],
-                                                 "rng": ckpt.rng_state(self.rng)}, sort_keys=True))
+                                                 "rng": ckpt.rng_state(self.rng), "usage": usage}, sort_keys=True))
+        self._add_usage(usage)
         return children
+
+    def _add_usage(self, usage: dict) -> None:
+        for key in self.usage:
+            self.usage[key] = round(self.usage[key] + usage.get(key, 0), 6)
 
     def _generation(self, generation: int, runner) -> bool:
         started = time.monotonic()
@@ -252,25 +272,30 @@ class Evolution:
             self.cache[result["genome_hash"]] = result
             self.journal.append(result)
             self.performed += 1
-            for key in self.usage:
-                self.usage[key] = round(self.usage[key] + result["usage"].get(key, 0), 6)
+            self._add_usage(result["usage"])
             self.on_progress({"event": "evaluated", "generation": generation, "strategy": result["strategy_id"],
-                              "exploration_value": result["exploration_value"], "tasks": result["attempts"],
-                              "passed": result["passed"], "usage": dict(self.usage)})
+                              "tasks": result["attempts"], "passed": result["passed"], "usage": dict(self.usage)})
         if any(ind.strategy.genome_hash() not in self.cache for ind in offspring):
             self.log(f"stopped during generation {generation}; finished evaluations are journaled")
             return False
-        for ind in offspring:
-            ind.assign(self.cache[ind.strategy.genome_hash()])
         self._archive_generation(generation, offspring)
         crash_point("after_archive", generation)
+        fixable, elsewhere = self._rescore(generation, offspring)
+        self._archive_strategies(generation, offspring)
         e = self.config.evolution
         self.population = offspring if generation == 1 else next_population(
             self.population, offspring, e.elitism, e.population)
-        self.hof.update(offspring)
+        candidates = list(self.hof) + offspring  # re-scored: rank them all against today's archive
+        self.hof.clear()
+        self.hof.update(candidates)
         self.hof_by_generation[str(generation)] = [i.hof_entry() for i in self.hof]
+        if elsewhere:
+            self.log(f"generation {generation}: {sum(elsewhere.values())} rejections a prompt cannot fix ("
+                     + ", ".join(f"{c} x{n}" for c, n in sorted(elsewhere.items()))
+                     + "): reported here, not fed to prompt mutation")
         record = {"gen": generation, "evals": len(todo), "seconds": round(time.monotonic() - started, 2),
                   "tasks": sum(self.cache[i.strategy.genome_hash()]["attempts"] for i in offspring),
+                  "failures": {"prompt_fixable": fixable, "not_prompt_fixable": elsewhere},
                   "usage": dict(self.usage), **make_stats().compile(self.population)}
         self.logbook.record(**record)
         self.history.append(record)
@@ -283,22 +308,73 @@ class Evolution:
                           "seconds": time.monotonic() - started, "usage": dict(self.usage)})
         return True
 
-    def _archive_generation(self, generation: int, offspring: list[Individual]) -> None:
-        seen = set()
+    def _fresh(self, generation: int, offspring: list[Individual]) -> list[str]:
+        """Genome hashes evaluated in this generation (not met before), in population order."""
+        fresh = []
         for ind in offspring:
-            record = self.cache[ind.strategy.genome_hash()]
-            if record["genome_hash"] in seen or record.get("generation") != generation:
-                continue  # evaluated (and archived) in an earlier generation
-            seen.add(record["genome_hash"])
-            tasks = [Task.from_dict(t) for t in record.get("tasks", [])]
+            key = ind.strategy.genome_hash()
+            if key not in fresh and self.cache[key].get("generation") == generation:
+                fresh.append(key)
+        return fresh
+
+    def _tasks_of(self, key: str) -> list[dict]:
+        """A genome's tasks after the bottom-quartile filter of the generation that executed it."""
+        generation = self.cache[key].get("generation")
+        if generation not in self._filtered:
+            batch = {k: r.get("tasks", []) for k, r in self.cache.items() if r.get("generation") == generation}
+            self._filtered[generation] = batch_filter(batch)
+        return self._filtered[generation][key]
+
+    def _archive_generation(self, generation: int, offspring: list[Individual]) -> None:
+        self._filtered.pop(generation, None)  # the batch is complete only now
+        for key in self._fresh(generation, offspring):
+            tasks = [Task.from_dict(t) for t in self._tasks_of(key)]
             passed = [t.to_dict() for t in tasks if t.passed]
             failures = [failure_row(t, layer) for t in tasks if (layer := t.failed_layer())]
             if passed:
                 self.archive.add_tasks(passed, generation=generation)
             if failures:
                 self.archive.add_failures(failures, generation=generation)
-            self.archive.add_strategy({**ind.strategy.to_dict(), "exploration_value": ind.exploration_value,
-                                       "dimensions": ind.dimensions}, generation=generation)
+
+    def _rescore(self, generation: int, offspring: list[Individual]) -> tuple[dict, dict]:
+        """Score offspring, population and hall of fame against the archive as it stands now;
+        returns this generation's rejection counts, prompt-fixable and not."""
+        settings = eval_settings(self.config)
+        archive_tasks = self.archive.count_passed()
+        scores: dict[str, dict] = {}
+        for ind in [*offspring, *self.population, *self.hof]:
+            key = ind.strategy.genome_hash()
+            if key not in scores:
+                score = score_tasks(self._tasks_of(key), settings, self.archive.novelty_of_tasks)
+                scores[key] = {"exploration_value": score.exploration_value, "dimensions": score.dimensions,
+                               "attempts": score.attempts, "passed": score.passed,
+                               "failure_categories": score.failure_categories, "novelties": score.novelties,
+                               "scored_at_generation": generation, "archive_tasks": archive_tasks}
+            ind.assign(scores[key])
+        ckpt.atomic_write_text(self.run_dir / "generations" / f"gen-{generation:04d}.scores.json",
+                               json.dumps(scores, sort_keys=True))
+        self.on_progress({"event": "scored", "generation": generation, "archive_tasks": archive_tasks,
+                          "strategies": [{"strategy": ind.strategy.id, **scores[ind.strategy.genome_hash()]}
+                                         for ind in offspring]})
+        fixable: dict[str, int] = {}
+        elsewhere: dict[str, int] = {}
+        for key in self._fresh(generation, offspring):
+            ok, other = route_failures(scores[key]["failure_categories"])
+            for category in ok:
+                fixable[category] = fixable.get(category, 0) + 1
+            for category in other:
+                elsewhere[category] = elsewhere.get(category, 0) + 1
+        return fixable, elsewhere
+
+    def _archive_strategies(self, generation: int, offspring: list[Individual]) -> None:
+        fresh = set(self._fresh(generation, offspring))
+        done = set()
+        for ind in offspring:
+            key = ind.strategy.genome_hash()
+            if key in fresh and key not in done:
+                done.add(key)
+                self.archive.add_strategy({**ind.strategy.to_dict(), "exploration_value": ind.exploration_value,
+                                           "dimensions": ind.dimensions}, generation=generation)
         self.archive.add_generation(generation, {"population": [i.strategy.id for i in offspring]})
 
 

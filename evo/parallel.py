@@ -36,7 +36,7 @@ def evaluate_job(job: dict) -> dict:
         bench.use_archive(open_archive(config, Path(job["run_dir"]), read_only=True))
         _WORKER["generation"] = job["generation"]
     evaluation = evaluate_strategy(Strategy.from_dict(job["strategy"]), bench.candidates, bench.generator,
-                                   eval_settings(config))
+                                   eval_settings(config), sample=job["generation"])
     return evaluation.to_dict()
 
 

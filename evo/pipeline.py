@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 from evo.config import Config
 from evo.runtime import Workbench, make_llm
 from fitness.strategy_eval import EvalSettings, evaluate_strategy
-from fitness.mining import MiningError, mine
+from fitness.mining import mine, mine_commits
 from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
 from fitness.synthesis import generate_synthetic
 from fitness.task import Task
@@ -32,12 +32,11 @@ def check_llm(config: Config) -> None:
 def generate_tasks(config: Config, repo: Path, strategy_type: str, n: int, commits: Sequence[str] = (),
                    progress: Callable[[Task], None] | None = None, log=print) -> GenerationResult:
     m = config.mining
-    candidates = mine(repo, since=m.since, until=m.until, max_source_files=m.max_source_files,
-                      min_message_chars=m.min_message_chars).candidates
-    if commits:
-        candidates = [c for c in candidates if any(c.sha.startswith(s) for s in commits)]
-        if not candidates:
-            raise MiningError(f"none of the commits {', '.join(commits)} is a mining candidate in {repo}")
+    if commits:  # named commits skip the history filters; one that cannot be a task says why
+        candidates = mine_commits(repo, commits, max_source_files=m.max_source_files).candidates
+    else:
+        candidates = mine(repo, since=m.since, until=m.until, max_source_files=m.max_source_files,
+                          min_message_chars=m.min_message_chars, max_commits=m.max_commits).candidates
     check_llm(config)
     bench = Workbench.build(config, None, log=log, candidates=candidates)
     try:
@@ -53,7 +52,9 @@ def generate_tasks(config: Config, repo: Path, strategy_type: str, n: int, commi
                                 weights=dict(config.fitness.weights))
         evaluation = evaluate_strategy(Strategy(stype, SEED_PROMPTS[stype][-1]), candidates, bench.generator,
                                        settings, progress=progress)
-        return GenerationResult([Task.from_dict(t) for t in evaluation.passed_tasks][:n], evaluation.attempts)
+        tried = [Task.from_dict(t) for t in evaluation.tasks]
+        bottom_quartile_filter(tried)  # SWE-MERA's filter over this call's judged batch
+        return GenerationResult([t for t in tried if t.passed][:n], evaluation.attempts)
     finally:
         bench.close()
 

@@ -1,8 +1,11 @@
-"""A static HTML report of a run folder: PNG plots, tables, hall of fame, leaderboard. No network."""
+"""A static HTML report of a run folder: PNG plots, tables, hall of fame with lineage, leaderboard,
+and a task browser (one page per kept task under `report/tasks/`). No network, no script but the
+leaderboard's month filter."""
 from __future__ import annotations
 
 import html
 import json
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -10,8 +13,10 @@ import matplotlib
 
 matplotlib.use("Agg")  # headless: files only, never a display
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from evo.checkpoint import load_latest  # noqa: E402
+from evo.lineage import ancestry, family  # noqa: E402
 from fitness.task import LAYERS  # noqa: E402
 
 DIMENSIONS = ("quality", "novelty", "difficulty_coverage", "skill_diversity", "evolution_potential")
@@ -94,10 +99,44 @@ def funnel(tasks: list[dict]) -> dict[str, int]:
     counts = {layer: 0 for layer in LAYERS}
     counts["kept"] = 0
     for task in tasks:
-        stopped = next((layer for layer in LAYERS if layer in task.get("validation", {})
-                        and not task["validation"][layer].get("passed")), None)
-        counts[stopped or "kept"] += 1
+        counts[stopping_layer(task) or "kept"] += 1
     return counts
+
+
+def stopping_layer(task: dict) -> str | None:
+    return next((layer for layer in LAYERS if layer in task.get("validation", {})
+                 and not task["validation"][layer].get("passed")), None)
+
+
+def funnel_by_reason(tasks: list[dict]) -> list[tuple[str, str, int]]:
+    """(layer, reason, tasks) for every rejected task, in layer order, most frequent reason first.
+
+    The reason is the layer's failure category (leakage, quality, flaky, ...), so a layer that
+    rejects for several reasons shows each one."""
+    counts: Counter = Counter()
+    for task in tasks:
+        layer = stopping_layer(task)
+        if layer:
+            counts[(layer, task["validation"][layer].get("category") or "other")] += 1
+    return sorted(((layer, reason, n) for (layer, reason), n in counts.items()),
+                  key=lambda row: (LAYERS.index(row[0]), -row[2], row[1]))
+
+
+def kept_tasks(tasks: list[dict]) -> list[dict]:
+    """Tasks that passed every layer, once each (an id evaluated twice keeps its first record)."""
+    seen: dict[str, dict] = {}
+    for task in tasks:
+        if _passed(task):
+            seen.setdefault(task.get("instance_id", ""), task)
+    return list(seen.values())
+
+
+def best_so_far(series_ev: list[tuple[int, float, float]]) -> list[tuple[int, float]]:
+    best, points = float("-inf"), []
+    for gen, _avg, top in series_ev:
+        best = max(best, top)
+        points.append((gen, best))
+    return points
 
 
 def usage_per_generation(evaluations: list[dict]) -> list[tuple[int, int, float]]:
@@ -134,11 +173,19 @@ def _save(fig, path: Path) -> str:
 
 def plot_dimensions(series: dict, out: Path) -> str:
     fig, ax = plt.subplots(figsize=(7, 4))
+    ev = series.get("exploration_value", [])
+    if ev:
+        best = best_so_far(ev)
+        ax.plot([p[0] for p in best], [p[1] for p in best], color="black", linestyle="--", linewidth=2.5,
+                label="best EV so far")
     for name, points in series.items():
         if points:
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=f"{name} (avg)",
-                    linewidth=2.5 if name == "exploration_value" else 1.2)
+            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o",
+                    label="mean EV" if name == "exploration_value" else f"{name} (mean)",
+                    linewidth=2.5 if name == "exploration_value" else 1.0,
+                    alpha=1.0 if name == "exploration_value" else 0.6)
     ax.set(xlabel="generation", ylabel="value", title="Exploration value and dimensions per generation", ylim=(0, 1.05))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # generations are whole numbers
     if any(series.values()):
         ax.legend(fontsize=7)
     return _save(fig, out / "dimensions.png")
@@ -151,6 +198,7 @@ def plot_novelty(rows: list, out: Path) -> str:
         ax.annotate(f"g{gen}", (size, value), fontsize=7)
     ax.set(xlabel="tasks archived before the generation", ylabel="mean novelty of kept tasks",
            title="Novelty against archive size")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     return _save(fig, out / "novelty.png")
 
 
@@ -164,6 +212,7 @@ def plot_strategy_mix(mix: dict, out: Path) -> str:
         ax.bar([str(g) for g in gens], values, bottom=bottom, label=stype)
         bottom = [b + v for b, v in zip(bottom, values)]
     ax.set(xlabel="generation", ylabel="strategies evaluated", title="Strategy types per generation")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     if types:
         ax.legend(fontsize=7)
     return _save(fig, out / "strategy_mix.png")
@@ -173,24 +222,70 @@ def plot_difficulty(tasks: list[dict], out: Path) -> str:
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.hist([t.get("difficulty", 0.0) for t in tasks if _passed(t)], bins=10, range=(0, 1))
     ax.set(xlabel="difficulty", ylabel="kept tasks", title="Difficulty of kept tasks")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     return _save(fig, out / "difficulty.png")
 
 
-def plot_funnel(counts: dict, out: Path) -> str:
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.bar(list(counts), list(counts.values()))
-    ax.set(ylabel="tasks", title="Where generated tasks stopped")
+def plot_funnel(counts: dict, reasons: list[tuple[str, str, int]], out: Path) -> str:
+    """Tasks stopped per layer, each bar split by the reason the layer gave."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    names = list(counts)
+    bottom = [0] * len(names)
+    for reason in sorted({r for _, r, _ in reasons}):
+        values = [sum(n for layer, r, n in reasons if layer == name and r == reason) for name in names]
+        ax.bar(names, values, bottom=bottom, label=reason)
+        bottom = [b + v for b, v in zip(bottom, values)]
+    ax.bar(names, [counts["kept"] if name == "kept" else 0 for name in names], bottom=bottom, color="#4a4",
+           label="kept")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set(ylabel="tasks", title="Where generated tasks stopped, and why")
+    ax.legend(fontsize=7)
     return _save(fig, out / "funnel.png")
 
 
 def plot_usage(rows: list, out: Path) -> str:
+    """Tokens per generation; the cost line only when the model cost something (not the offline provider)."""
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.bar([str(r[0]) for r in rows], [r[1] for r in rows])
-    ax.set(xlabel="generation", ylabel="LLM tokens", title="LLM tokens (bars) and cost (line) per generation")
-    twin = ax.twinx()
-    twin.plot([str(r[0]) for r in rows], [r[2] for r in rows], color="black", marker="o")
-    twin.set_ylabel("cost (USD)")
+    has_cost = any(r[2] > 0 for r in rows)
+    ax.set(xlabel="generation", ylabel="LLM tokens",
+           title="LLM tokens (bars) and cost (line) per generation" if has_cost else "LLM tokens per generation")
+    if has_cost:
+        twin = ax.twinx()
+        twin.plot([str(r[0]) for r in rows], [r[2] for r in rows], color="black", marker="o")
+        twin.set_ylabel("cost (USD)")
     return _save(fig, out / "usage.png")
+
+
+def plot_lineage(nodes: dict[str, dict], hof_ids: list[str], out: Path) -> str:
+    """Every hall-of-fame strategy and all its ancestors: one column per generation, arrows from
+    parent to child; hall-of-fame entries in gold, seeds as squares."""
+    shown = {node["id"]: node for sid in hof_ids for _, node, _ in ancestry(nodes, sid)}
+    # one row per strategy, in walk order (ancestors right under their descendant), so no arrow
+    # runs through another strategy's marker
+    where = {sid: (node["generation"], -row) for row, (sid, node) in enumerate(shown.items())}
+    columns = {node["generation"] for node in shown.values()}
+    height = max(len(shown), 1)
+    fig, ax = plt.subplots(figsize=(max(5, 2.2 * len(columns)), min(12, max(2.5, 0.55 * height + 1.2))))
+    for sid, node in shown.items():
+        for parent in node["parents"]:
+            if parent in where:
+                ax.annotate("", xy=where[sid], xytext=where[parent],
+                            arrowprops={"arrowstyle": "->", "color": "#888", "shrinkA": 9, "shrinkB": 9})
+    for sid, (x, y) in where.items():
+        node = shown[sid]
+        ax.scatter([x], [y], s=140, marker="s" if not node["parents"] else "o", zorder=3,
+                   color="#e0a800" if sid in hof_ids else "#bbb", edgecolors="black")
+        ev = node.get("exploration_value")
+        ax.annotate(f"{sid[:8]} {node['operator']}" + (f", EV {ev:.2f}" if isinstance(ev, (int, float)) else ""),
+                    (x, y), xytext=(10, 0), textcoords="offset points", va="center", fontsize=7)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_yticks([])
+    ax.set_ylim(-height + 0.4, 0.6)
+    if columns:
+        ax.set_xlim(min(columns) - 0.3, max(columns) + 0.9)  # room for the labels right of the markers
+    ax.set(xlabel="generation", title="Lineage of the hall of fame (gold), back to the seeds (squares)")
+    return _save(fig, out / "lineage.png")
 
 
 # ------------------------------------------------------------------ HTML
@@ -202,15 +297,108 @@ def _table(headers: list[str], rows: list[list], row_attrs: list[str] | None = N
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _hof_html(entries: list[dict]) -> str:
+def _lineage_html(nodes: dict[str, dict], sid: str) -> str:
+    """The ancestry of one strategy as nested lists: each node's parents under it, down to the seeds."""
+    parts, depth_open = [], -1
+    for depth, node, seen in ancestry(nodes, sid):
+        while depth_open >= depth:
+            parts.append("</li></ul>")
+            depth_open -= 1
+        ev = node.get("exploration_value")
+        parts.append(f'<ul class="lineage"><li><code>{html.escape(node["id"])}</code> generation {node["generation"]}, '
+                     f'{html.escape(node["operator"] or "unknown")}'
+                     + (f", EV {ev:.3f}" if isinstance(ev, (int, float)) else "")
+                     + (" (shown above)" if seen else "") + ("" if node["parents"] or seen else " &mdash; a seed"))
+        depth_open = depth
+    parts.extend("</li></ul>" for _ in range(depth_open + 1))
+    return "".join(parts)
+
+
+def _hof_html(entries: list[dict], nodes: dict[str, dict]) -> str:
     parts = []
     for rank, e in enumerate(entries, 1):
-        lineage = " &larr; ".join(html.escape(p) for p in e.get("parents", [])) or "seed"
         parts.append(f"<details><summary>#{rank} {html.escape(e['id'])} ({html.escape(e['strategy_type'])}) "
                      f"EV {e['exploration_value']:.3f}, generation {e.get('generation', '?')}, "
-                     f"operator {html.escape(str(e.get('operator', '')))}, parents: {lineage}</summary>"
-                     f"<pre>{html.escape(e.get('prompt', ''))}</pre></details>")
+                     f"operator {html.escape(str(e.get('operator', '')))}</summary>"
+                     f"<pre>{html.escape(e.get('prompt', ''))}</pre>"
+                     f"<p>Lineage, back to the seeds:</p>{_lineage_html(nodes, e['id'])}</details>")
     return "\n".join(parts) or "<p>No hall of fame yet.</p>"
+
+
+def task_page_name(instance_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", instance_id) + ".html"
+
+
+def _diff_html(patch: str) -> str:
+    lines = []
+    for line in (patch or "").splitlines():
+        kind = ("file" if line.startswith(("diff --git", "+++", "---")) else "add" if line.startswith("+")
+                else "del" if line.startswith("-") else "hunk" if line.startswith("@@") else "")
+        lines.append(f'<span class="{kind}">{html.escape(line)}</span>' if kind else html.escape(line))
+    return '<pre class="diff">' + "\n".join(lines) + "</pre>" if lines else "<p>(empty)</p>"
+
+
+def _tests_html(tests: list[str]) -> str:
+    return "<ul>" + "".join(f"<li><code>{html.escape(t)}</code></li>" for t in tests) + "</ul>" if tests else "<p>none</p>"
+
+
+def task_page(task: dict, run_name: str) -> str:
+    """One kept task: its statement, patches, tests and every layer's verdict with its reason."""
+    tid = task.get("instance_id", "")
+    validation = task.get("validation", {})
+    verdicts = [[layer, "passed" if validation[layer].get("passed") else "rejected",
+                 f"{float(validation[layer].get('score', 0.0)):.2f}", validation[layer].get("reason", "")]
+                for layer in LAYERS if layer in validation]
+    gen = task.get("generation") or {}
+    facts = [["repo", task.get("repo", "")], ["base commit (fixed state)", task.get("base_commit", "")],
+             ["created at", task.get("created_at", "")],
+             ["strategy", f"{task.get('strategy_id', '')} ({task.get('strategy_type', '')})"],
+             ["difficulty", f"{float(task.get('difficulty', 0.0)):.2f} ({task.get('difficulty_level', '')})"],
+             ["domain", task.get("domain", "")], ["skills", ", ".join(task.get("skills") or [])],
+             ["model", gen.get("model", "")], ["environment", task.get("image", "")]]
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(tid)}</title>
+<style>{STYLE}</style></head><body>
+<p><a href="../index.html#tasks">&larr; all kept tasks of run {html.escape(run_name)}</a></p>
+<h1>{html.escape(tid)}</h1>
+{_table(["", ""], facts)}
+<h2>Problem statement</h2><pre class="statement">{html.escape(task.get("problem_statement", ""))}</pre>
+<h2>Validation</h2>{_table(["layer", "verdict", "score", "reason"], verdicts)}
+<h2>FAIL_TO_PASS ({len(task.get("FAIL_TO_PASS") or [])})</h2>{_tests_html(task.get("FAIL_TO_PASS") or [])}
+<h2>PASS_TO_PASS ({len(task.get("PASS_TO_PASS") or [])})</h2>{_tests_html(task.get("PASS_TO_PASS") or [])}
+<h2>Bug patch (turns the fixed state into the one the agent sees)</h2>{_diff_html(task.get("bug_patch", ""))}
+<h2>Gold patch</h2>{_diff_html(task.get("patch", ""))}
+<h2>Test patch (withheld from the agent)</h2>{_diff_html(task.get("test_patch", ""))}
+</body></html>
+"""
+
+
+def write_task_pages(kept: list[dict], out: Path, run_name: str) -> dict[str, str]:
+    """report/tasks/<id>.html per kept task; returns instance_id -> page path relative to the report."""
+    folder = out / "tasks"
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob("*.html"):
+        stale.unlink()
+    pages: dict[str, str] = {}
+    for task in kept:
+        name = task_page_name(task.get("instance_id", ""))
+        (folder / name).write_text(task_page(task, run_name), encoding="utf-8")
+        pages[task.get("instance_id", "")] = f"tasks/{name}"
+    return pages
+
+
+def _task_index_html(kept: list[dict], pages: dict[str, str]) -> str:
+    if not kept:
+        return "<p>No task passed every layer yet.</p>"
+    rows = "".join(
+        f'<tr><td><a href="{html.escape(pages[t.get("instance_id", "")])}">{html.escape(t.get("instance_id", ""))}</a></td>'
+        f'<td>{html.escape(t.get("repo", ""))}</td><td>{html.escape(t.get("strategy_type", ""))}</td>'
+        f'<td>{html.escape(t.get("difficulty_level", ""))}</td><td>{len(t.get("FAIL_TO_PASS") or [])}</td>'
+        f'<td>{len(t.get("PASS_TO_PASS") or [])}</td>'
+        f'<td>{html.escape((t.get("problem_statement", "").strip().splitlines() or [""])[0][:90])}</td></tr>'
+        for t in kept)
+    return ("<table><thead><tr><th>task</th><th>repo</th><th>type</th><th>difficulty</th><th>F2P</th><th>P2P</th>"
+            f"<th>statement</th></tr></thead><tbody>{rows}</tbody></table>")
 
 
 def _leaderboard_html(documents: list[dict]) -> str:
@@ -235,13 +423,19 @@ def _leaderboard_html(documents: list[dict]) -> str:
 
 STYLE = ("body{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}"
          "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;font-size:90%}"
-         "img{max-width:100%;border:1px solid #eee}pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}")
+         "img{max-width:100%;border:1px solid #eee}pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}"
+         "pre.diff .add{color:#064;background:#e6ffec}pre.diff .del{color:#900;background:#ffebe9}"
+         "pre.diff .hunk{color:#555}pre.diff .file{font-weight:bold}ul.lineage{margin:0 0 0 1.2em;padding:0}")
 
 
 def build_report(run_dir: Path) -> Path:
     """Write RUN_DIR/report/index.html and its PNGs; returns the HTML path."""
     run_dir = Path(run_dir)
     state = load_latest(run_dir, log=lambda _m: None) if run_dir.is_dir() else None
+    if not run_dir.exists():
+        raise ReportError(f"run folder {run_dir} does not exist")
+    if state is None and (run_dir / "experiment.json").is_file():
+        return build_experiment_report(run_dir)
     if state is None:
         raise ReportError(f"{run_dir} has no checkpoint yet (is it a SEBGen run folder?)")
     out = run_dir / "report"
@@ -252,23 +446,30 @@ def build_report(run_dir: Path) -> Path:
     novelty_rows = novelty_vs_archive(evaluations)
     mix = strategy_mix(evaluations)
     counts = funnel(tasks)
+    reasons = funnel_by_reason(tasks)
     usage = usage_per_generation(evaluations)
+    hof = state.get("hof_by_generation", {}).get(str(state["generation"]), [])
+    nodes = family(run_dir)
     images = {"dimensions": plot_dimensions(series, out), "novelty": plot_novelty(novelty_rows, out),
               "strategy_mix": plot_strategy_mix(mix, out), "difficulty": plot_difficulty(tasks, out),
-              "funnel": plot_funnel(counts, out), "usage": plot_usage(usage, out)}
+              "funnel": plot_funnel(counts, reasons, out), "usage": plot_usage(usage, out),
+              "lineage": plot_lineage(nodes, [e["id"] for e in hof], out)}
     gens = sorted({g for points in series.values() for g, _, _ in points})
     dim_rows = [[g] + [f"{dict((p[0], p[1]) for p in series[n]).get(g, 0.0):.3f}" for n in series] for g in gens]
-    kept = [t for t in tasks if _passed(t)]
+    kept = kept_tasks(tasks)
+    pages = write_task_pages(kept, out, run_dir.name)
     level_counts = Counter(t.get("difficulty_level", "") or "unknown" for t in kept)
-    hof = state.get("hof_by_generation", {}).get(str(state["generation"]), [])
+    best = best_so_far(series.get("exploration_value", []))
     img = (lambda key, alt: f'<img src="{images[key]}" alt="{html.escape(alt)}">')
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>SEBGen run {html.escape(run_dir.name)}</title>
 <style>{STYLE}</style></head><body>
 <h1>SEBGen run {html.escape(run_dir.name)}</h1>
-<p>{state['generation']} generations, {len(evaluations)} evaluations, {len(tasks)} generated tasks, {len(kept)} kept.</p>
+<p>{state['generation']} generations, {len(evaluations)} evaluations, {len(tasks)} generated tasks,
+<a href="#tasks">{len(kept)} kept</a>.</p>
 <h2>Exploration value and dimensions</h2>{img('dimensions', 'EV and dimensions per generation')}
-{_table(['generation'] + list(series), dim_rows)}
+{_table(['generation', 'best EV so far'] + list(series),
+        [[row[0], f'{dict(best).get(row[0], 0.0):.3f}'] + row[1:] for row in dim_rows])}
 <h2>Novelty against archive size</h2>{img('novelty', 'novelty against archive size')}
 {_table(['generation', 'archived before', 'mean novelty'], [[g, s, f'{v:.3f}'] for g, s, v in novelty_rows])}
 <h2>Strategy types per generation</h2>{img('strategy_mix', 'strategy type mix')}
@@ -277,10 +478,46 @@ def build_report(run_dir: Path) -> Path:
 {_table(['level', 'kept tasks'], [[lvl, level_counts.get(lvl, 0)] for lvl in LEVELS])}
 <h2>Validation funnel</h2>{img('funnel', 'validation funnel')}
 {_table(['stopped at', 'tasks'], [[k, v] for k, v in counts.items()])}
+{_table(['stopped at', 'reason', 'tasks'], [list(row) for row in reasons])}
 <h2>LLM tokens and cost</h2>{img('usage', 'LLM usage per generation')}
 {_table(['generation', 'tokens', 'cost (USD)'], [[g, t, f'{c:.4f}'] for g, t, c in usage])}
-<h2>Hall of fame</h2>{_hof_html(hof)}
+<h2>Hall of fame</h2>{_hof_html(hof, nodes)}
+<h2>Lineage</h2>{img('lineage', 'lineage of the hall of fame back to the seeds')}
+<h2 id="tasks">Kept tasks</h2>{_task_index_html(kept, pages)}
 <h2>Leaderboard</h2>{_leaderboard_html(read_results(run_dir))}
+</body></html>
+"""
+    index = out / "index.html"
+    index.write_text(page, encoding="utf-8")
+    return index
+
+
+def build_experiment_report(exp_dir: Path) -> Path:
+    """EXP_DIR/report/index.html for `sebgen experiment`: per arm and metric, mean with 95% CI."""
+    exp_dir = Path(exp_dir)
+    doc = json.loads((exp_dir / "experiment.json").read_text(encoding="utf-8"))
+    arms, metrics = list(doc["arms"]), list(next(iter(doc["arms"].values())))
+    out = exp_dir / "report"
+    out.mkdir(parents=True, exist_ok=True)
+    fig, axes = plt.subplots(1, len(metrics), figsize=(3 * len(metrics), 3.4))
+    for ax, metric in zip(axes, metrics):
+        cis = [doc["arms"][arm][metric] for arm in arms]
+        ax.bar(range(len(arms)), [c["mean"] for c in cis], color=["#999", "#2a7", "#58c"][:len(arms)],
+               yerr=[[c["mean"] - c["low"] for c in cis], [c["high"] - c["mean"] for c in cis]], capsize=4)
+        ax.set_xticks(range(len(arms)), [a.replace("_", "\n") for a in arms], fontsize=7)
+        ax.set_title(metric.replace("_", " "), fontsize=9)
+    image = _save(fig, out / "experiment.png")
+    rows = [[arm] + [f"{doc['arms'][arm][m]['mean']:.3f} [{doc['arms'][arm][m]['low']:.3f}, "
+                     f"{doc['arms'][arm][m]['high']:.3f}]" for m in metrics] for arm in arms]
+    page = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>SEBGen experiment {html.escape(exp_dir.name)}</title>
+<style>{STYLE}</style></head><body>
+<h1>Evolution gain on held-out commits</h1>
+<p>{doc['split']['train']} training commits, {doc['split']['heldout']} held-out; {doc['heldout_calls_per_arm']}
+generation calls per arm; {len(doc['per_seed'])} seeds. Bars: mean, whiskers: 95% t-interval over seeds.</p>
+<img src="{image}" alt="per arm: kept rate, leak rate, judge quality, difficulty coverage, EV">
+{_table(['arm'] + metrics, rows)}
+<p>{html.escape(doc['verdict'])}</p>
 </body></html>
 """
     index = out / "index.html"

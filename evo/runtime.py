@@ -51,7 +51,17 @@ def make_sandbox(config: Config, log=print):
     limits = Limits(timeout_s=s.timeout_s, memory_mb=s.memory_mb, cpus=s.cpus, pids=s.pids)
     install = {name: recipe.model_dump(exclude_none=True) for name, recipe in s.install.items()}
     return make_backend(s.backend, limits=limits, base_image=s.base_image,
-                        offline_base_image=s.offline_base_image, install=install, log=log)
+                        offline_base_image=s.offline_base_image, install=install, log=log,
+                        setup_attempts=s.setup_attempts, advisor=recipe_advisor(config))
+
+
+def recipe_advisor(config: Config):
+    """Asks the configured model for an install recipe from a log; None with the offline model
+    (its answers are canned, so the repair loop keeps to its rules)."""
+    if config.llm.model.startswith("offline/") or config.llm.mock_response is not None:
+        return None
+    client = make_llm(config)
+    return lambda prompt: client.complete_json(prompt, temperature=0.0, max_tokens=400)[0]
 
 
 def open_archive(config: Config, run_dir: Path | None, read_only: bool = False):

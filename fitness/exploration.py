@@ -8,9 +8,14 @@ D  share of the difficulty bins (equal-width over 0..1) hit by the passed tasks.
 S  skill diversity: half the share of the seven domains covered, half the number of distinct
    skills over `skill_norm`, capped at 1.
 E  evolution potential: 0.20 when the pass rate exceeds 90% (little headroom); otherwise
-   0.20 + 0.60 x the share of the dominant failure category, so a strategy whose failures all
-   share one category (a clear, fixable pattern) scores 0.80 and scattered failures score less.
-   No attempts at all scores 0.20.
+   0.20 + 0.60 x the share of attempts that failed in the dominant *prompt-fixable* category,
+   so a strategy whose attempts all fail one way a prompt can fix (say, leakage) scores 0.80,
+   a strategy that mostly succeeds or fails for reasons outside the prompt (environment,
+   build, no fail-to-pass test, flaky, timeout) scores near 0.20. No attempts scores 0.20.
+
+Failure routing (DESIGN §6): each rejection category is either prompt-fixable or an
+environment matter. Only the prompt-fixable ones count for E and are shown to prompt
+mutation; the others are reported per generation (and are the environment repair's job).
 """
 from __future__ import annotations
 
@@ -21,6 +26,21 @@ DEFAULT_WEIGHTS = {"quality": 0.30, "novelty": 0.20, "difficulty_coverage": 0.15
                    "skill_diversity": 0.15, "evolution_potential": 0.20}
 DIMENSIONS = tuple(DEFAULT_WEIGHTS)
 N_DOMAINS = 7
+
+# What a better prompt can fix: the statement leaks, is judged poor or vague, repeats an
+# archived task, or the answer was not the JSON asked for (llm_error, schema after writing).
+PROMPT_FIXABLE = frozenset({"leakage", "judge_reject", "vague_statement", "duplicate", "llm_error"})
+# What no prompt can fix: the commit, its environment or its tests.
+ENVIRONMENT = frozenset({"schema", "compile_error", "patch_error", "build_error", "no_f2p", "flaky", "timeout"})
+
+
+def prompt_fixable(category: str) -> bool:
+    return category in PROMPT_FIXABLE
+
+
+def route_failures(categories: list[str]) -> tuple[list[str], list[str]]:
+    """(prompt-fixable, everything else), order kept."""
+    return [c for c in categories if prompt_fixable(c)], [c for c in categories if not prompt_fixable(c)]
 
 
 @dataclass
@@ -56,9 +76,10 @@ def skill_diversity(domains: list[str], skills: list[list[str]], skill_norm: int
 def evolution_potential(attempts: int, passed: int, failure_categories: list[str]) -> float:
     if attempts == 0:
         return 0.20
-    if passed / attempts > 0.9 or not failure_categories:
+    fixable, _ = route_failures(failure_categories)
+    if passed / attempts > 0.9 or not fixable:
         return 0.20
-    dominant = Counter(failure_categories).most_common(1)[0][1] / len(failure_categories)
+    dominant = Counter(fixable).most_common(1)[0][1] / attempts
     return 0.20 + 0.60 * dominant
 
 

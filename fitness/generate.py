@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import git
+from unidiff import PatchSet, UnidiffParseError
 
 from fitness.difficulty import DifficultyInput, difficulty
 from fitness.hybrid import hybrid_partner, hybrid_skeleton, merge_candidates
-from llm import LLMClient, LLMError
-from fitness.mining import Candidate, diff_text, mine
+from llm import LLMClient, LLMError, patch_added_lines
+from fitness.mining import Candidate, diff_text, instance_prefix, mine
 from fitness.prompt import generation_prompt, render_instructions
 from fitness.skills import tag
 from fitness.strategy import Strategy, StrategyType
@@ -134,12 +136,12 @@ def pick_candidates(candidates: list[Candidate], strategy_type: StrategyType) ->
 
 def skeleton(candidate: Candidate, strategy: Strategy) -> Task:
     repo = git.Repo(candidate.repo_path)
-    patch = diff_text(repo, candidate.parent, candidate.sha, candidate.source_files)
+    patch = diff_text(repo, candidate.parent, candidate.sha, candidate.fix_paths)
     return Task(
-        instance_id=f"{candidate.repo}__{strategy.strategy_type.value.lower()}-{candidate.sha[:8]}-{strategy.id[:6]}",
+        instance_id=f"{instance_prefix(candidate.repo)}__{strategy.strategy_type.value.lower()}-{candidate.sha[:8]}-{strategy.id[:6]}",
         repo=candidate.repo, base_commit=candidate.sha, patch=patch,
         test_patch=diff_text(repo, candidate.parent, candidate.sha, candidate.test_files),
-        bug_patch=diff_text(repo, candidate.sha, candidate.parent, candidate.source_files),
+        bug_patch=diff_text(repo, candidate.sha, candidate.parent, candidate.fix_paths),
         problem_statement="", strategy_type=strategy.strategy_type.value, strategy_id=strategy.id,
         created_at=candidate.created_at, repo_path=candidate.repo_path,
         generation={"touched_functions": candidate.touched_functions, "source_commit_subject": candidate.subject})
@@ -162,12 +164,21 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
         "repo": candidate.repo,
         "commit_subject": candidate.subject,
         "commit_body": candidate.body,
+        "pr_title": candidate.pr_title,  # the pull request that brought the commit in, if any
+        "pr_body": candidate.pr_body,
+        "issues": candidate.issues,
         "created_at": candidate.created_at,
         "touched_functions": signatures(sources, candidate.touched_functions),
-        "failing_tests": failing_tests(candidate, task.FAIL_TO_PASS),
-        "added_lines": [line[1:] for line in task.patch.splitlines()
-                        if line.startswith("+") and not line.startswith("+++") and line[1:].strip()],
+        "failing_tests": failing_tests(candidate, task.FAIL_TO_PASS, test_patch=task.test_patch),
+        "added_lines": [line for line in patch_added_lines(python_part(task.patch)) if line.strip()],
     }
+
+
+def python_part(patch: str) -> str:
+    """The file sections of a git diff that change Python files (the code a statement is about;
+    a changelog or data file in the gold patch is not)."""
+    sections = re.split(r"(?m)^(?=diff --git )", patch)
+    return "".join(s for s in sections if re.match(r"diff --git a/\S+\.py b/", s))
 
 
 def signatures(sources: dict[str, str], names: list[str]) -> list[dict]:
@@ -184,30 +195,73 @@ def signatures(sources: dict[str, str], names: list[str]) -> list[dict]:
     return found
 
 
-def failing_tests(candidate: Candidate, test_ids: list[str], per_test: int = 2) -> list[dict]:
+def failing_tests(candidate: Candidate, test_ids: list[str], per_test: int = 2, test_patch: str = "") -> list[dict]:
+    """Each failing test with its most telling checks: those on lines `test_patch` adds first
+    (the assertion the change made fail), then the others in source order."""
+    added = added_line_numbers(test_patch)
     out = []
     for test_id in test_ids:
         path, _, rest = test_id.partition("::")
         name = rest.split("::")[-1].split("[")[0]
         source = file_at(candidate.repo_path, candidate.sha, path)
-        out.append({"id": test_id, "assertion": " | ".join(assertions(source, name)[:per_test])})
+        found = assertions(source, name, lines=True)
+        found.sort(key=lambda item: (not (item[0] & added.get(path, set())), min(item[0], default=0)))
+        out.append({"id": test_id, "assertion": " | ".join(text for _, text in found[:per_test])})
     return out
 
 
-def assertions(source: str, function: str) -> list[str]:
+def added_line_numbers(patch: str) -> dict[str, set[int]]:
+    """File -> line numbers (in the new file) that a diff adds."""
+    out: dict[str, set[int]] = {}
+    try:
+        files = PatchSet(patch) if patch.strip() else []
+    except UnidiffParseError:
+        return out
+    for patched in files:
+        out[patched.path] = {line.target_line_no for hunk in patched for line in hunk if line.is_added}
+    return out
+
+
+def assertions(source: str, function: str, limit: int = 240, lines: bool = False) -> list:
+    """The checks of test `function`, each on one line: `assert ...` (its message included),
+    `with pytest.raises(...): <first statement>`, or a unittest `self.assert...(...)` call.
+    With `lines`, (set of source line numbers, text) pairs."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return []
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
-            found = []
-            for inner in ast.walk(node):
-                if isinstance(inner, (ast.Assert, ast.With)):
-                    segment = ast.get_source_segment(source, inner) or ""
-                    found.append(segment.splitlines()[0].strip())
-            return found
+            found = [(set(range(inner.lineno, (inner.end_lineno or inner.lineno) + 1)), _one_line(inner))
+                     for inner in ast.walk(node) if _is_check(inner)]
+            found = [(span, text) for span, text in found if text and len(text) <= limit]
+            return found if lines else [text for _, text in found]
     return []
+
+
+def _is_check(node: ast.AST) -> bool:
+    if isinstance(node, ast.Assert):
+        return True
+    if isinstance(node, ast.With):
+        return any(isinstance(i.context_expr, ast.Call) and _callee(i.context_expr).endswith(("raises", "Raises"))
+                   for i in node.items)
+    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+            and _callee(node.value).split(".")[-1].lstrip("_").startswith("assert"))
+
+
+def _callee(call: ast.Call) -> str:
+    try:
+        return ast.unparse(call.func)
+    except Exception:  # noqa: BLE001 - an exotic callee is simply not a check
+        return ""
+
+
+def _one_line(node: ast.AST) -> str:
+    if isinstance(node, ast.With):
+        head = ", ".join(ast.unparse(i.context_expr) for i in node.items)
+        first = ast.unparse(node.body[0]).splitlines()[0] if node.body else "pass"
+        return f"with {head}: {first}"
+    return " ".join(ast.unparse(node).split())
 
 
 def repo_context(candidate: Candidate) -> str:

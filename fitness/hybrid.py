@@ -10,7 +10,7 @@ from pathlib import Path
 
 import git
 
-from fitness.mining import Candidate, diff_text
+from fitness.mining import Candidate, diff_text, instance_prefix
 from fitness.strategy import Strategy
 from fitness.task import Task
 from sandbox import PatchError, apply_patch, export_tree
@@ -30,7 +30,7 @@ def hybrid_partner(candidate: Candidate, candidates: list[Candidate]) -> Candida
             and not set(c.source_files) & set(candidate.source_files)]
     for partner in sorted(pool, key=lambda c: (abs(order.index(c.sha) - here), order.index(c.sha))):
         first, later = _in_history_order(candidate, partner, order)
-        if _applies(later.repo_path, later.sha, _reverse_patches(first, later)):
+        if _applies(later.repo_path, later.sha, _reverse_patches(later, first)):
             return partner
     return None
 
@@ -40,13 +40,15 @@ def _in_history_order(a: Candidate, b: Candidate, order: list[str]) -> tuple[Can
 
 
 def _reverse_patches(*commits: Candidate) -> str:
+    # newest first: undoing the later change before the earlier one keeps a file both touched
+    # (a changelog, say) applicable
     repo = git.Repo(commits[0].repo_path)
-    return "".join(diff_text(repo, c.sha, c.parent, c.source_files) for c in commits)
+    return "".join(diff_text(repo, c.sha, c.parent, c.fix_paths) for c in commits)
 
 
 def _forward_patches(*commits: Candidate) -> str:
     repo = git.Repo(commits[0].repo_path)
-    return "".join(diff_text(repo, c.parent, c.sha, c.source_files) for c in commits)
+    return "".join(diff_text(repo, c.parent, c.sha, c.fix_paths) for c in commits)
 
 
 def _applies(repo_path: str, commit: str, patch: str) -> bool:
@@ -67,6 +69,7 @@ def merge_candidates(a: Candidate, b: Candidate) -> Candidate:
         repo=a.repo, repo_path=a.repo_path, sha=later.sha, parent=first.parent,
         subject=f"{first.subject}; {later.subject}", body=f"{first.body}\n\n{later.body}".strip(),
         created_at=later.created_at, source_files=sorted(set(a.source_files) | set(b.source_files)),
+        fix_files=sorted(set(a.fix_paths) | set(b.fix_paths)),
         test_files=sorted(set(a.test_files) | set(b.test_files)), kind="hybrid",
         added_functions=a.added_functions + b.added_functions,
         touched_functions=list(dict.fromkeys(a.touched_functions + b.touched_functions)))
@@ -79,10 +82,10 @@ def hybrid_skeleton(a: Candidate, b: Candidate, merged: Candidate, strategy: Str
     first, later = (a, b) if merged.parent == a.parent else (b, a)
     repo = git.Repo(merged.repo_path)
     return Task(
-        instance_id=f"{merged.repo}__hybrid-{first.sha[:8]}-{later.sha[:8]}-{strategy.id[:6]}",
+        instance_id=f"{instance_prefix(merged.repo)}__hybrid-{first.sha[:8]}-{later.sha[:8]}-{strategy.id[:6]}",
         repo=merged.repo, base_commit=later.sha, patch=_forward_patches(first, later),
         test_patch=diff_text(repo, first.parent, later.sha, merged.test_files),
-        bug_patch=_reverse_patches(first, later), problem_statement="",
+        bug_patch=_reverse_patches(later, first), problem_statement="",
         strategy_type=strategy.strategy_type.value, strategy_id=strategy.id, created_at=later.created_at,
         repo_path=merged.repo_path,
         generation={"touched_functions": merged.touched_functions, "source_commit_subject": merged.subject,

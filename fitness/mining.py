@@ -12,8 +12,13 @@ import re
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
+from typing import Sequence
 
 import git
+
+from fitness.history import (CommitRecord, History, PullRequest, first_parent_chain, pull_request_of,
+                             referenced_issues, trailing_number, walk)
+from sandbox import repo_name
 
 TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_test\.py$|(^|/)conftest\.py$")
 DOC_SUFFIXES = (".md", ".rst", ".txt", ".cfg", ".toml", ".ini", ".yaml", ".yml", ".json")
@@ -37,10 +42,28 @@ class Candidate:
     kind: str  # bug_fix | feature_add | refactor | other (a guess from message and diff)
     added_functions: list[str] = field(default_factory=list)
     touched_functions: list[str] = field(default_factory=list)
+    fix_files: list[str] = field(default_factory=list)  # every non-test file it changes (the gold patch)
+    pr_number: str = ""  # the pull request that brought it in, when a merge message names one
+    pr_title: str = ""  # its title and description, when they differ from the commit's own
+    pr_body: str = ""
+    merge: str = ""  # sha of that merge commit
+    issues: list[str] = field(default_factory=list)  # "#12" references in the messages
+    first_parent: bool = True  # on the branch's first-parent chain (False: from a merged branch)
 
     @property
     def message(self) -> str:
         return (self.subject + "\n\n" + self.body).strip()
+
+    @property
+    def fix_paths(self) -> list[str]:
+        """What the gold patch and its reversal (bug_patch) cover: every non-test change,
+        whatever the file type (data files, templates, extensions, config, docs)."""
+        return self.fix_files or self.source_files
+
+    @property
+    def description(self) -> str:
+        """Everything written about the change: the commit message and its pull request's."""
+        return "\n\n".join(t for t in (self.message, self.pr_title, self.pr_body) if t)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -80,14 +103,6 @@ def open_repo(path: str | Path) -> git.Repo:
     return repo
 
 
-def repo_name(repo: git.Repo) -> str:
-    return Path(repo.working_tree_dir or repo.git_dir).name
-
-
-def _commit_date(commit: git.Commit) -> datetime:
-    return datetime.fromtimestamp(commit.committed_date, tz=timezone.utc)
-
-
 def _parse_day(value: str | date | None) -> date | None:
     if value is None or isinstance(value, date):
         return value
@@ -123,29 +138,46 @@ def _functions_in_diff(diff_text: str) -> tuple[list[str], list[str]]:
 
 REFACTOR_WORDS = ("refactor", "rename", "extract", "restructure", "reorganis", "reorganiz")
 REFACTOR_VERBS = ("move", "split", "introduce", "inline")
-FEATURE_VERBS = ("add", "adds", "implement", "support", "provide", "expose", "allow", "offer")
+FEATURE_VERBS = ("add", "adds", "added", "implement", "implements", "support", "supports", "provide",
+                 "expose", "allow", "allows", "offer", "enable", "enables", "new")
+FIX_WORDS = re.compile(r"\b(fix(es|ed)?|bugs?|bugfix|regression|crash(es)?|broken|wrong|incorrect(ly)?|typo)\b")
+MERGE_SUBJECT = re.compile(r"^merge\b")
 
 
 def classify(subject: str, added_functions: list[str], shape: str = "") -> str:
     """A guess at the commit's kind from its subject's wording, its added functions and its
     diff shape (see `diff_shape`): a change that only renames or re-signs existing functions
-    is a refactor whatever its wording says."""
+    is a refactor whatever its wording says; an "Add ..." commit is a feature unless its
+    subject speaks of a fix; a subject that is still a bare merge line says nothing (other).
+    A behaviour change with silent wording is taken for a fix: its tests prove that existing
+    code behaved differently."""
     text = subject.lower()
-    first = text.split()[0] if text.split() else ""
+    words = re.findall(r"[a-z_]+", text)
+    first = words[0] if words else ""
+    if MERGE_SUBJECT.match(text):
+        return "other"
     if any(w in text for w in REFACTOR_WORDS) or (first in REFACTOR_VERBS and "bug" not in text):
         return "refactor"
     if shape == "restructure":
         return "refactor"
-    if added_functions and first in FEATURE_VERBS:
+    if first in FEATURE_VERBS and not FIX_WORDS.search(text):
+        return "feature_add"
+    if shape == "additive" and added_functions and not FIX_WORDS.search(text):
         return "feature_add"
     return "bug_fix"
 
 
-def _functions_of(source: str) -> dict[str, ast.AST]:
-    """Qualified name -> def node, for top-level functions and methods."""
+def _parse(source: str) -> ast.Module | None:
     try:
-        tree = ast.parse(source)
-    except SyntaxError:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _functions_of(source: str | ast.Module | None) -> dict[str, ast.AST]:
+    """Qualified name -> def node, for top-level functions and methods."""
+    tree = _parse(source) if isinstance(source, str) else source
+    if tree is None:
         return {}
     found: dict[str, ast.AST] = {}
     for node in tree.body:
@@ -197,12 +229,11 @@ def _identifiers(node: ast.AST) -> list[str]:
     return out
 
 
-def defined_names(source: str) -> set[str]:
+def defined_names(source: str | ast.Module | None) -> set[str]:
     """Names the file itself defines (assigned, parameters, defs, classes); imports excluded,
     so switching to another library call is never mistaken for a rename."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = _parse(source) if isinstance(source, str) else source
+    if tree is None:
         return set()
     names = set()
     for node in ast.walk(tree):
@@ -249,9 +280,17 @@ def diff_shape(old_sources: dict[str, str], new_sources: dict[str, str]) -> str:
     behaviour: some existing function's logic changes; additive: only new code."""
     changes = []
     for path in sorted(set(old_sources) & set(new_sources)):
-        old, new = _functions_of(old_sources[path]), _functions_of(new_sources[path])
-        old_defined, new_defined = defined_names(old_sources[path]), defined_names(new_sources[path])
-        changes += [function_change(old[n], new[n], old_defined, new_defined) for n in sorted(set(old) & set(new))]
+        old_text, new_text = old_sources[path], new_sources[path]
+        old_tree, new_tree = _parse(old_text), _parse(new_text)
+        old, new = _functions_of(old_tree), _functions_of(new_tree)
+        # a function whose source text is the same is unchanged: only the others need the AST
+        # comparison, and the names a file defines are read only when one does
+        old_lines, new_lines = old_text.splitlines(), new_text.splitlines()
+        edited = [n for n in sorted(set(old) & set(new))
+                  if old_lines[old[n].lineno - 1:old[n].end_lineno] != new_lines[new[n].lineno - 1:new[n].end_lineno]]
+        if edited:
+            old_defined, new_defined = defined_names(old_tree), defined_names(new_tree)
+            changes += [function_change(old[n], new[n], old_defined, new_defined) for n in edited]
     changed = [c for c in changes if c != "unchanged"]
     if not changed:
         return "additive"
@@ -260,10 +299,11 @@ def diff_shape(old_sources: dict[str, str], new_sources: dict[str, str]) -> str:
 
 def _sources_at(repo: git.Repo, sha: str, paths: list[str]) -> dict[str, str]:
     out = {}
+    tree = repo.commit(sha).tree  # read through GitPython's long-running cat-file: no process per file
     for path in paths:
         try:
-            out[path] = repo.git.show(f"{sha}:{path}")
-        except git.GitCommandError:  # file added or deleted by the commit
+            out[path] = tree[path].data_stream.read().decode("utf-8", errors="replace")
+        except KeyError:  # file added or deleted by the commit
             continue
     return out
 
@@ -276,52 +316,141 @@ def diff_text(repo: git.Repo, old: str, new: str, paths: list[str]) -> str:
     return out + "\n" if out and not out.endswith("\n") else out
 
 
+FUNNEL_STAGES = ("commits", "distinct_changes", "changes_source_and_tests", "small_enough",
+                 "message_length", "date_window")
+
+
 def mine(path: str | Path, *, since: str | date | None = None, until: str | date | None = None,
          max_source_files: int = 15, min_message_chars: int = 25, max_commits: int = 2000) -> MiningResult:
-    """Walk the history of HEAD (oldest first) and apply the filters, counting survivors."""
+    """Apply the filters to every commit reachable from HEAD (the newest `max_commits`, merged
+    pull-request branches included), oldest first, counting survivors.
+
+    A merge is a change of its own only when none of the commits it brought in changes source
+    and tests and its message describes a pull request (`distinct_changes`); otherwise its
+    change is already counted through those commits, which carry its title and description."""
     repo = open_repo(path)
     since_day, until_day = _parse_day(since), _parse_day(until)
-    name = repo_name(repo)
-    funnel = {"commits": 0, "changes_source_and_tests": 0, "small_enough": 0,
-              "message_length": 0, "date_window": 0}
+    records = walk(repo, max_count=max_commits)
+    history, on_chain = History(records), first_parent_chain(repo)
+    pulls = history.merged_by()
+    funnel = dict.fromkeys(FUNNEL_STAGES, 0)
     candidates: list[Candidate] = []
-    commits = list(repo.iter_commits("HEAD", max_count=max_commits, first_parent=True))[::-1]
     saw_tests = False
-    for commit in commits:
-        if not commit.parents:
-            saw_tests |= any(is_test_path(p) for p in _tree_paths(commit))
+    for record in records:
+        if not record.parents:
+            saw_tests |= any(is_test_path(p) for p in _tree_paths(repo.commit(record.sha)))
             continue
         funnel["commits"] += 1
-        parent = commit.parents[0]
-        changed = sorted(commit.stats.files.keys())
-        source = [p for p in changed if is_source_path(p)]
-        tests = [p for p in changed if is_test_path(p) and p.endswith(".py")]
+        source, tests = _split_files(record.files)
         saw_tests |= bool(tests)
+        if record.is_merge and not _merge_is_own_change(record, history):
+            continue
+        funnel["distinct_changes"] += 1
         if not source or not tests:
             continue
         funnel["changes_source_and_tests"] += 1
         if len(source) >= max_source_files:
             continue
         funnel["small_enough"] += 1
-        if len(commit.message.strip()) < min_message_chars:
+        candidate = _candidate(repo, record, pulls.get(record.sha), record.sha in on_chain)
+        if len(candidate.description) < min_message_chars:
             continue
         funnel["message_length"] += 1
-        day = _commit_date(commit).date()
+        day = datetime.fromtimestamp(record.committed, tz=timezone.utc).date()
         if (since_day and day < since_day) or (until_day and day > until_day):
             continue
         funnel["date_window"] += 1
-        src_diff = diff_text(repo, parent.hexsha, commit.hexsha, source)
-        added, touched = _functions_in_diff(src_diff)
-        subject, _, body = commit.message.strip().partition("\n")
-        candidates.append(Candidate(
-            repo=name, repo_path=str(Path(repo.working_tree_dir).resolve()), sha=commit.hexsha,
-            parent=parent.hexsha, subject=subject.strip(), body=body.strip(),
-            created_at=_commit_date(commit).isoformat(), source_files=source, test_files=tests,
-            kind=classify(subject, added, _shape_of(repo, parent.hexsha, commit.hexsha, source)),
-            added_functions=added, touched_functions=touched))
+        candidates.append(_classified(repo, candidate))
     if not saw_tests:
         raise MiningError(f"{path} has no tests: no commit touches a test file (tests/ or test_*.py)")
-    return MiningResult(repo=name, funnel=funnel, candidates=candidates)
+    return MiningResult(repo=candidates[0].repo if candidates else repo_name(path), funnel=funnel,
+                        candidates=candidates)
+
+
+def _merge_is_own_change(record: CommitRecord, history: History) -> bool:
+    if pull_request_of(record) is None:  # "Merge branch 'x'": nothing to say about its change
+        return False
+    inner = (history.records[history.index[sha]] for sha in history.brought_in(record.sha))
+    return not any(all(_split_files(r.files)) for r in inner if not r.is_merge)
+
+
+def mine_commits(path: str | Path, shas: Sequence[str], *, max_source_files: int = 15) -> MiningResult:
+    """Candidates for commits a user named: each must be in the repository, have a parent and
+    change source and tests in fewer than `max_source_files` source files; the message length,
+    the date window and the history window do not apply. A commit that cannot become a task
+    raises MiningError with one sentence saying why."""
+    repo = open_repo(path)
+    candidates = []
+    for given in shas:
+        sha = _resolve(repo, given, path)
+        records = walk(repo, "--ancestry-path", f"{sha}..HEAD") if _is_ancestor(repo, sha, "HEAD") else []
+        record = walk(repo, "-1", sha)[0]
+        if not record.parents:
+            raise MiningError(f"commit {given} is the first commit of {path}: it has no parent to compare with")
+        source, tests = _split_files(record.files)
+        if not tests:
+            raise MiningError(f"commit {given} changes no test file, so no test can show what it fixes")
+        if not source:
+            raise MiningError(f"commit {given} changes no source file (only tests or other files)")
+        if len(source) >= max_source_files:
+            raise MiningError(f"commit {given} is too large: it changes {len(source)} source files "
+                              f"(the limit is mining.max_source_files = {max_source_files})")
+        # within the commits descending from it, a merge brought it in when its second parent
+        # descends from it (or is it) and its first parent does not
+        pulls = History([record, *records]).merged_by()
+        candidate = _candidate(repo, record, pulls.get(sha), sha in first_parent_chain(repo))
+        candidates.append(_classified(repo, candidate))
+    return MiningResult(repo=repo_name(path), funnel={"commits": len(candidates)}, candidates=candidates)
+
+
+def _resolve(repo: git.Repo, given: str, path) -> str:
+    try:
+        return repo.git.rev_parse("--verify", "--quiet", f"{given}^{{commit}}")
+    except git.GitCommandError:
+        raise MiningError(f"commit {given} is not in the repository {path}") from None
+
+
+def _is_ancestor(repo: git.Repo, sha: str, of: str) -> bool:
+    try:
+        repo.git.merge_base("--is-ancestor", sha, of)
+    except git.GitCommandError:
+        return False
+    return True
+
+
+def _split_files(files: list[str]) -> tuple[list[str], list[str]]:
+    """(source files, test files) among changed paths."""
+    return ([p for p in files if is_source_path(p)],
+            [p for p in files if is_test_path(p) and p.endswith(".py")])
+
+
+def _candidate(repo: git.Repo, record: CommitRecord, pull: PullRequest | None, first_parent: bool) -> Candidate:
+    source, tests = _split_files(record.files)
+    subject, body = record.subject, record.body
+    if record.is_merge:
+        pull = pull_request_of(record) or pull
+    if record.is_merge and pull is not None:  # the pull request as a whole: its title is the subject
+        subject, body = pull.title, pull.body
+    pr_title = pull.title if pull and pull.title != subject else ""
+    pr_body = pull.body if pull and pull.body != body else ""
+    pr_number = pull.number if pull else trailing_number(record.subject)  # "Title (#12)": a squash merge
+    issues = referenced_issues(subject, body, pr_title, pr_body, exclude=pr_number)
+    return Candidate(
+        repo=repo_name(repo.working_tree_dir), repo_path=str(Path(repo.working_tree_dir).resolve()),
+        sha=record.sha, parent=record.parents[0], subject=subject, body=body,
+        created_at=datetime.fromtimestamp(record.committed, tz=timezone.utc).isoformat(),
+        source_files=source, test_files=tests, kind="",
+        fix_files=[p for p in record.files if not is_test_path(p)],
+        pr_number=pr_number, pr_title=pr_title, pr_body=pr_body, merge=pull.merge if pull else "",
+        issues=issues, first_parent=first_parent)
+
+
+def _classified(repo: git.Repo, candidate: Candidate) -> Candidate:
+    src_diff = diff_text(repo, candidate.parent, candidate.sha, candidate.source_files)
+    candidate.added_functions, candidate.touched_functions = _functions_in_diff(src_diff)
+    shape = _shape_of(repo, candidate.parent, candidate.sha, candidate.source_files)
+    candidate.kind = classify(candidate.subject, candidate.added_functions, shape)
+    return candidate
 
 
 def _shape_of(repo: git.Repo, old: str, new: str, paths: list[str]) -> str:
@@ -330,6 +459,11 @@ def _shape_of(repo: git.Repo, old: str, new: str, paths: list[str]) -> str:
 
 def _tree_paths(commit: git.Commit) -> list[str]:
     return [b.path for b in commit.tree.traverse() if b.type == "blob"]
+
+
+def instance_prefix(repo: str) -> str:
+    """A repo name as it starts a task id: `owner/name` becomes SWE-bench's `owner__name`."""
+    return repo.replace("/", "__")
 
 
 def candidate_key(candidate: Candidate) -> str:

@@ -45,6 +45,10 @@ def generation_prompt(*, instructions: str, context: dict, repo_context: str, di
                       examples: list[str]) -> str:
     example_text = "\n\n".join(f"Example {i + 1}:\n{e}" for i, e in enumerate(examples)) or "(none yet)"
     commit = f"{context['commit_subject']}\n\n{context.get('commit_body', '')}".strip()
+    if context.get("pr_title"):  # the pull request that merged it says what the change is for
+        commit += f"\n\nPull request: {context['pr_title']}\n{context.get('pr_body', '')}".rstrip()
+    if context.get("issues"):
+        commit += "\nReferences: " + ", ".join(context["issues"])
     sections = [
         instructions.strip(),
         fenced("Repository context", repo_context),

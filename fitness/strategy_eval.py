@@ -1,19 +1,26 @@
-"""Evaluating one strategy: pick commits, generate and validate tasks, score the batch.
+"""Evaluating strategies: execute one (pick commits, generate and validate tasks), score a batch.
 
-The result depends only on the genome, the seed and the archive as it stood at the start of
-the generation, never on evaluation order: this is what makes parallel evaluation, caching
-and resume give the same answer as a plain serial run.
+Execution and scoring are separate on purpose. Executing a strategy depends only on its
+genome, the run's seed and the generation's commit sample (common random numbers: every
+strategy of a generation draws from the same sample, so fitness differences come from the
+strategies, not from the commits they happened to get). Its result is what the evaluation
+cache keeps. Scoring depends on the batch and the archive: SWE-MERA's bottom-quartile filter
+runs over the generation's judged batch, and novelty is measured against the archive as it
+stands, leave-one-out, so it is recomputed whenever a score is shown and never cached.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import random
 from dataclasses import asdict, dataclass, field
+from typing import Callable
 
-from fitness.exploration import dimensions_of, exploration_value
+from fitness.exploration import dimensions_of, exploration_value, route_failures
 from fitness.generate import Generator, pick_candidates
 from fitness.mining import Candidate
 from fitness.strategy import Strategy
+from fitness.task import Task
 from fitness.validate import bottom_quartile_filter
 
 
@@ -29,10 +36,10 @@ class EvalSettings:
 
 @dataclass
 class Evaluation:
+    """What executing a strategy produced: tasks and their validation, no novelty, no EV."""
     strategy_id: str
     genome_hash: str
-    exploration_value: float
-    dimensions: dict
+    sample: int  # the generation whose commit sample was used
     attempts: int
     passed: int
     failure_categories: list[str]
@@ -44,47 +51,92 @@ class Evaluation:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Evaluation":
-        return cls(**data)
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
 
     @property
     def passed_tasks(self) -> list[dict]:
-        return [t for t in self.tasks if all(v.get("passed") for v in t["validation"].values())]
+        return kept_tasks(self.tasks)
 
 
-def commit_order(strategy: Strategy, candidates: list[Candidate], seed: int) -> list[Candidate]:
-    rng = random.Random(int(hashlib.sha256(f"{seed}:{strategy.genome_hash()}".encode()).hexdigest(), 16))
-    pool = sorted(pick_candidates(candidates, strategy.strategy_type), key=lambda c: (c.repo, c.sha))
+@dataclass
+class Score:
+    """A strategy's exploration value as of one archive state."""
+    exploration_value: float
+    dimensions: dict
+    attempts: int
+    passed: int
+    failure_categories: list[str]
+    novelties: dict  # instance_id -> novelty of each kept task
+
+    @property
+    def prompt_fixable(self) -> list[str]:
+        return route_failures(self.failure_categories)[0]
+
+
+def task_passed(task: dict) -> bool:
+    return bool(task.get("validation")) and all(v.get("passed") for v in task["validation"].values())
+
+
+def kept_tasks(tasks: list[dict]) -> list[dict]:
+    return [t for t in tasks if task_passed(t)]
+
+
+def failure_categories(tasks: list[dict]) -> list[str]:
+    return [failed[1].get("category") or "other" for t in tasks if (failed := Task.from_dict(t).failed_layer())]
+
+
+def commit_sample(candidates: list[Candidate], seed: int, sample: int) -> list[Candidate]:
+    """The generation's commit order, drawn from the run's seed and the generation number only."""
+    rng = random.Random(int(hashlib.sha256(f"{seed}:sample:{sample}".encode()).hexdigest(), 16))
+    pool = sorted(candidates, key=lambda c: (c.repo, c.sha))
     rng.shuffle(pool)
     return pool
 
 
+def commit_order(strategy: Strategy, candidates: list[Candidate], seed: int, sample: int = 1) -> list[Candidate]:
+    """The commits a strategy tries, in order: the sample's commits of its kinds. Strategies of
+    one type get the same list whatever their prompt or parameters."""
+    return pick_candidates(commit_sample(candidates, seed, sample), strategy.strategy_type)
+
+
 def evaluate_strategy(strategy: Strategy, candidates: list[Candidate], generator: Generator,
-                      settings: EvalSettings, progress=None) -> Evaluation:
-    """Try up to `oversample x N` commits and keep the first N that pass every layer."""
+                      settings: EvalSettings, progress=None, sample: int = 1) -> Evaluation:
+    """Try up to `oversample x N` commits of the sample and stop at N that pass every layer."""
     usage_before = generator.llm.usage.to_dict()
     budget = settings.tasks_per_strategy * settings.oversample
     tasks = []
-    for candidate in commit_order(strategy, candidates, settings.seed)[:budget]:
+    for candidate in commit_order(strategy, candidates, settings.seed, sample)[:budget]:
         task = generator.generate(candidate, strategy)
         tasks.append(task)
         if progress:
             progress(task)
         if sum(t.passed for t in tasks) >= settings.tasks_per_strategy:
             break
-    bottom_quartile_filter(tasks)
-    passed = [t for t in tasks if t.passed]
-    novelties = [generator.archive.task_novelty(t.to_dict()) if generator.archive is not None else 1.0
-                 for t in passed]
-    for task, value in zip(passed, novelties):
-        task.generation["novelty"] = round(value, 6)
-    categories = [failed[1].get("category") or "other" for t in tasks if (failed := t.failed_layer())]
-    dims = dimensions_of(attempts=len(tasks), passed_tasks=[t.to_dict() for t in passed],
-                         failure_categories=categories, novelties=novelties,
-                         bins=settings.difficulty_bins, skill_norm=settings.skill_norm)
+    records = [t.to_dict() for t in tasks]
     usage_after = generator.llm.usage.to_dict()
     return Evaluation(
-        strategy_id=strategy.id, genome_hash=strategy.genome_hash(),
-        exploration_value=exploration_value(dims, settings.weights or None),
-        dimensions=dims.to_dict(), attempts=len(tasks), passed=len(passed),
-        failure_categories=categories, tasks=[t.to_dict() for t in tasks],
+        strategy_id=strategy.id, genome_hash=strategy.genome_hash(), sample=sample, attempts=len(records),
+        passed=len(kept_tasks(records)), failure_categories=failure_categories(records), tasks=records,
         usage={k: round(usage_after[k] - usage_before[k], 6) for k in usage_after})
+
+
+def batch_filter(task_lists: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    """Copies of each strategy's tasks after SWE-MERA's bottom-quartile filter, run once over
+    the judged tasks of the whole batch (a generation), not per strategy."""
+    tasks = {key: [Task.from_dict(t) for t in copy.deepcopy(records)] for key, records in task_lists.items()}
+    bottom_quartile_filter([t for key in sorted(tasks) for t in tasks[key]])
+    return {key: [t.to_dict() for t in items] for key, items in tasks.items()}
+
+
+def score_tasks(tasks: list[dict], settings: EvalSettings,
+                novelty: Callable[[list[dict]], list[float]]) -> Score:
+    """Exploration value of a strategy's tasks; `novelty` measures kept tasks against a reference
+    (the archive as it stands, leave-one-out)."""
+    kept = kept_tasks(tasks)
+    novelties = [round(v, 6) for v in novelty(kept)] if kept else []
+    categories = failure_categories(tasks)
+    dims = dimensions_of(attempts=len(tasks), passed_tasks=kept, failure_categories=categories,
+                         novelties=novelties, bins=settings.difficulty_bins, skill_norm=settings.skill_norm)
+    return Score(exploration_value=exploration_value(dims, settings.weights or None), dimensions=dims.to_dict(),
+                 attempts=len(tasks), passed=len(kept), failure_categories=categories,
+                 novelties={t["instance_id"]: v for t, v in zip(kept, novelties)})

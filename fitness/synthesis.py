@@ -19,7 +19,8 @@ from pathlib import Path
 
 import git
 
-from fitness.mining import Candidate, is_source_path, open_repo, repo_name
+from fitness.mining import Candidate, instance_prefix, is_source_path, open_repo
+from sandbox import repo_name
 from fitness.task import Task
 
 STRATEGY_TYPE = "SYNTHETIC"
@@ -136,7 +137,7 @@ def synthesize(repo_path: str | Path, n: int, seed: int) -> list[Task]:
     FAIL_TO_PASS is empty until the functional layer runs the tests.
     """
     repo = open_repo(repo_path)
-    name, head = repo_name(repo), repo.head.commit
+    name, head = repo_name(repo_path), repo.head.commit
     sources = head_sources(repo)
     sites = [m for path in sorted(sources) for m in mutation_sites(path, sources[path])]
     random.Random(seed).shuffle(sites)
@@ -154,7 +155,7 @@ def _task(name: str, repo_path: str, head: git.Commit, mutation: Mutation, sourc
     bug_patch = unified_diff(mutation.path, source, mutated)
     key = hashlib.sha256(bug_patch.encode()).hexdigest()[:8]
     created = head.committed_datetime.isoformat()
-    return Task(instance_id=f"{name}__synthetic-{mutation.operator}-{key}", repo=name, base_commit=head.hexsha,
+    return Task(instance_id=f"{instance_prefix(name)}__synthetic-{mutation.operator}-{key}", repo=name, base_commit=head.hexsha,
                 patch=unified_diff(mutation.path, mutated, source), test_patch="", problem_statement="",
                 bug_patch=bug_patch, strategy_type=STRATEGY_TYPE, strategy_id=f"synthetic-{mutation.operator}",
                 created_at=created, repo_path=repo_path,

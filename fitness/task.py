@@ -48,6 +48,7 @@ class Task:
     image: str = ""
     generation: dict = field(default_factory=dict)
     repo_path: str = ""  # where the source repo lives on this machine (not part of SWE-bench)
+    environment_setup: dict = field(default_factory=dict)  # the install recipe and attempts that built `image`
 
     @property
     def passed(self) -> bool:

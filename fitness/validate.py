@@ -1,13 +1,12 @@
 """The five validation layers (DESIGN §5), each a separate step, run as a cascade.
 
 1 schema, 2 compile, 3 functional (sandbox), 4 quality (LLM judge, SWE-MERA criteria),
-5 semantic (LLM judge + mechanical leakage + duplicate check). A task stops at its first
-failed layer with the reason recorded. Execution results are authoritative: the judges can
+5 semantic (LLM judge + the leak check, `llm.leak_report` + duplicate check). A task stops at
+its first failed layer with the reason recorded. Execution results are authoritative: the judges can
 only reject a task that executed correctly, never rescue one that did not.
 """
 from __future__ import annotations
 
-import re
 import statistics
 import tempfile
 from dataclasses import dataclass, field
@@ -16,10 +15,11 @@ from typing import Any, Callable, Sequence
 
 from unidiff import PatchSet
 
-from llm import LLMClient, LLMError, patch_added_lines
+from llm import LLMClient, LLMError, leak_report
 from fitness.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
 from fitness.task import LAYERS, LayerResult, Task
-from sandbox import PatchError, SandboxError, apply_patch, check_functional, export_tree
+from sandbox import (PatchError, SandboxError, apply_patch, attempt_verdict, check_functional, export_tree,
+                     run_attempt)
 
 QUALITY_CRITERIA = ("task_correctness", "test_correctness", "test_completeness", "complexity")
 FILTERED_CRITERIA = QUALITY_CRITERIA[:3]  # complexity is kept as information only
@@ -117,13 +117,17 @@ def test_files_of(test_patch: str) -> list[str]:
 
 
 def check_functional_layer(task: Task, validator: Validator, repo_path: Path) -> LayerResult:
-    key = (str(repo_path), task.base_commit, hash(task.bug_patch), hash(task.patch), validator.reruns)
+    key = (str(repo_path), task.base_commit, hash(task.bug_patch), hash(task.patch), hash(task.test_patch),
+           validator.reruns)
     reused = validator.reuse_functional and key in validator.functional_cache
     if not reused:
         try:
-            validator.functional_cache[key] = check_functional(
+            result = check_functional(
                 validator.backend, repo_path, task.base_commit, task.bug_patch, task.patch,
                 test_files_of(task.test_patch) or None, reruns=validator.reruns)
+            if result.passed:
+                _nop_and_oracle(result, task, validator.backend, repo_path)
+            validator.functional_cache[key] = result
         except PatchError as exc:
             return _fail(f"patch does not apply in the sandbox: {exc}", "patch_error")
         except SandboxError as exc:
@@ -132,6 +136,8 @@ def check_functional_layer(task: Task, validator: Validator, repo_path: Path) ->
     task.FAIL_TO_PASS = list(result.fail_to_pass)
     task.PASS_TO_PASS = list(result.pass_to_pass)
     task.image = result.image
+    if hasattr(validator.backend, "environment_setup"):
+        task.environment_setup = validator.backend.environment_setup(repo_path, task.base_commit)
     details = {"flaky": list(result.flaky), "nop_resolved": result.nop_resolved,
                "oracle_resolved": result.oracle_resolved, "duration_s": round(result.duration_s, 3),
                "reused_result_of_identical_state": reused}
@@ -140,12 +146,36 @@ def check_functional_layer(task: Task, validator: Validator, repo_path: Path) ->
     return _fail(result.reason, _functional_category(result), details)
 
 
+def _nop_and_oracle(result, task: Task, backend, repo_path: Path) -> None:
+    """The empty patch and the gold patch through the path `evaluate` uses (agent state, tests
+    and config restored, supervised run): a nop that resolves or an oracle that does not
+    rejects the task. Updates `result` in place."""
+    test_files = test_files_of(task.test_patch) or None
+    verdicts = {}
+    for label, patch in (("nop", ""), ("oracle", task.patch)):
+        try:
+            run = run_attempt(backend, repo_path, task.base_commit, task.bug_patch, task.test_patch, patch,
+                              test_files, untrusted=False)
+        except PatchError as exc:
+            verdicts[label] = (False, f"does not apply to the agent state: {exc}")
+            continue
+        verdicts[label] = attempt_verdict(run, result.fail_to_pass, result.pass_to_pass)
+    result.nop_resolved, result.oracle_resolved = verdicts["nop"][0], verdicts["oracle"][0]
+    if result.nop_resolved:
+        result.passed, result.reason = False, "a nop agent (empty patch) resolves the task through evaluate's path"
+    elif not result.oracle_resolved:
+        result.passed, result.reason = False, f"the gold patch does not resolve the task through evaluate's path: " \
+                                              f"{verdicts['oracle'][1]}"
+
+
 def _functional_category(result) -> str:
     reason = result.reason.lower()
     if "timed out" in reason:
         return "timeout"
     if result.flaky and not result.fail_to_pass:
         return "flaky"
+    if "evaluate's path" in reason:  # the task's tests cannot tell the fix from no fix
+        return "no_f2p"
     if "apply" in reason:
         return "patch_error"
     if "build" in reason:
@@ -182,8 +212,7 @@ def check_quality(task: Task, validator: Validator) -> LayerResult:
 def _judge_root_cause(task: Task, validator: Validator) -> str:
     """A rejected statement that quotes the fix fails *because* it leaks: say so, so prompt
     mutation learns the rule that fixes it rather than a generic one."""
-    share, example = leakage(task.problem_statement, task.patch)
-    leaks = share >= validator.leakage_threshold or (example and len(example) >= 30)
+    leaks = leak_report(task.problem_statement, task.patch, task.test_patch).leaks(validator.leakage_threshold)
     return "leakage" if leaks else "judge_reject"
 
 
@@ -221,29 +250,14 @@ def bottom_quartile_filter(tasks: list[Task]) -> list[Task]:
 
 # ---------------------------------------------------------------- layer 5: semantic
 
-def added_lines(patch: str) -> list[str]:
-    """The gold patch's added lines long enough to count as a leak when quoted."""
-    return [s for s in (line.strip() for line in patch_added_lines(patch)) if len(s) >= 8]
-
-
-TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+|[^\sA-Za-z0-9_]")
-
-
-def leakage(statement: str, patch: str) -> tuple[float, str]:
-    """Share of the gold patch's added lines whose tokens appear verbatim in the statement."""
-    lines = added_lines(patch)
-    if not lines:
-        return 0.0, ""
-    flat = " ".join(TOKEN.findall(statement))
-    leaked = [line for line in lines if " ".join(TOKEN.findall(line)) in flat]
-    return len(leaked) / len(lines), (leaked[0] if leaked else "")
-
-
 def check_semantic(task: Task, validator: Validator) -> LayerResult:
-    share, example = leakage(task.problem_statement, task.patch)
-    if share >= validator.leakage_threshold or (example and len(example) >= 30):
-        return _fail(f"statement leaks the fix: {share:.0%} of added lines appear verbatim (e.g. {example!r})",
-                     "leakage", {"leaked_share": round(share, 3)})
+    leak = leak_report(task.problem_statement, task.patch, task.test_patch)
+    share = leak.verbatim_share
+    if leak.leaks(validator.leakage_threshold):
+        return _fail(f"statement leaks the fix ({', '.join(leak.kinds)}; {leak.verbatim_share:.0%} of added lines "
+                     f"verbatim; e.g. {leak.evidence[:120]!r})", "leakage",
+                     {"leaked_share": round(leak.verbatim_share, 3), "leak_score": leak.score,
+                      "leak_kinds": list(leak.kinds)})
     if validator.archive is not None and validator.archive.count():
         duplicate, similarity = validator.archive.is_duplicate(task.problem_statement)
         if duplicate:

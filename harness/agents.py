@@ -49,6 +49,7 @@ def unified_diff(path: str, before: str, after: str) -> str:
 
 class NopAgent:
     name = "nop"
+    trusted = True  # SEBGen's own: its patches need no protection from the host
 
     def propose(self, task: Task, attempt: int) -> str | None:
         return ""
@@ -56,6 +57,7 @@ class NopAgent:
 
 class OracleAgent:
     name = "oracle"
+    trusted = True
 
     def propose(self, task: Task, attempt: int) -> str | None:
         return task.patch
@@ -64,6 +66,7 @@ class OracleAgent:
 class RandomAgent:
     """Replaces or deletes one seeded random line of a file the gold patch touches."""
     name = "random"
+    trusted = True
 
     def __init__(self, seed: int = 0):
         self.seed = seed
@@ -134,12 +137,23 @@ def make_agent(name: str, seed: int = 0) -> Agent:
     raise AgentError(f"unknown agent {name!r}; choose nop, oracle, random or llm:<model>")
 
 
-def load_predictions(path: Path) -> dict[str, list[str | None]]:
-    """SWE-bench predictions (JSONL, a JSON list, or a dict keyed by instance_id); repeated ids = attempts."""
+def load_predictions(path: Path, warn: Callable[[str], None] | None = None) -> dict[str, list[str | None]]:
+    """SWE-bench predictions (JSONL, a JSON list, or a dict keyed by instance_id); repeated ids = attempts.
+
+    Types are checked (instance_id a non-empty string, model_patch a string or null); an empty
+    file, a missing model_patch and repeated instance ids are said through `warn`.
+    """
     path = Path(path)
+    warn = warn or (lambda message: None)
     if not path.is_file():
         raise PredictionsError(f"predictions file {path} does not exist")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise PredictionsError(f"predictions file {path} is not UTF-8 text") from None
+    if not text.strip():
+        warn(f"warning: predictions file {path} is empty; every task gets no patch")
+        return {}
     try:
         data = json.loads(text)
         rows = list(data.values()) if isinstance(data, dict) and "instance_id" not in data else (
@@ -150,10 +164,27 @@ def load_predictions(path: Path) -> dict[str, list[str | None]]:
         except json.JSONDecodeError as exc:
             raise PredictionsError(f"{path} is neither JSON nor JSONL: {exc}") from None
     predictions: dict[str, list[str | None]] = {}
+    missing_patch = 0
     for number, row in enumerate(rows, 1):
         if not isinstance(row, dict) or "instance_id" not in row:
             raise PredictionsError(f"{path} prediction {number} has no instance_id")
-        predictions.setdefault(row["instance_id"], []).append(row.get("model_patch"))
+        instance_id = row["instance_id"]
+        if not isinstance(instance_id, str) or not instance_id.strip():
+            raise PredictionsError(f"{path} prediction {number}: instance_id must be a non-empty string, "
+                                   f"not {type(instance_id).__name__}")
+        if "model_patch" not in row:
+            missing_patch += 1
+        patch = row.get("model_patch")
+        if patch is not None and not isinstance(patch, str):
+            raise PredictionsError(f"{path} prediction {number} ({instance_id}): model_patch must be a string "
+                                   f"or null, not {type(patch).__name__}")
+        predictions.setdefault(instance_id, []).append(patch)
+    if missing_patch:
+        warn(f"warning: {missing_patch} prediction(s) in {path} have no model_patch; they count as no patch")
+    repeated = sorted(i for i, patches in predictions.items() if len(patches) > 1)
+    if repeated:
+        warn(f"warning: {len(repeated)} instance id(s) appear more than once in {path} (e.g. {repeated[0]}); "
+             "each line counts as one more attempt")
     return predictions
 
 
@@ -161,27 +192,32 @@ def agent_predictions(agent: Agent, tasks: list[Task], attempts: int) -> dict[st
     return {t.instance_id: [agent.propose(t, a) for a in range(attempts)] for t in tasks}
 
 
-def run_attempt(backend, task: Task, patch: str | None) -> dict:
-    """Verify one patch: agent state + patch, the task's withheld tests present."""
-    from sandbox import PatchError
-    try:
-        run = backend.run_tests(Path(task.repo_path), task.base_commit, [task.bug_patch, patch or ""],
-                                test_files_of(task.test_patch) or None)
-    except PatchError:
+def run_attempt(backend, task: Task, patch: str | None, untrusted: bool = True) -> dict:
+    """Verify one patch the way every attempt is verified (sandbox.run_attempt): the agent state,
+    the patch, tests and test configuration put back, the supervised run."""
+    from sandbox import PatchError, run_attempt as sandbox_attempt
+    if not patch or not patch.strip():  # nothing to verify: no patch never resolves
         return attempt_report(task.FAIL_TO_PASS, task.PASS_TO_PASS, patch, False, None)
-    return attempt_report(task.FAIL_TO_PASS, task.PASS_TO_PASS, patch, bool(patch), run.outcomes)
+    try:
+        run = sandbox_attempt(backend, Path(task.repo_path), task.base_commit, task.bug_patch, task.test_patch,
+                              patch or "", test_files_of(task.test_patch) or None, untrusted=untrusted)
+    except PatchError as exc:
+        return attempt_report(task.FAIL_TO_PASS, task.PASS_TO_PASS, patch, False, None, apply_error=str(exc))
+    return attempt_report(task.FAIL_TO_PASS, task.PASS_TO_PASS, patch, bool(patch), run.outcomes, run=run)
 
 
 def evaluate_predictions(tasks: list[Task], predictions: dict[str, list[str | None]], backend,
-                         progress: Callable[[Task, dict], None] | None = None) -> list[TaskResult]:
-    """Every attempt of every task in the sandbox; a task without predictions gets one None attempt."""
+                         progress: Callable[[Task, dict], None] | None = None,
+                         untrusted: bool = True) -> list[TaskResult]:
+    """Every attempt of every task in the sandbox; a task without predictions gets one None attempt.
+    `untrusted=False` only for SEBGen's own agents (nop, oracle, random)."""
     results = []
     for task in tasks:
         if not task.repo_path or not Path(task.repo_path).is_dir():
             raise AgentError(f"task {task.instance_id}: its repo_path {task.repo_path!r} is not on this machine")
         result = TaskResult(task.instance_id, task.created_at[:7], task.difficulty, task.difficulty_level)
         for patch in predictions.get(task.instance_id) or [None]:
-            report = run_attempt(backend, task, patch)
+            report = run_attempt(backend, task, patch, untrusted=untrusted)
             result.attempts.append(report)
             if progress:
                 progress(task, report)

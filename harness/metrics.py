@@ -35,14 +35,30 @@ def _split(expected: list[str], outcomes: dict[str, str]) -> dict[str, list[str]
 
 
 def attempt_report(f2p: list[str], p2p: list[str], patch: str | None, applied: bool,
-                   outcomes: dict[str, str] | None) -> dict:
-    """One attempt in SWE-bench's report shape; resolved = every F2P and every P2P test passes."""
+                   outcomes: dict[str, str] | None, *, run=None, apply_error: str = "") -> dict:
+    """One attempt in SWE-bench's report shape; resolved = every F2P and every P2P test passes
+    in a run that is neither broken nor timed out (sandbox.attempt_verdict, given the run).
+
+    Beyond SWE-bench's keys: why the patch did not apply, what the verifier reverted or
+    removed before running the tests, and why the run does not count.
+    """
     outcomes = outcomes or {}
     status = {"FAIL_TO_PASS": _split(f2p, outcomes), "PASS_TO_PASS": _split(p2p, outcomes)}
     resolved = bool(applied and patch and f2p
                     and not status["FAIL_TO_PASS"]["failure"] and not status["PASS_TO_PASS"]["failure"])
-    return {"patch_is_None": patch is None, "patch_exists": bool(patch), "patch_successfully_applied": applied,
-            "resolved": resolved, "tests_status": status}
+    report = {"patch_is_None": patch is None, "patch_exists": bool(patch), "patch_successfully_applied": applied,
+              "resolved": resolved, "tests_status": status}
+    if apply_error:
+        report["apply_error"] = apply_error
+    if run is not None:
+        from sandbox import attempt_verdict
+        trusted, why = attempt_verdict(run, f2p, p2p)
+        report["resolved"] = bool(resolved and trusted)
+        report.update(reverted=list(run.reverted), removed=list(run.removed), run_broken=bool(run.broken),
+                      timed_out=bool(run.timed_out), run_note=run.note if (run.broken or run.timed_out) else "")
+        if patch and applied and not report["resolved"]:
+            report["why"] = why
+    return report
 
 
 @dataclass

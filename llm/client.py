@@ -198,6 +198,7 @@ class LLMClient:
         self.backoff_s = max(0.0, float(backoff_s))
         self.mock_response = mock_response
         self.usage = Usage()
+        self._credentials_checked = False
         register_offline_provider()  # in case someone replaced the provider map since import
         self.local_model = None
         if is_local_model(model):
@@ -249,6 +250,9 @@ class LLMClient:
             self.replayed += 1
             self.usage.add(known)  # usage counts what the run consumed, paid once
             return known
+        if not self._credentials_checked and self.mock_response is None:
+            check_credentials(self.model)
+            self._credentials_checked = True
         attempts = self.retries + 1
         for attempt in range(attempts):
             try:
@@ -281,6 +285,17 @@ class LLMClient:
             return float(litellm.completion_cost(completion_response=response) or 0.0)
         except Exception:  # unknown model in the cost map: cost is unknown, count it as zero
             return 0.0
+
+
+def check_credentials(model: str) -> None:
+    """A missing API key is one sentence naming the variable, before any request (no retries)."""
+    try:
+        missing = litellm.validate_environment(model).get("missing_keys") or []
+    except Exception:  # a provider litellm cannot introspect: let the request say what is wrong
+        return
+    keys = [k for k in missing if k.endswith("_API_KEY")]  # base URLs etc. have working defaults
+    if keys:
+        raise LLMError(f"{model} needs an API key: set the environment variable {' or '.join(keys)}.")
 
 
 def _describe(error: BaseException) -> str:

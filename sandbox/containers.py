@@ -8,6 +8,7 @@ from __future__ import annotations
 import atexit
 import os
 import signal
+import socket
 import threading
 from typing import Any
 
@@ -18,8 +19,42 @@ _hooks_installed = False
 
 
 def run_labels(**info: str) -> dict[str, str]:
-    """Labels of one validation container: the marker plus who started it and for what."""
-    return {LABEL: "1", "sebgen.pid": str(os.getpid()), **{f"sebgen.{k}": str(v) for k, v in info.items()}}
+    """Labels of one validation container: the marker plus who started it (host, pid, the pid's
+    start time, so a reused pid is not mistaken for the owner) and for what."""
+    return {LABEL: "1", "sebgen.pid": str(os.getpid()), "sebgen.host": _host(),
+            "sebgen.started": _start_time(os.getpid()), **{f"sebgen.{k}": str(v) for k, v in info.items()}}
+
+
+def _host() -> str:
+    return socket.gethostname()
+
+
+def _start_time(pid: int) -> str:
+    """The process's start time in clock ticks since boot ('' when unknown)."""
+    try:
+        stat = open(f"/proc/{pid}/stat", encoding="ascii", errors="replace").read()
+        return stat.rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def owner_alive(labels: dict) -> bool:
+    """Whether the process that started a container still runs (containers of other hosts: yes)."""
+    pid = labels.get("sebgen.pid", "")
+    host = labels.get("sebgen.host")
+    if host != _host():  # another machine's (or an older SEBGen's, unlabelled): not ours to judge
+        return True
+    if not pid.isdigit():
+        return True
+    if not _pid_alive(int(pid)):
+        return False
+    started = labels.get("sebgen.started")
+    return not started or _start_time(int(pid)) in ("", started)
+
+
+def reap_dead_owners(client: Any) -> int:
+    """Remove SEBGen containers whose owning process is gone (run at every backend start)."""
+    return clean_stragglers(client, only_dead_owners=True)
 
 
 def register(container_id: str, client: Any) -> None:
@@ -80,8 +115,7 @@ def clean_stragglers(client: Any, only_dead_owners: bool = False) -> int:
     """
     removed = 0
     for info in client.api.containers(all=True, filters={"label": f"{LABEL}=1"}):
-        pid = (info.get("Labels") or {}).get("sebgen.pid", "")
-        if only_dead_owners and pid.isdigit() and _pid_alive(int(pid)):
+        if only_dead_owners and owner_alive(info.get("Labels") or {}):
             continue
         try:
             client.api.remove_container(info["Id"], force=True, v=True)

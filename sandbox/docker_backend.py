@@ -1,9 +1,19 @@
-"""Docker backend: one environment image per repo snapshot, a fresh locked-down container per run."""
+"""Docker backend: one environment image per repo snapshot, a fresh locked-down container per run.
+
+Each container's PID 1 is the supervisor (sandbox/_supervisor.py, root): it takes one job over
+the attach connection, runs pytest as the unprivileged sandbox user and answers with the
+verdict on its own stdout. Every step has a deadline: the send, the acknowledgement, the
+verdict (timeout_s plus a margin), every other engine call. A container that does not take or
+acknowledge its job is discarded and the run retried once on a fresh one. The attach
+connection is the lease: when the owning process dies the engine closes the container's stdin
+and the supervisor ends the run and itself.
+"""
 from __future__ import annotations
 
-import hashlib
 import io
 import json
+import secrets
+import socket
 import tarfile
 import tempfile
 import threading
@@ -18,39 +28,87 @@ from .images import (BUILDER_VERSION, ENV_REPO, SANDBOX_UID, build_env_image, do
                      image_exists, pip_passthrough, resolve_base_image)
 from .local import default_cache_dir, file_lock
 from .recipe import InstallRecipe, detect_recipe, repo_name
-from .report import PLUGIN_SOURCE, parse_report, pytest_args, tail
-from .tree import archive_bytes, prepare_tree, resolve_commit
+from ._supervisor import REPORT_LIMIT, canary_source
+from .report import PLUGIN_MODULE, PLUGIN_SOURCE, new_canaries, parse_report, pytest_args, tail
+from .tree import archive_bytes, prepare_tree
 from .types import Limits, TestRun
 
-WORK = "/work"  # an anonymous volume seeded from the image: the only writable place besides /tmp
+WORK = "/work"  # a size-limited tmpfs, root-owned: the tree is the sandbox user's, the rest is not
 TREE = f"{WORK}/tree"
-PLUGIN_DIR = "/opt/sebgen"  # baked into the image, root-owned: the task cannot replace the reporter
-REPORT = f"{WORK}/out/report.json"
+PRIVATE = f"{WORK}/sebgen"  # root-owned, read-only for the tests: the reporter and the canaries
+SUPERVISOR_SOURCE = Path(__file__).with_name("_supervisor.py")
+SEND_TIMEOUT_S = 30  # to hand the job to a waiting container
+ACK_TIMEOUT_S = 20  # for the container to say it has the whole job
+RESULT_MARGIN_S = 30  # beyond timeout_s for the verdict to arrive
+ENGINE_TIMEOUT_S = 120  # every other call to the engine
+LOG_OPTS = {"max-size": "10m", "max-file": "1"}  # the container's log on the host's disk
+MAX_VERDICT_BYTES = 8 * REPORT_LIMIT  # what is read of the supervisor's output (escaping included)
+CAPABILITIES = ["CHOWN", "SETUID", "SETGID"]  # the supervisor hands the tree over and drops to the user
 
-# PID 1 of a warm container: pytest is imported while the container waits for its job on
-# stdin: one JSON line (sys.path entries, env, pytest args, size of the tree's tar), then the
-# tar. The launcher unpacks the tree into /work/tree and runs pytest in-process; its exit
-# status is the container's. Nothing of the task exists in the container before the job.
-LAUNCHER = """
-import io, json, os, sys, tarfile
-import pytest
-stdin = sys.stdin.buffer
-line = stdin.readline()
-if not line:
-    sys.exit(97)
-job = json.loads(line)
-data = stdin.read(job["tar_size"])
-with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-    if hasattr(tarfile, "data_filter"):
-        tar.extractall("/work", filter="data")
-    else:
-        tar.extractall("/work")
-os.environ.update(job["env"])
-sys.path[:0] = job["path"]
-os.chdir(job["cwd"])
-sys.argv = ["pytest", *job["args"]]
-sys.exit(int(pytest.main(job["args"])))
-"""
+
+class _Wedged(Exception):
+    """The container did not take or acknowledge the job in time."""
+
+
+class _Warm:
+    """A started container whose supervisor waits for its job; the open attach socket is its lease."""
+
+    def __init__(self, cid: str, sock: Any):
+        self.cid, self.sock = cid, sock
+        self.raw = getattr(sock, "_sock", sock)
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except Exception:
+            pass
+        try:
+            self.raw.close()
+        except Exception:
+            pass
+
+
+class _Frames:
+    """The supervisor's stdout lines out of the engine's multiplexed attach stream, bounded."""
+
+    def __init__(self, raw: Any, limit: int):
+        self.raw, self.limit = raw, limit
+        self.out, self.err, self.total = bytearray(), bytearray(), 0
+
+    def _recv(self, n: int, deadline: float) -> bytes | None:
+        data = bytearray()
+        while len(data) < n:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            self.raw.settimeout(remaining)
+            try:
+                chunk = self.raw.recv(min(n - len(data), 1 << 16))
+            except (socket.timeout, TimeoutError):
+                raise TimeoutError from None
+            if not chunk:
+                return None
+            data += chunk
+        return bytes(data)
+
+    def line(self, deadline: float) -> bytes | None:
+        """The next stdout line, None at end of stream; TimeoutError past the deadline."""
+        while b"\n" not in self.out:
+            header = self._recv(8, deadline)
+            if header is None:
+                return None
+            kind, size = header[0], int.from_bytes(header[4:8], "big")
+            self.total += size
+            if self.total > self.limit:
+                raise ValueError(f"the container sent over {self.limit // 2**20} MiB")
+            payload = self._recv(size, deadline) or b""
+            if kind == 2:
+                self.err = (self.err + payload)[-4000:]
+            else:
+                self.out += payload
+        line, _, rest = bytes(self.out).partition(b"\n")
+        self.out = bytearray(rest)
+        return line
 
 
 def run_archive(tree: Path) -> bytes:
@@ -65,18 +123,6 @@ def run_archive(tree: Path) -> bytes:
     with tarfile.open(fileobj=buf, mode="w") as tar:
         tar.add(str(tree), arcname="tree", filter=owned)
     return buf.getvalue()
-
-
-def _read_file_from(client: Any, container_id: str, path: str) -> bytes | None:
-    try:
-        stream, _ = client.api.get_archive(container_id, path)
-    except Exception:
-        return None
-    with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
-        member = tar.next()
-        if member is None or not member.isfile():
-            return None
-        return tar.extractfile(member).read()
 
 
 class DockerBackend:
@@ -102,14 +148,20 @@ class DockerBackend:
         self._closed = False
         self._refiller = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sebgen-warm")
         self._pytest_spec = _pytest_spec()
-        docker_client().close()  # fail now, with one sentence, when no engine answers
+        client = docker_client(timeout=ENGINE_TIMEOUT_S)  # fail now, with one sentence, when no engine answers
+        try:
+            reaped = containers.reap_dead_owners(client)
+            if reaped:
+                self.log(f"sandbox: removed {reaped} container(s) left by SEBGen processes that are gone")
+        finally:
+            client.close()
 
     # -- clients and images ------------------------------------------------------------
     @property
     def client(self) -> Any:
         client = getattr(self._local, "client", None)
         if client is None:
-            client = self._local.client = docker_client()
+            client = self._local.client = docker_client(timeout=ENGINE_TIMEOUT_S)
         return client
 
     def _recipe(self, repo: Path, commit: str) -> InstallRecipe:
@@ -128,8 +180,8 @@ class DockerBackend:
         recipe = self._recipe(repo, commit)
         base = self._base_for(recipe)
         base_id = self.client.api.inspect_image(base)["Id"]
-        key = recipe.key(base_id, self._pytest_spec, BUILDER_VERSION, repr(sorted(pip_passthrough())),
-                         hashlib.sha256(PLUGIN_SOURCE.read_bytes()).hexdigest())
+        # the reporter and the supervisor travel with each job: they are not part of the image
+        key = recipe.key(base_id, self._pytest_spec, BUILDER_VERSION, repr(sorted(pip_passthrough())))
         return f"{ENV_REPO}:{key}"
 
     def _ensure_image(self, repo: Path, commit: str) -> str:
@@ -162,87 +214,164 @@ class DockerBackend:
 
     # -- running -----------------------------------------------------------------------
     def _isolation_kwargs(self) -> dict:
-        """Limits and isolation shared by every validation container."""
-        from docker.types import Mount
+        """Limits and isolation shared by every validation container (host config)."""
+        from docker.types import LogConfig
 
         lim = self.limits
         return dict(
-            user=lim.user,
-            environment={"SEBGEN_REPORT": REPORT, "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
             network_mode="none",
             mem_limit=f"{lim.memory_mb}m",
             memswap_limit=f"{lim.memory_mb}m",  # no swap beyond the memory limit
             nano_cpus=int(lim.cpus * 1e9),
             pids_limit=lim.pids,
             cap_drop=["ALL"],
+            cap_add=CAPABILITIES,
             security_opt=["no-new-privileges"],
             read_only=True,
-            tmpfs={"/tmp": "rw,exec,nosuid,nodev,size=512m"},
-            mounts=[Mount(target=WORK, source=None, type="volume")],
+            # tmpfs pages count against the memory limit: nothing a test writes reaches the host's disk
+            tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={lim.tmp_mb}m",
+                   WORK: f"rw,exec,nosuid,nodev,size={lim.work_mb}m,mode=755"},
+            log_config=LogConfig(type="json-file", config=dict(LOG_OPTS)),
         )
 
-    @staticmethod
-    def _job(test_files: Sequence[str] | None, tree: Path) -> dict:
-        python_path = [PLUGIN_DIR, TREE] + ([f"{TREE}/src"] if (tree / "src").is_dir() else [])
-        return {"cwd": TREE, "path": python_path, "env": {"PYTHONPATH": ":".join(python_path)},
-                "args": pytest_args(test_files, TREE)}
+    def _job(self, test_files: Sequence[str] | None, tree: Path, recipe: InstallRecipe,
+             canaries: tuple[str, str]) -> dict:
+        python_path = [PRIVATE, TREE] + ([f"{TREE}/src"] if (tree / "src").is_dir() else [])
+        canary_module = f"test_sebgen_{secrets.token_hex(6)}.py"
+        args = pytest_args(test_files, TREE)
+        return {
+            "nonce": secrets.token_hex(16), "work": WORK, "private": PRIVATE, "cwd": TREE, "path": python_path,
+            "timeout_s": self.limits.timeout_s, "args": args,
+            "cmd": recipe.test_cmd.split() + args if recipe.test_cmd else None,  # None: the waiting pytest
+            "files": {f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE.read_text(), canary_module: canary_source(*canaries)},
+            "env": {"PYTHONPATH": ":".join(python_path), "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1",
+                    "LANG": "C.UTF-8", "PATH": "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin",
+                    "VIRTUAL_ENV": "/opt/venv", "SEBGEN_CANARY": f"{PRIVATE}/{canary_module}"},
+        }
 
     def run_tests(self, repo: Path, commit: str, patches: Sequence[str] = (),
                   test_files: Sequence[str] | None = None) -> TestRun:
+        with tempfile.TemporaryDirectory(prefix="sebgen-run-") as tmp:
+            tree = prepare_tree(Path(repo), commit, patches, Path(tmp) / "tree")
+            return self.run_tree(repo, commit, tree, test_files)
+
+    def run_tree(self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None,
+                 untrusted: bool = False) -> TestRun:
+        """pytest on a prepared tree in the snapshot's environment; the verdict comes from the supervisor.
+        Untrusted code runs like any other here: the container holds it."""
         repo = Path(repo)
         tag = self._ensure_image(repo, commit)
         recipe = self._recipe(repo, commit)
-        with tempfile.TemporaryDirectory(prefix="sebgen-run-") as tmp:
-            tree = prepare_tree(repo, commit, patches, Path(tmp) / "tree")
-            payload = run_archive(tree)
-            job = self._job(test_files, tree)
-        info = {"repo": repo_name(repo), "commit": resolve_commit(repo, commit)[:12]}
-        client = self.client
+        payload = run_archive(Path(tree))
         start = time.monotonic()
-        if recipe.test_cmd:  # a custom test command cannot use the warm launcher
-            cid = self._create(client, tag, recipe.test_cmd.split() + job["args"], job, info)
-        else:
-            cid = self._take_warm(client, tag)
-        try:
-            if recipe.test_cmd:
-                if not client.api.put_archive(cid, WORK, payload):
-                    raise SandboxError(f"copying the tree into container {cid[:12]} failed")
-                client.api.start(cid)
-            else:
-                _send_job(client, cid, job, payload)
-            run = self._finish(client, cid, tag, test_files, start)
-        finally:
-            containers.remove(cid)
-        if not recipe.test_cmd:
+        if len(payload) > self.limits.work_mb * 2**20:
+            return _rejected(tag, start, f"the tree is {len(payload) / 2**20:.0f} MiB, over the "
+                                         f"{self.limits.work_mb} MiB work volume")
+        canaries = new_canaries()
+        job = self._job(test_files, Path(tree), recipe, canaries)
+        client = self.client
+        why = ""
+        for attempt in range(2):
+            warm = self._take_warm(client, tag) if attempt == 0 else self._new_warm(client, tag)
+            try:
+                run = self._exchange(client, warm, job, payload, tag, test_files, canaries, start)
+            except _Wedged as exc:
+                why = str(exc)
+                self.log(f"sandbox: container {warm.cid[:12]} {why}; discarding it"
+                         + ("; retrying on a fresh one" if attempt == 0 else ""))
+                continue
+            finally:
+                warm.close()
+                containers.remove(warm.cid)
             self._schedule_refill(tag)  # only after a clean run: never while unwinding
-        return run
+            return run
+        return _rejected(tag, start, f"the sandbox could not run the tests: a container {why}, "
+                                     "twice (the second one fresh)")
+
+    def _exchange(self, client: Any, warm: _Warm, job: dict, payload: bytes, tag: str,
+                  test_files: Sequence[str] | None, canaries: tuple[str, str], start: float) -> TestRun:
+        """Send the job, wait for the acknowledgement and the verdict, each with its deadline."""
+        warm.raw.settimeout(SEND_TIMEOUT_S)
+        try:
+            warm.raw.sendall((json.dumps({**job, "tar_size": len(payload)}) + "\n").encode() + payload)
+        except OSError as exc:  # socket.timeout included
+            raise _Wedged(f"did not take the job within {SEND_TIMEOUT_S} s ({type(exc).__name__})") from None
+        frames = _Frames(warm.raw, MAX_VERDICT_BYTES)
+        try:
+            ack = frames.line(time.monotonic() + ACK_TIMEOUT_S)
+        except (TimeoutError, ValueError, OSError):
+            ack = None
+        if ack is None or _json(ack).get("ack") != job["nonce"]:
+            raise _Wedged(f"did not acknowledge the job within {ACK_TIMEOUT_S} s")
+        timeout_s = self.limits.timeout_s
+        verdict, problem, timed_out = None, "", False
+        try:
+            line = frames.line(time.monotonic() + timeout_s + RESULT_MARGIN_S)
+            verdict = _json(line) if line is not None else None
+        except TimeoutError:
+            timed_out, problem = True, f"timed out after {timeout_s:g} s (no verdict from the container)"
+        except (ValueError, OSError) as exc:
+            problem = f"the container's answer was unreadable: {exc}"
+        duration = time.monotonic() - start
+        if verdict is None or verdict.get("result") != job["nonce"]:
+            if not problem:
+                problem = self._death_note(client, warm.cid) or "the container ended without a verdict"
+            log = frames.err.decode(errors="replace")
+            return TestRun(outcomes={}, exit_code=-9, timed_out=timed_out, duration_s=duration, log_tail=tail(log),
+                           image=tag, broken=not timed_out, note=problem)
+        exit_code, timed_out = int(verdict.get("exit_code", -9)), bool(verdict.get("timed_out"))
+        parsed = parse_report(verdict.get("report"), exit_code, test_files, timed_out, canaries)
+        broken, note = parsed.broken, parsed.note
+        exit_code = parsed.exit_code if parsed.exit_code is not None else exit_code
+        if timed_out:
+            note = f"timed out after {timeout_s:g} s"
+        elif verdict.get("report_overflow"):
+            broken, note = True, f"the report is over {REPORT_LIMIT // 2**20} MiB"
+        elif verdict.get("stopped"):
+            broken, note = True, "the run was stopped"
+        elif int(verdict.get("oom_kills", 0)) > 0:
+            broken, note = True, f"the tests ran out of memory (limit {self.limits.memory_mb} MB) and were killed"
+        elif exit_code < 0:
+            broken, note = True, self._death_note(client, warm.cid) or f"pytest was killed by signal {-exit_code}"
+        full = [str(p) for p in verdict.get("full") or []]
+        if full and not note:
+            limit = {WORK: f"{self.limits.work_mb} MiB", "/tmp": f"{self.limits.tmp_mb} MiB"}
+            note = "the tests filled " + ", ".join(f"{p} (limit {limit.get(p, '?')})" for p in full)
+        return TestRun(outcomes=parsed.outcomes, exit_code=exit_code, timed_out=timed_out, duration_s=duration,
+                       log_tail=tail(str(verdict.get("log_tail", ""))), image=tag, broken=broken, note=note,
+                       collect_errors=parsed.collect_errors)
+
+    def _death_note(self, client: Any, cid: str) -> str:
+        try:
+            if client.api.inspect_container(cid)["State"].get("OOMKilled"):
+                return f"the container ran out of memory (limit {self.limits.memory_mb} MB) and was killed"
+        except Exception:
+            pass
+        return ""
 
     # -- containers --------------------------------------------------------------------
-    def _create(self, client: Any, tag: str, command: list[str], job: dict | None, info: dict,
-                warm: bool = False) -> str:
-        kwargs = self._isolation_kwargs()
-        if job is not None:
-            kwargs["environment"] = {**kwargs["environment"], **job["env"]}
-        labels = containers.run_labels(env=tag, mode="warm" if warm else "cold", **info)
-        cid = client.api.create_container(
-            tag, command=command, working_dir=(job or {}).get("cwd", WORK) if not warm else WORK,
-            labels=labels, stdin_open=warm, host_config=client.api.create_host_config(
-                **{k: v for k, v in kwargs.items() if k not in ("user", "environment")}),
-            user=kwargs["user"], environment=kwargs["environment"],
-        )["Id"]
+    def _create(self, client: Any, tag: str) -> str:
+        config = client.api.create_container_config(
+            tag, command=["python", "-I", "-S", "-c", SUPERVISOR_SOURCE.read_text(), str(SANDBOX_UID)], user="0:0",
+            working_dir="/", labels=containers.run_labels(env=tag, mode="warm"), stdin_open=True,
+            environment={"PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"},
+            host_config=client.api.create_host_config(**self._isolation_kwargs()))
+        config["StdinOnce"] = True  # the engine closes stdin when the owner's connection ends: the lease
+        cid = client.api.create_container_from_config(config)["Id"]
         containers.register(cid, client)
         return cid
 
-    def _new_warm(self, client: Any, tag: str) -> str:
-        cid = self._create(client, tag, ["python", "-c", LAUNCHER], None, {}, warm=True)
+    def _new_warm(self, client: Any, tag: str) -> _Warm:
+        cid = self._create(client, tag)
         try:
+            sock = client.api.attach_socket(cid, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
             client.api.start(cid)
         except BaseException:
             containers.remove(cid)
             raise
-        return cid
+        return _Warm(cid, sock)
 
-    def _take_warm(self, client: Any, tag: str) -> str:
+    def _take_warm(self, client: Any, tag: str) -> _Warm:
         """A started container waiting for its job: a spare when one is ready or starting."""
         with self._lock:
             pending = self._pending.get(tag)
@@ -251,10 +380,11 @@ class DockerBackend:
         with self._lock:
             spares = self._spares.setdefault(tag, [])
             candidate = spares.pop() if spares else None
-        if candidate is not None and _running(client, candidate):
+        if candidate is not None and _running(client, candidate.cid):
             return candidate
         if candidate is not None:
-            containers.remove(candidate)
+            candidate.close()
+            containers.remove(candidate.cid)
         return self._new_warm(client, tag)
 
     def _schedule_refill(self, tag: str) -> None:
@@ -271,41 +401,18 @@ class DockerBackend:
 
     def _refill(self, tag: str) -> None:
         try:
-            cid = self._new_warm(self.client, tag)
+            warm = self._new_warm(self.client, tag)
         except Exception:  # the next run simply starts its own container
-            cid = None
+            warm = None
         with self._lock:
             self._pending.pop(tag, None)
-            if cid is None:
+            if warm is None:
                 return
             if self._closed:
-                containers.remove(cid)
+                warm.close()
+                containers.remove(warm.cid)
             else:
-                self._spares.setdefault(tag, []).append(cid)
-
-    def _finish(self, client: Any, cid: str, tag: str, test_files: Sequence[str] | None,
-                start: float) -> TestRun:
-        timed_out = False
-        try:
-            exit_code = int(client.api.wait(cid, timeout=self.limits.timeout_s)["StatusCode"])
-        except Exception as exc:
-            if not _is_timeout(exc):
-                raise
-            timed_out, exit_code = True, -9
-            client.api.kill(cid)
-        duration = time.monotonic() - start
-        oom = bool(client.api.inspect_container(cid)["State"].get("OOMKilled"))
-        raw = None if timed_out else _read_file_from(client, cid, REPORT)
-        log = client.api.logs(cid, stdout=True, stderr=True, tail=200).decode(errors="replace")
-        parsed = parse_report(raw, exit_code, test_files, timed_out)
-        note = parsed.note
-        if timed_out:
-            note = f"timed out after {self.limits.timeout_s:g} s"
-        elif oom:
-            note = f"the container ran out of memory (limit {self.limits.memory_mb} MB) and was killed"
-        return TestRun(outcomes=parsed.outcomes, exit_code=exit_code, timed_out=timed_out, duration_s=duration,
-                       log_tail=tail(log), image=tag, broken=parsed.broken, note=note,
-                       collect_errors=parsed.collect_errors)
+                self._spares.setdefault(tag, []).append(warm)
 
     def prepare(self, repo: Path, commit: str) -> str:
         """Build the snapshot's image if needed and have a spare container ready; returns the tag."""
@@ -329,7 +436,7 @@ class DockerBackend:
         for future in pending:
             future.result()
         with self._lock:
-            return [cid for ids in self._spares.values() for cid in ids]
+            return [w.cid for ws in self._spares.values() for w in ws]
 
     def __enter__(self):
         return self
@@ -341,25 +448,30 @@ class DockerBackend:
         """Remove the spare containers (and any live one of this process) and the clients."""
         with self._lock:
             self._closed = True
-            spares = [cid for ids in self._spares.values() for cid in ids]
+            spares = [w for ws in self._spares.values() for w in ws]
             self._spares.clear()
         self._refiller.shutdown(wait=True)
-        for cid in spares:
-            containers.remove(cid)
+        for warm in spares:
+            warm.close()
+            containers.remove(warm.cid)
         client = getattr(self._local, "client", None)
         if client is not None:
             client.close()
             self._local.client = None
 
 
-def _send_job(client: Any, cid: str, job: dict, payload: bytes) -> None:
-    """Write the job line and the tree's tar to the waiting launcher's stdin."""
-    sock = client.api.attach_socket(cid, params={"stdin": 1, "stream": 1})
-    raw = getattr(sock, "_sock", sock)
+def _json(line: bytes | None) -> dict:
     try:
-        raw.sendall((json.dumps({**job, "tar_size": len(payload)}) + "\n").encode() + payload)
-    finally:
-        sock.close()
+        data = json.loads(line or b"")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _rejected(tag: str, start: float, note: str) -> TestRun:
+    """A run that never reached pytest: broken, with the reason (never resolves anything)."""
+    return TestRun(outcomes={}, exit_code=-1, timed_out=False, duration_s=time.monotonic() - start, log_tail="",
+                   image=tag, broken=True, note=note)
 
 
 def _running(client: Any, cid: str) -> bool:
@@ -367,13 +479,6 @@ def _running(client: Any, cid: str) -> bool:
         return bool(client.api.inspect_container(cid)["State"].get("Running"))
     except Exception:
         return False
-
-
-def _is_timeout(exc: Exception) -> bool:
-    import requests
-
-    return isinstance(exc, (requests.exceptions.ReadTimeout, requests.exceptions.ConnectionError)) \
-        or "timed out" in str(exc).lower()
 
 
 def _pytest_spec() -> str:

@@ -27,7 +27,19 @@ def docker_engine_version() -> str | None:
 
 def make_backend(kind: str = "auto", *, limits: Limits = Limits(), cache_dir: Path | None = None,
                  base_image: str = "python:3.11-slim", offline_base_image: str = "sebgen-base:bookworm",
-                 install: dict | None = None, log: Callable[[str], None] = print) -> Backend:
+                 install: dict | None = None, log: Callable[[str], None] = print,
+                 setup_attempts: int = 0, advisor: Callable[[str], dict] | None = None) -> Backend:
+    """A backend; with `setup_attempts` > 0 it sets environments up with repair (sandbox.setup)."""
+    backend = _make_backend(kind, limits=limits, cache_dir=cache_dir, base_image=base_image,
+                            offline_base_image=offline_base_image, install=install, log=log)
+    if setup_attempts > 0:
+        from .setup import SetupBackend
+        return SetupBackend(backend, attempts=setup_attempts, advisor=advisor, log=log)
+    return backend
+
+
+def _make_backend(kind: str, *, limits: Limits, cache_dir: Path | None, base_image: str, offline_base_image: str,
+                  install: dict | None, log: Callable[[str], None]) -> Backend:
     if kind not in _KINDS:
         raise SandboxError(f"unknown sandbox backend {kind!r}; choose one of {', '.join(_KINDS)}")
     if kind in ("auto", "docker"):

@@ -8,12 +8,14 @@ counted as FAIL_TO_PASS or PASS_TO_PASS.
 """
 from __future__ import annotations
 
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 from .errors import PatchError
+from .tree import attempt_tree
 from .types import Backend, TestRun
 
 _FLAKY = "flaky"
@@ -152,3 +154,45 @@ def _no_f2p_reason(tests: set[str], flaky: list[str], before: dict, after: dict,
         return (f"no FAIL_TO_PASS test: {len(failing_after)} test(s) fail in the gold state "
                 f"({_short(failing_after)})" + (f"; {note}" if note else ""))
     return f"no FAIL_TO_PASS test: every test of {where} already passes with bug_patch applied"
+
+
+# ---------------------------------------------------------------- one path for every attempt
+
+def run_attempt(backend: Backend, repo: Path, commit: str, bug_patch: str, test_patch: str,
+                agent_patch: str | None, test_files: Sequence[str] | None, untrusted: bool = True) -> TestRun:
+    """Verify one patch the way `evaluate` does (see sandbox.integrity): agent state + patch,
+    protected files restored, auto-loaded files removed, the supervised run with canaries.
+
+    PatchError (with git's reason, or the limit exceeded) when the patch cannot be applied.
+    A void attempt (a module shadowing the verifier) comes back as a broken run with the reason.
+    `untrusted` marks patches from outside SEBGen (a predictions file, a model): the local
+    backend refuses to run those as root.
+    """
+    with tempfile.TemporaryDirectory(prefix="sebgen-attempt-") as tmp:
+        tree = Path(tmp) / "tree"
+        restoration = attempt_tree(Path(repo), commit, bug_patch, test_patch, agent_patch, tree)
+        if restoration.void:
+            return TestRun(outcomes={}, exit_code=-1, timed_out=False, duration_s=0.0, log_tail="", image="",
+                           broken=True, note=f"attempt void: {restoration.void}",
+                           reverted=restoration.reverted, removed=restoration.removed)
+        run = backend.run_tree(Path(repo), commit, tree, test_files, untrusted=untrusted)
+    run.reverted, run.removed = restoration.reverted, restoration.removed
+    return run
+
+
+def attempt_verdict(run: TestRun | None, fail_to_pass: Sequence[str], pass_to_pass: Sequence[str]) -> tuple[bool, str]:
+    """(resolved, why): every FAIL_TO_PASS and PASS_TO_PASS test passed in a run that is
+    neither broken nor timed out. A broken, timed-out or inconsistent run never resolves."""
+    if run is None:
+        return False, "no run"
+    if run.timed_out:
+        return False, run.note or "the run timed out"
+    if run.broken:
+        return False, run.note or "the run is inconsistent"
+    if not fail_to_pass:
+        return False, "the task has no FAIL_TO_PASS test"
+    failing = [t for t in [*fail_to_pass, *pass_to_pass] if run.outcomes.get(t) != "passed"]
+    if failing:
+        return False, f"{len(failing)} required test(s) do not pass ({_short(failing)})" + \
+            (f"; {run.note}" if run.note else "")
+    return True, f"all {len(fail_to_pass)} FAIL_TO_PASS and {len(pass_to_pass)} PASS_TO_PASS test(s) pass"

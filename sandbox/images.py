@@ -18,7 +18,7 @@ from .report import PLUGIN_MODULE, PLUGIN_SOURCE, tail
 
 ENV_REPO = "sebgen-env"
 SANDBOX_UID = 1000
-BUILDER_VERSION = "2"  # bump when the Dockerfile below changes meaning
+BUILDER_VERSION = "3"  # bump when the Dockerfile below changes meaning
 _PIP_PASSTHROUGH = ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_TRUSTED_HOST")
 
 
@@ -199,7 +199,9 @@ def dockerfile(base: str, recipe: InstallRecipe, pytest_spec: str, build_args: l
         "ENV PIP_CERT=/etc/sebgen/ca.pem SSL_CERT_FILE=/etc/sebgen/ca.pem REQUESTS_CA_BUNDLE=/etc/sebgen/ca.pem "
         "PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_ROOT_USER_ACTION=ignore PYTHONDONTWRITEBYTECODE=1",
         args.rstrip("\n"),
-        f"RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install '{pytest_spec}'",
+        # a current pip: Debian's (23.0) does not match normalized extra names (PEP 685), so
+        # `.[tests_no_zope]` silently installs none of a project's test extras
+        f"RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install -U 'pip>=24' && /opt/venv/bin/pip install '{pytest_spec}'",
         "ENV PATH=/opt/venv/bin:$PATH VIRTUAL_ENV=/opt/venv",
     ]
     if recipe.needs_install:

@@ -1,11 +1,17 @@
 """Local backend: pytest in a per-snapshot virtualenv on the host, with a wall-clock timeout.
 
-Task code runs unisolated here; only the timeout is enforced (Docker enforces the rest).
+Task code runs unisolated here (the README says what that leaves open); what it does enforce:
+the timeout, killing the run's process group, session and every process carrying the run's
+token; the report over a pipe with canaries (as in Docker); venvs made read-only and checked
+against a manifest after every run; a check that no .pth or site customisation appeared in
+the interpreter's site folders; and no agent patch run as root (`run_tree(untrusted=True)`).
 """
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
+import secrets
 import os
 import shutil
 import signal
@@ -17,11 +23,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from .errors import BuildError
+from ._supervisor import REPORT_LIMIT, canary_source, run_child
+from .errors import BuildError, SandboxError
 from .recipe import InstallRecipe, detect_recipe, install_commands, repo_name
-from .report import PLUGIN_MODULE, PLUGIN_SOURCE, parse_report, pytest_args, tail
+from .report import PLUGIN_MODULE, PLUGIN_SOURCE, new_canaries, parse_report, pytest_args, tail
 from .tree import prepare_tree
 from .types import Limits, TestRun
+
+VENV_LAYOUT = "2"  # bump when the venv's making changes (2: SEBGen's site folders by .pth, read-only)
 
 
 def default_cache_dir() -> Path:
@@ -59,6 +68,105 @@ def run_group(cmd: list[str], cwd: Path, env: dict, timeout_s: float, log_path: 
             proc.wait()
 
 
+def host_site_dirs() -> list[str]:
+    """The site folders of the interpreter running SEBGen (a venv's own, not its base's)."""
+    import site
+
+    dirs = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):
+        dirs.append(site.getusersitepackages())
+    return [d for d in dict.fromkeys(dirs) if os.path.isdir(d)]
+
+
+def site_hooks() -> dict[str, int]:
+    """The .pth and site customisation files of SEBGen's interpreter, with their mtimes."""
+    found = {}
+    for folder in host_site_dirs() + [p for p in sys.path if p and os.path.isdir(p) and "site-packages" not in p]:
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                if entry.name.endswith(".pth") or entry.name in ("sitecustomize.py", "usercustomize.py"):
+                    try:
+                        found[entry.path] = entry.stat(follow_symlinks=False).st_mtime_ns
+                    except OSError:
+                        pass
+    return found
+
+
+def tree_manifest(root: Path) -> str:
+    """A hash of every path, size and mtime under root (what a run must leave unchanged)."""
+    digest = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
+            path = os.path.join(dirpath, name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            digest.update(f"{os.path.relpath(path, root)}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_mode}\n".encode())
+    return digest.hexdigest()
+
+
+def _read_only(root: Path) -> None:
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in filenames + dirnames:
+            path = os.path.join(dirpath, name)
+            if not os.path.islink(path):
+                os.chmod(path, os.lstat(path).st_mode & ~0o222)
+    os.chmod(root, os.lstat(root).st_mode & ~0o222)
+
+
+def _writable(root: Path) -> None:
+    for dirpath, dirnames, filenames in os.walk(root):
+        os.chmod(dirpath, os.lstat(dirpath).st_mode | 0o200)
+
+
+def _remove_venv(venv: Path) -> None:
+    if venv.exists():
+        _writable(venv)
+        shutil.rmtree(venv, ignore_errors=True)
+
+
+def kill_run(token: str):
+    """A cleanup that kills the run's process group and session, and every process whose
+    environment carries the run's token (what a double fork with setsid still inherits)."""
+    def cleanup(proc):
+        for _ in range(3):
+            victims = set()
+            for entry in os.listdir("/proc"):
+                if not entry.isdigit() or int(entry) == os.getpid():
+                    continue
+                try:
+                    if os.getsid(int(entry)) == proc.pid:
+                        victims.add(int(entry))
+                        continue
+                    with open(f"/proc/{entry}/environ", "rb") as fh:
+                        if token.encode() in fh.read():
+                            victims.add(int(entry))
+                except OSError:
+                    continue
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            for pid in victims:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+            if not victims:
+                break
+    return cleanup
+
+
 def _venv_pytest_plugins(venv: Path) -> list[str]:
     """Modules of the pytest11 entry points installed into the venv itself (not the host's)."""
     from importlib.metadata import distributions
@@ -86,29 +194,39 @@ class LocalBackend:
 
     def environment_id(self, repo: Path, commit: str) -> str:
         recipe = self._recipe(repo, commit)
-        return "venv-" + recipe.key(sys.executable, f"{sys.version_info[:3]}")
+        return "venv-" + recipe.key(sys.executable, f"{sys.version_info[:3]}", VENV_LAYOUT)
 
     def _ensure_venv(self, repo: Path, commit: str) -> Path:
         env_id = self.environment_id(repo, commit)
         venv = self.cache_dir / "envs" / env_id
-        if (venv / ".ready").exists():
+        if self._intact(venv):
             return venv
         with file_lock(self.cache_dir / "envs" / f"{env_id}.lock"):
-            if (venv / ".ready").exists():
+            if self._intact(venv):
                 return venv
-            shutil.rmtree(venv, ignore_errors=True)
+            if venv.exists():
+                self.log(f"sandbox: the environment {env_id} was modified or is incomplete; rebuilding it")
+            _remove_venv(venv)
             self._build_venv(repo, commit, venv)
             (venv / ".plugins.json").write_text(json.dumps(_venv_pytest_plugins(venv)))
-            (venv / ".ready").write_text(env_id)
+            _read_only(venv)  # task code running as this user could undo it; the manifest tells
+            manifest = venv.with_name(venv.name + ".manifest")
+            manifest.write_text(tree_manifest(venv))
             self.builds.append(env_id)
         return venv
+
+    @staticmethod
+    def _intact(venv: Path) -> bool:
+        manifest = venv.with_name(venv.name + ".manifest")
+        return venv.is_dir() and manifest.is_file() and manifest.read_text() == tree_manifest(venv)
 
     def _build_venv(self, repo: Path, commit: str, venv: Path) -> None:
         recipe = self._recipe(repo, commit)
         log_path = self.cache_dir / "build-logs" / f"{venv.name}.log"
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        # --system-site-packages: pytest (and the host's test tools) come from the host
-        cmd = [sys.executable, "-m", "venv", "--system-site-packages"]
+        # no --system-site-packages (that would be the *base* interpreter's): SEBGen's own site
+        # folders come in by a .pth, after the venv's own, so pytest is the one SEBGen runs with
+        cmd = [sys.executable, "-m", "venv"]
         if not recipe.needs_install:
             cmd.append("--without-pip")
         steps = [" ".join(cmd + [str(venv)])]
@@ -127,6 +245,9 @@ class LocalBackend:
                         f"installing {repo_name(repo)}@{commit[:10]} failed at `{step}`; log {log_path}:\n"
                         + tail(log_path.read_text(errors="replace"), 2000)
                     )
+        site_dirs = list(venv.glob("lib/python*/site-packages"))
+        if site_dirs:
+            (site_dirs[0] / "_sebgen_host.pth").write_text("".join(f"{d}\n" for d in host_site_dirs()))
         if recipe.python and not sys.version.startswith(recipe.python):
             self.log(f"sandbox: WARNING: {repo_name(repo)} asks for Python {recipe.python}; "
                      f"the local backend runs {sys.version.split()[0]}")
@@ -138,43 +259,64 @@ class LocalBackend:
     # -- running -----------------------------------------------------------------------
     def run_tests(self, repo: Path, commit: str, patches: Sequence[str] = (),
                   test_files: Sequence[str] | None = None) -> TestRun:
-        repo = Path(repo)
+        with tempfile.TemporaryDirectory(prefix="sebgen-run-") as tmp:
+            tree = prepare_tree(Path(repo), commit, patches, Path(tmp) / "tree")
+            return self.run_tree(repo, commit, tree, test_files)
+
+    def run_tree(self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None,
+                 untrusted: bool = False) -> TestRun:
+        """pytest on a prepared tree; `untrusted` (an agent's patch) is refused when running as root."""
+        if untrusted and os.geteuid() == 0:
+            raise SandboxError("the local backend does not run agent patches as root; use the docker backend "
+                               "(--set sandbox.backend=docker) or run SEBGen as an unprivileged user")
+        repo, tree = Path(repo), Path(tree)
         venv = self._ensure_venv(repo, commit)
         env_id = venv.name
         recipe = self._recipe(repo, commit)
-        with tempfile.TemporaryDirectory(prefix="sebgen-run-") as tmp:
-            tmp_path = Path(tmp)
-            tree = prepare_tree(repo, commit, patches, tmp_path / "tree")
-            plugin_dir = tmp_path / "plugin"  # outside the tree: the task cannot shadow it
-            plugin_dir.mkdir()
-            shutil.copy(PLUGIN_SOURCE, plugin_dir / f"{PLUGIN_MODULE}.py")
-            report_path = tmp_path / "report.json"
-            python_path = [str(plugin_dir), str(tree)] + ([str(tree / "src")] if (tree / "src").is_dir() else [])
+        with tempfile.TemporaryDirectory(prefix="sebgen-report-") as tmp:
+            private = Path(tmp)  # outside the tree: the task cannot shadow the reporter
+            shutil.copy(PLUGIN_SOURCE, private / f"{PLUGIN_MODULE}.py")
+            canaries = new_canaries()
+            canary = private / f"test_sebgen_{secrets.token_hex(6)}.py"
+            canary.write_text(canary_source(*canaries))
+            python_path = [str(private), str(tree)] + ([str(tree / "src")] if (tree / "src").is_dir() else [])
+            token = secrets.token_hex(16)
             env = {
-                **{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
-                "SEBGEN_REPORT": str(report_path),
+                **{k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "SEBGEN_"))},
                 "PYTHONPATH": os.pathsep.join(python_path),
                 "PYTHONDONTWRITEBYTECODE": "1",
                 "VIRTUAL_ENV": str(venv),
                 "PATH": f"{venv}/bin:{os.environ.get('PATH', '')}",
+                "SEBGEN_CANARY": str(canary),
+                "SEBGEN_RUN_TOKEN": token,
+                # host-wide pytest plugins stay out (as in the Docker image); plugins the repo's
+                # own dependencies installed into the venv are loaded explicitly
+                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
             }
-            # host-wide pytest plugins stay out (as in the Docker image); plugins the repo's
-            # own dependencies installed into the venv are loaded explicitly
-            env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
             plugins = json.loads((venv / ".plugins.json").read_text()) if (venv / ".plugins.json").exists() else []
             base = recipe.test_cmd.split() if recipe.test_cmd else [str(venv / "bin" / "python"), "-m", "pytest"]
             cmd = base + [a for p in plugins for a in ("-p", p)] + pytest_args(test_files, str(tree))
+            hooks = site_hooks()
             start = time.monotonic()
-            exit_code, timed_out = run_group(cmd, tree, env, self.limits.timeout_s, tmp_path / "log.txt")
+            result = run_child(cmd, str(tree), env, self.limits.timeout_s, kill_run(token))
             duration = time.monotonic() - start
-            raw = report_path.read_bytes() if report_path.exists() else None
-            parsed = parse_report(raw, exit_code, test_files, timed_out)
-            note = f"timed out after {self.limits.timeout_s:g} s" if timed_out else parsed.note
-            return TestRun(
-                outcomes=parsed.outcomes, exit_code=exit_code, timed_out=timed_out,
-                duration_s=duration, log_tail=tail((tmp_path / "log.txt").read_text(errors="replace")),
-                image=env_id, broken=parsed.broken, note=note, collect_errors=parsed.collect_errors,
-            )
+        timed_out, exit_code = result["timed_out"], result["exit_code"]
+        parsed = parse_report(result["report"], exit_code, test_files, timed_out, canaries)
+        broken, note = parsed.broken, parsed.note
+        exit_code = parsed.exit_code if parsed.exit_code is not None else exit_code
+        if timed_out:
+            note = f"timed out after {self.limits.timeout_s:g} s"
+        elif result["report_overflow"]:
+            broken, note = True, f"the report is over {REPORT_LIMIT // 2**20} MiB"
+        if not self._intact(venv):
+            broken, note = True, f"the run modified its environment {env_id} (it will be rebuilt)"
+        added = sorted(set(site_hooks()) - set(hooks)) + sorted(p for p, m in hooks.items() if site_hooks().get(p) != m)
+        if added:
+            broken, note = True, f"the run changed the interpreter's start-up files: {', '.join(added[:3])}"
+            self.log(f"sandbox: WARNING: a test run changed {', '.join(added)}; check them before trusting later runs")
+        return TestRun(outcomes=parsed.outcomes, exit_code=exit_code, timed_out=timed_out, duration_s=duration,
+                       log_tail=tail(result["log_tail"]), image=env_id, broken=broken, note=note,
+                       collect_errors=parsed.collect_errors)
 
     def __enter__(self):
         return self

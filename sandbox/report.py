@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -20,6 +21,7 @@ class ParsedReport:
     broken: bool
     note: str
     collect_errors: list[str] = field(default_factory=list)
+    exit_code: int | None = None  # pytest's status for the task's own tests (canaries left out)
 
 
 def pytest_args(test_files: Sequence[str] | None, rootdir: str) -> list[str]:
@@ -34,38 +36,78 @@ def pytest_args(test_files: Sequence[str] | None, rootdir: str) -> list[str]:
     ]
 
 
-def parse_report(
-    raw: bytes | None, exit_code: int, test_files: Sequence[str] | None, timed_out: bool
-) -> ParsedReport:
-    """Read the plugin's JSON and cross-check it with pytest's exit code."""
+def new_canaries() -> tuple[str, str]:
+    """Random names of this run's canary tests: (must fail, must pass)."""
+    return f"test_{secrets.token_hex(8)}", f"test_{secrets.token_hex(8)}"
+
+
+def parse_report(raw: bytes | str | None, exit_code: int, test_files: Sequence[str] | None, timed_out: bool,
+                 canaries: tuple[str, str] | None = None) -> ParsedReport:
+    """Read the plugin's JSON and cross-check it with pytest's exit code (and the canaries).
+
+    With canaries the run is trusted only when there is exactly one report, the must-fail
+    canary failed, the must-pass canary passed, and pytest exited 1 (a failing test) with the
+    same status the report names; anything else marks the run broken, which never resolves.
+    """
     if timed_out:
         return ParsedReport({}, False, "")
+    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else (raw or "")
+    lines = [ln for ln in text.splitlines() if ln.strip()]
     data = None
-    if raw:
+    if len(lines) == 1 or (lines and canaries is None):
         try:
-            data = json.loads(raw)
+            data = json.loads(lines[-1])
         except ValueError:
             data = None
+    if not isinstance(data, dict):
+        data = None
+    if canaries is not None and len(lines) > 1:
+        return ParsedReport({}, True, f"the run sent {len(lines)} reports instead of one: its reporting was tampered with")
     if data is None:
+        if canaries is not None and lines:
+            return ParsedReport({}, True, "the run's report is not valid JSON: its reporting was tampered with")
         if exit_code == _EXIT_OK:
             return ParsedReport({}, True, "pytest exited 0 but wrote no report")
         # the process died before reporting: every requested test counts as an error
         requested = list(test_files) if test_files else ["<session>"]
         return ParsedReport(
             {t: "error" for t in requested},
-            False,
+            False,  # nothing passes: safe to keep as errors (a crash in the bug state may be the bug)
             f"pytest exited with code {exit_code} and wrote no report",
         )
-    outcomes = {str(k): str(v) for k, v in data.get("outcomes", {}).items()}
-    collect_errors = [str(c) for c in data.get("collect_errors", [])]
+    outcomes = {str(k): str(v) for k, v in dict(data.get("outcomes") or {}).items()}
+    collect_errors = [str(c) for c in data.get("collect_errors") or []]
+    if canaries is not None:
+        problem = _canary_problem(outcomes, canaries, exit_code, data.get("exitstatus"))
+        outcomes = {k: v for k, v in outcomes.items() if not k.endswith(tuple(f"::{c}" for c in canaries))}
+        if problem:
+            return ParsedReport(outcomes, True, problem, collect_errors)
+        bad = [k for k, v in outcomes.items() if v in ("failed", "error")]
+        status = _EXIT_TESTS_FAILED if bad else (_EXIT_OK if outcomes else _EXIT_NO_TESTS)
+        return ParsedReport(outcomes, False, "", collect_errors, status)
     bad = sorted(k for k, v in outcomes.items() if v in ("failed", "error"))
     if exit_code == _EXIT_OK and bad:
         return ParsedReport(outcomes, True, f"pytest exited 0 although {len(bad)} test(s) failed", collect_errors)
-    if exit_code == _EXIT_TESTS_FAILED and not bad:
+    if exit_code == _EXIT_TESTS_FAILED and not bad and canaries is None:
         return ParsedReport(outcomes, True, "pytest exited 1 although the report shows no failure", collect_errors)
     if exit_code not in (_EXIT_OK, _EXIT_TESTS_FAILED, _EXIT_NO_TESTS):
         return ParsedReport(outcomes, False, f"pytest exited with code {exit_code}", collect_errors)
     return ParsedReport(outcomes, False, "", collect_errors)
+
+
+def _canary_problem(outcomes: dict[str, str], canaries: tuple[str, str], exit_code: int, status) -> str:
+    def outcome(name: str) -> str:
+        return next((v for k, v in outcomes.items() if k.endswith(f"::{name}")), "missing")
+
+    must_fail, must_pass = outcome(canaries[0]), outcome(canaries[1])
+    if must_fail != "failed" or must_pass != "passed":
+        return (f"the canary tests came out wrong (must-fail {must_fail}, must-pass {must_pass}): "
+                "the run's outcomes were tampered with")
+    if exit_code != _EXIT_TESTS_FAILED:
+        return f"pytest exited {exit_code} although the must-fail canary failed: its exit was tampered with"
+    if status != exit_code:
+        return f"the report names exit status {status} but pytest exited {exit_code}"
+    return ""
 
 
 def tail(text: str, limit: int = 4000) -> str:

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import subprocess
 import tarfile
 from pathlib import Path
 from typing import Sequence
 
 from .errors import PatchError, SandboxError
+from .integrity import Restoration, check_patch_limits, guarded_digests, restore_for_verification
 
 
 def _git(repo: Path, *args: str, input: bytes | None = None) -> bytes:
@@ -31,18 +33,35 @@ def export_tree(repo: Path, commit: str, dest: Path) -> Path:
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(archive_bytes(repo, commit))) as tar:
-        tar.extractall(dest, filter="tar")
+        safe_extract(tar, dest)
     return dest
 
 
-def apply_patch(tree: Path, diff: str) -> None:
-    """Apply a unified diff to a plain directory; an empty diff is a no-op."""
+def safe_extract(tar: tarfile.TarFile, dest: Path) -> None:
+    """extractall with the "tar" filter's guarantees, also on Pythons without filters (3.11.2)."""
+    if hasattr(tarfile, "tar_filter"):
+        tar.extractall(dest, filter="tar")
+        return
+    root = os.path.realpath(dest)
+    for member in tar.getmembers():
+        target = os.path.realpath(os.path.join(root, member.name.lstrip("/")))
+        if os.path.commonpath([root, target]) != root:
+            raise SandboxError(f"archive member {member.name!r} would land outside {dest}")
+        if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):
+            continue  # devices and fifos have no place in a source tree
+        if member.mode is not None:
+            member.mode &= 0o755  # as the "tar" filter: no setuid/setgid/sticky, no group/other write
+        tar.extract(member, root, set_attrs=not member.issym())
+
+
+def apply_patch(tree: Path, diff: str, reverse: bool = False) -> None:
+    """Apply (or reverse) a unified diff to a plain directory; an empty diff is a no-op."""
     if not diff or not diff.strip():
         return
     if not diff.endswith("\n"):
         diff += "\n"
     proc = subprocess.run(
-        ["git", "apply", "--whitespace=nowarn", "-"],
+        ["git", "apply", "--whitespace=nowarn", *(["-R"] if reverse else []), "-"],
         cwd=str(tree),
         input=diff.encode(),
         capture_output=True,
@@ -54,6 +73,38 @@ def apply_patch(tree: Path, diff: str) -> None:
         lines = proc.stderr.decode(errors="replace").strip().splitlines()
         first = next((ln for ln in lines if ln.startswith("error")), lines[0] if lines else "git apply failed")
         raise PatchError(f"patch does not apply: {first}")
+
+
+def attempt_tree(repo: Path, commit: str, bug_patch: str, test_patch: str, agent_patch: str | None,
+                 dest: Path) -> Restoration:
+    """The tree an agent patch is verified in (see sandbox.integrity): agent state, patch, restore.
+
+    PatchError when the agent patch is over the limits or does not apply (git's reason kept).
+    """
+    dest = Path(dest)
+    check_patch_limits(agent_patch)
+    fixed = prepare_tree(repo, commit, (), dest.with_name(dest.name + "-fixed"))
+    try:
+        prepare_tree(repo, commit, [bug_patch], dest)
+        if test_patch and test_patch.strip():
+            apply_patch(dest, test_patch, reverse=True)  # the withheld tests are absent
+        withheld = set(patch_files(test_patch))
+        agent_state = guarded_digests(dest, withheld)
+        apply_patch(dest, agent_patch or "")
+        return restore_for_verification(dest, fixed, withheld, agent_state)
+    finally:
+        shutil.rmtree(fixed, ignore_errors=True)
+
+
+def patch_files(diff: str) -> list[str]:
+    """Paths a unified diff touches (both sides, without a/ b/ prefixes)."""
+    names = set()
+    for line in (diff or "").splitlines():
+        if line.startswith(("--- ", "+++ ")):
+            name = line[4:].split("\t")[0].strip()
+            if name != "/dev/null":
+                names.add(name[2:] if name[:2] in ("a/", "b/") else name)
+    return sorted(names)
 
 
 def prepare_tree(repo: Path, commit: str, patches: Sequence[str], dest: Path) -> Path:

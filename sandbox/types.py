@@ -15,6 +15,8 @@ class Limits:
     cpus: float = 1.0
     pids: int = 512
     user: str = "sebgen"
+    work_mb: int = 1024  # the tree's tmpfs in a container (counts against memory_mb)
+    tmp_mb: int = 512  # /tmp's tmpfs in a container
 
 
 @dataclass
@@ -32,6 +34,8 @@ class TestRun:
     broken: bool = False  # report and exit code disagree: outcomes are not trustworthy
     note: str = ""  # one sentence on what went wrong (timeout, out of memory, missing report)
     collect_errors: list[str] = field(default_factory=list)  # nodeid prefixes that failed to collect
+    reverted: list[str] = field(default_factory=list)  # protected files put back before verification
+    removed: list[str] = field(default_factory=list)  # auto-loaded / protected files the patch added
 
 
 @runtime_checkable
@@ -45,6 +49,9 @@ class Backend(Protocol):
         patches: Sequence[str] = (),
         test_files: Sequence[str] | None = None,
     ) -> TestRun: ...
+
+    def run_tree(self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None,
+                 untrusted: bool = False) -> TestRun: ...
 
     def environment_id(self, repo: Path, commit: str) -> str: ...
 

@@ -90,3 +90,37 @@ def require_docker() -> None:
     if os.environ.get("SEBGEN_REQUIRE_DOCKER") == "1":
         pytest.fail(message + " and SEBGEN_REQUIRE_DOCKER=1")
     pytest.skip(message)
+
+
+def new_file_patch(path: str, text: str, mode: str = "100644") -> str:
+    """A git diff that adds `path` with `text` (mode 120000: a symlink to `text`)."""
+    lines = text.splitlines(keepends=True)
+    body = "".join("+" + ln for ln in lines)
+    if not text.endswith("\n"):
+        body += "\n\\ No newline at end of file\n"
+    return (f"diff --git a/{path} b/{path}\nnew file mode {mode}\n--- /dev/null\n+++ b/{path}\n"
+            f"@@ -0,0 +1,{len(lines)} @@\n{body}")
+
+
+def calc_edit_patch(extra: str) -> str:
+    """An agent patch appending module-level code to the buggy calc.py (runs when tests import it)."""
+    import difflib
+
+    after = CALC_BUGGY + "\n\n" + extra.strip("\n") + "\n"
+    return "".join(difflib.unified_diff(CALC_BUGGY.splitlines(keepends=True), after.splitlines(keepends=True),
+                                        fromfile="a/calc.py", tofile="b/calc.py"))
+
+
+def pipe_flood(mib: int) -> str:
+    """Module code writing `mib` MiB into every pipe the test process holds (the report's included)."""
+    return f"""
+import os as _os
+_junk = b'x' * (1 << 20)
+for _fd in _os.listdir('/proc/self/fd'):
+    try:
+        if _os.readlink(f'/proc/self/fd/{{_fd}}').startswith('pipe:'):
+            for _ in range({mib}):
+                _os.write(int(_fd), _junk)
+    except OSError:
+        pass
+"""

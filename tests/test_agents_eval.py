@@ -18,8 +18,19 @@ from harness.metrics import attempt_report, pass_at_k, wilson_interval  # noqa: 
 from fitness.task import read_jsonl  # noqa: E402
 
 from tests.e2e import ROOT, generated_tasks, sebgen  # noqa: E402
+from tests.sandbox_fixtures import new_file_patch  # noqa: E402
 
 LOCAL = ["--set", "sandbox.backend=local", "--set", "sandbox.reruns=1"]
+# patches from a predictions file are an adversary's: the local backend refuses them as root
+DOCKER = ["--set", "sandbox.backend=docker", "--set", "sandbox.reruns=1"]
+
+
+def predictions_backend() -> list[str]:
+    if os.geteuid() != 0:
+        return LOCAL
+    from tests.sandbox_fixtures import require_docker
+    require_docker()
+    return DOCKER
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +41,9 @@ def panel(tmp_path_factory) -> Path:
     return out
 
 
-def evaluate(panel: Path, tmp: Path, *args: str) -> dict:
+def evaluate(panel: Path, tmp: Path, *args: str, backend: list[str] = LOCAL) -> dict:
     out = tmp / "results.json"
-    proc = sebgen("evaluate", str(panel), *args, "--out", str(out), *LOCAL)
+    proc = sebgen("evaluate", str(panel), *args, "--out", str(out), *backend)
     assert proc.returncode == 0, proc.stderr
     return json.loads(out.read_text())
 
@@ -99,7 +110,7 @@ def test_degraded_gold_lands_between_nop_and_oracle(panel, tmp_path):
              "model_patch": degraded(t.patch) if i < max(1, len(tasks) // 2) else t.patch}
             for i, t in enumerate(tasks)]
     preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    result = evaluate(panel, tmp_path, "--predictions", str(preds))
+    result = evaluate(panel, tmp_path, "--predictions", str(preds), backend=predictions_backend())
     rate = result["summary"]["overall"]["resolved_rate"]
     assert 0.0 < rate < 1.0, rate
     for row in rows[: max(1, len(tasks) // 2)]:
@@ -111,7 +122,7 @@ def test_predictions_with_several_lines_per_task_are_attempts(panel, tmp_path):
     preds = tmp_path / "preds.jsonl"
     preds.write_text("".join(json.dumps({"instance_id": task.instance_id, "model_name_or_path": "m",
                                          "model_patch": p}) + "\n" for p in ("", task.patch, "")))
-    result = evaluate(panel, tmp_path, "--predictions", str(preds), "--k", "2")
+    result = evaluate(panel, tmp_path, "--predictions", str(preds), "--k", "2", backend=predictions_backend())
     report = result["tasks"][task.instance_id]
     assert (report["n"], report["correct"], report["resolved"]) == (3, 1, False)
     assert result["summary"]["by_month"][task.created_at[:7]]["pass@2"] == pytest.approx(2 / 3, abs=1e-6)
@@ -159,3 +170,84 @@ def test_llm_agent_sends_statement_and_sources_and_parses_the_diff(panel):
     touched = task.patch.split("+++ b/")[1].split("\n")[0]
     assert f"### {touched}" in prompt
     assert agent.propose(task, 0) == task.patch
+
+
+@pytest.mark.parametrize("row, says", [
+    ({"instance_id": "x", "model_patch": 7}, "model_patch must be a string or null, not int"),
+    ({"instance_id": "x", "model_patch": ["--- a/x"]}, "model_patch must be a string or null, not list"),
+    ({"instance_id": ["x"], "model_patch": ""}, "instance_id must be a non-empty string, not list"),
+    ({"instance_id": "", "model_patch": ""}, "instance_id must be a non-empty string, not str"),
+    ({"model_patch": ""}, "has no instance_id"),
+])
+def test_malformed_predictions_end_in_one_sentence_and_exit_2(panel, tmp_path, row, says):
+    preds = tmp_path / "p.jsonl"
+    preds.write_text(json.dumps(row) + "\n")
+    proc = sebgen("evaluate", str(panel), "--predictions", str(preds), "--out", str(tmp_path / "r.json"), *LOCAL)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("sebgen:")]
+    assert len(errors) == 1 and says in errors[0], proc.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_empty_predictions_and_duplicates_and_missing_patches_are_warned_about(panel, tmp_path):
+    warnings: list[str] = []
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    assert load_predictions(empty, warn=warnings.append) == {}
+    assert any("is empty" in w for w in warnings)
+    repeated = tmp_path / "dup.jsonl"
+    repeated.write_text('{"instance_id": "a", "model_patch": ""}\n{"instance_id": "a"}\n')
+    warnings.clear()
+    assert load_predictions(repeated, warn=warnings.append) == {"a": ["", None]}
+    assert any("appear more than once" in w for w in warnings) and any("no model_patch" in w for w in warnings)
+    # the CLI says it too, and an empty file still gives a result (no patch resolves nothing)
+    proc = sebgen("evaluate", str(panel), "--predictions", str(empty), "--out", str(tmp_path / "r.json"), *LOCAL)
+    assert proc.returncode == 0 and "is empty" in proc.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["summary"]["overall"]["resolved"] == 0
+
+
+ALL_PASS = ("import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
+            "def pytest_runtest_makereport(item, call):\n    outcome = yield\n    outcome.get_result().outcome = 'passed'\n")
+INI_CHEAT = [("tests/pytest.ini", "[pytest]\naddopts = -p cheat_plugin\n"), ("cheat_plugin.py", ALL_PASS)]
+
+
+def conftest_cheat(task) -> str:
+    """The repo's root conftest.py with an all-passed hookwrapper appended (or a new one)."""
+    import difflib
+    shown = subprocess.run(["git", "-C", task.repo_path, "show", f"{task.base_commit}:conftest.py"],
+                           capture_output=True, text=True)
+    if shown.returncode != 0:
+        return new_file_patch("conftest.py", ALL_PASS)
+    before = shown.stdout
+    after = before + "\n\n" + ALL_PASS
+    return "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                        fromfile="a/conftest.py", tofile="b/conftest.py"))
+
+
+@pytest.mark.slow
+def test_cheating_predictions_resolve_nothing_through_the_cli(panel, tmp_path):
+    """The issue's conftest and ini cheats as a predictions file for `sebgen evaluate` on
+    bundled-corpus tasks: nothing resolves, each report says what was removed."""
+    tasks = list(read_jsonl(panel))
+    preds = tmp_path / "cheats.jsonl"
+    rows = [{"instance_id": t.instance_id, "model_name_or_path": "cheat",
+             "model_patch": conftest_cheat(t) if i % 2 == 0 else "".join(new_file_patch(*f) for f in INI_CHEAT)}
+            for i, t in enumerate(tasks)]
+    preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = evaluate(panel, tmp_path, "--predictions", str(preds), backend=predictions_backend())
+    assert result["summary"]["overall"]["resolved"] == 0
+    for i, task in enumerate(tasks):
+        report = result["tasks"][task.instance_id]
+        assert report["patch_successfully_applied"] and not report["resolved"]
+        changed = report["reverted"] + report["removed"]
+        assert changed == (["conftest.py"] if i % 2 == 0 else ["tests/pytest.ini"]), changed
+
+
+def test_apply_failure_reason_is_kept_in_the_report(panel, tmp_path):
+    task = next(iter(read_jsonl(panel)))
+    preds = tmp_path / "p.jsonl"
+    preds.write_text(json.dumps({"instance_id": task.instance_id, "model_patch":
+                                 "--- a/nowhere.py\n+++ b/nowhere.py\n@@ -1 +1 @@\n-a\n+b\n"}) + "\n")
+    result = evaluate(panel, tmp_path, "--predictions", str(preds), backend=predictions_backend())
+    report = result["tasks"][task.instance_id]
+    assert not report["patch_successfully_applied"] and "nowhere.py" in report["apply_error"]

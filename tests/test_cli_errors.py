@@ -69,3 +69,37 @@ def test_resume_of_a_folder_that_is_not_a_run(tmp_path):
 def test_hof_of_a_missing_generation(tmp_path):
     proc = sebgen("hof", tmp_path)
     assert_clean_failure(proc, "has no checkpoint")
+
+
+@pytest.mark.parametrize("command", [["hof"], ["report"], ["resume"], ["export", "--format", "swebench", "--out", "x"],
+                                     ["evaluate", "--agent", "nop"], ["mine"]])
+def test_a_path_that_does_not_exist_says_so(tmp_path, command):
+    proc = sebgen(command[0], tmp_path / "nonexistent", *command[1:])
+    assert_clean_failure(proc, f"{tmp_path / 'nonexistent'} does not exist")
+    assert proc.returncode == 2
+
+
+def test_set_key_typo_gets_did_you_mean(tmp_path):
+    proc = sebgen("run", QUICKSTART, "--run-dir", tmp_path / "r", "--set", "evolution.populaton=3")
+    assert_clean_failure(proc, "did you mean 'evolution.population'?", tmp_path / "r")
+
+
+def test_strategy_type_typo_gets_did_you_mean(tmp_path):
+    proc = sebgen("generate", tmp_path, "--strategy", "bugfix", "--out", tmp_path / "t.jsonl")
+    assert_clean_failure(proc, "unknown strategy 'bugfix' (did you mean 'BUG_FIX'?)")
+    assert not (tmp_path / "t.jsonl").exists()
+
+
+def test_agent_typo_gets_did_you_mean(tmp_path):
+    proc = sebgen("evaluate", tmp_path / "tasks.jsonl", "--agent", "orcle")
+    assert_clean_failure(proc, "unknown agent 'orcle'")
+    assert "(did you mean 'oracle'?)" in proc.stderr
+
+
+def test_missing_api_key_is_one_sentence_naming_the_variable(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    proc = sebgen("run", QUICKSTART, "--run-dir", tmp_path / "r", "--set", "sandbox.backend=local",
+                  "--set", "llm.model=openai/gpt-4o-mini", "--set", "llm.retries=2")
+    assert_clean_failure(proc, "openai/gpt-4o-mini needs an API key: set the environment variable OPENAI_API_KEY",
+                         tmp_path / "r")
+    assert "attempts" not in proc.stderr and "transient" not in proc.stderr

@@ -83,6 +83,9 @@ def test_stop_file_checkpoints_and_resume_extends(reference, tmp_path):
     assert hof_all(run_dir, 2) == hof_all(reference, 2)
     extended = sebgen("resume", run_dir, "--generations", "3", check=True)
     assert "3 generations" in extended.stderr
+    # a resumed run counts what it did since the resume apart from the run's totals
+    assert "1 generation and " in extended.stderr and "since resume" in extended.stderr
+    assert f"(3 generations and {journal_lines(run_dir)} evaluations in all)" in extended.stderr
     assert len(hof_all(run_dir, 3)) == 3
 
 

@@ -37,6 +37,8 @@ def test_skill_diversity():
     (4, 0, ["leakage"] * 4, 0.80),              # one clear failure pattern
     (4, 0, ["leakage", "leakage", "no_f2p", "flaky"], 0.20 + 0.6 * 0.5),
     (0, 0, [], 0.20),
+    (4, 0, ["no_f2p", "flaky", "build_error", "timeout"], 0.20),   # nothing a prompt can fix
+    (3, 2, ["duplicate"], 0.20 + 0.6 / 3),      # one rejection of three is not a clear pattern
 ])
 def test_evolution_potential(attempts, passed, categories, expected):
     assert ex.evolution_potential(attempts, passed, categories) == pytest.approx(expected)
@@ -53,4 +55,21 @@ def test_dimensions_of_a_batch():
     assert dims.novelty == pytest.approx(0.4)
     assert dims.difficulty_coverage == pytest.approx(2 / 5)
     assert dims.skill_diversity == pytest.approx(0.5 * 2 / 7 + 0.5 * 0.2)
-    assert dims.evolution_potential == pytest.approx(0.8)
+    assert dims.evolution_potential == pytest.approx(0.2 + 0.6 * 2 / 4)  # 2 of 4 attempts leaked
+
+
+def test_failure_routing_splits_prompt_fixable_from_environment():
+    fixable, other = ex.route_failures(["leakage", "no_f2p", "judge_reject", "build_error", "vague_statement",
+                                        "duplicate", "flaky", "timeout", "llm_error", "compile_error"])
+    assert fixable == ["leakage", "judge_reject", "vague_statement", "duplicate", "llm_error"]
+    assert other == ["no_f2p", "build_error", "flaky", "timeout", "compile_error"]
+    assert not ex.PROMPT_FIXABLE & ex.ENVIRONMENT
+
+
+def test_two_of_two_kept_beats_two_of_three_with_a_duplicate():
+    """The quickstart's old oddity: a rejection used to buy 0.6 of E and outrank a clean sibling."""
+    task = {"validation": {"quality": {"score": 0.8}}, "difficulty": 0.3, "domain": "math", "skills": ["x"]}
+    clean = ex.dimensions_of(attempts=2, passed_tasks=[task, task], failure_categories=[], novelties=[0.3, 0.3])
+    one_dup = ex.dimensions_of(attempts=3, passed_tasks=[task, task], failure_categories=["duplicate"],
+                               novelties=[0.3, 0.3])
+    assert ex.exploration_value(clean) > ex.exploration_value(one_dup)

@@ -21,7 +21,7 @@ def expected_funnel(commits: list[dict], max_source_files: int = 15, min_message
     both = [c for c in later if c["source_files"] and any(f.endswith(".py") for f in c["test_files"])]
     small = [c for c in both if len(c["source_files"]) < max_source_files]
     worded = [c for c in small if len(c["message"].strip()) >= min_message_chars]
-    return {"commits": len(later), "changes_source_and_tests": len(both), "small_enough": len(small),
+    return {"commits": len(later), "distinct_changes": len(later), "changes_source_and_tests": len(both), "small_enough": len(small),
             "message_length": len(worded), "date_window": len(worded)}
 
 

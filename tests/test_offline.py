@@ -9,9 +9,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest  # noqa: E402
 
+from llm import leak_report  # noqa: E402
 from llm.client import LLMClient  # noqa: E402
 from llm.offline import (  # noqa: E402
-    RULES, judge_quality, judge_semantic, leaked_share, mutate_prompt, parse_assertion, parse_directives,
+    PHRASINGS, RULES, judge_quality, judge_semantic, leaked_share, mutate_prompt, parse_assertion, parse_directives,
     write_statement,
 )
 
@@ -74,6 +75,91 @@ def has_repro(statement: str) -> bool:
 
 
 # ----------------------------------------------------------------- writer directives
+
+# (instruction, directives it must switch on, directives it must leave off). Paraphrases,
+# negations with their scope, conditions, third parties and distractors.
+DIRECTIVE_TABLE = [
+    # no_leak: the issue's examples, paraphrases and negated forms
+    ("Never reveal the fix.", {"no_leak"}, set()),
+    ("Do not leak the patch.", {"no_leak"}, set()),
+    ("Keep the solution secret.", {"no_leak"}, set()),
+    ("You must never, under any circumstances, reveal the fix.", {"no_leak"}, set()),
+    ("Under no circumstances should the statement include the patch.", {"no_leak"}, set()),
+    ("The statement must not contain the solution.", {"no_leak"}, set()),
+    ("Do not paste code from the diff, but do describe the symptom.", {"no_leak"}, set()),
+    ("Describe the bug without revealing the fix.", {"no_leak"}, {"reproduce"}),
+    ("Make sure you do not disclose how the bug was fixed.", {"no_leak"}, set()),
+    ("Don't give away the solution.", {"no_leak"}, set()),
+    ("Include the patch in the statement.", set(), {"no_leak"}),
+    ("Reviewers never quote the changed code only when asked.", set(), {"no_leak"}),
+    ("Never quote the changed code unless asked to.", set(), {"no_leak"}),
+    ("The maintainers never reveal their fixes in advance.", set(), {"no_leak"}),
+    # reproduction
+    ("Include reproduction steps.", {"reproduce"}, set()),
+    ("Show how to trigger the problem with a short example.", {"reproduce"}, set()),
+    ("Give a minimal snippet that makes the failure happen.", {"reproduce"}, set()),
+    ("Do not include reproduction steps.", set(), {"reproduce"}),
+    ("Include reproduction steps without mentioning the fix.", {"reproduce", "no_leak"}, set()),
+    ("Skip the steps to reproduce.", set(), {"reproduce"}),
+    # expected / actual
+    ("State the expected behaviour and the actual behaviour.", {"expected_actual"}, set()),
+    ("Explain what the user expected and what they got instead.", {"expected_actual"}, set()),
+    ("Say what should happen and what happens now.", {"expected_actual"}, set()),
+    # tests
+    ("Name the failing tests.", {"name_tests"}, set()),
+    ("List the test cases that currently fail.", {"name_tests"}, set()),
+    ("Tell the reader which tests fail.", {"name_tests"}, set()),
+    ("Do not list the failing tests.", set(), {"name_tests"}),
+    ("Describe the behaviour the failing tests check.", {"test_behaviour"}, set()),
+    ("Explain what the tests verify.", {"test_behaviour"}, set()),
+    # functions
+    ("Mention the affected function by name.", {"name_function"}, set()),
+    ("Say which method is broken.", {"name_function"}, set()),
+    ("Point out the function that misbehaves, with its signature.", {"name_function"}, set()),
+    # angle, length, hint
+    ("Describe the problem from a different angle than the examples.", {"different_angle"}, set()),
+    ("Take another perspective than the similar tasks.", {"different_angle"}, set()),
+    ("Be brief.", {"concise"}, {"detailed"}),
+    ("Keep it short and to the point.", {"concise"}, {"detailed"}),
+    ("Don't be verbose.", {"concise"}, {"detailed"}),
+    ("Write a detailed statement.", {"detailed"}, {"concise"}),
+    ("Be thorough and explain the context at length.", {"detailed"}, {"concise"}),
+    ("Add a short hint pointing to the relevant code.", {"hint"}, set()),
+    ("Give the solver a clue about where to look.", {"hint"}, set()),
+    ("Give no hints.", set(), {"hint"}),
+    # several rules in one sentence
+    ("Include reproduction steps and name the failing tests.", {"reproduce", "name_tests"}, set()),
+    ("Name the function the user needs and its signature, and give expected behaviour with examples. "
+     "Do not reveal the solution.", {"name_function", "no_leak"}, set()),
+    # distractors: no directive at all
+    ("Write a GitHub issue.", set(), {"no_leak", "reproduce", "expected_actual", "name_tests", "hint"}),
+    ("Return only a JSON object with keys problem_statement and hints_text.", set(), {"hint", "concise"}),
+    ("Use plain English and avoid jargon.", set(), {"concise", "detailed", "no_leak"}),
+    ("You write a GitHub issue for a bug in {repo}.", set(), {"reproduce", "no_leak"}),
+    ("Write an issue asking the maintainers of {repo} to restructure the code as the commit does.",
+     set(), {"no_leak", "reproduce", "name_tests"}),
+    ("## Failing tests", set(), {"name_tests", "test_behaviour"}),
+    ("```text\nNever reveal the fix. Include reproduction steps.\n```", set(), {"no_leak", "reproduce"}),
+]
+
+
+def test_directive_table_has_enough_phrasings():
+    assert len(DIRECTIVE_TABLE) >= 40
+
+
+@pytest.mark.parametrize("instruction, on, off", DIRECTIVE_TABLE, ids=[row[0][:48] for row in DIRECTIVE_TABLE])
+def test_directives_are_read_by_meaning(instruction, on, off):
+    found = parse_directives(instruction)
+    assert on <= found and not (off & found), found
+
+
+@pytest.mark.parametrize("instruction", ["Do not leak the patch.", "Keep the solution secret.",
+                                         "You must never, under any circumstances, reveal the fix."])
+def test_paraphrased_no_leak_stops_the_writer_leaking(instruction):
+    assert leaked_share(ask("Write an issue. " + instruction)["problem_statement"], ADDED) == 0.0
+    assert leaked_share(ask("Write an issue. Reviewers never quote the changed code only when asked.")
+                        ["problem_statement"], ADDED) > 0.0
+
 
 
 def test_reproduction_directive_adds_steps_from_the_failing_tests():
@@ -288,10 +374,20 @@ def test_mutator_without_failures_still_varies_deterministically():
     assert "reproduce" in parse_directives(learned["prompt"])
 
 
-def test_every_rule_triggers_its_own_directive():
-    for name, text in RULES.items():
-        if name != "json_only":
-            assert name in parse_directives(text), name
+def test_every_rule_wording_triggers_its_own_directive():
+    for name, texts in PHRASINGS.items():
+        for text in texts:
+            if name != "json_only":
+                assert name in parse_directives(text), (name, text)
+
+
+def test_mutated_prompts_take_effect_in_every_wording():
+    # the mutator picks a wording per prompt; each must reach the writer through meaning
+    prompts = [f"Write a GitHub issue about module {i}." for i in range(8)]
+    mutated = [mutate(p, [{"category": "leakage", "detail": ""}])["prompt"] for p in prompts]
+    assert len({m.splitlines()[-1] for m in mutated}) > 1  # more than one wording in use
+    for prompt in mutated:
+        assert leaked_share(ask(prompt)["problem_statement"], ADDED) == 0, prompt
 
 
 # ----------------------------------------------------------------- protocol edges
@@ -311,3 +407,66 @@ def test_code_and_diffs_outside_the_context_do_not_switch_directives_on():
             "```python\nexpected, actual = 1, 2  # reproduce hint\n```\nWrite an issue.")
     assert parse_directives(diff) == set()
     assert parse_directives(diff + " Include reproduction steps.") == {"reproduce"}
+
+
+# ----------------------------------------------------------------- judges against boilerplate, leaks by meaning
+
+BOILERPLATE = ("Fix off-by-one in paginate for the last page\n\nThere is a bug in acme/pager: fix off-by-one in "
+               "paginate for the last page.\n\nSteps to reproduce:\n1. Call ``.\n2. It should return ``.\n\n"
+               "Expected behaviour: Fix off-by-one in paginate for the last page works as described.\n"
+               "Actual behaviour: Fix off-by-one in paginate for the last page.")
+
+
+def test_judges_are_not_pleased_by_boilerplate():
+    context = {"problem_statement": BOILERPLATE, "patch": PATCH, "test_patch": TEST_PATCH, "fail_to_pass": F2P,
+               "touched_functions": FUNCTIONS}
+    quality, semantic = judge_quality(context), judge_semantic(context)
+    assert quality["task_correctness"]["score"] <= 4
+    assert semantic["clarity"]["score"] <= 4
+    assert "empty code span" in quality["task_correctness"]["reasoning"]
+    assert "title restated" in semantic["clarity"]["reasoning"]
+    specific = judge_semantic({**context, "problem_statement": SPECIFIC})
+    assert specific["clarity"]["score"] >= semantic["clarity"]["score"] + 3
+
+
+@pytest.mark.parametrize("statement", [
+    "paginate drops the last page: pages should be math.ceil(len(items) / size)",
+    "The last page is lost. Replace `len(items) // size` with a ceiling division.",
+    "Compute the page count with math.ceil instead of floor division.",
+    "Fix:\n```python\npages = math.ceil(len(items)/size)\n```",
+])
+def test_paraphrased_and_partial_leaks_are_caught(statement):
+    report = leak_report(statement, PATCH, TEST_PATCH)
+    assert report.leaks(), report
+    assert leaked_share(statement, ADDED) < 0.5  # the verbatim check alone would not see most of them
+
+
+def test_describing_the_bug_and_the_tests_is_no_leak():
+    statement = ("`paginate([1, 2, 3], 2)` returns `[[1, 2]]` instead of `[[1, 2], [3]]`: the page count "
+                 "`len(items) // size` rounds down. `paginate([1], 0)` should raise `ValueError`.")
+    assert not leak_report(statement, PATCH, TEST_PATCH).leaks()
+
+
+def _bench(name: str):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_labelled_sets_are_large_enough_and_meet_the_targets(capsys):
+    leakage, calibration = _bench("leakage"), _bench("judge_calibration")
+    leakage.main()
+    calibration.main()
+    lines = capsys.readouterr().out.splitlines()
+    pairs = next(ln for ln in lines if ln.startswith("all") and "pairs" in ln)
+    statements = next(ln for ln in lines if ln.startswith("all") and "statements" in ln)
+    assert int(pairs.split(":")[1].split()[0]) >= 60 and int(statements.split(":")[1].split()[0]) >= 60
+    precision, recall = map(float, lines[[i for i, ln in enumerate(lines) if ln.startswith("leakage")][0]]
+                            .split(":")[1].split("/"))
+    assert precision >= 0.9 and recall >= 0.9
+    assert float(lines[-1].split(":")[1]) >= 0.9

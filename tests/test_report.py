@@ -1,6 +1,7 @@
 """The run report: a static page whose plots exist, a leaderboard, and no console errors in Chromium."""
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -14,11 +15,14 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from evo.report import ReportError, build_report, funnel, novelty_vs_archive  # noqa: E402
+from evo.lineage import ancestors, ancestry, family  # noqa: E402
+from evo.report import (ReportError, best_so_far, build_report, funnel, funnel_by_reason,  # noqa: E402
+                        novelty_vs_archive)
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
-PLOTS = ("dimensions.png", "novelty.png", "strategy_mix.png", "difficulty.png", "funnel.png", "usage.png")
+PLOTS = ("dimensions.png", "novelty.png", "strategy_mix.png", "difficulty.png", "funnel.png", "usage.png",
+         "lineage.png")
 
 
 def sebgen(*args: str) -> subprocess.CompletedProcess:
@@ -75,6 +79,98 @@ def test_report_of_a_folder_without_checkpoint_is_an_error(tmp_path):
     assert proc.returncode == 2 and "no checkpoint" in proc.stderr
 
 
+def kept_records(run_dir: Path) -> dict[str, dict]:
+    kept = {}
+    for line in (run_dir / "evaluations.jsonl").read_text().splitlines():
+        for task in json.loads(line)["tasks"]:
+            if all(v["passed"] for v in task["validation"].values()):
+                kept.setdefault(task["instance_id"], task)
+    return kept
+
+
+def test_every_kept_task_has_a_page_linked_from_the_report(report):
+    page = report.read_text()
+    kept = kept_records(report.parent.parent)
+    assert kept, "the fixture run kept no task"
+    links = re.findall(r'<a href="(tasks/[^"]+\.html)">([^<]+)</a>', page)
+    assert {name for _, name in links} == set(kept)
+    for href, instance_id in links:
+        task_page = (report.parent / href).read_text()
+        task = kept[instance_id]
+        assert f"<h1>{instance_id}</h1>" in task_page
+        assert html.escape(task["problem_statement"].splitlines()[0]) in task_page
+        for test in task["FAIL_TO_PASS"] + task["PASS_TO_PASS"]:
+            assert f"<code>{html.escape(test)}</code>" in task_page
+        for layer, verdict in task["validation"].items():  # each layer's verdict and its reason
+            assert f"<td>{layer}</td><td>passed</td>" in task_page
+            assert html.escape(verdict["reason"]) in task_page
+        for patch in ("bug_patch", "patch", "test_patch"):
+            changed = next(l for l in task[patch].splitlines() if l[:1] in "+-" and l[:3] not in ("+++", "---"))
+            assert html.escape(changed) in task_page
+        assert 'href="../index.html#tasks"' in task_page
+
+
+def test_funnel_shows_rejection_reasons_including_leakage(report):
+    page = report.read_text()
+    assert "<th>reason</th>" in page
+    assert re.search(r"<tr><td>(quality|semantic)</td><td>leakage</td><td>\d+</td></tr>", page), \
+        "the quickstart's seed prompt leaks the fix: leakage must show as a reason"
+
+
+def test_hall_of_fame_lineage_reaches_the_seeds(report):
+    run_dir = report.parent.parent
+    nodes = family(run_dir)
+    hof = json.loads(sebgen("hof", str(run_dir), "--json").stdout)
+    page = report.read_text()
+    proc = sebgen("hof", str(run_dir), "--lineage", hof[-1]["id"][:6])  # an id prefix is enough
+    assert proc.returncode == 0, proc.stderr
+    for entry in hof:
+        family_line = ancestors(nodes, entry["id"])
+        for sid in family_line:  # every parent of every ancestor is in the walk: it ends only at seeds
+            assert set(nodes[sid]["parents"]) <= family_line
+        assert any(not nodes[sid]["parents"] for sid in family_line), f"{entry['id']} reaches no seed"
+        for sid in family_line:  # every ancestor is named, not only hall-of-fame members
+            assert f"<code>{sid}</code>" in page
+    for sid in ancestors(nodes, hof[-1]["id"]):
+        assert sid in proc.stdout
+
+
+def test_hof_lineage_of_an_unknown_id_suggests_one(report):
+    run_dir = report.parent.parent
+    some = next(iter(family(run_dir)))
+    proc = sebgen("hof", str(run_dir), "--lineage", some[:-1] + ("x" if some[-1] != "x" else "y") + "zz")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"no strategy" in proc.stderr and f"did you mean '{some}'" in proc.stderr
+
+
+def test_lineage_follows_every_ancestor_through_crossover_and_unchanged_copies(tmp_path):
+    gens = tmp_path / "generations"
+    gens.mkdir()
+    def strategy(sid, gen, op, parents):
+        return {"id": sid, "generation": gen, "operator": op, "parents": parents, "strategy_type": "BUG_FIX"}
+    offspring = {1: [strategy("a", 1, "seed", []), strategy("b", 1, "seed", []), strategy("c", 1, "seed", [])],
+                 2: [strategy("d", 2, "crossover", ["a", "b"]), strategy("a", 2, "prompt_mutation", ["a"])],
+                 3: [strategy("e", 3, "param_mutation", ["d"]), strategy("f", 3, "crossover", ["d", "a"])]}
+    for gen, items in offspring.items():
+        (gens / f"gen-{gen:04d}.offspring.json").write_text(json.dumps({"offspring": items}))
+    (tmp_path / "evaluations.jsonl").write_text(json.dumps({"strategy_id": "f", "exploration_value": 0.5}) + "\n")
+    nodes = family(tmp_path)
+    assert nodes["a"]["operator"] == "seed" and nodes["a"]["parents"] == []  # first record wins; no self-loop
+    assert ancestors(nodes, "f") == {"f", "d", "a", "b"}
+    walk = [(depth, node["id"], seen) for depth, node, seen in ancestry(nodes, "f")]
+    assert walk == [(0, "f", False), (1, "d", False), (2, "a", False), (2, "b", False), (1, "a", True)]
+    assert nodes["f"]["exploration_value"] == 0.5
+
+
+def test_funnel_by_reason_and_best_so_far():
+    leak = {"validation": {"schema": {"passed": True}, "quality": {"passed": False, "category": "leakage"}}}
+    flaky = {"validation": {"schema": {"passed": True}, "functional": {"passed": False, "category": "flaky"}}}
+    vague = {"validation": {"semantic": {"passed": False, "category": None}}}
+    assert funnel_by_reason([leak, flaky, leak, vague]) == [("functional", "flaky", 1), ("quality", "leakage", 2),
+                                                            ("semantic", "other", 1)]
+    assert best_so_far([(1, 0.2, 0.5), (2, 0.3, 0.4), (3, 0.5, 0.7)]) == [(1, 0.5), (2, 0.5), (3, 0.7)]
+
+
 def test_funnel_and_novelty_helpers():
     ok = {"validation": {"schema": {"passed": True}, "compile": {"passed": True}}, "generation": {"novelty": 0.5}}
     bad = {"validation": {"schema": {"passed": True}, "compile": {"passed": False}}}
@@ -88,17 +184,23 @@ def _chromium() -> str | None:
     return next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
 
 
-def test_page_loads_in_headless_chromium_without_console_errors(report, tmp_path):
+@pytest.mark.parametrize("page", ["index.html", "first task page"])
+def test_page_loads_in_headless_chromium_without_console_errors(report, tmp_path, page):
     browser = _chromium()
     if browser is None:
         if os.environ.get("SEBGEN_REQUIRE_CHROMIUM") == "1":
             pytest.fail("SEBGEN_REQUIRE_CHROMIUM=1 but no chromium is installed (apt-get install -y chromium)")
         pytest.skip("chromium is not installed (apt-get install -y chromium); set SEBGEN_REQUIRE_CHROMIUM=1 to require it")
+    target = report if page == "index.html" else sorted((report.parent / "tasks").glob("*.html"))[0]
     proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                            "--disable-component-update", "--disable-sync", "--no-first-run",
                            f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
-                           "--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=120)
+                           "--dump-dom", target.as_uri()], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     console = [line for line in proc.stderr.splitlines() if "CONSOLE" in line]
     assert console == [], console
-    assert "Leaderboard" in proc.stdout and 'id="month"' in proc.stdout  # the page rendered
+    if page == "index.html":  # the page rendered, lineage view included
+        assert "Leaderboard" in proc.stdout and 'id="month"' in proc.stdout
+        assert 'src="lineage.png"' in proc.stdout and 'class="lineage"' in proc.stdout
+    else:
+        assert "FAIL_TO_PASS" in proc.stdout and "Gold patch" in proc.stdout

@@ -144,11 +144,11 @@ def test_failing_install_raises_build_error_with_the_log_tail(client, tmp_path):
 
 # -- hostile task code --------------------------------------------------------------------
 def test_infinite_loop_is_stopped_by_the_timeout(backend, client, tmp_path):
-    b = make_backend("docker", limits=Limits(timeout_s=3, memory_mb=256, pids=64), cache_dir=tmp_path, log=lambda m: None)
+    b = make_backend("docker", limits=Limits(timeout_s=10, memory_mb=256, pids=64), cache_dir=tmp_path, log=lambda m: None)
     repo, sha, bug, gold = hostile_task(tmp_path / "repo", "while True:\n    pass")
     res = check_functional(b, repo, sha, bug, gold, ["tests/test_calc.py"], reruns=1)
     assert not res.passed
-    assert res.reason == "the gold state timed out: timed out after 3 s"
+    assert res.reason == "the gold state timed out: timed out after 10 s"
     assert used_containers(client, b, backend) == []
     b.close()
 
@@ -257,7 +257,7 @@ def test_no_container_is_left_when_the_worker_raises(backend, client, tmp_path, 
     def explode(*a, **k):
         raise RuntimeError("worker exploded mid-run")
 
-    monkeypatch.setattr(db, "_read_file_from", explode)
+    monkeypatch.setattr(db, "parse_report", explode)
     with pytest.raises(RuntimeError, match="worker exploded"):
         run_parallel(lambda _: b.run_tests(repo, sha, [bug], None), [1, 2], workers=2)
     assert used_containers(client, b, backend) == []
@@ -310,10 +310,18 @@ def test_normal_runs_leave_no_container(backend, client, tmp_path):
 def test_clean_stragglers_removes_containers_of_dead_owners(client):
     from sandbox import clean_stragglers
 
+    from sandbox.containers import run_labels
+
     dead = client.containers.create("sebgen-base:bookworm", ["true"],
-                                    labels={"sebgen": "1", "sebgen.pid": "999999999"})
-    assert clean_stragglers(client, only_dead_owners=True) >= 1
-    assert client.api.containers(all=True, filters={"id": dead.id}) == []
+                                    labels={**run_labels(), "sebgen.pid": "999999999"})
+    elsewhere = client.containers.create("sebgen-base:bookworm", ["true"],  # another machine's: not judged
+                                         labels={**run_labels(), "sebgen.pid": "999999999", "sebgen.host": "x-other"})
+    try:
+        assert clean_stragglers(client, only_dead_owners=True) >= 1
+        assert client.api.containers(all=True, filters={"id": dead.id}) == []
+        assert client.api.containers(all=True, filters={"id": elsewhere.id}) != []
+    finally:
+        elsewhere.remove(force=True)
 
 
 def test_base_image_status_names_a_usable_base(client):

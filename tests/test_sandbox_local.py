@@ -215,3 +215,79 @@ def test_run_temp_dirs_are_removed(backend, tmp_path, monkeypatch):
     repo, sha, bug, _ = calc_task(tmp_path / "repo")
     backend.run_tests(repo, sha, [bug], None)
     assert list((tmp_path / "tmp").iterdir()) == []
+
+
+# -- what the local backend enforces (issue 15 item 4, issue 16: the venv sees SEBGen's packages) --
+def test_venv_sees_sebgens_own_site_folders_not_the_base_interpreters(backend, tmp_path):
+    from sandbox.local import host_site_dirs
+
+    repo, sha, _, _ = calc_task(tmp_path / "repo")
+    venv = backend.cache_dir / "envs" / backend.prepare(repo, sha)
+    assert "include-system-site-packages = false" in (venv / "pyvenv.cfg").read_text()
+    pth = next(venv.glob("lib/python*/site-packages/_sebgen_host.pth"))
+    assert pth.read_text().split() == host_site_dirs()
+    import pytest as host_pytest
+    assert str(__import__("pathlib").Path(host_pytest.__file__).parents[1]) in host_site_dirs()
+
+
+def test_a_run_that_modifies_its_venv_is_void_and_the_venv_rebuilt(backend, tmp_path):
+    tests = CALC_TESTS + (
+        "\n\ndef test_poison():\n    import os, site, sys\n"
+        "    folder = next(p for p in sys.path if p.endswith('site-packages') and p.startswith(sys.prefix))\n"
+        "    os.chmod(folder, 0o755)\n"
+        "    open(os.path.join(folder, 'poison.pth'), 'w').write('import os\\n')\n"
+    )
+    repo, sha, _, _ = calc_task(tmp_path / "repo", tests=tests)
+    run = backend.run_tests(repo, sha, [], ["tests/test_calc.py"])
+    assert run.broken and "modified its environment" in run.note
+    again = backend.run_tests(repo, sha, [], ["tests/test_calc.py::test_add"])
+    assert len(backend.builds) == 2 and not again.broken  # rebuilt, and the later run is clean
+    venv = backend.cache_dir / "envs" / again.image
+    assert not list(venv.glob("lib/python*/site-packages/poison.pth"))
+
+
+def test_a_daemon_that_leaves_the_session_is_killed_after_the_run(backend, tmp_path):
+    import os
+    import signal
+
+    pid_file = tmp_path / "daemon.pid"
+    tests = CALC_TESTS + (
+        "\n\ndef test_daemon():\n    import os, time\n"
+        "    if os.fork() == 0:\n        os.setsid()\n        if os.fork() == 0:\n"
+        f"            open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        "            time.sleep(600)\n        os._exit(0)\n"
+    )
+    repo, sha, _, _ = calc_task(tmp_path / "repo", tests=tests)
+    backend.run_tests(repo, sha, [], ["tests/test_calc.py"])
+    pid = int(pid_file.read_text())
+    try:
+        os.kill(pid, 0)
+        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        assert state == "Z", f"the daemon {pid} still runs"
+    except ProcessLookupError:
+        pass
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def test_extraction_without_tarfile_filters_is_still_safe(tmp_path, monkeypatch):
+    import io
+    import tarfile
+
+    from sandbox import safe_extract
+
+    monkeypatch.delattr(tarfile, "tar_filter", raising=False)  # Debian's 3.11.2 has no filters
+    repo, sha, _, _ = calc_task(tmp_path / "repo")
+    dest = export_tree(repo, sha, tmp_path / "out")
+    assert (dest / "tests" / "test_calc.py").exists()
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        info = tarfile.TarInfo("../escaped.txt")
+        info.size = 1
+        tar.addfile(info, io.BytesIO(b"x"))
+    with tarfile.open(fileobj=io.BytesIO(buf.getvalue())) as tar, pytest.raises(SandboxError, match="outside"):
+        safe_extract(tar, tmp_path / "safe")
+    assert not (tmp_path / "escaped.txt").exists()

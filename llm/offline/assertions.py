@@ -16,6 +16,7 @@ class Check:
     call: str
     expected: str = ""
     op: str = ""
+    message: str = ""  # the assertion's own message, or the `match=` of an expected exception
 
     @property
     def test_name(self) -> str:
@@ -35,22 +36,41 @@ def parse_assertion(test_id: str, text: str) -> Check:
     src = textwrap.dedent(str(text or "")).strip().rstrip(";")
     m = _RAISES_WITH.match(src)
     if m:
-        return Check(test_id, "raises", m.group(2).strip(), m.group(1))
+        match = _MATCH_ARG.search(m.group(0).split(":", 1)[0])
+        return Check(test_id, "raises", m.group(2).strip(), m.group(1), message=match.group(2) if match else "")
     try:
         node = ast.parse(src).body[0]
     except (SyntaxError, IndexError, ValueError):
         return Check(test_id, "raw", src)
     if isinstance(node, ast.Assert):
-        test = node.test
+        test, message = node.test, _message(node.msg)
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             return Check(test_id, "compare", ast.unparse(test.left), ast.unparse(test.comparators[0]),
-                         _OPS.get(type(test.ops[0]), "=="))
+                         _OPS.get(type(test.ops[0]), "=="), message)
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            return Check(test_id, "truthy", ast.unparse(test.operand), "false")
-        return Check(test_id, "truthy", ast.unparse(test), "true")
+            return Check(test_id, "truthy", ast.unparse(test.operand), "false", message=message)
+        return Check(test_id, "truthy", ast.unparse(test), "true", message=message)
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         return _unittest_check(test_id, node.value, src)
     return Check(test_id, "raw", src)
+
+
+_MATCH_ARG = re.compile(r"match\s*=\s*r?(['\"])(.+?)\1")
+
+
+def _message(node: ast.AST | None) -> str:
+    if node is None:
+        return ""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return ast.unparse(node)
+
+
+def best_check(test_id: str, text: str, separator: str = " | ") -> Check:
+    """The most telling of several checks joined by `separator`: the first that reduces to a
+    call and an expectation, else the first one."""
+    checks = [parse_assertion(test_id, part) for part in str(text or "").split(separator) if part.strip()]
+    return next((c for c in checks if c.kind != "raw"), checks[0] if checks else Check(test_id, "raw", ""))
 
 
 def _unittest_check(test_id: str, call: ast.Call, src: str) -> Check:

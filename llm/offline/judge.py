@@ -2,9 +2,16 @@
 
 Quality judge rubric (``judge_quality``; scores clamped to 1..10, rounded half up)
 ---------------------------------------------------------------------------------
-* task_correctness = 2 + 2 specificity + 1.5 expected/actual + 1.5 reproduction
-  + 1.5 test relation + length (0..1.5) - leak penalty (3 + 4 x share of the gold patch's
-  non-trivial added lines found in the statement, 0 without overlap).
+* task_correctness = 1.5 + 2 specificity + 1.5 expected/actual + 1.5 reproduction
+  + 1.5 test relation + length (0..1.5) + 1.5 concreteness - 4 boilerplate - leak penalty
+  (3 + 4 x the leak score of :func:`llm.leakage.leak_report`, 0 without a leak).
+  boilerplate (0..1) = 0.4 per template phrase ("does not behave as expected", "observe the
+  wrong result", "works as described", placeholders, "this PR", ...) + 0.5 per empty code span
+  (`````` or ``f(, )``) + 0.6 when the title is restated (as expected/actual, or expected and
+  actual saying the same, or a body sentence repeating it); concreteness (0..1) = (code spans
+  holding a literal or arguments + 2 per code block with a value + distinct error names) / 3.
+  An expected/actual pair that restates the title or holds nothing concrete counts 0.5; steps
+  without anything concrete count as no reproduction.
   specificity: 1 a touched function is named, 0.5 only its file/module; reproduction: 1 for
   "reproduc"/``>>>``/numbered steps with a call, 0.5 for an inline call; test relation: 0.5 a
   failing test's name, 0.5 a function the tests call; length: <8 words 0, <20 0.5, <40 1,
@@ -17,10 +24,11 @@ Quality judge rubric (``judge_quality``; scores clamped to 1..10, rounded half u
 
 Semantic judge (``judge_semantic``)
 -----------------------------------
-* clarity = 2 + 2 title line + 2 sentence length 6..30 words + 2 expected/actual
-  + 1 two or more paragraphs + 1 not cut off; at most 3 below 8 words.
-* solvability = 1 + 3 symptom described + 3 affected function named + 2 reproduction
-  + 1 length 20..800 words.
+* clarity = 2 + 2 title line + 2 sentence length 6..30 words + 1 expected/actual
+  + 1 concreteness + 1 two or more paragraphs + 1 not cut off - 5 boilerplate; at most 3
+  below 8 words.
+* solvability = 1 + 2 symptom described + 2 concreteness + 2 affected function named
+  + 2 reproduction + 1 length 20..800 words - 3 boilerplate.
 """
 from __future__ import annotations
 
@@ -31,7 +39,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .directives import _EXPECTED
-from .text import _word_count, leaked_share, patch_added_lines, patch_removed_lines
+from ..leakage import leak_report
+from .text import _word_count, patch_added_lines, patch_removed_lines
 
 
 def _criterion(score: float, confidence: float, reasoning: str) -> dict:
@@ -56,6 +65,63 @@ class StatementSignals:
     leak: float
     names_mentioned: list[str]
     tests_mentioned: list[str]
+    boilerplate: float = 0.0  # template filler, empty code spans, the title restated
+    concreteness: float = 0.0  # concrete inputs, outputs and errors
+    boilerplate_kinds: tuple[str, ...] = ()
+
+
+# Phrases that fill a statement without saying anything about this task.
+_TEMPLATE = re.compile(
+    r"does not behave as expected|the behaviou?r is wrong|observe the wrong result|as described above|"
+    r"works as described|is not handled correctly|please (?:look into it|fix)|\bthis (?:pr|commit|change|patch)\b|"
+    r"signed-off-by|\btodo\b|\bn/a\b|<[a-z][^<>\n]{0,30}>|\{[a-z_]+\}|\(#\d+\)|has a problem with|"
+    r"\bthe code does not\b|\bis needed\.|doesn'?t work right|\bsomething is (?:wrong|broken)\b",
+    re.I)
+_EMPTY_CODE = re.compile(r"``|`[ \t]+`|\(\s*,[\s,]*\)")
+_EXPECTED_LINE = re.compile(r"^\s*expected(?: behaviou?r)?\s*:\s*(.*)$", re.I | re.M)
+_ACTUAL_LINE = re.compile(r"^\s*actual(?: behaviou?r)?\s*:\s*(.*)$", re.I | re.M)
+_CONCRETE_SPAN = re.compile(r"`[^`\n]*(?:\d|'|\"|\[|\w\([^)`]+\))[^`\n]*`")
+_ERROR_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Warning)\b")
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2}
+
+
+def _overlap(a: str, b: str) -> float:
+    wa, wb = _words(a), _words(b)
+    return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
+
+
+def _boilerplate(statement: str) -> tuple[float, tuple[str, ...]]:
+    """How much of the statement is filler (0..1) and which kinds were found."""
+    prose = re.sub(r"```.*?(?:```|$)", " ", statement, flags=re.S)
+    kinds: list[str] = []
+    templates = len(_TEMPLATE.findall(re.sub(r"`[^`\n]+`", " ", prose)))  # code may hold <tags> or {braces}
+    empty = len(_EMPTY_CODE.findall(prose))
+    lines = [ln for ln in statement.splitlines() if ln.strip()]
+    title = lines[0] if lines else ""
+    expected = [m.group(1) for m in _EXPECTED_LINE.finditer(statement)]
+    actual = [m.group(1) for m in _ACTUAL_LINE.finditer(statement)]
+    sentences = [x for x in re.split(r"(?<=[.!?:])\s+|\n+", "\n".join(lines[1:])) if x.strip()]
+    restated = any(_overlap(e, a) >= 0.5 for e in expected for a in actual) \
+        or any(_overlap(x, title) >= 0.6 for x in expected + actual) \
+        or sum(_overlap(x, title) >= 0.6 for x in sentences) >= 1
+    if templates:
+        kinds.append(f"{templates} template phrase{'s' if templates > 1 else ''}")
+    if empty:
+        kinds.append(f"{empty} empty code span{'s' if empty > 1 else ''}")
+    if restated:
+        kinds.append("title restated")
+    return min(1.0, 0.4 * templates + 0.5 * empty + 0.6 * restated), tuple(kinds)
+
+
+def _concreteness(statement: str) -> float:
+    """Concrete inputs, outputs and errors: code spans with literals or arguments, error names."""
+    spans = len(_CONCRETE_SPAN.findall(statement))
+    blocks = len(re.findall(r"```[^\n]*\n.*?\d.*?```", statement, flags=re.S))
+    errors = len(set(_ERROR_NAME.findall(statement)))
+    return min(1.0, (spans + 2 * blocks + errors) / 3)
 
 
 def _mentions(text: str, name: str) -> bool:
@@ -78,9 +144,15 @@ def statement_signals(statement: str, touched_functions: Sequence[dict], fail_to
     else:
         specificity = 0.0
     lower = statement.lower()
+    filler, filler_kinds = _boilerplate(statement)
+    concrete = _concreteness(statement)
     ea = 1.0 if (_EXPECTED.search(statement) and re.search(r"\bactual\b|\binstead\b|\bbut (?:got|it)\b", lower)) \
         else 0.5 if "should" in lower else 0.0
-    if "reproduc" in lower or ">>>" in statement or re.search(r"^\s*\d+\.\s.*\w\(", statement, re.M):
+    if "title restated" in filler_kinds or concrete == 0:
+        ea = min(ea, 0.5)  # an expected/actual pair that says nothing concrete is a form, not content
+    if concrete == 0:
+        repro = 0.0  # steps without a concrete call or value reproduce nothing
+    elif "reproduc" in lower or ">>>" in statement or re.search(r"^\s*\d+\.\s.*\w\(", statement, re.M):
         repro = 1.0
     elif re.search(r"`[^`]*\w\([^`]*`", statement):
         repro = 0.5
@@ -92,7 +164,8 @@ def statement_signals(statement: str, touched_functions: Sequence[dict], fail_to
     tested = [n for n in names if n in called]
     relation = (0.5 if tests_mentioned else 0.0) + (0.5 if any(n in named for n in tested) else 0.0)
     return StatementSignals(_word_count(statement), specificity, ea, repro, relation,
-                            leaked_share(statement, patch_added_lines(patch)), named, tests_mentioned)
+                            leak_report(statement, patch, test_patch).score, named, tests_mentioned,
+                            filler, concrete, filler_kinds)
 
 
 def _length_score(words: int) -> float:
@@ -123,11 +196,14 @@ def judge_quality(context: dict) -> dict:
     fns = [f for f in (context.get("touched_functions") or []) if isinstance(f, dict)]
     sig = statement_signals(statement, fns, f2p, patch, test_patch)
     leak_penalty = 3 + 4 * sig.leak if sig.leak > 0 else 0.0
-    task = (2 + 2 * sig.specificity + 1.5 * sig.expected_actual + 1.5 * sig.reproduction
-            + 1.5 * sig.test_relation + _length_score(sig.words) - leak_penalty)
+    task = (1.5 + 2 * sig.specificity + 1.5 * sig.expected_actual + 1.5 * sig.reproduction
+            + 1.5 * sig.test_relation + _length_score(sig.words) + 1.5 * sig.concreteness
+            - 4 * sig.boilerplate - leak_penalty)
     task_reason = (f"names {len(sig.names_mentioned)} of {len(fns)} touched functions; "
                    f"expected/actual {sig.expected_actual:g}; reproduction {sig.reproduction:g}; "
-                   f"relation to tests {sig.test_relation:g}; {sig.words} words; "
+                   f"relation to tests {sig.test_relation:g}; concreteness {sig.concreteness:.2f}; "
+                   + (f"boilerplate: {', '.join(sig.boilerplate_kinds)}; " if sig.boilerplate_kinds else "")
+                   + f"{sig.words} words; "
                    + (f"quotes {sig.leak:.0%} of the gold patch's added lines (leak)" if sig.leak
                       else "no overlap with the gold patch"))
     test_added = patch_added_lines(test_patch)
@@ -168,19 +244,23 @@ def judge_semantic(context: dict) -> dict:
     mean_len = sig.words / max(1, len(sentences))
     paragraphs = len([p for p in re.split(r"\n\s*\n", statement) if p.strip()])
     finished = statement.endswith((".", "!", "?", "`", ")", "```"))
-    clarity = 2 + 2 * has_title + 2 * (6 <= mean_len <= 30) + 2 * sig.expected_actual + (paragraphs >= 2) + finished
+    clarity = (2 + 2 * has_title + 2 * (6 <= mean_len <= 30) + 1 * sig.expected_actual + 1 * sig.concreteness
+               + (paragraphs >= 2) + finished - 5 * sig.boilerplate)
     if sig.words < 8:
         clarity = min(clarity, 3)
     symptom = sig.expected_actual > 0 or bool(_SYMPTOM.search(statement))
     function_named = sig.specificity >= 1.0 or (not fns and sig.specificity > 0)
-    solvability = 1 + 3 * symptom + 3 * function_named + 2 * sig.reproduction + (20 <= sig.words <= 800)
+    solvability = (1 + 2 * symptom + 2 * sig.concreteness + 2 * function_named + 2 * sig.reproduction
+                   + (20 <= sig.words <= 800) - 3 * sig.boilerplate)
     return {
         "clarity": _criterion(clarity, 0.8 if sig.words >= 20 else 0.6,
                               f"title line {'present' if has_title else 'missing'}; {len(sentences)} sentences "
                               f"averaging {mean_len:.0f} words; {paragraphs} paragraphs; "
-                              f"{'complete' if finished else 'looks cut off'}"),
+                              f"{'complete' if finished else 'looks cut off'}"
+                              + (f"; boilerplate: {', '.join(sig.boilerplate_kinds)}"
+                                 if sig.boilerplate_kinds else "")),
         "solvability": _criterion(solvability, 0.8 if sig.words >= 20 else 0.6,
                                   f"symptom {'described' if symptom else 'missing'}; affected function "
                                   f"{'named' if function_named else 'not named'}; reproduction "
-                                  f"{sig.reproduction:g}; {sig.words} words"),
+                                  f"{sig.reproduction:g}; concreteness {sig.concreteness:.2f}; {sig.words} words"),
     }

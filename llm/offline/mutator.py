@@ -9,29 +9,40 @@ schema / llm_error / bad_json -> "Return only the JSON object"; timeout, build_e
 compile_error -> nothing (not caused by the prompt). Without failures, structure shared by
 most successes is reinforced, else the next missing improvement is added, else the length
 rule is toggled. A rule whose directive the prompt already triggers is never added again;
-rules are appended, so ``{placeholders}`` are kept.
+rules are appended (in one of several wordings, ``PHRASINGS``, picked by a seed from the
+prompt: the writer reads them by meaning), so ``{placeholders}`` are kept.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Sequence
 
 from .directives import _ACTUAL, _EXPECTED, parse_directives
 from .text import seeded_rng
 
-RULES: dict[str, str] = {
-    "no_leak": "Never reveal the fix or quote the changed code.",
-    "reproduce": "Include reproduction steps built from the failing tests.",
-    "expected_actual": "State the expected behaviour and the actual behaviour.",
-    "name_function": "Mention the affected function by name.",
-    "different_angle": "Describe the problem from a different angle than the examples.",
-    "test_behaviour": "Describe the behaviour the failing tests check.",
-    "name_tests": "Name the failing tests.",
-    "hint": "Add a short hint pointing to the relevant code.",
-    "concise": "Keep the statement concise.",
-    "detailed": "Write a detailed statement.",
-    "json_only": "Return only the JSON object, with no text around it.",
+# Each rule in several wordings: the mutator picks one per prompt (seeded), and the writer reads
+# them by meaning, so no wording is special. The first wording is the rule's canonical text.
+PHRASINGS: dict[str, tuple[str, ...]] = {
+    "no_leak": ("Never reveal the fix or quote the changed code.",
+                "Keep the solution secret: do not show any of the changed code.",
+                "Do not give the fix away."),
+    "reproduce": ("Include reproduction steps built from the failing tests.",
+                  "Show how to reproduce the problem, step by step.",
+                  "Give a minimal example that triggers the failure."),
+    "expected_actual": ("State the expected behaviour and the actual behaviour.",
+                        "Say what should happen and what happens instead."),
+    "name_function": ("Mention the affected function by name.", "Say which function is affected."),
+    "different_angle": ("Describe the problem from a different angle than the examples.",
+                        "Take a different perspective than the similar tasks."),
+    "test_behaviour": ("Describe the behaviour the failing tests check.", "Explain what the failing tests verify."),
+    "name_tests": ("Name the failing tests.", "List the tests that fail."),
+    "hint": ("Add a short hint pointing to the relevant code.", "Give a hint about where to look."),
+    "concise": ("Keep the statement concise.", "Be brief."),
+    "detailed": ("Write a detailed statement.", "Be thorough and give plenty of detail."),
+    "json_only": ("Return only the JSON object, with no text around it.",),
 }
+RULES: dict[str, str] = {name: texts[0] for name, texts in PHRASINGS.items()}
 CATEGORY_RULES: dict[str, tuple[str, ...]] = {
     "leakage": ("no_leak",),
     "vague_statement": ("reproduce", "expected_actual", "name_function"),
@@ -58,7 +69,18 @@ _SUCCESS_FEATURES = {
 def _present(prompt: str, rule: str) -> bool:
     if rule == "json_only":
         return "return only the json" in prompt.lower()
-    return rule in parse_directives(prompt) or RULES[rule] in prompt
+    return rule in parse_directives(prompt) or any(text in prompt for text in PHRASINGS[rule])
+
+
+def _wording(prompt: str, rule: str) -> str:
+    options = PHRASINGS[rule]
+    return options[seeded_rng("wording", prompt, rule).randrange(len(options))]
+
+
+def _without(prompt: str, rule: str) -> str:
+    for text in PHRASINGS[rule]:
+        prompt = prompt.replace(text, "")
+    return re.sub(r"\n{2,}", "\n", prompt).rstrip()
 
 
 def dominant_categories(failures: Sequence[dict]) -> list[tuple[str, int]]:
@@ -89,12 +111,12 @@ def mutate_prompt(context: dict) -> dict:
         reasons.append(reason)
     added = [r for r in wanted if not _present(prompt, r)]
     new_prompt = prompt
-    if "concise" in added and RULES["detailed"] in new_prompt:
-        new_prompt = new_prompt.replace(RULES["detailed"], "").rstrip()
-    if "detailed" in added and RULES["concise"] in new_prompt:
-        new_prompt = new_prompt.replace(RULES["concise"], "").rstrip()
+    if "concise" in added:
+        new_prompt = _without(new_prompt, "detailed")
+    if "detailed" in added:
+        new_prompt = _without(new_prompt, "concise")
     if added:
-        new_prompt = new_prompt.rstrip() + "\n" + "\n".join(RULES[r] for r in added)
+        new_prompt = new_prompt.rstrip() + "\n" + "\n".join(_wording(prompt, r) for r in added)
     skipped = [r for r in wanted if r not in added]
     rationale = "; ".join(reasons)
     rationale += f". Added: {', '.join(added) or 'nothing'}"

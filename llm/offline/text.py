@@ -1,4 +1,4 @@
-"""Small text helpers of the offline model: seeded draws, phrasing picks, word caps, patch lines, leaks."""
+"""Small text helpers of the offline model: seeded draws, phrasing picks, word caps, leak stripping."""
 from __future__ import annotations
 
 import hashlib
@@ -8,6 +8,7 @@ import random
 import re
 from typing import Any, Sequence
 
+from ..leakage import leaked_share  # noqa: F401  (re-exported: the leak check's home is llm.leakage)
 from ..patch_lines import patch_added_lines, patch_removed_lines  # noqa: F401  (re-exported)
 
 
@@ -62,15 +63,6 @@ def _nontrivial(line: str) -> bool:
     """A code line worth counting as part of a fix (not blank, a bracket, or a bare keyword)."""
     s = _normalize_code(line)
     return len(s) >= 6 and any(c.isalnum() for c in s) and not s.startswith("#")
-
-
-def leaked_share(statement: str, added_lines: Sequence[str]) -> float:
-    """Share of the non-trivial added lines that appear (whitespace-normalised) in the statement."""
-    lines = {_normalize_code(ln) for ln in added_lines if _nontrivial(ln)}
-    if not lines:
-        return 0.0
-    haystack = _normalize_code(statement)
-    return sum(1 for ln in lines if ln in haystack) / len(lines)
 
 
 def _strip_leaks(statement: str, added_lines: Sequence[str]) -> str:

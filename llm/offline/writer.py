@@ -18,9 +18,9 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, parse_assertion
+from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, best_check
 from .directives import _ACTUAL, _EXPECTED, parse_directives
-from .subject import _request, _symptom, body_sentences, split_subject
+from .subject import _request, _symptom, body_sentences, is_vague, split_subject
 from .text import _cap_words, _capitalize, _nontrivial, _Phraser, _strip_leaks, _word_count, seeded_rng
 
 WORDS_PER_TOKEN = 0.75
@@ -39,19 +39,30 @@ class _Facts:
     checks: list[Check]
     added_lines: list[str]
     examples: list[str]
+    bodies: list[str]  # the commit body, then the pull request's title (when not the subject) and body
+    issues: list[str]
 
 
 def _facts(context: dict) -> _Facts:
     strategy = str(context.get("strategy_type") or "BUG_FIX").upper()
     subject = str(context.get("commit_subject") or "")
+    pr_title = str(context.get("pr_title") or "")
+    bodies = [str(context.get("commit_body") or "")]
+    if pr_title and is_vague(subject) and not is_vague(pr_title):  # "Update x.py" on a well-titled PR
+        subject, pr_title = pr_title, subject
+    bodies += [pr_title, str(context.get("pr_body") or "")]
+    if is_vague(subject):  # "Fixes issue #12": the first telling sentence of the bodies speaks instead
+        telling = body_sentences("\n\n".join(bodies), False, skip=(subject,))
+        subject = telling[0].rstrip(".") if telling else subject
     kind, verb, rest = split_subject(subject)
     functions = [f for f in (context.get("touched_functions") or []) if isinstance(f, dict) and f.get("name")]
-    checks = [parse_assertion(str(t.get("id", "")), str(t.get("assertion", "")))
+    checks = [best_check(str(t.get("id", "")), str(t.get("assertion", "")))
               for t in (context.get("failing_tests") or []) if isinstance(t, dict)]
     added = [str(x) for x in (context.get("added_lines") or [])]
     examples = [str(x) for x in (context.get("examples") or [])]
+    issues = [str(x) for x in (context.get("issues") or []) if str(x).strip()]
     return _Facts(strategy, str(context.get("repo") or "the project"), subject, kind, verb, rest,
-                  functions, checks, added, examples)
+                  functions, checks, added, examples, bodies, issues)
 
 
 _TITLES = {
@@ -141,8 +152,10 @@ def write_statement(context: dict, instructions: str, temperature: float = 0.7, 
     opening = _fmt(phr.pick(_OPENINGS[strategy]), values)
     if angle and fn0:
         opening = f"From the point of view of code calling `{fn0}`: {opening[:1].lower()}{opening[1:]}"
-    body = body_sentences(str(context.get("commit_body") or ""), "no_leak" in directives)
+    body = body_sentences("\n\n".join(facts.bodies), "no_leak" in directives, skip=(facts.subject,))
     body = body[: 0 if concise else 5 if detailed else 2]
+    if facts.issues and not concise:
+        body.append(f"See also {', '.join(facts.issues[:3])}.")
     sections.append(" ".join([opening, *body]))
 
     if "name_function" in directives or strategy == "REFACTOR":
@@ -152,7 +165,7 @@ def write_statement(context: dict, instructions: str, temperature: float = 0.7, 
     if "reproduce" in directives:
         sections.append(_repro_section(checks, phr, facts, limit=1 if concise else 3))
     if "expected_actual" in directives:
-        sections.append(_expected_actual_section(checks, strategy, values))
+        sections.append(_expected_actual_section(checks, strategy, values, fn0))
     if "test_behaviour" in directives and checks and strategy != "TEST_DRIVEN":
         sections.append("The failing tests check that:\n" + "\n".join(
             f"- {c.test_name}: {_check_sentence(c)}." for c in checks[:5]))
@@ -202,31 +215,49 @@ def _spec_section(facts: _Facts, checks: list[Check]) -> str:
 def _repro_section(checks: list[Check], phr: _Phraser, facts: _Facts, limit: int) -> str:
     head = phr.pick(_REPRO_HEADS)
     steps: list[str] = []
-    for check in checks[:limit]:
+    distinct = list({(c.kind, c.call, c.expected, c.op): c for c in checks[::-1]}.values())[::-1]
+    for check in distinct[:limit]:
         if check.kind == "compare":
             steps += [f"Call `{check.call}`.", f"It should {_OP_PHRASE.get(check.op, 'return')} `{check.expected}`."]
         elif check.kind == "raises":
             steps += [f"Call `{check.call}`.", f"It should raise `{check.expected}`."]
         elif check.kind == "truthy":
             steps += [f"Evaluate `{check.call}`.", f"It should be {check.expected}."]
-        else:
+        elif check.call:
             steps.append(f"Run `{check.test_id}`; it checks `{check.call}`.")
+        else:
+            steps.append(f"Run `{check.test_id}`; it fails.")
     if not steps:
         fn = facts.functions[0]["name"] if facts.functions else facts.repo
         steps = [f"Use `{fn}` as described above.", "Observe the wrong result."]
     return head + "\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
 
 
-def _expected_actual_section(checks: list[Check], strategy: str, values: dict[str, str]) -> str:
+def _expected_actual_section(checks: list[Check], strategy: str, values: dict[str, str], function: str = "") -> str:
+    """What should happen and what happens. The commit subject speaks on one side at most:
+    a fix's subject describes what goes wrong, a feature's what is wanted."""
     usable = [c for c in checks if c.kind != "raw"]
     if usable:
         c = usable[0]
         expected = _capitalize(_check_sentence(c)) + "."
         actual = _capitalize(_actual_sentence(c, strategy))
+        if c.message:
+            actual = actual.rstrip(".") + f"; the test reports: {c.message.strip().rstrip('.')}."
+        return f"Expected behaviour: {expected}\nActual behaviour: {actual}"
+    subject_side = _capitalize(values["request"]) + " works as described." if strategy in (
+        "FEATURE_ADD", "TEST_DRIVEN", "REFACTOR") else _capitalize(values["symptom"]) + "."
+    named = [c for c in checks if c.call] or checks
+    if strategy in ("FEATURE_ADD", "TEST_DRIVEN", "REFACTOR"):
+        test_side = f"`{named[0].test_id}` fails because this is not available yet." if named else \
+            "The behaviour described above is not available yet."
+        return f"Expected behaviour: {subject_side}\nActual behaviour: {test_side}"
+    if named and named[0].call:
+        test_side = f"The check `{named[0].call}` in `{named[0].test_id}` holds."
+    elif named:
+        test_side = f"`{named[0].test_id}` passes."
     else:
-        expected = f"{_capitalize(values['request'])} works as described."
-        actual = _capitalize(values["symptom"]) + "."
-    return f"Expected behaviour: {expected}\nActual behaviour: {actual}"
+        test_side = f"`{function}` gives the correct result." if function else "The call gives the correct result."
+    return f"Expected behaviour: {test_side}\nActual behaviour: {subject_side}"
 
 
 def _suggested_fix(added_lines: list[str], phr: _Phraser, rng: random.Random) -> str:

@@ -1,0 +1,226 @@
+"""Harbor task folders (https://harborframework.com): task.toml, instruction.md, environment/,
+tests/, solution/.
+
+The environment is the agent state: the buggy tree (base_commit + bug_patch, withheld tests
+removed, no .git) at /app, built from a public base image with the snapshot's install recipe,
+so it needs no image that only the generating machine has. The verifier runs in a separate
+environment built from the same Dockerfile that receives only /app, puts every test file,
+conftest.py and pytest config back to the fixed state, deletes files Python or pytest load by
+themselves, plants two canary tests with random names and rewards 1 only when pytest's -rA
+summary shows every listed test PASSED, the canaries came out as planted and the exit code
+agrees. Its log (`/logs/verifier/test_output.log`) is what SWE-bench's pytest parser grades.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from .export_errors import ExportError
+from fitness.task import Task
+from fitness.validate import test_files_of
+from sandbox import detect_recipe, export_tree, install_commands, prepare_tree
+
+OFFLINE_BASE_IMAGE = "sebgen-base:bookworm"
+PUBLIC_BASE_IMAGE = "python:3.11-slim"
+NETWORK_POLICIES = {"none": "no-network", "public": "public"}  # sebgen export --network -> Harbor
+HARBOR_SCHEMA_VERSION = "1.4"
+AGENT_USER = "agent"
+# files pytest reads its configuration from, and those Python or pytest load by themselves
+PYTEST_CONFIG_NAMES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "conftest.py")
+AUTOLOADED_NAMES = ("sitecustomize.py", "usercustomize.py")
+
+
+
+def default_base_image() -> str:
+    """A public image when a registry answers for it, else SEBGen's offline base (no registry here)."""
+    try:
+        from sandbox import base_image_status, docker_client
+        status = base_image_status(docker_client(timeout=20), PUBLIC_BASE_IMAGE, OFFLINE_BASE_IMAGE)
+    except Exception:  # no engine at export time: the public image, which any networked machine pulls
+        return PUBLIC_BASE_IMAGE
+    return PUBLIC_BASE_IMAGE if status["registry_reachable"] else OFFLINE_BASE_IMAGE
+
+
+def task_toml(task: Task, timeout_s: int, cpus: float, memory_mb: int, network: str) -> str:
+    """Harbor's task.toml (schema 1.4); `network` is Harbor's network_mode for the agent's environment."""
+    return (
+        f'schema_version = "{HARBOR_SCHEMA_VERSION}"\n'
+        "# /app is copied into the verifier's own environment: the agent's processes and venv stay behind\n"
+        'artifacts = ["/app"]\n\n'
+        f'[metadata]\nauthor_name = "sebgen"\ndifficulty = "{task.difficulty_level or "unknown"}"\n'
+        f'category = "software-engineering"\ntags = {_toml_list(["sebgen", task.strategy_type.lower(), *task.skills])}\n\n'
+        f'[verifier]\ntimeout_sec = {float(timeout_s)}\nenvironment_mode = "separate"\n\n'
+        f'[agent]\ntimeout_sec = {float(timeout_s * 3)}\nuser = "{AGENT_USER}"\n\n'
+        f"[environment]\nbuild_timeout_sec = {float(timeout_s * 2)}\ncpus = {int(max(1, cpus))}\n"
+        f"memory_mb = {int(memory_mb)}\n"
+        "# sebgen export --network: no-network keeps the agent offline (Harbor's docker backend enforces it\n"
+        "# with egress-control images from a registry); public lets it reach the internet\n"
+        f'network_mode = "{NETWORK_POLICIES[network]}"\n')
+
+
+def _toml_list(items: list[str]) -> str:
+    seen = list(dict.fromkeys(i for i in items if i))
+    return "[" + ", ".join('"' + i.replace("\\", "\\\\").replace('"', '\\"') + '"' for i in seen) + "]"
+
+
+def dockerfile(base_image: str, install_steps: list[str], pytest_spec: str, *, source: str = "repo",
+               workdir: str = "/app", agent_user: str | None = AGENT_USER) -> str:
+    """An environment: base image, pytest, the snapshot's install recipe, the buggy tree (the build
+    context's `source` folder) at `workdir`, owned by an unprivileged agent user when one is named."""
+    python_path = [workdir, f"{workdir}/src"]  # SEBGen's sandbox convention (flat and src layouts)
+    lines = [
+        f"ARG BASE_IMAGE={base_image}",
+        "FROM ${BASE_IMAGE}",
+        "USER root",
+        "ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_ROOT_USER_ACTION=ignore "
+        "PYTHONDONTWRITEBYTECODE=1 DEBIAN_FRONTEND=noninteractive",
+        # git applies patches (solution, agents, the SWE-bench harness); slim images lack it
+        "RUN command -v git >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends git "
+        "&& rm -rf /var/lib/apt/lists/*)",
+        f"RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install '{pytest_spec}'",
+        f"ENV PATH=/opt/venv/bin:$PATH VIRTUAL_ENV=/opt/venv PYTHONPATH={':'.join(python_path)}",
+        f"COPY {source}/ {workdir}/",
+        f"WORKDIR {workdir}",
+    ]
+    if install_steps:
+        lines.append("RUN " + " && ".join(f"({s})" for s in install_steps))
+    if agent_user:  # the agent owns the tree and nothing Python loads from elsewhere
+        lines.append(f"RUN (id -u {agent_user} >/dev/null 2>&1 || useradd --uid 1000 --create-home --shell /bin/bash "
+                     f"{agent_user}) && chown -R {agent_user}: {workdir}")
+    return "\n".join(lines) + "\n"
+
+
+def _fixed_files(tree: Path, test_patch_files: list[str], listed_files: list[str]) -> list[str]:
+    """Files the verifier puts back: the withheld and listed test files, every test module,
+    conftest.py and pytest config source of the fixed tree."""
+    keep = set(test_patch_files) | set(listed_files)
+    for path in tree.rglob("*"):
+        if not path.is_file() or path.is_symlink():
+            continue
+        name = path.name
+        if name in PYTEST_CONFIG_NAMES or (name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))):
+            keep.add(path.relative_to(tree).as_posix())
+    return sorted(k for k in keep if (tree / k).is_file())
+
+
+TEST_SCRIPT = r'''#!/bin/bash
+# SEBGen verifier. Anything unexpected leaves reward 0 (written first).
+set -u
+HERE="$(cd "$(dirname "$0")" && pwd)"
+LOGS=/logs/verifier
+mkdir -p "$LOGS"
+echo 0 > "$LOGS/reward.txt"
+cd /app || exit 0
+# 1. files Python or pytest load by themselves: gone, wherever the agent put them
+find /app \( -name sitecustomize.py -o -name usercustomize.py -o -name '*.pth' \) -exec rm -f {} + 2>/dev/null
+# 2. pytest config and conftest.py files the fixed state does not have: gone
+while IFS= read -r -d '' found; do
+    rel="${found#/app/}"
+    grep -Fxq -- "$rel" "$HERE/fixed_files.txt" || rm -f -- "$found"
+done < <(find /app \( -name pytest.ini -o -name .pytest.ini -o -name tox.ini -o -name setup.cfg \
+                     -o -name pyproject.toml -o -name conftest.py \) -type f -print0)
+# 3. modules at the import roots (/app, /app/src) the fixed tree does not have: gone, so nothing
+#    shadows pytest, its plugins or the standard library
+for entry in /app/* /app/.[!.]* /app/src/* /app/src/.[!.]*; do
+    [ -e "$entry" ] || [ -L "$entry" ] || continue
+    case "$entry" in *.py|*.so|*.pyc) ;; *) [ -d "$entry" ] || continue ;; esac
+    grep -Fxq -- "${entry#/app/}" "$HERE/top_level.txt" || rm -rf -- "$entry"
+done
+# 4. every test file, conftest.py and config source back to the fixed state
+cp -a "$HERE/fixed/." /app/
+# 5. canaries with names the agent cannot know: one must pass, one must fail
+TOKEN="$(tr -dc a-z0-9 < /dev/urandom | head -c 16)"
+CANARY="test_sebgen_canary_${TOKEN}.py"
+printf 'def test_pass_%s():\n    assert True\n\n\ndef test_fail_%s():\n    assert False\n' "$TOKEN" "$TOKEN" > "/app/$CANARY"
+unset PYTHONSTARTUP PYTHONHOME PYTEST_ADDOPTS PYTEST_PLUGINS
+export PYTHONNOUSERSITE=1 COLUMNS=400
+mapfile -t FILES < "$HERE/test_files.txt"
+python3 -m pytest -rA -p no:cacheprovider --rootdir=/app --color=no "${FILES[@]}" "$CANARY" 2>&1 | tee "$LOGS/test_output.log"
+STATUS=${PIPESTATUS[0]}
+rm -f "/app/$CANARY"
+# 6. the verdict: pytest's -rA summary, checked against the canaries and the exit code
+passed() { grep -Fxq -- "PASSED $1" "$LOGS/test_output.log"; }
+failed() { grep -Eq -- "^FAILED $(printf '%s' "$1" | sed 's/[][\.*^$]/\\&/g')( - .*)?$" "$LOGS/test_output.log"; }
+if ! passed "$CANARY::test_pass_$TOKEN" || ! failed "$CANARY::test_fail_$TOKEN" || [ "$STATUS" -ne 1 ]; then
+    echo "sebgen: verdict void: the canaries or pytest's exit code ($STATUS) show tampered reporting" | tee -a "$LOGS/test_output.log"
+    exit 0
+fi
+while IFS= read -r test_id; do
+    [ -z "$test_id" ] && continue
+    if ! passed "$test_id"; then
+        echo "sebgen: not passed: $test_id" | tee -a "$LOGS/test_output.log"
+        exit 0
+    fi
+done < "$HERE/expected_tests.txt"
+echo 1 > "$LOGS/reward.txt"
+'''
+
+SOLVE_SCRIPT = ('#!/bin/bash\nset -e\nHERE="$(cd "$(dirname "$0")" && pwd)"\n'
+                'cd /app\ngit apply --whitespace=nowarn "$HERE/fix.patch"\n')
+
+
+def _text(text: str) -> str:
+    return text if text.endswith("\n") else text + "\n"
+
+
+def export_harbor_task(task: Task, dest: Path, base_image: str | None = None, network: str = "none",
+                       timeout_s: int = 600, cpus: float = 1, memory_mb: int = 2048,
+                       pytest_spec: str | None = None) -> Path:
+    """One Harbor task folder under dest/<instance_id>; holds no file of the host's."""
+    if network not in NETWORK_POLICIES:
+        raise ExportError(f"unknown network policy {network!r}; choose {' or '.join(NETWORK_POLICIES)}")
+    if not task.repo_path or not Path(task.repo_path).is_dir():
+        raise ExportError(f"task {task.instance_id}: its repo_path {task.repo_path!r} is not on this machine")
+    source = Path(task.repo_path)
+    folder = Path(dest) / task.instance_id
+    if folder.exists():
+        shutil.rmtree(folder)
+    env, tests, solution = folder / "environment", folder / "tests", folder / "solution"
+    withheld = test_files_of(task.test_patch)
+    listed = sorted({t.split("::")[0] for t in task.FAIL_TO_PASS + task.PASS_TO_PASS})
+    try:
+        repo = prepare_tree(source, task.base_commit, [task.bug_patch], env / "repo")
+    except Exception as exc:
+        raise ExportError(f"task {task.instance_id}: its bug_patch does not apply: {exc}") from None
+    for rel in withheld:  # the agent never sees the withheld tests
+        (repo / rel).unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory(prefix="sebgen-fixed-") as tmp:
+        fixed_tree = export_tree(source, task.base_commit, Path(tmp) / "tree")
+        fixed = _fixed_files(fixed_tree, withheld, listed)
+        top_level = sorted(p.relative_to(fixed_tree).as_posix() for root in (fixed_tree, fixed_tree / "src")
+                           if root.is_dir() for p in root.iterdir())
+        for rel in fixed:
+            (tests / "fixed" / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(fixed_tree / rel, tests / "fixed" / rel)
+    recipe = detect_recipe(source, task.base_commit)
+    (env / "Dockerfile").write_text(dockerfile(base_image or default_base_image(),
+                                               install_commands(recipe, "/opt/venv/bin/pip"),
+                                               pytest_spec or host_pytest_spec()))
+    (folder / "task.toml").write_text(task_toml(task, timeout_s, cpus, memory_mb, network))
+    (folder / "instruction.md").write_text(_text(task.problem_statement.rstrip()))
+    tests.mkdir(parents=True, exist_ok=True)
+    (tests / "test.sh").write_text(TEST_SCRIPT)
+    (tests / "fixed_files.txt").write_text("".join(f"{rel}\n" for rel in fixed))
+    (tests / "top_level.txt").write_text("".join(f"{rel}\n" for rel in top_level))
+    (tests / "test_files.txt").write_text("".join(f"{rel}\n" for rel in listed))
+    (tests / "expected_tests.txt").write_text("".join(f"{t}\n" for t in task.FAIL_TO_PASS + task.PASS_TO_PASS))
+    solution.mkdir(parents=True, exist_ok=True)
+    (solution / "solve.sh").write_text(SOLVE_SCRIPT)
+    (solution / "fix.patch").write_text(_text(task.patch))
+    for script in (tests / "test.sh", solution / "solve.sh"):
+        script.chmod(0o755)
+    return folder
+
+
+def host_pytest_spec() -> str:
+    """The pytest SEBGen validated with, pinned, so the exported verifier runs the same one."""
+    import pytest
+    return f"pytest=={pytest.__version__}"
+
+
+def export_harbor(tasks: list[Task], dest: Path, **options) -> list[Path]:
+    Path(dest).mkdir(parents=True, exist_ok=True)
+    if options.get("base_image") is None:
+        options["base_image"] = default_base_image()  # resolved once, not per task
+    return [export_harbor_task(t, dest, **options) for t in tasks]

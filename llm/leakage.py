@@ -1,0 +1,213 @@
+"""Does a problem statement give the gold fix away? The one home of the leak check, used by
+the offline judge and writer and by fitness's semantic layer.
+
+A statement leaks when it shows what the fix *changes*, not what the code should *do*:
+
+* ``verbatim`` -- a non-trivial added line of the gold patch appears (token for token);
+* ``expression`` -- a run of >= 5 code tokens of an added line with an operator or bracket
+  appears, and that run is new (not in the removed/context lines, the test patch or the
+  ``def``/``class`` line of a new function the tests call: that signature is the task's spec);
+  string literals count as one token, and lines the change only moves are ignored;
+* ``code_block`` -- a line of a code block or inline code span is close to an added line
+  (similarity >= 0.8 on normalised text) and closer to it than to any removed line;
+* ``prescription`` -- a sentence tells how to change the code ("should call/use", "the fix
+  is", "add a check", "instead of", ...) and refers to the change: a new expression of the
+  added lines (>= 4 tokens) or an identifier the fix introduces (also as a word stem: ``ceil`` in
+  "ceiling division"); or it rewrites old code into new ("replace X with Y", "change X to")
+  and quotes an expression of the removed lines.
+
+Mentioning the touched function, quoting the failing tests' calls and expected values, the
+buggy code, or the signature of an API the change adds is not a leak.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from .patch_lines import patch_added_lines, patch_removed_lines
+
+TOKEN = re.compile(r"""[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|==|!=|<=|>=|//|\*\*|->|[^\sA-Za-z0-9_]""")
+_STRING = re.compile(r"""(?:[rbfu]{1,2})?(?:'[^'\n]*'|"[^"\n]*")""", re.I)
+_OPERATOR = re.compile(r"^(?:[()\[\]{}.=+\-*/%<>!&|^~:,]|==|!=|<=|>=|//|\*\*)$")
+_PRESCRIPTION = re.compile(
+    r"\breplac\w*\b|\bchang\w*\b.*\b(?:to|into)\b|\bswap\w*\b|\bswitch\w*\b.*\bto\b|\binstead of\b|\binstead\b|"
+    r"\brather than\b|\bshould (?:be )?(?:use|call|compute|check|verify|guard|wrap|set|pass|include|store|look|"
+    r"delegate|normali[sz]e|encode|recurse|become|be built|be computed|be calculated|run|loop)\w*\b|"
+    r"\b(?:must|needs? to|has to) (?:use|call|check|verify|open|set|pass|include|store|run|loop|be built)\b|"
+    r"\b(?:the )?fix (?:is|would be|should be|could be)\b|\bfix(?:ed)? (?:it )?by\b|\bby (?:using|calling|adding|"
+    r"replacing|changing|wrapping|checking|passing|normali[sz]ing)\b|^(?:add|insert|wrap|guard|use|call|pass|"
+    r"introduce|normali[sz]e|apply|set|check|verify)\b|\b(?:add|insert|introduce) (?:a|an|the)\b|"
+    r"\bpatch:|\bsuggest\w*|\bmissing line\b|\bone-liner\b|\bcan be\b.*\bwith\b",
+    re.I)
+# Rewriting the old code into the new: only these make a quote of the *removed* code a leak
+# ("returns 2 instead of 3" describes a symptom; "replace X with Y" prescribes the change).
+_REWRITE = re.compile(r"\breplac(?:e|ed|ing)\b.*\b(?:with|by)\b|\bchang(?:e|ed|ing)\b.*\b(?:to|into)\b|"
+                      r"\bswap\b|\bswitch\b.*\bto\b|\bshould become\b|\b(?:be|is) replaced\b|"
+                      r"\binstead of (?:assigning|calling|using|computing|doing|returning)\b", re.I)
+_STOP = set("""self cls none true false return def class if else elif for while in is not and or lambda import from
+with as try except finally raise pass break continue yield async await print len str int float list dict set
+tuple range isinstance value values key keys item items result text data name path args kwargs func""".split())
+
+
+def _tokens(text: str) -> list[str]:
+    return TOKEN.findall(_STRING.sub(" STR ", text))
+
+
+def _joined(tokens: Sequence[str]) -> str:
+    return " " + " ".join(tokens) + " "
+
+
+def _normalize(line: str) -> str:
+    return re.sub(r"\s+", "", line.strip())
+
+
+def _nontrivial(line: str) -> bool:
+    s = " ".join(line.split())
+    return len(s) >= 8 and any(c.isalnum() for c in s) and not s.startswith("#")
+
+
+def patch_context_lines(patch: str) -> list[str]:
+    return [ln[1:] for ln in patch.splitlines() if ln.startswith(" ")]
+
+
+def leaked_share(statement: str, added_lines: Sequence[str]) -> float:
+    """Share of the non-trivial added lines that appear verbatim (token for token) in the statement."""
+    lines = {" ".join(TOKEN.findall(ln)) for ln in added_lines if _nontrivial(ln)}
+    if not lines:
+        return 0.0
+    flat = _joined(TOKEN.findall(statement))
+    return sum(1 for ln in lines if f" {ln} " in flat) / len(lines)
+
+
+@dataclass(frozen=True)
+class LeakReport:
+    """How much of the fix a statement gives away: ``score`` in 0..1 and what showed it."""
+
+    score: float
+    verbatim_share: float
+    kinds: tuple[str, ...]
+    evidence: str
+
+    def leaks(self, threshold: float = 0.5) -> bool:
+        """A leak: score at the threshold, or one long added line quoted verbatim."""
+        return self.score >= threshold or ("verbatim" in self.kinds and len(self.evidence) >= 30)
+
+
+def _code_fragments(statement: str) -> list[str]:
+    blocks = re.findall(r"```[^\n]*\n(.*?)(?:```|$)", statement, flags=re.S)
+    lines = [ln for b in blocks for ln in b.splitlines()]
+    lines += [ln for ln in statement.splitlines() if ln.startswith(("    ", "\t"))]
+    lines += re.findall(r"`([^`\n]{8,})`", re.sub(r"```.*?(?:```|$)", " ", statement, flags=re.S))
+    return [ln.strip() for ln in lines if len(ln.strip()) >= 8]
+
+
+def _new_identifiers(added: Sequence[str], known: str, api: set[str]) -> set[str]:
+    found = set()
+    for line in added:
+        for tok in TOKEN.findall(_STRING.sub(" ", line)):
+            if (tok[0].isalpha() or tok[0] == "_") and len(tok) >= 4 and tok.lower() not in _STOP \
+                    and f" {tok} " not in known and tok not in api:
+                found.add(tok)
+    return found
+
+
+def _mentions_identifier(sentence: str, ident: str) -> bool:
+    if re.search(rf"(?<![\w]){re.escape(ident)}(?![\w])", sentence):
+        return True
+    stem = ident.strip("_").lower()
+    words = re.findall(r"[a-z]+", sentence.lower())
+    if "_" in stem:  # snake_case: its words in order, e.g. "normalize header"
+        parts = [p for p in stem.split("_") if p]
+        return any(words[i:i + len(parts)] == parts for i in range(len(words)))
+    return len(stem) >= 4 and any(w.startswith(stem) for w in words)
+
+
+def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
+    """What of the gold ``patch`` the ``statement`` reveals (see the module docstring)."""
+    statement = str(statement or "")
+    added = [ln for ln in patch_added_lines(patch) if ln.strip()]
+    if not added or not statement.strip():
+        return LeakReport(0.0, 0.0, (), "")
+    test_tokens = set(_tokens("\n".join(patch_added_lines(test_patch))))
+    # The signature of a new function the tests call is the task's spec, not its solution.
+    api_lines = [ln for ln in added if (m := re.match(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)", ln))
+                 and m.group(1) in test_tokens]
+    api = {m for ln in api_lines for m in re.findall(r"(?:def|class)\s+(\w+)", ln)}
+    removed_set = {_normalize(ln) for ln in patch_removed_lines(patch)}
+    known_lines = patch_removed_lines(patch) + patch_context_lines(patch) + patch_added_lines(test_patch) + api_lines
+    known = _joined([t for ln in known_lines for t in _tokens(ln) + ["\n"]])
+    # lines the change only moves (also among the removed lines) are not part of the fix
+    body = [ln for ln in added if ln not in api_lines and _normalize(ln) not in removed_set]
+    kinds: list[str] = []
+    evidence = ""
+
+    share = leaked_share(statement, body)
+    flat_raw = _joined(TOKEN.findall(statement))
+    verbatim = [ln.strip() for ln in body if _nontrivial(ln) and f" {' '.join(TOKEN.findall(ln))} " in flat_raw]
+    if verbatim:
+        kinds.append("verbatim")
+        evidence = verbatim[0]
+
+    flat = _joined(_tokens(statement))
+    for line in body:
+        toks = _tokens(line)
+        hit = ""
+        for size in range(len(toks), 4, -1):
+            for i in range(len(toks) - size + 1):
+                window = toks[i:i + size]
+                text = _joined(window)
+                if text in flat and text not in known and any(_OPERATOR.match(t) for t in window) \
+                        and sum(t[0].isalpha() or t[0] == "_" for t in window) >= 2:
+                    hit = " ".join(window)
+                    break
+            if hit:
+                break
+        if hit:
+            kinds.append("expression")
+            evidence = evidence or hit
+            break
+
+    removed = [_normalize(ln) for ln in patch_removed_lines(patch) if _nontrivial(ln)]
+    for fragment in _code_fragments(statement):
+        frag = _normalize(fragment)
+        for line in body:
+            target = _normalize(line)
+            if len(target) < 8:
+                continue
+            ratio = difflib.SequenceMatcher(None, frag, target).ratio()
+            if ratio >= 0.8 and ratio > max((difflib.SequenceMatcher(None, frag, r).ratio() for r in removed),
+                                            default=0.0):
+                kinds.append("code_block")
+                evidence = evidence or fragment
+                break
+        if "code_block" in kinds:
+            break
+
+    new_ids = _new_identifiers(body, known, api)
+    changed = [ln for ln in body + patch_removed_lines(patch) if _nontrivial(ln)]
+    for sentence in re.split(r"(?<=[.!?:])\s+|\n+", statement):
+        prose = re.sub(r"`[^`]*`", " ", sentence).strip()
+        if not _PRESCRIPTION.search(prose):
+            continue
+        s_flat = _joined(_tokens(sentence))
+        rewrite = bool(_REWRITE.search(prose))
+        lines = changed if rewrite else [ln for ln in body if _nontrivial(ln)]
+        expression = next((" ".join(w) for ln in lines for w in _windows(_tokens(ln), 4)
+                           if _joined(w) in s_flat and (rewrite or _joined(w) not in known)
+                           and any(_OPERATOR.match(t) for t in w)
+                           and any(t[0].isalpha() for t in w)), "")
+        ident = next((i for i in sorted(new_ids) if _mentions_identifier(sentence, i)), "")
+        if expression or ident:
+            kinds.append("prescription")
+            evidence = evidence or sentence.strip()
+            break
+
+    strong = any(k in kinds for k in ("expression", "code_block", "prescription"))
+    score = 1.0 if strong else share
+    return LeakReport(round(score, 4), round(share, 4), tuple(dict.fromkeys(kinds)), evidence)
+
+
+def _windows(tokens: Sequence[str], size: int) -> list[list[str]]:
+    return [list(tokens[i:i + size]) for i in range(len(tokens) - size + 1)]

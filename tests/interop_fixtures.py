@@ -1,0 +1,92 @@
+"""Where the real clients (Harbor, the SWE-bench harness) and the export base image are, and the gate:
+skip with a reason, or fail when SEBGEN_REQUIRE_INTEROP=1 (CI provisions them with
+.ci/provision_interop.sh, which also prints the variables read here)."""
+from __future__ import annotations
+
+import atexit
+import functools
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.sandbox_fixtures import require_docker
+
+CACHE = Path.home() / ".cache" / "sebgen" / "interop-venvs"
+HINT = "run `bash .ci/provision_interop.sh` (CI does)"
+REAL_REPOS = Path(__file__).resolve().parents[2] / "shared" / "real-repos"
+
+
+def _missing(what: str) -> None:
+    if os.environ.get("SEBGEN_REQUIRE_INTEROP") == "1":
+        pytest.fail(f"SEBGEN_REQUIRE_INTEROP=1 but {what}")
+    pytest.skip(f"{what}; {HINT}")
+
+
+def export_base_image() -> str:
+    """The base image exported Dockerfiles start from on this machine (pip here needs the host's CA)."""
+    require_docker()
+    name = os.environ.get("SEBGEN_INTEROP_BASE_IMAGE", "sebgen-interop-base:bookworm")
+    if subprocess.run(["docker", "image", "inspect", name], capture_output=True).returncode != 0:
+        _missing(f"the export base image {name} does not exist")
+    return name
+
+
+def _tool(variable: str, default: Path, what: str) -> str:
+    """The path in `variable` (or `default`) when it exists; else skip or fail with `what`."""
+    path = Path(os.environ.get(variable, str(default)))
+    if not path.exists():
+        _missing(f"{what} is not at {path}")
+    return str(path)
+
+
+def harbor_bin() -> str:
+    return _tool("SEBGEN_HARBOR_BIN", CACHE / "harbor" / "bin" / "harbor", "Harbor")
+
+
+def docker_config() -> str:
+    """A DOCKER_CONFIG whose cli-plugins hold Docker Compose v2 (Harbor's docker backend runs it)."""
+    plugin = _tool("DOCKER_CONFIG", CACHE / "docker-config", "a DOCKER_CONFIG") + "/cli-plugins/docker-compose"
+    return str(Path(_tool("SEBGEN_COMPOSE_PLUGIN", Path(plugin), "the docker-compose plugin")).parents[1])
+
+
+def swebench_python() -> str:
+    return _tool("SEBGEN_SWEBENCH_PYTHON", CACHE / "swebench" / "bin" / "python", "the swebench venv")
+
+
+@functools.lru_cache(maxsize=None)
+def _generated(kind: str) -> Path:
+    """Tasks generated once per test session and shared by the interop modules (they are read-only)."""
+    from tests.e2e import generated_tasks
+    work = Path(tempfile.mkdtemp(prefix=f"sebgen-interop-{kind}-"))
+    atexit.register(shutil.rmtree, work, True)
+    return generated_tasks(work, 1) if kind == "bundled" else _real_repo_task(work)
+
+
+def bundled_task() -> Path:
+    """One task from the bundled corpus (pyledger)."""
+    return _generated("bundled")
+
+
+def real_repo_task() -> Path:
+    """One task from a real repository of ../shared/real-repos (mahmoud/boltons)."""
+    if not REAL_REPOS.is_dir():
+        _missing(f"{REAL_REPOS} does not exist")
+    return _generated("real")
+
+
+def _real_repo_task(directory: Path, repo: str = "mahmoud/boltons", commit_prefix: str = "c2b04b4cb1") -> Path:
+    from tests.e2e import sebgen
+    record = next(c for c in json.loads((REAL_REPOS / "commits.json").read_text())
+                  if c["repo"] == repo and c["commit"].startswith(commit_prefix))
+    clone = Path(directory) / repo.split("/")[1]
+    subprocess.run(["git", "clone", "-q", str(REAL_REPOS / f"{repo.replace('/', '__')}.bundle"), str(clone)],
+                   check=True)
+    out = Path(directory) / "real-tasks.jsonl"
+    sebgen("generate", clone, "--commit", record["commit"], "--n", "1", "--out", out,
+           "--set", "sandbox.backend=local", "--set", "sandbox.reruns=1", check=True)
+    return out
