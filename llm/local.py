@@ -194,7 +194,7 @@ def load_local_model(spec: str, settings: LocalSettings | Mapping | None = None)
     return model
 
 
-CHARS_PER_TOKEN = 3  # a low estimate for English and code: string caps that fit max_tokens
+CHARS_PER_TOKEN = 1  # the worst case (a token per character): string caps that surely fit max_tokens
 
 
 def _flat_value(chars: int) -> dict:
