@@ -219,7 +219,8 @@ class LLMClient:
         """A JSON object answer; one repair round-trip when the first answer does not parse."""
         messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
         if self.local_model is not None:  # llama.cpp's grammar keeps a small model to a JSON object
-            sampling = {**sampling, "response_format": json_response_format(tuple(required_keys))}
+            sampling = {**sampling, "response_format": json_response_format(
+                tuple(required_keys), int(sampling.get("max_tokens", 1024)))}
         first = self._complete_messages(messages, **sampling)
         try:
             return parse_json_object(first.text, required_keys), first

@@ -194,25 +194,30 @@ def load_local_model(spec: str, settings: LocalSettings | Mapping | None = None)
     return model
 
 
-_SCALAR = {"type": ["string", "number", "boolean"]}
-_SHORT_SCALAR = {"anyOf": [{"type": "string", "maxLength": 400}, {"type": ["number", "boolean"]}]}
-# One level of nesting at most ({"score": 7, "confidence": 0.8, "reasoning": "..."}), with
-# short strings inside: a small model held to "any JSON" nests objects in objects, or repeats
-# one sentence of reasoning, until max_tokens runs out.
-_FLAT_VALUE = {"anyOf": [_SCALAR, {"type": "array", "items": _SCALAR},
-                         {"type": "object", "additionalProperties": _SHORT_SCALAR}]}
+CHARS_PER_TOKEN = 1  # the worst case (a token per character): string caps that surely fit max_tokens
 
 
-def json_response_format(required_keys: tuple[str, ...] | list[str]) -> dict:
+def _flat_value(chars: int) -> dict:
+    """A string of at most ``chars``, a number, a boolean, a list of those, or one object of
+    them with short strings: one level of nesting ({"score": 7, "reasoning": "..."})."""
+    scalar = {"anyOf": [{"type": "string", "maxLength": chars}, {"type": ["number", "boolean"]}]}
+    short = {"anyOf": [{"type": "string", "maxLength": min(400, max(chars // 4, 20))}, {"type": ["number", "boolean"]}]}
+    return {"anyOf": [scalar, {"type": "array", "items": scalar}, {"type": "object", "additionalProperties": short}]}
+
+
+def json_response_format(required_keys: tuple[str, ...] | list[str], max_tokens: int = 1024) -> dict:
     """A JSON-schema constraint llama.cpp turns into a grammar: a JSON object with exactly
     these keys (any flat keys when none are named), so a small model cannot drift into prose,
-    code or endless nesting. Optional keys a prompt mentions are left out."""
+    code or endless nesting, and strings short enough that the object closes within
+    ``max_tokens`` (a small model repeats one sentence until the budget runs out, which would
+    leave the JSON open). Optional keys a prompt mentions are left out."""
+    keys = list(required_keys)
+    chars = max(40, (int(max_tokens) - 24 * max(len(keys), 1)) * CHARS_PER_TOKEN // max(len(keys), 1))
     schema: dict[str, Any] = {"type": "object"}
-    if required_keys:
-        schema.update(properties={k: _FLAT_VALUE for k in required_keys}, required=list(required_keys),
-                      additionalProperties=False)
+    if keys:
+        schema.update(properties={k: _flat_value(chars) for k in keys}, required=keys, additionalProperties=False)
     else:
-        schema["additionalProperties"] = _FLAT_VALUE
+        schema["additionalProperties"] = _flat_value(chars)
     return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
 
 

@@ -19,9 +19,9 @@ def pyledger():
     return next(p for p in ensure_corpus() if p.name == "pyledger")
 
 
-def generate_with(repo, model: str, out, *extra: str):
+def generate_with(repo, model: str, out, *extra: str, timeout: float = 900):
     return sebgen("generate", repo, "--n", "1", "--out", out, "--set", f"llm.model={model}",
-                  "--set", "sandbox.backend=local", "--set", "sandbox.reruns=1", *extra)
+                  "--set", "sandbox.backend=local", "--set", "sandbox.reruns=1", *extra, timeout=timeout)
 
 
 # ------------------------------------------------------------------ bad model files: one sentence, exit 2
@@ -104,13 +104,14 @@ def _local_stack_or_skip() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # CPU inference; on an idle 2-core machine about two minutes
 def test_generate_one_task_through_smollm2(tmp_path, pyledger):
     _local_stack_or_skip()
     out = tmp_path / "t.jsonl"
     # Execution layers plus the writer: whatever SmolLM2 writes becomes the statement; its
     # judges would reject nearly everything, and a rejected task leaves no record to inspect.
     proc = generate_with(pyledger, "local/smollm2", out, "--set", "fitness.layers=[schema,compile,functional]",
-                         "--set", "llm.local.threads=2", "--set", "llm.timeout_s=600")
+                         "--set", "fitness.oversample=1", "--set", "llm.local.threads=2", timeout=1700)
     assert proc.returncode == 0, proc.stderr[-3000:]
     tasks = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(tasks) == 1, proc.stderr[-3000:]
