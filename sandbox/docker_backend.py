@@ -15,7 +15,6 @@ import json
 import secrets
 import socket
 import tarfile
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -30,7 +29,7 @@ from .local import default_cache_dir, file_lock
 from .recipe import InstallRecipe, detect_recipe, repo_name
 from ._supervisor import REPORT_LIMIT, canary_source
 from .report import PLUGIN_MODULE, PLUGIN_SOURCE, new_canaries, parse_report, pytest_args, tail
-from .tree import archive_bytes, prepare_tree
+from .tree import archive_bytes, run_on_fresh_tree
 from .types import Limits, TestRun
 
 WORK = "/work"  # a size-limited tmpfs, root-owned: the tree is the sandbox user's, the rest is not
@@ -251,9 +250,7 @@ class DockerBackend:
 
     def run_tests(self, repo: Path, commit: str, patches: Sequence[str] = (),
                   test_files: Sequence[str] | None = None) -> TestRun:
-        with tempfile.TemporaryDirectory(prefix="sebgen-run-") as tmp:
-            tree = prepare_tree(Path(repo), commit, patches, Path(tmp) / "tree")
-            return self.run_tree(repo, commit, tree, test_files)
+        return run_on_fresh_tree(self, repo, commit, patches, test_files)
 
     def run_tree(self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None,
                  untrusted: bool = False) -> TestRun:

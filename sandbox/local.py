@@ -27,7 +27,7 @@ from ._supervisor import REPORT_LIMIT, canary_source, run_child
 from .errors import BuildError, SandboxError
 from .recipe import InstallRecipe, detect_recipe, install_commands, repo_name
 from .report import PLUGIN_MODULE, PLUGIN_SOURCE, new_canaries, parse_report, pytest_args, tail
-from .tree import prepare_tree
+from .tree import prepare_tree, run_on_fresh_tree
 from .types import Limits, TestRun
 
 VENV_LAYOUT = "2"  # bump when the venv's making changes (2: SEBGen's site folders by .pth, read-only)
@@ -235,7 +235,9 @@ class LocalBackend:
         with tempfile.TemporaryDirectory(prefix="sebgen-build-") as tmp:
             tree = prepare_tree(repo, commit, (), Path(tmp) / "tree")
             env = {**os.environ, "VIRTUAL_ENV": str(venv), "PATH": f"{venv}/bin:{os.environ.get('PATH', '')}"}
-            for step in steps:
+            for index, step in enumerate(steps):
+                if index == 1:  # the venv exists: SEBGen's site folders join before any install step runs
+                    _link_host_site(venv)
                 with open(log_path, "ab") as log:
                     log.write(f"$ {step}\n".encode())
                 code, timed_out = run_group(["sh", "-c", f"{step} >> '{log_path}' 2>&1"], tree, env, 3600, Path(os.devnull))
@@ -245,9 +247,7 @@ class LocalBackend:
                         f"installing {repo_name(repo)}@{commit[:10]} failed at `{step}`; log {log_path}:\n"
                         + tail(log_path.read_text(errors="replace"), 2000)
                     )
-        site_dirs = list(venv.glob("lib/python*/site-packages"))
-        if site_dirs:
-            (site_dirs[0] / "_sebgen_host.pth").write_text("".join(f"{d}\n" for d in host_site_dirs()))
+        _link_host_site(venv)
         if recipe.python and not sys.version.startswith(recipe.python):
             self.log(f"sandbox: WARNING: {repo_name(repo)} asks for Python {recipe.python}; "
                      f"the local backend runs {sys.version.split()[0]}")
@@ -259,9 +259,7 @@ class LocalBackend:
     # -- running -----------------------------------------------------------------------
     def run_tests(self, repo: Path, commit: str, patches: Sequence[str] = (),
                   test_files: Sequence[str] | None = None) -> TestRun:
-        with tempfile.TemporaryDirectory(prefix="sebgen-run-") as tmp:
-            tree = prepare_tree(Path(repo), commit, patches, Path(tmp) / "tree")
-            return self.run_tree(repo, commit, tree, test_files)
+        return run_on_fresh_tree(self, repo, commit, patches, test_files)
 
     def run_tree(self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None,
                  untrusted: bool = False) -> TestRun:
@@ -326,3 +324,10 @@ class LocalBackend:
 
     def close(self) -> None:
         pass
+
+
+def _link_host_site(venv: Path) -> None:
+    """SEBGen's own site folders, after the venv's own, through a .pth (idempotent)."""
+    site_dirs = list(venv.glob("lib/python*/site-packages"))
+    if site_dirs:
+        (site_dirs[0] / "_sebgen_host.pth").write_text("".join(f"{d}\n" for d in host_site_dirs()))

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import tarfile
+import tempfile
 from pathlib import Path
 from typing import Sequence
 
@@ -132,3 +133,11 @@ def list_files_at(repo: Path, commit: str) -> list[str]:
 def resolve_commit(repo: Path, commit: str) -> str:
     """The full sha of `commit` (raises SandboxError with git's sentence when unknown)."""
     return _git(Path(repo), "rev-parse", "--verify", f"{commit}^{{commit}}").decode().strip()
+
+
+def run_on_fresh_tree(backend, repo: Path, commit: str, patches: Sequence[str] = (),
+                      test_files: Sequence[str] | None = None):
+    """`backend.run_tests` for every backend: a temporary tree of `commit` with `patches`, run once."""
+    with tempfile.TemporaryDirectory(prefix="sebgen-run-") as tmp:
+        tree = prepare_tree(Path(repo), commit, patches, Path(tmp) / "tree")
+        return backend.run_tree(repo, commit, tree, test_files)
