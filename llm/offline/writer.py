@@ -76,8 +76,11 @@ _TITLES = {
     "SYNTHETIC": ["Regression: {symptom}", "Broken behaviour: {symptom}", "{Symptom} after recent changes"],
 }
 _OPENINGS = {
-    "BUG_FIX": ["I ran into a problem in {repo}: {symptom}.", "When using {repo}, I hit this: {symptom}.",
-                "There is a bug in {repo}: {symptom}.", "Users report a problem in {repo}: {symptom}."],
+    # the title already names the symptom: openings say where and how it shows, never restate it
+    "BUG_FIX": ["I ran into this while using {repo}; the failing check is below.",
+                "When using {repo} I hit the problem described below.",
+                "There is a bug in {repo}, shown by the failing check below.",
+                "Users of {repo} report the problem described below."],
     "FEATURE_ADD": ["{Repo} does not offer {request} yet, and I would like to use it.",
                     "It would be useful if {repo} provided {request}; at the moment it is not available.",
                     "Currently there is no way to get {request} from {repo}."],
@@ -87,9 +90,10 @@ _OPENINGS = {
     "TEST_DRIVEN": ["Implement the behaviour specified below so that the listed tests pass.",
                     "{Repo} must meet the following specification; the tests below describe it.",
                     "The following specification is not met yet by {repo}."],
-    "HYBRID": ["In {repo}, {symptom}; this needs both a fix and a small extension.",
+    "HYBRID": ["In {repo}, the problem in the title needs both a fix and a small extension.",
                "Two related problems in {repo}: the current behaviour is wrong, and {request} is not available."],
-    "SYNTHETIC": ["After a recent change, {repo} shows this problem: {symptom}.", "{Repo} regressed: {symptom}."],
+    "SYNTHETIC": ["After a recent change, {repo} shows the problem described below.",
+                  "{Repo} regressed; the failing check is below."],
 }
 _FUNCTION_LINES = ["The problem is in `{name}` (`{signature}`) in `{file}`.",
                    "Affected function: `{name}` in `{file}`, signature `{signature}`.",
@@ -243,7 +247,7 @@ def _expected_actual_section(checks: list[Check], strategy: str, values: dict[st
         expected = _capitalize(_check_sentence(c)) + "."
         actual = _capitalize(_actual_sentence(c, strategy))
         if c.message:
-            actual = actual.rstrip(".") + f"; the test reports: {c.message.strip().rstrip('.')}."
+            actual = actual.rstrip(".") + f"; the test reports: `{c.message.strip().rstrip('.')}`."  # verbatim: code
         return f"Expected behaviour: {expected}\nActual behaviour: {actual}"
     subject_side = _capitalize(values["request"]) + " works as described." if strategy in (
         "FEATURE_ADD", "TEST_DRIVEN", "REFACTOR") else _capitalize(values["symptom"]) + "."
