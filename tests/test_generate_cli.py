@@ -22,7 +22,8 @@ def generated(tmp_path_factory):
 
 def test_writes_five_tasks_with_fail_to_pass(generated):
     tasks, proc = generated
-    assert len(tasks) == 5, proc.stderr
+    # SWE-MERA's bottom-quartile filter now runs over the batch: each of its three criteria may drop one of five
+    assert 2 <= len(tasks) <= 5, proc.stderr
     for task in tasks:
         assert task["FAIL_TO_PASS"], task["instance_id"]
         assert all(v["passed"] for v in task["validation"].values())
