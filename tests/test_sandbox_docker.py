@@ -287,12 +287,15 @@ def test_no_container_is_left_after_sigint(client, tmp_path):
                                filters={"label": f"sebgen.pid={proc.pid}", "event": "start", "type": "container"})
         next(iter(events))
         events.close()
-        assert len(my_containers(client, proc.pid)) == 1
+        assert len(my_containers(client, proc.pid)) >= 1  # the run's container (a warm spare may join it)
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=60)
     finally:
         proc.kill()
     assert proc.returncode != 0 and b"KeyboardInterrupt" in out
+    deadline = time.monotonic() + 90  # leased containers end with their owner; the engine removes them shortly
+    while my_containers(client, proc.pid) and time.monotonic() < deadline:
+        time.sleep(1)
     assert my_containers(client, proc.pid) == []
 
 
