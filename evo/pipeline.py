@@ -7,7 +7,7 @@ from typing import Callable, Sequence
 
 from evo.config import Config
 from evo.runtime import Workbench, make_llm
-from fitness.strategy_eval import EvalSettings, evaluate_strategy
+from fitness.strategy_eval import EvalSettings, evaluate_strategy, surviving_batch_filter
 from fitness.mining import mine, mine_commits
 from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
 from fitness.synthesis import generate_synthetic
@@ -50,8 +50,9 @@ def generate_tasks(config: Config, repo: Path, strategy_type: str, n: int, commi
         stype = StrategyType(strategy_type)
         settings = EvalSettings(tasks_per_strategy=n, oversample=config.fitness.oversample, seed=config.seed,
                                 weights=dict(config.fitness.weights))
+        # go on until N survive the batch filter below (within the oversample budget)
         evaluation = evaluate_strategy(Strategy(stype, SEED_PROMPTS[stype][-1]), candidates, bench.generator,
-                                       settings, progress=progress)
+                                       settings, progress=progress, kept=surviving_batch_filter)
         tried = [Task.from_dict(t) for t in evaluation.tasks]
         bottom_quartile_filter(tried)  # SWE-MERA's filter over this call's judged batch
         return GenerationResult([t for t in tried if t.passed][:n], evaluation.attempts)

@@ -100,17 +100,20 @@ def commit_order(strategy: Strategy, candidates: list[Candidate], seed: int, sam
 
 
 def evaluate_strategy(strategy: Strategy, candidates: list[Candidate], generator: Generator,
-                      settings: EvalSettings, progress=None, sample: int = 1) -> Evaluation:
-    """Try up to `oversample x N` commits of the sample and stop at N that pass every layer."""
+                      settings: EvalSettings, progress=None, sample: int = 1,
+                      kept: Callable[[list[Task]], int] | None = None) -> Evaluation:
+    """Try up to `oversample x N` commits of the sample and stop at N kept tasks: N that pass
+    every layer, or N by the `kept` count (e.g. those that survive the batch filter)."""
     usage_before = generator.llm.usage.to_dict()
     budget = settings.tasks_per_strategy * settings.oversample
+    count = kept or (lambda items: sum(t.passed for t in items))
     tasks = []
     for candidate in commit_order(strategy, candidates, settings.seed, sample)[:budget]:
         task = generator.generate(candidate, strategy)
         tasks.append(task)
         if progress:
             progress(task)
-        if sum(t.passed for t in tasks) >= settings.tasks_per_strategy:
+        if count(tasks) >= settings.tasks_per_strategy:
             break
     records = [t.to_dict() for t in tasks]
     usage_after = generator.llm.usage.to_dict()
@@ -126,6 +129,13 @@ def batch_filter(task_lists: dict[str, list[dict]]) -> dict[str, list[dict]]:
     tasks = {key: [Task.from_dict(t) for t in copy.deepcopy(records)] for key, records in task_lists.items()}
     bottom_quartile_filter([t for key in sorted(tasks) for t in tasks[key]])
     return {key: [t.to_dict() for t in items] for key, items in tasks.items()}
+
+
+def surviving_batch_filter(tasks: list[Task]) -> int:
+    """How many of these tasks the bottom-quartile filter would keep (run on copies)."""
+    copies = [Task.from_dict(copy.deepcopy(t.to_dict())) for t in tasks]
+    bottom_quartile_filter(copies)
+    return sum(t.passed for t in copies)
 
 
 def score_tasks(tasks: list[dict], settings: EvalSettings,

@@ -1,13 +1,11 @@
 """The CI smoke on the oldest and newest Python this machine keeps: install SEBGen into a fresh
-venv, `sebgen doctor`, `sebgen mine` and `sebgen setup` of a bundled repo with the local backend.
-(`sebgen generate` is not part of it: the offline writer reads prompts with the embedding model,
-and this machine has a CPU torch wheel only for Python 3.11.)
+venv, `sebgen doctor`, `sebgen mine`, `sebgen setup` and `sebgen generate` of one task of a
+bundled repo with the local backend.
 
 `.ci/provision_pythons.sh` installs SEBGen's dependencies once per Python into a venv of their
 own (cached); the fresh venv of each test run sees them through a `.pth` file, and SEBGen itself
 is installed into it from this checkout (not editable), without the network. The embedding stack
-is left out (see the script): generate without evolution must not need it, and doctor must
-report it. Without the list the test skips with a reason, and fails when SEBGEN_REQUIRE_PYTHONS=1 (CI).
+is part of it (the offline writer reads prompts with it). Without the list the test skips with a reason, and fails when SEBGEN_REQUIRE_PYTHONS=1 (CI).
 """
 from __future__ import annotations
 
@@ -44,7 +42,7 @@ def run(argv: list, cwd: Path, timeout: float = 900) -> subprocess.CompletedProc
 
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("which", ["oldest", "newest"])
-def test_fresh_venv_install_doctor_mine_and_setup(tmp_path, which):
+def test_fresh_venv_install_doctor_mine_setup_and_generate(tmp_path, which):
     pythons = provisioned()
     if not pythons:
         _skip_or_fail(f"{LISTING} does not exist")
@@ -79,3 +77,11 @@ def test_fresh_venv_install_doctor_mine_and_setup(tmp_path, which):
     setup = run([sebgen, "setup", repo, "--set", "sandbox.backend=local"], tmp_path)
     assert setup.returncode == 0, f"Python {version}: {setup.stderr[-3000:]}"
     assert "passed" in setup.stdout and "Traceback" not in setup.stderr, setup.stdout[-2000:]
+
+    out = tmp_path / "tasks.jsonl"
+    generate = run([sebgen, "generate", repo, "--strategy", "BUG_FIX", "--n", "1", "--out", out,
+                    "--set", "sandbox.backend=local"], tmp_path)
+    assert generate.returncode == 0, f"Python {version}: {generate.stderr[-3000:]}"
+    tasks = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(tasks) == 1 and tasks[0]["FAIL_TO_PASS"], generate.stderr[-2000:]
+    assert all(v["passed"] for v in tasks[0]["validation"].values())

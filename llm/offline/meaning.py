@@ -40,7 +40,9 @@ def _load():
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
 
+            transformers_logging.disable_progress_bar()  # its `Loading weights` bar is not SEBGen's output
             _model = SentenceTransformer(str(model_path()), device="cpu")
         return _model
 
