@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from .patch_lines import patch_added_lines, patch_removed_lines
+from .patch_lines import code_patch, patch_added_lines, patch_removed_lines
 
 TOKEN = re.compile(r"""[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|==|!=|<=|>=|//|\*\*|->|[^\sA-Za-z0-9_]""")
 _STRING = re.compile(r"""(?:[rbfu]{1,2})?(?:'[^'\n]*'|"[^"\n]*")""", re.I)
@@ -125,8 +125,10 @@ def _mentions_identifier(sentence: str, ident: str) -> bool:
 
 
 def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
-    """What of the gold ``patch`` the ``statement`` reveals (see the module docstring)."""
+    """What of the gold ``patch`` the ``statement`` reveals (see the module docstring). Only
+    code counts: a statement may echo the fix's changelog or documentation prose."""
     statement = str(statement or "")
+    patch = code_patch(patch)
     added = [ln for ln in patch_added_lines(patch) if ln.strip()]
     if not added or not statement.strip():
         return LeakReport(0.0, 0.0, (), "")

@@ -224,6 +224,28 @@ def test_statement_never_has_an_empty_code_span_nor_the_subject_on_both_sides():
     assert ("rounding mode" in expected) + ("rounding mode" in actual) == 1, text
 
 
+def test_a_statement_may_echo_the_fixs_changelog_but_not_its_code():
+    from llm.leakage import leak_report
+
+    patch = ("diff --git a/releasenotes/notes/fix-loop.yaml b/releasenotes/notes/fix-loop.yaml\n"
+             "--- /dev/null\n+++ b/releasenotes/notes/fix-loop.yaml\n@@ -0,0 +1,2 @@\n+fixes:\n"
+             "+  - Fix async loop with retrying code block when result is available.\n"
+             "diff --git a/pkg/loop.py b/pkg/loop.py\n--- a/pkg/loop.py\n+++ b/pkg/loop.py\n@@ -1,2 +1,2 @@\n"
+             " def step(do):\n-    return do\n+    raise StopAsyncIteration(do.retry_state.outcome)\n")
+    echo = "The async loop with a retrying code block misbehaves when the result is available."
+    assert leak_report(echo, patch).score == 0
+    quote = echo + " It should `raise StopAsyncIteration(do.retry_state.outcome)`."
+    assert leak_report(quote, patch).score > 0
+
+
+@pytest.mark.parametrize("line", ["self.assertEqual(3, result)", "assert 3 == result", "assert result == 3"])
+def test_an_equality_with_the_literal_first_still_expects_the_literal(line):
+    from llm.offline.assertions import parse_assertion
+
+    check = parse_assertion("tests/test_a.py::test_x", line)
+    assert (check.call, check.expected) == ("result", "3")
+
+
 def assert_one_sentence_exit_2(proc, phrase: str):
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr

@@ -45,14 +45,30 @@ def parse_assertion(test_id: str, text: str) -> Check:
     if isinstance(node, ast.Assert):
         test, message = node.test, _message(node.msg)
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
-            return Check(test_id, "compare", ast.unparse(test.left), ast.unparse(test.comparators[0]),
-                         _OPS.get(type(test.ops[0]), "=="), message)
+            op = _OPS.get(type(test.ops[0]), "==")
+            return _compare(test_id, ast.unparse(test.left), ast.unparse(test.comparators[0]), op, message)
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             return Check(test_id, "truthy", ast.unparse(test.operand), "false", message=message)
         return Check(test_id, "truthy", ast.unparse(test), "true", message=message)
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         return _unittest_check(test_id, node.value, src)
     return Check(test_id, "raw", src)
+
+
+def _is_literal(source: str) -> bool:
+    try:
+        ast.literal_eval(source)
+        return True
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+
+
+def _compare(test_id: str, left: str, right: str, op: str, message: str = "") -> Check:
+    """An (in)equality reads call-first: `assert 3 == f()` and `assertEqual(3, f())` both
+    expect f() to give 3."""
+    if op in ("==", "!=") and _is_literal(left) and not _is_literal(right):
+        left, right = right, left
+    return Check(test_id, "compare", left, right, op, message)
 
 
 _MATCH_ARG = re.compile(r"match\s*=\s*r?(['\"])(.+?)\1")
@@ -78,9 +94,9 @@ def _unittest_check(test_id: str, call: ast.Call, src: str) -> Check:
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
     args = [ast.unparse(a) for a in call.args]
     if name in ("assertEqual", "assertEquals") and len(args) >= 2:
-        return Check(test_id, "compare", args[0], args[1], "==")
+        return _compare(test_id, args[0], args[1], "==")
     if name == "assertNotEqual" and len(args) >= 2:
-        return Check(test_id, "compare", args[0], args[1], "!=")
+        return _compare(test_id, args[0], args[1], "!=")
     if name == "assertIn" and len(args) >= 2:
         return Check(test_id, "compare", args[0], args[1], "in")
     if name == "assertIsNone" and args:
