@@ -156,8 +156,18 @@ def file_at(repo_path: str, sha: str, path: str) -> str:
         return ""
 
 
+def touched_signatures(candidate: Candidate) -> list[dict]:
+    """Signatures as the solver will read them: from the buggy state (the parent), since the
+    fixed line may be part of the fix; a function the change adds, from the fixed state."""
+    def at(sha: str) -> dict[str, str]:
+        return {p: file_at(candidate.repo_path, sha, p) for p in candidate.source_files}
+
+    found = signatures(at(candidate.parent), candidate.touched_functions) if candidate.parent else []
+    missing = [n for n in candidate.touched_functions if n not in {f["name"] for f in found}]
+    return found + (signatures(at(candidate.sha), missing) if missing else [])
+
+
 def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> dict:
-    sources = {p: file_at(candidate.repo_path, candidate.sha, p) for p in candidate.source_files}
     return {
         "task": "write_statement",
         "strategy_type": strategy.strategy_type.value,
@@ -168,7 +178,7 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
         "pr_body": candidate.pr_body,
         "issues": candidate.issues,
         "created_at": candidate.created_at,
-        "touched_functions": signatures(sources, candidate.touched_functions),
+        "touched_functions": touched_signatures(candidate),
         "failing_tests": failing_tests(candidate, task.FAIL_TO_PASS, test_patch=task.test_patch),
         "added_lines": [line for line in patch_added_lines(python_part(task.patch)) if line.strip()],
     }

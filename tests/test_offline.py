@@ -297,6 +297,18 @@ def test_judge_scores_specific_statement_above_vague_one():
     assert specific["test_correctness"]["score"] > vague["test_correctness"]["score"]
 
 
+def test_judge_reads_bare_function_names_as_the_validator_sends_them():
+    from types import SimpleNamespace
+
+    from fitness.validate import judge_context
+    from llm.offline.judge import judge_quality
+
+    task = SimpleNamespace(problem_statement=SPECIFIC, patch=PATCH, test_patch=TEST_PATCH, FAIL_TO_PASS=F2P,
+                           generation={"touched_functions": ["paginate"]})  # what a Task carries
+    reason = judge_quality(judge_context(task))["task_correctness"]["reasoning"]
+    assert "names 1 of 1 touched functions" in reason, reason
+
+
 def test_judge_penalises_statement_quoting_the_patch():
     leaky = SPECIFIC + "\n\nSuggested fix:\n```python\n" + "\n".join(ADDED) + "\n```"
     clean_score = judge(SPECIFIC)["task_correctness"]["score"]

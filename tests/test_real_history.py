@@ -238,6 +238,22 @@ def test_a_statement_may_echo_the_fixs_changelog_but_not_its_code():
     assert leak_report(quote, patch).score > 0
 
 
+def test_signatures_in_the_writers_context_are_those_of_the_buggy_state(tmp_path):
+    from fitness.generate import touched_signatures
+
+    repo = tmp_path / "sig"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    commit(repo, {"pkg/loop.py": "async def step(x) -> object:\n    return x\n",
+                  "tests/test_loop.py": "def test_a():\n    assert True\n"}, "start", 1)
+    sha = commit(repo, {"pkg/loop.py": "async def step(x) -> int:\n    return int(x)\n\n\ndef helper():\n    return 1\n",
+                        "tests/test_loop.py": "def test_a():\n    assert 1\n"}, "Step returns an int", 2)
+    [candidate] = mine_commits(repo, [sha]).candidates
+    found = {f["name"]: f["signature"] for f in touched_signatures(candidate)}
+    assert found["step"] == "async def step(x) -> object"  # the fixed line would give the fix away
+    assert found["helper"] == "def helper()"  # new: only the fixed state has it
+
+
 @pytest.mark.parametrize("line", ["self.assertEqual(3, result)", "assert 3 == result", "assert result == 3"])
 def test_an_equality_with_the_literal_first_still_expects_the_literal(line):
     from llm.offline.assertions import parse_assertion

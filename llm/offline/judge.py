@@ -188,12 +188,19 @@ def _patch_shape(patch: str) -> tuple[int, int, int]:
     return lines, hunks, files
 
 
+def touched_functions(context: dict) -> list[dict]:
+    """The context's touched functions as dicts: a writer's context gives signatures
+    ({"name", "file", "signature"}), a validator's the bare names."""
+    items = context.get("touched_functions") or []
+    return [f if isinstance(f, dict) else {"name": f} for f in items if isinstance(f, (dict, str)) and f]
+
+
 def judge_quality(context: dict) -> dict:
     """SWE-MERA's four criteria scored by the rubric in the module docstring."""
     statement = str(context.get("problem_statement") or "")
     patch, test_patch = str(context.get("patch") or ""), str(context.get("test_patch") or "")
     f2p = [str(t) for t in (context.get("fail_to_pass") or [])]
-    fns = [f for f in (context.get("touched_functions") or []) if isinstance(f, dict)]
+    fns = touched_functions(context)
     sig = statement_signals(statement, fns, f2p, patch, test_patch)
     leak_penalty = 3 + 4 * sig.leak if sig.leak > 0 else 0.0
     task = (1.5 + 2 * sig.specificity + 1.5 * sig.expected_actual + 1.5 * sig.reproduction
@@ -236,7 +243,7 @@ def judge_semantic(context: dict) -> dict:
     statement = str(context.get("problem_statement") or "").strip()
     patch = str(context.get("patch") or "")
     f2p = [str(t) for t in (context.get("fail_to_pass") or [])]
-    fns = [f for f in (context.get("touched_functions") or []) if isinstance(f, dict)]
+    fns = touched_functions(context)
     sig = statement_signals(statement, fns, f2p, patch, "")
     lines = statement.splitlines()
     has_title = len(lines) > 1 and 0 < _word_count(lines[0]) <= 15
