@@ -172,7 +172,11 @@ def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
             break
 
     removed = [_normalize(ln) for ln in patch_removed_lines(patch) if _nontrivial(ln)]
+    # raw tokens as well: code inside an f-string of the buggy state is still the buggy state's
+    known_raw = _joined([t for ln in known_lines for t in TOKEN.findall(ln) + ["\n"]])
     for fragment in _code_fragments(statement):
+        if _joined(TOKEN.findall(fragment)) in known_raw:  # code the buggy state (or the tests) already has
+            continue
         frag = _normalize(fragment)
         for line in body:
             target = _normalize(line)

@@ -234,6 +234,13 @@ def test_a_statement_may_echo_the_fixs_changelog_but_not_its_code():
              " def step(do):\n-    return do\n+    raise StopAsyncIteration(do.retry_state.outcome)\n")
     echo = "The async loop with a retrying code block misbehaves when the result is available."
     assert leak_report(echo, patch).score == 0
+    guard = ("diff --git a/pkg/after.py b/pkg/after.py\n--- a/pkg/after.py\n+++ b/pkg/after.py\n@@ -1,3 +1,4 @@\n"
+             " def log_it(retry_state, sec_format):\n+    secs = retry_state.seconds_since_start\n"
+             "-    return f\"after {sec_format % retry_state.seconds_since_start}(s), retrying\"\n"
+             "+    return f\"after {sec_format % secs if secs is not None else '?'}(s), retrying\"\n")
+    buggy_code = "Expected behaviour: `retry_state.seconds_since_start` should be `None`."  # the buggy code has it
+    assert leak_report(buggy_code, guard).score == 0
+    assert leak_report("It should do `secs = retry_state.seconds_since_start` first.", guard).score > 0
     quote = echo + " It should `raise StopAsyncIteration(do.retry_state.outcome)`."
     assert leak_report(quote, patch).score > 0
 
