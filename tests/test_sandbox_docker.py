@@ -289,7 +289,7 @@ def test_no_container_is_left_after_sigint(client, tmp_path):
         events.close()
         assert len(my_containers(client, proc.pid)) >= 1  # the run's container (a warm spare may join it)
         proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=200)  # Ctrl-C takes effect when the supervisor wait returns (known gap, in the note)
+        out, _ = proc.communicate(timeout=120)  # about 2 s on a quiet machine; the bound is for a loaded CI box
     finally:
         proc.kill()
     assert proc.returncode != 0 and b"KeyboardInterrupt" in out
