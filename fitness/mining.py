@@ -18,14 +18,10 @@ import git
 
 from fitness.history import (CommitRecord, History, PullRequest, first_parent_chain, pull_request_of,
                              referenced_issues, trailing_number, walk)
+from llm import is_prose_file
 from sandbox import repo_name
 
 TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_test\.py$|(^|/)conftest\.py$")
-# Prose about the project rather than part of it: documentation folders, changelog fragments,
-# and top-level text files (README, CHANGES, HISTORY, ...). A changelog entry restates the
-# commit's subject, so in the gold patch it would make every statement look like a leak.
-DOC_PATH = re.compile(r"^(?:docs?|changelog\.d|changes|newsfragments)/|^[^/]+\.(?:md|rst|txt|adoc)$|"
-                      r"^(?:CHANGE|HISTORY|NEWS|AUTHORS)[^/]*$", re.I)
 
 
 class MiningError(ValueError):
@@ -444,7 +440,7 @@ def _candidate(repo: git.Repo, record: CommitRecord, pull: PullRequest | None, f
         sha=record.sha, parent=record.parents[0], subject=subject, body=body,
         created_at=datetime.fromtimestamp(record.committed, tz=timezone.utc).isoformat(),
         source_files=source, test_files=tests, kind="",
-        fix_files=[p for p in record.files if not is_test_path(p) and not DOC_PATH.search(p)],
+        fix_files=[p for p in record.files if not is_test_path(p) and not is_prose_file(p)],
         pr_number=pr_number, pr_title=pr_title, pr_body=pr_body, merge=pull.merge if pull else "",
         issues=issues, first_parent=first_parent)
 

@@ -2,6 +2,8 @@
 the offline judges (which read patches out of prompts) and fitness's leakage check."""
 from __future__ import annotations
 
+import re
+
 
 def patch_added_lines(patch: str) -> list[str]:
     return [ln[1:] for ln in patch.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
@@ -11,18 +13,16 @@ def patch_removed_lines(patch: str) -> list[str]:
     return [ln[1:] for ln in patch.splitlines() if ln.startswith("-") and not ln.startswith("---")]
 
 
-_DOC_SUFFIXES = (".rst", ".md", ".txt", ".adoc", ".asciidoc")
-_DOC_DIRS = {"doc", "docs", "documentation", "changelog.d", "changes", "news", "newsfragments", "releasenotes"}
-_DOC_NAMES = ("changelog", "changes", "history", "news", "release", "authors", "contributors")
+# Prose about the project rather than part of it: documentation folders, changelog and
+# release-note fragments, top-level text files (README, CHANGES, HISTORY, ...). A changelog entry
+# restates the commit's subject: counted as the fix, it would make every statement a leak.
+PROSE_PATH = re.compile(r"^(?:docs?|documentation|changelog\.d|changes|news|newsfragments|releasenotes)/|"
+                        r"^[^/]+\.(?:md|rst|txt|adoc)$|^(?:CHANGE|HISTORY|NEWS|AUTHORS|RELEASE)[^/]*$", re.I)
 
 
 def is_prose_file(path: str) -> bool:
-    """Documentation, changelog and release-note files: prose that describes a change (and that
-    a statement may well echo), not the code of the fix."""
-    parts = path.lower().split("/")
-    name = parts[-1]
-    return (name.endswith(_DOC_SUFFIXES) or any(p in _DOC_DIRS for p in parts[:-1])
-            or name.startswith(_DOC_NAMES))
+    """Documentation, changelog and release-note files (see PROSE_PATH), not code or data."""
+    return PROSE_PATH.search(path) is not None
 
 
 def code_patch(patch: str) -> str:

@@ -261,6 +261,15 @@ def test_signatures_in_the_writers_context_are_those_of_the_buggy_state(tmp_path
     assert found["helper"] == "def helper()"  # new: only the fixed state has it
 
 
+@pytest.mark.parametrize("path,prose", [("releasenotes/notes/fix-a.yaml", True), ("docs/index.rst", True),
+                                        ("CHANGES.rst", True), ("changelog.d/12.bugfix", True),
+                                        ("pkg/words.txt", False), ("pkg/core.py", False), ("setup.cfg", False)])
+def test_prose_files_are_left_out_of_the_fix_and_data_files_are_not(path, prose):
+    from llm import is_prose_file
+
+    assert is_prose_file(path) is prose
+
+
 @pytest.mark.parametrize("line", ["self.assertEqual(3, result)", "assert 3 == result", "assert result == 3"])
 def test_an_equality_with_the_literal_first_still_expects_the_literal(line):
     from llm.offline.assertions import parse_assertion
