@@ -309,6 +309,14 @@ def test_judge_reads_bare_function_names_as_the_validator_sends_them():
     assert "names 1 of 1 touched functions" in reason, reason
 
 
+def test_checks_through_a_suites_own_helper_count_as_checks():
+    from llm.offline.judge import count_checks
+
+    assert count_checks(["    e.update({})", "    ck({}, {})", "    ck({1: 2}, {2: 1})"]) == 2
+    assert count_checks(["    e.update({})", "    x = f(1)", "    print(x)"]) == 0
+    assert count_checks(["    assert f(1) == 2", "    ck(1, 2)"]) == 1  # asserts, when there are any
+
+
 def test_judge_penalises_statement_quoting_the_patch():
     leaky = SPECIFIC + "\n\nSuggested fix:\n```python\n" + "\n".join(ADDED) + "\n```"
     clean_score = judge(SPECIFIC)["task_correctness"]["score"]

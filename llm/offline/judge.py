@@ -16,9 +16,11 @@ Quality judge rubric (``judge_quality``; scores clamped to 1..10, rounded half u
   "reproduc"/``>>>``/numbered steps with a call, 0.5 for an inline call; test relation: 0.5 a
   failing test's name, 0.5 a function the tests call; length: <8 words 0, <20 0.5, <40 1,
   <=400 1.5, <=800 1, longer 0.5.
-* test_correctness = 1 without FAIL_TO_PASS, else 4 + 2 asserts in the test patch + 2 the
+* checks: the asserts the test patch adds, or without any, its bare calls of plain-named
+  helpers (``ck(a, b)``: a suite that asserts through its own helpers).
+* test_correctness = 1 without FAIL_TO_PASS, else 4 + 2 checks in the test patch + 2 the
   tests call a touched function + 2 the statement relates to the tests.
-* test_completeness = 1 without FAIL_TO_PASS, else 1 + min(4, 2 x #F2P) + min(5, #asserts).
+* test_completeness = 1 without FAIL_TO_PASS, else 1 + min(4, 2 x #F2P) + min(5, #checks).
 * complexity = 1 + min(5, floor(1.5 log2(1 + changed lines))) + min(2, hunks - 1)
   + min(2, files - 1).
 
@@ -188,6 +190,19 @@ def _patch_shape(patch: str) -> tuple[int, int, int]:
     return lines, hunks, files
 
 
+_ASSERT = re.compile(r"\bassert|pytest\.raises|\.assert\w+\(")
+_HELPER_CALL = re.compile(r"^\s*([A-Za-z_]\w*)\(.*\)\s*$")  # a bare call of a plain name: ck(a, b)
+
+
+def count_checks(test_lines: Sequence[str]) -> int:
+    """Asserts in the lines; without any, the bare calls of plain-named helpers (`ck(x, y)`,
+    `check_roundtrip(v)`): a suite that asserts through its own helpers still checks."""
+    asserts = sum(1 for ln in test_lines if _ASSERT.search(ln))
+    if asserts:
+        return asserts
+    return sum(1 for ln in test_lines if (m := _HELPER_CALL.match(ln)) and m.group(1) not in ("print", "breakpoint"))
+
+
 def touched_functions(context: dict) -> list[dict]:
     """The context's touched functions as dicts: a writer's context gives signatures
     ({"name", "file", "signature"}), a validator's the bare names."""
@@ -214,7 +229,7 @@ def judge_quality(context: dict) -> dict:
                    + (f"quotes {sig.leak:.0%} of the gold patch's added lines (leak)" if sig.leak
                       else "no overlap with the gold patch"))
     test_added = patch_added_lines(test_patch)
-    asserts = sum(1 for ln in test_added if re.search(r"\bassert|pytest\.raises|\.assert\w+\(", ln))
+    asserts = count_checks(test_added)
     calls_touched = any(f.get("name") in set(_CALL_NAME.findall("\n".join(test_added))) for f in fns)
     relates = sig.test_relation > 0 or sig.reproduction > 0
     if f2p:
