@@ -140,8 +140,10 @@ def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
     removed_set = {_normalize(ln) for ln in patch_removed_lines(patch)}
     known_lines = patch_removed_lines(patch) + patch_context_lines(patch) + patch_added_lines(test_patch) + api_lines
     known = _joined([t for ln in known_lines for t in _tokens(ln) + ["\n"]])
-    # lines the change only moves (also among the removed lines) are not part of the fix
-    body = [ln for ln in added if ln not in api_lines and _normalize(ln) not in removed_set]
+    # lines the change only moves (also among the removed lines) are not part of the fix, nor
+    # are its comments: prose, which the prescription check reads as prose
+    body = [ln for ln in added if ln not in api_lines and _normalize(ln) not in removed_set
+            and not ln.lstrip().startswith("#")]
     kinds: list[str] = []
     evidence = ""
 
@@ -213,6 +215,21 @@ def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
     strong = any(k in kinds for k in ("expression", "code_block", "prescription"))
     score = 1.0 if strong else share
     return LeakReport(round(score, 4), round(share, 4), tuple(dict.fromkeys(kinds)), evidence)
+
+
+def quotes_fix_expression(text: str, added_lines: Sequence[str], min_tokens: int = 3) -> str:
+    """A run of >= min_tokens code tokens of an added line, with an operator, that the text
+    contains ('' if none): stricter than `leak_report`, for a writer keeping the fix secret."""
+    flat = _joined(_tokens(text))
+    for line in added_lines:
+        if line.lstrip().startswith("#"):
+            continue
+        toks = _tokens(line)
+        for size in range(len(toks), min_tokens - 1, -1):
+            for window in _windows(toks, size):
+                if any(_OPERATOR.match(t) and t not in ".," for t in window) and _joined(window) in flat:
+                    return " ".join(window)
+    return ""
 
 
 def _windows(tokens: Sequence[str], size: int) -> list[list[str]]:

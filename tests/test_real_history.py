@@ -224,6 +224,18 @@ def test_statement_never_has_an_empty_code_span_nor_the_subject_on_both_sides():
     assert ("rounding mode" in expected) + ("rounding mode" in actual) == 1, text
 
 
+def test_the_writer_keeps_the_bodys_symptoms_and_drops_its_account_of_the_fix():
+    body = ("_init_rel_seek normalized negative rel_seek with 1.0 - rel_seek, so the target seek landed past EOF. "
+            "The correct normalization is 1.0 + rel_seek now.\n\nIterating the tail of a file never ends.")
+    context = {"strategy_type": "BUG_FIX", "repo": "acme/jsonl", "commit_subject": "Fix JSONLIterator at EOF",
+               "commit_body": body, "touched_functions": [], "added_lines": ["            rel_seek = 1.0 + rel_seek"],
+               "failing_tests": [{"id": "tests/test_j.py::test_tail", "assertion": "assert list(it) == [1]"}]}
+    instructions = strategy_instructions(Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][-1]), "acme/jsonl")
+    text = write_statement(context, instructions)["problem_statement"]
+    assert "1.0 + rel_seek" not in text, text
+    assert "never ends" in text, text
+
+
 def test_a_statement_may_echo_the_fixs_changelog_but_not_its_code():
     from llm.leakage import leak_report
 

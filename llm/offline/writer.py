@@ -18,6 +18,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+from ..leakage import leak_report, quotes_fix_expression
 from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, best_check
 from .directives import _ACTUAL, _EXPECTED, parse_directives
 from .subject import _request, _symptom, body_sentences, is_vague, split_subject
@@ -157,6 +158,10 @@ def write_statement(context: dict, instructions: str, temperature: float = 0.7, 
     if angle and fn0:
         opening = f"From the point of view of code calling `{fn0}`: {opening[:1].lower()}{opening[1:]}"
     body = body_sentences("\n\n".join(facts.bodies), "no_leak" in directives, skip=(facts.subject,))
+    if "no_leak" in directives:  # a developer's body often says how the fix works: keep the symptom only
+        fix = "".join(f"+{line}\n" for line in facts.added_lines)
+        body = [sentence for sentence in body if not leak_report(sentence, fix).score
+                and not quotes_fix_expression(sentence, facts.added_lines)]
     body = body[: 0 if concise else 5 if detailed else 2]
     if facts.issues and not concise:
         body.append(f"See also {', '.join(facts.issues[:3])}.")
