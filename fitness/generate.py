@@ -206,8 +206,9 @@ def signatures(sources: dict[str, str], names: list[str]) -> list[dict]:
 
 
 def failing_tests(candidate: Candidate, test_ids: list[str], per_test: int = 2, test_patch: str = "") -> list[dict]:
-    """Each failing test with its most telling checks: those on lines `test_patch` adds first
-    (the assertion the change made fail), then the others in source order."""
+    """Each failing test with its most telling checks (those on lines `test_patch` adds: the
+    assertions the change made fail; all of them for a test it does not touch) and the lines
+    the change adds to it."""
     added = added_line_numbers(test_patch)
     out = []
     for test_id in test_ids:
@@ -215,9 +216,41 @@ def failing_tests(candidate: Candidate, test_ids: list[str], per_test: int = 2, 
         name = rest.split("::")[-1].split("[")[0]
         source = file_at(candidate.repo_path, candidate.sha, path)
         found = assertions(source, name, lines=True)
+        new_lines = added_test_lines(source, name, added.get(path, set()))
+        if new_lines:  # the change's own checks; an older assert of the test also passed before it
+            found = [item for item in found if item[0] & added.get(path, set())]
         found.sort(key=lambda item: (not (item[0] & added.get(path, set())), min(item[0], default=0)))
-        out.append({"id": test_id, "assertion": " | ".join(text for _, text in found[:per_test])})
+        out.append({"id": test_id, "assertion": " | ".join(text for _, text in found[:per_test]),
+                    "added_lines": new_lines})
     return out
+
+
+def added_test_lines(source: str, function: str, added: set[int], limit: int = 12) -> list[str]:
+    """The statements of test `function` that the change adds to (whole, dedented, without its
+    docstring, up to `limit` lines): what the test now does, a reproduction when its assertions
+    alone say little."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    lines = source.splitlines()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            out: list[str] = []
+            for stmt in node.body:
+                span = range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1)
+                docstring = isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+                if docstring or not added.intersection(span):
+                    continue
+                text = [lines[n - 1] for n in span if n - 1 < len(lines) and lines[n - 1].strip()]
+                if out and len(out) + len(text) > limit:
+                    break
+                out += text
+            if not out:
+                return []
+            indent = min(len(ln) - len(ln.lstrip()) for ln in out)
+            return [ln[indent:] for ln in out]
+    return []
 
 
 def added_line_numbers(patch: str) -> dict[str, set[int]]:
@@ -243,10 +276,21 @@ def assertions(source: str, function: str, limit: int = 240, lines: bool = False
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
             found = [(set(range(inner.lineno, (inner.end_lineno or inner.lineno) + 1)), _one_line(inner))
-                     for inner in ast.walk(node) if _is_check(inner)]
+                     for inner in _own_nodes(node) if _is_check(inner)]
             found = [(span, text) for span, text in found if text and len(text) <= limit]
             return found if lines else [text for _, text in found]
     return []
+
+
+def _own_nodes(function: ast.AST):
+    """The nodes of a function's body, not of the helpers it defines (whose asserts speak of
+    their parameters, not of the test's values)."""
+    todo = list(ast.iter_child_nodes(function))
+    while todo:
+        node = todo.pop(0)
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
 
 
 def _is_check(node: ast.AST) -> bool:

@@ -236,6 +236,22 @@ def test_the_writer_keeps_the_bodys_symptoms_and_drops_its_account_of_the_fix():
     assert "never ends" in text, text
 
 
+def test_a_test_that_checks_through_a_helper_is_reproduced_by_its_new_lines():
+    from fitness.generate import added_test_lines, assertions
+
+    source = ("def test_one_to_one():\n    def ck(val, inv):\n        assert (e, e.inv) == (val, inv)\n"
+              "    e = OneToOne()\n    e.update({})\n    ck({}, {})\n")
+    assert assertions(source, "test_one_to_one") == []  # the helper's assert speaks of its parameters
+    lines = added_test_lines(source, "test_one_to_one", {5, 6})
+    assert lines == ["e.update({})", "ck({}, {})"]
+    context = {"strategy_type": "BUG_FIX", "repo": "acme/dicts", "commit_subject": "Fix update with empty iterables",
+               "commit_body": "", "touched_functions": [], "added_lines": [],
+               "failing_tests": [{"id": "tests/test_d.py::test_one_to_one", "assertion": "", "added_lines": lines}]}
+    instructions = strategy_instructions(Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][-1]), "acme/dicts")
+    text = write_statement(context, instructions)["problem_statement"]
+    assert "```python\ne.update({})\nck({}, {})\n```" in text, text
+
+
 def test_a_statement_may_echo_the_fixs_changelog_but_not_its_code():
     from llm.leakage import leak_report
 

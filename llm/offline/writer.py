@@ -42,6 +42,7 @@ class _Facts:
     examples: list[str]
     bodies: list[str]  # the commit body, then the pull request's title (when not the subject) and body
     issues: list[str]
+    test_lines: dict[str, list[str]]  # failing test id -> the lines the change adds to it
 
 
 def _facts(context: dict) -> _Facts:
@@ -57,13 +58,14 @@ def _facts(context: dict) -> _Facts:
         subject = telling[0].rstrip(".") if telling else subject
     kind, verb, rest = split_subject(subject)
     functions = [f for f in (context.get("touched_functions") or []) if isinstance(f, dict) and f.get("name")]
-    checks = [best_check(str(t.get("id", "")), str(t.get("assertion", "")))
-              for t in (context.get("failing_tests") or []) if isinstance(t, dict)]
+    failing = [t for t in (context.get("failing_tests") or []) if isinstance(t, dict)]
+    checks = [best_check(str(t.get("id", "")), str(t.get("assertion", ""))) for t in failing]
+    test_lines = {str(t.get("id", "")): [str(x) for x in (t.get("added_lines") or [])] for t in failing}
     added = [str(x) for x in (context.get("added_lines") or [])]
     examples = [str(x) for x in (context.get("examples") or [])]
     issues = [str(x) for x in (context.get("issues") or []) if str(x).strip()]
     return _Facts(strategy, str(context.get("repo") or "the project"), subject, kind, verb, rest,
-                  functions, checks, added, examples, bodies, issues)
+                  functions, checks, added, examples, bodies, issues, test_lines)
 
 
 _TITLES = {
@@ -221,10 +223,21 @@ def _spec_section(facts: _Facts, checks: list[Check]) -> str:
     return "\n".join([*head, "Tests that must pass:", *tests])
 
 
+def _says_little(check: Check) -> bool:
+    """A check that names no call: a bare variable or attribute (`result`), or none at all."""
+    return check.kind == "raw" or "(" not in check.call
+
+
 def _repro_section(checks: list[Check], phr: _Phraser, facts: _Facts, limit: int) -> str:
     head = phr.pick(_REPRO_HEADS)
     steps: list[str] = []
     distinct = list({(c.kind, c.call, c.expected, c.op): c for c in checks[::-1]}.values())[::-1]
+    first = distinct[0] if distinct else None
+    if first is not None and _says_little(first) and facts.test_lines.get(first.test_id):
+        # `result == 3` or a helper's check: the test's own new lines are the reproduction
+        code = "\n".join(facts.test_lines[first.test_id])
+        return (f"{head}\n1. Run these lines of `{first.test_id}`.\n2. They fail on the current code."
+                f"\n\n```python\n{code}\n```")
     for check in distinct[:limit]:
         if check.kind == "compare":
             # "Evaluate", not "Call": a step opening with "Call" reads as an instruction to change the code
