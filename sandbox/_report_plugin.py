@@ -49,7 +49,9 @@ def pytest_collection_modifyitems(session, config, items):
 
     from _pytest.python import Module
 
-    items.extend(Module.from_parent(session, path=Path(_canary)).collect())
+    # first: a bug that breaks the process for the tests after it (closes pytest's capture
+    # files, say) must not take the canaries down with it
+    items[:0] = Module.from_parent(session, path=Path(_canary)).collect()
 
 
 def pytest_runtest_logreport(report):

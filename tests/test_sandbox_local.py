@@ -120,6 +120,23 @@ def test_collection_error_in_bug_state_counts_as_failure(backend, tmp_path):
     assert res.fail_to_pass == ["tests/test_calc.py::test_a", "tests/test_calc.py::test_b"]
 
 
+def test_a_bug_that_breaks_pytests_capture_for_later_tests_is_still_a_task(backend, tmp_path):
+    # a real case (click's echo of empty bytes): the bug closes the captured stdout, and every
+    # test after it errors; the canaries run first, so the run is not taken for tampered
+    fixed = {"out.py": "import sys\n\n\ndef emit(data):\n    if data:\n        sys.stdout.write(data)\n",
+             "tests/test_out.py": "from out import emit\n\n\ndef test_empty(capfd):\n    emit('')\n"
+                                  "    assert capfd.readouterr().out == ''\n\n\ndef test_text(capfd):\n"
+                                  "    emit('x')\n    assert capfd.readouterr().out == 'x'\n"}
+    buggy = {"out.py": "import sys\n\n\ndef emit(data):\n    if not data:\n        sys.stdout.close()\n"
+                       "        raise ValueError('empty')\n    sys.stdout.write(data)\n"}
+    repo, sha, bug, gold = bug_task(tmp_path / "repo", fixed, buggy)
+    run = backend.run_tests(repo, sha, [bug], ["tests/test_out.py"])
+    assert not run.broken, run.note
+    res = check_functional(backend, repo, sha, bug, gold, ["tests/test_out.py"])
+    assert res.passed, res.reason
+    assert "tests/test_out.py::test_empty" in res.fail_to_pass
+
+
 def test_failing_test_that_prints_passed_is_not_counted_as_passed(backend, tmp_path):
     tests = CALC_TESTS + (
         "\n\ndef test_liar():\n    import os\n"
