@@ -190,8 +190,13 @@ class Evolution:
 
     def _install_signals(self):
         def handler(signum, _frame):
+            if self.stop_reason is not None and signum == signal.SIGINT:  # Ctrl-C twice: now
+                self.log("SIGINT again: stopping now; the evaluations in flight are dropped "
+                         f"(sebgen resume {self.run_dir} redoes them)")
+                raise KeyboardInterrupt
             self.stop_reason = signal.Signals(signum).name
-            self.log(f"{self.stop_reason} received: finishing the evaluations in flight, then stopping")
+            self.log(f"{self.stop_reason} received: finishing the evaluations in flight, then stopping"
+                     + (" (Ctrl-C again to stop now)" if signum == signal.SIGINT else ""))
         previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
         return lambda: [signal.signal(s, h) for s, h in previous.items()]
 
@@ -215,13 +220,17 @@ class Evolution:
         self.toolbox = build_toolbox(self.config, self.rng, self.bench)
         runner = make_runner(self.config, self._evaluate_local, log=self.log)
         restore_signals = self._install_signals()
+        interrupted = False
         try:
             while self.generation < generations and not self.should_stop():
                 if not self._generation(self.generation + 1, runner):
                     break
+        except KeyboardInterrupt:
+            interrupted = True
+            raise
         finally:
             restore_signals()
-            runner.close()
+            runner.close(now=interrupted)
             self.bench.close()
             self.archive.close()
         finished = self.generation >= generations

@@ -55,7 +55,7 @@ class SerialRunner:
                 return
             yield index, self.evaluate(job)
 
-    def close(self) -> None:
+    def close(self, now: bool = False) -> None:
         pass
 
 
@@ -108,8 +108,13 @@ class PoolRunner:
             return dask_wait(futures, return_when="FIRST_COMPLETED").done
         return wait(futures, return_when=FIRST_COMPLETED).done
 
-    def close(self) -> None:
+    def close(self, now: bool = False) -> None:
+        """Wait for the workers; with `now` (a second Ctrl-C), end them: each removes its
+        sandbox containers on SIGTERM."""
         if self.pool is not None:
+            if now:
+                for process in list(getattr(self.pool, "_processes", {}).values()):
+                    process.terminate()
             self.pool.shutdown(wait=True, cancel_futures=True)
         if self.client is not None:
             self.client.close()

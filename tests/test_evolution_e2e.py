@@ -135,3 +135,17 @@ def test_signal_finishes_in_flight_work_and_exits_zero(reference, tmp_path, sign
     assert journal_lines(run_dir) >= 1  # the evaluation that finished before the signal was kept
     sebgen("resume", run_dir, check=True)
     assert hof_all(run_dir, 2) == hof_all(reference, 2)
+
+
+def test_a_second_ctrl_c_stops_now_and_resume_redoes_the_dropped_work(reference, tmp_path):
+    run_dir = tmp_path / "twice"
+    proc = popen("run", QUICKSTART, "--run-dir", run_dir, *FAST)
+    wait_for(proc, lambda line, seen: line.startswith("  evaluated "))  # the next one is running
+    proc.send_signal(signal.SIGINT)
+    wait_for(proc, lambda line, seen: "Ctrl-C again to stop now" in line)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode != 0 and "SIGINT again: stopping now" in err, err[-2000:]
+    sebgen("resume", run_dir, check=True)
+    assert hof_all(run_dir, 2) == hof_all(reference, 2)
+
