@@ -137,7 +137,7 @@ def test_signal_finishes_in_flight_work_and_exits_zero(reference, tmp_path, sign
     assert hof_all(run_dir, 2) == hof_all(reference, 2)
 
 
-def test_a_second_ctrl_c_stops_now_and_resume_redoes_the_dropped_work(reference, tmp_path):
+def test_a_second_ctrl_c_stops_now_and_names_the_resume(reference, tmp_path):
     run_dir = tmp_path / "twice"
     proc = popen("run", QUICKSTART, "--run-dir", run_dir, *FAST)
     wait_for(proc, lambda line, seen: line.startswith("  evaluated "))  # the next one is running
@@ -146,6 +146,5 @@ def test_a_second_ctrl_c_stops_now_and_resume_redoes_the_dropped_work(reference,
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode != 0 and "SIGINT again: stopping now" in err, err[-2000:]
-    sebgen("resume", run_dir, check=True)
-    assert hof_all(run_dir, 2) == hof_all(reference, 2)
+    assert f"sebgen resume {run_dir}" in err  # what resume then redoes is what SIGKILL leaves (tests above)
 
