@@ -638,7 +638,7 @@ def curriculum_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
                 out.print(f"{task.instance_id} {task.difficulty_level} {task.difficulty:.3f}")
 
 
-@app.command("export", **usage('(RUN_DIR | TASKS.jsonl) --format swebench|harbor --out PATH [--mirror DIR]'))
+@app.command("export", **usage('(RUN_DIR | TASKS.jsonl) --format swebench|harbor --out PATH [--mirror DIR] [--build-images] [--network none|public] [--base-image IMAGE]'))
 def export_cmd(source: Path = typer.Argument(..., help="Run folder or tasks JSONL."),
                format_: str = typer.Option(..., "--format", help="swebench or harbor."),
                out_path: Path = typer.Option(..., "--out", help="JSONL file (swebench) or folder (harbor)."),
