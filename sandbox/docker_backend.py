@@ -26,7 +26,7 @@ from .errors import SandboxError
 from .images import (BUILDER_VERSION, ENV_REPO, SANDBOX_UID, build_env_image, docker_client, dockerfile,
                      image_exists, pip_passthrough, resolve_base_image)
 from .local import default_cache_dir, file_lock
-from .recipe import InstallRecipe, detect_recipe, repo_name
+from .recipe import InstallRecipe, add_version_files, detect_recipe, repo_name
 from ._supervisor import REPORT_LIMIT, canary_source
 from .report import PLUGIN_MODULE, PLUGIN_SOURCE, new_canaries, parse_report, pytest_args, tail
 from .tree import archive_bytes, run_on_fresh_tree
@@ -259,6 +259,7 @@ class DockerBackend:
         repo = Path(repo)
         tag = self._ensure_image(repo, commit)
         recipe = self._recipe(repo, commit)
+        add_version_files(Path(tree), recipe)
         payload = run_archive(Path(tree))
         start = time.monotonic()
         if len(payload) > self.limits.work_mb * 2**20:

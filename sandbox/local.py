@@ -25,7 +25,7 @@ from typing import Callable, Iterator, Sequence
 
 from ._supervisor import REPORT_LIMIT, canary_source, run_child
 from .errors import BuildError, SandboxError
-from .recipe import InstallRecipe, detect_recipe, install_commands, repo_name
+from .recipe import InstallRecipe, add_version_files, detect_recipe, install_commands, repo_name
 from .report import PLUGIN_MODULE, PLUGIN_SOURCE, new_canaries, parse_report, pytest_args, tail
 from .tree import prepare_tree, run_on_fresh_tree
 from .types import Limits, TestRun
@@ -271,6 +271,7 @@ class LocalBackend:
         venv = self._ensure_venv(repo, commit)
         env_id = venv.name
         recipe = self._recipe(repo, commit)
+        add_version_files(tree, recipe)
         with tempfile.TemporaryDirectory(prefix="sebgen-report-") as tmp:
             private = Path(tmp)  # outside the tree: the task cannot shadow the reporter
             shutil.copy(PLUGIN_SOURCE, private / f"{PLUGIN_MODULE}.py")

@@ -49,6 +49,9 @@ class InstallRecipe:
     sources: tuple[str, ...] = ()  # where each detected part came from, for people reading the recipe
     build_packages: tuple[str, ...] = ()  # installed before the project, which then builds without isolation
     dropped: tuple[str, ...] = ()  # detected sources left out (config `drop` or a repair)
+    # files the build writes from VCS (setuptools-scm `version_file`, hatch-vcs `version-file`):
+    # the tree is imported first, so each run writes them into the tree, not into the image
+    version_files: tuple[str, ...] = ()
 
     @property
     def needs_install(self) -> bool:
@@ -56,7 +59,9 @@ class InstallRecipe:
                     or self.dev_packages or self.plugins)
 
     def key(self, *salt: str) -> str:
-        blob = json.dumps({"recipe": asdict(self), "salt": salt}, sort_keys=True)
+        data = asdict(self)
+        data.pop("version_files")  # written into each run's tree: not part of the environment
+        blob = json.dumps({"recipe": data, "salt": salt}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def to_dict(self) -> dict:
@@ -147,7 +152,21 @@ def _detect(repo: Path, commit: str, override: dict | None) -> InstallRecipe:
         sources=tuple(found.sources),
         build_packages=tuple(override.get("build_packages", ()) or ()),
         dropped=tuple(sorted(drop)),
+        version_files=tuple(found.version_files),
     )
+
+
+def add_version_files(tree: Path, recipe: InstallRecipe) -> None:
+    """Write the VCS version files the build would have written, where the tree lacks them."""
+    major = PRETEND_VERSION.split(".")
+    text = (f'__version__ = version = "{PRETEND_VERSION}"\n'
+            f"__version_tuple__ = version_tuple = ({', '.join(major)})\n"
+            "__commit_id__ = commit_id = None\n")
+    for rel in recipe.version_files:
+        target = (Path(tree) / rel).resolve()
+        if Path(tree).resolve() not in target.parents or target.exists() or not target.parent.is_dir():
+            continue  # outside the tree, already there, or its package is not in this snapshot
+        target.write_text(text)
 
 
 def install_steps(recipe: InstallRecipe, pip: str) -> list[tuple[str, str]]:

@@ -127,6 +127,7 @@ class Found:
     dev_only: list[str] = field(default_factory=list)  # from dev-named sources: used when no test-named one exists
     plugins: list[str] = field(default_factory=list)
     vcs_vars: list[str] = field(default_factory=list)
+    version_files: list[str] = field(default_factory=list)  # written by the VCS version tool at build
     requires_python: str = ""
     dist_name: str = ""
     sources: list[str] = field(default_factory=list)
@@ -194,6 +195,13 @@ def read_pyproject(text: str, found: Found) -> None:
             found.add_vcs(name, "pyproject.toml build-system")
     if not found.vcs_vars and ("setuptools_scm" in tool or (tool.get("hatch", {}) or {}).get("version", {}).get("source") == "vcs"):
         found.add_vcs("setuptools_scm", "pyproject.toml [tool]")
+    scm = tool.get("setuptools_scm", {}) or {}
+    hatch_vcs = (((tool.get("hatch", {}) or {}).get("build", {}) or {}).get("hooks", {}) or {}).get("vcs", {}) or {}
+    for path in (scm.get("version_file"), scm.get("write_to"), hatch_vcs.get("version-file"),
+                 hatch_vcs.get("version_file")):
+        if isinstance(path, str) and path.endswith(".py") and path not in found.version_files:
+            found.version_files.append(path)
+            found.sources.append(f"pyproject.toml: {path} is written from VCS at build; each run writes it")
     pytest_ini = (tool.get("pytest", {}) or {})
     ini = pytest_ini.get("ini_options", pytest_ini) if isinstance(pytest_ini, dict) else {}
     read_pytest_options(ini, found, "pyproject.toml [tool.pytest]")

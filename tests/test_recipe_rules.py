@@ -42,6 +42,17 @@ import importlib.metadata
 def test_version_is_stamped():
     assert importlib.metadata.version("vcs-demo") == "%s"
 """ % PRETEND_VERSION
+VERSION_FILE_HOOK = """
+[tool.hatch.build.hooks.vcs]
+version-file = "vcs_demo/_version.py"
+"""
+VERSION_FILE_TEST = """\
+import vcs_demo
+
+
+def test_package_version_comes_from_the_version_file():
+    assert vcs_demo.__version__ == "%s"
+""" % PRETEND_VERSION
 PLUGIN_PYPROJECT = """\
 [tool.pytest.ini_options]
 addopts = "--timeout=60"
@@ -56,6 +67,19 @@ def test_vcs_derived_version_gets_pretend_version_variables(tmp_path):
     assert env["SETUPTOOLS_SCM_PRETEND_VERSION_FOR_VCS_DEMO"] == PRETEND_VERSION
     assert recipe.install_project
     assert any(f"SETUPTOOLS_SCM_PRETEND_VERSION={PRETEND_VERSION}" in c for c in install_commands(recipe, "pip"))
+
+
+def test_a_version_file_written_at_build_is_written_into_each_runs_tree(tmp_path):
+    files = {"pyproject.toml": VCS_PYPROJECT + VERSION_FILE_HOOK + "\n[tool.setuptools_scm]\nwrite_to = \"x/_v.py\"\n",
+             "vcs_demo/__init__.py": "from ._version import __version__\n", "tests/test_v.py": VERSION_FILE_TEST}
+    repo, sha = make_repo(tmp_path / "vf", files)
+    recipe = detect_recipe(repo, sha)
+    assert recipe.version_files == ("x/_v.py", "vcs_demo/_version.py")
+    plain, plain_sha = make_repo(tmp_path / "plain", {"pyproject.toml": VCS_PYPROJECT, "vcs_demo/__init__.py": ""})
+    assert detect_recipe(plain, plain_sha).version_files == ()
+    backend = make_backend("local", limits=Limits(timeout_s=120), cache_dir=tmp_path / "cache", log=lambda m: None)
+    run = backend.run_tests(repo, sha, (), ["tests/test_v.py"])
+    assert run.outcomes == {"tests/test_v.py::test_package_version_comes_from_the_version_file": "passed"}, run.log_tail
 
 
 def test_setup_py_with_setuptools_scm_and_pbr_are_vcs_versions(tmp_path):
