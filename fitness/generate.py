@@ -19,7 +19,7 @@ from unidiff import PatchSet, UnidiffParseError
 
 from fitness.difficulty import DifficultyInput, difficulty
 from fitness.hybrid import hybrid_partner, hybrid_skeleton, merge_candidates
-from llm import LLMClient, LLMError, patch_added_lines
+from llm import LLMClient, LLMError, patch_added_lines, patch_sections
 from fitness.mining import Candidate, diff_text, instance_prefix, mine
 from fitness.prompt import generation_prompt, render_instructions
 from fitness.skills import tag
@@ -187,8 +187,7 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
 def python_part(patch: str) -> str:
     """The file sections of a git diff that change Python files (the code a statement is about;
     a changelog or data file in the gold patch is not)."""
-    sections = re.split(r"(?m)^(?=diff --git )", patch)
-    return "".join(s for s in sections if re.match(r"diff --git a/\S+\.py b/", s))
+    return patch_sections(patch, lambda path: path.endswith(".py")) if "diff --git " in patch else ""
 
 
 def signatures(sources: dict[str, str], names: list[str]) -> list[dict]:

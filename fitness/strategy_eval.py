@@ -133,7 +133,7 @@ def batch_filter(task_lists: dict[str, list[dict]]) -> dict[str, list[dict]]:
 
 def surviving_batch_filter(tasks: list[Task]) -> int:
     """How many of these tasks the bottom-quartile filter would keep (run on copies)."""
-    copies = [Task.from_dict(copy.deepcopy(t.to_dict())) for t in tasks]
+    copies = [Task.from_dict(t.to_dict()) for t in tasks]  # to_dict (asdict) copies deeply
     bottom_quartile_filter(copies)
     return sum(t.passed for t in copies)
 

@@ -11,7 +11,7 @@ Imports nothing of evo, operators, fitness, harness, sandbox, archive or corpus.
 from __future__ import annotations
 
 from .leakage import LeakReport, leak_report, leaked_share
-from .patch_lines import is_prose_file, patch_added_lines, patch_removed_lines
+from .patch_lines import is_prose_file, patch_added_lines, patch_removed_lines, patch_sections
 
 _CLIENT_NAMES = {"BadJSONError", "Completion", "DEFAULT_MODEL", "LLMClient", "LLMError", "ReplayLog", "Usage",
                  "is_transient", "parse_json_object", "register_offline_provider"}
@@ -30,5 +30,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'llm' has no attribute {name!r}")
 
 
-__all__ = sorted(_CLIENT_NAMES | _LOCAL_NAMES | {"LeakReport", "is_prose_file", "leak_report", "leaked_share", "patch_added_lines",
+__all__ = sorted(_CLIENT_NAMES | _LOCAL_NAMES | {"LeakReport", "is_prose_file", "leak_report", "leaked_share", "patch_added_lines", "patch_sections",
                                                   "patch_removed_lines"})

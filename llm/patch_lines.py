@@ -25,16 +25,16 @@ def is_prose_file(path: str) -> bool:
     return PROSE_PATH.search(path) is not None
 
 
-def code_patch(patch: str) -> str:
-    """The diff without its prose files (see `is_prose_file`); a diff without `diff --git`
-    headers is taken whole."""
+def patch_sections(patch: str, keep) -> str:
+    """The file sections of a git diff whose path (the `b/` side) `keep` accepts; a diff
+    without `diff --git` headers is taken whole."""
     if "diff --git " not in patch:
         return patch
-    kept, keep = [], True
-    for line in patch.splitlines(keepends=True):
-        if line.startswith("diff --git "):
-            path = line.rstrip("\n").split(" b/", 1)[-1]
-            keep = not is_prose_file(path)
-        if keep:
-            kept.append(line)
-    return "".join(kept)
+    sections = re.split(r"(?m)^(?=diff --git )", patch)
+    return "".join(s for s in sections
+                   if not s.startswith("diff --git ") or keep(s.split("\n", 1)[0].split(" b/", 1)[-1]))
+
+
+def code_patch(patch: str) -> str:
+    """The diff without its prose files (see `is_prose_file`)."""
+    return patch_sections(patch, lambda path: not is_prose_file(path))
