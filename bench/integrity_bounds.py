@@ -18,7 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sandbox import Limits, attempt_verdict, make_backend, run_attempt  # noqa: E402
+from environment import make_sandbox  # noqa: E402
+from sandbox import Limits, attempt_verdict, run_attempt  # noqa: E402
 from tests.sandbox_fixtures import CALC_TESTS, calc_edit_patch, calc_task, new_file_patch, pipe_flood  # noqa: E402
 
 DOCKER_ROOT = "/var/lib/docker"
@@ -62,7 +63,7 @@ def main() -> None:
     limits = Limits(timeout_s=120)
     print(f"limits: memory {limits.memory_mb} MB, work {limits.work_mb} MiB, /tmp {limits.tmp_mb} MiB, "
           f"timeout {limits.timeout_s:g} s")
-    backend = make_backend("docker", limits=limits, cache_dir=tmp / "cache", log=lambda m: None)
+    backend = make_sandbox("docker", limits=limits, cache_dir=tmp / "cache", log=lambda m: None)
     worst_rss = 0.0
     try:
         run_attempt(backend, repo, sha, bug, test_patch, gold, ["tests/test_calc.py"])  # warm up

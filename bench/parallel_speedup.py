@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evo.config import load_config  # noqa: E402
 from evo.parallel import PoolRunner  # noqa: E402
-from fitness.strategy import Strategy, StrategyType  # noqa: E402
+from tasks.strategy import Strategy, StrategyType  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -88,10 +88,11 @@ def generate_one(repo: Path, record: dict, out: Path) -> dict:
 
 def container_vs_native(repo: Path, records: list[dict]) -> float | None:
     """Docker time / local time of one warm run of each record's verified tests at its commit."""
-    from sandbox import Limits, make_backend
+    from environment import make_sandbox
+    from sandbox import Limits
     quiet = lambda m: None  # noqa: E731
-    docker = make_backend("docker", limits=Limits(timeout_s=600), log=quiet, setup_attempts=3)
-    local = make_backend("local", limits=Limits(timeout_s=600), log=quiet, setup_attempts=3)
+    docker = make_sandbox("docker", limits=Limits(timeout_s=600), log=quiet, setup_attempts=3)
+    local = make_sandbox("local", limits=Limits(timeout_s=600), log=quiet, setup_attempts=3)
     times = {"docker": 0.0, "local": 0.0}
     try:
         for rec in records:

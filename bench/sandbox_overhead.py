@@ -19,7 +19,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corpus.builder import ensure_corpus, load_manifest  # noqa: E402
-from sandbox import Limits, check_functional, make_backend  # noqa: E402
+from environment import make_sandbox  # noqa: E402
+from sandbox import Limits, check_functional  # noqa: E402
 
 N_COMMITS = 4
 ROUNDS = 2  # each task is checked this many times per backend, alternating, to even out noise
@@ -58,8 +59,8 @@ def main() -> None:
     limits = Limits(timeout_s=120)
     with tempfile.TemporaryDirectory(prefix="sebgen-bench-") as cache:
         quiet = lambda m: None  # noqa: E731
-        local = make_backend("local", limits=limits, cache_dir=Path(cache), log=quiet)
-        docker = make_backend("docker", limits=limits, cache_dir=Path(cache), log=quiet)
+        local = make_sandbox("local", limits=limits, cache_dir=Path(cache), log=quiet)
+        docker = make_sandbox("docker", limits=limits, cache_dir=Path(cache), log=quiet)
         for repo, sha, _, _, files in tasks:  # warm-up: builds are not what is measured
             local.run_tests(repo, sha, (), files)
             docker.run_tests(repo, sha, (), files)

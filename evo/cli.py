@@ -66,8 +66,8 @@ _USER_ERROR_HOMES = (("archive", "archive", "ArchiveError"), ("evo.loop", "evo.l
                      ("evo.report", "evo.report", "ReportError"), ("harness", "harness", "AgentError"),
                      ("harness", "harness", "PredictionsError"), ("harness", "harness", "CurriculumError"),
                      ("harness", "harness", "ExportError"), ("corpus", "corpus", "CorpusError"),
-                     ("llm.client", "llm", "LLMError"), ("fitness.mining", "fitness.mining", "MiningError"),
-                     ("fitness.task", "fitness.task", "TaskFileError"), ("sandbox", "sandbox", "SandboxError"),
+                     ("llm.client", "llm", "LLMError"), ("tasks.mining", "tasks.mining", "MiningError"),
+                     ("tasks.task", "tasks.task", "TaskFileError"), ("sandbox", "sandbox", "SandboxError"),
                      ("evo.lineage", "evo.lineage", "LineageError"), ("evo.config", "evo.config", "ConfigError"))
 
 
@@ -323,8 +323,8 @@ def generate(repo: str = typer.Argument(..., help="Repo path or URL."),
              config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
     """Pipeline mode, no evolution: validated tasks from a repo into JSONL."""
     from evo.pipeline import SYNTHETIC, generate_tasks
-    from fitness.strategy import StrategyType
-    from fitness.task import write_jsonl
+    from tasks.strategy import StrategyType
+    from tasks.task import write_jsonl
     with friendly_errors():
         cfg = _config(config, set_)
         choices = [t.value for t in StrategyType] + [SYNTHETIC]
@@ -378,7 +378,7 @@ def _report_task(task) -> None:
 
 
 def _layer_list(text: str) -> list[str]:
-    from fitness.task import LAYERS
+    from tasks.task import LAYERS
     chosen = [name.strip() for name in text.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in LAYERS]
     if unknown or not chosen:
@@ -396,7 +396,7 @@ def validate(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
              config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
     """Re-run the validation layers on tasks; reports pass count and average score."""
     from evo.pipeline import revalidate, run_ablation
-    from fitness.task import read_jsonl, write_jsonl
+    from tasks.task import read_jsonl, write_jsonl
     with friendly_errors():
         cfg = _config(config, set_)
         records = list(read_jsonl(tasks))
@@ -430,7 +430,7 @@ def mine_cmd(repo: str = typer.Argument(...), since: Optional[str] = typer.Optio
              until: Optional[str] = typer.Option(None, "--until"), as_json: bool = typer.Option(False, "--json"),
              config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
     """Candidate commits and the filter funnel counts."""
-    from fitness.mining import mine
+    from tasks.mining import mine
     with friendly_errors():
         cfg = _config(config, set_)
         m = cfg.mining
@@ -550,7 +550,7 @@ def evaluate_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
     """Score an agent or a predictions file on tasks: resolved rate, pass@1, pass@k with 95% intervals."""
     from harness import agent_predictions, evaluate_predictions, load_predictions
     from harness import summarize
-    from fitness.task import read_jsonl
+    from tasks.task import read_jsonl
     from evo.runtime import make_sandbox
     with friendly_errors():
         if (predictions is None) == (agent is None):
@@ -615,7 +615,7 @@ def curriculum_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
                    out_file: Optional[Path] = typer.Option(None, "--out", help="Write the ordered tasks here (JSONL).")):
     """Order tasks for an agent: its ZPD from its results, easy-medium-easy-medium-hard interleaving."""
     from harness import capability_profile, curriculum, zone_counts
-    from fitness.task import read_jsonl, write_jsonl
+    from tasks.task import read_jsonl, write_jsonl
     with friendly_errors():
         if not results.is_file():
             raise UserError(f"results file {results} does not exist")

@@ -15,8 +15,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from fitness.exploration import DEFAULT_WEIGHTS
-from fitness.strategy import StrategyType
-from fitness.task import LAYERS
+from tasks.strategy import StrategyType
+from tasks.task import LAYERS
 
 
 class ConfigError(ValueError):

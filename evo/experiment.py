@@ -31,8 +31,8 @@ from evo.config import Config
 from evo.loop import Evolution, RunError
 from evo.runtime import Workbench, eval_settings, mine_all, resolve_repos
 from fitness.exploration import difficulty_coverage
-from fitness.mining import Candidate, MiningError
-from fitness.strategy import Strategy
+from tasks.mining import Candidate, MiningError
+from tasks.strategy import Strategy
 from fitness.strategy_eval import batch_filter, commit_order, failure_categories, kept_tasks, score_tasks
 
 ARMS = ("best_seed", "evolved", "random_search")
@@ -191,7 +191,7 @@ def verdict(summary: dict, per_seed: list[dict]) -> str:
 def heldout_budget(heldout: list[Candidate], config: Config) -> int:
     """Generation calls per arm: the configured number, capped so that every strategy type the
     run may pick has that many held-out commits of its kinds (the same budget for every arm)."""
-    from fitness.generate import pick_candidates
+    from tasks.generate import pick_candidates
     available = min(len(pick_candidates(heldout, t)) for t in config.evolution.strategy_types)
     return min(config.experiment.heldout_calls, available)
 

@@ -32,8 +32,8 @@ from evo.parallel import make_runner
 from evo.runtime import Workbench, eval_settings, open_archive
 from fitness.strategy_eval import batch_filter, evaluate_strategy, score_tasks
 from fitness.exploration import DIMENSIONS, PROMPT_FIXABLE, route_failures
-from fitness.strategy import Strategy, seed_strategies
-from fitness.task import Task
+from tasks.strategy import Strategy, seed_strategies
+from tasks.task import Task
 from operators.explore import random_strategy
 from operators.params import crossover, mutate_params
 from operators.prompt_mutation import mutate_prompt

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Iterator
 
 from evo.config import Config
 from fitness.strategy_eval import evaluate_strategy
-from fitness.strategy import Strategy
+from tasks.strategy import Strategy
 
 _WORKER: dict = {}
 

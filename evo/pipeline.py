@@ -8,11 +8,11 @@ from typing import Callable, Sequence
 from evo.config import Config
 from evo.runtime import Workbench, make_llm
 from fitness.strategy_eval import EvalSettings, evaluate_strategy, surviving_batch_filter
-from fitness.mining import mine, mine_commits
-from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
-from fitness.synthesis import generate_synthetic
-from fitness.task import Task
-from fitness.validate import ablation, bottom_quartile_filter, run_layers
+from tasks.mining import mine, mine_commits
+from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
+from tasks.synthesis import generate_synthetic
+from tasks.task import Task
+from tasks.validate import ablation, bottom_quartile_filter, run_layers
 
 SYNTHETIC = "SYNTHETIC"
 

@@ -17,7 +17,7 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from evo.checkpoint import load_latest  # noqa: E402
 from evo.lineage import ancestry, family  # noqa: E402
-from fitness.task import LAYERS  # noqa: E402
+from tasks.task import LAYERS  # noqa: E402
 
 DIMENSIONS = ("quality", "novelty", "difficulty_coverage", "skill_diversity", "evolution_potential")
 LEVELS = ("easy", "medium", "hard")

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from evo.config import Config
 from fitness.strategy_eval import EvalSettings
-from fitness.generate import Generator
+from tasks.generate import Generator
 from llm import LLMClient
-from fitness.mining import Candidate, MiningError, mine
-from fitness.validate import Validator
+from tasks.mining import Candidate, MiningError, mine
+from tasks.validate import Validator
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -46,13 +46,14 @@ def make_llm(config: Config, run_dir: Path | None = None) -> LLMClient:
 
 
 def make_sandbox(config: Config, log=print):
-    from sandbox import Limits, make_backend
+    from environment import make_sandbox as make_environment_backend
+    from sandbox import Limits
     s = config.sandbox
     limits = Limits(timeout_s=s.timeout_s, memory_mb=s.memory_mb, cpus=s.cpus, pids=s.pids)
     install = {name: recipe.model_dump(exclude_none=True) for name, recipe in s.install.items()}
-    return make_backend(s.backend, limits=limits, base_image=s.base_image,
-                        offline_base_image=s.offline_base_image, install=install, log=log,
-                        setup_attempts=s.setup_attempts, advisor=recipe_advisor(config))
+    return make_environment_backend(s.backend, limits=limits, base_image=s.base_image,
+                                    offline_base_image=s.offline_base_image, install=install, log=log,
+                                    setup_attempts=s.setup_attempts, advisor=recipe_advisor(config))
 
 
 def recipe_advisor(config: Config):

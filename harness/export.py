@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fitness.task import Task, read_jsonl
+from tasks.task import Task, read_jsonl
 
 from .export_errors import ExportError
 from .harbor import export_harbor

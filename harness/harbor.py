@@ -17,10 +17,11 @@ import tempfile
 from pathlib import Path
 
 from .export_errors import ExportError
-from fitness.task import Task
-from fitness.validate import test_files_of
-from sandbox import (AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, CONFIG_NAMES, PROTECTED_NAMES, detect_recipe, export_tree,
-                     install_commands, prepare_tree)
+from tasks.task import Task
+from tasks.validate import test_files_of
+from environment import detect_recipe
+from sandbox import (AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, CONFIG_NAMES, PROTECTED_NAMES, export_tree, install_commands,
+                     prepare_tree)
 
 OFFLINE_BASE_IMAGE = "sebgen-base:bookworm"
 PUBLIC_BASE_IMAGE = "python:3.11-slim"

@@ -19,11 +19,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .export_errors import ExportError
-from fitness.task import Task, write_jsonl
-from fitness.validate import test_files_of
-from sandbox import detect_recipe, install_commands
-
-from sandbox import AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES
+from tasks.task import Task, write_jsonl
+from tasks.validate import test_files_of
+from environment import detect_recipe
+from sandbox import AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, install_commands
 
 from .harbor import PYTEST_CONFIG_NAMES, dockerfile as environment_dockerfile
 from .mirror import materialize, task_mirror

@@ -1,43 +1,48 @@
 """Sandboxed test execution: per-snapshot environments, per-test outcomes, functional checks.
 
-    backend = make_backend("auto" | "local" | "docker", limits=Limits(...), cache_dir=..., install={...})
+    backend = make_backend("auto" | "local" | "docker", limits=Limits(...), cache_dir=..., recipe_for=...)
     run = backend.run_tests(repo, commit, patches, test_files)      # -> TestRun
     run = run_attempt(backend, repo, commit, bug_patch, test_patch, agent_patch, test_files)
     resolved, why = attempt_verdict(run, fail_to_pass, pass_to_pass)   # the one rule for "resolved"
     result = check_functional(backend, repo, base_commit, bug_patch, gold_patch, test_files)
     backend.close()                                                  # or `with make_backend(...) as b:`
 
-Backends are safe to call from several threads (`run_parallel(fn, items, workers)`). The Docker
-backend builds one environment image per snapshot key (dependency files + install recipe) and
-runs every test run in a fresh, locked-down container whose root supervisor owns the verdict;
-it keeps one started, never used container per image ready for the next run (removed by
-close(), atexit and SIGTERM; ended by the engine when the owner dies, see docker_backend).
-Agent patches go through run_attempt (sandbox.integrity: what is restored or removed first).
-Docker helpers for the CLI: build_offline_base_image, base_image_status, clean_stragglers,
+A backend executes an `InstallRecipe` it is handed (`recipe_for(repo, commit)`); deciding what
+a snapshot needs is the `environment` package's job. Backends are safe to call from several
+threads (`run_parallel(fn, items, workers)`). The Docker backend builds one environment image
+per recipe key and runs every test run in a fresh, locked-down container whose root
+supervisor owns the verdict; it keeps started, never used containers ready for the next run
+(removed by close(), atexit and SIGTERM; ended by the engine when the owner dies). Agent
+patches go through run_attempt (sandbox.integrity: what is restored or removed first). Docker
+helpers for the CLI: build_offline_base_image, base_image_status, clean_stragglers,
 disk_report, prune_images, docker_client (loaded lazily: the docker SDK is only imported then).
 
-Imports nothing of evo, operators, fitness or archive.
+Imports nothing of SEBGen's other packages.
 """
+from .cache import default_cache_dir, file_lock
 from .errors import BuildError, PatchError, SandboxError
 from .factory import docker_engine_version, make_backend
 from .functional import FunctionalResult, attempt_verdict, check_functional, run_attempt
 from .integrity import (AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, CONFIG_NAMES, MAX_BINARY_BYTES, MAX_PATCH_BYTES,
                         PROTECTED_DIRS, PROTECTED_NAMES, RUNNER_MODULES, Restoration, check_patch_limits, is_autoload,
                         is_protected, restore_for_verification, shadowed_module)
-from .local import LocalBackend, default_cache_dir
+from .local import LocalBackend
 from .parallel import run_parallel
-from .recipe import InstallRecipe, detect_recipe, install_commands
+from .recipe import (PRETEND_VERSION, STEP_MARK, InstallRecipe, RecipeFor, add_version_files, install_commands,
+                     no_recipe)
 from .repo_id import repo_name
-from .setup import SetupBackend, SetupError
-from .tree import apply_patch, attempt_tree, export_tree, patch_files, prepare_tree, safe_extract
+from .tree import (apply_patch, attempt_tree, export_tree, list_files_at, patch_files, prepare_tree, read_file_at,
+                   resolve_commit, safe_extract)
 from .types import Backend, Limits, TestRun
+
+_DOCKER_NAMES = {"DockerBackend", "build_offline_base_image", "base_image_status", "clean_stragglers",
+                 "disk_report", "prune_images", "docker_client", "host_ca_bundle"}
 
 
 def __getattr__(name: str):
     # Docker helpers load the docker SDK only when asked for
-    if name in {"DockerBackend", "build_offline_base_image", "base_image_status", "clean_stragglers",
-                "disk_report", "prune_images", "docker_client", "host_ca_bundle"}:
-        from . import docker_backend, images, containers
+    if name in _DOCKER_NAMES:
+        from . import containers, docker_backend, images
 
         for mod in (docker_backend, images, containers):
             if hasattr(mod, name):
@@ -45,14 +50,15 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'sandbox' has no attribute {name!r}")
 
 
-__all__ = sorted([
-    "apply_patch", "attempt_tree", "attempt_verdict", "AUTOLOAD_NAMES", "AUTOLOAD_SUFFIXES", "Backend",
-    "base_image_status", "build_offline_base_image", "BuildError", "check_functional", "check_patch_limits",
-    "clean_stragglers", "CONFIG_NAMES", "default_cache_dir", "detect_recipe", "disk_report", "docker_client",
-    "docker_engine_version", "DockerBackend", "export_tree", "FunctionalResult", "host_ca_bundle",
-    "install_commands", "InstallRecipe", "is_autoload", "is_protected", "Limits", "LocalBackend",
-    "make_backend", "MAX_BINARY_BYTES", "MAX_PATCH_BYTES", "patch_files", "PatchError", "prepare_tree",
-    "PROTECTED_DIRS", "PROTECTED_NAMES", "prune_images", "repo_name", "Restoration",
-    "restore_for_verification", "run_attempt", "run_parallel", "RUNNER_MODULES", "safe_extract",
-    "SandboxError", "SetupBackend", "SetupError", "shadowed_module", "TestRun",
-])
+__all__ = [
+    "AUTOLOAD_NAMES", "AUTOLOAD_SUFFIXES", "Backend", "BuildError", "CONFIG_NAMES", "DockerBackend",
+    "FunctionalResult", "InstallRecipe", "Limits", "LocalBackend", "MAX_BINARY_BYTES", "MAX_PATCH_BYTES",
+    "PRETEND_VERSION", "PROTECTED_DIRS", "PROTECTED_NAMES", "PatchError", "RUNNER_MODULES", "RecipeFor",
+    "Restoration", "STEP_MARK", "SandboxError", "TestRun", "add_version_files", "apply_patch", "attempt_tree",
+    "attempt_verdict", "base_image_status", "build_offline_base_image", "check_functional", "check_patch_limits",
+    "clean_stragglers", "default_cache_dir", "disk_report", "docker_client", "docker_engine_version",
+    "export_tree", "file_lock", "host_ca_bundle", "install_commands", "is_autoload", "is_protected",
+    "list_files_at", "make_backend", "no_recipe", "patch_files", "prepare_tree", "prune_images", "read_file_at",
+    "repo_name", "resolve_commit", "restore_for_verification", "run_attempt", "run_parallel", "safe_extract",
+    "shadowed_module",
+]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import secrets
 import socket
 import tarfile
@@ -22,11 +23,11 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from . import containers
-from .errors import SandboxError
 from .images import (BUILDER_VERSION, ENV_REPO, SANDBOX_UID, build_env_image, docker_client, dockerfile,
                      image_exists, pip_passthrough, resolve_base_image)
-from .local import default_cache_dir, file_lock
-from .recipe import InstallRecipe, add_version_files, detect_recipe, repo_name
+from .cache import default_cache_dir, file_lock
+from .recipe import InstallRecipe, RecipeFor, add_version_files, no_recipe
+from .repo_id import repo_name
 from ._supervisor import REPORT_LIMIT, canary_source
 from .report import PLUGIN_MODULE, PLUGIN_SOURCE, new_canaries, parse_report, pytest_args, tail
 from .tree import archive_bytes, run_on_fresh_tree
@@ -43,6 +44,9 @@ ENGINE_TIMEOUT_S = 120  # every other call to the engine
 LOG_OPTS = {"max-size": "10m", "max-file": "1"}  # the container's log on the host's disk
 MAX_VERDICT_BYTES = 8 * REPORT_LIMIT  # what is read of the supervisor's output (escaping included)
 CAPABILITIES = ["CHOWN", "SETUID", "SETGID"]  # the supervisor hands the tree over and drops to the user
+
+
+OFFLINE_INTERPRETERS = {"sebgen-base:bookworm": "3.11"}  # Debian bookworm's python3
 
 
 class _Wedged(Exception):
@@ -129,12 +133,12 @@ class DockerBackend:
 
     def __init__(self, limits: Limits = Limits(), cache_dir: Path | None = None,
                  base_image: str = "python:3.11-slim", offline_base_image: str = "sebgen-base:bookworm",
-                 install: dict | None = None, log: Callable[[str], None] = print, warm_spares: int = 1):
+                 recipe_for: RecipeFor = no_recipe, log: Callable[[str], None] = print, warm_spares: int = 1):
         self.limits = limits
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.base_image = base_image
         self.offline_base_image = offline_base_image
-        self.install = install or {}
+        self.recipe_for = recipe_for  # what to install comes from outside (the environment package)
         self.log = log
         self.builds: list[str] = []  # env image tags this backend built (not found ready)
         self._local = threading.local()  # one docker client per thread
@@ -164,7 +168,12 @@ class DockerBackend:
         return client
 
     def _recipe(self, repo: Path, commit: str) -> InstallRecipe:
-        return detect_recipe(repo, commit, self.install.get(repo_name(repo)))
+        return self.recipe_for(Path(repo), commit)
+
+    def python_version(self) -> str:
+        """The Python (major.minor) of the base image when it can be told from its name."""
+        m = re.match(r"python:(\d+\.\d+)", self.base_image)
+        return m.group(1) if m else OFFLINE_INTERPRETERS.get(self.offline_base_image, "")
 
     def _base_for(self, recipe: InstallRecipe) -> str:
         wanted = self.base_image

@@ -1,4 +1,8 @@
-"""Choosing a backend: Docker when an engine answers, else the local one (with a warning)."""
+"""Choosing a backend: Docker when an engine answers, else the local one (with a warning).
+
+A backend runs tests; it does not decide what to install. Whoever builds it passes
+`recipe_for(repo, commit)` (the `environment` package does, with detection and repairs).
+"""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,6 +10,7 @@ from typing import Callable
 
 from .errors import SandboxError
 from .local import LocalBackend
+from .recipe import RecipeFor, no_recipe
 from .types import Backend, Limits
 
 _KINDS = ("auto", "local", "docker")
@@ -27,19 +32,7 @@ def docker_engine_version() -> str | None:
 
 def make_backend(kind: str = "auto", *, limits: Limits = Limits(), cache_dir: Path | None = None,
                  base_image: str = "python:3.11-slim", offline_base_image: str = "sebgen-base:bookworm",
-                 install: dict | None = None, log: Callable[[str], None] = print,
-                 setup_attempts: int = 0, advisor: Callable[[str], dict] | None = None) -> Backend:
-    """A backend; with `setup_attempts` > 0 it sets environments up with repair (sandbox.setup)."""
-    backend = _make_backend(kind, limits=limits, cache_dir=cache_dir, base_image=base_image,
-                            offline_base_image=offline_base_image, install=install, log=log)
-    if setup_attempts > 0:
-        from .setup import SetupBackend
-        return SetupBackend(backend, attempts=setup_attempts, advisor=advisor, log=log)
-    return backend
-
-
-def _make_backend(kind: str, *, limits: Limits, cache_dir: Path | None, base_image: str, offline_base_image: str,
-                  install: dict | None, log: Callable[[str], None]) -> Backend:
+                 recipe_for: RecipeFor = no_recipe, log: Callable[[str], None] = print) -> Backend:
     if kind not in _KINDS:
         raise SandboxError(f"unknown sandbox backend {kind!r}; choose one of {', '.join(_KINDS)}")
     if kind in ("auto", "docker"):
@@ -49,7 +42,7 @@ def _make_backend(kind: str, *, limits: Limits, cache_dir: Path | None, base_ima
 
             log(f"sandbox: using Docker engine ({version})")
             return DockerBackend(limits=limits, cache_dir=cache_dir, base_image=base_image,
-                                 offline_base_image=offline_base_image, install=install, log=log)
+                                 offline_base_image=offline_base_image, recipe_for=recipe_for, log=log)
         if kind == "docker":
             raise SandboxError("the docker backend was requested but no Docker engine answers "
                                "(start dockerd or run .ci/provision_docker.sh)")
@@ -57,7 +50,7 @@ def _make_backend(kind: str, *, limits: Limits, cache_dir: Path | None, base_ima
             log("sandbox: no Docker engine answers; falling back to the local backend")
     log("sandbox: WARNING: the local backend runs task code unisolated on this host "
         "(only the timeout is enforced)")
-    return LocalBackend(limits=limits, cache_dir=cache_dir, install=install, log=log)
+    return LocalBackend(limits=limits, cache_dir=cache_dir, recipe_for=recipe_for, log=log)
 
 
 def _base_image_usable(base_image: str, offline_base_image: str, log: Callable[[str], None]) -> bool:

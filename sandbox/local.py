@@ -8,7 +8,6 @@ the interpreter's site folders; and no agent patch run as root (`run_tree(untrus
 """
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import secrets
@@ -19,34 +18,19 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
 
 from ._supervisor import REPORT_LIMIT, canary_source, run_child
 from .errors import BuildError, SandboxError
-from .recipe import InstallRecipe, add_version_files, detect_recipe, install_commands, repo_name
+from .cache import default_cache_dir, file_lock
+from .recipe import InstallRecipe, RecipeFor, add_version_files, install_commands, no_recipe
+from .repo_id import repo_name
 from .report import PLUGIN_MODULE, PLUGIN_SOURCE, new_canaries, parse_report, pytest_args, tail
 from .tree import prepare_tree, run_on_fresh_tree
 from .types import Limits, TestRun
 
 VENV_LAYOUT = "2"  # bump when the venv's making changes (2: SEBGen's site folders by .pth, read-only)
-
-
-def default_cache_dir() -> Path:
-    return Path(os.environ.get("SEBGEN_CACHE") or Path.home() / ".cache" / "sebgen")
-
-
-@contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """An exclusive lock between threads and processes (flock on a fresh descriptor)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def run_group(cmd: list[str], cwd: Path, env: dict, timeout_s: float, log_path: Path) -> tuple[int, bool]:
@@ -181,16 +165,20 @@ class LocalBackend:
     name = "local"
 
     def __init__(self, limits: Limits = Limits(), cache_dir: Path | None = None,
-                 install: dict | None = None, log: Callable[[str], None] = print):
+                 recipe_for: RecipeFor = no_recipe, log: Callable[[str], None] = print):
         self.limits = limits
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
-        self.install = install or {}
+        self.recipe_for = recipe_for  # what to install comes from outside (the environment package)
         self.log = log
         self.builds: list[str] = []  # environment ids built by this backend (for tests and logs)
 
     # -- environment -------------------------------------------------------------------
     def _recipe(self, repo: Path, commit: str) -> InstallRecipe:
-        return detect_recipe(repo, commit, self.install.get(repo_name(repo)))
+        return self.recipe_for(Path(repo), commit)
+
+    def python_version(self) -> str:
+        """The Python (major.minor) this backend's environments run."""
+        return f"{sys.version_info[0]}.{sys.version_info[1]}"
 
     def environment_id(self, repo: Path, commit: str) -> str:
         recipe = self._recipe(repo, commit)

@@ -1,30 +1,20 @@
-"""Detecting how a repo snapshot is installed, the shell steps that install it, and its key.
+"""The install recipe as the backends execute it: the record, its key, the shell steps that
+install it, and the version files each run's tree gets.
 
-Detection (the readers are in `sandbox.recipe_sources`) reads, at the snapshot: PEP 621
-extras and setup.cfg / setup.py extras whose names suggest tests (dev otherwise),
-`tests_require`, PEP 735 `[dependency-groups]`, hatch / pdm / poetry dev dependencies, tox
-`[testenv] deps`, requirement files (`*requirements*.txt` and `requirements*/` folders,
-test-like names only), pytest plugins implied by the pytest config, VCS-derived versions
-(pretend-version variables) and `requires-python`. An override (config
-`sandbox.install.<repo>` or what the repair loop learned) adds packages, environment
-variables and sources to drop, or replaces everything with one `install` command.
+What goes into a recipe (detection from a snapshot's dependency files, overrides, repairs) is
+the `environment` package's job; a backend only receives recipes (`recipe_for(repo, commit)`).
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import re
 import shlex
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Callable
 
-from .recipe_sources import (Found, candidate_requirement_files, ini, read_pyproject, read_pytest_options,
-                             read_setup_cfg, read_setup_py, read_tox, requirement_files)
-from .repo_id import repo_name  # noqa: F401  (the backends import it from here)
-from .tree import list_files_at, read_file_at
 
-DEP_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "pytest.ini")
 # Version stamped on a tree built without its git history (bundles and exports carry no tags):
 # high, so `>=` checks between a project's own parts hold.
 PRETEND_VERSION = "9999.0.0"
@@ -72,88 +62,12 @@ class InstallRecipe:
         return {k: v for k, v in data.items() if v not in ("", [], {}, False, None) and k != "dep_files"}
 
 
-# -- the recipe --------------------------------------------------------------------------
-_SHA_RE = re.compile(r"^[0-9a-f]{40}$")
+RecipeFor = Callable[[Path, str], InstallRecipe]  # (repo, commit) -> the snapshot's recipe
 
 
-def detect_recipe(repo: Path, commit: str, override: dict | None = None) -> InstallRecipe:
-    """The install recipe of `commit`: detected from its dependency files unless overridden.
-
-    Cached when `commit` is a full sha (its files cannot change); a branch name is re-read.
-    """
-    if _SHA_RE.match(commit):
-        return _detect_cached(str(Path(repo).resolve()), commit, json.dumps(override or {}, sort_keys=True))
-    return _detect(repo, commit, override)
-
-
-@functools.lru_cache(maxsize=256)
-def _detect_cached(repo: str, commit: str, override_json: str) -> InstallRecipe:
-    return _detect(Path(repo), commit, json.loads(override_json))
-
-
-def pretend_version_env(variables, dist_name: str = "") -> tuple[tuple[str, str], ...]:
-    """Pretend-version variables (and setuptools-scm's per-distribution one) for a tree without tags."""
-    env = {}
-    for var in variables:
-        env[var] = "1" if var.endswith("_BYPASS") else PRETEND_VERSION
-        if var == "SETUPTOOLS_SCM_PRETEND_VERSION" and dist_name:
-            env[f"{var}_FOR_{re.sub(r'[-_.]+', '_', dist_name).upper()}"] = PRETEND_VERSION
-    if "POETRY_DYNAMIC_VERSIONING_BYPASS" in env:
-        env["POETRY_DYNAMIC_VERSIONING_BYPASS"] = PRETEND_VERSION
-    if "UV_DYNAMIC_VERSIONING_BYPASS" in env:
-        env["UV_DYNAMIC_VERSIONING_BYPASS"] = PRETEND_VERSION
-    return tuple(sorted(env.items()))
-
-
-def _detect(repo: Path, commit: str, override: dict | None) -> InstallRecipe:
-    override = dict(override or {})
-    top = list_files_at(repo, commit)
-    req_candidates = candidate_requirement_files(repo, commit, top)
-    names = sorted({n for n in top if n in DEP_FILES} | set(req_candidates))
-    contents = {n: read_file_at(repo, commit, n) or b"" for n in names}
-    digests = {n: hashlib.sha256(b).hexdigest() for n, b in contents.items()}
-    text = {n: b.decode(errors="replace") for n, b in contents.items()}
-    found = Found()
-    tox_files: list[str] = []
-    if "pyproject.toml" in text:
-        read_pyproject(text["pyproject.toml"], found)
-    if "setup.cfg" in text:
-        read_setup_cfg(text["setup.cfg"], found)
-    if "setup.py" in text:
-        found.declares = True
-        read_setup_py(text["setup.py"], found)
-    if "tox.ini" in text:
-        read_tox(text["tox.ini"], found, "tox.ini", tox_files)
-    if "pytest.ini" in text:
-        parser = ini(text["pytest.ini"])
-        if parser.has_section("pytest"):
-            read_pytest_options(dict(parser.items("pytest")), found, "pytest.ini")
-    drop = set(override.get("drop", ()) or ())
-    requirements = [r for r in requirement_files(req_candidates) + [f for f in tox_files if f in contents]
-                    if text.get(r, "").strip()]
-    requirements = [r for r in dict.fromkeys(requirements) if f"requirements:{r}" not in drop]
-    if requirements:
-        found.sources.append(f"requirement files: {', '.join(requirements)}")
-    env = dict(pretend_version_env(found.vcs_vars, found.dist_name))
-    env.update({str(k): str(v) for k, v in (override.get("env", {}) or {}).items()})
-    return InstallRecipe(
-        install=str(override.get("install", "") or ""),
-        test_cmd=str(override.get("test_cmd", "") or ""),
-        packages=tuple(override.get("packages", ()) or ()),
-        python=str(override.get("python", "") or ""),
-        install_project=found.declares and "project" not in drop,
-        extras=tuple(found.extras) if "extras" not in drop else (),
-        requirements=tuple(requirements),
-        dep_files=digests,
-        dev_packages=tuple(found.test_requirements()) if "dev_packages" not in drop else (),
-        plugins=tuple(found.plugins),
-        build_env=tuple(sorted(env.items())),
-        requires_python=found.requires_python,
-        sources=tuple(found.sources),
-        build_packages=tuple(override.get("build_packages", ()) or ()),
-        dropped=tuple(sorted(drop)),
-        version_files=tuple(found.version_files),
-    )
+def no_recipe(repo: Path, commit: str) -> InstallRecipe:
+    """The recipe of a backend nobody told what to install: nothing (the tree runs on pytest alone)."""
+    return InstallRecipe()
 
 
 def add_version_files(tree: Path, recipe: InstallRecipe) -> None:

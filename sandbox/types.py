@@ -40,7 +40,16 @@ class TestRun:
 
 @runtime_checkable
 class Backend(Protocol):
+    """What every backend offers. Environments are built from the recipe the backend was given
+    (`recipe_for`); `prepare` builds one ahead of a run, so a wrapper can repair a failed build."""
+
     name: str
+    limits: Limits
+    builds: list  # environment ids this backend built (not found ready)
+
+    def prepare(self, repo: Path, commit: str) -> str: ...
+
+    def python_version(self) -> str: ...
 
     def run_tests(
         self,

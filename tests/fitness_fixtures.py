@@ -7,7 +7,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from pathlib import Path  # noqa: E402
 
 from corpus.builder import ensure_corpus, load_manifest  # noqa: E402
-from fitness.mining import Candidate, mine  # noqa: E402
+from tasks.mining import Candidate, mine  # noqa: E402
 
 _BUILT: dict = {}
 

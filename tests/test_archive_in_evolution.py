@@ -10,12 +10,13 @@ import pytest
 
 from archive import Archive
 from corpus.builder import ensure_corpus
-from fitness.generate import Generator
+from tasks.generate import Generator
 from llm.client import LLMClient
-from fitness.mining import mine
-from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
-from fitness.validate import Validator
-from sandbox import Limits, make_backend
+from tasks.mining import mine
+from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
+from tasks.validate import Validator
+from sandbox import Limits
+from environment import make_sandbox
 
 
 class RecordingClient(LLMClient):
@@ -51,7 +52,7 @@ def test_generation_prompt_holds_the_top3_similar_successes(setting):
     failure = f"FAILED TASK: {candidate.subject} is broken"
     archive.add_tasks([archived(i, s, True) for i, s in enumerate(successes)] + [archived(9, failure, False)], 1)
     llm = RecordingClient()
-    generator = Generator(llm=llm, validator=Validator(backend=make_backend("local", limits=Limits(timeout_s=60)),
+    generator = Generator(llm=llm, validator=Validator(backend=make_sandbox("local", limits=Limits(timeout_s=60)),
                                                        llm=llm, archive=archive, reruns=1), archive=archive)
     task = generator.generate(candidate, Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][-1]))
     writer_prompts = [p for p in llm.prompts if '"task": "write_statement"' in p]

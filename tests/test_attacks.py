@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import Limits, LocalBackend, PatchError, attempt_verdict, make_backend, run_attempt
+from sandbox import Limits, LocalBackend, PatchError, attempt_verdict, run_attempt
+from environment import detect_recipe, make_sandbox
 
 from tests.sandbox_fixtures import (CALC_TESTS, calc_edit_patch, calc_task, new_file_patch, pipe_flood,
                                     require_docker)
@@ -161,7 +162,7 @@ def docker(tmp_path_factory, private_tmp):
     from sandbox import docker_client
 
     client = docker_client()
-    backend = make_backend("docker", limits=Limits(timeout_s=60, memory_mb=512, pids=128),
+    backend = make_sandbox("docker", limits=Limits(timeout_s=60, memory_mb=512, pids=128),
                            cache_dir=tmp_path_factory.mktemp("cache"), log=lambda m: None)
     yield backend
     backend.close()
@@ -173,7 +174,8 @@ def docker(tmp_path_factory, private_tmp):
 
 @pytest.fixture(scope="module")
 def local(tmp_path_factory):
-    backend = LocalBackend(limits=Limits(timeout_s=60), cache_dir=tmp_path_factory.mktemp("lcache"), log=lambda m: None)
+    backend = LocalBackend(limits=Limits(timeout_s=60), cache_dir=tmp_path_factory.mktemp("lcache"), recipe_for=detect_recipe,
+                           log=lambda m: None)
     yield backend
 
 
@@ -254,7 +256,7 @@ def test_oversized_patch_is_rejected_before_git_apply(docker, task):
 
 def test_filling_the_work_volume_stops_at_its_limit(task, tmp_path):
     require_docker()
-    backend = make_backend("docker", limits=Limits(timeout_s=60, memory_mb=512, work_mb=64),
+    backend = make_sandbox("docker", limits=Limits(timeout_s=60, memory_mb=512, work_mb=64),
                            cache_dir=tmp_path / "cache", log=lambda m: None)
     try:
         run = attempt(backend, task, edit_calc("""
@@ -309,7 +311,7 @@ def test_memory_bomb_ends_with_a_clear_reason(docker, task):
 
 def test_hang_is_cut_at_the_timeout(task, tmp_path):
     require_docker()
-    backend = make_backend("docker", limits=Limits(timeout_s=5), cache_dir=tmp_path / "cache", log=lambda m: None)
+    backend = make_sandbox("docker", limits=Limits(timeout_s=5), cache_dir=tmp_path / "cache", log=lambda m: None)
     try:
         run = attempt(backend, task, edit_calc("import time as _t\n_t.sleep(3600)\n"))
     finally:
@@ -322,8 +324,9 @@ RUN_CHILD = """
 import sys
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from sandbox import Limits, make_backend
-b = make_backend("docker", limits=Limits(timeout_s=600), cache_dir=Path({cache!r}), log=lambda m: None)
+from sandbox import Limits
+from environment import make_sandbox
+b = make_sandbox("docker", limits=Limits(timeout_s=600), cache_dir=Path({cache!r}), log=lambda m: None)
 b.prepare(Path({repo!r}), {sha!r})
 print("ready", flush=True)
 b.run_tests(Path({repo!r}), {sha!r}, [{patch!r}], None)
@@ -371,7 +374,7 @@ def test_sigkill_of_a_run_leaves_no_running_container(task, tmp_path):
 
 def test_sigkill_of_evaluate_leaves_no_running_container(task, tmp_path):
     require_docker()
-    from fitness.task import Task
+    from tasks.task import Task
     from sandbox import clean_stragglers, docker_client
 
     from tests.e2e import env
@@ -417,7 +420,7 @@ def test_wedged_warm_container_is_replaced_and_the_run_ends_in_time(task, tmp_pa
     repo, sha, bug, gold = task
     timeout_s = 30
     client = docker_client()
-    backend = make_backend("docker", limits=Limits(timeout_s=timeout_s), cache_dir=tmp_path / "cache", log=lambda m: None)
+    backend = make_sandbox("docker", limits=Limits(timeout_s=timeout_s), cache_dir=tmp_path / "cache", log=lambda m: None)
     try:
         monkeypatch.setattr(db, "SUPERVISOR_SOURCE", deaf)
         backend.prepare(repo, sha)
@@ -435,7 +438,7 @@ def test_wedged_warm_container_is_replaced_and_the_run_ends_in_time(task, tmp_pa
 
         monkeypatch.setattr(db, "SUPERVISOR_SOURCE", deaf)  # every container from now on is wedged
         backend.close()
-        backend = make_backend("docker", limits=Limits(timeout_s=timeout_s), cache_dir=tmp_path / "cache",
+        backend = make_sandbox("docker", limits=Limits(timeout_s=timeout_s), cache_dir=tmp_path / "cache",
                                log=lambda m: None)
         backend.warm_spares = 0
         run = backend.run_tests(repo, sha, [bug], TEST_FILES)
@@ -447,7 +450,7 @@ def test_wedged_warm_container_is_replaced_and_the_run_ends_in_time(task, tmp_pa
 
 # -- nop and oracle for real (the functional layer) ---------------------------------------------
 def calc_record(task, gold: str):
-    from fitness.task import Task
+    from tasks.task import Task
 
     repo, sha, bug, _ = task
     return Task(instance_id="calc-1", repo="calc", base_commit=sha, patch=gold, test_patch=TEST_PATCH,
@@ -456,7 +459,7 @@ def calc_record(task, gold: str):
 
 
 def test_functional_layer_rejects_a_task_whose_oracle_fails_through_evaluates_path(local, task):
-    from fitness.validate import Validator, check_functional_layer
+    from tasks.validate import Validator, check_functional_layer
 
     validator = Validator(backend=local, reruns=1)
     good = check_functional_layer(calc_record(task, task[3]), validator, task[0])

@@ -14,7 +14,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from harness.curriculum import (CurriculumError, capability_profile, curriculum, interleave,  # noqa: E402
                                 zone_counts, zpd_width)
-from fitness.task import Task, write_jsonl  # noqa: E402
+from tasks.task import Task, write_jsonl  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 LEVEL_SCORE = {"easy": 0.2, "medium": 0.45, "hard": 0.8}

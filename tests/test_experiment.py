@@ -5,7 +5,7 @@ import pytest
 
 from evo.experiment import ARMS, METRICS, split_by_date, summarise, t_interval, verdict
 from evo.report import build_experiment_report
-from fitness.mining import Candidate, MiningError
+from tasks.mining import Candidate, MiningError
 from tests.e2e import ROOT, sebgen
 
 

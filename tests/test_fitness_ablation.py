@@ -4,11 +4,11 @@ import json
 import pytest
 
 from tests.fitness_fixtures import candidate_for, corpus_dir
-from fitness.generate import skeleton
+from tasks.generate import skeleton
 from llm.client import LLMClient
-from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
-from fitness.task import Task
-from fitness.validate import Validator, ablation
+from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
+from tasks.task import Task
+from tasks.validate import Validator, ablation
 
 STRATEGY = Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][1])
 SCORES = {c: {"score": 8, "confidence": 1.0, "reasoning": ""}

@@ -1,5 +1,5 @@
 """Difficulty: a clearly easy task scores and levels below a clearly hard one."""
-from fitness.difficulty import DifficultyInput, LEVELS, difficulty
+from tasks.difficulty import DifficultyInput, LEVELS, difficulty
 
 EASY_SOURCE = "def inc(x):\n    return x + 1\n"
 EASY_PATCH = """--- a/m.py

@@ -5,13 +5,15 @@ import json
 import pytest
 
 from tests.fitness_fixtures import candidate_for, corpus_dir
-from fitness.generate import file_at, skeleton
+from tasks.generate import skeleton
+from tasks.statement import file_at
 from llm.client import LLMClient
-from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
-from fitness.task import LayerResult, Task
-from fitness.validate import (Validator, bottom_quartile_filter, check_compile, check_functional_layer,
+from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
+from tasks.task import LayerResult, Task
+from tasks.validate import (Validator, bottom_quartile_filter, check_compile, check_functional_layer,
                               check_quality, check_schema, check_semantic, run_layers)
-from sandbox import Limits, make_backend
+from sandbox import Limits
+from environment import make_sandbox
 
 STRATEGY = Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][1])
 
@@ -65,7 +67,7 @@ def test_functional_rejects_a_task_whose_tests_already_pass_before_the_fix(root,
     harmless = text + "\n# a comment changes no behaviour\n"
     noop = Task.from_dict({**task.to_dict(), "bug_patch": make_diff(path, text, harmless),
                            "patch": make_diff(path, harmless, text)})
-    validator = Validator(backend=make_backend("local", limits=Limits(timeout_s=60)), reruns=1)
+    validator = Validator(backend=make_sandbox("local", limits=Limits(timeout_s=60)), reruns=1)
     result = check_functional_layer(noop, validator, root / candidate.repo)
     assert not result.passed and result.category == "no_f2p"
     assert noop.FAIL_TO_PASS == []

@@ -5,7 +5,7 @@ import pytest
 
 from tests.fitness_fixtures import corpus_dir
 from corpus.builder import load_manifest
-from fitness.mining import classify, diff_shape, mine
+from tasks.mining import classify, diff_shape, mine
 
 MINED_KINDS = ("bug_fix", "feature_add", "refactor")
 

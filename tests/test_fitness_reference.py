@@ -19,10 +19,10 @@ from evo import loop as loop_module
 from evo.config import Config
 from evo.loop import Evolution, build_toolbox
 from fitness.exploration import ENVIRONMENT, PROMPT_FIXABLE, Dimensions, exploration_value
-from fitness.mining import Candidate
-from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
+from tasks.mining import Candidate
+from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
 from fitness.strategy_eval import EvalSettings, Evaluation, commit_order, evaluate_strategy
-from fitness.task import Task
+from tasks.task import Task
 from llm import LLMClient
 from tests.test_archive_in_evolution import RecordingClient
 

@@ -6,14 +6,15 @@ import pytest
 
 from tests.fitness_fixtures import candidate_for, corpus_dir, manifest_commit
 from corpus.builder import load_manifest
-from fitness.generate import (TEST_DRIVEN_RULE, Generator, defined_functions, file_at, pick_candidates,
-                              skeleton, strategy_instructions)
+from tasks.generate import TEST_DRIVEN_RULE, Generator, pick_candidates, skeleton, strategy_instructions
+from tasks.statement import defined_functions, file_at
 from llm.client import LLMClient
-from fitness.mining import mine
-from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
-from fitness.synthesis import generate_synthetic, synthesize
-from fitness.validate import Validator
-from sandbox import Limits, apply_patch, export_tree, make_backend
+from tasks.mining import mine
+from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
+from tasks.synthesis import generate_synthetic, synthesize
+from tasks.validate import Validator
+from sandbox import Limits, apply_patch, export_tree
+from environment import make_sandbox
 
 NEVER_REVEAL = "Never reveal the fix."
 
@@ -31,7 +32,7 @@ def root(tmp_path_factory):
 @pytest.fixture(scope="module")
 def generator():
     llm = LLMClient()
-    backend = make_backend("local", limits=Limits(timeout_s=60))
+    backend = make_sandbox("local", limits=Limits(timeout_s=60))
     return Generator(llm, Validator(backend=backend, llm=llm, reruns=1))
 
 

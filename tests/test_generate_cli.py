@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from corpus.builder import ensure_corpus
-from sandbox import Limits, make_backend
+from sandbox import Limits
+from environment import make_sandbox
 from tests.e2e import sebgen
 
 pytestmark = pytest.mark.slow
@@ -33,7 +34,7 @@ def test_writes_five_tasks_with_fail_to_pass(generated):
 
 def test_rerun_shows_fail_then_pass(generated):
     tasks, _ = generated
-    backend = make_backend("local", limits=Limits(timeout_s=120), log=lambda *_: None)
+    backend = make_sandbox("local", limits=Limits(timeout_s=120), log=lambda *_: None)
     for task in tasks:
         repo = Path(task["repo_path"])
         tests = task["FAIL_TO_PASS"] + task["PASS_TO_PASS"]

@@ -39,9 +39,9 @@ def test_generate_validates_in_containers_and_names_the_image(tmp_path):
 
 def test_auto_without_a_usable_base_image_falls_back_to_local_and_says_how_to_fix_it():
     require_docker()
-    from sandbox import make_backend
+    from environment import make_sandbox
     messages = []
-    backend = make_backend("auto", base_image="sebgen-absent:1", offline_base_image="sebgen-absent:2",
+    backend = make_sandbox("auto", base_image="sebgen-absent:1", offline_base_image="sebgen-absent:2",
                            log=messages.append)
     try:
         assert backend.name == "local"

@@ -75,8 +75,8 @@ def test_json_constraint_requires_the_keys_asked_for():
 
 
 def test_unrepairable_answer_rejects_the_task_as_bad_json():
-    from fitness.task import Task
-    from fitness.validate import Validator, check_quality
+    from tasks.task import Task
+    from tasks.validate import Validator, check_quality
     from llm import BadJSONError, LLMClient
     client = LLMClient(mock_response="Sure! The task looks fine to me.")
     with pytest.raises(BadJSONError) as raised:

@@ -300,7 +300,7 @@ def test_judge_scores_specific_statement_above_vague_one():
 def test_judge_reads_bare_function_names_as_the_validator_sends_them():
     from types import SimpleNamespace
 
-    from fitness.validate import judge_context
+    from tasks.validate import judge_context
     from llm.offline.judge import judge_quality
 
     task = SimpleNamespace(problem_statement=SPECIFIC, patch=PATCH, test_patch=TEST_PATCH, FAIL_TO_PASS=F2P,

@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from fitness.generate import skeleton, statement_context, strategy_instructions
-from fitness.mining import MiningError, classify, mine, mine_commits
-from fitness.strategy import SEED_PROMPTS, Strategy, StrategyType
-from fitness.validate import Validator, check_functional_layer
+from tasks.generate import skeleton, strategy_instructions
+from tasks.statement import statement_context
+from tasks.mining import MiningError, classify, mine, mine_commits
+from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
+from tasks.validate import Validator, check_functional_layer
 from llm.offline import write_statement
-from sandbox import Limits, apply_patch, export_tree, make_backend, repo_name
+from sandbox import Limits, apply_patch, export_tree, repo_name
+from environment import make_sandbox
 from sandbox.repo_id import name_from_url
 from tests.e2e import sebgen
 
@@ -147,7 +149,7 @@ def test_bug_patch_reverts_the_data_file_of_the_fix_and_its_test_fails_in_the_bu
     apply_patch(tree, task.bug_patch)
     assert json.loads((tree / "pkg/rates.json").read_text()) == {"rate": 1}
     # reverting only calc.py would leave the rate at 2 and the new test passing: no task
-    validator = Validator(backend=make_backend("local", limits=Limits(timeout_s=60)), reruns=1)
+    validator = Validator(backend=make_sandbox("local", limits=Limits(timeout_s=60)), reruns=1)
     result = check_functional_layer(task, validator, repo)
     assert result.passed, result.reason
     assert task.FAIL_TO_PASS == ["tests/test_calc.py::test_price_uses_current_rate"]
@@ -237,7 +239,7 @@ def test_the_writer_keeps_the_bodys_symptoms_and_drops_its_account_of_the_fix():
 
 
 def test_a_test_that_checks_through_a_helper_is_reproduced_by_its_new_lines():
-    from fitness.generate import added_test_lines, assertions
+    from tasks.statement import added_test_lines, assertions
 
     source = ("def test_one_to_one():\n    def ck(val, inv):\n        assert (e, e.inv) == (val, inv)\n"
               "    e = OneToOne()\n    e.update({})\n    ck({}, {})\n")
@@ -274,7 +276,7 @@ def test_a_statement_may_echo_the_fixs_changelog_but_not_its_code():
 
 
 def test_signatures_in_the_writers_context_are_those_of_the_buggy_state(tmp_path):
-    from fitness.generate import touched_signatures
+    from tasks.statement import touched_signatures
 
     repo = tmp_path / "sig"
     repo.mkdir()

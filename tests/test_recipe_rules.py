@@ -10,10 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import Limits, SetupError, detect_recipe, make_backend
-from sandbox.recipe import PRETEND_VERSION, install_commands
-from sandbox.repair import Fix, diagnose
-from sandbox.setup import SetupBackend
+from environment import Fix, RecipeBook, SetupBackend, SetupError, detect_recipe, diagnose, make_sandbox
+from sandbox import PRETEND_VERSION, Limits, install_commands
 
 try:
     from tests.sandbox_fixtures import make_repo, require_docker
@@ -77,7 +75,7 @@ def test_a_version_file_written_at_build_is_written_into_each_runs_tree(tmp_path
     assert recipe.version_files == ("x/_v.py", "vcs_demo/_version.py")
     plain, plain_sha = make_repo(tmp_path / "plain", {"pyproject.toml": VCS_PYPROJECT, "vcs_demo/__init__.py": ""})
     assert detect_recipe(plain, plain_sha).version_files == ()
-    backend = make_backend("local", limits=Limits(timeout_s=120), cache_dir=tmp_path / "cache", log=lambda m: None)
+    backend = make_sandbox("local", limits=Limits(timeout_s=120), cache_dir=tmp_path / "cache", log=lambda m: None)
     run = backend.run_tests(repo, sha, (), ["tests/test_v.py"])
     assert run.outcomes == {"tests/test_v.py::test_package_version_comes_from_the_version_file": "passed"}, run.log_tail
 
@@ -170,15 +168,19 @@ class _FlakyInstall:
     name = "fake"
 
     def __init__(self, cache_dir: Path, log_path: Path, needs: str | None):
-        self.cache_dir, self.install, self.log_path, self.needs, self.builds = cache_dir, {}, log_path, needs, 0
+        self.book = RecipeBook({}, cache_dir, log=lambda m: None)
+        self.recipe_for, self.log_path, self.needs, self.builds = self.book.recipe_for, log_path, needs, 0
 
     def environment_id(self, repo, commit):
-        return "env-" + detect_recipe(repo, commit, self.install.get(Path(repo).name)).key()
+        return "env-" + self.recipe_for(repo, commit).key()
+
+    def python_version(self):
+        return ""
 
     def prepare(self, repo, commit):
         from sandbox import BuildError
         self.builds += 1
-        if self.needs is None or self.needs not in (self.install.get(Path(repo).name) or {}).get("packages", []):
+        if self.needs is None or self.needs not in self.recipe_for(repo, commit).packages:
             self.log_path.write_text("ModuleNotFoundError: No module named 'yaml'\n")
             raise BuildError(f"building environment image x failed: boom (log {self.log_path}); log tail:\n...")
         return self.environment_id(repo, commit)
@@ -190,14 +192,14 @@ class _FlakyInstall:
 def test_repair_loop_fixes_a_build_and_records_the_attempts(tmp_path):
     repo, sha = make_repo(tmp_path / "loop", {"pkg/__init__.py": ""})
     inner = _FlakyInstall(tmp_path / "cache", tmp_path / "build.log", needs="PyYAML")
-    backend = SetupBackend(inner, attempts=3, log=lambda m: None)
+    backend = SetupBackend(inner, inner.book, attempts=3, log=lambda m: None)
     backend.ensure(repo, sha)
     setup = backend.environment_setup(repo, sha)
     assert [a["ok"] for a in setup["attempts"]] == [False, True]
     assert setup["recipe"]["packages"] == ["PyYAML"] and setup["fixes"] == ["module yaml is missing: install PyYAML"]
     # a new run over the same cache reuses the learned fix: one build, no repair
     again = _FlakyInstall(tmp_path / "cache", tmp_path / "build.log", needs="PyYAML")
-    SetupBackend(again, attempts=3, log=lambda m: None).ensure(repo, sha)
+    SetupBackend(again, again.book, attempts=3, log=lambda m: None).ensure(repo, sha)
     assert again.builds == 1
 
 
@@ -205,7 +207,7 @@ def test_repair_loop_gives_up_with_one_sentence_naming_the_log(tmp_path):
     repo, sha = make_repo(tmp_path / "never", {"pkg/__init__.py": ""})
     inner = _FlakyInstall(tmp_path / "cache", tmp_path / "build.log", needs="never-installed")
     with pytest.raises(SetupError) as err:
-        SetupBackend(inner, attempts=3, log=lambda m: None).ensure(repo, sha)
+        SetupBackend(inner, inner.book, attempts=3, log=lambda m: None).ensure(repo, sha)
     message = str(err.value)
     assert "\n" not in message and str(tmp_path / "build.log") in message and "after 2 attempts" in message
 
@@ -220,7 +222,7 @@ def test_a_model_is_asked_only_when_no_rule_explains_the_log(tmp_path):
         asked.append(prompt)
         return {"packages": ["six"], "reason": "the log shows six is needed"}
 
-    backend = SetupBackend(inner, attempts=3, advisor=advisor, log=lambda m: None)
+    backend = SetupBackend(inner, inner.book, attempts=3, advisor=advisor, log=lambda m: None)
     backend.ensure(repo, sha)  # the log says 'yaml' (a rule: PyYAML), then still fails: the model is asked
     setup = backend.environment_setup(repo, sha)
     assert [a["rule"] for a in setup["attempts"]] == ["missing-module", "llm", ""]
@@ -237,7 +239,7 @@ def test_the_offline_model_is_never_asked_for_recipes():
 
 def test_requires_python_that_no_interpreter_fits_is_refused(tmp_path):
     repo, sha = make_repo(tmp_path / "old", {"setup.py": "from setuptools import setup\nsetup(name='o', python_requires='<3.0')\n"})
-    backend = make_backend("local", limits=Limits(timeout_s=60), cache_dir=tmp_path / "cache", setup_attempts=2,
+    backend = make_sandbox("local", limits=Limits(timeout_s=60), cache_dir=tmp_path / "cache", setup_attempts=2,
                            log=lambda m: None)
     with pytest.raises(SetupError, match="requires Python <3.0"):
         backend.ensure(repo, sha)
@@ -257,7 +259,7 @@ def test_docker_builds_a_vcs_versioned_project_and_loads_a_config_plugin(tmp_pat
     repo, sha = make_repo(tmp_path / "real", {
         "pyproject.toml": VCS_PYPROJECT + PLUGIN_PYPROJECT, "vcs_demo/__init__.py": "",
         "tests/test_version.py": VCS_TEST})
-    backend = make_backend("docker", limits=Limits(timeout_s=120), cache_dir=tmp_path / "cache",
+    backend = make_sandbox("docker", limits=Limits(timeout_s=120), cache_dir=tmp_path / "cache",
                            setup_attempts=2, log=lambda m: None)
     try:
         run = backend.run_tests(repo, sha, (), ["tests/test_version.py"])

@@ -5,6 +5,7 @@ import pytest
 
 from sandbox import (Limits, LocalBackend, PatchError, SandboxError, apply_patch, check_functional,
                      export_tree, make_backend)
+from environment import RecipeBook, detect_recipe
 
 try:
     from tests.sandbox_fixtures import CALC_TESTS, bug_task, calc_task, diff_for, git, make_repo
@@ -17,7 +18,7 @@ P2P = "tests/test_calc.py::test_sub"
 
 @pytest.fixture
 def backend(tmp_path):
-    return LocalBackend(limits=Limits(timeout_s=60), cache_dir=tmp_path / "cache", log=lambda m: None)
+    return LocalBackend(limits=Limits(timeout_s=60), cache_dir=tmp_path / "cache", recipe_for=detect_recipe, log=lambda m: None)
 
 
 def test_export_tree_has_files_and_no_git_dir(tmp_path):
@@ -152,7 +153,7 @@ def test_failing_test_that_prints_passed_is_not_counted_as_passed(backend, tmp_p
 
 
 def test_hanging_test_times_out_and_is_killed(tmp_path):
-    backend = LocalBackend(limits=Limits(timeout_s=2), cache_dir=tmp_path / "cache", log=lambda m: None)
+    backend = LocalBackend(limits=Limits(timeout_s=2), cache_dir=tmp_path / "cache", recipe_for=detect_recipe, log=lambda m: None)
     tests = CALC_TESTS.replace("def test_add():\n", "def test_add():\n    while True:\n        pass\n")
     repo, sha, bug, gold = calc_task(tmp_path / "repo", tests=tests)
     run = backend.run_tests(repo, sha, [], ["tests/test_calc.py"])
@@ -209,7 +210,8 @@ def test_environment_is_built_once_per_snapshot_and_keyed_by_dependency_files(ba
 def test_install_override_runs_in_the_venv(tmp_path):
     repo, sha, _, _ = calc_task(tmp_path / "repo")
     install = {"repo": {"install": "python -c \"import sys; open(sys.prefix + '/installed', 'w').write('yes')\""}}
-    backend = LocalBackend(cache_dir=tmp_path / "cache", install=install, log=lambda m: None)
+    book = RecipeBook(install, tmp_path / "cache", log=lambda m: None)
+    backend = LocalBackend(cache_dir=tmp_path / "cache", recipe_for=book.recipe_for, log=lambda m: None)
     run = backend.run_tests(repo, sha, [], None)
     assert run.exit_code == 0
     assert (tmp_path / "cache" / "envs" / run.image / "installed").read_text() == "yes"

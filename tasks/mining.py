@@ -16,7 +16,7 @@ from typing import Sequence
 
 import git
 
-from fitness.history import (CommitRecord, History, PullRequest, first_parent_chain, pull_request_of,
+from tasks.history import (CommitRecord, History, PullRequest, first_parent_chain, pull_request_of,
                              referenced_issues, trailing_number, walk)
 from llm import is_prose_file
 from sandbox import repo_name

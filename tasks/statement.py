@@ -1,122 +1,19 @@
-"""Turning one candidate commit into one validated task with one strategy.
+"""What the statement writer is told about a task: the commit's text, the touched functions'
+signatures as the solver reads them, the failing tests and their checks, the fix's added lines.
 
-SWE-gen's reversed baseline: `base_commit` is the fixing commit (its tests pass), `patch` is
-its source change (the gold fix), `bug_patch` is that change reversed (what the agent sees),
-and `test_patch` is its test change (withheld until verification). Execution comes first
-(compile, functional), so no LLM call is paid for a commit whose tests prove nothing; then
-the strategy's prompt asks the LLM for the problem statement, and the judges look at it.
+The same context goes to the offline writer and to a real model (`tasks.prompt` renders it).
 """
 from __future__ import annotations
 
 import ast
-import hashlib
-import re
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import git
 from unidiff import PatchSet, UnidiffParseError
 
-from fitness.difficulty import DifficultyInput, difficulty
-from fitness.hybrid import hybrid_partner, hybrid_skeleton, merge_candidates
-from llm import LLMClient, LLMError, patch_added_lines, patch_sections
-from fitness.mining import Candidate, diff_text, instance_prefix, mine
-from fitness.prompt import generation_prompt, render_instructions
-from fitness.skills import tag
-from fitness.strategy import Strategy, StrategyType
-from fitness.task import LayerResult, Task
-from fitness.validate import Validator, check_compile, check_functional_layer, check_quality, check_schema, check_semantic
-
-# Which mined commits each strategy takes (its contract's first clause).
-KINDS_FOR: dict[StrategyType, tuple[str, ...]] = {
-    StrategyType.BUG_FIX: ("bug_fix",),
-    StrategyType.FEATURE_ADD: ("feature_add",),
-    StrategyType.REFACTOR: ("refactor",),
-    StrategyType.TEST_DRIVEN: ("bug_fix", "feature_add"),
-    StrategyType.HYBRID: ("bug_fix", "feature_add", "refactor"),
-}
-
-
-@dataclass
-class Generator:
-    llm: LLMClient
-    validator: Validator
-    archive: object | None = None
-    layers: tuple[str, ...] = ("schema", "compile", "functional", "quality", "semantic")
-    mined: dict = field(default_factory=dict, repr=False)  # repo path -> candidates, for HYBRID partners
-
-    def generate(self, candidate: Candidate, strategy: Strategy) -> Task:
-        if strategy.strategy_type == StrategyType.HYBRID:
-            partner = hybrid_partner(candidate, self._candidates_of(candidate.repo_path))
-            if partner is not None:
-                merged = merge_candidates(candidate, partner)
-                return self.complete(hybrid_skeleton(candidate, partner, merged, strategy), merged, strategy)
-        # every other strategy, and HYBRID without a clean partner: one commit (its prompt
-        # then asks for a statement combining a bug report and a specification)
-        return self.complete(skeleton(candidate, strategy), candidate, strategy)
-
-    def _candidates_of(self, repo_path: str) -> list[Candidate]:
-        if repo_path not in self.mined:
-            self.mined[repo_path] = mine(repo_path).candidates
-        return self.mined[repo_path]
-
-    def complete(self, task: Task, candidate: Candidate, strategy: Strategy) -> Task:
-        """Validate a task skeleton by execution, write its statement, then judge it."""
-        repo_path = Path(candidate.repo_path)
-        for name, step in (("schema", lambda: check_schema(task, require_f2p=False, require_statement=False)),
-                           ("compile", lambda: check_compile(task, repo_path)),
-                           ("functional", lambda: check_functional_layer(task, self.validator, repo_path))):
-            if name in self.layers and not self._record(task, name, step()):
-                return task
-        try:
-            self.write_statement(task, candidate, strategy)
-        except LLMError as exc:
-            task.record("schema", LayerResult(False, 0.0, f"writer failed: {exc}", exc.category))
-            return task
-        score_difficulty(task, candidate)
-        steps = (("schema", lambda: check_schema(task, require_f2p="functional" in self.layers)),
-                 ("quality", lambda: check_quality(task, self.validator)),
-                 ("semantic", lambda: check_semantic(task, self.validator)))
-        for name, step in steps:
-            if name in self.layers and not self._record(task, name, step()):
-                return task
-        return task
-
-    @staticmethod
-    def _record(task: Task, name: str, result: LayerResult) -> bool:
-        task.record(name, result)
-        return result.passed
-
-    def write_statement(self, task: Task, candidate: Candidate, strategy: Strategy) -> None:
-        context = statement_context(task, candidate, strategy)
-        examples = []
-        if self.archive is not None:
-            query = f"{candidate.subject}\n{candidate.body}"
-            examples = [t["problem_statement"] for t in self.archive.similar_successes(
-                query, k=3, strategy_type=strategy.strategy_type.value)]
-        context["examples"] = examples
-        prompt = generation_prompt(
-            instructions=strategy_instructions(strategy, candidate.repo), context=context,
-            repo_context=repo_context(candidate), diff=task.patch, examples=examples)
-        data, completion = self.llm.complete_json(prompt, required_keys=("problem_statement",), **strategy.params)
-        task.problem_statement = str(data.get("problem_statement", "")).strip()
-        task.hints_text = str(data.get("hints_text", "") or "").strip()
-        task.generation.update({
-            "model": completion.model, "prompt_hash": hashlib.sha256(prompt.encode()).hexdigest()[:16],
-            "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
-            "cost_usd": completion.cost_usd, "examples": len(examples)})
-
-
-TEST_DRIVEN_RULE = "List the failing tests by name."
-
-
-def strategy_instructions(strategy: Strategy, repo: str) -> str:
-    """The strategy's prompt, plus the clause its contract needs when an evolved prompt lost it:
-    a TEST_DRIVEN statement must name the failing tests (docs/strategies.md)."""
-    text = render_instructions(strategy.prompt, repo)
-    if strategy.strategy_type == StrategyType.TEST_DRIVEN and "failing test" not in text.lower():
-        text = text.rstrip() + " " + TEST_DRIVEN_RULE
-    return text
+from llm import patch_added_lines, patch_sections
+from tasks.mining import Candidate
+from tasks.strategy import Strategy
+from tasks.task import Task
 
 
 def defined_functions(source: str) -> set[str]:
@@ -127,27 +24,6 @@ def defined_functions(source: str) -> set[str]:
         return set()
     return {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
-
-def pick_candidates(candidates: list[Candidate], strategy_type: StrategyType) -> list[Candidate]:
-    kinds = KINDS_FOR[StrategyType(strategy_type)]
-    chosen = [c for c in candidates if c.kind in kinds]
-    return chosen or list(candidates)
-
-
-def skeleton(candidate: Candidate, strategy: Strategy) -> Task:
-    repo = git.Repo(candidate.repo_path)
-    patch = diff_text(repo, candidate.parent, candidate.sha, candidate.fix_paths)
-    return Task(
-        instance_id=f"{instance_prefix(candidate.repo)}__{strategy.strategy_type.value.lower()}-{candidate.sha[:8]}-{strategy.id[:6]}",
-        repo=candidate.repo, base_commit=candidate.sha, patch=patch,
-        test_patch=diff_text(repo, candidate.parent, candidate.sha, candidate.test_files),
-        bug_patch=diff_text(repo, candidate.sha, candidate.parent, candidate.fix_paths),
-        problem_statement="", strategy_type=strategy.strategy_type.value, strategy_id=strategy.id,
-        created_at=candidate.created_at, repo_path=candidate.repo_path,
-        generation={"touched_functions": candidate.touched_functions, "source_commit_subject": candidate.subject})
-
-
-# ---------------------------------------------------------------- HYBRID: two commits, one task
 
 def file_at(repo_path: str, sha: str, path: str) -> str:
     try:
@@ -322,12 +198,3 @@ def repo_context(candidate: Candidate) -> str:
     files = git.Repo(candidate.repo_path).git.ls_tree("-r", "--name-only", candidate.sha).splitlines()
     python_files = [f for f in files if f.endswith(".py")][:30]
     return f"Repository {candidate.repo}.\n{readme}\nPython files: {', '.join(python_files)}"
-
-
-def score_difficulty(task: Task, candidate: Candidate) -> None:
-    sources = {p: file_at(candidate.repo_path, candidate.sha, p) for p in candidate.source_files}
-    task.difficulty, task.difficulty_level, metrics = difficulty(DifficultyInput(
-        patch=task.patch, touched_sources=sources, touched_functions=candidate.touched_functions,
-        f2p_count=len(task.FAIL_TO_PASS), statement=task.problem_statement))
-    task.domain, task.skills = tag(candidate.message, task.patch, candidate.touched_functions)
-    task.generation["difficulty_metrics"] = metrics

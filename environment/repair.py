@@ -13,7 +13,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from .recipe import STEP_MARK, InstallRecipe
+from sandbox import STEP_MARK, InstallRecipe
 from .recipe_sources import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS
 
 MODULE_PACKAGES: dict[str, str] = KNOWN["module_packages"]  # import name -> distribution, where they differ
@@ -94,7 +94,7 @@ def diagnose(log: str, recipe: InstallRecipe, tree_names: set[str], stage: str) 
     """
     step = failed_step(log) if stage == "build" else ""
     if stage == "build" and _VCS_FAILURE.search(log) and not all(k in dict(recipe.build_env) for k in _PRETEND_VARS):
-        from .recipe import pretend_version_env
+        from .detect import pretend_version_env
         return Fix("the version comes from VCS and the tree has no tags: set pretend-version variables",
                    env=dict(pretend_version_env(_PRETEND_VARS)), rule="vcs-version")
     if stage == "build" and step == "check":

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import git
 
-from fitness.mining import Candidate, instance_prefix, is_source_path, open_repo
+from tasks.mining import Candidate, instance_prefix, is_source_path, open_repo
 from sandbox import repo_name
-from fitness.task import Task
+from tasks.task import Task
 
 STRATEGY_TYPE = "SYNTHETIC"
 FLIPPED: dict[type, type] = {

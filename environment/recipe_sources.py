@@ -2,7 +2,7 @@
 
 Each reader fills a `Found` from one file: extras and groups whose names say tests (dev-like
 ones only when none does), tests_require, tox deps, requirement files, pytest plugins the
-pytest config needs, VCS-derived versions and requires-python. `sandbox.recipe` turns that
+pytest config needs, VCS-derived versions and requires-python. `environment.detect` turns that
 into an InstallRecipe.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10: the same parser, packaged as tomli
     import tomli as tomllib
 
-from .tree import list_files_at
+from sandbox import list_files_at
 
 _REQ_FILE_RE = re.compile(r"requirements.*\.(txt|in)$|^(test|tests|dev|ci)[-_]?requirements.*\.(txt|in)$")
 _REQ_DIR_RE = re.compile(r"^requirements?([-_].*)?$")
@@ -43,7 +43,7 @@ _NOT_FOR_TESTS = re.compile(
     r"^(tox|nox|pre-commit|sphinx.*|twine|build|towncrier|check-manifest|black|isort|flake8.*|ruff|pylint|"
     r"codecov|bump2?version|bumpver|furo|myst.*|pip-tools|wheel|setuptools|hatch|pdm|poetry|ipython|ipdb|"
     r"mkdocs.*|readme[-_]renderer|docutils|coveralls|pyright|uv)$", re.I)
-# pytest command-line flags and ini keys -> the plugin that defines them (sandbox/known_packages.yaml)
+# pytest command-line flags and ini keys -> the plugin that defines them (environment/known_packages.yaml)
 KNOWN = yaml.safe_load(Path(__file__).with_name("known_packages.yaml").read_text())
 PLUGIN_FLAGS: dict[str, str] = KNOWN["pytest_flags"]
 PLUGIN_INI_KEYS: dict[str, str] = KNOWN["pytest_ini_keys"]

@@ -16,8 +16,8 @@ from typing import Any, Callable, Sequence
 from unidiff import PatchSet
 
 from llm import LLMClient, LLMError, leak_report
-from fitness.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
-from fitness.task import LAYERS, LayerResult, Task
+from tasks.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
+from tasks.task import LAYERS, LayerResult, Task
 from sandbox import (PatchError, SandboxError, apply_patch, attempt_verdict, check_functional, export_tree,
                      run_attempt)
 

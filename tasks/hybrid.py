@@ -10,9 +10,9 @@ from pathlib import Path
 
 import git
 
-from fitness.mining import Candidate, diff_text, instance_prefix
-from fitness.strategy import Strategy
-from fitness.task import Task
+from tasks.mining import Candidate, diff_text, instance_prefix
+from tasks.strategy import Strategy
+from tasks.task import Task
 from sandbox import PatchError, apply_patch, export_tree
 
 PARTNER_KIND = {"bug_fix": "feature_add", "feature_add": "bug_fix", "refactor": "bug_fix"}

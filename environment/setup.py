@@ -1,16 +1,17 @@
 """Setting a snapshot's environment up, repairing it from its logs, and remembering what worked.
 
-`SetupBackend` wraps a backend. Before a snapshot's first run it builds the environment; when
-the build fails, or a run cannot collect the suite for a reason of the environment (a missing
-third-party module, an unknown pytest option, ...), it reads the log, changes the repo's install
-override by rule (or by asking a model, when one is given), and tries again, at most `attempts`
-times. What worked is cached per repo (and each snapshot's attempts per environment) in
-`<cache>/recipes/`, reused by later runs, and reported by `environment_setup(repo, commit)`.
+`SetupBackend` wraps a backend (anything with the `sandbox.Backend` protocol) and shares a
+`RecipeBook` with it: the backend builds from `book.recipe_for`. Before a snapshot's first run
+the wrapper builds the environment (`backend.prepare`); when the build fails, or a run cannot
+collect the suite for a reason of the environment (a missing third-party module, an unknown
+pytest option, ...), it reads the log, changes the repo's override in the book by rule (or by
+asking a model, when one is given), and tries again, at most `attempts` times. What worked is
+kept by the book for later runs; each snapshot's attempts are reported by
+`environment_setup(repo, commit)`. `make_sandbox` wires the three together.
 """
 from __future__ import annotations
 
 import functools
-import json
 import re
 import subprocess
 import threading
@@ -19,15 +20,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .errors import BuildError, SandboxError
-from .recipe import InstallRecipe, detect_recipe, repo_name
+from sandbox import Backend, BuildError, InstallRecipe, Limits, SandboxError, TestRun, make_backend, repo_name, resolve_commit
+
+from .recipes import RecipeBook
 from .repair import Fix, advice_prompt, diagnose, parse_advice
-from .tree import resolve_commit
-from .types import TestRun
 
 # a model call: prompt in, parsed JSON object out (wired by the caller, who owns the client)
 Advisor = Callable[[str], dict]
-_INTERPRETER = {"sebgen-base:bookworm": "3.11"}  # Debian bookworm's python3
 
 
 class SetupError(SandboxError):
@@ -76,18 +75,6 @@ def tree_module_names(repo: str, commit: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def interpreter_version(backend) -> str:
-    """The Python version (major.minor) the backend's environments run, when it can be known."""
-    if getattr(backend, "name", "") == "local":
-        import sys
-        return f"{sys.version_info[0]}.{sys.version_info[1]}"
-    base = str(getattr(backend, "base_image", ""))
-    m = re.match(r"python:(\d+\.\d+)", base)
-    if m:
-        return m.group(1)
-    return _INTERPRETER.get(str(getattr(backend, "offline_base_image", "")), "")
-
-
 def python_fits(requires_python: str, version: str) -> bool:
     if not requires_python or not version:
         return True
@@ -101,63 +88,38 @@ def python_fits(requires_python: str, version: str) -> bool:
 class SetupBackend:
     """A backend that sets environments up with repair; everything else is the wrapped backend's."""
 
-    def __init__(self, inner, attempts: int = 3, advisor: Advisor | None = None,
+    def __init__(self, inner: Backend, book: RecipeBook, attempts: int = 3, advisor: Advisor | None = None,
                  log: Callable[[str], None] = print):
         self.inner = inner
+        self.book = book
         self.attempts = max(1, attempts)
         self.advisor = advisor
         self.log = log
         self._lock = threading.RLock()
         self._ready: set[str] = set()  # environment ids known to build
         self._records: dict[tuple[str, str], SetupRecord] = {}
-        self._loaded: set[str] = set()
         self._probed: set[tuple] = set()  # (environment, files) whose collection errors were read alone
 
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
+    @property
+    def name(self) -> str:
+        return self.inner.name
 
-    # -- the repo's override --------------------------------------------------------------
-    def _cache_file(self, repo: Path) -> Path:
-        return Path(self.inner.cache_dir) / "recipes" / f"{repo_name(repo)}.json"
+    @property
+    def limits(self) -> Limits:
+        return self.inner.limits
 
-    def _override(self, repo: Path) -> dict:
-        return dict(self.inner.install.get(repo_name(repo)) or {})
+    @property
+    def builds(self) -> list:
+        return self.inner.builds
 
-    def _load(self, repo: Path) -> None:
-        """Reuse what earlier runs learned for this repo (config entries still win)."""
-        name = repo_name(repo)
-        if name in self._loaded:
-            return
-        self._loaded.add(name)
-        path = self._cache_file(repo)
-        try:
-            learned = json.loads(path.read_text()).get("learned", {})
-        except (OSError, ValueError):
-            return
-        fix = Fix("reused", packages=list(learned.get("packages", [])), env=dict(learned.get("env", {})),
-                  drop=list(learned.get("drop", [])), build_packages=list(learned.get("build_packages", [])))
-        if fix.changes(self._override(repo)):
-            self.inner.install[name] = fix.apply(self._override(repo))
-            self.log(f"sandbox: reusing the environment fixes learned for {name} ({path})")
-
-    def _learn(self, repo: Path, fix: Fix, record: SetupRecord) -> None:
-        name = repo_name(repo)
-        self.inner.install[name] = fix.apply(self._override(repo))
-        path = self._cache_file(repo)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError):
-            data = {}
-        data["learned"] = fix.apply(data.get("learned", {}))
-        data.setdefault("fixes", []).append({"commit": record.commit, "rule": fix.rule, "fix": fix.reason})
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-        tmp.replace(path)
+    def python_version(self) -> str:
+        return self.inner.python_version()
 
     def recipe(self, repo: Path, commit: str) -> InstallRecipe:
-        self._load(repo)
-        return detect_recipe(repo, commit, self._override(repo))
+        return self.book.recipe_for(repo, commit)
+
+    def _learn(self, repo: Path, fix: Fix, record: SetupRecord) -> None:
+        self.book.learn(repo, fix, record.commit)
 
     def _fix_for(self, log: str, repo: Path, commit: str, stage: str) -> Fix | None:
         recipe = self.recipe(repo, commit)
@@ -168,7 +130,7 @@ class SetupBackend:
             except Exception as exc:  # the model is a last resort: its failure is not the repo's
                 self.log(f"sandbox: asking the model for a recipe failed ({type(exc).__name__}: {exc})")
                 fix = None
-        return fix if fix is not None and fix.changes(self._override(repo)) else None
+        return fix if fix is not None and fix.changes(self.book.override(repo)) else None
 
     # -- setting up -----------------------------------------------------------------------
     def _record(self, repo: Path, commit: str) -> SetupRecord:
@@ -181,10 +143,9 @@ class SetupBackend:
         """Build the snapshot's environment, repairing the recipe on failure; returns its id."""
         repo = Path(repo)
         with self._lock:
-            self._load(repo)
             record = self._record(repo, commit)
             recipe = self.recipe(repo, commit)
-            version = recipe.python or interpreter_version(self.inner)
+            version = recipe.python or self.inner.python_version()
             if not recipe.install and not python_fits(recipe.requires_python, version):
                 raise SetupError(f"{repo_name(repo)}@{commit[:10]} requires Python {recipe.requires_python} and "
                                  f"the sandbox runs Python {version}; set sandbox.base_image to a fitting "
@@ -235,12 +196,16 @@ class SetupBackend:
 
     # -- the backend protocol ---------------------------------------------------------------
     def environment_id(self, repo: Path, commit: str) -> str:
-        self._load(Path(repo))
         return self.inner.environment_id(repo, commit)
 
     def prepare(self, repo: Path, commit: str) -> str:
         self.ensure(repo, commit)
         return self.inner.prepare(repo, commit)
+
+    def run_tree(self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None,
+                 untrusted: bool = False) -> TestRun:
+        self.ensure(Path(repo), commit)
+        return self.inner.run_tree(repo, commit, tree, test_files, untrusted)
 
     def run_tests(self, repo: Path, commit: str, patches: Sequence[str] = (),
                   test_files: Sequence[str] | None = None) -> TestRun:
@@ -289,6 +254,17 @@ class SetupBackend:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def make_sandbox(kind: str = "auto", *, limits: Limits = Limits(), cache_dir: Path | None = None,
+                 base_image: str = "python:3.11-slim", offline_base_image: str = "sebgen-base:bookworm",
+                 install: dict | None = None, log: Callable[[str], None] = print,
+                 setup_attempts: int = 1, advisor: Advisor | None = None) -> SetupBackend:
+    """A backend that sets environments up: detection, the config's overrides, repairs."""
+    book = RecipeBook(install, cache_dir, log)
+    backend = make_backend(kind, limits=limits, cache_dir=cache_dir, base_image=base_image,
+                           offline_base_image=offline_base_image, recipe_for=book.recipe_for, log=log)
+    return SetupBackend(backend, book, attempts=setup_attempts, advisor=advisor, log=log)
 
 
 def _read(path: str) -> str:

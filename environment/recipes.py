@@ -1,0 +1,76 @@
+"""The recipe of each snapshot: detected from its packaging files, overridden by the config
+(`sandbox.install.<repo>`), amended by what the repair loop learned.
+
+Learned fixes are kept per repository in `<cache>/recipes/<repo>.json` and reused by later
+runs; the config's entries always win. A backend receives `book.recipe_for` and never detects
+anything itself, so a repair is seen by every backend at its next build.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Callable
+
+from sandbox import InstallRecipe, default_cache_dir, repo_name
+
+from .detect import detect_recipe
+from .repair import Fix
+
+
+class RecipeBook:
+    def __init__(self, install: dict | None = None, cache_dir: Path | None = None,
+                 log: Callable[[str], None] = print):
+        self.install = {name: dict(entry or {}) for name, entry in (install or {}).items()}
+        self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        self.log = log
+        self._lock = threading.RLock()
+        self._loaded: set[str] = set()
+
+    def recipe_for(self, repo: Path, commit: str) -> InstallRecipe:
+        """The recipe a backend builds `commit`'s environment from."""
+        return detect_recipe(Path(repo), commit, self.override(repo))
+
+    def override(self, repo: Path) -> dict:
+        """The repo's override as it stands: config entries plus learned fixes."""
+        with self._lock:
+            self._load(Path(repo))
+            return dict(self.install.get(repo_name(repo)) or {})
+
+    def _cache_file(self, repo: Path) -> Path:
+        return self.cache_dir / "recipes" / f"{repo_name(repo)}.json"
+
+    def _load(self, repo: Path) -> None:
+        """Reuse what earlier runs learned for this repo (config entries still win)."""
+        name = repo_name(repo)
+        if name in self._loaded:
+            return
+        self._loaded.add(name)
+        path = self._cache_file(repo)
+        try:
+            learned = json.loads(path.read_text()).get("learned", {})
+        except (OSError, ValueError):
+            return
+        fix = Fix("reused", packages=list(learned.get("packages", [])), env=dict(learned.get("env", {})),
+                  drop=list(learned.get("drop", [])), build_packages=list(learned.get("build_packages", [])))
+        current = dict(self.install.get(name) or {})
+        if fix.changes(current):
+            self.install[name] = fix.apply(current)
+            self.log(f"sandbox: reusing the environment fixes learned for {name} ({path})")
+
+    def learn(self, repo: Path, fix: Fix, commit: str) -> None:
+        """Apply a repair to the repo's override and remember it for later runs."""
+        name = repo_name(repo)
+        with self._lock:
+            self.install[name] = fix.apply(self.override(repo))
+            path = self._cache_file(repo)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                data = json.loads(path.read_text())
+            except (OSError, ValueError):
+                data = {}
+            data["learned"] = fix.apply(data.get("learned", {}))
+            data.setdefault("fixes", []).append({"commit": commit, "rule": fix.rule, "fix": fix.reason})
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+            tmp.replace(path)
