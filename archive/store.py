@@ -10,7 +10,6 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -61,19 +60,6 @@ CREATE TABLE IF NOT EXISTS generations (generation INTEGER PRIMARY KEY, stats TE
 """
 
 TASK_FILTERS = ("strategy_type", "strategy_id", "difficulty_level", "domain", "passed")
-
-
-@dataclass(frozen=True)
-class TaskRow:
-    """A task as stored: its record plus the columns the archive needs."""
-
-    id: int
-    instance_id: str
-    generation: int
-    passed: bool
-    text_hash: str
-    embedding: np.ndarray
-    record: dict
 
 
 def _encode_vector(vector: np.ndarray) -> bytes:

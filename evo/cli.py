@@ -66,8 +66,8 @@ _USER_ERROR_HOMES = (("archive", "archive", "ArchiveError"), ("evo.loop", "evo.l
                      ("evo.report", "evo.report", "ReportError"), ("harness", "harness", "AgentError"),
                      ("harness", "harness", "PredictionsError"), ("harness", "harness", "CurriculumError"),
                      ("harness", "harness", "ExportError"), ("corpus", "corpus", "CorpusError"),
-                     ("llm.client", "llm", "LLMError"), ("tasks.mining", "tasks.mining", "MiningError"),
-                     ("tasks.task", "tasks.task", "TaskFileError"), ("sandbox", "sandbox", "SandboxError"),
+                     ("llm.client", "llm", "LLMError"), ("tasks.mining", "tasks", "MiningError"),
+                     ("tasks.task", "tasks", "TaskFileError"), ("evo.runfolder", "evo.runfolder", "RunFolderError"), ("sandbox", "sandbox", "SandboxError"),
                      ("evo.lineage", "evo.lineage", "LineageError"), ("evo.config", "evo.config", "ConfigError"))
 
 
@@ -178,8 +178,8 @@ def _count(n: int, noun: str) -> str:
 
 
 def _journal_count(run_dir: Path) -> int:
-    journal = run_dir / "evaluations.jsonl"
-    return len(journal.read_text(encoding="utf-8").splitlines()) if journal.is_file() else 0
+    from evo.runfolder import RunFolder
+    return len(RunFolder(run_dir).evaluations())
 
 
 def _run(config: Config, run_dir: Path, generations: int, resumed_from: Optional[int] = None) -> None:
@@ -323,8 +323,8 @@ def generate(repo: str = typer.Argument(..., help="Repo path or URL."),
              config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
     """Pipeline mode, no evolution: validated tasks from a repo into JSONL."""
     from evo.pipeline import SYNTHETIC, generate_tasks
-    from tasks.strategy import StrategyType
-    from tasks.task import write_jsonl
+    from tasks import StrategyType
+    from tasks import write_jsonl
     with friendly_errors():
         cfg = _config(config, set_)
         choices = [t.value for t in StrategyType] + [SYNTHETIC]
@@ -378,7 +378,7 @@ def _report_task(task) -> None:
 
 
 def _layer_list(text: str) -> list[str]:
-    from tasks.task import LAYERS
+    from tasks import LAYERS
     chosen = [name.strip() for name in text.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in LAYERS]
     if unknown or not chosen:
@@ -396,7 +396,7 @@ def validate(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
              config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
     """Re-run the validation layers on tasks; reports pass count and average score."""
     from evo.pipeline import revalidate, run_ablation
-    from tasks.task import read_jsonl, write_jsonl
+    from tasks import read_jsonl, write_jsonl
     with friendly_errors():
         cfg = _config(config, set_)
         records = list(read_jsonl(tasks))
@@ -430,12 +430,10 @@ def mine_cmd(repo: str = typer.Argument(...), since: Optional[str] = typer.Optio
              until: Optional[str] = typer.Option(None, "--until"), as_json: bool = typer.Option(False, "--json"),
              config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
     """Candidate commits and the filter funnel counts."""
-    from tasks.mining import mine
+    from evo.runtime import mine_repo
     with friendly_errors():
         cfg = _config(config, set_)
-        m = cfg.mining
-        result = mine(_resolve_repo(repo), since=since or m.since, until=until or m.until,
-                      max_source_files=m.max_source_files, min_message_chars=m.min_message_chars)
+        result = mine_repo(cfg, _resolve_repo(repo), since=since, until=until)
         if as_json:
             sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
             return
@@ -548,9 +546,9 @@ def evaluate_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
                                                          "when the tasks are in a run folder, else beside them."),
                  config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
     """Score an agent or a predictions file on tasks: resolved rate, pass@1, pass@k with 95% intervals."""
-    from harness import agent_predictions, evaluate_predictions, load_predictions
-    from harness import summarize
-    from tasks.task import read_jsonl
+    from harness import (agent_predictions, evaluate_predictions, load_predictions, results_document, summarize,
+                         write_results)
+    from tasks import read_jsonl
     from evo.runtime import make_sandbox
     with friendly_errors():
         if (predictions is None) == (agent is None):
@@ -573,11 +571,8 @@ def evaluate_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
         finally:
             backend.close()
         summary = summarize(results, k)
-        out_file = out_file or _results_path(tasks, label)
-        document = {"model": label, "tasks_file": str(tasks), "summary": summary,
-                    "tasks": {r.instance_id: r.to_dict() for r in results}}
-        out_file.parent.mkdir(parents=True, exist_ok=True)
-        out_file.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        out_file = write_results(out_file or _results_path(tasks, label),
+                                 results_document(label, tasks, summary, results))
         table = Table(title=f"{label} on {tasks} ({len(results)} tasks)")
         keys = ["resolved_rate", "pass@1"] + ([f"pass@{k}"] if k > 1 else [])
         for col in ["slice", "tasks", "resolved"] + [f"{key.replace('_', ' ')} [95% CI]" for key in keys]:
@@ -602,9 +597,10 @@ def _agent(name: str, seed: int):
 def _results_path(tasks: Path, label: str) -> Path:
     """Where `evaluate` writes without --out: the run folder's results/ (the report's leaderboard
     reads it) when the tasks file lies in a run folder, else beside the tasks file."""
-    for folder in tasks.resolve().parents:
-        if (folder / "config.yaml").is_file() and (folder / "checkpoints").is_dir():
-            return folder / "results" / f"{label}.json"
+    from evo.runfolder import RunFolder
+    run = RunFolder.enclosing(tasks)
+    if run is not None:
+        return run.path / "results" / f"{label}.json"
     return tasks.with_name(f"{tasks.stem}.{label}.results.json")
 
 
@@ -615,7 +611,7 @@ def curriculum_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
                    out_file: Optional[Path] = typer.Option(None, "--out", help="Write the ordered tasks here (JSONL).")):
     """Order tasks for an agent: its ZPD from its results, easy-medium-easy-medium-hard interleaving."""
     from harness import capability_profile, curriculum, zone_counts
-    from tasks.task import read_jsonl, write_jsonl
+    from tasks import read_jsonl, write_jsonl
     with friendly_errors():
         if not results.is_file():
             raise UserError(f"results file {results} does not exist")
@@ -665,7 +661,7 @@ def export_cmd(source: Path = typer.Argument(..., help="Run folder or tasks JSON
             raise UserError("--build-images applies only to --format swebench (Harbor builds its own)")
         if network not in ("none", "public"):
             raise UserError(f"unknown --network {network!r}; choose none or public")
-        records = load_tasks(_existing(source, "run folder or tasks file"))
+        records = _dataset(_existing(source, "run folder or tasks file"), load_tasks)
         if not records:
             raise UserError(f"{source} holds no task that passed validation")
         if format_ == "swebench":
@@ -677,6 +673,18 @@ def export_cmd(source: Path = typer.Argument(..., help="Run folder or tasks JSON
         else:
             count = len(export_harbor(records, out_path, base_image=base_image, network=network))
         err.print(f"exported {count} tasks ({format_}) to {out_path}")
+
+
+def _dataset(source: Path, load_tasks) -> list:
+    """The tasks to publish: a JSONL file's, or what a run folder's archive kept."""
+    if source.is_dir():
+        from evo.runfolder import RunFolder
+        from tasks import Task
+        run = RunFolder(source)
+        if not run.is_run():
+            raise UserError(f"{source} is neither a tasks JSONL file nor a SEBGen run folder")
+        return [Task.from_dict(t) for t in run.kept_tasks()]
+    return load_tasks(source)
 
 
 @app.command("report", **usage('RUN_DIR'))

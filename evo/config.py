@@ -14,9 +14,9 @@ from typing import Any, Literal, Optional, get_args, get_origin
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from fitness.exploration import DEFAULT_WEIGHTS
-from tasks.strategy import StrategyType
-from tasks.task import LAYERS
+from fitness import DEFAULT_WEIGHTS
+from tasks import StrategyType
+from tasks import LAYERS
 
 
 class ConfigError(ValueError):

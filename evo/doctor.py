@@ -39,16 +39,10 @@ def docker_checks(config: Config, clean: bool, prune: bool, runs_dir: Path) -> I
 
 def referenced_images(runs_dir: Path) -> set[str]:
     """Environment images named by tasks of any run folder."""
-    import json
+    from evo.runfolder import RunFolder
     keep: set[str] = set()
-    for journal in Path(runs_dir).glob("*/evaluations.jsonl"):
-        for line in journal.read_text(encoding="utf-8").splitlines():
-            try:
-                for task in json.loads(line).get("tasks", []):
-                    if task.get("image"):
-                        keep.add(task["image"])
-            except json.JSONDecodeError:
-                continue
+    for folder in sorted(p for p in Path(runs_dir).glob("*") if p.is_dir()):
+        keep |= RunFolder(folder).images()
     return keep
 
 

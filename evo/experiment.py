@@ -30,10 +30,10 @@ from evo import checkpoint as ckpt
 from evo.config import Config
 from evo.loop import Evolution, RunError
 from evo.runtime import Workbench, eval_settings, mine_all, resolve_repos
-from fitness.exploration import difficulty_coverage
-from tasks.mining import Candidate, MiningError
-from tasks.strategy import Strategy
-from fitness.strategy_eval import batch_filter, commit_order, failure_categories, kept_tasks, score_tasks
+from fitness import difficulty_coverage
+from tasks import Candidate, MiningError
+from tasks import Strategy
+from fitness import batch_filter, commit_order, failure_categories, kept_tasks, score_tasks
 
 ARMS = ("best_seed", "evolved", "random_search")
 METRICS = ("kept_rate", "leak_rate", "judge_quality", "difficulty_coverage", "exploration_value")
@@ -191,7 +191,7 @@ def verdict(summary: dict, per_seed: list[dict]) -> str:
 def heldout_budget(heldout: list[Candidate], config: Config) -> int:
     """Generation calls per arm: the configured number, capped so that every strategy type the
     run may pick has that many held-out commits of its kinds (the same budget for every arm)."""
-    from tasks.generate import pick_candidates
+    from tasks import pick_candidates
     available = min(len(pick_candidates(heldout, t)) for t in config.evolution.strategy_types)
     return min(config.experiment.heldout_calls, available)
 

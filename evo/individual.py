@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from deap import base
 
-from tasks.strategy import Strategy
+from tasks import Strategy
 
 
 SUMMARY_KEYS = ("attempts", "passed", "failure_categories", "scored_at_generation", "archive_tasks")

@@ -6,10 +6,10 @@ made, with its operator and parents; the evaluation journal adds its exploration
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from evo.config import did_you_mean
+from evo.runfolder import RunFolder
 
 
 class LineageError(ValueError):
@@ -18,13 +18,9 @@ class LineageError(ValueError):
 
 def family(run_dir: Path) -> dict[str, dict]:
     """Every strategy of the run by id: generation first seen, operator, parents, type, EV."""
-    run_dir = Path(run_dir)
+    run = RunFolder(run_dir)
     nodes: dict[str, dict] = {}
-    for path in sorted((run_dir / "generations").glob("gen-*.offspring.json")):
-        try:
-            offspring = json.loads(path.read_text(encoding="utf-8")).get("offspring", [])
-        except json.JSONDecodeError:
-            continue  # written atomically; a torn file is not ours
+    for _gen, offspring in sorted(run.offspring().items()):
         for strategy in offspring:
             sid = strategy["id"]
             if sid in nodes:  # an unchanged genome made again keeps its first record
@@ -33,12 +29,7 @@ def family(run_dir: Path) -> dict[str, dict]:
                           "operator": strategy.get("operator", ""), "strategy_type": strategy.get("strategy_type", ""),
                           "parents": [p for p in strategy.get("parents", []) if p != sid],
                           "exploration_value": None}
-    journal = run_dir / "evaluations.jsonl"
-    for line in journal.read_text(encoding="utf-8").splitlines() if journal.is_file() else []:
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a torn last line after a kill
+    for record in run.evaluations():
         if record.get("strategy_id") in nodes:
             nodes[record["strategy_id"]]["exploration_value"] = record.get("exploration_value")
     return nodes

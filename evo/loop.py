@@ -30,14 +30,14 @@ from evo.faults import crash_point
 from evo.individual import Individual, same_genome
 from evo.parallel import make_runner
 from evo.runtime import Workbench, eval_settings, open_archive
-from fitness.strategy_eval import batch_filter, evaluate_strategy, score_tasks
-from fitness.exploration import DIMENSIONS, PROMPT_FIXABLE, route_failures
-from tasks.strategy import Strategy, seed_strategies
-from tasks.task import Task
-from operators.explore import random_strategy
-from operators.params import crossover, mutate_params
-from operators.prompt_mutation import mutate_prompt
-from operators.selection import select_parents
+from fitness import batch_filter, evaluate_strategy, score_tasks
+from fitness import DIMENSIONS, PROMPT_FIXABLE, route_failures
+from tasks import Strategy, seed_strategies
+from tasks import Task
+from operators import random_strategy
+from operators import crossover, mutate_params
+from operators import mutate_prompt
+from operators import select_parents
 
 
 class RunError(RuntimeError):

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from evo.config import Config
-from fitness.strategy_eval import evaluate_strategy
-from tasks.strategy import Strategy
+from fitness import evaluate_strategy
+from tasks import Strategy
 
 _WORKER: dict = {}
 

@@ -6,13 +6,13 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from evo.config import Config
-from evo.runtime import Workbench, make_llm
-from fitness.strategy_eval import EvalSettings, evaluate_strategy, surviving_batch_filter
-from tasks.mining import mine, mine_commits
-from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
-from tasks.synthesis import generate_synthetic
-from tasks.task import Task
-from tasks.validate import ablation, bottom_quartile_filter, run_layers
+from evo.runtime import Workbench, make_llm, mine_repo
+from fitness import EvalSettings, evaluate_strategy, surviving_batch_filter
+from tasks import mine_commits
+from tasks import SEED_PROMPTS, Strategy, StrategyType
+from tasks import generate_synthetic
+from tasks import Task
+from tasks import ablation, bottom_quartile_filter, run_layers
 
 SYNTHETIC = "SYNTHETIC"
 
@@ -35,8 +35,7 @@ def generate_tasks(config: Config, repo: Path, strategy_type: str, n: int, commi
     if commits:  # named commits skip the history filters; one that cannot be a task says why
         candidates = mine_commits(repo, commits, max_source_files=m.max_source_files).candidates
     else:
-        candidates = mine(repo, since=m.since, until=m.until, max_source_files=m.max_source_files,
-                          min_message_chars=m.min_message_chars, max_commits=m.max_commits).candidates
+        candidates = mine_repo(config, repo).candidates
     check_llm(config)
     bench = Workbench.build(config, None, log=log, candidates=candidates)
     try:

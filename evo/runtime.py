@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evo.config import Config
-from fitness.strategy_eval import EvalSettings
-from tasks.generate import Generator
+from fitness import EvalSettings
+from tasks import Generator
 from llm import LLMClient
-from tasks.mining import Candidate, MiningError, mine
-from tasks.validate import Validator
+from tasks import Candidate, MiningError, mine
+from tasks import Validator
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -26,12 +26,18 @@ def resolve_repos(config: Config) -> list[Path]:
     return ensure_corpus()
 
 
+def mine_repo(config: Config, repo: Path | str, since: str | None = None, until: str | None = None):
+    """`mine` with the config's mining filters (the one place they are passed on); `since` and
+    `until` given here win over the config's window."""
+    settings = config.mining.model_dump()
+    settings.update({k: v for k, v in (("since", since), ("until", until)) if v})
+    return mine(repo, **settings)
+
+
 def mine_all(config: Config, repos: list[Path]) -> list[Candidate]:
-    m = config.mining
     candidates: list[Candidate] = []
     for repo in repos:
-        candidates += mine(repo, since=m.since, until=m.until, max_source_files=m.max_source_files,
-                           min_message_chars=m.min_message_chars, max_commits=m.max_commits).candidates
+        candidates += mine_repo(config, repo).candidates
     if not candidates:
         raise MiningError("no candidate commits survive the mining filters in " + ", ".join(str(r) for r in repos))
     return candidates

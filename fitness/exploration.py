@@ -1,4 +1,4 @@
-"""The exploration value of a strategy (SEBGen §3.5, DESIGN §6).
+"""The exploration value of a strategy (SEBGen paper §3.5; docs/contracts.md, exploration value).
 
 EV = wQ*Q + wN*N + wD*D + wS*S + wE*E with default weights 0.30/0.20/0.15/0.15/0.20.
 
@@ -13,7 +13,7 @@ E  evolution potential: 0.20 when the pass rate exceeds 90% (little headroom); o
    a strategy that mostly succeeds or fails for reasons outside the prompt (environment,
    build, no fail-to-pass test, flaky, timeout) scores near 0.20. No attempts scores 0.20.
 
-Failure routing (DESIGN §6): each rejection category is either prompt-fixable or an
+Failure routing: each rejection category is either prompt-fixable or an
 environment matter. Only the prompt-fixable ones count for E and are shown to prompt
 mutation; the others are reported per generation (and are the environment repair's job).
 """

@@ -17,11 +17,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 from fitness.exploration import dimensions_of, exploration_value, route_failures
-from tasks.generate import Generator, pick_candidates
-from tasks.mining import Candidate
-from tasks.strategy import Strategy
-from tasks.task import Task
-from tasks.validate import bottom_quartile_filter
+from tasks import Generator, pick_candidates
+from tasks import Candidate
+from tasks import Strategy
+from tasks import Task
+from tasks import bottom_quartile_filter
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Protocol
 
 from harness.metrics import TaskResult, attempt_report
-from tasks.task import Task
-from tasks.validate import changed_python_files, test_files_of
+from tasks import Task
+from tasks import changed_python_files, test_files_of
 
 
 class AgentError(ValueError):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from tasks.task import Task
+from tasks import Task
 
 BASE_WIDTH = 0.3
 RECENT = 10  # how many of the latest results count as "recent"

@@ -9,10 +9,9 @@ No export holds a file of the host's (paths, CA bundle) or a git object that lea
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from tasks.task import Task, read_jsonl
+from tasks import Task, read_jsonl
 
 from .export_errors import ExportError
 from .harbor import export_harbor
@@ -23,19 +22,8 @@ __all__ = ["ExportError", "export_harbor", "export_swebench", "load_tasks", "mat
 
 
 def load_tasks(source: Path) -> list[Task]:
-    """Tasks from a JSONL file, or the kept tasks of a run folder (evaluations.jsonl), first seen wins."""
+    """Tasks from a JSONL file (a run folder's dataset comes from the run folder's reader)."""
     source = Path(source)
-    if source.is_file():
-        return list(read_jsonl(source))
-    journal = source / "evaluations.jsonl"
-    if not journal.is_file():
-        raise ExportError(f"{source} is neither a tasks JSONL file nor a run folder with evaluations.jsonl")
-    tasks: dict[str, Task] = {}
-    for line in journal.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        for data in json.loads(line).get("tasks", []):
-            task = Task.from_dict(data)
-            if task.passed and task.instance_id not in tasks:
-                tasks[task.instance_id] = task
-    return list(tasks.values())
+    if not source.is_file():
+        raise ExportError(f"{source} is not a tasks JSONL file")
+    return list(read_jsonl(source))

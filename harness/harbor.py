@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 
 from .export_errors import ExportError
-from tasks.task import Task
-from tasks.validate import test_files_of
+from tasks import Task
+from tasks import test_files_of
 from environment import detect_recipe
 from sandbox import (AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, CONFIG_NAMES, PROTECTED_NAMES, export_tree, install_commands,
                      prepare_tree)

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .export_errors import ExportError
-from tasks.task import Task
+from tasks import Task
 
 SEBGEN_IDENTITY = ("SEBGen", "sebgen@localhost")
 MIRROR_BRANCH = "main"

@@ -19,8 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .export_errors import ExportError
-from tasks.task import Task, write_jsonl
-from tasks.validate import test_files_of
+from tasks import Task, write_jsonl
+from tasks import test_files_of
 from environment import detect_recipe
 from sandbox import AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, install_commands
 

@@ -30,5 +30,9 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'llm' has no attribute {name!r}")
 
 
-__all__ = sorted(_CLIENT_NAMES | _LOCAL_NAMES | {"LeakReport", "is_prose_file", "leak_report", "leaked_share", "patch_added_lines", "patch_sections",
-                                                  "patch_removed_lines"})
+__all__ = [
+    "BadJSONError", "Completion", "DEFAULT_MODEL", "LLMClient", "LLMError", "LeakReport", "LocalModelError",
+    "LocalSettings", "ReplayLog", "Usage", "is_local_model", "is_prose_file", "is_transient", "leak_report",
+    "leaked_share", "load_local_model", "parse_json_object", "patch_added_lines", "patch_removed_lines",
+    "patch_sections", "register_offline_provider",
+]

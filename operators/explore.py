@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import random
 
-from tasks.strategy import PARAM_RANGES, SEED_PROMPTS, Strategy, StrategyType
+from tasks import PARAM_RANGES, SEED_PROMPTS, Strategy, StrategyType
 
 
 def random_strategy(rng: random.Random, generation: int, types: list[StrategyType]) -> Strategy:

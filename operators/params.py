@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import random
 
-from tasks.strategy import PARAM_RANGES, Strategy
+from tasks import PARAM_RANGES, Strategy
 
 # Standard deviation of the Gaussian step as a share of each parameter's range.
 DEFAULT_SIGMA = 0.1

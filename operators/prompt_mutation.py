@@ -3,8 +3,8 @@ archive and ask for an improved prompt."""
 from __future__ import annotations
 
 from llm import LLMClient, LLMError
-from tasks.prompt import MUTATION_INSTRUCTIONS, judge_prompt
-from tasks.strategy import Strategy
+from tasks import MUTATION_INSTRUCTIONS, judge_prompt
+from tasks import Strategy
 
 
 def mutation_context(strategy: Strategy, failures: list[dict], successes: list[str]) -> dict:

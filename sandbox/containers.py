@@ -83,11 +83,6 @@ def remove_all() -> int:
     return len(ids)
 
 
-def live_count() -> int:
-    with _lock:
-        return len(_live)
-
-
 def _on_sigterm(signum, frame):  # turn SIGTERM into an unwinding exit so finally blocks run
     remove_all()
     raise SystemExit(128 + signum)

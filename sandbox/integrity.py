@@ -1,4 +1,4 @@
-"""What an agent patch may not touch, and the tree it is verified in (DESIGN §4, integrity rules).
+"""What an agent patch may not touch, and the tree it is verified in (docs/contracts.md, integrity rules).
 
 One home for "which files are put back to the fixed state or removed before verification",
 shared by `evaluate`, the functional layer's nop/oracle checks and the exports (Harbor's

@@ -7,7 +7,6 @@ an optional date window (contamination control: keep only commits after a model'
 from __future__ import annotations
 
 import ast
-import hashlib
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timezone
@@ -464,7 +463,3 @@ def _tree_paths(commit: git.Commit) -> list[str]:
 def instance_prefix(repo: str) -> str:
     """A repo name as it starts a task id: `owner/name` becomes SWE-bench's `owner__name`."""
     return repo.replace("/", "__")
-
-
-def candidate_key(candidate: Candidate) -> str:
-    return hashlib.sha256(f"{candidate.repo}:{candidate.sha}".encode()).hexdigest()[:10]

@@ -1,4 +1,4 @@
-"""The task record (DESIGN §4): SWE-bench fields plus SEBGen's own, one JSON object per line."""
+"""The task record (docs/contracts.md, task record): SWE-bench fields plus SEBGen's own, one JSON object per line."""
 from __future__ import annotations
 
 import json
@@ -13,6 +13,15 @@ FAILURE_CATEGORIES = (
 )
 
 LAYERS = ("schema", "compile", "functional", "quality", "semantic")
+
+
+def first_failure(validation: dict) -> tuple[str, dict] | None:
+    """The first layer (in layer order) of a task's `validation` that did not pass, with its result."""
+    for name in LAYERS:
+        result = validation.get(name)
+        if result is not None and not result.get("passed"):
+            return name, result
+    return None
 
 
 @dataclass
@@ -55,11 +64,7 @@ class Task:
         return bool(self.validation) and all(v.get("passed") for v in self.validation.values())
 
     def failed_layer(self) -> tuple[str, dict] | None:
-        for name in LAYERS:
-            result = self.validation.get(name)
-            if result is not None and not result.get("passed"):
-                return name, result
-        return None
+        return first_failure(self.validation)
 
     def record(self, layer: str, result: LayerResult) -> None:
         self.validation[layer] = asdict(result)

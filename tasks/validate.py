@@ -1,4 +1,4 @@
-"""The five validation layers (DESIGN §5), each a separate step, run as a cascade.
+"""The five validation layers (docs/contracts.md, validation layers), each a separate step, run as a cascade.
 
 1 schema, 2 compile, 3 functional (sandbox), 4 quality (LLM judge, SWE-MERA criteria),
 5 semantic (LLM judge + the leak check, `llm.leak_report` + duplicate check). A task stops at

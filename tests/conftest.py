@@ -1,19 +1,23 @@
-"""Two speeds of tests: `pytest -m "not slow"` for development, the whole suite in CI.
+"""Test tiers by explicit markers (pyproject's `--strict-markers` refuses unknown ones):
 
-A test is slow when it runs SEBGen end to end (an evolution run, `sebgen generate` of a task
-panel). Files mark themselves with `pytest.mark.slow`; tests that reach such a run through a
-shared module fixture are marked here, by the fixture's name, so the fixture's file needs no
-per-test marks.
+- `docker`: needs a Docker engine (required in CI, skipped with a reason elsewhere);
+- `slow`: runs SEBGen end to end (an evolution run, `sebgen generate` of a panel), a browser or
+  a second Python;
+- `interop`: runs the real Harbor / SWE-bench clients.
+
+The fast tier is `python -m pytest -m "not docker and not slow"`. Helpers that reach Docker or
+run SEBGen end to end check that the calling test carries the marker (`tests/marks.py`).
 """
 import pytest
 
-# (test module, module fixture) pairs whose fixture runs the CLI end to end
-SLOW_FIXTURES = {("test_agents_eval", "panel"), ("test_export", "panel"), ("test_report", "report"),
-                 ("test_evolution_e2e", "reference"), ("test_generate_cli", "generated")}
+from tests import marks
 
 
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        module = item.module.__name__.rsplit(".", 1)[-1] if getattr(item, "module", None) else ""
-        if any((module, name) in SLOW_FIXTURES for name in getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.slow)
+@pytest.hookimpl(tryfirst=True)  # before fixtures are set up: module fixtures check the marker too
+def pytest_runtest_setup(item):
+    marks.CURRENT[:] = [item]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item):
+    marks.CURRENT[:] = []

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.marks import require_mark
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # Small but complete: every layer runs, in the local sandbox, on the bundled corpus.
@@ -50,6 +52,7 @@ def paid_llm_calls(run_dir: Path) -> int:
 
 def generated_tasks(directory: Path, n: int, repo_name: str = "pyledger", strategy: str = "BUG_FIX") -> Path:
     """Tasks made by `sebgen generate` on a bundled repo, in the local sandbox."""
+    require_mark("slow", "generates a task panel end to end")
     from corpus.builder import ensure_corpus
     repo = next(p for p in ensure_corpus() if p.name == repo_name)
     out = Path(directory) / "tasks.jsonl"

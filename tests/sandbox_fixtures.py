@@ -84,6 +84,8 @@ def docker_available() -> bool:
 
 def require_docker() -> None:
     """Skip with a reason when no engine answers, or fail when SEBGEN_REQUIRE_DOCKER=1."""
+    from tests.marks import require_mark
+    require_mark("docker", "uses Docker")
     if docker_available():
         return
     message = "no Docker engine answers (start dockerd or run .ci/provision_docker.sh)"

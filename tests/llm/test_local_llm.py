@@ -10,7 +10,7 @@ import pytest
 from llm.local import (LocalModelError, LocalSettings, available_memory_bytes, json_response_format,
                        resolve_model_path)
 from tests.e2e import sebgen
-from tests.test_cli_errors import assert_clean_failure
+from tests.evo.test_cli_errors import assert_clean_failure
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from archive import Archive, get_embedder
-from tests.test_archive_support import many_statements
+from tests.archive.test_archive_support import many_statements
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 CHILD = r"""
 import os, signal, sys

@@ -4,7 +4,7 @@ import pytest
 
 from evo.config import ConfigError, load_config
 
-QUICKSTART = Path(__file__).resolve().parents[1] / "configs" / "quickstart.yaml"
+QUICKSTART = Path(__file__).resolve().parents[2] / "configs" / "quickstart.yaml"
 
 
 def test_quickstart_config_is_valid_and_small():

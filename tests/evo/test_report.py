@@ -18,8 +18,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from evo.lineage import ancestors, ancestry, family  # noqa: E402
 from evo.report import (ReportError, best_so_far, build_report, funnel, funnel_by_reason,  # noqa: E402
                         novelty_vs_archive)
+from tests.marks import require_mark  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
 PLOTS = ("dimensions.png", "novelty.png", "strategy_mix.png", "difficulty.png", "funnel.png", "usage.png",
          "lineage.png")
@@ -40,6 +41,7 @@ def results_doc(model: str, months: dict[str, float]) -> dict:
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> Path:
     """A tiny evolution run (about a minute), two results files, and its report."""
+    require_mark("slow", "runs an evolution end to end")
     run_dir = tmp_path_factory.mktemp("run") / "run"
     proc = sebgen("run", "configs/quickstart.yaml", "--run-dir", str(run_dir), "--set", "sandbox.backend=local",
                   "--set", "sandbox.reruns=1", "--set", "fitness.tasks_per_strategy=1",
@@ -53,6 +55,7 @@ def report(tmp_path_factory) -> Path:
     return run_dir / "report" / "index.html"
 
 
+@pytest.mark.slow
 def test_page_references_every_plot_and_they_exist(report):
     page = report.read_text()
     for name in PLOTS:
@@ -64,6 +67,7 @@ def test_page_references_every_plot_and_they_exist(report):
     assert "http://" not in page and "https://" not in page
 
 
+@pytest.mark.slow
 def test_page_holds_hall_of_fame_leaderboard_and_funnel(report):
     page = report.read_text()
     assert "Hall of fame" in page and "<details>" in page and "<pre>" in page  # prompts with their lineage
@@ -80,14 +84,32 @@ def test_report_of_a_folder_without_checkpoint_is_an_error(tmp_path):
 
 
 def kept_records(run_dir: Path) -> dict[str, dict]:
-    kept = {}
-    for line in (run_dir / "evaluations.jsonl").read_text().splitlines():
-        for task in json.loads(line)["tasks"]:
-            if all(v["passed"] for v in task["validation"].values()):
-                kept.setdefault(task["instance_id"], task)
-    return kept
+    """The run's dataset, read straight from the archive's SQLite rows (not through the report's reader)."""
+    import sqlite3
+    db = sqlite3.connect(run_dir / "archive" / "archive.sqlite")
+    try:
+        rows = db.execute("SELECT record FROM tasks WHERE passed = 1 ORDER BY id").fetchall()
+    finally:
+        db.close()
+    return {json.loads(r)["instance_id"]: json.loads(r) for (r,) in rows}
 
 
+@pytest.mark.slow
+def test_header_counts_the_archive_and_the_novelty_plot_reads_the_scores(report):
+    page = report.read_text()
+    run_dir = report.parent.parent
+    kept = kept_records(run_dir)
+    assert f"{len(kept)} kept</a>" in page
+    scores = {int(p.name[4:8]): json.loads(p.read_text()) for p in (run_dir / "generations").glob("gen-*.scores.json")}
+    assert scores
+    for gen, data in scores.items():  # one row per scores file: archive size and the mean of its novelties
+        values = [n for s in data.values() for n in s["novelties"].values()]
+        if values:
+            size = max(s["archive_tasks"] for s in data.values())
+            assert f"<td>{gen}</td><td>{size}</td><td>{sum(values) / len(values):.3f}</td>" in page
+
+
+@pytest.mark.slow
 def test_every_kept_task_has_a_page_linked_from_the_report(report):
     page = report.read_text()
     kept = kept_records(report.parent.parent)
@@ -110,6 +132,7 @@ def test_every_kept_task_has_a_page_linked_from_the_report(report):
         assert 'href="../index.html#tasks"' in task_page
 
 
+@pytest.mark.slow
 def test_funnel_shows_rejection_reasons_including_leakage(report):
     page = report.read_text()
     assert "<th>reason</th>" in page
@@ -117,6 +140,7 @@ def test_funnel_shows_rejection_reasons_including_leakage(report):
         "the quickstart's seed prompt leaks the fix: leakage must show as a reason"
 
 
+@pytest.mark.slow
 def test_hall_of_fame_lineage_reaches_the_seeds(report):
     run_dir = report.parent.parent
     nodes = family(run_dir)
@@ -135,6 +159,7 @@ def test_hall_of_fame_lineage_reaches_the_seeds(report):
         assert sid in proc.stdout
 
 
+@pytest.mark.slow
 def test_hof_lineage_of_an_unknown_id_suggests_one(report):
     run_dir = report.parent.parent
     some = next(iter(family(run_dir)))
@@ -172,18 +197,23 @@ def test_funnel_by_reason_and_best_so_far():
 
 
 def test_funnel_and_novelty_helpers():
-    ok = {"validation": {"schema": {"passed": True}, "compile": {"passed": True}}, "generation": {"novelty": 0.5}}
-    bad = {"validation": {"schema": {"passed": True}, "compile": {"passed": False}}}
-    counts = funnel([ok, bad, bad])
-    assert counts["compile"] == 2 and counts["kept"] == 1 and counts["schema"] == 0
-    rows = novelty_vs_archive([{"generation": 1, "tasks": [ok, ok]}, {"generation": 2, "tasks": [ok, bad]}])
-    assert rows == [(1, 0, 0.5), (2, 2, 0.5)]
+    ok = {"instance_id": "a", "validation": {"schema": {"passed": True}, "compile": {"passed": True}}}
+    dropped = {**ok, "instance_id": "b"}  # passed every layer, then the batch filter dropped it
+    bad = {"instance_id": "c", "validation": {"schema": {"passed": True}, "compile": {"passed": False}}}
+    counts = funnel([ok, dropped, bad, bad], kept_ids={"a"})
+    assert counts["compile"] == 2 and counts["kept"] == 1 and counts["batch filter"] == 1 and counts["schema"] == 0
+    # the shape `Evolution._rescore` writes to generations/gen-N.scores.json
+    scores = {1: {"h1": {"novelties": {"t1": 0.4, "t2": 0.6}, "archive_tasks": 0},
+                  "h2": {"novelties": {}, "archive_tasks": 0}},
+              2: {"h1": {"novelties": {"t3": 0.2}, "archive_tasks": 3}}}
+    assert novelty_vs_archive(scores) == [(1, 0, 0.5), (2, 3, 0.2)]
 
 
 def _chromium() -> str | None:
     return next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", ["index.html", "first task page"])
 def test_page_loads_in_headless_chromium_without_console_errors(report, tmp_path, page):
     browser = _chromium()

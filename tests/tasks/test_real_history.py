@@ -21,7 +21,7 @@ from sandbox.repo_id import name_from_url
 from tests.e2e import sebgen
 
 EMPTY_CODE_SPAN = re.compile(r"(?<!`)``(?!`)")  # a fence (```) is not one
-REAL_REPOS = Path(__file__).resolve().parents[2] / "shared" / "real-repos"
+REAL_REPOS = Path(__file__).resolve().parents[3] / "shared" / "real-repos"
 CALC = '''import json
 import pathlib
 

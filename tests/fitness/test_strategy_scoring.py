@@ -24,7 +24,7 @@ from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
 from fitness.strategy_eval import EvalSettings, Evaluation, commit_order, evaluate_strategy
 from tasks.task import Task
 from llm import LLMClient
-from tests.test_archive_in_evolution import RecordingClient
+from tests.evo.test_archive_in_evolution import RecordingClient
 
 TOPICS = ["the page count of a paginated list", "the total of an invoice with discounts",
           "parsing an ISO date with a timezone", "retrying a failed HTTP request", "sorting records by two keys",

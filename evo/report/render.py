@@ -1,12 +1,12 @@
-"""A static HTML report of a run folder: PNG plots, tables, hall of fame with lineage, leaderboard,
-and a task browser (one page per kept task under `report/tasks/`). No network, no script but the
-leaderboard's month filter."""
+"""Drawing a run's report: PNG plots, tables, hall of fame with lineage, leaderboard, and a task
+browser (one page per kept task under `report/tasks/`). No network, no script but the
+leaderboard's month filter. What it shows comes from `evo.report.data`."""
 from __future__ import annotations
 
 import html
 import json
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 import matplotlib
@@ -15,151 +15,10 @@ matplotlib.use("Agg")  # headless: files only, never a display
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from evo.checkpoint import load_latest  # noqa: E402
-from evo.lineage import ancestry, family  # noqa: E402
-from tasks.task import LAYERS  # noqa: E402
+from tasks import LAYERS  # noqa: E402
 
-DIMENSIONS = ("quality", "novelty", "difficulty_coverage", "skill_diversity", "evolution_potential")
-LEVELS = ("easy", "medium", "hard")
-
-
-class ReportError(ValueError):
-    pass
-
-
-# ------------------------------------------------------------------ data
-
-def read_evaluations(run_dir: Path) -> list[dict]:
-    path = Path(run_dir) / "evaluations.jsonl"
-    if not path.is_file():
-        return []
-    records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # a torn last line after a crash
-    return records
-
-
-def _passed(task: dict) -> bool:
-    return bool(task.get("validation")) and all(v.get("passed") for v in task["validation"].values())
-
-
-def dimension_series(logbook: list[dict], evaluations: list[dict]) -> dict[str, list[tuple[int, float, float]]]:
-    """Per statistic (EV + five dimensions): (generation, avg, max).
-
-    From the logbook's per-statistic chapters when the checkpoint holds them, else from the
-    strategies evaluated in each generation (evaluations.jsonl).
-    """
-    series: dict[str, list[tuple[int, float, float]]] = {}
-    by_gen: dict[int, list[dict]] = defaultdict(list)
-    for record in evaluations:
-        by_gen[int(record.get("generation", 0))].append(record)
-    for name in ("exploration_value",) + DIMENSIONS:
-        points = [(r["gen"], float(r[name].get("avg", 0.0)), float(r[name].get("max", 0.0)))
-                  for r in logbook if isinstance(r.get(name), dict)]
-        if not points:
-            for gen, records in sorted(by_gen.items()):
-                values = [float(r["exploration_value"] if name == "exploration_value"
-                                else r.get("dimensions", {}).get(name, 0.0)) for r in records]
-                points.append((gen, sum(values) / len(values), max(values)))
-        series[name] = points
-    return series
-
-
-def novelty_vs_archive(evaluations: list[dict]) -> list[tuple[int, int, float]]:
-    """Per generation: (generation, tasks archived before it, mean novelty of its kept tasks)."""
-    by_gen: dict[int, list[dict]] = defaultdict(list)
-    for record in evaluations:
-        by_gen[int(record.get("generation", 0))].extend(t for t in record.get("tasks", []) if _passed(t))
-    rows, archived = [], 0
-    for gen in sorted(by_gen):
-        novelties = [t.get("generation", {}).get("novelty") for t in by_gen[gen]]
-        novelties = [n for n in novelties if n is not None]
-        rows.append((gen, archived, sum(novelties) / len(novelties) if novelties else float("nan")))
-        archived += len(by_gen[gen])
-    return rows
-
-
-def strategy_mix(evaluations: list[dict]) -> dict[int, Counter]:
-    mix: dict[int, Counter] = defaultdict(Counter)
-    for record in evaluations:
-        tasks = record.get("tasks") or [{}]
-        mix[int(record.get("generation", 0))][tasks[0].get("strategy_type", "unknown")] += 1
-    return dict(sorted(mix.items()))
-
-
-def all_tasks(evaluations: list[dict]) -> list[dict]:
-    return [t for record in evaluations for t in record.get("tasks", [])]
-
-
-def funnel(tasks: list[dict]) -> dict[str, int]:
-    """How many tasks stopped at each layer, and how many passed every one."""
-    counts = {layer: 0 for layer in LAYERS}
-    counts["kept"] = 0
-    for task in tasks:
-        counts[stopping_layer(task) or "kept"] += 1
-    return counts
-
-
-def stopping_layer(task: dict) -> str | None:
-    return next((layer for layer in LAYERS if layer in task.get("validation", {})
-                 and not task["validation"][layer].get("passed")), None)
-
-
-def funnel_by_reason(tasks: list[dict]) -> list[tuple[str, str, int]]:
-    """(layer, reason, tasks) for every rejected task, in layer order, most frequent reason first.
-
-    The reason is the layer's failure category (leakage, quality, flaky, ...), so a layer that
-    rejects for several reasons shows each one."""
-    counts: Counter = Counter()
-    for task in tasks:
-        layer = stopping_layer(task)
-        if layer:
-            counts[(layer, task["validation"][layer].get("category") or "other")] += 1
-    return sorted(((layer, reason, n) for (layer, reason), n in counts.items()),
-                  key=lambda row: (LAYERS.index(row[0]), -row[2], row[1]))
-
-
-def kept_tasks(tasks: list[dict]) -> list[dict]:
-    """Tasks that passed every layer, once each (an id evaluated twice keeps its first record)."""
-    seen: dict[str, dict] = {}
-    for task in tasks:
-        if _passed(task):
-            seen.setdefault(task.get("instance_id", ""), task)
-    return list(seen.values())
-
-
-def best_so_far(series_ev: list[tuple[int, float, float]]) -> list[tuple[int, float]]:
-    best, points = float("-inf"), []
-    for gen, _avg, top in series_ev:
-        best = max(best, top)
-        points.append((gen, best))
-    return points
-
-
-def usage_per_generation(evaluations: list[dict]) -> list[tuple[int, int, float]]:
-    tokens: dict[int, int] = defaultdict(int)
-    cost: dict[int, float] = defaultdict(float)
-    for record in evaluations:
-        gen, usage = int(record.get("generation", 0)), record.get("usage", {})
-        tokens[gen] += int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
-        cost[gen] += float(usage.get("cost_usd", 0.0))
-    return [(g, tokens[g], round(cost[g], 6)) for g in sorted(tokens)]
-
-
-def read_results(run_dir: Path) -> list[dict]:
-    folder = Path(run_dir) / "results"
-    documents = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            continue
-        if isinstance(data, dict) and "summary" in data:
-            documents.append({**data, "model": data.get("model") or path.stem})
-    return documents
+from evo.lineage import ancestry  # noqa: E402
+from evo.report.data import LEVELS, ReportError, RunData, best_so_far, read_run  # noqa: E402
 
 
 # ------------------------------------------------------------------ plots
@@ -220,7 +79,7 @@ def plot_strategy_mix(mix: dict, out: Path) -> str:
 
 def plot_difficulty(tasks: list[dict], out: Path) -> str:
     fig, ax = plt.subplots(figsize=(6, 4))
-    ax.hist([t.get("difficulty", 0.0) for t in tasks if _passed(t)], bins=10, range=(0, 1))
+    ax.hist([t.get("difficulty", 0.0) for t in tasks], bins=10, range=(0, 1))
     ax.set(xlabel="difficulty", ylabel="kept tasks", title="Difficulty of kept tasks")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     return _save(fig, out / "difficulty.png")
@@ -431,65 +290,57 @@ STYLE = ("body{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0
 def build_report(run_dir: Path) -> Path:
     """Write RUN_DIR/report/index.html and its PNGs; returns the HTML path."""
     run_dir = Path(run_dir)
-    state = load_latest(run_dir, log=lambda _m: None) if run_dir.is_dir() else None
     if not run_dir.exists():
         raise ReportError(f"run folder {run_dir} does not exist")
-    if state is None and (run_dir / "experiment.json").is_file():
+    if not (run_dir / "checkpoints").is_dir() and (run_dir / "experiment.json").is_file():
         return build_experiment_report(run_dir)
-    if state is None:
-        raise ReportError(f"{run_dir} has no checkpoint yet (is it a SEBGen run folder?)")
+    data = read_run(run_dir)
     out = run_dir / "report"
     out.mkdir(parents=True, exist_ok=True)
-    evaluations = read_evaluations(run_dir)
-    tasks = all_tasks(evaluations)
-    series = dimension_series(state.get("logbook", []), evaluations)
-    novelty_rows = novelty_vs_archive(evaluations)
-    mix = strategy_mix(evaluations)
-    counts = funnel(tasks)
-    reasons = funnel_by_reason(tasks)
-    usage = usage_per_generation(evaluations)
-    hof = state.get("hof_by_generation", {}).get(str(state["generation"]), [])
-    nodes = family(run_dir)
-    images = {"dimensions": plot_dimensions(series, out), "novelty": plot_novelty(novelty_rows, out),
-              "strategy_mix": plot_strategy_mix(mix, out), "difficulty": plot_difficulty(tasks, out),
-              "funnel": plot_funnel(counts, reasons, out), "usage": plot_usage(usage, out),
-              "lineage": plot_lineage(nodes, [e["id"] for e in hof], out)}
+    index = out / "index.html"
+    index.write_text(run_page(data, out), encoding="utf-8")
+    return index
+
+
+def run_page(d: RunData, out: Path) -> str:
+    series = d.series
+    images = {"dimensions": plot_dimensions(series, out), "novelty": plot_novelty(d.novelty_rows, out),
+              "strategy_mix": plot_strategy_mix(d.mix, out), "difficulty": plot_difficulty(d.kept, out),
+              "funnel": plot_funnel(d.funnel, d.reasons, out), "usage": plot_usage(d.usage, out),
+              "lineage": plot_lineage(d.nodes, [e["id"] for e in d.hof], out)}
     gens = sorted({g for points in series.values() for g, _, _ in points})
     dim_rows = [[g] + [f"{dict((p[0], p[1]) for p in series[n]).get(g, 0.0):.3f}" for n in series] for g in gens]
-    kept = kept_tasks(tasks)
-    pages = write_task_pages(kept, out, run_dir.name)
-    level_counts = Counter(t.get("difficulty_level", "") or "unknown" for t in kept)
+    pages = write_task_pages(d.kept, out, d.name)
+    level_counts = Counter(t.get("difficulty_level", "") or "unknown" for t in d.kept)
     best = best_so_far(series.get("exploration_value", []))
     img = (lambda key, alt: f'<img src="{images[key]}" alt="{html.escape(alt)}">')
-    page = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>SEBGen run {html.escape(run_dir.name)}</title>
+    novelty_table = [[g, s, "n/a" if v != v else f"{v:.3f}"] for g, s, v in d.novelty_rows]
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>SEBGen run {html.escape(d.name)}</title>
 <style>{STYLE}</style></head><body>
-<h1>SEBGen run {html.escape(run_dir.name)}</h1>
-<p>{state['generation']} generations, {len(evaluations)} evaluations, {len(tasks)} generated tasks,
-<a href="#tasks">{len(kept)} kept</a>.</p>
+<h1>SEBGen run {html.escape(d.name)}</h1>
+<p>{d.generation} generations, {d.evaluations} evaluations, {len(d.attempted)} generated tasks,
+<a href="#tasks">{len(d.kept)} kept</a> (the archive's dataset, after the batch filter).</p>
 <h2>Exploration value and dimensions</h2>{img('dimensions', 'EV and dimensions per generation')}
 {_table(['generation', 'best EV so far'] + list(series),
         [[row[0], f'{dict(best).get(row[0], 0.0):.3f}'] + row[1:] for row in dim_rows])}
 <h2>Novelty against archive size</h2>{img('novelty', 'novelty against archive size')}
-{_table(['generation', 'archived before', 'mean novelty'], [[g, s, f'{v:.3f}'] for g, s, v in novelty_rows])}
+{_table(['generation', 'archived tasks scored against', 'mean novelty'], novelty_table)}
 <h2>Strategy types per generation</h2>{img('strategy_mix', 'strategy type mix')}
-{_table(['generation', 'mix'], [[g, ', '.join(f'{k}: {v}' for k, v in sorted(c.items()))] for g, c in mix.items()])}
+{_table(['generation', 'mix'], [[g, ', '.join(f'{k}: {v}' for k, v in sorted(c.items()))] for g, c in d.mix.items()])}
 <h2>Difficulty of kept tasks</h2>{img('difficulty', 'difficulty histogram')}
 {_table(['level', 'kept tasks'], [[lvl, level_counts.get(lvl, 0)] for lvl in LEVELS])}
 <h2>Validation funnel</h2>{img('funnel', 'validation funnel')}
-{_table(['stopped at', 'tasks'], [[k, v] for k, v in counts.items()])}
-{_table(['stopped at', 'reason', 'tasks'], [list(row) for row in reasons])}
+{_table(['stopped at', 'tasks'], [[k, v] for k, v in d.funnel.items()])}
+{_table(['stopped at', 'reason', 'tasks'], [list(row) for row in d.reasons])}
 <h2>LLM tokens and cost</h2>{img('usage', 'LLM usage per generation')}
-{_table(['generation', 'tokens', 'cost (USD)'], [[g, t, f'{c:.4f}'] for g, t, c in usage])}
-<h2>Hall of fame</h2>{_hof_html(hof, nodes)}
+{_table(['generation', 'tokens', 'cost (USD)'], [[g, t, f'{c:.4f}'] for g, t, c in d.usage])}
+<h2>Hall of fame</h2>{_hof_html(d.hof, d.nodes)}
 <h2>Lineage</h2>{img('lineage', 'lineage of the hall of fame back to the seeds')}
-<h2 id="tasks">Kept tasks</h2>{_task_index_html(kept, pages)}
-<h2>Leaderboard</h2>{_leaderboard_html(read_results(run_dir))}
+<h2 id="tasks">Kept tasks</h2>{_task_index_html(d.kept, pages)}
+<h2>Leaderboard</h2>{_leaderboard_html(d.results)}
 </body></html>
 """
-    index = out / "index.html"
-    index.write_text(page, encoding="utf-8")
-    return index
 
 
 def build_experiment_report(exp_dir: Path) -> Path:

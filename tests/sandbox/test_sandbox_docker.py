@@ -27,7 +27,7 @@ except ImportError:  # tests/ is not a package
                                   make_repo, require_docker)
 
 pytestmark = pytest.mark.docker
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 F2P = "tests/test_calc.py::test_add"
 P2P = "tests/test_calc.py::test_sub"
 LIMITS = Limits(timeout_s=30, memory_mb=256, cpus=1.0, pids=64)

@@ -8,12 +8,14 @@ from corpus.builder import ensure_corpus
 from sandbox import Limits
 from environment import make_sandbox
 from tests.e2e import sebgen
+from tests.marks import require_mark  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
+    require_mark("slow", "generates tasks end to end")
     repo = next(p for p in ensure_corpus() if p.name == "algos")
     out = tmp_path_factory.mktemp("gen") / "t.jsonl"
     proc = sebgen("generate", repo, "--strategy", "BUG_FIX", "--n", "5", "--out", out,

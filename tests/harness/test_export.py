@@ -33,6 +33,7 @@ def panel(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_swebench_export_round_trips_through_datasets(panel, tmp_path):
     try:
         import datasets
@@ -59,6 +60,7 @@ def test_swebench_export_round_trips_through_datasets(panel, tmp_path):
     assert f"| sebgen/{next(iter(tasks.values())).repo} | {len(tasks)} |" in card
 
 
+@pytest.mark.slow
 def test_dataset_card_never_overwrites_a_foreign_readme(panel, tmp_path):
     (tmp_path / "README.md").write_text("my project\n")
     proc = sebgen("export", str(panel), "--format", "swebench", "--out", str(tmp_path / "o.jsonl"))
@@ -67,6 +69,7 @@ def test_dataset_card_never_overwrites_a_foreign_readme(panel, tmp_path):
     assert "not a SEBGen dataset card" in proc.stderr
 
 
+@pytest.mark.slow
 def test_harbor_layout_withholds_the_tests(panel, tmp_path):
     proc = sebgen("export", str(panel), "--format", "harbor", "--out", str(tmp_path / "h"),
                   "--base-image", BASE_IMAGE)
@@ -99,6 +102,7 @@ def test_harbor_layout_withholds_the_tests(panel, tmp_path):
     assert public_config["environment"]["network_mode"] == "public"
 
 
+@pytest.mark.slow
 def test_no_export_holds_a_file_or_path_of_the_host(panel, tmp_path):
     """Harbor folders and SWE-bench rows/card carry no CA bundle and no path of this machine."""
     assert sebgen("export", str(panel), "--format", "harbor", "--out", str(tmp_path / "h"),
@@ -199,6 +203,7 @@ def _remove_env_images() -> list[str]:
     return removed
 
 
+@pytest.mark.slow
 @pytest.mark.docker
 @pytest.mark.timeout(1800)  # a full image build (pip from the index) plus seven verifier runs
 def test_harbor_task_builds_anywhere_and_rewards_only_a_real_fix(panel, tmp_path):
@@ -271,6 +276,7 @@ def _clone(mirror_repo: Path, dest: Path, *options: str) -> Path:
     return dest
 
 
+@pytest.mark.slow
 def test_mirror_records_follow_the_swebench_harness_sequence(panel, mirrored, tmp_path):
     """Clone, apply test_patch: F2P fail; apply patch: F2P and P2P pass (SWE-bench's order), and the
     result is exactly the fixed commit's tree."""
@@ -307,6 +313,7 @@ def test_mirror_records_follow_the_swebench_harness_sequence(panel, mirrored, tm
         assert _git(worktree, "write-tree").stdout.strip() == fixed_tree
 
 
+@pytest.mark.slow
 def test_no_git_command_in_a_mirror_checkout_recovers_the_fix(panel, mirrored, tmp_path):
     """#15 acceptance 4: log --all, diff HEAD HEAD^, reflog and the (packed) object store of a clone
     and of the mirror repository itself hold only the buggy state."""
@@ -338,6 +345,7 @@ def test_no_git_command_in_a_mirror_checkout_recovers_the_fix(panel, mirrored, t
             assert names == set(head_tree) | head
 
 
+@pytest.mark.slow
 def test_materialize_is_idempotent_and_deterministic(panel, mirrored, tmp_path):
     from harness import materialize
     tasks = list(read_jsonl(panel))
@@ -351,6 +359,7 @@ def test_materialize_is_idempotent_and_deterministic(panel, mirrored, tmp_path):
     assert sorted(p.name for p in mirror.iterdir()) == sorted(f"{t.instance_id}.git" for t in tasks)
 
 
+@pytest.mark.slow
 def test_swebench_without_mirror_warns_on_one_line(panel, tmp_path):
     proc = sebgen("export", str(panel), "--format", "swebench", "--out", str(tmp_path / "o.jsonl"))
     assert proc.returncode == 0, proc.stderr
@@ -358,6 +367,7 @@ def test_swebench_without_mirror_warns_on_one_line(panel, tmp_path):
     assert len(warnings) == 1 and "--mirror" in warnings[0]
 
 
+@pytest.mark.slow
 def test_export_option_mistakes_are_user_errors(panel, tmp_path):
     for args, word in ((["--format", "harbor", "--network", "sometimes"], "--network"),
                        (["--format", "harbor", "--build-images"], "--build-images")):
@@ -365,6 +375,7 @@ def test_export_option_mistakes_are_user_errors(panel, tmp_path):
         assert proc.returncode == 2 and word in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
 
 
+@pytest.mark.slow
 def test_mirror_with_harbor_is_a_user_error(panel, tmp_path):
     proc = sebgen("export", str(panel), "--format", "harbor", "--out", str(tmp_path / "h"),
                   "--mirror", str(tmp_path / "m"))

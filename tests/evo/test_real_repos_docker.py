@@ -13,7 +13,7 @@ from tests.e2e import sebgen
 from tests.sandbox_fixtures import require_docker
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
-REAL = Path(__file__).resolve().parents[2] / "shared" / "real-repos"
+REAL = Path(__file__).resolve().parents[3] / "shared" / "real-repos"
 BUNDLE = "mahmoud__boltons.bundle"
 COMMIT = "ec1ff9f672"  # first-parent bug fix; flit_core build, no dependencies: a quick image
 

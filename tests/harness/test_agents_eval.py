@@ -74,6 +74,7 @@ def degraded(patch: str) -> str:
     return drop_last_hunk(patch) if patch.count("\n@@") + patch.startswith("@@") >= 2 else drop_last_added_line(patch)
 
 
+@pytest.mark.slow
 def test_oracle_resolves_every_task(panel, tmp_path):
     result = evaluate(panel, tmp_path, "--agent", "oracle", "--attempts", "2", "--k", "2")
     overall = result["summary"]["overall"]
@@ -83,6 +84,7 @@ def test_oracle_resolves_every_task(panel, tmp_path):
         assert not report["tests_status"]["PASS_TO_PASS"]["failure"]
 
 
+@pytest.mark.slow
 def test_nop_resolves_nothing_and_its_f2p_tests_fail(panel, tmp_path):
     result = evaluate(panel, tmp_path, "--agent", "nop")
     assert result["summary"]["overall"]["resolved"] == 0
@@ -90,18 +92,21 @@ def test_nop_resolves_nothing_and_its_f2p_tests_fail(panel, tmp_path):
         assert report["patch_exists"] is False and report["tests_status"]["FAIL_TO_PASS"]["failure"]
 
 
+@pytest.mark.slow
 def test_random_edits_resolve_nearly_nothing(panel, tmp_path):
     result = evaluate(panel, tmp_path, "--agent", "random", "--attempts", "2")
     assert result["summary"]["overall"]["pass@1"] <= 0.25
     assert all(r["patch_exists"] for r in result["tasks"].values())
 
 
+@pytest.mark.slow
 def test_random_agent_is_deterministic(panel):
     task = next(iter(read_jsonl(panel)))
     assert RandomAgent(3).propose(task, 0) == RandomAgent(3).propose(task, 0)
     assert RandomAgent(3).propose(task, 0).startswith("--- a/")
 
 
+@pytest.mark.slow
 def test_degraded_gold_lands_between_nop_and_oracle(panel, tmp_path):
     """Half the panel gets the gold patch, the rest the gold patch with a hunk (or its last added line) dropped."""
     tasks = sorted(read_jsonl(panel), key=lambda t: -t.patch.count("\n@@"))
@@ -117,6 +122,7 @@ def test_degraded_gold_lands_between_nop_and_oracle(panel, tmp_path):
         assert result["tasks"][row["instance_id"]]["resolved"] is False
 
 
+@pytest.mark.slow
 def test_predictions_with_several_lines_per_task_are_attempts(panel, tmp_path):
     task = next(iter(read_jsonl(panel)))
     preds = tmp_path / "preds.jsonl"
@@ -159,6 +165,7 @@ def test_extract_diff_and_bad_predictions(tmp_path):
     assert sebgen("evaluate", str(bad), "--agent", "nobody").returncode == 2
 
 
+@pytest.mark.slow
 def test_llm_agent_sends_statement_and_sources_and_parses_the_diff(panel):
     from harness.agents import LLMAgent
     from llm.client import LLMClient
@@ -172,6 +179,7 @@ def test_llm_agent_sends_statement_and_sources_and_parses_the_diff(panel):
     assert agent.propose(task, 0) == task.patch
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("row, says", [
     ({"instance_id": "x", "model_patch": 7}, "model_patch must be a string or null, not int"),
     ({"instance_id": "x", "model_patch": ["--- a/x"]}, "model_patch must be a string or null, not list"),
@@ -189,6 +197,7 @@ def test_malformed_predictions_end_in_one_sentence_and_exit_2(panel, tmp_path, r
     assert not (tmp_path / "r.json").exists()
 
 
+@pytest.mark.slow
 def test_empty_predictions_and_duplicates_and_missing_patches_are_warned_about(panel, tmp_path):
     warnings: list[str] = []
     empty = tmp_path / "empty.jsonl"
@@ -243,6 +252,7 @@ def test_cheating_predictions_resolve_nothing_through_the_cli(panel, tmp_path):
         assert changed == (["conftest.py"] if i % 2 == 0 else ["tests/pytest.ini"]), changed
 
 
+@pytest.mark.slow
 def test_apply_failure_reason_is_kept_in_the_report(panel, tmp_path):
     task = next(iter(read_jsonl(panel)))
     preds = tmp_path / "p.jsonl"

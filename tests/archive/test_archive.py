@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from archive import Archive, ArchiveError, Embedder, get_embedder, task_text
-from tests.test_archive_support import PARAPHRASES, STATEMENTS, UNRELATED, many_statements, task
+from tests.archive.test_archive_support import PARAPHRASES, STATEMENTS, UNRELATED, many_statements, task
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e import FAST, ROOT, hof_all, journal_lines, paid_llm_calls, popen, sebgen
+from tests.marks import require_mark  # noqa: E402
 
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
 pytestmark = pytest.mark.slow
@@ -15,6 +16,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
+    require_mark("slow", "runs an evolution end to end")
     run_dir = tmp_path_factory.mktemp("ref") / "run"
     sebgen("run", QUICKSTART, "--run-dir", run_dir, *FAST, check=True)
     return run_dir

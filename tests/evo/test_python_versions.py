@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LISTING = Path(os.environ.get("SEBGEN_PYTHONS_CACHE", Path.home() / ".cache" / "sebgen" / "pythons")) / "pythons.txt"
 pytestmark = pytest.mark.slow
 

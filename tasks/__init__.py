@@ -1,0 +1,57 @@
+"""Making tasks: the strategy genome, mining and history, candidate selection, synthetic bugs,
+the statement context, the five validation layers, difficulty and skill labels, the task record.
+
+    candidates = mine(repo).candidates                       # or mine_commits(repo, [sha, ...])
+    generator = Generator(llm=client, validator=Validator(backend=...), archive=archive)
+    task = generator.generate(candidate, strategy)           # a Task with every layer's verdict
+
+Scoring a strategy by its tasks is `fitness`'s job; this package makes and checks one task.
+"""
+from __future__ import annotations
+
+import importlib
+
+_HOMES = {  # public name -> the module that defines it (loaded on first use: git, unidiff and
+    # the LLM client stay out of a CLI start that does not need them)
+    "Candidate": "mining",
+    "Generator": "generate",
+    "LAYERS": "task",
+    "LayerResult": "task",
+    "MUTATION_INSTRUCTIONS": "prompt",
+    "MiningError": "mining",
+    "PARAM_RANGES": "strategy",
+    "SEED_PROMPTS": "strategy",
+    "Strategy": "strategy",
+    "StrategyType": "strategy",
+    "Task": "task",
+    "TaskFileError": "task",
+    "Validator": "validate",
+    "ablation": "validate",
+    "bottom_quartile_filter": "validate",
+    "changed_python_files": "validate",
+    "first_failure": "task",
+    "generate_synthetic": "synthesis",
+    "judge_prompt": "prompt",
+    "mine": "mining",
+    "mine_commits": "mining",
+    "pick_candidates": "generate",
+    "read_jsonl": "task",
+    "run_layers": "validate",
+    "seed_strategies": "strategy",
+    "test_files_of": "validate",
+    "write_jsonl": "task",
+}
+
+
+def __getattr__(name: str):
+    if name in _HOMES:
+        return getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "Candidate", "Generator", "LAYERS", "LayerResult", "MUTATION_INSTRUCTIONS", "MiningError", "PARAM_RANGES",
+    "SEED_PROMPTS", "Strategy", "StrategyType", "Task", "TaskFileError", "Validator", "ablation", "bottom_quartile_filter",
+    "changed_python_files", "first_failure", "generate_synthetic", "judge_prompt", "mine", "mine_commits", "pick_candidates",
+    "read_jsonl", "run_layers", "seed_strategies", "test_files_of", "write_jsonl",
+]
