@@ -2,6 +2,7 @@
 
 Imports nothing of evo, operators, fitness or sandbox.
 """
+
 from .archive import Archive
 from .embedder import DEFAULT_MODEL, Embedder, get_embedder
 from .errors import ArchiveError

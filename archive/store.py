@@ -4,6 +4,7 @@ WAL journal, synchronous=FULL, one transaction per write call: a write that retu
 The four lookups of SEBGen §3.7 are the FAISS vectors plus the SQL indexes on strategy type,
 difficulty level and domain.
 """
+
 from __future__ import annotations
 
 import json
@@ -135,17 +136,25 @@ class Store:
                 found[text_hash] = _decode_vector(blob)
         return found
 
-    def insert_task(self, db: sqlite3.Connection, task: dict, generation: int, passed: bool,
-                    text_hash: str, embedding: np.ndarray) -> int:
+    def insert_task(
+        self, db: sqlite3.Connection, task: dict, generation: int, passed: bool, text_hash: str, embedding: np.ndarray
+    ) -> int:
         cursor = db.execute(
             "INSERT INTO tasks (instance_id, generation, strategy_id, strategy_type, difficulty,"
             " difficulty_level, domain, passed, text_hash, embedding, record)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                str(task["instance_id"]), generation, _level(task.get("strategy_id")),
-                _level(task.get("strategy_type")), _float_or_none(task.get("difficulty")),
-                _level(task.get("difficulty_level")), _level(task.get("domain")), int(passed),
-                text_hash, _encode_vector(embedding), json.dumps(task, sort_keys=True, default=str),
+                str(task["instance_id"]),
+                generation,
+                _level(task.get("strategy_id")),
+                _level(task.get("strategy_type")),
+                _float_or_none(task.get("difficulty")),
+                _level(task.get("difficulty_level")),
+                _level(task.get("domain")),
+                int(passed),
+                text_hash,
+                _encode_vector(embedding),
+                json.dumps(task, sort_keys=True, default=str),
             ),
         )
         return int(cursor.lastrowid)
@@ -194,12 +203,18 @@ class Store:
     def insert_failure(self, db: sqlite3.Connection, failure: dict, generation: int) -> None:
         db.execute(
             "INSERT INTO failures (generation, strategy_id, strategy_type, category, record) VALUES (?, ?, ?, ?, ?)",
-            (generation, _level(failure.get("strategy_id")), _level(failure.get("strategy_type")),
-             _level(failure.get("category")), json.dumps(failure, sort_keys=True, default=str)),
+            (
+                generation,
+                _level(failure.get("strategy_id")),
+                _level(failure.get("strategy_type")),
+                _level(failure.get("category")),
+                json.dumps(failure, sort_keys=True, default=str),
+            ),
         )
 
-    def recent_failures(self, strategy_id: str | None, strategy_type: str | None, n: int,
-                        categories: Iterable[str] | None = None) -> list[dict]:
+    def recent_failures(
+        self, strategy_id: str | None, strategy_type: str | None, n: int, categories: Iterable[str] | None = None
+    ) -> list[dict]:
         where, args = _where({"strategy_id": strategy_id, "strategy_type": strategy_type})
         if categories is not None:
             wanted = sorted(set(categories))
@@ -215,8 +230,12 @@ class Store:
         db.execute(
             "INSERT INTO strategies VALUES (?, ?, ?, ?) ON CONFLICT(id, generation)"
             " DO UPDATE SET strategy_type = excluded.strategy_type, record = excluded.record",
-            (str(strategy["id"]), generation, _level(strategy.get("strategy_type")),
-             json.dumps(strategy, sort_keys=True, default=str)),
+            (
+                str(strategy["id"]),
+                generation,
+                _level(strategy.get("strategy_type")),
+                json.dumps(strategy, sort_keys=True, default=str),
+            ),
         )
 
     def strategies(self, max_generation: int | None = None) -> list[dict]:
@@ -275,4 +294,4 @@ def _float_or_none(value) -> float | None:
 
 def _chunks(items: list, size: int) -> Iterator[list]:
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]

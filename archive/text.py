@@ -3,6 +3,7 @@
 The summary names the files touched (with added/removed line counts) and the functions the
 hunks sit in, so two tasks with similar statements but fixes in different places still differ.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -28,7 +29,7 @@ def _split_by_file(patch: str) -> list[tuple[str, str]]:
     pieces = []
     for i, match in enumerate(headers):
         end = headers[i + 1].start() if i + 1 < len(headers) else len(patch)
-        pieces.append((match.group(match.lastindex or 1), patch[match.end():end]))
+        pieces.append((match.group(match.lastindex or 1), patch[match.end() : end]))
     return pieces
 
 

@@ -7,6 +7,7 @@ and kept in ~/.cache/sebgen/bench-cli-startup-run; pass `--run-dir DIR` to time 
 Targets (idle machine): help and every user error < 1 s, hof < 1 s.
 Last line: `cli_startup_error_s: X` (median wall time of the slower of the two config errors).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,8 +21,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ROUNDS = 5
 ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
-TINY_RUN = ["--set", "sandbox.backend=local", "--set", "sandbox.reruns=1", "--set", "fitness.tasks_per_strategy=1",
-            "--set", "fitness.oversample=1", "--set", "evolution.population=2", "--set", "evolution.generations=1"]
+TINY_RUN = [
+    "--set",
+    "sandbox.backend=local",
+    "--set",
+    "sandbox.reruns=1",
+    "--set",
+    "fitness.tasks_per_strategy=1",
+    "--set",
+    "fitness.oversample=1",
+    "--set",
+    "evolution.population=2",
+    "--set",
+    "evolution.generations=1",
+]
 
 
 def wall(argv: list[str], expect: int | None = None) -> float:
@@ -39,10 +52,16 @@ def finished_run(run_dir: Path | None) -> Path:
     cached = Path.home() / ".cache" / "sebgen" / "bench-cli-startup-run"
     if not (cached / "checkpoints").is_dir() or not any((cached / "checkpoints").glob("gen-*.json")):
         import shutil
+
         shutil.rmtree(cached, ignore_errors=True)
         print(f"making a tiny finished run in {cached} (once) ...", flush=True)
-        proc = subprocess.run([sys.executable, "-m", "evo.cli", "run", "configs/quickstart.yaml", "--run-dir",
-                               str(cached), *TINY_RUN], cwd=ROOT, env=ENV, capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "evo.cli", "run", "configs/quickstart.yaml", "--run-dir", str(cached), *TINY_RUN],
+            cwd=ROOT,
+            env=ENV,
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode != 0:
             raise SystemExit(f"could not make the run:\n{proc.stderr[-2000:]}")
     return cached
@@ -60,7 +79,9 @@ def main() -> None:
         "sebgen --help": (cli + ["--help"], 0),
         "sebgen run missing.yaml": (cli + ["run", "missing.yaml"], 2),
         "sebgen run CONFIG --set evolution.populaton=3": (
-            cli + ["run", "configs/quickstart.yaml", "--set", "evolution.populaton=3"], 2),
+            cli + ["run", "configs/quickstart.yaml", "--set", "evolution.populaton=3"],
+            2,
+        ),
         "sebgen hof /nonexistent": (cli + ["hof", "/nonexistent"], 2),
         "sebgen hof RUN_DIR": (cli + ["hof", str(run_dir)], 0),
     }
@@ -73,13 +94,20 @@ def main() -> None:
     print(f"{'command':<48} {'median s':>9} {'minus python':>13} {'x python':>9}")
     for name, value in median.items():
         print(f"{name:<48} {value:>9.3f} {value - base:>13.3f} {value / base:>9.1f}")
-    for name, limit in (("sebgen --help", 1.0), ("sebgen run missing.yaml", 1.0),
-                        ("sebgen run CONFIG --set evolution.populaton=3", 1.0), ("sebgen hof /nonexistent", 1.0),
-                        ("sebgen hof RUN_DIR", 1.0)):
+    for name, limit in (
+        ("sebgen --help", 1.0),
+        ("sebgen run missing.yaml", 1.0),
+        ("sebgen run CONFIG --set evolution.populaton=3", 1.0),
+        ("sebgen hof /nonexistent", 1.0),
+        ("sebgen hof RUN_DIR", 1.0),
+    ):
         print(f"target {name} < {limit:.1f} s: {'met' if median[name] < limit else 'MISSED'}")
     print(f"cli_startup_help_s: {median['sebgen --help']:.3f}")
     print(f"cli_startup_hof_s: {median['sebgen hof RUN_DIR']:.3f}")
-    print(f"cli_startup_error_s: {max(median['sebgen run missing.yaml'], median['sebgen run CONFIG --set evolution.populaton=3']):.3f}")
+    print(
+        "cli_startup_error_s: "
+        f"{max(median['sebgen run missing.yaml'], median['sebgen run CONFIG --set evolution.populaton=3']):.3f}"
+    )
 
 
 if __name__ == "__main__":

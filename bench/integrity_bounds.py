@@ -6,6 +6,7 @@ work folder, one that prints 2 GiB, one that floods the report pipe, and one tha
 (/var/lib/docker, sampled) and of this process's resident memory. Last line: the largest
 evaluator memory growth in MiB, `integrity_evaluator_rss_growth_mib: X`.
 """
+
 from __future__ import annotations
 
 import os
@@ -61,8 +62,10 @@ def main() -> None:
     repo, sha, bug, gold = calc_task(tmp / "repo")
     test_patch = new_file("tests/test_calc.py", CALC_TESTS)
     limits = Limits(timeout_s=120)
-    print(f"limits: memory {limits.memory_mb} MB, work {limits.work_mb} MiB, /tmp {limits.tmp_mb} MiB, "
-          f"timeout {limits.timeout_s:g} s")
+    print(
+        f"limits: memory {limits.memory_mb} MB, work {limits.work_mb} MiB, /tmp {limits.tmp_mb} MiB, "
+        f"timeout {limits.timeout_s:g} s"
+    )
     backend = make_sandbox("docker", limits=limits, cache_dir=tmp / "cache", log=lambda m: None)
     worst_rss = 0.0
     try:
@@ -77,10 +80,12 @@ def main() -> None:
             rss_growth = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - rss_before
             worst_rss = max(worst_rss, rss_growth)
             resolved, why = attempt_verdict(run, ["tests/test_calc.py::test_add"], ["tests/test_calc.py::test_sub"])
-            print(f"{name}: resolved={resolved} ({why}); note: {run.note or '-'}; "
-                  f"engine disk peak +{disk.peak / 2**20:.0f} MiB (shared disk: other users' writes included); "
-                  f"evaluator peak RSS +{rss_growth:.0f} MiB (peak {rss_before + rss_growth:.0f} MiB); "
-                  f"{run.duration_s:.1f} s")
+            print(
+                f"{name}: resolved={resolved} ({why}); note: {run.note or '-'}; "
+                f"engine disk peak +{disk.peak / 2**20:.0f} MiB (shared disk: other users' writes included); "
+                f"evaluator peak RSS +{rss_growth:.0f} MiB (peak {rss_before + rss_growth:.0f} MiB); "
+                f"{run.duration_s:.1f} s"
+            )
     finally:
         backend.close()
         shutil.rmtree(tmp, ignore_errors=True)

@@ -6,6 +6,7 @@ of (good, bad) pairs of the same split ranked correctly, ties counting half.
 
     python bench/judge_calibration.py [-v]
 """
+
 from __future__ import annotations
 
 import json
@@ -23,12 +24,17 @@ DATA = ROOT / "tests" / "data"
 
 
 def judge_score(statement: str, case: dict, patches: dict) -> float:
-    context = {"problem_statement": statement, "patch": patches[case["patch_of"]]["patch"],
-               "test_patch": patches[case["patch_of"]]["test_patch"], "fail_to_pass": case["fail_to_pass"],
-               "touched_functions": case["touched_functions"]}
+    context = {
+        "problem_statement": statement,
+        "patch": patches[case["patch_of"]]["patch"],
+        "test_patch": patches[case["patch_of"]]["test_patch"],
+        "fail_to_pass": case["fail_to_pass"],
+        "touched_functions": case["touched_functions"],
+    }
     quality, semantic = judge_quality(context), judge_semantic(context)
-    return statistics.fmean([quality["task_correctness"]["score"], semantic["clarity"]["score"],
-                             semantic["solvability"]["score"]])
+    return statistics.fmean(
+        [quality["task_correctness"]["score"], semantic["clarity"]["score"], semantic["solvability"]["score"]]
+    )
 
 
 def auc(scored: list[tuple[float, int]]) -> float:
@@ -54,8 +60,10 @@ def main(verbose: bool = "-v" in sys.argv) -> None:
         print(f"  mean score {statistics.fmean(by_mode[mode]):5.2f}  {mode} ({len(by_mode[mode])})")
     for split in ("dev", "holdout", "fresh"):
         rows = by_split[split]
-        print(f"{split:8s}: {len(rows)} statements ({sum(g for _, g in rows)} good) from "
-              f"{sum(c['split'] == split for c in cases)} tasks: AUC {auc(rows):.3f}")
+        print(
+            f"{split:8s}: {len(rows)} statements ({sum(g for _, g in rows)} good) from "
+            f"{sum(c['split'] == split for c in cases)} tasks: AUC {auc(rows):.3f}"
+        )
     rows = by_split["dev"] + by_split["holdout"] + by_split["fresh"]
     print(f"all     : {len(rows)} statements ({sum(g for _, g in rows)} good): AUC {auc(rows):.3f}")
     print(f"judge ranking AUC: {auc(rows):.3f}")

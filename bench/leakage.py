@@ -1,7 +1,8 @@
 """Precision and recall of the leak check on labelled statement/patch pairs (tests/data/leakage_pairs.json).
 
-    python bench/leakage.py            # dev and held-out cases, then all
+python bench/leakage.py            # dev and held-out cases, then all
 """
+
 from __future__ import annotations
 
 import json
@@ -34,12 +35,16 @@ def main(verbose: bool = "-v" in sys.argv) -> None:
             found = report.leaks()
             results[case["split"]].append((bool(item["leak"]), found))
             if verbose and found != bool(item["leak"]):
-                print(f"  MISS {case['id']}/{item['mode']}: label {item['leak']}, found {report.kinds} "
-                      f"{report.evidence[:60]!r}")
+                print(
+                    f"  MISS {case['id']}/{item['mode']}: label {item['leak']}, found {report.kinds} "
+                    f"{report.evidence[:60]!r}"
+                )
     for split in ("dev", "holdout", "fresh"):
         p, r, n, leaks = scores(results[split])
-        print(f"{split:8s}: {n} pairs ({leaks} leaks) from {sum(c['split'] == split for c in cases)} patches: "
-              f"precision {p:.3f}, recall {r:.3f}")
+        print(
+            f"{split:8s}: {n} pairs ({leaks} leaks) from {sum(c['split'] == split for c in cases)} patches: "
+            f"precision {p:.3f}, recall {r:.3f}"
+        )
     p, r, n, leaks = scores(results["dev"] + results["holdout"] + results["fresh"])
     print(f"all     : {n} pairs ({leaks} leaks): precision {p:.3f}, recall {r:.3f}")
     print(f"leakage precision/recall: {p:.3f}/{r:.3f}")

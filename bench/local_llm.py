@@ -8,6 +8,7 @@ commits. Prints llama.cpp's own token counts and times, seconds per attempted ta
 rates and the machine's load average (the cores are shared: read tokens/s against it).
 Last line: `local_llm_tokens_per_s: X` (generated tokens per second of generation time).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,13 +29,18 @@ from llm import load_local_model  # noqa: E402
 
 
 def run(model: str, repo: Path, n: int, strategy: str, threads: int, commits: tuple[str, ...] = ()) -> dict:
-    config = load_config(None, [f"llm.model={model}", f"llm.local.threads={threads}", "sandbox.backend=local",
-                                "sandbox.reruns=1"])
+    config = load_config(
+        None, [f"llm.model={model}", f"llm.local.threads={threads}", "sandbox.backend=local", "sandbox.reruns=1"]
+    )
     tried = []
     started = time.monotonic()
     result = generate_tasks(config, repo, strategy, n, commits, progress=tried.append, log=lambda _m: None)
-    return {"seconds": time.monotonic() - started, "tried": tried, "kept": len(result.kept),
-            "attempts": result.attempts}
+    return {
+        "seconds": time.monotonic() - started,
+        "tried": tried,
+        "kept": len(result.kept),
+        "attempts": result.attempts,
+    }
 
 
 def rate(kept: int, attempts: int) -> str:
@@ -54,8 +60,10 @@ def main() -> None:
 
     load_before = os.getloadavg()
     model = load_local_model(spec, {"threads": args.threads})  # the run below shares this instance
-    print(f"model: {model.path} ({model.size_bytes / 2**20:.0f} MiB), loaded in {model.load_s:.1f}s, "
-          f"{args.threads} threads, OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}, {os.cpu_count()} cores")
+    print(
+        f"model: {model.path} ({model.size_bytes / 2**20:.0f} MiB), loaded in {model.load_s:.1f}s, "
+        f"{args.threads} threads, OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}, {os.cpu_count()} cores"
+    )
     local = run(spec, repo, args.n, args.strategy, args.threads)
     load_after = os.getloadavg()
     s = model.stats
@@ -63,10 +71,14 @@ def main() -> None:
     prompt_per_s = s["prompt_tokens"] / (s["prompt_ms"] / 1000) if s["prompt_ms"] else 0.0
     llm_tasks = [t for t in local["tried"] if t.generation.get("model")]
     print(f"machine load average (1 min) before/after the local run: {load_before[0]:.1f} / {load_after[0]:.1f}")
-    print(f"local {args.repo} {args.strategy}: {local['attempts']} attempts ({len(llm_tasks)} reached the writer) "
-          f"in {local['seconds']:.0f}s = {local['seconds'] / max(local['attempts'], 1):.1f} s per task")
-    print(f"local llama.cpp: {s['requests']} requests, {s['prompt_tokens']} prompt tokens at {prompt_per_s:.1f}/s, "
-          f"{s['generated_tokens']} generated tokens at {tokens_per_s:.1f}/s")
+    print(
+        f"local {args.repo} {args.strategy}: {local['attempts']} attempts ({len(llm_tasks)} reached the writer) "
+        f"in {local['seconds']:.0f}s = {local['seconds'] / max(local['attempts'], 1):.1f} s per task"
+    )
+    print(
+        f"local llama.cpp: {s['requests']} requests, {s['prompt_tokens']} prompt tokens at {prompt_per_s:.1f}/s, "
+        f"{s['generated_tokens']} generated tokens at {tokens_per_s:.1f}/s"
+    )
     for task in local["tried"]:
         failed = task.failed_layer()
         verdict = f"rejected at {failed[0]} ({failed[1].get('category')})" if failed else "kept"
@@ -75,8 +87,10 @@ def main() -> None:
 
     commits = tuple(dict.fromkeys(t.base_commit for t in local["tried"]))
     offline = run("offline/sebgen", repo, args.n, args.strategy, args.threads, commits)
-    print(f"offline kept rate on the same {len(commits)} commits: {rate(offline['kept'], offline['attempts'])} "
-          f"({offline['seconds']:.0f}s)")
+    print(
+        f"offline kept rate on the same {len(commits)} commits: {rate(offline['kept'], offline['attempts'])} "
+        f"({offline['seconds']:.0f}s)"
+    )
     print(f"local_llm_tokens_per_s: {tokens_per_s:.1f}")
 
 

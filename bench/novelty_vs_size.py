@@ -11,6 +11,7 @@ taking the new task's novelty at each size; the table averages over the held-out
 (`1 - mean cosine of the k nearest`), the paper's Jaccard novelty on the same texts, and the
 paper's reported figures. Last line: the embedding novelty at the largest size.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,6 +39,7 @@ def corpus_messages() -> list[str]:
     """Commit messages of the bundled corpus; [] when corpus.builder is missing or fails."""
     try:
         from corpus.builder import ensure_corpus, load_manifest
+
         with tempfile.TemporaryDirectory(prefix="bench-corpus-") as tmp:
             # a fresh build, not the shared cache, so the texts are those of this checkout
             repos = ensure_corpus(Path(tmp) / "corpus")
@@ -49,8 +51,9 @@ def corpus_messages() -> list[str]:
 
 
 def git_log_messages(repo: Path) -> list[str]:
-    out = subprocess.run(["git", "-C", str(repo), "log", "--no-merges", "--format=%B%x00"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["git", "-C", str(repo), "log", "--no-merges", "--format=%B%x00"], capture_output=True, text=True, check=True
+    ).stdout
     return [m.strip() for m in out.split("\x00") if m.strip()]
 
 
@@ -58,8 +61,9 @@ def jaccard_novelty(query: str, archived: list[str], k: int) -> float:
     if not archived:
         return 1.0
     q = set(re.findall(r"\w+", query.lower()))
-    sims = sorted((len(q & s) / max(1, len(q | s)) for s in (set(re.findall(r"\w+", a.lower())) for a in archived)),
-                  reverse=True)
+    sims = sorted(
+        (len(q & s) / max(1, len(q | s)) for s in (set(re.findall(r"\w+", a.lower())) for a in archived)), reverse=True
+    )
     top = sims[:k]
     return 1.0 - sum(top) / len(top)
 
@@ -74,8 +78,10 @@ def main() -> None:
     texts = [m for repo in args.repos for m in git_log_messages(repo)] if args.repos else corpus_messages()
     texts = list(dict.fromkeys(t for t in texts if len(t) >= MIN_MESSAGE_CHARS))
     if len(texts) < max(SIZES) + 1:
-        sys.exit(f"need at least {max(SIZES) + 1} distinct commit messages of >= {MIN_MESSAGE_CHARS} chars, "
-                 f"found {len(texts)}")
+        sys.exit(
+            f"need at least {max(SIZES) + 1} distinct commit messages of >= {MIN_MESSAGE_CHARS} chars, "
+            f"found {len(texts)}"
+        )
     trials = min(args.trials or len(texts), len(texts))
     source = ", ".join(str(r) for r in args.repos) if args.repos else "the bundled corpus"
     print(f"{len(texts)} commit messages from {source}; {trials} held-out new tasks, k={args.k}")
@@ -92,7 +98,9 @@ def main() -> None:
             pool = [others[i] for i in rng.permutation(len(others))]
             with Archive.open(Path(tmp) / f"trial-{trial}", k=args.k, embedder=embedder) as arc:
                 for size in SIZES:  # the archive grows through the sizes, as in a run
-                    arc.add_tasks([{"instance_id": f"a{i}", "problem_statement": t} for i, t in enumerate(pool[:size])], 0)
+                    arc.add_tasks(
+                        [{"instance_id": f"a{i}", "problem_statement": t} for i, t in enumerate(pool[:size])], 0
+                    )
                     ours[size].append(arc.novelty([new])[0])
                     jaccard[size].append(jaccard_novelty(new, pool[:size], args.k))
 

@@ -15,6 +15,7 @@ Then why each missed commit missed. Last line `real_repo_yield: X`.
 
 Long (image builds, 40 generate runs): run it in the background with a log.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,8 +37,15 @@ SETS = ["--set", "sandbox.backend=docker"]
 
 def cli(*args: str, timeout: float = 3600) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "evo.cli", *args], capture_output=True, text=True,
-                          env=env, cwd=str(ROOT), timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "evo.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(ROOT),
+        timeout=timeout,
+        check=False,
+    )
 
 
 def clone(bundle: Path, dest: Path) -> Path:
@@ -57,18 +65,29 @@ def setup_at_head(repo: Path) -> dict:
     report = json.loads(proc.stdout)
     c = report["counts"]
     ok = c["passed"] > 0 and not report["timed_out"]
-    return {"ok": ok, "counts": c, "fixes": report["fixes"], "attempts": len(report["attempts"]),
-            "why": "" if ok else (report["note"] or "no test passed")}
+    return {
+        "ok": ok,
+        "counts": c,
+        "fixes": report["fixes"],
+        "attempts": len(report["attempts"]),
+        "why": "" if ok else (report["note"] or "no test passed"),
+    }
 
 
 def generate_one(repo: Path, record: dict, out: Path) -> dict:
     start = time.monotonic()
     try:
-        proc = cli("generate", str(repo), "--commit", record["commit"], "--n", "1", "--out", str(out), *SETS,
-                   timeout=1500)
+        proc = cli(
+            "generate", str(repo), "--commit", record["commit"], "--n", "1", "--out", str(out), *SETS, timeout=1500
+        )
     except subprocess.TimeoutExpired:
-        return {"yield": False, "wall_s": time.monotonic() - start, "validation_s": None,
-                "why": "generate did not finish in 1500 s", "fixes": []}
+        return {
+            "yield": False,
+            "wall_s": time.monotonic() - start,
+            "validation_s": None,
+            "why": "generate did not finish in 1500 s",
+            "fixes": [],
+        }
     wall = time.monotonic() - start
     tasks = [json.loads(ln) for ln in out.read_text().splitlines() if ln.strip()] if out.exists() else []
     verified = set(record["tests"])
@@ -82,14 +101,20 @@ def generate_one(repo: Path, record: dict, out: Path) -> dict:
         why = rejected[-1] if rejected else last_line(proc.stderr) or f"exit code {proc.returncode}"
         if tasks:
             why = f"task kept but FAIL_TO_PASS {tasks[0].get('FAIL_TO_PASS')} misses {sorted(verified)[:2]}"
-    return {"yield": bool(hit), "wall_s": wall, "validation_s": duration, "why": why,
-            "fixes": (hit or tasks or [{}])[0].get("environment_setup", {}).get("fixes", [])}
+    return {
+        "yield": bool(hit),
+        "wall_s": wall,
+        "validation_s": duration,
+        "why": why,
+        "fixes": (hit or tasks or [{}])[0].get("environment_setup", {}).get("fixes", []),
+    }
 
 
 def container_vs_native(repo: Path, records: list[dict]) -> float | None:
     """Docker time / local time of one warm run of each record's verified tests at its commit."""
     from environment import make_sandbox
     from sandbox import Limits
+
     quiet = lambda m: None  # noqa: E731
     docker = make_sandbox("docker", limits=Limits(timeout_s=600), log=quiet, setup_attempts=3)
     local = make_sandbox("local", limits=Limits(timeout_s=600), log=quiet, setup_attempts=3)
@@ -132,29 +157,40 @@ def main() -> None:
     all_ok = True
     with tempfile.TemporaryDirectory(prefix="sebgen-real-") as tmp:
         for name, recs in by_repo.items():
-            recs = recs[args.offset:]
+            recs = recs[args.offset :]
             recs = recs[: args.limit] if args.limit else recs
             repo = clone(REAL / f"{name.replace('/', '__')}.bundle", Path(tmp) / name.replace("/", "__"))
             head = setup_at_head(repo)
             all_ok &= head["ok"]
-            print(f"{name}: setup@HEAD {'yes' if head['ok'] else 'no'} "
-                  + (f"({head['counts']}, {head['attempts']} attempt(s), fixes {head['fixes']})" if head.get("counts")
-                     else f"({head['why']})"), flush=True)
+            print(
+                f"{name}: setup@HEAD {'yes' if head['ok'] else 'no'} "
+                + (
+                    f"({head['counts']}, {head['attempts']} attempt(s), fixes {head['fixes']})"
+                    if head.get("counts")
+                    else f"({head['why']})"
+                ),
+                flush=True,
+            )
             results = []
             for i, rec in enumerate(recs):
                 r = generate_one(repo, rec, Path(tmp) / f"{name.replace('/', '__')}-{i}.jsonl")
                 results.append(r)
-                print(f"  {rec['commit'][:10]} {'first-parent' if rec['first_parent'] else 'PR-branch   '} "
-                      f"{'YIELD' if r['yield'] else 'miss '} {r['wall_s']:.0f}s"
-                      + (f" fixes={r['fixes']}" if r["fixes"] else "") + (f" -- {r['why']}" if r["why"] else ""),
-                      flush=True)
+                print(
+                    f"  {rec['commit'][:10]} {'first-parent' if rec['first_parent'] else 'PR-branch   '} "
+                    f"{'YIELD' if r['yield'] else 'miss '} {r['wall_s']:.0f}s"
+                    + (f" fixes={r['fixes']}" if r["fixes"] else "")
+                    + (f" -- {r['why']}" if r["why"] else ""),
+                    flush=True,
+                )
             ratio = container_vs_native(repo, recs[: args.ratio_commits]) if args.ratio_commits else None
             n_hit = sum(r["yield"] for r in results)
             durations = [r["validation_s"] for r in results if r["validation_s"] is not None]
             mean = sum(durations) / len(durations) if durations else float("nan")
-            print(f"{name}: setup@HEAD={'yes' if head['ok'] else 'no'} yield={n_hit}/{len(recs)} "
-                  f"mean_validation_s={mean:.1f} container/native={'n/a' if ratio is None else f'{ratio:.2f}'}",
-                  flush=True)
+            print(
+                f"{name}: setup@HEAD={'yes' if head['ok'] else 'no'} yield={n_hit}/{len(recs)} "
+                f"mean_validation_s={mean:.1f} container/native={'n/a' if ratio is None else f'{ratio:.2f}'}",
+                flush=True,
+            )
             total += len(recs)
             hits += n_hit
             fp_total += sum(rec["first_parent"] for rec in recs)

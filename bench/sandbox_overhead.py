@@ -5,6 +5,7 @@ For a few bug-fix commits of the bundled corpus, both backends run the full func
 done in a warm-up pass and not counted. Every Docker run uses a fresh container.
 Last line: `sandbox_overhead_ratio: X` (docker time / local time; target <= 1.5).
 """
+
 from __future__ import annotations
 
 import os
@@ -27,8 +28,9 @@ ROUNDS = 2  # each task is checked this many times per backend, alternating, to 
 
 
 def git_diff(repo: Path, a: str, b: str, paths: list[str]) -> str:
-    out = subprocess.run(["git", "-C", str(repo), "diff", a, b, "--", *paths],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["git", "-C", str(repo), "diff", a, b, "--", *paths], capture_output=True, text=True, check=True
+    ).stdout
     return out
 
 
@@ -74,12 +76,15 @@ def main() -> None:
                     res = check_functional(backend, repo, sha, bug, gold, files, reruns=1)
                     took = time.monotonic() - start
                     totals[name] += took
-                    row.append(f"{name} {took:5.2f} s ({'ok' if res.passed else 'rejected'}: "
-                               f"{len(res.fail_to_pass)} F2P)")
+                    row.append(
+                        f"{name} {took:5.2f} s ({'ok' if res.passed else 'rejected'}: {len(res.fail_to_pass)} F2P)"
+                    )
                 print(f"round {round_no + 1} {repo.name}@{sha[:8]}: " + "; ".join(sorted(row)))
         docker.close()
-    print(f"total: local {totals['local']:.2f} s, docker {totals['docker']:.2f} s "
-          f"({len(tasks)} tasks x 2 states x {ROUNDS} rounds; fresh container per docker run)")
+    print(
+        f"total: local {totals['local']:.2f} s, docker {totals['docker']:.2f} s "
+        f"({len(tasks)} tasks x 2 states x {ROUNDS} rounds; fresh container per docker run)"
+    )
     print(f"sandbox_overhead_ratio: {totals['docker'] / totals['local']:.2f}")
 
 

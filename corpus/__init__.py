@@ -4,6 +4,7 @@ data; `builder` writes them out deterministically.
 
 Imports nothing of evo, operators, fitness, harness, sandbox, archive or llm.
 """
+
 from .builder import CORPUS_VERSION, DOMAINS, CorpusError, build_corpus, ensure_corpus, load_manifest
 
 __all__ = ["CORPUS_VERSION", "DOMAINS", "CorpusError", "build_corpus", "ensure_corpus", "load_manifest"]

@@ -6,6 +6,7 @@ gives the same SHAs) and a `manifest.json` saying, for every commit, what kind i
 domain a bug fix belongs to and which tests it turns from failing to passing. The miner,
 the generator and their tests use it as ground truth; `sebgen corpus DIR` exposes it.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,11 +18,10 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from corpus.repos import KINDS, Append, RepoSpec, Replace, Step, Write, all_repos
+from corpus.repos import KINDS, Append, Replace, RepoSpec, Step, Write, all_repos
 
 CORPUS_VERSION = "1"
-DOMAINS: tuple[str, ...] = ("error_handling", "concurrency", "memory", "math", "validation",
-                            "security", "algorithm")
+DOMAINS: tuple[str, ...] = ("error_handling", "concurrency", "memory", "math", "validation", "security", "algorithm")
 
 MANIFEST_NAME = "manifest.json"
 STALE_STAGING_S = 3600  # a build takes seconds; older staging folders belong to killed builds
@@ -63,16 +63,16 @@ def build_corpus(dest: Path) -> list[Path]:
     if _is_built(dest):
         return _repo_paths(dest, load_manifest(dest))
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise CorpusError(f"{dest} is not empty and holds no corpus of version {CORPUS_VERSION}; "
-                          "choose an empty or new folder.")
+        raise CorpusError(
+            f"{dest} is not empty and holds no corpus of version {CORPUS_VERSION}; choose an empty or new folder."
+        )
     existed = dest.exists()
     dest.mkdir(parents=True, exist_ok=True)
     repos = {}
     try:
         for index, spec in enumerate(all_repos()):
             repos[spec.name] = _build_repo(spec, dest / spec.name, index)
-        manifest = {"version": CORPUS_VERSION, "domains": list(DOMAINS),
-                    "counts": _counts(repos), "repos": repos}
+        manifest = {"version": CORPUS_VERSION, "domains": list(DOMAINS), "counts": _counts(repos), "repos": repos}
         # Written last and renamed into place: its presence marks a complete corpus.
         partial = dest / (MANIFEST_NAME + ".partial")
         partial.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
@@ -100,8 +100,10 @@ def ensure_corpus(cache_dir: Path | None = None) -> list[Path]:
     if _is_built(target):
         return _repo_paths(target, load_manifest(target))
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise CorpusError(f"{target} exists and holds no corpus of version {CORPUS_VERSION}; "
-                          "remove it or choose another cache folder.")
+        raise CorpusError(
+            f"{target} exists and holds no corpus of version {CORPUS_VERSION}; "
+            "remove it or choose another cache folder."
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_staging(target)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
@@ -112,8 +114,10 @@ def ensure_corpus(cache_dir: Path | None = None) -> list[Path]:
             os.rename(staging, target)  # atomic; replaces an empty folder
         except OSError:
             if not _is_built(target):  # another process did not win the race: a real clash
-                raise CorpusError(f"{target} exists and holds no corpus of version "
-                                  f"{CORPUS_VERSION}; remove it or choose another cache folder.") from None
+                raise CorpusError(
+                    f"{target} exists and holds no corpus of version "
+                    f"{CORPUS_VERSION}; remove it or choose another cache folder."
+                ) from None
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
@@ -158,9 +162,11 @@ def _is_built(dest: Path) -> bool:
     except CorpusError:
         return False
     names = [spec.name for spec in all_repos()]
-    return (manifest.get("version") == CORPUS_VERSION
-            and sorted(manifest.get("repos", {})) == sorted(names)
-            and all((dest / name / ".git").is_dir() for name in names))
+    return (
+        manifest.get("version") == CORPUS_VERSION
+        and sorted(manifest.get("repos", {})) == sorted(names)
+        and all((dest / name / ".git").is_dir() for name in names)
+    )
 
 
 def _repo_paths(dest: Path, manifest: dict) -> list[Path]:
@@ -171,24 +177,41 @@ def _git_env(when: datetime) -> dict[str, str]:
     """An environment that makes git independent of the user's config and clock."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     stamp = f"@{int(when.timestamp())} +0000"
-    env.update({
-        "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": AUTHOR_NAME, "GIT_AUTHOR_EMAIL": AUTHOR_EMAIL,
-        "GIT_COMMITTER_NAME": AUTHOR_NAME, "GIT_COMMITTER_EMAIL": AUTHOR_EMAIL,
-        "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp,
-        "LC_ALL": "C", "TZ": "UTC",
-    })
+    env.update(
+        {
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_AUTHOR_NAME": AUTHOR_NAME,
+            "GIT_AUTHOR_EMAIL": AUTHOR_EMAIL,
+            "GIT_COMMITTER_NAME": AUTHOR_NAME,
+            "GIT_COMMITTER_EMAIL": AUTHOR_EMAIL,
+            "GIT_AUTHOR_DATE": stamp,
+            "GIT_COMMITTER_DATE": stamp,
+            "LC_ALL": "C",
+            "TZ": "UTC",
+        }
+    )
     return env
 
 
-_GIT_FLAGS = ("-c", "commit.gpgsign=false", "-c", "core.autocrlf=false",
-              "-c", "core.hooksPath=/dev/null", "-c", "init.defaultBranch=main",
-              "-c", f"user.name={AUTHOR_NAME}", "-c", f"user.email={AUTHOR_EMAIL}")
+_GIT_FLAGS = (
+    "-c",
+    "commit.gpgsign=false",
+    "-c",
+    "core.autocrlf=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "init.defaultBranch=main",
+    "-c",
+    f"user.name={AUTHOR_NAME}",
+    "-c",
+    f"user.email={AUTHOR_EMAIL}",
+)
 
 
 def _git(repo: Path, env: dict[str, str], *args: str, stdin: str | None = None) -> str:
-    proc = subprocess.run(["git", *_GIT_FLAGS, *args], cwd=repo, env=env, input=stdin,
-                          capture_output=True, text=True)
+    proc = subprocess.run(["git", *_GIT_FLAGS, *args], cwd=repo, env=env, input=stdin, capture_output=True, text=True)
     if proc.returncode != 0:
         raise CorpusError(f"git {' '.join(args)} failed in {repo}: {proc.stderr.strip()}")
     return proc.stdout.strip()
@@ -222,10 +245,16 @@ def _record(step: Step, sha: str, parent: str | None, when: datetime, files: lis
     if step.kind == "bug_fix" and step.domain not in DOMAINS:
         raise CorpusError(f"bug fix {subject!r} has no valid domain")
     return {
-        "sha": sha, "parent": parent, "subject": subject, "message": step.message,
-        "kind": step.kind, "domain": step.domain,
-        "date": when.isoformat(), "fail_to_pass": list(step.fail_to_pass),
-        "functions": list(step.functions), "files": files,
+        "sha": sha,
+        "parent": parent,
+        "subject": subject,
+        "message": step.message,
+        "kind": step.kind,
+        "domain": step.domain,
+        "date": when.isoformat(),
+        "fail_to_pass": list(step.fail_to_pass),
+        "functions": list(step.functions),
+        "files": files,
         "source_files": [f for f in files if f.endswith(".py") and not _is_test_file(f)],
         "test_files": [f for f in files if _is_test_file(f)],
     }
@@ -233,8 +262,9 @@ def _record(step: Step, sha: str, parent: str | None, when: datetime, files: lis
 
 def _build_repo(spec: RepoSpec, root: Path, index: int) -> dict:
     """Write one repository commit by commit; return its manifest entry."""
-    initial = Step(kind="initial", message=spec.initial_message,
-                   edits=tuple(Write(p, c) for p, c in sorted(spec.files.items())))
+    initial = Step(
+        kind="initial", message=spec.initial_message, edits=tuple(Write(p, c) for p, c in sorted(spec.files.items()))
+    )
     steps = (initial, *spec.steps)
     dates = commit_dates(len(steps), index)
     root.mkdir(parents=True)
@@ -246,11 +276,9 @@ def _build_repo(spec: RepoSpec, root: Path, index: int) -> dict:
         for edit in step.edits:
             _apply(root, edit)
         _git(root, env, "add", "-A")
-        _git(root, env, "commit", "-q", "--no-verify", "--cleanup=strip", "-F", "-",
-             stdin=step.message + "\n")
+        _git(root, env, "commit", "-q", "--no-verify", "--cleanup=strip", "-F", "-", stdin=step.message + "\n")
         sha = _git(root, env, "rev-parse", "HEAD")
         files = sorted({edit.path for edit in step.edits})
         commits.append(_record(step, sha, parent, when, files))
         parent = sha
-    return {"path": spec.name, "description": spec.description, "head": parent,
-            "commits": commits}
+    return {"path": spec.name, "description": spec.description, "head": parent, "commits": commits}

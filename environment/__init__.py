@@ -8,10 +8,20 @@ the config's overrides, the repair loop that reads build and collection logs, an
 Uses `sandbox` to try a recipe (the backends receive `RecipeBook.recipe_for`); the sandbox
 never imports this package.
 """
+
 from .detect import DEP_FILES, detect_recipe, pretend_version_env
 from .recipes import RecipeBook
 from .repair import Fix, diagnose
 from .setup import SetupBackend, SetupError, make_sandbox
 
-__all__ = ["DEP_FILES", "Fix", "RecipeBook", "SetupBackend", "SetupError", "detect_recipe", "diagnose",
-           "make_sandbox", "pretend_version_env"]
+__all__ = [
+    "DEP_FILES",
+    "Fix",
+    "RecipeBook",
+    "SetupBackend",
+    "SetupError",
+    "detect_recipe",
+    "diagnose",
+    "make_sandbox",
+    "pretend_version_env",
+]

@@ -9,6 +9,7 @@ test-like names only), pytest plugins implied by the pytest config, VCS-derived 
 `sandbox.install.<repo>` or what the repair loop learned) adds packages, environment
 variables and sources to drop, or replaces everything with one `install` command.
 """
+
 from __future__ import annotations
 
 import functools
@@ -19,8 +20,17 @@ from pathlib import Path
 
 from sandbox import PRETEND_VERSION, InstallRecipe, list_files_at, read_file_at
 
-from .recipe_sources import (Found, candidate_requirement_files, ini, read_pyproject, read_pytest_options,
-                             read_setup_cfg, read_setup_py, read_tox, requirement_files)
+from .recipe_sources import (
+    Found,
+    candidate_requirement_files,
+    ini,
+    read_pyproject,
+    read_pytest_options,
+    read_setup_cfg,
+    read_setup_py,
+    read_tox,
+    requirement_files,
+)
 
 DEP_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "pytest.ini")
 
@@ -81,8 +91,11 @@ def _detect(repo: Path, commit: str, override: dict | None) -> InstallRecipe:
         if parser.has_section("pytest"):
             read_pytest_options(dict(parser.items("pytest")), found, "pytest.ini")
     drop = set(override.get("drop", ()) or ())
-    requirements = [r for r in requirement_files(req_candidates) + [f for f in tox_files if f in contents]
-                    if text.get(r, "").strip()]
+    requirements = [
+        r
+        for r in requirement_files(req_candidates) + [f for f in tox_files if f in contents]
+        if text.get(r, "").strip()
+    ]
     requirements = [r for r in dict.fromkeys(requirements) if f"requirements:{r}" not in drop]
     if requirements:
         found.sources.append(f"requirement files: {', '.join(requirements)}")

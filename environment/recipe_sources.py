@@ -5,6 +5,7 @@ ones only when none does), tests_require, tox deps, requirement files, pytest pl
 pytest config needs, VCS-derived versions and requires-python. `environment.detect` turns that
 into an InstallRecipe.
 """
+
 from __future__ import annotations
 
 import ast
@@ -42,7 +43,9 @@ _VCS_TOOLS = {
 _NOT_FOR_TESTS = re.compile(
     r"^(tox|nox|pre-commit|sphinx.*|twine|build|towncrier|check-manifest|black|isort|flake8.*|ruff|pylint|"
     r"codecov|bump2?version|bumpver|furo|myst.*|pip-tools|wheel|setuptools|hatch|pdm|poetry|ipython|ipdb|"
-    r"mkdocs.*|readme[-_]renderer|docutils|coveralls|pyright|uv)$", re.I)
+    r"mkdocs.*|readme[-_]renderer|docutils|coveralls|pyright|uv)$",
+    re.I,
+)
 # pytest command-line flags and ini keys -> the plugin that defines them (environment/known_packages.yaml)
 KNOWN = yaml.safe_load(Path(__file__).with_name("known_packages.yaml").read_text())
 PLUGIN_FLAGS: dict[str, str] = KNOWN["pytest_flags"]
@@ -176,8 +179,11 @@ def read_pyproject(text: str, found: Found) -> None:
     envs = (tool.get("hatch", {}) or {}).get("envs", {}) or {}
     for env in ["default"] + pick_test_names(e for e in envs if e != "default"):
         spec = envs.get(env, {}) or {}
-        found.add_dev(list(spec.get("dependencies", []) or []) + list(spec.get("extra-dependencies", []) or []),
-                      f"hatch env {env}", env if env != "default" else "dev")
+        found.add_dev(
+            list(spec.get("dependencies", []) or []) + list(spec.get("extra-dependencies", []) or []),
+            f"hatch env {env}",
+            env if env != "default" else "dev",
+        )
     pdm = tool.get("pdm", {}) or {}
     pdm_dev = pdm.get("dev-dependencies", {}) or {}
     for g in pick_test_names(pdm_dev):
@@ -193,16 +199,22 @@ def read_pyproject(text: str, found: Found) -> None:
             if name == "pdm-backend" and (pdm.get("version", {}) or {}).get("source") != "scm":
                 continue
             found.add_vcs(name, "pyproject.toml build-system")
-    if not found.vcs_vars and ("setuptools_scm" in tool or (tool.get("hatch", {}) or {}).get("version", {}).get("source") == "vcs"):
+    if not found.vcs_vars and (
+        "setuptools_scm" in tool or (tool.get("hatch", {}) or {}).get("version", {}).get("source") == "vcs"
+    ):
         found.add_vcs("setuptools_scm", "pyproject.toml [tool]")
     scm = tool.get("setuptools_scm", {}) or {}
     hatch_vcs = (((tool.get("hatch", {}) or {}).get("build", {}) or {}).get("hooks", {}) or {}).get("vcs", {}) or {}
-    for path in (scm.get("version_file"), scm.get("write_to"), hatch_vcs.get("version-file"),
-                 hatch_vcs.get("version_file")):
+    for path in (
+        scm.get("version_file"),
+        scm.get("write_to"),
+        hatch_vcs.get("version-file"),
+        hatch_vcs.get("version_file"),
+    ):
         if isinstance(path, str) and path.endswith(".py") and path not in found.version_files:
             found.version_files.append(path)
             found.sources.append(f"pyproject.toml: {path} is written from VCS at build; each run writes it")
-    pytest_ini = (tool.get("pytest", {}) or {})
+    pytest_ini = tool.get("pytest", {}) or {}
     ini = pytest_ini.get("ini_options", pytest_ini) if isinstance(pytest_ini, dict) else {}
     read_pytest_options(ini, found, "pyproject.toml [tool.pytest]")
     legacy = (tool.get("tox", {}) or {}).get("legacy_tox_ini")
@@ -222,8 +234,12 @@ def read_pytest_options(options: dict, found: Found, source: str) -> None:
         flag = token.split("=")[0]
         pair = f"{token} {tokens[i + 1]}" if token == "-p" and i + 1 < len(tokens) else ""
         for known, plugin in PLUGIN_FLAGS.items():
-            if flag == known or pair == known or (known.startswith("--") and flag.startswith(known + "-")) \
-                    or (known == "-n" and re.fullmatch(r"-n\d+|-nauto", token)):
+            if (
+                flag == known
+                or pair == known
+                or (known.startswith("--") and flag.startswith(known + "-"))
+                or (known == "-n" and re.fullmatch(r"-n\d+|-nauto", token))
+            ):
                 needed.append(plugin)
     for key in options:
         if PLUGIN_INI_KEYS.get(key):
@@ -241,8 +257,11 @@ def read_setup_cfg(text: str, found: Found) -> None:
     parser = ini(text)
     requires = parser.get("options", "install_requires", fallback="").strip()
     if parser.has_section("options.extras_require"):
-        extras = [e for e in pick_test_names(parser.options("options.extras_require"))
-                  if parser.get("options.extras_require", e, fallback="").strip()]
+        extras = [
+            e
+            for e in pick_test_names(parser.options("options.extras_require"))
+            if parser.get("options.extras_require", e, fallback="").strip()
+        ]
         if extras:
             found.extras += [e for e in extras if e not in found.extras]
             found.sources.append(f"setup.cfg extras: {', '.join(extras)}")
@@ -282,8 +301,13 @@ def read_setup_py(text: str, found: Found) -> None:
     except SyntaxError:
         found.declares = found.declares or "install_requires" in text
         return
-    names = {t.id: node.value for node in tree.body if isinstance(node, ast.Assign)
-             for t in node.targets if isinstance(t, ast.Name)}
+    names = {
+        t.id: node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup"):
             continue

@@ -5,12 +5,13 @@ Learned fixes are kept per repository in `<cache>/recipes/<repo>.json` and reuse
 runs; the config's entries always win. A backend receives `book.recipe_for` and never detects
 anything itself, so a repair is seen by every backend at its next build.
 """
+
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from sandbox import InstallRecipe, default_cache_dir, repo_name
 
@@ -19,8 +20,7 @@ from .repair import Fix
 
 
 class RecipeBook:
-    def __init__(self, install: dict | None = None, cache_dir: Path | None = None,
-                 log: Callable[[str], None] = print):
+    def __init__(self, install: dict | None = None, cache_dir: Path | None = None, log: Callable[[str], None] = print):
         self.install = {name: dict(entry or {}) for name, entry in (install or {}).items()}
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.log = log
@@ -51,8 +51,13 @@ class RecipeBook:
             learned = json.loads(path.read_text()).get("learned", {})
         except (OSError, ValueError):
             return
-        fix = Fix("reused", packages=list(learned.get("packages", [])), env=dict(learned.get("env", {})),
-                  drop=list(learned.get("drop", [])), build_packages=list(learned.get("build_packages", [])))
+        fix = Fix(
+            "reused",
+            packages=list(learned.get("packages", [])),
+            env=dict(learned.get("env", {})),
+            drop=list(learned.get("drop", [])),
+            build_packages=list(learned.get("build_packages", [])),
+        )
         current = dict(self.install.get(name) or {})
         if fix.changes(current):
             self.install[name] = fix.apply(current)

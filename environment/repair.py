@@ -6,6 +6,7 @@ failing optional dependency source -> drop it). When no rule applies and a model
 configured, `advice_prompt` / `parse_advice` turn the log into a question and the answer into
 the same kind of change.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,6 +15,7 @@ import sys
 from dataclasses import dataclass, field
 
 from sandbox import STEP_MARK, InstallRecipe
+
 from .recipe_sources import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS
 
 MODULE_PACKAGES: dict[str, str] = KNOWN["module_packages"]  # import name -> distribution, where they differ
@@ -22,11 +24,15 @@ _PY2_STDLIB = set(KNOWN["python2_stdlib"])  # missing because the code is Python
 _VCS_FAILURE = re.compile(
     r"setuptools-scm was unable to detect version|unable to detect version|LookupError:.*setuptools.scm|"
     r"Versioning for this project requires either an sdist|Error getting the version from source .vcs.|"
-    r"PBR_VERSION|could not determine .*version from git|fatal: not a git repository", re.I)
+    r"PBR_VERSION|could not determine .*version from git|fatal: not a git repository",
+    re.I,
+)
 _PIP_FAILURE = re.compile(
     r"ResolutionImpossible|Could not find a version that satisfies|No matching distribution found|"
     r"subprocess-exited-with-error|Failed building wheel|requires a different Python|"
-    r"Could not open requirements file|Invalid requirement|error: metadata-generation-failed", re.I)
+    r"Could not open requirements file|Invalid requirement|error: metadata-generation-failed",
+    re.I,
+)
 _PRETEND_VARS = ("SETUPTOOLS_SCM_PRETEND_VERSION", "PBR_VERSION", "PDM_BUILD_SCM_VERSION")
 
 
@@ -95,63 +101,103 @@ def diagnose(log: str, recipe: InstallRecipe, tree_names: set[str], stage: str) 
     step = failed_step(log) if stage == "build" else ""
     if stage == "build" and _VCS_FAILURE.search(log) and not all(k in dict(recipe.build_env) for k in _PRETEND_VARS):
         from .detect import pretend_version_env
-        return Fix("the version comes from VCS and the tree has no tags: set pretend-version variables",
-                   env=dict(pretend_version_env(_PRETEND_VARS)), rule="vcs-version")
+
+        return Fix(
+            "the version comes from VCS and the tree has no tags: set pretend-version variables",
+            env=dict(pretend_version_env(_PRETEND_VARS)),
+            rule="vcs-version",
+        )
     if stage == "build" and step == "check":
-        pinned = [s for s, out in step_outputs(log).items()
-                  if re.search(r"Successfully installed .*\bpytest-\d", out) and s not in ("check", "packages")]
+        pinned = [
+            s
+            for s, out in step_outputs(log).items()
+            if re.search(r"Successfully installed .*\bpytest-\d", out) and s not in ("check", "packages")
+        ]
         if pinned:
-            return Fix(f"{pinned[-1]} installs a pytest that does not run on this interpreter: drop that source",
-                       drop=[pinned[-1]], rule="drop-source")
+            return Fix(
+                f"{pinned[-1]} installs a pytest that does not run on this interpreter: drop that source",
+                drop=[pinned[-1]],
+                rule="drop-source",
+            )
     for module in re.findall(r"No module named '?([\w.]+)'?", log):
         top = module.split(".")[0]
-        if top in tree_names or top in getattr(sys, "stdlib_module_names", ()) or top in _PY2_STDLIB \
-                or top in ("__main__", "tests"):
+        if (
+            top in tree_names
+            or top in getattr(sys, "stdlib_module_names", ())
+            or top in _PY2_STDLIB
+            or top in ("__main__", "tests")
+        ):
             continue
         pkg = _package_for(module)
         if stage == "build" and step == "project":
             if pkg not in recipe.packages:
-                return Fix(f"the build imports {top}, which build isolation hides: install {pkg} first and "
-                           "build without isolation", build_packages=[pkg, "setuptools", "wheel"],
-                           rule="missing-build-module")
+                return Fix(
+                    f"the build imports {top}, which build isolation hides: install {pkg} first and "
+                    "build without isolation",
+                    build_packages=[pkg, "setuptools", "wheel"],
+                    rule="missing-build-module",
+                )
         elif pkg not in recipe.packages:
             return Fix(f"module {top} is missing: install {pkg}", packages=[pkg], rule="missing-module")
     m = re.search(r"unrecognized arguments: (.+)", log)
     if m:
         for token in m.group(1).split():
             flag = token.split("=")[0]
-            plugin = next((p for f, p in PLUGIN_FLAGS.items() if flag == f or flag.startswith(f + "-")
-                           or (f == "-n" and re.fullmatch(r"-n\d*|-nauto", flag))), None)
+            plugin = next(
+                (
+                    p
+                    for f, p in PLUGIN_FLAGS.items()
+                    if flag == f or flag.startswith(f + "-") or (f == "-n" and re.fullmatch(r"-n\d*|-nauto", flag))
+                ),
+                None,
+            )
             if plugin and plugin not in recipe.packages:
-                return Fix(f"pytest option {flag} is unknown: install {plugin}, which defines it",
-                           packages=[plugin], rule="unknown-option")
+                return Fix(
+                    f"pytest option {flag} is unknown: install {plugin}, which defines it",
+                    packages=[plugin],
+                    rule="unknown-option",
+                )
     for key in re.findall(r"Unknown config option: ([\w\-]+)", log):
         plugin = PLUGIN_INI_KEYS.get(key)
         if plugin and plugin not in recipe.packages:
-            return Fix(f"pytest config key {key} is unknown: install {plugin}", packages=[plugin], rule="unknown-ini-key")
+            return Fix(
+                f"pytest config key {key} is unknown: install {plugin}", packages=[plugin], rule="unknown-ini-key"
+            )
     for fixture in re.findall(r"fixture '(\w+)' not found", log):
         plugin = FIXTURE_PLUGINS.get(fixture)
         if plugin and plugin not in recipe.packages:
             return Fix(f"fixture {fixture} is missing: install {plugin}", packages=[plugin], rule="missing-fixture")
     removed = re.search(r"PytestRemovedIn(\d+)Warning", log)
-    if removed or re.search(r"PluginValidationError|unknown hook|has no argument named|"
-                            r"\bhook\b.*\bargument\b.*\b(removed|unknown)", log):
+    if removed or re.search(
+        r"PluginValidationError|unknown hook|has no argument named|"
+        r"\bhook\b.*\bargument\b.*\b(removed|unknown)",
+        log,
+    ):
         major = int(removed.group(1)) if removed else _installed_pytest_major(log)
         pin = f"pytest<{major}" if major else ""
         if pin and pin not in recipe.packages:
-            return Fix(f"the suite uses pytest features removed in pytest {major}: pin {pin}",
-                       packages=[pin], rule="pytest-too-new")
+            return Fix(
+                f"the suite uses pytest features removed in pytest {major}: pin {pin}",
+                packages=[pin],
+                rule="pytest-too-new",
+            )
     if re.search(r"async def functions are not natively supported", log) and "pytest-asyncio" not in recipe.packages:
         return Fix("async tests need a plugin: install pytest-asyncio", packages=["pytest-asyncio"], rule="async-tests")
     if stage == "build":
         if step.startswith("requirements:") or step == "dev_packages":  # optional sources: any failure drops them
             return Fix(f"installing {step} failed: drop that source", drop=[step], rule="drop-source")
         if step == "project" and recipe.extras and _PIP_FAILURE.search(log):
-            return Fix(f"installing the project with extras {', '.join(recipe.extras)} failed: drop the extras",
-                       drop=["extras"], rule="drop-source")
+            return Fix(
+                f"installing the project with extras {', '.join(recipe.extras)} failed: drop the extras",
+                drop=["extras"],
+                rule="drop-source",
+            )
         if step == "project" and _PIP_FAILURE.search(log):
-            return Fix("the project itself does not build: run the tests from the tree without installing it",
-                       drop=["project"], rule="drop-source")
+            return Fix(
+                "the project itself does not build: run the tests from the tree without installing it",
+                drop=["project"],
+                rule="drop-source",
+            )
     return None
 
 
@@ -172,11 +218,15 @@ def parse_advice(answer: dict) -> Fix | None:
     """A model's answer as a Fix; None when it proposes nothing usable."""
     if not isinstance(answer, dict):
         return None
-    packages = [str(p) for p in answer.get("packages") or [] if isinstance(p, str) and p.strip()
-                and not p.strip().startswith("-")]
+    packages = [
+        str(p)
+        for p in answer.get("packages") or []
+        if isinstance(p, str) and p.strip() and not p.strip().startswith("-")
+    ]
     env = {str(k): str(v) for k, v in (answer.get("env") or {}).items()} if isinstance(answer.get("env"), dict) else {}
     drop = [str(d) for d in answer.get("drop") or [] if isinstance(d, str)]
     if not (packages or env or drop):
         return None
-    return Fix(str(answer.get("reason") or "recipe proposed by the model"), packages=packages, env=env,
-               drop=drop, rule="llm")
+    return Fix(
+        str(answer.get("reason") or "recipe proposed by the model"), packages=packages, env=env, drop=drop, rule="llm"
+    )

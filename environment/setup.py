@@ -9,6 +9,7 @@ asking a model, when one is given), and tries again, at most `attempts` times. W
 kept by the book for later runs; each snapshot's attempts are reported by
 `environment_setup(repo, commit)`. `make_sandbox` wires the three together.
 """
+
 from __future__ import annotations
 
 import functools
@@ -16,11 +17,21 @@ import re
 import subprocess
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
-from sandbox import Backend, BuildError, InstallRecipe, Limits, SandboxError, TestRun, make_backend, repo_name, resolve_commit
+from sandbox import (
+    Backend,
+    BuildError,
+    InstallRecipe,
+    Limits,
+    SandboxError,
+    TestRun,
+    make_backend,
+    repo_name,
+    resolve_commit,
+)
 
 from .recipes import RecipeBook
 from .repair import Fix, advice_prompt, diagnose, parse_advice
@@ -51,9 +62,12 @@ class SetupRecord:
     attempts: list[Attempt] = field(default_factory=list)
 
     def to_dict(self, recipe: InstallRecipe) -> dict:
-        return {"environment": self.environment, "recipe": recipe.to_dict(),
-                "attempts": [asdict(a) for a in self.attempts],
-                "fixes": [a.fix for a in self.attempts if a.fix]}
+        return {
+            "environment": self.environment,
+            "recipe": recipe.to_dict(),
+            "attempts": [asdict(a) for a in self.attempts],
+            "fixes": [a.fix for a in self.attempts if a.fix],
+        }
 
 
 def log_path_of(message: str) -> str:
@@ -65,8 +79,9 @@ def log_path_of(message: str) -> str:
 @functools.lru_cache(maxsize=64)
 def tree_module_names(repo: str, commit: str) -> frozenset[str]:
     """Names the snapshot provides as modules: top-level entries and every file's stem."""
-    proc = subprocess.run(["git", "-C", repo, "ls-tree", "-r", "--name-only", commit],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        ["git", "-C", repo, "ls-tree", "-r", "--name-only", commit], capture_output=True, text=True, check=False
+    )
     names = set()
     for path in proc.stdout.splitlines():
         parts = Path(path).parts
@@ -80,6 +95,7 @@ def python_fits(requires_python: str, version: str) -> bool:
         return True
     try:
         from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
         return SpecifierSet(requires_python).contains(f"{version}.0", prereleases=True)
     except (ImportError, InvalidSpecifier):
         return True
@@ -88,8 +104,14 @@ def python_fits(requires_python: str, version: str) -> bool:
 class SetupBackend:
     """A backend that sets environments up with repair; everything else is the wrapped backend's."""
 
-    def __init__(self, inner: Backend, book: RecipeBook, attempts: int = 3, advisor: Advisor | None = None,
-                 log: Callable[[str], None] = print):
+    def __init__(
+        self,
+        inner: Backend,
+        book: RecipeBook,
+        attempts: int = 3,
+        advisor: Advisor | None = None,
+        log: Callable[[str], None] = print,
+    ):
         self.inner = inner
         self.book = book
         self.attempts = max(1, attempts)
@@ -147,9 +169,11 @@ class SetupBackend:
             recipe = self.recipe(repo, commit)
             version = recipe.python or self.inner.python_version()
             if not recipe.install and not python_fits(recipe.requires_python, version):
-                raise SetupError(f"{repo_name(repo)}@{commit[:10]} requires Python {recipe.requires_python} and "
-                                 f"the sandbox runs Python {version}; set sandbox.base_image to a fitting "
-                                 f"python image or sandbox.install.{repo_name(repo)}.python")
+                raise SetupError(
+                    f"{repo_name(repo)}@{commit[:10]} requires Python {recipe.requires_python} and "
+                    f"the sandbox runs Python {version}; set sandbox.base_image to a fitting "
+                    f"python image or sandbox.install.{repo_name(repo)}.python"
+                )
             for number in range(1, self.attempts + 1):
                 env_id = self.inner.environment_id(repo, commit)
                 if env_id in self._ready:
@@ -166,11 +190,14 @@ class SetupBackend:
                     fix = self._fix_for(text, repo, commit, "build") if number < self.attempts else None
                     if fix is None:
                         tried = f"after {number} attempt{'s' if number > 1 else ''}"
-                        raise SetupError(f"installing {repo_name(repo)}@{commit[:10]} failed {tried}"
-                                         + (f"; see the log {path}" if path else f": {str(exc).splitlines()[0]}")) from None
+                        raise SetupError(
+                            f"installing {repo_name(repo)}@{commit[:10]} failed {tried}"
+                            + (f"; see the log {path}" if path else f": {str(exc).splitlines()[0]}")
+                        ) from None
                     attempt.fix, attempt.rule = fix.reason, fix.rule
-                    self.log(f"sandbox: environment of {repo_name(repo)}@{commit[:10]} failed to build; "
-                             f"repair: {fix.reason}")
+                    self.log(
+                        f"sandbox: environment of {repo_name(repo)}@{commit[:10]} failed to build; repair: {fix.reason}"
+                    )
                     self._learn(repo, fix, record)
                     continue
                 record.attempts.append(Attempt("build", True, seconds=round(time.monotonic() - start, 1)))
@@ -181,8 +208,9 @@ class SetupBackend:
 
     def _collection_fix(self, repo: Path, commit: str, run: TestRun, patches: Sequence[str] = ()) -> Fix | None:
         """A fix when the run could not collect tests for a reason of the environment."""
-        if run.timed_out or not (run.exit_code not in (0, 1, 5) or run.collect_errors
-                                 or any(v == "error" for v in run.outcomes.values())):
+        if run.timed_out or not (
+            run.exit_code not in (0, 1, 5) or run.collect_errors or any(v == "error" for v in run.outcomes.values())
+        ):
             return None
         fix = self._fix_for(run.log_tail, repo, commit, "collection")
         if fix is None and run.collect_errors:
@@ -202,13 +230,15 @@ class SetupBackend:
         self.ensure(repo, commit)
         return self.inner.prepare(repo, commit)
 
-    def run_tree(self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None,
-                 untrusted: bool = False) -> TestRun:
+    def run_tree(
+        self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None, untrusted: bool = False
+    ) -> TestRun:
         self.ensure(Path(repo), commit)
         return self.inner.run_tree(repo, commit, tree, test_files, untrusted)
 
-    def run_tests(self, repo: Path, commit: str, patches: Sequence[str] = (),
-                  test_files: Sequence[str] | None = None) -> TestRun:
+    def run_tests(
+        self, repo: Path, commit: str, patches: Sequence[str] = (), test_files: Sequence[str] | None = None
+    ) -> TestRun:
         repo = Path(repo)
         for number in range(1, self.attempts + 1):
             self.ensure(repo, commit)
@@ -218,8 +248,9 @@ class SetupBackend:
                 if fix is None:
                     return run
                 record = self._record(repo, commit)
-                record.attempts.append(Attempt("collection", False, fix.reason, fix.rule,
-                                               seconds=round(run.duration_s, 1)))
+                record.attempts.append(
+                    Attempt("collection", False, fix.reason, fix.rule, seconds=round(run.duration_s, 1))
+                )
                 self.log(f"sandbox: tests of {repo_name(repo)}@{commit[:10]} could not run; repair: {fix.reason}")
                 self._learn(repo, fix, record)
         return run
@@ -241,10 +272,20 @@ class SetupBackend:
         run = self.run_tests(repo, sha, (), test_files)
         counts = {"passed": 0, "failed": 0, "errored": 0, "skipped": 0}
         for outcome in run.outcomes.values():
-            counts[{"error": "errored"}.get(outcome, outcome)] = counts.get({"error": "errored"}.get(outcome, outcome), 0) + 1
-        return {"repo": repo_name(repo), "commit": sha, "counts": counts, "exit_code": run.exit_code,
-                "timed_out": run.timed_out, "note": run.note, "seconds": round(time.monotonic() - start, 1),
-                "log_tail": run.log_tail, **self.environment_setup(repo, sha)}
+            counts[{"error": "errored"}.get(outcome, outcome)] = (
+                counts.get({"error": "errored"}.get(outcome, outcome), 0) + 1
+            )
+        return {
+            "repo": repo_name(repo),
+            "commit": sha,
+            "counts": counts,
+            "exit_code": run.exit_code,
+            "timed_out": run.timed_out,
+            "note": run.note,
+            "seconds": round(time.monotonic() - start, 1),
+            "log_tail": run.log_tail,
+            **self.environment_setup(repo, sha),
+        }
 
     def close(self) -> None:
         self.inner.close()
@@ -256,14 +297,29 @@ class SetupBackend:
         self.close()
 
 
-def make_sandbox(kind: str = "auto", *, limits: Limits = Limits(), cache_dir: Path | None = None,
-                 base_image: str = "python:3.11-slim", offline_base_image: str = "sebgen-base:bookworm",
-                 install: dict | None = None, log: Callable[[str], None] = print,
-                 setup_attempts: int = 1, advisor: Advisor | None = None) -> SetupBackend:
+def make_sandbox(
+    kind: str = "auto",
+    *,
+    limits: Limits = Limits(),
+    cache_dir: Path | None = None,
+    base_image: str = "python:3.11-slim",
+    offline_base_image: str = "sebgen-base:bookworm",
+    install: dict | None = None,
+    log: Callable[[str], None] = print,
+    setup_attempts: int = 1,
+    advisor: Advisor | None = None,
+) -> SetupBackend:
     """A backend that sets environments up: detection, the config's overrides, repairs."""
     book = RecipeBook(install, cache_dir, log)
-    backend = make_backend(kind, limits=limits, cache_dir=cache_dir, base_image=base_image,
-                           offline_base_image=offline_base_image, recipe_for=book.recipe_for, log=log)
+    backend = make_backend(
+        kind,
+        limits=limits,
+        cache_dir=cache_dir,
+        base_image=base_image,
+        offline_base_image=offline_base_image,
+        recipe_for=book.recipe_for,
+        log=log,
+    )
     return SetupBackend(backend, book, attempts=setup_attempts, advisor=advisor, log=log)
 
 

@@ -6,13 +6,13 @@ file (a disk, not us) is detected on load and the previous checkpoint is used in
 The journal records each evaluation the moment it finishes, so a kill mid-generation loses
 no paid evaluation.
 """
+
 from __future__ import annotations
 
 import json
 import os
 import random
 from pathlib import Path
-
 
 from evo.faults import crash_point
 
@@ -42,15 +42,19 @@ def atomic_write_text(path: Path, text: str, before_rename=lambda: None) -> None
 def rng_state(rng: random.Random) -> dict:
     version, internal, gauss = rng.getstate()
     import numpy as np  # imported here: numpy costs 0.3 s at CLI startup
+
     state = np.random.get_state()
-    return {"random": [version, list(internal), gauss],
-            "numpy": [state[0], state[1].tolist(), int(state[2]), int(state[3]), float(state[4])]}
+    return {
+        "random": [version, list(internal), gauss],
+        "numpy": [state[0], state[1].tolist(), int(state[2]), int(state[3]), float(state[4])],
+    }
 
 
 def restore_rng(rng: random.Random, data: dict) -> None:
     version, internal, gauss = data["random"]
     rng.setstate((version, tuple(internal), gauss))
     import numpy as np
+
     name, keys, pos, has_gauss, cached = data["numpy"]
     np.random.set_state((name, np.array(keys, dtype=np.uint32), pos, has_gauss, cached))
 
@@ -66,8 +70,11 @@ def checkpoint_path(run_dir: Path, generation: int) -> Path:
 def save(run_dir: Path, state: dict, keep: int) -> Path:
     state = {"format": FORMAT, **state}
     path = checkpoint_path(run_dir, state["generation"])
-    atomic_write_text(path, json.dumps(state, sort_keys=True),
-                      before_rename=lambda: crash_point("checkpoint_write", state["generation"]))
+    atomic_write_text(
+        path,
+        json.dumps(state, sort_keys=True),
+        before_rename=lambda: crash_point("checkpoint_write", state["generation"]),
+    )
     for old in sorted(checkpoint_dir(run_dir).glob("gen-*.json"))[:-keep]:
         old.unlink(missing_ok=True)
     return path
@@ -81,7 +88,10 @@ def load_latest(run_dir: Path, log=print) -> dict | None:
             if state.get("format") != FORMAT or "generation" not in state:
                 raise CheckpointError("unknown checkpoint format")
         except (json.JSONDecodeError, UnicodeDecodeError, CheckpointError) as exc:
-            log(f"checkpoint {path.name} is corrupt or truncated ({exc.__class__.__name__}); falling back to the previous one")
+            log(
+                f"checkpoint {path.name} is corrupt or truncated ({exc.__class__.__name__}); "
+                "falling back to the previous one"
+            )
             continue
         log(f"resuming from checkpoint {path.name} (generation {state['generation']})")
         return state

@@ -3,6 +3,7 @@
 User mistakes (bad config, not a repo, unparsable model output, ...) end with one sentence on
 stderr and exit code 2; no traceback.
 """
+
 from __future__ import annotations
 
 import json
@@ -12,7 +13,7 @@ import time
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional
+from typing import TYPE_CHECKING, Optional
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -35,8 +36,12 @@ if TYPE_CHECKING:
 # are imported inside the commands that use them: help and user errors answer in well under a
 # second (bench/cli_startup.py).
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="SEBGen: mine repos, generate verified SWE-bench-style tasks, evolve the generator.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="SEBGen: mine repos, generate verified SWE-bench-style tasks, evolve the generator.",
+)
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -62,20 +67,34 @@ def usage(line: str) -> dict:
 
 # Where each user-error class lives: looked up only once its module is loaded, so a config error
 # is reported without importing litellm, torch or docker (a class never loaded was never raised).
-_USER_ERROR_HOMES = (("archive", "archive", "ArchiveError"), ("evo.loop", "evo.loop", "RunError"),
-                     ("evo.report", "evo.report", "ReportError"), ("harness", "harness", "AgentError"),
-                     ("harness", "harness", "PredictionsError"), ("harness", "harness", "CurriculumError"),
-                     ("harness", "harness", "ExportError"), ("corpus", "corpus", "CorpusError"),
-                     ("llm.client", "llm", "LLMError"), ("tasks.mining", "tasks", "MiningError"),
-                     ("tasks.task", "tasks", "TaskFileError"), ("evo.runfolder", "evo.runfolder", "RunFolderError"), ("sandbox", "sandbox", "SandboxError"),
-                     ("evo.lineage", "evo.lineage", "LineageError"), ("evo.config", "evo.config", "ConfigError"))
+_USER_ERROR_HOMES = (
+    ("archive", "archive", "ArchiveError"),
+    ("evo.loop", "evo.loop", "RunError"),
+    ("evo.report", "evo.report", "ReportError"),
+    ("harness", "harness", "AgentError"),
+    ("harness", "harness", "PredictionsError"),
+    ("harness", "harness", "CurriculumError"),
+    ("harness", "harness", "ExportError"),
+    ("corpus", "corpus", "CorpusError"),
+    ("llm.client", "llm", "LLMError"),
+    ("tasks.mining", "tasks", "MiningError"),
+    ("tasks.task", "tasks", "TaskFileError"),
+    ("evo.runfolder", "evo.runfolder", "RunFolderError"),
+    ("sandbox", "sandbox", "SandboxError"),
+    ("evo.lineage", "evo.lineage", "LineageError"),
+    ("evo.config", "evo.config", "ConfigError"),
+)
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
     """Exception classes that mean "the user asked for something that cannot be done"."""
     import importlib
-    loaded = [getattr(importlib.import_module(public), name)
-              for module, public, name in _USER_ERROR_HOMES if module in sys.modules]
+
+    loaded = [
+        getattr(importlib.import_module(public), name)
+        for module, public, name in _USER_ERROR_HOMES
+        if module in sys.modules
+    ]
     return (UserError, CheckpointError, *loaded)
 
 
@@ -91,8 +110,9 @@ def friendly_errors():
         raise typer.Exit(2)
 
 
-def _config(path: Optional[Path], overrides: Optional[List[str]]) -> "Config":
+def _config(path: Optional[Path], overrides: Optional[list[str]]) -> Config:
     from evo.config import load_config
+
     return load_config(path, overrides or [])
 
 
@@ -115,15 +135,24 @@ def _existing(path: Path, what: str) -> Path:
 
 # ------------------------------------------------------------------ evolution
 
+
 class ProgressView:
     """Per-generation progress: a live bar on a terminal, plain lines always (logs, CI)."""
 
     def __init__(self):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
         self.bar = None
         if err.is_terminal:
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                TimeElapsedColumn(), TextColumn("{task.fields[status]}"), console=err, transient=True)
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("{task.fields[status]}"),
+                console=err,
+                transient=True,
+            )
             self.bar.start()
         self.task_id = None
         self.tasks = 0
@@ -132,33 +161,43 @@ class ProgressView:
         kind = event["event"]
         if kind == "generation_start":
             self.tasks = 0
-            err.print(f"[bold]generation {event['generation']}[/]: {event['total']} strategies "
-                      f"({event['cached']} already evaluated)")
+            err.print(
+                f"[bold]generation {event['generation']}[/]: {event['total']} strategies "
+                f"({event['cached']} already evaluated)"
+            )
             if self.bar:
-                self.task_id = self.bar.add_task(f"generation {event['generation']}",
-                                                 total=event["total"] - event["cached"], status="")
+                self.task_id = self.bar.add_task(
+                    f"generation {event['generation']}", total=event["total"] - event["cached"], status=""
+                )
         elif kind == "evaluated":
             usage = event["usage"]
             self.tasks += event["tasks"]
             tokens = usage["prompt_tokens"] + usage["completion_tokens"]
-            err.print(f"  evaluated {event['strategy']}: "
-                      f"{event['passed']}/{event['tasks']} tasks kept | {self.tasks} tasks validated this "
-                      f"generation | tokens {tokens:,}, cost ${usage['cost_usd']:.4f}")
+            err.print(
+                f"  evaluated {event['strategy']}: "
+                f"{event['passed']}/{event['tasks']} tasks kept | {self.tasks} tasks validated this "
+                f"generation | tokens {tokens:,}, cost ${usage['cost_usd']:.4f}"
+            )
             if self.bar and self.task_id is not None:
-                self.bar.update(self.task_id, advance=1,
-                                status=f"{self.tasks} tasks, {tokens:,} tokens, ${usage['cost_usd']:.4f}")
+                self.bar.update(
+                    self.task_id, advance=1, status=f"{self.tasks} tasks, {tokens:,} tokens, ${usage['cost_usd']:.4f}"
+                )
         elif kind == "scored":
             for row in event["strategies"]:
                 d = row["dimensions"]
-                err.print(f"  scored {row['strategy']}: EV {row['exploration_value']:.3f} "
-                          f"(Q {d['quality']:.2f}, N {d['novelty']:.2f}, E {d['evolution_potential']:.2f}), "
-                          f"{row['passed']}/{row['attempts']} kept after the batch filter; novelty vs "
-                          f"{event['archive_tasks']} archived tasks")
+                err.print(
+                    f"  scored {row['strategy']}: EV {row['exploration_value']:.3f} "
+                    f"(Q {d['quality']:.2f}, N {d['novelty']:.2f}, E {d['evolution_potential']:.2f}), "
+                    f"{row['passed']}/{row['attempts']} kept after the batch filter; novelty vs "
+                    f"{event['archive_tasks']} archived tasks"
+                )
         elif kind == "generation_end":
             if self.bar and self.task_id is not None:
                 self.bar.remove_task(self.task_id)
-            err.print(f"generation {event['generation']} done in {event['seconds']:.1f}s, "
-                      f"population mean EV {event['mean']:.3f}, best EV so far {event['best']:.3f}")
+            err.print(
+                f"generation {event['generation']} done in {event['seconds']:.1f}s, "
+                f"population mean EV {event['mean']:.3f}, best EV so far {event['best']:.3f}"
+            )
 
     def close(self) -> None:
         if self.bar:
@@ -169,6 +208,7 @@ def _preflight(config: Config) -> None:
     """Fail before creating anything when the repos or the model cannot work."""
     from evo.pipeline import check_llm
     from evo.runtime import mine_all, resolve_repos
+
     mine_all(config, resolve_repos(config))
     check_llm(config)
 
@@ -179,11 +219,13 @@ def _count(n: int, noun: str) -> str:
 
 def _journal_count(run_dir: Path) -> int:
     from evo.runfolder import RunFolder
+
     return len(RunFolder(run_dir).evaluations())
 
 
 def _run(config: Config, run_dir: Path, generations: int, resumed_from: Optional[int] = None) -> None:
     from evo.loop import Evolution
+
     started = time.monotonic()
     view = ProgressView()
     try:
@@ -196,22 +238,28 @@ def _run(config: Config, run_dir: Path, generations: int, resumed_from: Optional
         return
     best = outcome.hall_of_fame[0] if outcome.hall_of_fame else None
     if resumed_from is None:
-        err.print(f"run finished: {_count(outcome.generation, 'generation')}, "
-                  f"{_count(outcome.evaluations_performed, 'evaluation')} in {elapsed:.0f}s; run folder {run_dir}")
+        err.print(
+            f"run finished: {_count(outcome.generation, 'generation')}, "
+            f"{_count(outcome.evaluations_performed, 'evaluation')} in {elapsed:.0f}s; run folder {run_dir}"
+        )
     else:
-        err.print(f"run finished: {_count(outcome.generation - resumed_from, 'generation')} and "
-                  f"{_count(outcome.evaluations_performed, 'evaluation')} since resume in {elapsed:.0f}s "
-                  f"({_count(outcome.generation, 'generation')} and {_count(_journal_count(run_dir), 'evaluation')} "
-                  f"in all); run folder {run_dir}")
+        err.print(
+            f"run finished: {_count(outcome.generation - resumed_from, 'generation')} and "
+            f"{_count(outcome.evaluations_performed, 'evaluation')} since resume in {elapsed:.0f}s "
+            f"({_count(outcome.generation, 'generation')} and {_count(_journal_count(run_dir), 'evaluation')} "
+            f"in all); run folder {run_dir}"
+        )
     if best:
         out.print(f"best strategy {best['id']} ({best['strategy_type']}) EV {best['exploration_value']:.3f}")
     out.print(f"inspect: sebgen hof {run_dir}")
 
 
-@app.command(**usage('CONFIG [--run-dir DIR] [--set a.b=v]...'))
-def run(config: Path = typer.Argument(..., help="YAML config, e.g. configs/quickstart.yaml"),
-        run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Run folder (default runs/NAME-TIME)."),
-        set_: Optional[List[str]] = SetOpt):
+@app.command(**usage("CONFIG [--run-dir DIR] [--set a.b=v]..."))
+def run(
+    config: Path = typer.Argument(..., help="YAML config, e.g. configs/quickstart.yaml"),
+    run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Run folder (default runs/NAME-TIME)."),
+    set_: Optional[list[str]] = SetOpt,
+):
     """Start an evolution run; writes the resolved config into the run folder."""
     with friendly_errors():
         cfg = _config(config, set_)
@@ -221,15 +269,19 @@ def run(config: Path = typer.Argument(..., help="YAML config, e.g. configs/quick
         _preflight(cfg)
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "config.yaml").write_text(cfg.to_yaml(), encoding="utf-8")
-        err.print(f"run folder {run_dir}: population {cfg.evolution.population}, "
-                  f"{cfg.evolution.generations} generations, model {cfg.llm.model}")
+        err.print(
+            f"run folder {run_dir}: population {cfg.evolution.population}, "
+            f"{cfg.evolution.generations} generations, model {cfg.llm.model}"
+        )
         _run(cfg, run_dir, cfg.evolution.generations)
 
 
-@app.command(**usage('RUN_DIR [--generations N]'))
-def resume(run_dir: Path = typer.Argument(..., help="Run folder to continue."),
-           generations: Optional[int] = typer.Option(None, "--generations", help="Extend the run to N generations."),
-           set_: Optional[List[str]] = SetOpt):
+@app.command(**usage("RUN_DIR [--generations N]"))
+def resume(
+    run_dir: Path = typer.Argument(..., help="Run folder to continue."),
+    generations: Optional[int] = typer.Option(None, "--generations", help="Extend the run to N generations."),
+    set_: Optional[list[str]] = SetOpt,
+):
     """Continue a run from its last complete checkpoint."""
     with friendly_errors():
         if not (_existing(run_dir, "run folder") / "config.yaml").is_file():
@@ -243,11 +295,15 @@ def resume(run_dir: Path = typer.Argument(..., help="Run folder to continue."),
         _run(cfg, run_dir, cfg.evolution.generations, resumed_from=state["generation"] if state else 0)
 
 
-@app.command(**usage('RUN_DIR [--gen N] [--json] [--lineage ID]'))
-def hof(run_dir: Path = typer.Argument(...), gen: Optional[int] = typer.Option(None, "--gen"),
-        as_json: bool = typer.Option(False, "--json"),
-        lineage: Optional[str] = typer.Option(None, "--lineage", metavar="ID",
-                                              help="Follow strategy ID (or an id prefix) back to its seeds.")):
+@app.command(**usage("RUN_DIR [--gen N] [--json] [--lineage ID]"))
+def hof(
+    run_dir: Path = typer.Argument(...),
+    gen: Optional[int] = typer.Option(None, "--gen"),
+    as_json: bool = typer.Option(False, "--json"),
+    lineage: Optional[str] = typer.Option(
+        None, "--lineage", metavar="ID", help="Follow strategy ID (or an id prefix) back to its seeds."
+    ),
+):
     """Hall of fame as of generation N (default: the last)."""
     with friendly_errors():
         _existing(run_dir, "run folder")
@@ -265,23 +321,38 @@ def hof(run_dir: Path = typer.Argument(...), gen: Optional[int] = typer.Option(N
             sys.stdout.write(json.dumps(entries, indent=2, sort_keys=True) + "\n")
             return
         sizes = sorted({(e.get("novelty_reference") or {}).get("archive_tasks") for e in entries} - {None})
-        table = Table(title=f"Hall of fame, generation {gen}", caption=(
-            f"novelty (N) measured against {', '.join(map(str, sizes))} archived tasks, leave-one-out"
-            if sizes else None))
+        table = Table(
+            title=f"Hall of fame, generation {gen}",
+            caption=(
+                f"novelty (N) measured against {', '.join(map(str, sizes))} archived tasks, leave-one-out"
+                if sizes
+                else None
+            ),
+        )
         for col in ("rank", "id", "type", "EV", "Q", "N", "D", "S", "E", "operator", "parents"):
             table.add_column(col)
         for rank, e in enumerate(entries, 1):
             d = e["dimensions"]
-            table.add_row(str(rank), e["id"], e["strategy_type"], f"{e['exploration_value']:.3f}",
-                          *(f"{d.get(k, 0):.2f}" for k in ("quality", "novelty", "difficulty_coverage",
-                                                             "skill_diversity", "evolution_potential")),
-                          e["operator"], ",".join(e["parents"]) or "-")
+            table.add_row(
+                str(rank),
+                e["id"],
+                e["strategy_type"],
+                f"{e['exploration_value']:.3f}",
+                *(
+                    f"{d.get(k, 0):.2f}"
+                    for k in ("quality", "novelty", "difficulty_coverage", "skill_diversity", "evolution_potential")
+                ),
+                e["operator"],
+                ",".join(e["parents"]) or "-",
+            )
         out.print(table)
 
 
 def _print_lineage(run_dir: Path, wanted: str) -> None:
     from rich.tree import Tree
+
     from evo.lineage import ancestry, describe, family, resolve
+
     nodes = family(run_dir)
     sid = resolve(nodes, wanted)
     branches: dict[int, Tree] = {}
@@ -298,10 +369,13 @@ def _print_lineage(run_dir: Path, wanted: str) -> None:
 
 # ------------------------------------------------------------------ pipeline mode
 
+
 def _resolve_repo(repo: str) -> Path:
     if "://" in repo or repo.startswith("git@"):
         import git
+
         from sandbox import default_cache_dir
+
         dest = default_cache_dir() / "clones" / repo.rstrip("/").split("/")[-1].removesuffix(".git")
         if not dest.exists():
             _log(f"cloning {repo} into {dest}")
@@ -313,28 +387,36 @@ def _resolve_repo(repo: str) -> Path:
     return Path(repo).expanduser().resolve()
 
 
-@app.command(**usage('REPO [--commit SHA]... [--strategy TYPE] [--n N] [--out FILE]'))
-def generate(repo: str = typer.Argument(..., help="Repo path or URL."),
-             commit: Optional[List[str]] = typer.Option(None, "--commit", help="Only these commits (repeatable)."),
-             strategy: str = typer.Option("BUG_FIX", "--strategy",
-                                          help="BUG_FIX, FEATURE_ADD, REFACTOR, TEST_DRIVEN, HYBRID or SYNTHETIC"),
-             n: int = typer.Option(5, "--n", min=1, help="Tasks to keep."),
-             out_file: Path = typer.Option(Path("tasks.jsonl"), "--out"),
-             config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
+@app.command(**usage("REPO [--commit SHA]... [--strategy TYPE] [--n N] [--out FILE]"))
+def generate(
+    repo: str = typer.Argument(..., help="Repo path or URL."),
+    commit: Optional[list[str]] = typer.Option(None, "--commit", help="Only these commits (repeatable)."),
+    strategy: str = typer.Option(
+        "BUG_FIX", "--strategy", help="BUG_FIX, FEATURE_ADD, REFACTOR, TEST_DRIVEN, HYBRID or SYNTHETIC"
+    ),
+    n: int = typer.Option(5, "--n", min=1, help="Tasks to keep."),
+    out_file: Path = typer.Option(Path("tasks.jsonl"), "--out"),
+    config: Optional[Path] = ConfigOpt,
+    set_: Optional[list[str]] = SetOpt,
+):
     """Pipeline mode, no evolution: validated tasks from a repo into JSONL."""
     from evo.pipeline import SYNTHETIC, generate_tasks
-    from tasks import StrategyType
-    from tasks import write_jsonl
+    from tasks import StrategyType, write_jsonl
+
     with friendly_errors():
         cfg = _config(config, set_)
         choices = [t.value for t in StrategyType] + [SYNTHETIC]
         if strategy.upper() not in choices:
             from evo.config import did_you_mean
-            raise UserError(f"unknown strategy {strategy!r}{did_you_mean(strategy.upper(), choices)}; "
-                            f"choose one of {', '.join(choices)}")
+
+            raise UserError(
+                f"unknown strategy {strategy!r}{did_you_mean(strategy.upper(), choices)}; "
+                f"choose one of {', '.join(choices)}"
+            )
         with _GenerateStatus(n) as status:
-            result = generate_tasks(cfg, _resolve_repo(repo), strategy.upper(), n, commit or (),
-                                    progress=status, log=_log)
+            result = generate_tasks(
+                cfg, _resolve_repo(repo), strategy.upper(), n, commit or (), progress=status, log=_log
+            )
         write_jsonl(result.kept, out_file)
         err.print(f"{len(result.kept)} of {result.attempts} generated tasks passed every layer; wrote {out_file}")
         if len(result.kept) < n:
@@ -373,12 +455,15 @@ def _report_task(task) -> None:
     if failed:
         err.print(f"  rejected {task.instance_id} at {failed[0]}: {failed[1]['reason']}", markup=False)
     else:
-        err.print(f"  kept {task.instance_id} ({task.difficulty_level}, {task.domain}, "
-                  f"{len(task.FAIL_TO_PASS)} F2P)", markup=False)
+        err.print(
+            f"  kept {task.instance_id} ({task.difficulty_level}, {task.domain}, {len(task.FAIL_TO_PASS)} F2P)",
+            markup=False,
+        )
 
 
 def _layer_list(text: str) -> list[str]:
     from tasks import LAYERS
+
     chosen = [name.strip() for name in text.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in LAYERS]
     if unknown or not chosen:
@@ -387,16 +472,22 @@ def _layer_list(text: str) -> list[str]:
 
 
 @app.command(**usage("TASKS.jsonl [--layers schema,compile,...] [--ablation 'a,b;a,b,c'] [--out FILE]"))
-def validate(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
-             out_file: Optional[Path] = typer.Option(None, "--out"),
-             layers: str = typer.Option("schema,compile,functional,quality,semantic", "--layers"),
-             ablation: Optional[str] = typer.Option(None, "--ablation",
-                                                    help="Layer sets separated by ';' (SEBGen Table 9), "
-                                                         "e.g. 'schema,compile;schema,compile,functional'."),
-             config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
+def validate(
+    tasks: Path = typer.Argument(..., help="Tasks JSONL."),
+    out_file: Optional[Path] = typer.Option(None, "--out"),
+    layers: str = typer.Option("schema,compile,functional,quality,semantic", "--layers"),
+    ablation: Optional[str] = typer.Option(
+        None,
+        "--ablation",
+        help="Layer sets separated by ';' (SEBGen Table 9), e.g. 'schema,compile;schema,compile,functional'.",
+    ),
+    config: Optional[Path] = ConfigOpt,
+    set_: Optional[list[str]] = SetOpt,
+):
     """Re-run the validation layers on tasks; reports pass count and average score."""
     from evo.pipeline import revalidate, run_ablation
     from tasks import read_jsonl, write_jsonl
+
     with friendly_errors():
         cfg = _config(config, set_)
         records = list(read_jsonl(tasks))
@@ -409,8 +500,13 @@ def validate(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
             for col in ("layers", "tasks", "passed", "pass rate", "mean score"):
                 table.add_column(col)
             for row in rows:
-                table.add_row("+".join(row["layers"]), str(row["tasks"]), str(row["passed"]),
-                              f"{row['pass_rate']:.2f}", f"{row['mean_score']:.3f}")
+                table.add_row(
+                    "+".join(row["layers"]),
+                    str(row["tasks"]),
+                    str(row["passed"]),
+                    f"{row['pass_rate']:.2f}",
+                    f"{row['mean_score']:.3f}",
+                )
             err.print(table)
             sys.stdout.write(json.dumps(rows, sort_keys=True) + "\n")
             return
@@ -418,19 +514,29 @@ def validate(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
         records = revalidate(cfg, records, chosen, log=_log)
         passed = [t for t in records if t.passed]
         scores = [sum(v["score"] for v in t.validation.values()) / len(t.validation) for t in records if t.validation]
-        summary = {"layers": chosen, "tasks": len(records), "passed": len(passed),
-                   "average_score": round(sum(scores) / len(scores), 4) if scores else 0.0}
+        summary = {
+            "layers": chosen,
+            "tasks": len(records),
+            "passed": len(passed),
+            "average_score": round(sum(scores) / len(scores), 4) if scores else 0.0,
+        }
         if out_file:
             write_jsonl(records, out_file)
         sys.stdout.write(json.dumps(summary, sort_keys=True) + "\n")
 
 
-@app.command("mine", **usage('REPO [--since D] [--until D] [--json]'))
-def mine_cmd(repo: str = typer.Argument(...), since: Optional[str] = typer.Option(None, "--since"),
-             until: Optional[str] = typer.Option(None, "--until"), as_json: bool = typer.Option(False, "--json"),
-             config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
+@app.command("mine", **usage("REPO [--since D] [--until D] [--json]"))
+def mine_cmd(
+    repo: str = typer.Argument(...),
+    since: Optional[str] = typer.Option(None, "--since"),
+    until: Optional[str] = typer.Option(None, "--until"),
+    as_json: bool = typer.Option(False, "--json"),
+    config: Optional[Path] = ConfigOpt,
+    set_: Optional[list[str]] = SetOpt,
+):
     """Candidate commits and the filter funnel counts."""
     from evo.runtime import mine_repo
+
     with friendly_errors():
         cfg = _config(config, set_)
         result = mine_repo(cfg, _resolve_repo(repo), since=since, until=until)
@@ -444,14 +550,18 @@ def mine_cmd(repo: str = typer.Argument(...), since: Optional[str] = typer.Optio
 
 
 @app.command("setup", **usage("REPO [--commit SHA] [--timeout S] [--json]"))
-def setup_cmd(repo: str = typer.Argument(..., help="Repo path or URL."),
-              commit: str = typer.Option("HEAD", "--commit", help="The snapshot to set up (default HEAD)."),
-              timeout: float = typer.Option(900.0, "--timeout", help="Seconds allowed for the suite run."),
-              as_json: bool = typer.Option(False, "--json"),
-              config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
+def setup_cmd(
+    repo: str = typer.Argument(..., help="Repo path or URL."),
+    commit: str = typer.Option("HEAD", "--commit", help="The snapshot to set up (default HEAD)."),
+    timeout: float = typer.Option(900.0, "--timeout", help="Seconds allowed for the suite run."),
+    as_json: bool = typer.Option(False, "--json"),
+    config: Optional[Path] = ConfigOpt,
+    set_: Optional[list[str]] = SetOpt,
+):
     """Build a commit's test environment (repairing it from its logs), run the suite there, and
     print passed / failed / errored counts, the install recipe and the attempts."""
     from evo.runtime import make_sandbox
+
     with friendly_errors():
         cfg = _config(config, [f"sandbox.timeout_s={timeout}", *(set_ or [])])
         path = _resolve_repo(repo)
@@ -467,15 +577,23 @@ def setup_cmd(repo: str = typer.Argument(..., help="Repo path or URL."),
             return
         c = report["counts"]
         out.print(f"{report['repo']}@{report['commit'][:12]}: environment {report['environment']}", markup=False)
-        out.print(f"tests: {c['passed']} passed, {c['failed']} failed, {c['errored']} errored, {c['skipped']} skipped "
-                  f"(pytest exit code {report['exit_code']}, {report['seconds']:.1f} s)"
-                  + (f"; {report['note']}" if report["note"] else ""), markup=False)
+        out.print(
+            f"tests: {c['passed']} passed, {c['failed']} failed, {c['errored']} errored, {c['skipped']} skipped "
+            f"(pytest exit code {report['exit_code']}, {report['seconds']:.1f} s)"
+            + (f"; {report['note']}" if report["note"] else ""),
+            markup=False,
+        )
         out.print("recipe:")
         for key, value in report["recipe"].items():
             if key == "sources":
                 continue
-            shown = ", ".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else \
-                ", ".join(value) if isinstance(value, (list, tuple)) else value
+            shown = (
+                ", ".join(f"{k}={v}" for k, v in value.items())
+                if isinstance(value, dict)
+                else ", ".join(value)
+                if isinstance(value, (list, tuple))
+                else value
+            )
             out.print(f"  {key}: {shown}", markup=False)
         for source in report["recipe"].get("sources", []):
             out.print(f"  detected from {source}", markup=False)
@@ -493,10 +611,11 @@ def setup_cmd(repo: str = typer.Argument(..., help="Repo path or URL."),
             out.print("  (nothing to install: the tests run from the tree)")
 
 
-@app.command(**usage('DIR'))
+@app.command(**usage("DIR"))
 def corpus(directory: Path = typer.Argument(..., help="Where to build the demo repositories.")):
     """Build the bundled demo corpus (git repos) and print one repo path per line."""
     from corpus import build_corpus
+
     with friendly_errors():
         try:
             paths = build_corpus(directory)
@@ -506,18 +625,24 @@ def corpus(directory: Path = typer.Argument(..., help="Where to build the demo r
             sys.stdout.write(f"{path}\n")
 
 
-@app.command(**usage('[--clean] [--prune-images] [--build-base-image]'))
-def doctor(clean: bool = typer.Option(False, "--clean", help="Remove SEBGen containers left by a crash."),
-           prune: bool = typer.Option(False, "--prune-images", help="Remove SEBGen images no run references."),
-           build_base: bool = typer.Option(False, "--build-base-image",
-                                           help="Build the offline base image with debootstrap (needs root)."),
-           config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
+@app.command(**usage("[--clean] [--prune-images] [--build-base-image]"))
+def doctor(
+    clean: bool = typer.Option(False, "--clean", help="Remove SEBGen containers left by a crash."),
+    prune: bool = typer.Option(False, "--prune-images", help="Remove SEBGen images no run references."),
+    build_base: bool = typer.Option(
+        False, "--build-base-image", help="Build the offline base image with debootstrap (needs root)."
+    ),
+    config: Optional[Path] = ConfigOpt,
+    set_: Optional[list[str]] = SetOpt,
+):
     """What is available: Docker engine, base image, embedding model, LLM model."""
     from evo.doctor import run_checks
+
     with friendly_errors():
         cfg = _config(config, set_)
         if build_base:
             from sandbox import build_offline_base_image
+
             build_offline_base_image(cfg.sandbox.offline_base_image, log=_log)
         table = Table(title="sebgen doctor")
         table.add_column("check")
@@ -530,26 +655,42 @@ def doctor(clean: bool = typer.Option(False, "--clean", help="Remove SEBGen cont
 
 # ------------------------------------------------------------------ benchmark use
 
+
 def _fmt_rate(agg: dict, key: str) -> str:
     low, high = agg[f"{key}_ci95"]
     return f"{agg[key]:.3f} [{low:.2f}, {high:.2f}]"
 
 
-@app.command("evaluate", **usage("TASKS.jsonl (--predictions P.jsonl | --agent nop|oracle|random|llm:MODEL) "
-                                 "[--attempts N] [--k K] [--out FILE]"))
-def evaluate_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
-                 predictions: Optional[Path] = typer.Option(None, "--predictions", help="SWE-bench predictions JSONL."),
-                 agent: Optional[str] = typer.Option(None, "--agent", help="nop, oracle, random or llm:<model>."),
-                 attempts: int = typer.Option(1, "--attempts", min=1, help="Attempts per task (built-in agents)."),
-                 k: int = typer.Option(1, "--k", min=1, help="k of pass@k."),
-                 out_file: Optional[Path] = typer.Option(None, "--out", help="Default: RUN_DIR/results/AGENT.json "
-                                                         "when the tasks are in a run folder, else beside them."),
-                 config: Optional[Path] = ConfigOpt, set_: Optional[List[str]] = SetOpt):
+@app.command(
+    "evaluate",
+    **usage(
+        "TASKS.jsonl (--predictions P.jsonl | --agent nop|oracle|random|llm:MODEL) [--attempts N] [--k K] [--out FILE]"
+    ),
+)
+def evaluate_cmd(
+    tasks: Path = typer.Argument(..., help="Tasks JSONL."),
+    predictions: Optional[Path] = typer.Option(None, "--predictions", help="SWE-bench predictions JSONL."),
+    agent: Optional[str] = typer.Option(None, "--agent", help="nop, oracle, random or llm:<model>."),
+    attempts: int = typer.Option(1, "--attempts", min=1, help="Attempts per task (built-in agents)."),
+    k: int = typer.Option(1, "--k", min=1, help="k of pass@k."),
+    out_file: Optional[Path] = typer.Option(
+        None, "--out", help="Default: RUN_DIR/results/AGENT.json when the tasks are in a run folder, else beside them."
+    ),
+    config: Optional[Path] = ConfigOpt,
+    set_: Optional[list[str]] = SetOpt,
+):
     """Score an agent or a predictions file on tasks: resolved rate, pass@1, pass@k with 95% intervals."""
-    from harness import (agent_predictions, evaluate_predictions, load_predictions, results_document, summarize,
-                         write_results)
-    from tasks import read_jsonl
     from evo.runtime import make_sandbox
+    from harness import (
+        agent_predictions,
+        evaluate_predictions,
+        load_predictions,
+        results_document,
+        summarize,
+        write_results,
+    )
+    from tasks import read_jsonl
+
     with friendly_errors():
         if (predictions is None) == (agent is None):
             raise UserError("give exactly one of --predictions FILE or --agent NAME")
@@ -571,14 +712,18 @@ def evaluate_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
         finally:
             backend.close()
         summary = summarize(results, k)
-        out_file = write_results(out_file or _results_path(tasks, label),
-                                 results_document(label, tasks, summary, results))
+        out_file = write_results(
+            out_file or _results_path(tasks, label), results_document(label, tasks, summary, results)
+        )
         table = Table(title=f"{label} on {tasks} ({len(results)} tasks)")
         keys = ["resolved_rate", "pass@1"] + ([f"pass@{k}"] if k > 1 else [])
         for col in ["slice", "tasks", "resolved"] + [f"{key.replace('_', ' ')} [95% CI]" for key in keys]:
             table.add_column(col)
-        rows = [("overall", summary["overall"])] + [(f"month {m}", a) for m, a in summary["by_month"].items()] \
+        rows = (
+            [("overall", summary["overall"])]
+            + [(f"month {m}", a) for m, a in summary["by_month"].items()]
             + [(f"difficulty {d}", a) for d, a in summary["by_difficulty"].items()]
+        )
         for name, agg in rows:
             table.add_row(name, str(agg["tasks"]), str(agg["resolved"]), *(_fmt_rate(agg, key) for key in keys))
         out.print(table)
@@ -587,10 +732,12 @@ def evaluate_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
 
 def _agent(name: str, seed: int):
     from harness import AgentError, make_agent
+
     try:
         return make_agent(name, seed=seed)
     except AgentError as exc:
         from evo.config import did_you_mean
+
         raise UserError(f"{exc}{did_you_mean(name, ('nop', 'oracle', 'random'))}") from None
 
 
@@ -598,20 +745,24 @@ def _results_path(tasks: Path, label: str) -> Path:
     """Where `evaluate` writes without --out: the run folder's results/ (the report's leaderboard
     reads it) when the tasks file lies in a run folder, else beside the tasks file."""
     from evo.runfolder import RunFolder
+
     run = RunFolder.enclosing(tasks)
     if run is not None:
         return run.path / "results" / f"{label}.json"
     return tasks.with_name(f"{tasks.stem}.{label}.results.json")
 
 
-@app.command("curriculum", **usage('TASKS.jsonl --results R.json [--width W] [--out FILE]'))
-def curriculum_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
-                   results: Path = typer.Option(..., "--results", help="Results JSON of `sebgen evaluate`."),
-                   width: float = typer.Option(0.3, "--width", min=0.0, help="Base ZPD width."),
-                   out_file: Optional[Path] = typer.Option(None, "--out", help="Write the ordered tasks here (JSONL).")):
+@app.command("curriculum", **usage("TASKS.jsonl --results R.json [--width W] [--out FILE]"))
+def curriculum_cmd(
+    tasks: Path = typer.Argument(..., help="Tasks JSONL."),
+    results: Path = typer.Option(..., "--results", help="Results JSON of `sebgen evaluate`."),
+    width: float = typer.Option(0.3, "--width", min=0.0, help="Base ZPD width."),
+    out_file: Optional[Path] = typer.Option(None, "--out", help="Write the ordered tasks here (JSONL)."),
+):
     """Order tasks for an agent: its ZPD from its results, easy-medium-easy-medium-hard interleaving."""
     from harness import capability_profile, curriculum, zone_counts
     from tasks import read_jsonl, write_jsonl
+
     with friendly_errors():
         if not results.is_file():
             raise UserError(f"results file {results} does not exist")
@@ -623,8 +774,10 @@ def curriculum_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
         profile = capability_profile(document, records, base_width=width)
         order = curriculum(records, profile)
         counts = zone_counts(records, profile)
-        out.print(f"ability {profile.ability:.3f}, recent success {profile.recent_success:.2f}, "
-                  f"ZPD [{profile.low:.3f}, {profile.high:.3f}] (width {profile.width:.3f})")
+        out.print(
+            f"ability {profile.ability:.3f}, recent success {profile.recent_success:.2f}, "
+            f"ZPD [{profile.low:.3f}, {profile.high:.3f}] (width {profile.width:.3f})"
+        )
         out.print(f"below {counts['below']}, within {counts['within']}, above {counts['above']}")
         if out_file:
             write_jsonl(order, out_file)
@@ -634,24 +787,41 @@ def curriculum_cmd(tasks: Path = typer.Argument(..., help="Tasks JSONL."),
                 out.print(f"{task.instance_id} {task.difficulty_level} {task.difficulty:.3f}")
 
 
-@app.command("export", **usage('(RUN_DIR | TASKS.jsonl) --format swebench|harbor --out PATH [--mirror DIR] [--build-images] [--network none|public] [--base-image IMAGE]'))
-def export_cmd(source: Path = typer.Argument(..., help="Run folder or tasks JSONL."),
-               format_: str = typer.Option(..., "--format", help="swebench or harbor."),
-               out_path: Path = typer.Option(..., "--out", help="JSONL file (swebench) or folder (harbor)."),
-               base_image: Optional[str] = typer.Option(None, "--base-image",
-                                                        help="Base image of the exported Dockerfiles (default: "
-                                                             "python:3.11-slim, or sebgen-base:bookworm when no "
-                                                             "registry answers)."),
-               mirror: Optional[Path] = typer.Option(None, "--mirror",
-                                                     help="SWE-bench: folder of git repositories, one per task "
-                                                          "(<instance_id>.git), each holding only the buggy state."),
-               build_images: bool = typer.Option(False, "--build-images",
-                                                 help="SWE-bench: build each row's Docker image (the buggy state "
-                                                      "at /testbed) for the SWE-bench harness; implies a mirror."),
-               network: str = typer.Option("none", "--network",
-                                           help="Harbor: the agent's network, none (default) or public.")):
+@app.command(
+    "export",
+    **usage(
+        "(RUN_DIR | TASKS.jsonl) --format swebench|harbor --out PATH [--mirror DIR] [--build-images] "
+        "[--network none|public] [--base-image IMAGE]"
+    ),
+)
+def export_cmd(
+    source: Path = typer.Argument(..., help="Run folder or tasks JSONL."),
+    format_: str = typer.Option(..., "--format", help="swebench or harbor."),
+    out_path: Path = typer.Option(..., "--out", help="JSONL file (swebench) or folder (harbor)."),
+    base_image: Optional[str] = typer.Option(
+        None,
+        "--base-image",
+        help="Base image of the exported Dockerfiles (default: "
+        "python:3.11-slim, or sebgen-base:bookworm when no "
+        "registry answers).",
+    ),
+    mirror: Optional[Path] = typer.Option(
+        None,
+        "--mirror",
+        help="SWE-bench: folder of git repositories, one per task "
+        "(<instance_id>.git), each holding only the buggy state.",
+    ),
+    build_images: bool = typer.Option(
+        False,
+        "--build-images",
+        help="SWE-bench: build each row's Docker image (the buggy state "
+        "at /testbed) for the SWE-bench harness; implies a mirror.",
+    ),
+    network: str = typer.Option("none", "--network", help="Harbor: the agent's network, none (default) or public."),
+):
     """Export tasks as SWE-bench JSONL (with a dataset card) or Harbor task folders."""
     from harness import export_harbor, export_swebench, load_tasks
+
     with friendly_errors():
         if format_ not in ("swebench", "harbor"):
             raise UserError(f"unknown format {format_!r}; choose swebench or harbor")
@@ -666,10 +836,19 @@ def export_cmd(source: Path = typer.Argument(..., help="Run folder or tasks JSON
             raise UserError(f"{source} holds no task that passed validation")
         if format_ == "swebench":
             if mirror is None and not build_images:
-                err.print("sebgen: warning: base_commit is the fixed state; a stock SWE-bench harness needs "
-                          "--mirror DIR to get the buggy state", markup=False)
-            count = export_swebench(records, out_path, mirror_dir=mirror, build=build_images, base_image=base_image,
-                                    log=lambda line: err.print(line, markup=False))
+                err.print(
+                    "sebgen: warning: base_commit is the fixed state; a stock SWE-bench harness needs "
+                    "--mirror DIR to get the buggy state",
+                    markup=False,
+                )
+            count = export_swebench(
+                records,
+                out_path,
+                mirror_dir=mirror,
+                build=build_images,
+                base_image=base_image,
+                log=lambda line: err.print(line, markup=False),
+            )
         else:
             count = len(export_harbor(records, out_path, base_image=base_image, network=network))
         err.print(f"exported {count} tasks ({format_}) to {out_path}")
@@ -680,6 +859,7 @@ def _dataset(source: Path, load_tasks) -> list:
     if source.is_dir():
         from evo.runfolder import RunFolder
         from tasks import Task
+
         run = RunFolder(source)
         if not run.is_run():
             raise UserError(f"{source} is neither a tasks JSONL file nor a SEBGen run folder")
@@ -687,35 +867,46 @@ def _dataset(source: Path, load_tasks) -> list:
     return load_tasks(source)
 
 
-@app.command("report", **usage('RUN_DIR'))
+@app.command("report", **usage("RUN_DIR"))
 def report_cmd(run_dir: Path = typer.Argument(..., help="Run folder.")):
     """Static HTML report with plots: RUN_DIR/report/index.html (leaderboard from RUN_DIR/results/*.json)."""
     from evo.report import build_report
+
     with friendly_errors():
         index = build_report(run_dir)
         out.print(f"report: {index}")
 
 
 @app.command("experiment", **usage("CONFIG [--out DIR]"))
-def experiment_cmd(config: Path = typer.Argument(..., help="YAML config; its `experiment` section sets seeds and split."),
-                   out_dir: Optional[Path] = typer.Option(None, "--out", help="Experiment folder (default runs/NAME-experiment)."),
-                   set_: Optional[List[str]] = SetOpt):
+def experiment_cmd(
+    config: Path = typer.Argument(..., help="YAML config; its `experiment` section sets seeds and split."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="Experiment folder (default runs/NAME-experiment)."),
+    set_: Optional[list[str]] = SetOpt,
+):
     """Evolution gain on held-out commits: best seed vs evolved vs random search, with 95% intervals."""
     from evo.experiment import ARMS, METRICS, run_experiment
     from evo.report import build_experiment_report
+
     with friendly_errors():
         cfg = _config(config, set_)
         _preflight(cfg)
         out_dir = out_dir or Path("runs") / f"{config.stem}-experiment"
         document = run_experiment(cfg, out_dir, log=_log)
-        table = Table(title=f"Held-out commits ({document['split']['heldout']}), {document['heldout_calls_per_arm']} "
-                            f"generation calls per arm, {len(document['per_seed'])} seeds: mean [95% CI]")
+        table = Table(
+            title=f"Held-out commits ({document['split']['heldout']}), {document['heldout_calls_per_arm']} "
+            f"generation calls per arm, {len(document['per_seed'])} seeds: mean [95% CI]"
+        )
         table.add_column("arm")
         for metric in METRICS:
             table.add_column(metric)
         for arm in ARMS:
-            table.add_row(arm, *(f"{c['mean']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"
-                                 for c in (document["arms"][arm][m] for m in METRICS)))
+            table.add_row(
+                arm,
+                *(
+                    f"{c['mean']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"
+                    for c in (document["arms"][arm][m] for m in METRICS)
+                ),
+            )
         out.print(table)
         out.print(document["verdict"], markup=False)
         out.print(f"results: {out_dir / 'experiment.json'}; plot: {build_experiment_report(out_dir)}")

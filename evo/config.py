@@ -4,6 +4,7 @@ Every section is a pydantic model that forbids unknown keys, so a typo is an err
 key, not a silently ignored setting. `--set a.b=v` overrides are applied to the raw data before
 validation, so they are checked exactly like the file.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -15,8 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from fitness import DEFAULT_WEIGHTS
-from tasks import StrategyType
-from tasks import LAYERS
+from tasks import LAYERS, StrategyType
 
 
 class ConfigError(ValueError):
@@ -37,6 +37,7 @@ class MiningConfig(Section):
 
 class LocalModelConfig(Section):
     """How ``local/...`` models (GGUF files run in-process by llama.cpp) run."""
+
     models: dict[str, str] = Field(default_factory=dict)  # name -> GGUF path, for model: local/NAME
     threads: int = Field(0, ge=0)  # 0: every core
     context: int = Field(8192, ge=512)  # tokens of prompt + answer
@@ -68,7 +69,7 @@ class EvolutionConfig(Section):
     hof_size: int = Field(5, ge=1)
 
     @model_validator(mode="after")
-    def _elites_fit(self) -> "EvolutionConfig":
+    def _elites_fit(self) -> EvolutionConfig:
         if self.elitism >= self.population:
             raise ValueError("evolution.elitism must be smaller than evolution.population")
         if self.p_prompt_mutation + self.p_param_mutation + self.p_crossover <= 0:
@@ -117,7 +118,9 @@ class RepoInstall(Section):
     packages: list[str] = Field(default_factory=list)
     python: Optional[str] = None
     env: dict[str, str] = Field(default_factory=dict)  # set while installing (e.g. a pretend version)
-    drop: list[str] = Field(default_factory=list)  # detected sources to skip: project, extras, dev_packages, requirements:<file>
+    drop: list[str] = Field(
+        default_factory=list
+    )  # detected sources to skip: project, extras, dev_packages, requirements:<file>
 
 
 class SandboxConfig(Section):
@@ -146,6 +149,7 @@ class CheckpointConfig(Section):
 
 class ExperimentConfig(Section):
     """`sebgen experiment`: evolution gain on held-out commits (see evo/experiment.py)."""
+
     seeds: list[int] = Field(default_factory=lambda: [1, 2, 3], min_length=1)
     holdout_fraction: float = Field(0.4, gt=0, lt=1)
     heldout_calls: int = Field(6, ge=1)  # generation calls per arm and seed on held-out commits
@@ -168,10 +172,20 @@ class Config(Section):
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
 
 
-TYPE_NAMES = {"int_parsing": "an integer", "int_type": "an integer", "float_parsing": "a number",
-              "float_type": "a number", "bool_parsing": "true or false", "bool_type": "true or false",
-              "string_type": "a string", "list_type": "a list", "dict_type": "a mapping",
-              "model_type": "a mapping", "literal_error": None, "enum": None}
+TYPE_NAMES = {
+    "int_parsing": "an integer",
+    "int_type": "an integer",
+    "float_parsing": "a number",
+    "float_type": "a number",
+    "bool_parsing": "true or false",
+    "bool_type": "true or false",
+    "string_type": "a string",
+    "list_type": "a list",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "literal_error": None,
+    "enum": None,
+}
 
 
 def did_you_mean(word: str, choices) -> str:
@@ -208,8 +222,10 @@ def describe(error: ValidationError) -> str:
     if kind in ("enum", "literal_error"):
         choices = re.findall(r"'([^']*)'", first.get("ctx", {}).get("expected", ""))
         if choices:
-            return (f"config key '{key}' must be one of {', '.join(choices)}, got {first.get('input')!r}"
-                    f"{did_you_mean(first.get('input'), choices)}")
+            return (
+                f"config key '{key}' must be one of {', '.join(choices)}, got {first.get('input')!r}"
+                f"{did_you_mean(first.get('input'), choices)}"
+            )
     expected = TYPE_NAMES.get(kind)
     if expected:
         return f"config key '{key}' must be {expected}, got {first.get('input')!r}"

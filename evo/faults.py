@@ -4,6 +4,7 @@
 half-written (temporary file on disk, not yet renamed). Unset, a crash point costs one dict
 lookup.
 """
+
 from __future__ import annotations
 
 import os

@@ -4,12 +4,12 @@ Module level (not `creator`) so they pickle under spawn, Dask and in checkpoints
 is single-valued and holds the exploration value; DEAP compares multi-objective weights
 lexicographically, so the five dimensions live on the individual instead.
 """
+
 from __future__ import annotations
 
 from deap import base
 
 from tasks import Strategy
-
 
 SUMMARY_KEYS = ("attempts", "passed", "failure_categories", "scored_at_generation", "archive_tasks")
 
@@ -39,12 +39,15 @@ class Individual:
         self.summary = {k: score[k] for k in SUMMARY_KEYS if k in score}
 
     def to_dict(self) -> dict:
-        return {"strategy": self.strategy.to_dict(),
-                "exploration_value": self.exploration_value if self.fitness.valid else None,
-                "dimensions": self.dimensions, "summary": self.summary}
+        return {
+            "strategy": self.strategy.to_dict(),
+            "exploration_value": self.exploration_value if self.fitness.valid else None,
+            "dimensions": self.dimensions,
+            "summary": self.summary,
+        }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Individual":
+    def from_dict(cls, data: dict) -> Individual:
         ind = cls(Strategy.from_dict(data["strategy"]))
         if data.get("exploration_value") is not None:
             ind.fitness.values = (data["exploration_value"],)
@@ -55,13 +58,24 @@ class Individual:
 
     def hof_entry(self) -> dict:
         s = self.strategy
-        return {"id": s.id, "generation": s.generation, "exploration_value": self.exploration_value,
-                "dimensions": self.dimensions, "strategy_type": s.strategy_type.value, "params": s.params,
-                "prompt": s.prompt, "parents": list(s.parents), "operator": s.operator,
-                "tasks_passed": self.summary.get("passed", 0), "tasks_attempted": self.summary.get("attempts", 0),
-                # novelty (and so EV) is as of this archive: re-scored each generation, never cached
-                "novelty_reference": {"generation": self.summary.get("scored_at_generation"),
-                                      "archive_tasks": self.summary.get("archive_tasks")}}
+        return {
+            "id": s.id,
+            "generation": s.generation,
+            "exploration_value": self.exploration_value,
+            "dimensions": self.dimensions,
+            "strategy_type": s.strategy_type.value,
+            "params": s.params,
+            "prompt": s.prompt,
+            "parents": list(s.parents),
+            "operator": s.operator,
+            "tasks_passed": self.summary.get("passed", 0),
+            "tasks_attempted": self.summary.get("attempts", 0),
+            # novelty (and so EV) is as of this archive: re-scored each generation, never cached
+            "novelty_reference": {
+                "generation": self.summary.get("scored_at_generation"),
+                "archive_tasks": self.summary.get("archive_tasks"),
+            },
+        }
 
 
 def same_genome(a: Individual, b: Individual) -> bool:

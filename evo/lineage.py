@@ -4,6 +4,7 @@ The offspring journal (`generations/gen-NNNN.offspring.json`) names every strate
 made, with its operator and parents; the evaluation journal adds its exploration value. Used by
 `sebgen hof --lineage ID` and the report's lineage view.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,10 +26,14 @@ def family(run_dir: Path) -> dict[str, dict]:
             sid = strategy["id"]
             if sid in nodes:  # an unchanged genome made again keeps its first record
                 continue
-            nodes[sid] = {"id": sid, "generation": int(strategy.get("generation", 0)),
-                          "operator": strategy.get("operator", ""), "strategy_type": strategy.get("strategy_type", ""),
-                          "parents": [p for p in strategy.get("parents", []) if p != sid],
-                          "exploration_value": None}
+            nodes[sid] = {
+                "id": sid,
+                "generation": int(strategy.get("generation", 0)),
+                "operator": strategy.get("operator", ""),
+                "strategy_type": strategy.get("strategy_type", ""),
+                "parents": [p for p in strategy.get("parents", []) if p != sid],
+                "exploration_value": None,
+            }
     for record in run.evaluations():
         if record.get("strategy_id") in nodes:
             nodes[record["strategy_id"]]["exploration_value"] = record.get("exploration_value")
@@ -53,8 +58,14 @@ def ancestry(nodes: dict[str, dict], sid: str) -> list[tuple[int, dict, bool]]:
     shown: set[str] = set()
 
     def visit(current: str, depth: int) -> None:
-        node = nodes.get(current) or {"id": current, "generation": 0, "operator": "unknown", "parents": [],
-                                      "strategy_type": "", "exploration_value": None}
+        node = nodes.get(current) or {
+            "id": current,
+            "generation": 0,
+            "operator": "unknown",
+            "parents": [],
+            "strategy_type": "",
+            "exploration_value": None,
+        }
         lines.append((depth, node, current in shown))
         if current in shown:
             return
@@ -73,5 +84,7 @@ def ancestors(nodes: dict[str, dict], sid: str) -> set[str]:
 
 def describe(node: dict) -> str:
     ev = node.get("exploration_value")
-    return (f"{node['id']} generation {node['generation']}, {node['operator'] or 'unknown'}, "
-            f"{node['strategy_type'] or '?'}" + (f", EV {ev:.3f}" if isinstance(ev, (int, float)) else ""))
+    return (
+        f"{node['id']} generation {node['generation']}, {node['operator'] or 'unknown'}, "
+        f"{node['strategy_type'] or '?'}" + (f", EV {ev:.3f}" if isinstance(ev, (int, float)) else "")
+    )

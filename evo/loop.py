@@ -11,15 +11,16 @@ population, hall of fame) is re-scored against the archive as it now stands, lea
 So generation 1 gets no free novelty, a genome met again gets fresh novelty, and hall of fame
 scores all refer to the same archive (each entry says which).
 """
+
 from __future__ import annotations
 
 import json
 import random
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 from deap import base, tools
@@ -30,14 +31,9 @@ from evo.faults import crash_point
 from evo.individual import Individual, same_genome
 from evo.parallel import make_runner
 from evo.runtime import Workbench, eval_settings, open_archive
-from fitness import batch_filter, evaluate_strategy, score_tasks
-from fitness import DIMENSIONS, PROMPT_FIXABLE, route_failures
-from tasks import Strategy, seed_strategies
-from tasks import Task
-from operators import random_strategy
-from operators import crossover, mutate_params
-from operators import mutate_prompt
-from operators import select_parents
+from fitness import DIMENSIONS, PROMPT_FIXABLE, batch_filter, evaluate_strategy, route_failures, score_tasks
+from operators import crossover, mutate_params, mutate_prompt, random_strategy, select_parents
+from tasks import Strategy, Task, seed_strategies
 
 
 class RunError(RuntimeError):
@@ -66,18 +62,26 @@ def build_toolbox(config: Config, rng: random.Random, bench: Workbench) -> base.
         # only failures a prompt can fix: environment, build, no-F2P, flaky and timeout are not the prompt's
         failures = archive.recent_failures(strategy_id=strategy.id, n=10, categories=PROMPT_FIXABLE) if archive else []
         if archive and not failures:
-            failures = archive.recent_failures(strategy_type=strategy.strategy_type.value, n=10,
-                                               categories=PROMPT_FIXABLE)
-        successes = [t["problem_statement"] for t in archive.query(strategy_type=strategy.strategy_type.value,
-                                                                   passed=True, limit=3)] if archive else []
+            failures = archive.recent_failures(
+                strategy_type=strategy.strategy_type.value, n=10, categories=PROMPT_FIXABLE
+            )
+        successes = (
+            [
+                t["problem_statement"]
+                for t in archive.query(strategy_type=strategy.strategy_type.value, passed=True, limit=3)
+            ]
+            if archive
+            else []
+        )
         return mutate_prompt(strategy, bench.llm, failures, successes, generation)
 
     toolbox.register("mutate_prompt", prompt_mutation)
     return toolbox
 
 
-def vary(toolbox: base.Toolbox, config: Config, rng: random.Random, population: list[Individual],
-         generation: int) -> list[Strategy]:
+def vary(
+    toolbox: base.Toolbox, config: Config, rng: random.Random, population: list[Individual], generation: int
+) -> list[Strategy]:
     """Make the offspring strategies: epsilon-greedy exploration, else one of three operators."""
     e = config.evolution
     size = e.offspring or e.population
@@ -100,9 +104,12 @@ def vary(toolbox: base.Toolbox, config: Config, rng: random.Random, population: 
     return children
 
 
-def next_population(population: list[Individual], offspring: list[Individual], elitism: int, size: int) -> list[Individual]:
+def next_population(
+    population: list[Individual], offspring: list[Individual], elitism: int, size: int
+) -> list[Individual]:
     def rank(items):  # stable: ties keep their order
         return sorted(items, key=lambda i: -i.exploration_value)
+
     elites = rank(population)[:elitism]
     chosen = list(elites)
     for ind in rank(offspring):
@@ -129,13 +136,20 @@ def make_stats() -> tools.MultiStatistics:
 
 
 class Evolution:
-    def __init__(self, config: Config, run_dir: Path, *, log: Callable[[str], None] = print,
-                 on_progress: Callable[[dict], None] | None = None, candidates: list | None = None):
+    def __init__(
+        self,
+        config: Config,
+        run_dir: Path,
+        *,
+        log: Callable[[str], None] = print,
+        on_progress: Callable[[dict], None] | None = None,
+        candidates: list | None = None,
+    ):
         self.config, self.run_dir, self.log = config, Path(run_dir), log
         self.candidates = candidates  # None: mine the config's repos (workers do the same)
         self.on_progress = on_progress or (lambda event: None)
         self.rng = random.Random(config.seed)
-        np.random.seed(config.seed % (2 ** 32))
+        np.random.seed(config.seed % (2**32))
         self.journal = ckpt.Journal(self.run_dir / "evaluations.jsonl")
         self.cache: dict[str, dict] = {}  # genome hash -> execution result (never novelty)
         self._filtered: dict[int, dict[str, list[dict]]] = {}  # generation -> tasks after its batch filter
@@ -171,9 +185,22 @@ class Evolution:
         ckpt.restore_rng(self.rng, state["rng"])
 
     def snapshot(self) -> dict:
-        summary = {k: {f: v.get(f) for f in ("strategy_id", "genome_hash", "generation", "sample",
-                                              "attempts", "passed", "failure_categories", "usage")}
-                   for k, v in self.cache.items()}
+        summary = {
+            k: {
+                f: v.get(f)
+                for f in (
+                    "strategy_id",
+                    "genome_hash",
+                    "generation",
+                    "sample",
+                    "attempts",
+                    "passed",
+                    "failure_categories",
+                    "usage",
+                )
+            }
+            for k, v in self.cache.items()
+        }
         return {
             "generation": self.generation,
             "population": [i.to_dict() for i in self.population],
@@ -191,12 +218,17 @@ class Evolution:
     def _install_signals(self):
         def handler(signum, _frame):
             if self.stop_reason is not None and signum == signal.SIGINT:  # Ctrl-C twice: now
-                self.log("SIGINT again: stopping now; the evaluations in flight are dropped "
-                         f"(sebgen resume {self.run_dir} redoes them)")
+                self.log(
+                    "SIGINT again: stopping now; the evaluations in flight are dropped "
+                    f"(sebgen resume {self.run_dir} redoes them)"
+                )
                 raise KeyboardInterrupt
             self.stop_reason = signal.Signals(signum).name
-            self.log(f"{self.stop_reason} received: finishing the evaluations in flight, then stopping"
-                     + (" (Ctrl-C again to stop now)" if signum == signal.SIGINT else ""))
+            self.log(
+                f"{self.stop_reason} received: finishing the evaluations in flight, then stopping"
+                + (" (Ctrl-C again to stop now)" if signum == signal.SIGINT else "")
+            )
+
         previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
         return lambda: [signal.signal(s, h) for s, h in previous.items()]
 
@@ -210,8 +242,7 @@ class Evolution:
 
     def run(self, generations: int) -> RunOutcome:
         self.restore()
-        self.bench = Workbench.build(self.config, self.run_dir, log=self.log, archive=None,
-                                     candidates=self.candidates)
+        self.bench = Workbench.build(self.config, self.run_dir, log=self.log, archive=None, candidates=self.candidates)
         self.archive = open_archive(self.config, self.run_dir)
         removed = self.archive.truncate_after(self.generation)
         if removed:
@@ -234,12 +265,18 @@ class Evolution:
             self.bench.close()
             self.archive.close()
         finished = self.generation >= generations
-        return RunOutcome(self.generation, finished, self.stop_reason is not None, self.performed,
-                          [i.hof_entry() for i in self.hof])
+        return RunOutcome(
+            self.generation, finished, self.stop_reason is not None, self.performed, [i.hof_entry() for i in self.hof]
+        )
 
     def _evaluate_local(self, job: dict) -> dict:
-        return evaluate_strategy(Strategy.from_dict(job["strategy"]), self.bench.candidates,
-                                 self.bench.generator, eval_settings(self.config), sample=job["generation"]).to_dict()
+        return evaluate_strategy(
+            Strategy.from_dict(job["strategy"]),
+            self.bench.candidates,
+            self.bench.generator,
+            eval_settings(self.config),
+            sample=job["generation"],
+        ).to_dict()
 
     def _offspring(self, generation: int) -> list[Strategy]:
         """Variation, journaled: a resumed run reuses the offspring (and their paid prompt
@@ -258,8 +295,13 @@ class Evolution:
             children = vary(self.toolbox, self.config, self.rng, self.population, generation)
         after = self.bench.llm.usage.to_dict()
         usage = {k: round(after[k] - before[k], 6) for k in self.usage if k in after}  # prompt-mutation calls
-        ckpt.atomic_write_text(path, json.dumps({"offspring": [c.to_dict() for c in children],
-                                                 "rng": ckpt.rng_state(self.rng), "usage": usage}, sort_keys=True))
+        ckpt.atomic_write_text(
+            path,
+            json.dumps(
+                {"offspring": [c.to_dict() for c in children], "rng": ckpt.rng_state(self.rng), "usage": usage},
+                sort_keys=True,
+            ),
+        )
         self._add_usage(usage)
         return children
 
@@ -272,18 +314,39 @@ class Evolution:
         children = self._offspring(generation)
         offspring = [Individual(s) for s in children]
         todo = [i for i, ind in enumerate(offspring) if ind.strategy.genome_hash() not in self.cache]
-        self.on_progress({"event": "generation_start", "generation": generation, "total": len(offspring),
-                          "cached": len(offspring) - len(todo)})
-        jobs = [{"config": self.config.model_dump(mode="json"), "run_dir": str(self.run_dir),
-                 "generation": generation, "strategy": offspring[i].strategy.to_dict()} for i in todo]
+        self.on_progress(
+            {
+                "event": "generation_start",
+                "generation": generation,
+                "total": len(offspring),
+                "cached": len(offspring) - len(todo),
+            }
+        )
+        jobs = [
+            {
+                "config": self.config.model_dump(mode="json"),
+                "run_dir": str(self.run_dir),
+                "generation": generation,
+                "strategy": offspring[i].strategy.to_dict(),
+            }
+            for i in todo
+        ]
         for n, result in runner.run(jobs, self.should_stop):
             result["generation"] = generation
             self.cache[result["genome_hash"]] = result
             self.journal.append(result)
             self.performed += 1
             self._add_usage(result["usage"])
-            self.on_progress({"event": "evaluated", "generation": generation, "strategy": result["strategy_id"],
-                              "tasks": result["attempts"], "passed": result["passed"], "usage": dict(self.usage)})
+            self.on_progress(
+                {
+                    "event": "evaluated",
+                    "generation": generation,
+                    "strategy": result["strategy_id"],
+                    "tasks": result["attempts"],
+                    "passed": result["passed"],
+                    "usage": dict(self.usage),
+                }
+            )
         if any(ind.strategy.genome_hash() not in self.cache for ind in offspring):
             self.log(f"stopped during generation {generation}; finished evaluations are journaled")
             return False
@@ -292,29 +355,43 @@ class Evolution:
         fixable, elsewhere = self._rescore(generation, offspring)
         self._archive_strategies(generation, offspring)
         e = self.config.evolution
-        self.population = offspring if generation == 1 else next_population(
-            self.population, offspring, e.elitism, e.population)
+        self.population = (
+            offspring if generation == 1 else next_population(self.population, offspring, e.elitism, e.population)
+        )
         candidates = list(self.hof) + offspring  # re-scored: rank them all against today's archive
         self.hof.clear()
         self.hof.update(candidates)
         self.hof_by_generation[str(generation)] = [i.hof_entry() for i in self.hof]
         if elsewhere:
-            self.log(f"generation {generation}: {sum(elsewhere.values())} rejections a prompt cannot fix ("
-                     + ", ".join(f"{c} x{n}" for c, n in sorted(elsewhere.items()))
-                     + "): reported here, not fed to prompt mutation")
-        record = {"gen": generation, "evals": len(todo), "seconds": round(time.monotonic() - started, 2),
-                  "tasks": sum(self.cache[i.strategy.genome_hash()]["attempts"] for i in offspring),
-                  "failures": {"prompt_fixable": fixable, "not_prompt_fixable": elsewhere},
-                  "usage": dict(self.usage), **make_stats().compile(self.population)}
+            self.log(
+                f"generation {generation}: {sum(elsewhere.values())} rejections a prompt cannot fix ("
+                + ", ".join(f"{c} x{n}" for c, n in sorted(elsewhere.items()))
+                + "): reported here, not fed to prompt mutation"
+            )
+        record = {
+            "gen": generation,
+            "evals": len(todo),
+            "seconds": round(time.monotonic() - started, 2),
+            "tasks": sum(self.cache[i.strategy.genome_hash()]["attempts"] for i in offspring),
+            "failures": {"prompt_fixable": fixable, "not_prompt_fixable": elsewhere},
+            "usage": dict(self.usage),
+            **make_stats().compile(self.population),
+        }
         self.logbook.record(**record)
         self.history.append(record)
         self.generation = generation
         ckpt.save(self.run_dir, self.snapshot(), keep=self.config.checkpoint.keep)
         crash_point("between_generations", generation)
-        self.on_progress({"event": "generation_end", "generation": generation,
-                          "best": self.hof[0].exploration_value if len(self.hof) else 0.0,
-                          "mean": record["exploration_value"]["avg"],
-                          "seconds": time.monotonic() - started, "usage": dict(self.usage)})
+        self.on_progress(
+            {
+                "event": "generation_end",
+                "generation": generation,
+                "best": self.hof[0].exploration_value if len(self.hof) else 0.0,
+                "mean": record["exploration_value"]["avg"],
+                "seconds": time.monotonic() - started,
+                "usage": dict(self.usage),
+            }
+        )
         return True
 
     def _fresh(self, generation: int, offspring: list[Individual]) -> list[str]:
@@ -355,16 +432,30 @@ class Evolution:
             key = ind.strategy.genome_hash()
             if key not in scores:
                 score = score_tasks(self._tasks_of(key), settings, self.archive.novelty_of_tasks)
-                scores[key] = {"exploration_value": score.exploration_value, "dimensions": score.dimensions,
-                               "attempts": score.attempts, "passed": score.passed,
-                               "failure_categories": score.failure_categories, "novelties": score.novelties,
-                               "scored_at_generation": generation, "archive_tasks": archive_tasks}
+                scores[key] = {
+                    "exploration_value": score.exploration_value,
+                    "dimensions": score.dimensions,
+                    "attempts": score.attempts,
+                    "passed": score.passed,
+                    "failure_categories": score.failure_categories,
+                    "novelties": score.novelties,
+                    "scored_at_generation": generation,
+                    "archive_tasks": archive_tasks,
+                }
             ind.assign(scores[key])
-        ckpt.atomic_write_text(self.run_dir / "generations" / f"gen-{generation:04d}.scores.json",
-                               json.dumps(scores, sort_keys=True))
-        self.on_progress({"event": "scored", "generation": generation, "archive_tasks": archive_tasks,
-                          "strategies": [{"strategy": ind.strategy.id, **scores[ind.strategy.genome_hash()]}
-                                         for ind in offspring]})
+        ckpt.atomic_write_text(
+            self.run_dir / "generations" / f"gen-{generation:04d}.scores.json", json.dumps(scores, sort_keys=True)
+        )
+        self.on_progress(
+            {
+                "event": "scored",
+                "generation": generation,
+                "archive_tasks": archive_tasks,
+                "strategies": [
+                    {"strategy": ind.strategy.id, **scores[ind.strategy.genome_hash()]} for ind in offspring
+                ],
+            }
+        )
         fixable: dict[str, int] = {}
         elsewhere: dict[str, int] = {}
         for key in self._fresh(generation, offspring):
@@ -382,14 +473,25 @@ class Evolution:
             key = ind.strategy.genome_hash()
             if key in fresh and key not in done:
                 done.add(key)
-                self.archive.add_strategy({**ind.strategy.to_dict(), "exploration_value": ind.exploration_value,
-                                           "dimensions": ind.dimensions}, generation=generation)
+                self.archive.add_strategy(
+                    {
+                        **ind.strategy.to_dict(),
+                        "exploration_value": ind.exploration_value,
+                        "dimensions": ind.dimensions,
+                    },
+                    generation=generation,
+                )
         self.archive.add_generation(generation, {"population": [i.strategy.id for i in offspring]})
 
 
 def failure_row(task: Task, failed: tuple[str, dict]) -> dict:
     """What prompt mutation later reads back about a rejected task."""
     _, result = failed
-    return {"strategy_id": task.strategy_id, "strategy_type": task.strategy_type,
-            "category": result.get("category") or "other", "detail": result.get("reason", ""),
-            "instance_id": task.instance_id, "problem_statement": task.problem_statement}
+    return {
+        "strategy_id": task.strategy_id,
+        "strategy_type": task.strategy_type,
+        "category": result.get("category") or "other",
+        "detail": result.get("reason", ""),
+        "instance_id": task.instance_id,
+        "problem_statement": task.problem_statement,
+    }

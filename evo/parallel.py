@@ -4,13 +4,14 @@ Jobs are plain data (config, run folder, generation, strategy). Each worker proc
 its workbench once and reopens the archive read-only for each generation, so every backend
 evaluates against the same frozen archive and gives the same answer.
 """
+
 from __future__ import annotations
 
 import json
 import signal
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 from evo.config import Config
 from fitness import evaluate_strategy
@@ -22,9 +23,11 @@ _WORKER: dict = {}
 def evaluate_job(job: dict) -> dict:
     """Evaluate one strategy in a worker process (pool or Dask)."""
     from evo.runtime import Workbench, eval_settings, open_archive
+
     key = (json.dumps(job["config"], sort_keys=True), job["run_dir"])
     if _WORKER.get("key") != key:
         import torch
+
         torch.set_num_threads(1)  # one evaluation per core: torch must not take the other cores too
         config = Config.model_validate(job["config"])
         bench = Workbench.build(config, Path(job["run_dir"]), log=lambda *_: None)
@@ -35,8 +38,13 @@ def evaluate_job(job: dict) -> dict:
             bench.archive.close()
         bench.use_archive(open_archive(config, Path(job["run_dir"]), read_only=True))
         _WORKER["generation"] = job["generation"]
-    evaluation = evaluate_strategy(Strategy.from_dict(job["strategy"]), bench.candidates, bench.generator,
-                                   eval_settings(config), sample=job["generation"])
+    evaluation = evaluate_strategy(
+        Strategy.from_dict(job["strategy"]),
+        bench.candidates,
+        bench.generator,
+        eval_settings(config),
+        sample=job["generation"],
+    )
     return evaluation.to_dict()
 
 
@@ -67,18 +75,22 @@ class PoolRunner:
         self.client = self.cluster = self.pool = None
         if backend == "dask":
             from dask.distributed import Client, LocalCluster
+
             if address:
                 self.client = Client(address)
                 log(f"parallel: Dask scheduler at {address}")
             else:
-                self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                            dashboard_address=None)
+                self.cluster = LocalCluster(
+                    n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+                )
                 self.client = Client(self.cluster)
                 log(f"parallel: local Dask cluster with {workers} workers")
         else:
             import multiprocessing
-            self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=_ignore_sigint)
+
+            self.pool = ProcessPoolExecutor(
+                workers, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_sigint
+            )
             log(f"parallel: process pool with {workers} workers")
 
     def _submit(self, job: dict):
@@ -105,6 +117,7 @@ class PoolRunner:
     def _wait(self, futures: list) -> Iterable:
         if self.client is not None:
             from dask.distributed import wait as dask_wait
+
             return dask_wait(futures, return_when="FIRST_COMPLETED").done
         return wait(futures, return_when=FIRST_COMPLETED).done
 

@@ -13,6 +13,7 @@ CLI know about a run comes from here.
 The run's dataset is what the archive holds as of the newest checkpoint: tasks a batch filter
 dropped are in the journal, never in the dataset.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,7 +42,7 @@ class RunFolder:
         return (self.path / "config.yaml").is_file() and (self.path / "checkpoints").is_dir()
 
     @staticmethod
-    def enclosing(path: Path) -> "RunFolder | None":
+    def enclosing(path: Path) -> RunFolder | None:
         """The run folder that holds `path` (a tasks file written inside a run), if any."""
         for folder in Path(path).resolve().parents:
             if RunFolder(folder).is_run():

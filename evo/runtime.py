@@ -3,6 +3,7 @@
 Workers (a process pool or Dask) rebuild the same parts from the same plain config data, so
 only data crosses process and machine boundaries.
 """
+
 from __future__ import annotations
 
 import os
@@ -11,10 +12,8 @@ from pathlib import Path
 
 from evo.config import Config
 from fitness import EvalSettings
-from tasks import Generator
 from llm import LLMClient
-from tasks import Candidate, MiningError, mine
-from tasks import Validator
+from tasks import Candidate, Generator, MiningError, Validator, mine
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -23,6 +22,7 @@ def resolve_repos(config: Config) -> list[Path]:
     if config.repos:
         return [Path(r).expanduser().resolve() for r in config.repos]
     from corpus import ensure_corpus
+
     return ensure_corpus()
 
 
@@ -46,20 +46,34 @@ def mine_all(config: Config, repos: list[Path]) -> list[Candidate]:
 def make_llm(config: Config, run_dir: Path | None = None) -> LLMClient:
     """A client; inside a run folder it replays answers the run already paid for."""
     c = config.llm
-    return LLMClient(c.model, timeout_s=c.timeout_s, retries=c.retries, backoff_s=c.backoff_s,
-                     mock_response=c.mock_response, local=c.local.model_dump(),
-                     replay_dir=Path(run_dir) / "llm_replay" if run_dir is not None else None)
+    return LLMClient(
+        c.model,
+        timeout_s=c.timeout_s,
+        retries=c.retries,
+        backoff_s=c.backoff_s,
+        mock_response=c.mock_response,
+        local=c.local.model_dump(),
+        replay_dir=Path(run_dir) / "llm_replay" if run_dir is not None else None,
+    )
 
 
 def make_sandbox(config: Config, log=print):
     from environment import make_sandbox as make_environment_backend
     from sandbox import Limits
+
     s = config.sandbox
     limits = Limits(timeout_s=s.timeout_s, memory_mb=s.memory_mb, cpus=s.cpus, pids=s.pids)
     install = {name: recipe.model_dump(exclude_none=True) for name, recipe in s.install.items()}
-    return make_environment_backend(s.backend, limits=limits, base_image=s.base_image,
-                                    offline_base_image=s.offline_base_image, install=install, log=log,
-                                    setup_attempts=s.setup_attempts, advisor=recipe_advisor(config))
+    return make_environment_backend(
+        s.backend,
+        limits=limits,
+        base_image=s.base_image,
+        offline_base_image=s.offline_base_image,
+        install=install,
+        log=log,
+        setup_attempts=s.setup_attempts,
+        advisor=recipe_advisor(config),
+    )
 
 
 def recipe_advisor(config: Config):
@@ -75,16 +89,28 @@ def open_archive(config: Config, run_dir: Path | None, read_only: bool = False):
     if run_dir is None:
         return None
     from archive import Archive
+
     a = config.archive
-    return Archive.open(Path(run_dir) / "archive", model=a.model, k=a.k,
-                        duplicate_threshold=a.duplicate_threshold, approximate_above=a.approximate_above,
-                        read_only=read_only)
+    return Archive.open(
+        Path(run_dir) / "archive",
+        model=a.model,
+        k=a.k,
+        duplicate_threshold=a.duplicate_threshold,
+        approximate_above=a.approximate_above,
+        read_only=read_only,
+    )
 
 
 def eval_settings(config: Config) -> EvalSettings:
     f = config.fitness
-    return EvalSettings(tasks_per_strategy=f.tasks_per_strategy, oversample=f.oversample, seed=config.seed,
-                        difficulty_bins=f.difficulty_bins, skill_norm=f.skill_norm, weights=dict(f.weights))
+    return EvalSettings(
+        tasks_per_strategy=f.tasks_per_strategy,
+        oversample=f.oversample,
+        seed=config.seed,
+        difficulty_bins=f.difficulty_bins,
+        skill_norm=f.skill_norm,
+        weights=dict(f.weights),
+    )
 
 
 @dataclass
@@ -97,16 +123,23 @@ class Workbench:
     generator: Generator
 
     @classmethod
-    def build(cls, config: Config, run_dir: Path | None, *, log=print, archive=None,
-              candidates: list[Candidate] | None = None) -> "Workbench":
+    def build(
+        cls, config: Config, run_dir: Path | None, *, log=print, archive=None, candidates: list[Candidate] | None = None
+    ) -> Workbench:
         llm = make_llm(config, run_dir)
         backend = make_sandbox(config, log=log)
         f = config.fitness
-        validator = Validator(backend=backend, llm=llm, archive=archive, reruns=config.sandbox.reruns,
-                              judge_threshold=f.judge_threshold, semantic_threshold=f.semantic_threshold,
-                              leakage_threshold=f.leakage_threshold,
-                              duplicate_threshold=config.archive.duplicate_threshold,
-                              reuse_functional=f.reuse_functional_results)
+        validator = Validator(
+            backend=backend,
+            llm=llm,
+            archive=archive,
+            reruns=config.sandbox.reruns,
+            judge_threshold=f.judge_threshold,
+            semantic_threshold=f.semantic_threshold,
+            leakage_threshold=f.leakage_threshold,
+            duplicate_threshold=config.archive.duplicate_threshold,
+            reuse_functional=f.reuse_functional_results,
+        )
         if candidates is None:
             candidates = mine_all(config, resolve_repos(config))
         generator = Generator(llm=llm, validator=validator, archive=archive, layers=tuple(f.layers))

@@ -2,6 +2,7 @@
 verdicts only), then its exploration value over five dimensions (`score_tasks`), with the
 dataset-level bottom-quartile filter and the routing of failures to the gene that can fix them.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -31,7 +32,17 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "DEFAULT_WEIGHTS", "DIMENSIONS", "EvalSettings", "PROMPT_FIXABLE", "batch_filter", "commit_order",
-    "difficulty_coverage", "evaluate_strategy", "failure_categories", "kept_tasks", "route_failures", "score_tasks",
+    "DEFAULT_WEIGHTS",
+    "DIMENSIONS",
+    "EvalSettings",
+    "PROMPT_FIXABLE",
+    "batch_filter",
+    "commit_order",
+    "difficulty_coverage",
+    "evaluate_strategy",
+    "failure_categories",
+    "kept_tasks",
+    "route_failures",
+    "score_tasks",
     "surviving_batch_filter",
 ]

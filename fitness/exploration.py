@@ -17,13 +17,19 @@ Failure routing: each rejection category is either prompt-fixable or an
 environment matter. Only the prompt-fixable ones count for E and are shown to prompt
 mutation; the others are reported per generation (and are the environment repair's job).
 """
+
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass
 
-DEFAULT_WEIGHTS = {"quality": 0.30, "novelty": 0.20, "difficulty_coverage": 0.15,
-                   "skill_diversity": 0.15, "evolution_potential": 0.20}
+DEFAULT_WEIGHTS = {
+    "quality": 0.30,
+    "novelty": 0.20,
+    "difficulty_coverage": 0.15,
+    "skill_diversity": 0.15,
+    "evolution_potential": 0.20,
+}
 DIMENSIONS = tuple(DEFAULT_WEIGHTS)
 N_DOMAINS = 7
 
@@ -88,14 +94,22 @@ def exploration_value(dims: Dimensions, weights: dict[str, float] | None = None)
     return round(sum(weights[name] * getattr(dims, name) for name in DIMENSIONS), 6)
 
 
-def dimensions_of(*, attempts: int, passed_tasks: list[dict], failure_categories: list[str],
-                  novelties: list[float], bins: int = 5, skill_norm: int = 10) -> Dimensions:
+def dimensions_of(
+    *,
+    attempts: int,
+    passed_tasks: list[dict],
+    failure_categories: list[str],
+    novelties: list[float],
+    bins: int = 5,
+    skill_norm: int = 10,
+) -> Dimensions:
     judge = [t["validation"]["quality"]["score"] for t in passed_tasks if "quality" in t["validation"]]
     return Dimensions(
         quality=quality(len(passed_tasks) / attempts if attempts else 0.0, judge),
         novelty=novelty(novelties),
         difficulty_coverage=difficulty_coverage([t["difficulty"] for t in passed_tasks], bins),
-        skill_diversity=skill_diversity([t["domain"] for t in passed_tasks],
-                                        [t["skills"] for t in passed_tasks], skill_norm),
+        skill_diversity=skill_diversity(
+            [t["domain"] for t in passed_tasks], [t["skills"] for t in passed_tasks], skill_norm
+        ),
         evolution_potential=evolution_potential(attempts, len(passed_tasks), failure_categories),
     )

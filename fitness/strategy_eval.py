@@ -8,20 +8,17 @@ cache keeps. Scoring depends on the batch and the archive: SWE-MERA's bottom-qua
 runs over the generation's judged batch, and novelty is measured against the archive as it
 stands, leave-one-out, so it is recomputed whenever a score is shown and never cached.
 """
+
 from __future__ import annotations
 
 import copy
 import hashlib
 import random
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Callable
 
 from fitness.exploration import dimensions_of, exploration_value, route_failures
-from tasks import Generator, pick_candidates
-from tasks import Candidate
-from tasks import Strategy
-from tasks import Task
-from tasks import bottom_quartile_filter
+from tasks import Candidate, Generator, Strategy, Task, bottom_quartile_filter, pick_candidates
 
 
 @dataclass(frozen=True)
@@ -37,6 +34,7 @@ class EvalSettings:
 @dataclass
 class Evaluation:
     """What executing a strategy produced: tasks and their validation, no novelty, no EV."""
+
     strategy_id: str
     genome_hash: str
     sample: int  # the generation whose commit sample was used
@@ -50,7 +48,7 @@ class Evaluation:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Evaluation":
+    def from_dict(cls, data: dict) -> Evaluation:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__})
 
     @property
@@ -61,6 +59,7 @@ class Evaluation:
 @dataclass
 class Score:
     """A strategy's exploration value as of one archive state."""
+
     exploration_value: float
     dimensions: dict
     attempts: int
@@ -99,9 +98,15 @@ def commit_order(strategy: Strategy, candidates: list[Candidate], seed: int, sam
     return pick_candidates(commit_sample(candidates, seed, sample), strategy.strategy_type)
 
 
-def evaluate_strategy(strategy: Strategy, candidates: list[Candidate], generator: Generator,
-                      settings: EvalSettings, progress=None, sample: int = 1,
-                      kept: Callable[[list[Task]], int] | None = None) -> Evaluation:
+def evaluate_strategy(
+    strategy: Strategy,
+    candidates: list[Candidate],
+    generator: Generator,
+    settings: EvalSettings,
+    progress=None,
+    sample: int = 1,
+    kept: Callable[[list[Task]], int] | None = None,
+) -> Evaluation:
     """Try up to `oversample x N` commits of the sample and stop at N kept tasks: N that pass
     every layer, or N by the `kept` count (e.g. those that survive the batch filter)."""
     usage_before = generator.llm.usage.to_dict()
@@ -118,9 +123,15 @@ def evaluate_strategy(strategy: Strategy, candidates: list[Candidate], generator
     records = [t.to_dict() for t in tasks]
     usage_after = generator.llm.usage.to_dict()
     return Evaluation(
-        strategy_id=strategy.id, genome_hash=strategy.genome_hash(), sample=sample, attempts=len(records),
-        passed=len(kept_tasks(records)), failure_categories=failure_categories(records), tasks=records,
-        usage={k: round(usage_after[k] - usage_before[k], 6) for k in usage_after})
+        strategy_id=strategy.id,
+        genome_hash=strategy.genome_hash(),
+        sample=sample,
+        attempts=len(records),
+        passed=len(kept_tasks(records)),
+        failure_categories=failure_categories(records),
+        tasks=records,
+        usage={k: round(usage_after[k] - usage_before[k], 6) for k in usage_after},
+    )
 
 
 def batch_filter(task_lists: dict[str, list[dict]]) -> dict[str, list[dict]]:
@@ -138,15 +149,25 @@ def surviving_batch_filter(tasks: list[Task]) -> int:
     return sum(t.passed for t in copies)
 
 
-def score_tasks(tasks: list[dict], settings: EvalSettings,
-                novelty: Callable[[list[dict]], list[float]]) -> Score:
+def score_tasks(tasks: list[dict], settings: EvalSettings, novelty: Callable[[list[dict]], list[float]]) -> Score:
     """Exploration value of a strategy's tasks; `novelty` measures kept tasks against a reference
     (the archive as it stands, leave-one-out)."""
     kept = kept_tasks(tasks)
     novelties = [round(v, 6) for v in novelty(kept)] if kept else []
     categories = failure_categories(tasks)
-    dims = dimensions_of(attempts=len(tasks), passed_tasks=kept, failure_categories=categories,
-                         novelties=novelties, bins=settings.difficulty_bins, skill_norm=settings.skill_norm)
-    return Score(exploration_value=exploration_value(dims, settings.weights or None), dimensions=dims.to_dict(),
-                 attempts=len(tasks), passed=len(kept), failure_categories=categories,
-                 novelties={t["instance_id"]: v for t, v in zip(kept, novelties)})
+    dims = dimensions_of(
+        attempts=len(tasks),
+        passed_tasks=kept,
+        failure_categories=categories,
+        novelties=novelties,
+        bins=settings.difficulty_bins,
+        skill_norm=settings.skill_norm,
+    )
+    return Score(
+        exploration_value=exploration_value(dims, settings.weights or None),
+        dimensions=dims.to_dict(),
+        attempts=len(tasks),
+        passed=len(kept),
+        failure_categories=categories,
+        novelties={t["instance_id"]: v for t, v in zip(kept, novelties)},
+    )

@@ -3,6 +3,7 @@
 An agent sees the task's agent state (base_commit + bug_patch, tests withheld) and returns a
 unified diff, or None when it has nothing. Built-ins: nop, oracle, random, llm:<model>.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -11,12 +12,12 @@ import json
 import random
 import re
 import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable, Protocol
+from typing import Protocol
 
 from harness.metrics import TaskResult, attempt_report
-from tasks import Task
-from tasks import changed_python_files, test_files_of
+from tasks import Task, changed_python_files, test_files_of
 
 
 class AgentError(ValueError):
@@ -36,14 +37,16 @@ class Agent(Protocol):
 def buggy_sources(task: Task, paths: Iterable[str]) -> dict[str, str]:
     """The given files as the agent sees them: base_commit with the bug patch applied."""
     from sandbox import prepare_tree
+
     with tempfile.TemporaryDirectory(prefix="sebgen-agent-") as tmp:
         tree = prepare_tree(Path(task.repo_path), task.base_commit, [task.bug_patch], Path(tmp) / "tree")
         return {p: (tree / p).read_text(encoding="utf-8") for p in paths if (tree / p).is_file()}
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
-    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                 fromfile=f"a/{path}", tofile=f"b/{path}")
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), fromfile=f"a/{path}", tofile=f"b/{path}"
+    )
     return "".join(lines)
 
 
@@ -65,6 +68,7 @@ class OracleAgent:
 
 class RandomAgent:
     """Replaces or deletes one seeded random line of a file the gold patch touches."""
+
     name = "random"
     trusted = True
 
@@ -106,6 +110,7 @@ class LLMAgent:
 
     def __init__(self, model: str, temperature: float = 0.0, max_tokens: int = 2048, llm=None):
         from llm import LLMClient
+
         self.name = f"llm:{model}"
         self.llm = llm or LLMClient(model)
         self.temperature = temperature
@@ -114,9 +119,11 @@ class LLMAgent:
     def prompt(self, task: Task) -> str:
         files = buggy_sources(task, changed_python_files(task.patch))
         shown = "\n\n".join(f"### {path}\n```python\n{text}```" for path, text in sorted(files.items()))
-        return (f"Fix the issue below in this repository.\n\n## Issue\n{task.problem_statement}\n\n"
-                f"## Source files\n{shown}\n\nAnswer with one unified diff (paths a/... b/...) "
-                f"inside a ```diff block and nothing else.")
+        return (
+            f"Fix the issue below in this repository.\n\n## Issue\n{task.problem_statement}\n\n"
+            f"## Source files\n{shown}\n\nAnswer with one unified diff (paths a/... b/...) "
+            f"inside a ```diff block and nothing else."
+        )
 
     def propose(self, task: Task, attempt: int) -> str | None:
         # attempts after the first sample, so pass@k can differ from pass@1
@@ -156,8 +163,11 @@ def load_predictions(path: Path, warn: Callable[[str], None] | None = None) -> d
         return {}
     try:
         data = json.loads(text)
-        rows = list(data.values()) if isinstance(data, dict) and "instance_id" not in data else (
-            data if isinstance(data, list) else [data])
+        rows = (
+            list(data.values())
+            if isinstance(data, dict) and "instance_id" not in data
+            else (data if isinstance(data, list) else [data])
+        )
     except json.JSONDecodeError:
         try:
             rows = [json.loads(line) for line in text.splitlines() if line.strip()]
@@ -170,21 +180,26 @@ def load_predictions(path: Path, warn: Callable[[str], None] | None = None) -> d
             raise PredictionsError(f"{path} prediction {number} has no instance_id")
         instance_id = row["instance_id"]
         if not isinstance(instance_id, str) or not instance_id.strip():
-            raise PredictionsError(f"{path} prediction {number}: instance_id must be a non-empty string, "
-                                   f"not {type(instance_id).__name__}")
+            raise PredictionsError(
+                f"{path} prediction {number}: instance_id must be a non-empty string, not {type(instance_id).__name__}"
+            )
         if "model_patch" not in row:
             missing_patch += 1
         patch = row.get("model_patch")
         if patch is not None and not isinstance(patch, str):
-            raise PredictionsError(f"{path} prediction {number} ({instance_id}): model_patch must be a string "
-                                   f"or null, not {type(patch).__name__}")
+            raise PredictionsError(
+                f"{path} prediction {number} ({instance_id}): model_patch must be a string "
+                f"or null, not {type(patch).__name__}"
+            )
         predictions.setdefault(instance_id, []).append(patch)
     if missing_patch:
         warn(f"warning: {missing_patch} prediction(s) in {path} have no model_patch; they count as no patch")
     repeated = sorted(i for i, patches in predictions.items() if len(patches) > 1)
     if repeated:
-        warn(f"warning: {len(repeated)} instance id(s) appear more than once in {path} (e.g. {repeated[0]}); "
-             "each line counts as one more attempt")
+        warn(
+            f"warning: {len(repeated)} instance id(s) appear more than once in {path} (e.g. {repeated[0]}); "
+            "each line counts as one more attempt"
+        )
     return predictions
 
 
@@ -195,20 +210,34 @@ def agent_predictions(agent: Agent, tasks: list[Task], attempts: int) -> dict[st
 def run_attempt(backend, task: Task, patch: str | None, untrusted: bool = True) -> dict:
     """Verify one patch the way every attempt is verified (sandbox.run_attempt): the agent state,
     the patch, tests and test configuration put back, the supervised run."""
-    from sandbox import PatchError, run_attempt as sandbox_attempt
+    from sandbox import PatchError
+    from sandbox import run_attempt as sandbox_attempt
+
     if not patch or not patch.strip():  # nothing to verify: no patch never resolves
         return attempt_report(task.FAIL_TO_PASS, task.PASS_TO_PASS, patch, False, None)
     try:
-        run = sandbox_attempt(backend, Path(task.repo_path), task.base_commit, task.bug_patch, task.test_patch,
-                              patch or "", test_files_of(task.test_patch) or None, untrusted=untrusted)
+        run = sandbox_attempt(
+            backend,
+            Path(task.repo_path),
+            task.base_commit,
+            task.bug_patch,
+            task.test_patch,
+            patch or "",
+            test_files_of(task.test_patch) or None,
+            untrusted=untrusted,
+        )
     except PatchError as exc:
         return attempt_report(task.FAIL_TO_PASS, task.PASS_TO_PASS, patch, False, None, apply_error=str(exc))
     return attempt_report(task.FAIL_TO_PASS, task.PASS_TO_PASS, patch, bool(patch), run.outcomes, run=run)
 
 
-def evaluate_predictions(tasks: list[Task], predictions: dict[str, list[str | None]], backend,
-                         progress: Callable[[Task, dict], None] | None = None,
-                         untrusted: bool = True) -> list[TaskResult]:
+def evaluate_predictions(
+    tasks: list[Task],
+    predictions: dict[str, list[str | None]],
+    backend,
+    progress: Callable[[Task, dict], None] | None = None,
+    untrusted: bool = True,
+) -> list[TaskResult]:
     """Every attempt of every task in the sandbox; a task without predictions gets one None attempt.
     `untrusted=False` only for SEBGen's own agents (nop, oracle, random)."""
     results = []

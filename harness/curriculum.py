@@ -3,6 +3,7 @@
 Ability is the difficulty-weighted resolved rate; the ZPD is [ability, ability + width], the
 width widening after recent success and narrowing after recent failure.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -54,9 +55,14 @@ def capability_profile(results: dict, tasks: list[Task], base_width: float = BAS
     levels: dict[str, list[bool]] = {}
     for task, ok in scored:
         levels.setdefault(task.difficulty_level or "unknown", []).append(ok)
-    return Profile(round(ability, 6), round(recent_success, 6), round(width, 6), round(ability, 6),
-                   round(min(1.0, ability + width), 6),
-                   {lvl: round(sum(v) / len(v), 6) for lvl, v in sorted(levels.items())})
+    return Profile(
+        round(ability, 6),
+        round(recent_success, 6),
+        round(width, 6),
+        round(ability, 6),
+        round(min(1.0, ability + width), 6),
+        {lvl: round(sum(v) / len(v), 6) for lvl, v in sorted(levels.items())},
+    )
 
 
 def zone_counts(tasks: list[Task], profile: Profile) -> dict[str, int]:
@@ -67,10 +73,16 @@ def zone_counts(tasks: list[Task], profile: Profile) -> dict[str, int]:
 
 def interleave(tasks: list[Task]) -> list[Task]:
     """Order easy-medium-easy-medium-hard repeatedly; a level that runs out is skipped in the cycle."""
-    queues = {lvl: sorted((t for t in tasks if (t.difficulty_level or "medium") == lvl),
-                          key=lambda t: (t.difficulty, t.instance_id)) for lvl in set(PATTERN)}
-    others = sorted((t for t in tasks if (t.difficulty_level or "medium") not in queues),
-                    key=lambda t: (t.difficulty, t.instance_id))
+    queues = {
+        lvl: sorted(
+            (t for t in tasks if (t.difficulty_level or "medium") == lvl), key=lambda t: (t.difficulty, t.instance_id)
+        )
+        for lvl in set(PATTERN)
+    }
+    others = sorted(
+        (t for t in tasks if (t.difficulty_level or "medium") not in queues),
+        key=lambda t: (t.difficulty, t.instance_id),
+    )
     order: list[Task] = []
     while any(queues.values()):
         for lvl in PATTERN:

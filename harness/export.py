@@ -7,6 +7,7 @@
 
 No export holds a file of the host's (paths, CA bundle) or a git object that leads to the fix.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -10,18 +10,26 @@ themselves, plants two canary tests with random names and rewards 1 only when py
 summary shows every listed test PASSED, the canaries came out as planted and the exit code
 agrees. Its log (`/logs/verifier/test_output.log`) is what SWE-bench's pytest parser grades.
 """
+
 from __future__ import annotations
 
 import shutil
 import tempfile
 from pathlib import Path
 
-from .export_errors import ExportError
-from tasks import Task
-from tasks import test_files_of
 from environment import detect_recipe
-from sandbox import (AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, CONFIG_NAMES, PROTECTED_NAMES, export_tree, install_commands,
-                     prepare_tree)
+from sandbox import (
+    AUTOLOAD_NAMES,
+    AUTOLOAD_SUFFIXES,
+    CONFIG_NAMES,
+    PROTECTED_NAMES,
+    export_tree,
+    install_commands,
+    prepare_tree,
+)
+from tasks import Task, test_files_of
+
+from .export_errors import ExportError
 
 OFFLINE_BASE_IMAGE = "sebgen-base:bookworm"
 PUBLIC_BASE_IMAGE = "python:3.11-slim"
@@ -32,11 +40,11 @@ AGENT_USER = "agent"
 PYTEST_CONFIG_NAMES = CONFIG_NAMES + PROTECTED_NAMES
 
 
-
 def default_base_image() -> str:
     """A public image when a registry answers for it, else SEBGen's offline base (no registry here)."""
     try:
         from sandbox import base_image_status, docker_client
+
         status = base_image_status(docker_client(timeout=20), PUBLIC_BASE_IMAGE, OFFLINE_BASE_IMAGE)
     except Exception:  # no engine at export time: the public image, which any networked machine pulls
         return PUBLIC_BASE_IMAGE
@@ -50,14 +58,16 @@ def task_toml(task: Task, timeout_s: int, cpus: float, memory_mb: int, network: 
         "# /app is copied into the verifier's own environment: the agent's processes and venv stay behind\n"
         'artifacts = ["/app"]\n\n'
         f'[metadata]\nauthor_name = "sebgen"\ndifficulty = "{task.difficulty_level or "unknown"}"\n'
-        f'category = "software-engineering"\ntags = {_toml_list(["sebgen", task.strategy_type.lower(), *task.skills])}\n\n'
+        'category = "software-engineering"\n'
+        f"tags = {_toml_list(['sebgen', task.strategy_type.lower(), *task.skills])}\n\n"
         f'[verifier]\ntimeout_sec = {float(timeout_s)}\nenvironment_mode = "separate"\n\n'
         f'[agent]\ntimeout_sec = {float(timeout_s * 3)}\nuser = "{AGENT_USER}"\n\n'
         f"[environment]\nbuild_timeout_sec = {float(timeout_s * 2)}\ncpus = {int(max(1, cpus))}\n"
         f"memory_mb = {int(memory_mb)}\n"
         "# sebgen export --network: no-network keeps the agent offline (Harbor's docker backend enforces it\n"
         "# with egress-control images from a registry); public lets it reach the internet\n"
-        f'network_mode = "{NETWORK_POLICIES[network]}"\n')
+        f'network_mode = "{NETWORK_POLICIES[network]}"\n'
+    )
 
 
 def _toml_list(items: list[str]) -> str:
@@ -65,8 +75,15 @@ def _toml_list(items: list[str]) -> str:
     return "[" + ", ".join('"' + i.replace("\\", "\\\\").replace('"', '\\"') + '"' for i in seen) + "]"
 
 
-def dockerfile(base_image: str, install_steps: list[str], pytest_spec: str, *, source: str = "repo",
-               workdir: str = "/app", agent_user: str | None = AGENT_USER) -> str:
+def dockerfile(
+    base_image: str,
+    install_steps: list[str],
+    pytest_spec: str,
+    *,
+    source: str = "repo",
+    workdir: str = "/app",
+    agent_user: str | None = AGENT_USER,
+) -> str:
     """An environment: base image, pytest, the snapshot's install recipe, the buggy tree (the build
     context's `source` folder) at `workdir`, owned by an unprivileged agent user when one is named."""
     python_path = [workdir, f"{workdir}/src"]  # SEBGen's sandbox convention (flat and src layouts)
@@ -80,7 +97,8 @@ def dockerfile(base_image: str, install_steps: list[str], pytest_spec: str, *, s
         "RUN command -v git >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends git "
         "&& rm -rf /var/lib/apt/lists/*)",
         # a current pip: Debian's (23.0) does not match normalized extra names (PEP 685)
-        f"RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install -U 'pip>=24' && /opt/venv/bin/pip install '{pytest_spec}'",
+        "RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install -U 'pip>=24' "
+        f"&& /opt/venv/bin/pip install '{pytest_spec}'",
         f"ENV PATH=/opt/venv/bin:$PATH VIRTUAL_ENV=/opt/venv PYTHONPATH={':'.join(python_path)}",
         f"COPY {source}/ {workdir}/",
         f"WORKDIR {workdir}",
@@ -88,8 +106,10 @@ def dockerfile(base_image: str, install_steps: list[str], pytest_spec: str, *, s
     if install_steps:
         lines.append("RUN " + " && ".join(f"({s})" for s in install_steps))
     if agent_user:  # the agent owns the tree and nothing Python loads from elsewhere
-        lines.append(f"RUN (id -u {agent_user} >/dev/null 2>&1 || useradd --uid 1000 --create-home --shell /bin/bash "
-                     f"{agent_user}) && chown -R {agent_user}: {workdir}")
+        lines.append(
+            f"RUN (id -u {agent_user} >/dev/null 2>&1 || useradd --uid 1000 --create-home --shell /bin/bash "
+            f"{agent_user}) && chown -R {agent_user}: {workdir}"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -101,12 +121,14 @@ def _fixed_files(tree: Path, test_patch_files: list[str], listed_files: list[str
         if not path.is_file() or path.is_symlink():
             continue
         name = path.name
-        if name in PYTEST_CONFIG_NAMES or (name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))):
+        if name in PYTEST_CONFIG_NAMES or (
+            name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+        ):
             keep.add(path.relative_to(tree).as_posix())
     return sorted(k for k in keep if (tree / k).is_file())
 
 
-TEST_SCRIPT = r'''#!/bin/bash
+TEST_SCRIPT = r"""#!/bin/bash
 # SEBGen verifier. Anything unexpected leaves reward 0 (written first).
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -133,18 +155,21 @@ cp -a "$HERE/fixed/." /app/
 # 5. canaries with names the agent cannot know: one must pass, one must fail
 TOKEN="$(tr -dc a-z0-9 < /dev/urandom | head -c 16)"
 CANARY="test_sebgen_canary_${TOKEN}.py"
-printf 'def test_pass_%s():\n    assert True\n\n\ndef test_fail_%s():\n    assert False\n' "$TOKEN" "$TOKEN" > "/app/$CANARY"
+printf 'def test_pass_%s():\n    assert True\n\n\n' "$TOKEN" > "/app/$CANARY"
+printf 'def test_fail_%s():\n    assert False\n' "$TOKEN" >> "/app/$CANARY"
 unset PYTHONSTARTUP PYTHONHOME PYTEST_ADDOPTS PYTEST_PLUGINS
 export PYTHONNOUSERSITE=1 COLUMNS=400
 mapfile -t FILES < "$HERE/test_files.txt"
-python3 -m pytest -rA -p no:cacheprovider --rootdir=/app --color=no "${FILES[@]}" "$CANARY" 2>&1 | tee "$LOGS/test_output.log"
+PYTEST=(python3 -m pytest -rA -p no:cacheprovider --rootdir=/app --color=no)
+"${PYTEST[@]}" "${FILES[@]}" "$CANARY" 2>&1 | tee "$LOGS/test_output.log"
 STATUS=${PIPESTATUS[0]}
 rm -f "/app/$CANARY"
 # 6. the verdict: pytest's -rA summary, checked against the canaries and the exit code
 passed() { grep -Fxq -- "PASSED $1" "$LOGS/test_output.log"; }
 failed() { grep -Eq -- "^FAILED $(printf '%s' "$1" | sed 's/[][\.*^$]/\\&/g')( - .*)?$" "$LOGS/test_output.log"; }
 if ! passed "$CANARY::test_pass_$TOKEN" || ! failed "$CANARY::test_fail_$TOKEN" || [ "$STATUS" -ne 1 ]; then
-    echo "sebgen: verdict void: the canaries or pytest's exit code ($STATUS) show tampered reporting" | tee -a "$LOGS/test_output.log"
+    VOID="sebgen: verdict void: the canaries or pytest's exit code ($STATUS) show tampered reporting"
+    echo "$VOID" | tee -a "$LOGS/test_output.log"
     exit 0
 fi
 while IFS= read -r test_id; do
@@ -155,26 +180,38 @@ while IFS= read -r test_id; do
     fi
 done < "$HERE/expected_tests.txt"
 echo 1 > "$LOGS/reward.txt"
-'''
+"""
+
 
 def _find_names(names: tuple[str, ...]) -> str:
     return " -o ".join(f"-name '{n}'" for n in names)
 
 
-TEST_SCRIPT = TEST_SCRIPT.replace("@AUTOLOADED@", _find_names(AUTOLOAD_NAMES + tuple(f"*{s}" for s in AUTOLOAD_SUFFIXES)))
+TEST_SCRIPT = TEST_SCRIPT.replace(
+    "@AUTOLOADED@", _find_names(AUTOLOAD_NAMES + tuple(f"*{s}" for s in AUTOLOAD_SUFFIXES))
+)
 TEST_SCRIPT = TEST_SCRIPT.replace("@CONFIG@", _find_names(PYTEST_CONFIG_NAMES))
 
-SOLVE_SCRIPT = ('#!/bin/bash\nset -e\nHERE="$(cd "$(dirname "$0")" && pwd)"\n'
-                'cd /app\ngit apply --whitespace=nowarn "$HERE/fix.patch"\n')
+SOLVE_SCRIPT = (
+    '#!/bin/bash\nset -e\nHERE="$(cd "$(dirname "$0")" && pwd)"\n'
+    'cd /app\ngit apply --whitespace=nowarn "$HERE/fix.patch"\n'
+)
 
 
 def _text(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def export_harbor_task(task: Task, dest: Path, base_image: str | None = None, network: str = "none",
-                       timeout_s: int = 600, cpus: float = 1, memory_mb: int = 2048,
-                       pytest_spec: str | None = None) -> Path:
+def export_harbor_task(
+    task: Task,
+    dest: Path,
+    base_image: str | None = None,
+    network: str = "none",
+    timeout_s: int = 600,
+    cpus: float = 1,
+    memory_mb: int = 2048,
+    pytest_spec: str | None = None,
+) -> Path:
     """One Harbor task folder under dest/<instance_id>; holds no file of the host's."""
     if network not in NETWORK_POLICIES:
         raise ExportError(f"unknown network policy {network!r}; choose {' or '.join(NETWORK_POLICIES)}")
@@ -196,15 +233,23 @@ def export_harbor_task(task: Task, dest: Path, base_image: str | None = None, ne
     with tempfile.TemporaryDirectory(prefix="sebgen-fixed-") as tmp:
         fixed_tree = export_tree(source, task.base_commit, Path(tmp) / "tree")
         fixed = _fixed_files(fixed_tree, withheld, listed)
-        top_level = sorted(p.relative_to(fixed_tree).as_posix() for root in (fixed_tree, fixed_tree / "src")
-                           if root.is_dir() for p in root.iterdir())
+        top_level = sorted(
+            p.relative_to(fixed_tree).as_posix()
+            for root in (fixed_tree, fixed_tree / "src")
+            if root.is_dir()
+            for p in root.iterdir()
+        )
         for rel in fixed:
             (tests / "fixed" / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(fixed_tree / rel, tests / "fixed" / rel)
     recipe = detect_recipe(source, task.base_commit)
-    (env / "Dockerfile").write_text(dockerfile(base_image or default_base_image(),
-                                               install_commands(recipe, "/opt/venv/bin/pip"),
-                                               pytest_spec or host_pytest_spec()))
+    (env / "Dockerfile").write_text(
+        dockerfile(
+            base_image or default_base_image(),
+            install_commands(recipe, "/opt/venv/bin/pip"),
+            pytest_spec or host_pytest_spec(),
+        )
+    )
     (folder / "task.toml").write_text(task_toml(task, timeout_s, cpus, memory_mb, network))
     (folder / "instruction.md").write_text(_text(task.problem_statement.rstrip()))
     tests.mkdir(parents=True, exist_ok=True)
@@ -224,6 +269,7 @@ def export_harbor_task(task: Task, dest: Path, base_image: str | None = None, ne
 def host_pytest_spec() -> str:
     """The pytest SEBGen validated with, pinned, so the exported verifier runs the same one."""
     import pytest
+
     return f"pytest=={pytest.__version__}"
 
 

@@ -1,4 +1,5 @@
 """Scoring agent attempts: SWE-bench's per-task report, pass@k and breakdowns with 95% intervals."""
+
 from __future__ import annotations
 
 import math
@@ -34,8 +35,16 @@ def _split(expected: list[str], outcomes: dict[str, str]) -> dict[str, list[str]
     return {"success": success, "failure": [t for t in expected if outcomes.get(t) != "passed"]}
 
 
-def attempt_report(f2p: list[str], p2p: list[str], patch: str | None, applied: bool,
-                   outcomes: dict[str, str] | None, *, run=None, apply_error: str = "") -> dict:
+def attempt_report(
+    f2p: list[str],
+    p2p: list[str],
+    patch: str | None,
+    applied: bool,
+    outcomes: dict[str, str] | None,
+    *,
+    run=None,
+    apply_error: str = "",
+) -> dict:
     """One attempt in SWE-bench's report shape; resolved = every F2P and every P2P test passes
     in a run that is neither broken nor timed out (sandbox.attempt_verdict, given the run).
 
@@ -44,18 +53,30 @@ def attempt_report(f2p: list[str], p2p: list[str], patch: str | None, applied: b
     """
     outcomes = outcomes or {}
     status = {"FAIL_TO_PASS": _split(f2p, outcomes), "PASS_TO_PASS": _split(p2p, outcomes)}
-    resolved = bool(applied and patch and f2p
-                    and not status["FAIL_TO_PASS"]["failure"] and not status["PASS_TO_PASS"]["failure"])
-    report = {"patch_is_None": patch is None, "patch_exists": bool(patch), "patch_successfully_applied": applied,
-              "resolved": resolved, "tests_status": status}
+    resolved = bool(
+        applied and patch and f2p and not status["FAIL_TO_PASS"]["failure"] and not status["PASS_TO_PASS"]["failure"]
+    )
+    report = {
+        "patch_is_None": patch is None,
+        "patch_exists": bool(patch),
+        "patch_successfully_applied": applied,
+        "resolved": resolved,
+        "tests_status": status,
+    }
     if apply_error:
         report["apply_error"] = apply_error
     if run is not None:
         from sandbox import attempt_verdict
+
         trusted, why = attempt_verdict(run, f2p, p2p)
         report["resolved"] = bool(resolved and trusted)
-        report.update(reverted=list(run.reverted), removed=list(run.removed), run_broken=bool(run.broken),
-                      timed_out=bool(run.timed_out), run_note=run.note if (run.broken or run.timed_out) else "")
+        report.update(
+            reverted=list(run.reverted),
+            removed=list(run.removed),
+            run_broken=bool(run.broken),
+            timed_out=bool(run.timed_out),
+            run_note=run.note if (run.broken or run.timed_out) else "",
+        )
         if patch and applied and not report["resolved"]:
             report["why"] = why
     return report
@@ -95,13 +116,16 @@ def aggregate(results: list[TaskResult], k: int) -> dict:
     resolved = sum(r.resolved for r in results)
     p1 = [pass_at_k(r.n, r.correct, 1) for r in results]
     pk = [pass_at_k(r.n, r.correct, k) for r in results]
-    mean = (lambda xs: round(sum(xs) / len(xs), 6) if xs else 0.0)
+    mean = lambda xs: round(sum(xs) / len(xs), 6) if xs else 0.0
     return {
-        "tasks": total, "resolved": resolved,
+        "tasks": total,
+        "resolved": resolved,
         "resolved_rate": round(resolved / total, 6) if total else 0.0,
         "resolved_rate_ci95": wilson_interval(resolved, total),
-        "pass@1": mean(p1), "pass@1_ci95": wilson_interval(sum(p1), total),
-        f"pass@{k}": mean(pk), f"pass@{k}_ci95": wilson_interval(sum(pk), total),
+        "pass@1": mean(p1),
+        "pass@1_ci95": wilson_interval(sum(p1), total),
+        f"pass@{k}": mean(pk),
+        f"pass@{k}_ci95": wilson_interval(sum(pk), total),
     }
 
 
@@ -112,6 +136,9 @@ def summarize(results: list[TaskResult], k: int) -> dict:
     for r in results:
         by_month[r.month or "unknown"].append(r)
         by_level[r.difficulty_level or "unknown"].append(r)
-    return {"k": k, "overall": aggregate(results, k),
-            "by_month": {m: aggregate(rs, k) for m, rs in sorted(by_month.items())},
-            "by_difficulty": {d: aggregate(rs, k) for d, rs in sorted(by_level.items())}}
+    return {
+        "k": k,
+        "overall": aggregate(results, k),
+        "by_month": {m: aggregate(rs, k) for m, rs in sorted(by_month.items())},
+        "by_difficulty": {d: aggregate(rs, k) for d, rs in sorted(by_level.items())},
+    }

@@ -7,6 +7,7 @@ reflog, the object store) reaches the fixed code, later history or another task'
 plain `git clone --single-branch` gets it. Commits are deterministic (fixed identity, the
 task's date), so re-running gives the same shas.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,19 +16,24 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .export_errors import ExportError
 from tasks import Task
+
+from .export_errors import ExportError
 
 SEBGEN_IDENTITY = ("SEBGen", "sebgen@localhost")
 MIRROR_BRANCH = "main"
 
 
-
 def git(repo: Path, *args: str, env: dict | None = None, stdin: str | bytes | None = None) -> str:
     """git -C repo ARGS; ExportError with git's last line when it fails."""
     binary = isinstance(stdin, bytes)
-    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=not binary, input=stdin,
-                          env={**os.environ, **(env or {})})
+    proc = subprocess.run(
+        ["git", "-C", str(repo), *args],
+        capture_output=True,
+        text=not binary,
+        input=stdin,
+        env={**os.environ, **(env or {})},
+    )
     if proc.returncode != 0:
         stderr = proc.stderr.decode(errors="replace") if binary else proc.stderr
         last = (stderr.strip().splitlines() or ["no message"])[-1]
@@ -61,12 +67,19 @@ def _scratch_clone(task: Task, into: Path) -> Path:
     if not task.repo_path or not Path(task.repo_path).is_dir():
         raise ExportError(f"task {task.instance_id}: its repo_path {task.repo_path!r} is not on this machine")
     scratch = into / "scratch.git"
-    proc = subprocess.run(["git", "clone", "-q", "--bare", "--shared", str(Path(task.repo_path).resolve()),
-                           str(scratch)], capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "clone", "-q", "--bare", "--shared", str(Path(task.repo_path).resolve()), str(scratch)],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise ExportError(f"cannot read {task.repo_path}: {proc.stderr.strip()}")
-    if subprocess.run(["git", "-C", str(scratch), "cat-file", "-e", f"{task.base_commit}^{{commit}}"],
-                      capture_output=True).returncode != 0:  # off every branch: fetch it by id
+    if (
+        subprocess.run(
+            ["git", "-C", str(scratch), "cat-file", "-e", f"{task.base_commit}^{{commit}}"], capture_output=True
+        ).returncode
+        != 0
+    ):  # off every branch: fetch it by id
         git(scratch, "fetch", "-q", "--no-tags", str(Path(task.repo_path).resolve()), task.base_commit)
     return scratch
 
@@ -78,8 +91,16 @@ def buggy_tree(task: Task, scratch: Path, workdir: Path) -> str:
     try:
         git(scratch, "apply", "--cached", "--whitespace=nowarn", "-", env=index, stdin=_with_newline(task.bug_patch))
         if task.test_patch.strip():
-            git(scratch, "apply", "--cached", "-R", "--whitespace=nowarn", "-", env=index,
-                stdin=_with_newline(task.test_patch))
+            git(
+                scratch,
+                "apply",
+                "--cached",
+                "-R",
+                "--whitespace=nowarn",
+                "-",
+                env=index,
+                stdin=_with_newline(task.test_patch),
+            )
     except ExportError as exc:
         raise ExportError(f"task {task.instance_id}: its patches do not apply to {task.base_commit}: {exc}") from None
     return git(scratch, "write-tree", env=index).strip()
@@ -93,8 +114,11 @@ def _copy_tree_objects(scratch: Path, tree: str, target: Path) -> None:
         _mode, kind, sha = meta.split()
         if kind in ("tree", "blob"):
             names.append(sha)
-    proc = subprocess.run(["git", "-C", str(scratch), "pack-objects", "--stdout"],
-                          input=("\n".join(names) + "\n").encode(), capture_output=True)
+    proc = subprocess.run(
+        ["git", "-C", str(scratch), "pack-objects", "--stdout"],
+        input=("\n".join(names) + "\n").encode(),
+        capture_output=True,
+    )
     if proc.returncode != 0:
         raise ExportError(f"git pack-objects failed: {proc.stderr.decode(errors='replace').strip()}")
     git(target, "index-pack", "--stdin", "--fix-thin", stdin=proc.stdout)
@@ -115,8 +139,14 @@ def publish_task(task: Task, mirror_dir: Path) -> str:
         _copy_tree_objects(scratch, tree, target)
         date = commit_date(task, scratch)
     name, email = SEBGEN_IDENTITY
-    identity = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_AUTHOR_DATE": date,
-                "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email, "GIT_COMMITTER_DATE": date}
+    identity = {
+        "GIT_AUTHOR_NAME": name,
+        "GIT_AUTHOR_EMAIL": email,
+        "GIT_AUTHOR_DATE": date,
+        "GIT_COMMITTER_NAME": name,
+        "GIT_COMMITTER_EMAIL": email,
+        "GIT_COMMITTER_DATE": date,
+    }
     message = f"SEBGen task {task.instance_id}: buggy state, withheld tests reverted\n"
     sha = git(target, "commit-tree", "--no-gpg-sign", tree, env=identity, stdin=message).strip()
     git(target, "update-ref", f"refs/heads/{MIRROR_BRANCH}", sha)

@@ -3,6 +3,7 @@ report's leaderboard and `sebgen curriculum` read):
 
     {"model": label, "tasks_file": path, "summary": summarize(...), "tasks": {instance_id: TaskResult}}
 """
+
 from __future__ import annotations
 
 import json
@@ -12,8 +13,12 @@ from .metrics import TaskResult
 
 
 def results_document(label: str, tasks_file: Path, summary: dict, results: list[TaskResult]) -> dict:
-    return {"model": label, "tasks_file": str(tasks_file), "summary": summary,
-            "tasks": {r.instance_id: r.to_dict() for r in results}}
+    return {
+        "model": label,
+        "tasks_file": str(tasks_file),
+        "summary": summary,
+        "tasks": {r.instance_id: r.to_dict() for r in results},
+    }
 
 
 def write_results(path: Path, document: dict) -> Path:

@@ -6,6 +6,7 @@ the buggy state at /testbed), `eval_script` (withheld tests applied, test config
 files put back, files Python or pytest load by themselves removed, `pytest -rA` between the
 harness's markers), `log_parser` = parse_log_pytest_v2 and `eval_type` = pass_and_fail.
 """
+
 from __future__ import annotations
 
 import io
@@ -18,23 +19,30 @@ from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .export_errors import ExportError
-from tasks import Task, write_jsonl
-from tasks import test_files_of
 from environment import detect_recipe
 from sandbox import AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, install_commands
+from tasks import Task, test_files_of, write_jsonl
 
-from .harbor import PYTEST_CONFIG_NAMES, dockerfile as environment_dockerfile
+from .export_errors import ExportError
+from .harbor import PYTEST_CONFIG_NAMES
+from .harbor import dockerfile as environment_dockerfile
 from .mirror import materialize, task_mirror
 
-SWEBENCH_FIELDS = ("instance_id", "base_commit", "patch", "test_patch", "problem_statement",
-                   "hints_text", "created_at", "version")
+SWEBENCH_FIELDS = (
+    "instance_id",
+    "base_commit",
+    "patch",
+    "test_patch",
+    "problem_statement",
+    "hints_text",
+    "created_at",
+    "version",
+)
 LOG_PARSER = "parse_log_pytest_v2"  # keeps test ids with spaces whole (parametrize ids); parse_log_pytest cuts them
 EVAL_TYPE = "pass_and_fail"
 IMAGE_REPO = "sebgen-swebench"
 START, END = ">>>>> Start Test Output", ">>>>> End Test Output"
 CARD_MARK = "- sebgen\n"  # a tag in the card's front matter: the README is ours to rewrite
-
 
 
 def repo_slug(task: Task) -> str:
@@ -57,7 +65,9 @@ def eval_script(task: Task) -> str:
     test_files = sorted({t.split("::")[0] for t in task.FAIL_TO_PASS + task.PASS_TO_PASS})
     patched = test_files_of(task.test_patch)
     restore = sorted(set(test_files) | set(patched))
-    autoload = " ".join(f"-o -name {shlex.quote(n)}" for n in AUTOLOAD_NAMES + tuple(f"*{s}" for s in AUTOLOAD_SUFFIXES))
+    autoload = " ".join(
+        f"-o -name {shlex.quote(n)}" for n in AUTOLOAD_NAMES + tuple(f"*{s}" for s in AUTOLOAD_SUFFIXES)
+    )
     config_re = "|".join(n.replace(".", "[.]") for n in PYTEST_CONFIG_NAMES)
     quoted = " ".join(shlex.quote(f) for f in restore)
     put_back = [  # tracked ones to the buggy state's version (equal to the fixed one), the others removed
@@ -92,31 +102,47 @@ def swebench_record(task: Task, buggy_commit: str | None = None) -> dict:
     """One SWE-bench row; with buggy_commit (a mirror) it starts from the published buggy state."""
     record = {name: getattr(task, name) for name in SWEBENCH_FIELDS}
     # SWE-bench ships the test lists as JSON-encoded strings
-    record.update(repo=repo_slug(task), FAIL_TO_PASS=json.dumps(task.FAIL_TO_PASS),
-                  PASS_TO_PASS=json.dumps(task.PASS_TO_PASS), environment_setup_commit=task.base_commit,
-                  bug_patch=task.bug_patch, difficulty_level=task.difficulty_level,
-                  sebgen_fixed_commit=task.base_commit, log_parser=LOG_PARSER, eval_type=EVAL_TYPE,
-                  eval_script=eval_script(task), image="")
+    record.update(
+        repo=repo_slug(task),
+        FAIL_TO_PASS=json.dumps(task.FAIL_TO_PASS),
+        PASS_TO_PASS=json.dumps(task.PASS_TO_PASS),
+        environment_setup_commit=task.base_commit,
+        bug_patch=task.bug_patch,
+        difficulty_level=task.difficulty_level,
+        sebgen_fixed_commit=task.base_commit,
+        log_parser=LOG_PARSER,
+        eval_type=EVAL_TYPE,
+        eval_script=eval_script(task),
+        image="",
+    )
     if buggy_commit:
         # patch applies (only tests differ from base + bug) and test_patch applies since tests were reverted
-        record.update(base_commit=buggy_commit, environment_setup_commit=buggy_commit,
-                      image=image_name(task, buggy_commit))
+        record.update(
+            base_commit=buggy_commit, environment_setup_commit=buggy_commit, image=image_name(task, buggy_commit)
+        )
     return record
 
 
 def image_dockerfile(task: Task, base_image: str, pytest_spec: str) -> str:
     """The harness image: the agent's environment, with the buggy state as a git checkout at /testbed."""
     recipe = detect_recipe(Path(task.repo_path), task.base_commit)
-    return environment_dockerfile(base_image, install_commands(recipe, "/opt/venv/bin/pip"), pytest_spec,
-                                  source="testbed", workdir="/testbed", agent_user=None)
+    return environment_dockerfile(
+        base_image,
+        install_commands(recipe, "/opt/venv/bin/pip"),
+        pytest_spec,
+        source="testbed",
+        workdir="/testbed",
+        agent_user=None,
+    )
 
 
 def _context(mirror: Path, docker_text: str) -> bytes:
     """Build context: the Dockerfile and a clone of the task's mirror repository (its only commit)."""
     with tempfile.TemporaryDirectory(prefix="sebgen-swe-") as tmp:
         testbed = Path(tmp) / "testbed"
-        proc = subprocess.run(["git", "clone", "-q", "--no-local", str(mirror), str(testbed)],
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            ["git", "clone", "-q", "--no-local", str(mirror), str(testbed)], capture_output=True, text=True
+        )
         if proc.returncode != 0:
             raise ExportError(f"cannot clone {mirror}: {proc.stderr.strip()}")
         # no trace of this machine in the image: the remote and the clone's reflog name the mirror's path
@@ -132,10 +158,12 @@ def _context(mirror: Path, docker_text: str) -> bytes:
         return buf.getvalue()
 
 
-def build_images(tasks: list[Task], rows: list[dict], mirror_dir: Path, base_image: str, pytest_spec: str,
-                 log=print) -> list[str]:
+def build_images(
+    tasks: list[Task], rows: list[dict], mirror_dir: Path, base_image: str, pytest_spec: str, log=print
+) -> list[str]:
     """docker build each row's `image` (network for the install steps only); returns the names."""
     from sandbox import docker_client
+
     client = docker_client()
     built = []
     by_id = {row["instance_id"]: row for row in rows}
@@ -144,9 +172,17 @@ def build_images(tasks: list[Task], rows: list[dict], mirror_dir: Path, base_ima
         context = _context(task_mirror(task, mirror_dir), image_dockerfile(task, base_image, pytest_spec))
         log(f"sebgen: building {tag}")
         error, tail = "", []
-        for chunk in client.api.build(fileobj=io.BytesIO(context), custom_context=True, tag=tag,
-                                      network_mode="host", rm=True, forcerm=True, decode=True, pull=False,
-                                      labels={"sebgen": "1", "sebgen.kind": "swebench"}):
+        for chunk in client.api.build(
+            fileobj=io.BytesIO(context),
+            custom_context=True,
+            tag=tag,
+            network_mode="host",
+            rm=True,
+            forcerm=True,
+            decode=True,
+            pull=False,
+            labels={"sebgen": "1", "sebgen.kind": "swebench"},
+        ):
             if "stream" in chunk:
                 tail = (tail + chunk["stream"].splitlines())[-20:]
             if "error" in chunk:
@@ -167,17 +203,25 @@ def dataset_card(rows: list[dict], jsonl_name: str) -> str:
     fields = [
         ("instance_id", "unique id of the task"),
         ("repo", "source repository as owner/name"),
-        ("base_commit", "commit holding the buggy state the agent starts from" if has_images
-         else "the fixed commit (export with --mirror for the buggy state)"),
+        (
+            "base_commit",
+            "commit holding the buggy state the agent starts from"
+            if has_images
+            else "the fixed commit (export with --mirror for the buggy state)",
+        ),
         ("environment_setup_commit", "commit the environment is built from"),
-        ("patch", "gold fix (diff)"), ("test_patch", "withheld tests (diff)"),
-        ("problem_statement", "the task as given to the agent"), ("hints_text", "hints (may be empty)"),
-        ("created_at", "date of the source commit"), ("version", "task format version"),
+        ("patch", "gold fix (diff)"),
+        ("test_patch", "withheld tests (diff)"),
+        ("problem_statement", "the task as given to the agent"),
+        ("hints_text", "hints (may be empty)"),
+        ("created_at", "date of the source commit"),
+        ("version", "task format version"),
         ("FAIL_TO_PASS", "JSON list of tests the fix must make pass"),
         ("PASS_TO_PASS", "JSON list of tests that must keep passing"),
         ("image", "Docker image with the buggy state at /testbed (sebgen export --build-images)"),
         ("eval_script", "script the SWE-bench harness runs after applying the model patch"),
-        ("log_parser", f"{LOG_PARSER}"), ("eval_type", f"{EVAL_TYPE}"),
+        ("log_parser", f"{LOG_PARSER}"),
+        ("eval_type", f"{EVAL_TYPE}"),
         ("bug_patch", "SEBGen: diff from the fixed commit to the buggy state"),
         ("sebgen_fixed_commit", "SEBGen: the fixed commit in the source repository"),
         ("difficulty_level", "SEBGen: easy, medium or hard"),
@@ -237,8 +281,15 @@ def dataset_card(rows: list[dict], jsonl_name: str) -> str:
     return "\n".join(lines)
 
 
-def export_swebench(tasks: list[Task], out: Path, mirror_dir: Path | None = None, build: bool = False,
-                    base_image: str | None = None, pytest_spec: str | None = None, log=print) -> int:
+def export_swebench(
+    tasks: list[Task],
+    out: Path,
+    mirror_dir: Path | None = None,
+    build: bool = False,
+    base_image: str | None = None,
+    pytest_spec: str | None = None,
+    log=print,
+) -> int:
     """SWE-bench JSONL plus README.md beside it; with mirror_dir the rows start from the published
     buggy commits, and with build their images are built."""
     out = Path(out)
@@ -248,8 +299,10 @@ def export_swebench(tasks: list[Task], out: Path, mirror_dir: Path | None = None
     rows = [swebench_record(t, commits.get(t.instance_id)) for t in tasks]
     if build:
         from .harbor import default_base_image, host_pytest_spec
-        build_images(tasks, rows, mirror_dir, base_image or default_base_image(),
-                     pytest_spec or host_pytest_spec(), log=log)
+
+        build_images(
+            tasks, rows, mirror_dir, base_image or default_base_image(), pytest_spec or host_pytest_spec(), log=log
+        )
     count = write_jsonl(rows, out)
     card = out.parent / "README.md"
     if card.exists() and CARD_MARK not in card.read_text(errors="replace"):

@@ -8,13 +8,24 @@ GGUF models (``local/PATH.gguf``) run in-process by llama.cpp.
 litellm is heavy to import, so the client module loads on first use of one of its names.
 Imports nothing of evo, operators, fitness, harness, sandbox, archive or corpus.
 """
+
 from __future__ import annotations
 
 from .leakage import LeakReport, leak_report, leaked_share
 from .patch_lines import is_prose_file, patch_added_lines, patch_removed_lines, patch_sections
 
-_CLIENT_NAMES = {"BadJSONError", "Completion", "DEFAULT_MODEL", "LLMClient", "LLMError", "ReplayLog", "Usage",
-                 "is_transient", "parse_json_object", "register_offline_provider"}
+_CLIENT_NAMES = {
+    "BadJSONError",
+    "Completion",
+    "DEFAULT_MODEL",
+    "LLMClient",
+    "LLMError",
+    "ReplayLog",
+    "Usage",
+    "is_transient",
+    "parse_json_object",
+    "register_offline_provider",
+}
 _LOCAL_NAMES = {"LocalModelError", "LocalSettings", "is_local_model", "load_local_model"}
 
 
@@ -31,8 +42,25 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "BadJSONError", "Completion", "DEFAULT_MODEL", "LLMClient", "LLMError", "LeakReport", "LocalModelError",
-    "LocalSettings", "ReplayLog", "Usage", "is_local_model", "is_prose_file", "is_transient", "leak_report",
-    "leaked_share", "load_local_model", "parse_json_object", "patch_added_lines", "patch_removed_lines",
-    "patch_sections", "register_offline_provider",
+    "BadJSONError",
+    "Completion",
+    "DEFAULT_MODEL",
+    "LLMClient",
+    "LLMError",
+    "LeakReport",
+    "LocalModelError",
+    "LocalSettings",
+    "ReplayLog",
+    "Usage",
+    "is_local_model",
+    "is_prose_file",
+    "is_transient",
+    "leak_report",
+    "leaked_share",
+    "load_local_model",
+    "parse_json_object",
+    "patch_added_lines",
+    "patch_removed_lines",
+    "patch_sections",
+    "register_offline_provider",
 ]

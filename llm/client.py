@@ -4,6 +4,7 @@ Importing this module registers the offline provider (``offline/<name>`` models,
 :mod:`llm.offline`) with litellm, so ``LLMClient("offline/sebgen")`` works without network,
 and the local provider (``local/PATH.gguf`` or ``local/NAME``, see :mod:`llm.local`).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -12,9 +13,10 @@ import os
 import re
 import socket
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm: no cost-map fetch
 
@@ -70,10 +72,13 @@ class Usage:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Usage":
-        return cls(calls=int(data.get("calls", 0)), prompt_tokens=int(data.get("prompt_tokens", 0)),
-                   completion_tokens=int(data.get("completion_tokens", 0)),
-                   cost_usd=float(data.get("cost_usd", 0.0)))
+    def from_dict(cls, data: dict[str, Any]) -> Usage:
+        return cls(
+            calls=int(data.get("calls", 0)),
+            prompt_tokens=int(data.get("prompt_tokens", 0)),
+            completion_tokens=int(data.get("completion_tokens", 0)),
+            cost_usd=float(data.get("cost_usd", 0.0)),
+        )
 
 
 def _register(provider: str, handler: type) -> None:
@@ -98,8 +103,14 @@ register_local_provider()
 
 
 # Transient failures worth another try; 4xx errors (auth, bad request, not found) are not.
-_TRANSIENT = (openai.APITimeoutError, openai.APIConnectionError, litellm.RateLimitError,
-              litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)
+_TRANSIENT = (
+    openai.APITimeoutError,
+    openai.APIConnectionError,
+    litellm.RateLimitError,
+    litellm.InternalServerError,
+    litellm.ServiceUnavailableError,
+    litellm.BadGatewayError,
+)
 
 
 def is_transient(error: BaseException) -> bool:
@@ -171,11 +182,11 @@ class ReplayLog:
         wanted = {k: request[k] for k in ("model", "messages", "temperature", "top_p", "max_tokens")}
         return hashlib.sha256(json.dumps(wanted, sort_keys=True).encode()).hexdigest()
 
-    def get(self, key: str) -> "Completion | None":
+    def get(self, key: str) -> Completion | None:
         found = self.entries.get(key)
         return Completion(**found) if found else None
 
-    def put(self, key: str, completion: "Completion") -> None:
+    def put(self, key: str, completion: Completion) -> None:
         record = {"key": key, "completion": asdict(completion)}
         self.entries[key] = record["completion"]
         with open(self.path, "a", encoding="utf-8") as fh:
@@ -187,9 +198,17 @@ class ReplayLog:
 class LLMClient:
     """Calls one model through litellm; sums tokens and cost of every answer in ``usage``."""
 
-    def __init__(self, model: str = DEFAULT_MODEL, *, timeout_s: float = 60, retries: int = 2,
-                 backoff_s: float = 1.0, mock_response: str | Exception | None = None,
-                 replay_dir: Path | None = None, local: dict | None = None):
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        timeout_s: float = 60,
+        retries: int = 2,
+        backoff_s: float = 1.0,
+        mock_response: str | Exception | None = None,
+        replay_dir: Path | None = None,
+        local: dict | None = None,
+    ):
         self.replay = ReplayLog(replay_dir) if replay_dir is not None else None
         self.replayed = 0
         self.model = model
@@ -209,27 +228,39 @@ class LLMClient:
             except LocalModelError as exc:
                 raise LLMError(str(exc)) from None
 
-    def complete(self, prompt: str, *, system: str | None = None, temperature: float = 0.7,
-                 top_p: float = 1.0, max_tokens: int = 1024) -> Completion:
+    def complete(
+        self,
+        prompt: str,
+        *,
+        system: str | None = None,
+        temperature: float = 0.7,
+        top_p: float = 1.0,
+        max_tokens: int = 1024,
+    ) -> Completion:
         messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
         return self._complete_messages(messages, temperature=temperature, top_p=top_p, max_tokens=max_tokens)
 
-    def complete_json(self, prompt: str, *, required_keys: Sequence[str] = (), system: str | None = None,
-                      **sampling: Any) -> tuple[dict, Completion]:
+    def complete_json(
+        self, prompt: str, *, required_keys: Sequence[str] = (), system: str | None = None, **sampling: Any
+    ) -> tuple[dict, Completion]:
         """A JSON object answer; one repair round-trip when the first answer does not parse."""
         messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
         if self.local_model is not None:  # llama.cpp's grammar keeps a small model to a JSON object
-            sampling = {**sampling, "response_format": json_response_format(
-                tuple(required_keys), int(sampling.get("max_tokens", 1024)))}
+            sampling = {
+                **sampling,
+                "response_format": json_response_format(tuple(required_keys), int(sampling.get("max_tokens", 1024))),
+            }
         first = self._complete_messages(messages, **sampling)
         try:
             return parse_json_object(first.text, required_keys), first
         except ValueError as error:
             problem = str(error)
         keys = f" with the keys {', '.join(required_keys)}" if required_keys else ""
-        repair = (f"Your previous answer was not valid JSON: {problem}.\n"
-                  f"Your previous answer was:\n{first.text[:2000]}\n"
-                  f"Return only the JSON object{keys}, with no text around it.")
+        repair = (
+            f"Your previous answer was not valid JSON: {problem}.\n"
+            f"Your previous answer was:\n{first.text[:2000]}\n"
+            f"Return only the JSON object{keys}, with no text around it."
+        )
         messages = messages + [{"role": "assistant", "content": first.text}, {"role": "user", "content": repair}]
         second = self._complete_messages(messages, **sampling)
         try:
@@ -237,10 +268,24 @@ class LLMClient:
         except ValueError as error:
             raise BadJSONError(f"{self.model} returned unparsable JSON after one repair attempt ({error}).") from None
 
-    def _complete_messages(self, messages: list[dict], *, temperature: float = 0.7, top_p: float = 1.0,
-                           max_tokens: int = 1024, response_format: dict | None = None) -> Completion:
-        kwargs: dict[str, Any] = dict(model=self.model, messages=messages, temperature=temperature, top_p=top_p,
-                                      max_tokens=int(max_tokens), timeout=self.timeout_s, drop_params=True)
+    def _complete_messages(
+        self,
+        messages: list[dict],
+        *,
+        temperature: float = 0.7,
+        top_p: float = 1.0,
+        max_tokens: int = 1024,
+        response_format: dict | None = None,
+    ) -> Completion:
+        kwargs: dict[str, Any] = dict(
+            model=self.model,
+            messages=messages,
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=int(max_tokens),
+            timeout=self.timeout_s,
+            drop_params=True,
+        )
         if response_format is not None:
             kwargs["response_format"] = response_format
         if self.mock_response is not None:
@@ -262,8 +307,10 @@ class LLMClient:
                 if not is_transient(error):
                     raise LLMError(f"{self.model} failed with an API error: {_describe(error)}.") from error
                 if attempt + 1 == attempts:
-                    raise LLMError(f"{self.model} failed after {attempts} attempts: {_transient_reason(error, self.timeout_s)}.") from error
-                time.sleep(self.backoff_s * (2 ** attempt))  # exponential backoff before the next try
+                    raise LLMError(
+                        f"{self.model} failed after {attempts} attempts: {_transient_reason(error, self.timeout_s)}."
+                    ) from error
+                time.sleep(self.backoff_s * (2**attempt))  # exponential backoff before the next try
         completion = self._to_completion(response)
         self.usage.add(completion)
         if self.replay is not None:
@@ -273,10 +320,13 @@ class LLMClient:
     def _to_completion(self, response: Any) -> Completion:
         text = response.choices[0].message.content or ""
         usage = getattr(response, "usage", None)
-        return Completion(text=text, model=self.model,
-                          prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                          completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-                          cost_usd=self._cost(response))
+        return Completion(
+            text=text,
+            model=self.model,
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            cost_usd=self._cost(response),
+        )
 
     def _cost(self, response: Any) -> float:
         if self.model.startswith(f"{OFFLINE_PROVIDER}/") or is_local_model(self.model):

@@ -19,12 +19,13 @@ A statement leaks when it shows what the fix *changes*, not what the code should
 Mentioning the touched function, quoting the failing tests' calls and expected values, the
 buggy code, or the signature of an API the change adds is not a leak.
 """
+
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .patch_lines import code_patch, patch_added_lines, patch_removed_lines
 
@@ -40,15 +41,21 @@ _PRESCRIPTION = re.compile(
     r"replacing|changing|wrapping|checking|passing|normali[sz]ing)\b|^(?:add|insert|wrap|guard|use|call|pass|"
     r"introduce|normali[sz]e|apply|set|check|verify)\b|\b(?:add|insert|introduce) (?:a|an|the)\b|"
     r"\bpatch:|\bsuggest\w*|\bmissing line\b|\bone-liner\b|\bcan be\b.*\bwith\b",
-    re.I)
+    re.I,
+)
 # Rewriting the old code into the new: only these make a quote of the *removed* code a leak
 # ("returns 2 instead of 3" describes a symptom; "replace X with Y" prescribes the change).
-_REWRITE = re.compile(r"\breplac(?:e|ed|ing)\b.*\b(?:with|by)\b|\bchang(?:e|ed|ing)\b.*\b(?:to|into)\b|"
-                      r"\bswap\b|\bswitch\b.*\bto\b|\bshould become\b|\b(?:be|is) replaced\b|"
-                      r"\binstead of (?:assigning|calling|using|computing|doing|returning)\b", re.I)
-_STOP = set("""self cls none true false return def class if else elif for while in is not and or lambda import from
+_REWRITE = re.compile(
+    r"\breplac(?:e|ed|ing)\b.*\b(?:with|by)\b|\bchang(?:e|ed|ing)\b.*\b(?:to|into)\b|"
+    r"\bswap\b|\bswitch\b.*\bto\b|\bshould become\b|\b(?:be|is) replaced\b|"
+    r"\binstead of (?:assigning|calling|using|computing|doing|returning)\b",
+    re.I,
+)
+_STOP = set(
+    """self cls none true false return def class if else elif for while in is not and or lambda import from
 with as try except finally raise pass break continue yield async await print len str int float list dict set
-tuple range isinstance value values key keys item items result text data name path args kwargs func""".split())
+tuple range isinstance value values key keys item items result text data name path args kwargs func""".split()
+)
 
 
 def _tokens(text: str) -> list[str]:
@@ -107,8 +114,13 @@ def _new_identifiers(added: Sequence[str], known: str, api: set[str]) -> set[str
     found = set()
     for line in added:
         for tok in TOKEN.findall(_STRING.sub(" ", line)):
-            if (tok[0].isalpha() or tok[0] == "_") and len(tok) >= 4 and tok.lower() not in _STOP \
-                    and f" {tok} " not in known and tok not in api:
+            if (
+                (tok[0].isalpha() or tok[0] == "_")
+                and len(tok) >= 4
+                and tok.lower() not in _STOP
+                and f" {tok} " not in known
+                and tok not in api
+            ):
                 found.add(tok)
     return found
 
@@ -120,7 +132,7 @@ def _mentions_identifier(sentence: str, ident: str) -> bool:
     words = re.findall(r"[a-z]+", sentence.lower())
     if "_" in stem:  # snake_case: its words in order, e.g. "normalize header"
         parts = [p for p in stem.split("_") if p]
-        return any(words[i:i + len(parts)] == parts for i in range(len(words)))
+        return any(words[i : i + len(parts)] == parts for i in range(len(words)))
     return len(stem) >= 4 and any(w.startswith(stem) for w in words)
 
 
@@ -134,16 +146,22 @@ def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
         return LeakReport(0.0, 0.0, (), "")
     test_tokens = set(_tokens("\n".join(patch_added_lines(test_patch))))
     # The signature of a new function the tests call is the task's spec, not its solution.
-    api_lines = [ln for ln in added if (m := re.match(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)", ln))
-                 and m.group(1) in test_tokens]
+    api_lines = [
+        ln
+        for ln in added
+        if (m := re.match(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)", ln)) and m.group(1) in test_tokens
+    ]
     api = {m for ln in api_lines for m in re.findall(r"(?:def|class)\s+(\w+)", ln)}
     removed_set = {_normalize(ln) for ln in patch_removed_lines(patch)}
     known_lines = patch_removed_lines(patch) + patch_context_lines(patch) + patch_added_lines(test_patch) + api_lines
     known = _joined([t for ln in known_lines for t in _tokens(ln) + ["\n"]])
     # lines the change only moves (also among the removed lines) are not part of the fix, nor
     # are its comments: prose, which the prescription check reads as prose
-    body = [ln for ln in added if ln not in api_lines and _normalize(ln) not in removed_set
-            and not ln.lstrip().startswith("#")]
+    body = [
+        ln
+        for ln in added
+        if ln not in api_lines and _normalize(ln) not in removed_set and not ln.lstrip().startswith("#")
+    ]
     kinds: list[str] = []
     evidence = ""
 
@@ -160,10 +178,14 @@ def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
         hit = ""
         for size in range(len(toks), 4, -1):
             for i in range(len(toks) - size + 1):
-                window = toks[i:i + size]
+                window = toks[i : i + size]
                 text = _joined(window)
-                if text in flat and text not in known and any(_OPERATOR.match(t) for t in window) \
-                        and sum(t[0].isalpha() or t[0] == "_" for t in window) >= 2:
+                if (
+                    text in flat
+                    and text not in known
+                    and any(_OPERATOR.match(t) for t in window)
+                    and sum(t[0].isalpha() or t[0] == "_" for t in window) >= 2
+                ):
                     hit = " ".join(window)
                     break
             if hit:
@@ -185,8 +207,9 @@ def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
             if len(target) < 8:
                 continue
             ratio = difflib.SequenceMatcher(None, frag, target).ratio()
-            if ratio >= 0.8 and ratio > max((difflib.SequenceMatcher(None, frag, r).ratio() for r in removed),
-                                            default=0.0):
+            if ratio >= 0.8 and ratio > max(
+                (difflib.SequenceMatcher(None, frag, r).ratio() for r in removed), default=0.0
+            ):
                 kinds.append("code_block")
                 evidence = evidence or fragment
                 break
@@ -202,10 +225,18 @@ def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
         s_flat = _joined(_tokens(sentence))
         rewrite = bool(_REWRITE.search(prose))
         lines = changed if rewrite else [ln for ln in body if _nontrivial(ln)]
-        expression = next((" ".join(w) for ln in lines for w in _windows(_tokens(ln), 4)
-                           if _joined(w) in s_flat and (rewrite or _joined(w) not in known)
-                           and any(_OPERATOR.match(t) for t in w)
-                           and any(t[0].isalpha() for t in w)), "")
+        expression = next(
+            (
+                " ".join(w)
+                for ln in lines
+                for w in _windows(_tokens(ln), 4)
+                if _joined(w) in s_flat
+                and (rewrite or _joined(w) not in known)
+                and any(_OPERATOR.match(t) for t in w)
+                and any(t[0].isalpha() for t in w)
+            ),
+            "",
+        )
         ident = next((i for i in sorted(new_ids) if _mentions_identifier(sentence, i)), "")
         if expression or ident:
             kinds.append("prescription")
@@ -233,4 +264,4 @@ def quotes_fix_expression(text: str, added_lines: Sequence[str], min_tokens: int
 
 
 def _windows(tokens: Sequence[str], size: int) -> list[list[str]]:
-    return [list(tokens[i:i + size]) for i in range(len(tokens) - size + 1)]
+    return [list(tokens[i : i + size]) for i in range(len(tokens) - size + 1)]

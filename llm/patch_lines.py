@@ -1,5 +1,6 @@
 """The added and removed lines of a unified diff: the one home of this small parse, shared by
 the offline judges (which read patches out of prompts) and fitness's leakage check."""
+
 from __future__ import annotations
 
 import re
@@ -16,8 +17,11 @@ def patch_removed_lines(patch: str) -> list[str]:
 # Prose about the project rather than part of it: documentation folders, changelog and
 # release-note fragments, top-level text files (README, CHANGES, HISTORY, ...). A changelog entry
 # restates the commit's subject: counted as the fix, it would make every statement a leak.
-PROSE_PATH = re.compile(r"^(?:docs?|documentation|changelog\.d|changes|news|newsfragments|releasenotes)/|"
-                        r"^[^/]+\.(?:md|rst|txt|adoc)$|^(?:CHANGE|HISTORY|NEWS|AUTHORS|RELEASE)[^/]*$", re.I)
+PROSE_PATH = re.compile(
+    r"^(?:docs?|documentation|changelog\.d|changes|news|newsfragments|releasenotes)/|"
+    r"^[^/]+\.(?:md|rst|txt|adoc)$|^(?:CHANGE|HISTORY|NEWS|AUTHORS|RELEASE)[^/]*$",
+    re.I,
+)
 
 
 def is_prose_file(path: str) -> bool:
@@ -31,8 +35,9 @@ def patch_sections(patch: str, keep) -> str:
     if "diff --git " not in patch:
         return patch
     sections = re.split(r"(?m)^(?=diff --git )", patch)
-    return "".join(s for s in sections
-                   if not s.startswith("diff --git ") or keep(s.split("\n", 1)[0].split(" b/", 1)[-1]))
+    return "".join(
+        s for s in sections if not s.startswith("diff --git ") or keep(s.split("\n", 1)[0].split(" b/", 1)[-1])
+    )
 
 
 def code_patch(patch: str) -> str:

@@ -1,5 +1,6 @@
 """Variation and selection of strategies: LLM prompt mutation, Gaussian parameter mutation,
 crossover, epsilon-random exploration, and sigmoid+novelty parent selection."""
+
 from .explore import random_strategy
 from .params import crossover, mutate_params
 from .prompt_mutation import mutate_prompt

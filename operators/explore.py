@@ -1,4 +1,5 @@
 """Epsilon-greedy random exploration: a fresh strategy unrelated to any parent."""
+
 from __future__ import annotations
 
 import random

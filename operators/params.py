@@ -1,4 +1,5 @@
 """Gaussian parameter mutation and parameter averaging, clamped to the valid ranges."""
+
 from __future__ import annotations
 
 import random

@@ -1,10 +1,11 @@
 """Parent selection (SEBGen eq. 3): combined = alpha * sigmoid(z(performance)) + (1 - alpha) * novelty."""
+
 from __future__ import annotations
 
 import math
 import random
 import statistics
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def sigmoid_z(performances: Sequence[float]) -> list[float]:
@@ -22,8 +23,15 @@ def combined_scores(performances: Sequence[float], novelties: Sequence[float], a
     return [alpha * s + (1 - alpha) * n for s, n in zip(sigmoid_z(performances), novelties)]
 
 
-def select_parents(individuals: Sequence, k: int, rng: random.Random, *, alpha: float = 0.7,
-                   performance=lambda ind: ind.fitness.values[0], novelty=lambda ind: ind.novelty) -> list:
+def select_parents(
+    individuals: Sequence,
+    k: int,
+    rng: random.Random,
+    *,
+    alpha: float = 0.7,
+    performance=lambda ind: ind.fitness.values[0],
+    novelty=lambda ind: ind.novelty,
+) -> list:
     """Roulette over the combined score: exploitation weighted by alpha, novelty the rest."""
     scores = combined_scores([performance(i) for i in individuals], [novelty(i) for i in individuals], alpha)
     total = sum(scores)

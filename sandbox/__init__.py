@@ -19,24 +19,54 @@ disk_report, prune_images, docker_client (loaded lazily: the docker SDK is only 
 
 Imports nothing of SEBGen's other packages.
 """
+
 from .cache import default_cache_dir, file_lock
 from .errors import BuildError, PatchError, SandboxError
 from .factory import docker_engine_version, make_backend
 from .functional import FunctionalResult, attempt_verdict, check_functional, run_attempt
-from .integrity import (AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, CONFIG_NAMES, MAX_BINARY_BYTES, MAX_PATCH_BYTES,
-                        PROTECTED_DIRS, PROTECTED_NAMES, RUNNER_MODULES, Restoration, check_patch_limits, is_autoload,
-                        is_protected, restore_for_verification, shadowed_module)
+from .integrity import (
+    AUTOLOAD_NAMES,
+    AUTOLOAD_SUFFIXES,
+    CONFIG_NAMES,
+    MAX_BINARY_BYTES,
+    MAX_PATCH_BYTES,
+    PROTECTED_DIRS,
+    PROTECTED_NAMES,
+    RUNNER_MODULES,
+    Restoration,
+    check_patch_limits,
+    is_autoload,
+    is_protected,
+    restore_for_verification,
+    shadowed_module,
+)
 from .local import LocalBackend
 from .parallel import run_parallel
-from .recipe import (PRETEND_VERSION, STEP_MARK, InstallRecipe, RecipeFor, add_version_files, install_commands,
-                     no_recipe)
+from .recipe import PRETEND_VERSION, STEP_MARK, InstallRecipe, RecipeFor, add_version_files, install_commands, no_recipe
 from .repo_id import repo_name
-from .tree import (apply_patch, attempt_tree, export_tree, list_files_at, patch_files, prepare_tree, read_file_at,
-                   resolve_commit, safe_extract)
+from .tree import (
+    apply_patch,
+    attempt_tree,
+    export_tree,
+    list_files_at,
+    patch_files,
+    prepare_tree,
+    read_file_at,
+    resolve_commit,
+    safe_extract,
+)
 from .types import Backend, Limits, TestRun
 
-_DOCKER_NAMES = {"DockerBackend", "build_offline_base_image", "base_image_status", "clean_stragglers",
-                 "disk_report", "prune_images", "docker_client", "host_ca_bundle"}
+_DOCKER_NAMES = {
+    "DockerBackend",
+    "build_offline_base_image",
+    "base_image_status",
+    "clean_stragglers",
+    "disk_report",
+    "prune_images",
+    "docker_client",
+    "host_ca_bundle",
+}
 
 
 def __getattr__(name: str):
@@ -51,14 +81,59 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "AUTOLOAD_NAMES", "AUTOLOAD_SUFFIXES", "Backend", "BuildError", "CONFIG_NAMES", "DockerBackend",
-    "FunctionalResult", "InstallRecipe", "Limits", "LocalBackend", "MAX_BINARY_BYTES", "MAX_PATCH_BYTES",
-    "PRETEND_VERSION", "PROTECTED_DIRS", "PROTECTED_NAMES", "PatchError", "RUNNER_MODULES", "RecipeFor",
-    "Restoration", "STEP_MARK", "SandboxError", "TestRun", "add_version_files", "apply_patch", "attempt_tree",
-    "attempt_verdict", "base_image_status", "build_offline_base_image", "check_functional", "check_patch_limits",
-    "clean_stragglers", "default_cache_dir", "disk_report", "docker_client", "docker_engine_version",
-    "export_tree", "file_lock", "host_ca_bundle", "install_commands", "is_autoload", "is_protected",
-    "list_files_at", "make_backend", "no_recipe", "patch_files", "prepare_tree", "prune_images", "read_file_at",
-    "repo_name", "resolve_commit", "restore_for_verification", "run_attempt", "run_parallel", "safe_extract",
+    "AUTOLOAD_NAMES",
+    "AUTOLOAD_SUFFIXES",
+    "Backend",
+    "BuildError",
+    "CONFIG_NAMES",
+    "DockerBackend",
+    "FunctionalResult",
+    "InstallRecipe",
+    "Limits",
+    "LocalBackend",
+    "MAX_BINARY_BYTES",
+    "MAX_PATCH_BYTES",
+    "PRETEND_VERSION",
+    "PROTECTED_DIRS",
+    "PROTECTED_NAMES",
+    "PatchError",
+    "RUNNER_MODULES",
+    "RecipeFor",
+    "Restoration",
+    "STEP_MARK",
+    "SandboxError",
+    "TestRun",
+    "add_version_files",
+    "apply_patch",
+    "attempt_tree",
+    "attempt_verdict",
+    "base_image_status",
+    "build_offline_base_image",
+    "check_functional",
+    "check_patch_limits",
+    "clean_stragglers",
+    "default_cache_dir",
+    "disk_report",
+    "docker_client",
+    "docker_engine_version",
+    "export_tree",
+    "file_lock",
+    "host_ca_bundle",
+    "install_commands",
+    "is_autoload",
+    "is_protected",
+    "list_files_at",
+    "make_backend",
+    "no_recipe",
+    "patch_files",
+    "prepare_tree",
+    "prune_images",
+    "read_file_at",
+    "repo_name",
+    "resolve_commit",
+    "restore_for_verification",
+    "run_attempt",
+    "run_parallel",
+    "safe_extract",
     "shadowed_module",
 ]

@@ -11,6 +11,7 @@ the collector's nodeid. A test whose call raised counts as failed whatever its r
 $SEBGEN_CANARY names a module of two tests with random names, one that must fail and one that
 must pass; they are added to every session so that blanket tampering with outcomes shows.
 """
+
 import json
 import os
 
@@ -36,8 +37,11 @@ def pytest_runtest_makereport(item, call):
         skip = getattr(pytest.skip, "Exception", None)
         xfailed = getattr(pytest.xfail, "Exception", None)
         expected = item.get_closest_marker("xfail") is not None
-        if not (skip and call.excinfo.errisinstance(skip)) and not (xfailed and call.excinfo.errisinstance(xfailed)) \
-                and not expected:
+        if (
+            not (skip and call.excinfo.errisinstance(skip))
+            and not (xfailed and call.excinfo.errisinstance(xfailed))
+            and not expected
+        ):
             _raised.add(item.nodeid)
     yield
 
@@ -80,12 +84,11 @@ def pytest_collectreport(report):
 def pytest_sessionfinish(session, exitstatus):
     if not _fd:
         return
-    line = json.dumps({"outcomes": _outcomes, "collect_errors": _collect_errors,
-                       "exitstatus": int(exitstatus)}) + "\n"
+    line = json.dumps({"outcomes": _outcomes, "collect_errors": _collect_errors, "exitstatus": int(exitstatus)}) + "\n"
     data = line.encode("utf-8")
     fd = int(_fd)
     try:
         while data:
-            data = data[os.write(fd, data):]
+            data = data[os.write(fd, data) :]
     finally:
         os.close(fd)

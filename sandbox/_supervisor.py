@@ -10,6 +10,7 @@ tail) is one JSON line on the supervisor's stdout, which the tests cannot reach.
 means the owner went away: the run is killed and the container ends (the warm-container lease).
 The local backend uses run_child() in-process with its own cleanup.
 """
+
 import json
 import os
 import select
@@ -26,8 +27,10 @@ JOB_LINE_LIMIT = 1 << 20
 
 
 def canary_source(must_fail: str, must_pass: str) -> str:
-    return (f"def {must_fail}():\n    assert False, 'sebgen canary: this test must fail'\n\n\n"
-            f"def {must_pass}():\n    pass\n")
+    return (
+        f"def {must_fail}():\n    assert False, 'sebgen canary: this test must fail'\n\n\n"
+        f"def {must_pass}():\n    pass\n"
+    )
 
 
 def _read_ready(fd, buf, limit, keep_tail):
@@ -70,8 +73,17 @@ def start_child(cmd, cwd, env, uid=None, stdin=subprocess.DEVNULL):
     log_r, log_w = os.pipe()
     env = dict(env, SEBGEN_REPORT_FD=str(report_w))
     extra = {"user": uid, "group": uid, "extra_groups": []} if uid is not None else {}
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=stdin, stdout=log_w, stderr=subprocess.STDOUT,
-                            pass_fds=(report_w,), start_new_session=True, **extra)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=cwd,
+        env=env,
+        stdin=stdin,
+        stdout=log_w,
+        stderr=subprocess.STDOUT,
+        pass_fds=(report_w,),
+        start_new_session=True,
+        **extra,
+    )
     os.close(report_w)
     os.close(log_w)
     return proc, report_r, log_r
@@ -130,21 +142,34 @@ def supervise(proc, report_r, log_r, timeout_s, cleanup, stop=None):
             if not still_open:
                 break
         os.close(fd)
-    return {"exit_code": exit_code, "timed_out": timed_out, "stopped": stopped, "report_overflow": overflow,
-            "oom_kills": oom_kills(), "seconds": {"run": round(ended - deadline + timeout_s, 3),
-                                                  "cleanup": round(cleaned - ended, 3)},
-            "report": None if overflow else bytes(report).decode("utf-8", errors="replace"),
-            "log_tail": bytes(log[-LOG_TAIL:]).decode("utf-8", errors="replace")}
+    return {
+        "exit_code": exit_code,
+        "timed_out": timed_out,
+        "stopped": stopped,
+        "report_overflow": overflow,
+        "oom_kills": oom_kills(),
+        "seconds": {"run": round(ended - deadline + timeout_s, 3), "cleanup": round(cleaned - ended, 3)},
+        "report": None if overflow else bytes(report).decode("utf-8", errors="replace"),
+        "log_tail": bytes(log[-LOG_TAIL:]).decode("utf-8", errors="replace"),
+    }
 
 
 def kill_user(uid):
     """A cleanup that kills every process of `uid` (kill(-1) from a process running as that user)."""
+
     def cleanup(proc):
         for _ in range(5):
             _reap()
-            subprocess.run([sys.executable, "-I", "-S", "-c", "import os, signal; os.kill(-1, signal.SIGKILL)"],
-                           user=uid, group=uid, extra_groups=[], stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            subprocess.run(
+                [sys.executable, "-I", "-S", "-c", "import os, signal; os.kill(-1, signal.SIGKILL)"],
+                user=uid,
+                group=uid,
+                extra_groups=[],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=False,
+            )
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
@@ -152,6 +177,7 @@ def kill_user(uid):
             _reap()
             if not _processes_of(uid):
                 break
+
     return cleanup
 
 
@@ -180,7 +206,10 @@ def _processes_of(uid):
 
 def oom_kills():
     """Processes the kernel killed for memory in this cgroup so far (-1 when unknown)."""
-    for path, key in (("/sys/fs/cgroup/memory.events", "oom_kill"), ("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")):
+    for path, key in (
+        ("/sys/fs/cgroup/memory.events", "oom_kill"),
+        ("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill"),
+    ):
         try:
             with open(path, encoding="ascii") as fh:
                 for line in fh:
@@ -230,8 +259,12 @@ def _extract(data, dest, uid):
 
 def main():
     uid = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    base_env = {"HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-                "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    base_env = {
+        "HOME": "/tmp",
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+    }
     zygote = start_child(["python", "-c", ZYGOTE], "/", base_env, uid=uid, stdin=subprocess.PIPE)
     stdin = sys.stdin.buffer
     line = stdin.readline(JOB_LINE_LIMIT)

@@ -1,12 +1,13 @@
 """Where SEBGen keeps what it builds (environments, build logs, learned recipes), and the lock
 that lets one thread or process build a thing while the others wait for it."""
+
 from __future__ import annotations
 
 import fcntl
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 
 def default_cache_dir() -> Path:

@@ -3,6 +3,7 @@
 A process-wide registry tracks live containers so that atexit (normal exit, SystemExit,
 KeyboardInterrupt unwinding) and SIGTERM remove them even when a worker thread is mid-run.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -21,8 +22,13 @@ _hooks_installed = False
 def run_labels(**info: str) -> dict[str, str]:
     """Labels of one validation container: the marker plus who started it (host, pid, the pid's
     start time, so a reused pid is not mistaken for the owner) and for what."""
-    return {LABEL: "1", "sebgen.pid": str(os.getpid()), "sebgen.host": _host(),
-            "sebgen.started": _start_time(os.getpid()), **{f"sebgen.{k}": str(v) for k, v in info.items()}}
+    return {
+        LABEL: "1",
+        "sebgen.pid": str(os.getpid()),
+        "sebgen.host": _host(),
+        "sebgen.started": _start_time(os.getpid()),
+        **{f"sebgen.{k}": str(v) for k, v in info.items()},
+    }
 
 
 def _host() -> str:

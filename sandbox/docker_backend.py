@@ -8,27 +8,37 @@ acknowledge its job is discarded and the run retried once on a fresh one. The at
 connection is the lease: when the owning process dies the engine closes the container's stdin
 and the supervisor ends the run and itself.
 """
+
 from __future__ import annotations
 
 import io
 import json
 import re
 import secrets
-import socket
 import tarfile
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from . import containers
-from .images import (BUILDER_VERSION, ENV_REPO, SANDBOX_UID, build_env_image, docker_client, dockerfile,
-                     image_exists, pip_passthrough, resolve_base_image)
+from ._supervisor import REPORT_LIMIT, canary_source
 from .cache import default_cache_dir, file_lock
+from .images import (
+    BUILDER_VERSION,
+    ENV_REPO,
+    SANDBOX_UID,
+    build_env_image,
+    docker_client,
+    dockerfile,
+    image_exists,
+    pip_passthrough,
+    resolve_base_image,
+)
 from .recipe import InstallRecipe, RecipeFor, add_version_files, no_recipe
 from .repo_id import repo_name
-from ._supervisor import REPORT_LIMIT, canary_source
 from .report import PLUGIN_MODULE, PLUGIN_SOURCE, new_canaries, parse_report, pytest_args, tail
 from .tree import archive_bytes, run_on_fresh_tree
 from .types import Limits, TestRun
@@ -87,7 +97,7 @@ class _Frames:
             self.raw.settimeout(remaining)
             try:
                 chunk = self.raw.recv(min(n - len(data), 1 << 16))
-            except (socket.timeout, TimeoutError):
+            except TimeoutError:
                 raise TimeoutError from None
             if not chunk:
                 return None
@@ -131,9 +141,16 @@ def run_archive(tree: Path) -> bytes:
 class DockerBackend:
     name = "docker"
 
-    def __init__(self, limits: Limits = Limits(), cache_dir: Path | None = None,
-                 base_image: str = "python:3.11-slim", offline_base_image: str = "sebgen-base:bookworm",
-                 recipe_for: RecipeFor = no_recipe, log: Callable[[str], None] = print, warm_spares: int = 1):
+    def __init__(
+        self,
+        limits: Limits = Limits(),
+        cache_dir: Path | None = None,
+        base_image: str = "python:3.11-slim",
+        offline_base_image: str = "sebgen-base:bookworm",
+        recipe_for: RecipeFor = no_recipe,
+        log: Callable[[str], None] = print,
+        warm_spares: int = 1,
+    ):
         self.limits = limits
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.base_image = base_image
@@ -217,8 +234,10 @@ class DockerBackend:
             self.builds.append(tag)
         self.log(f"sandbox: built {tag} in {time.monotonic() - start:.1f} s (log {log_path})")
         if recipe.python and base == self.offline_base_image:
-            self.log(f"sandbox: WARNING: {repo_name(repo)} asks for Python {recipe.python}; the offline base "
-                     "image has Debian bookworm's python3 (3.11)")
+            self.log(
+                f"sandbox: WARNING: {repo_name(repo)} asks for Python {recipe.python}; the offline base "
+                "image has Debian bookworm's python3 (3.11)"
+            )
 
     # -- running -----------------------------------------------------------------------
     def _isolation_kwargs(self) -> dict:
@@ -237,32 +256,48 @@ class DockerBackend:
             security_opt=["no-new-privileges"],
             read_only=True,
             # tmpfs pages count against the memory limit: nothing a test writes reaches the host's disk
-            tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={lim.tmp_mb}m",
-                   WORK: f"rw,exec,nosuid,nodev,size={lim.work_mb}m,mode=755"},
+            tmpfs={
+                "/tmp": f"rw,exec,nosuid,nodev,size={lim.tmp_mb}m",
+                WORK: f"rw,exec,nosuid,nodev,size={lim.work_mb}m,mode=755",
+            },
             log_config=LogConfig(type="json-file", config=dict(LOG_OPTS)),
         )
 
-    def _job(self, test_files: Sequence[str] | None, tree: Path, recipe: InstallRecipe,
-             canaries: tuple[str, str]) -> dict:
+    def _job(
+        self, test_files: Sequence[str] | None, tree: Path, recipe: InstallRecipe, canaries: tuple[str, str]
+    ) -> dict:
         python_path = [PRIVATE, TREE] + ([f"{TREE}/src"] if (tree / "src").is_dir() else [])
         canary_module = f"test_sebgen_{secrets.token_hex(6)}.py"
         args = pytest_args(test_files, TREE)
         return {
-            "nonce": secrets.token_hex(16), "work": WORK, "private": PRIVATE, "cwd": TREE, "path": python_path,
-            "timeout_s": self.limits.timeout_s, "args": args,
+            "nonce": secrets.token_hex(16),
+            "work": WORK,
+            "private": PRIVATE,
+            "cwd": TREE,
+            "path": python_path,
+            "timeout_s": self.limits.timeout_s,
+            "args": args,
             "cmd": recipe.test_cmd.split() + args if recipe.test_cmd else None,  # None: the waiting pytest
             "files": {f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE.read_text(), canary_module: canary_source(*canaries)},
-            "env": {"PYTHONPATH": ":".join(python_path), "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1",
-                    "LANG": "C.UTF-8", "PATH": "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin",
-                    "VIRTUAL_ENV": "/opt/venv", "SEBGEN_CANARY": f"{PRIVATE}/{canary_module}"},
+            "env": {
+                "PYTHONPATH": ":".join(python_path),
+                "HOME": "/tmp",
+                "PYTHONDONTWRITEBYTECODE": "1",
+                "LANG": "C.UTF-8",
+                "PATH": "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin",
+                "VIRTUAL_ENV": "/opt/venv",
+                "SEBGEN_CANARY": f"{PRIVATE}/{canary_module}",
+            },
         }
 
-    def run_tests(self, repo: Path, commit: str, patches: Sequence[str] = (),
-                  test_files: Sequence[str] | None = None) -> TestRun:
+    def run_tests(
+        self, repo: Path, commit: str, patches: Sequence[str] = (), test_files: Sequence[str] | None = None
+    ) -> TestRun:
         return run_on_fresh_tree(self, repo, commit, patches, test_files)
 
-    def run_tree(self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None,
-                 untrusted: bool = False) -> TestRun:
+    def run_tree(
+        self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None, untrusted: bool = False
+    ) -> TestRun:
         """pytest on a prepared tree in the snapshot's environment; the verdict comes from the supervisor.
         Untrusted code runs like any other here: the container holds it."""
         repo = Path(repo)
@@ -272,8 +307,11 @@ class DockerBackend:
         payload = run_archive(Path(tree))
         start = time.monotonic()
         if len(payload) > self.limits.work_mb * 2**20:
-            return _rejected(tag, start, f"the tree is {len(payload) / 2**20:.0f} MiB, over the "
-                                         f"{self.limits.work_mb} MiB work volume")
+            return _rejected(
+                tag,
+                start,
+                f"the tree is {len(payload) / 2**20:.0f} MiB, over the {self.limits.work_mb} MiB work volume",
+            )
         canaries = new_canaries()
         job = self._job(test_files, Path(tree), recipe, canaries)
         client = self.client
@@ -284,19 +322,31 @@ class DockerBackend:
                 run = self._exchange(client, warm, job, payload, tag, test_files, canaries, start)
             except _Wedged as exc:
                 why = str(exc)
-                self.log(f"sandbox: container {warm.cid[:12]} {why}; discarding it"
-                         + ("; retrying on a fresh one" if attempt == 0 else ""))
+                self.log(
+                    f"sandbox: container {warm.cid[:12]} {why}; discarding it"
+                    + ("; retrying on a fresh one" if attempt == 0 else "")
+                )
                 continue
             finally:
                 warm.close()
                 containers.remove(warm.cid)
             self._schedule_refill(tag)  # only after a clean run: never while unwinding
             return run
-        return _rejected(tag, start, f"the sandbox could not run the tests: a container {why}, "
-                                     "twice (the second one fresh)")
+        return _rejected(
+            tag, start, f"the sandbox could not run the tests: a container {why}, twice (the second one fresh)"
+        )
 
-    def _exchange(self, client: Any, warm: _Warm, job: dict, payload: bytes, tag: str,
-                  test_files: Sequence[str] | None, canaries: tuple[str, str], start: float) -> TestRun:
+    def _exchange(
+        self,
+        client: Any,
+        warm: _Warm,
+        job: dict,
+        payload: bytes,
+        tag: str,
+        test_files: Sequence[str] | None,
+        canaries: tuple[str, str],
+        start: float,
+    ) -> TestRun:
         """Send the job, wait for the acknowledgement and the verdict, each with its deadline."""
         warm.raw.settimeout(SEND_TIMEOUT_S)
         try:
@@ -324,8 +374,16 @@ class DockerBackend:
             if not problem:
                 problem = self._death_note(client, warm.cid) or "the container ended without a verdict"
             log = frames.err.decode(errors="replace")
-            return TestRun(outcomes={}, exit_code=-9, timed_out=timed_out, duration_s=duration, log_tail=tail(log),
-                           image=tag, broken=not timed_out, note=problem)
+            return TestRun(
+                outcomes={},
+                exit_code=-9,
+                timed_out=timed_out,
+                duration_s=duration,
+                log_tail=tail(log),
+                image=tag,
+                broken=not timed_out,
+                note=problem,
+            )
         exit_code, timed_out = int(verdict.get("exit_code", -9)), bool(verdict.get("timed_out"))
         parsed = parse_report(verdict.get("report"), exit_code, test_files, timed_out, canaries)
         broken, note = parsed.broken, parsed.note
@@ -344,9 +402,17 @@ class DockerBackend:
         if full and not note:
             limit = {WORK: f"{self.limits.work_mb} MiB", "/tmp": f"{self.limits.tmp_mb} MiB"}
             note = "the tests filled " + ", ".join(f"{p} (limit {limit.get(p, '?')})" for p in full)
-        return TestRun(outcomes=parsed.outcomes, exit_code=exit_code, timed_out=timed_out, duration_s=duration,
-                       log_tail=tail(str(verdict.get("log_tail", ""))), image=tag, broken=broken, note=note,
-                       collect_errors=parsed.collect_errors)
+        return TestRun(
+            outcomes=parsed.outcomes,
+            exit_code=exit_code,
+            timed_out=timed_out,
+            duration_s=duration,
+            log_tail=tail(str(verdict.get("log_tail", ""))),
+            image=tag,
+            broken=broken,
+            note=note,
+            collect_errors=parsed.collect_errors,
+        )
 
     def _death_note(self, client: Any, cid: str) -> str:
         try:
@@ -359,10 +425,15 @@ class DockerBackend:
     # -- containers --------------------------------------------------------------------
     def _create(self, client: Any, tag: str) -> str:
         config = client.api.create_container_config(
-            tag, command=["python", "-I", "-S", "-c", SUPERVISOR_SOURCE.read_text(), str(SANDBOX_UID)], user="0:0",
-            working_dir="/", labels=containers.run_labels(env=tag, mode="warm"), stdin_open=True,
+            tag,
+            command=["python", "-I", "-S", "-c", SUPERVISOR_SOURCE.read_text(), str(SANDBOX_UID)],
+            user="0:0",
+            working_dir="/",
+            labels=containers.run_labels(env=tag, mode="warm"),
+            stdin_open=True,
             environment={"PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"},
-            host_config=client.api.create_host_config(**self._isolation_kwargs()))
+            host_config=client.api.create_host_config(**self._isolation_kwargs()),
+        )
         config["StdinOnce"] = True  # the engine closes stdin when the owner's connection ends: the lease
         cid = client.api.create_container_from_config(config)["Id"]
         containers.register(cid, client)
@@ -477,8 +548,16 @@ def _json(line: bytes | None) -> dict:
 
 def _rejected(tag: str, start: float, note: str) -> TestRun:
     """A run that never reached pytest: broken, with the reason (never resolves anything)."""
-    return TestRun(outcomes={}, exit_code=-1, timed_out=False, duration_s=time.monotonic() - start, log_tail="",
-                   image=tag, broken=True, note=note)
+    return TestRun(
+        outcomes={},
+        exit_code=-1,
+        timed_out=False,
+        duration_s=time.monotonic() - start,
+        log_tail="",
+        image=tag,
+        broken=True,
+        note=note,
+    )
 
 
 def _running(client: Any, cid: str) -> bool:

@@ -6,13 +6,14 @@ oracle) is base_commit + bug_patch + gold_patch, really applied. Each state runs
 times; a test whose outcome changes across the reruns of one state is flaky and is never
 counted as FAIL_TO_PASS or PASS_TO_PASS.
 """
+
 from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from .errors import PatchError
 from .tree import attempt_tree
@@ -59,8 +60,9 @@ def _summary(runs: Sequence[TestRun], tests: set[str]) -> dict[str, str]:
     return merged
 
 
-def _run_state(backend: Backend, repo: Path, commit: str, patches: list[str],
-               test_files: Sequence[str] | None, reruns: int) -> list[TestRun]:
+def _run_state(
+    backend: Backend, repo: Path, commit: str, patches: list[str], test_files: Sequence[str] | None, reruns: int
+) -> list[TestRun]:
     runs = []
     for _ in range(reruns):
         run = backend.run_tests(repo, commit, patches, test_files)
@@ -79,9 +81,15 @@ def _state_problem(runs: Sequence[TestRun], label: str) -> str:
     return ""
 
 
-def check_functional(backend: Backend, repo: Path, base_commit: str, bug_patch: str,
-                     gold_patch: str, test_files: Sequence[str] | None,
-                     reruns: int = 2) -> FunctionalResult:
+def check_functional(
+    backend: Backend,
+    repo: Path,
+    base_commit: str,
+    bug_patch: str,
+    gold_patch: str,
+    test_files: Sequence[str] | None,
+    reruns: int = 2,
+) -> FunctionalResult:
     """Run both states `reruns` times and judge the task (see the module docstring)."""
     start = time.monotonic()
     reruns = max(1, int(reruns))
@@ -92,8 +100,7 @@ def check_functional(backend: Backend, repo: Path, base_commit: str, bug_patch: 
         pass
 
     def result(passed: bool, reason: str, **kw) -> FunctionalResult:
-        return FunctionalResult(passed=passed, reason=reason, duration_s=time.monotonic() - start,
-                                image=image, **kw)
+        return FunctionalResult(passed=passed, reason=reason, duration_s=time.monotonic() - start, image=image, **kw)
 
     try:
         before_runs = _run_state(backend, repo, base_commit, [bug_patch], test_files, reruns)
@@ -119,16 +126,27 @@ def check_functional(backend: Backend, repo: Path, base_commit: str, bug_patch: 
 
     nop_resolved = all(before[t] == "passed" for t in f2p + p2p)
     oracle_resolved = not after_problem and all(after[t] == "passed" for t in f2p + p2p) and not broken_by_gold
-    common = dict(fail_to_pass=f2p, pass_to_pass=p2p, flaky=flaky, nop_resolved=nop_resolved,
-                  oracle_resolved=oracle_resolved, before=before, after=after)
+    common = dict(
+        fail_to_pass=f2p,
+        pass_to_pass=p2p,
+        flaky=flaky,
+        nop_resolved=nop_resolved,
+        oracle_resolved=oracle_resolved,
+        before=before,
+        after=after,
+    )
 
     if after_problem:
         return result(False, after_problem, **common)
     gold_note = next((r.note for r in after_runs if r.note), "")
     why = f" (gold state: {gold_note})" if gold_note else ""
     if broken_by_gold:
-        return result(False, f"the gold patch breaks {len(broken_by_gold)} test(s) that pass with "
-                             f"bug_patch applied: {_short(broken_by_gold)}{why}", **common)
+        return result(
+            False,
+            f"the gold patch breaks {len(broken_by_gold)} test(s) that pass with "
+            f"bug_patch applied: {_short(broken_by_gold)}{why}",
+            **common,
+        )
     if not f2p:
         return result(False, _no_f2p_reason(tests, flaky, before, after, before_runs, after_runs, test_files), **common)
     if nop_resolved:  # cannot happen with a non-empty F2P, kept as a guard
@@ -139,9 +157,15 @@ def check_functional(backend: Backend, repo: Path, base_commit: str, bug_patch: 
     return result(True, reason, **common)
 
 
-def _no_f2p_reason(tests: set[str], flaky: list[str], before: dict, after: dict,
-                   before_runs: Sequence[TestRun], after_runs: Sequence[TestRun],
-                   test_files: Sequence[str] | None) -> str:
+def _no_f2p_reason(
+    tests: set[str],
+    flaky: list[str],
+    before: dict,
+    after: dict,
+    before_runs: Sequence[TestRun],
+    after_runs: Sequence[TestRun],
+    test_files: Sequence[str] | None,
+) -> str:
     where = ", ".join(test_files) if test_files else "the suite"
     if not tests:
         note = after_runs[-1].note or before_runs[-1].note
@@ -151,15 +175,26 @@ def _no_f2p_reason(tests: set[str], flaky: list[str], before: dict, after: dict,
     failing_after = sorted(t for t in tests if after[t] not in ("passed", "skipped"))
     if failing_after:
         note = next((r.note for r in after_runs if r.note), "")
-        return (f"no FAIL_TO_PASS test: {len(failing_after)} test(s) fail in the gold state "
-                f"({_short(failing_after)})" + (f"; {note}" if note else ""))
+        return (
+            f"no FAIL_TO_PASS test: {len(failing_after)} test(s) fail in the gold state "
+            f"({_short(failing_after)})" + (f"; {note}" if note else "")
+        )
     return f"no FAIL_TO_PASS test: every test of {where} already passes with bug_patch applied"
 
 
 # ---------------------------------------------------------------- one path for every attempt
 
-def run_attempt(backend: Backend, repo: Path, commit: str, bug_patch: str, test_patch: str,
-                agent_patch: str | None, test_files: Sequence[str] | None, untrusted: bool = True) -> TestRun:
+
+def run_attempt(
+    backend: Backend,
+    repo: Path,
+    commit: str,
+    bug_patch: str,
+    test_patch: str,
+    agent_patch: str | None,
+    test_files: Sequence[str] | None,
+    untrusted: bool = True,
+) -> TestRun:
     """Verify one patch the way `evaluate` does (see sandbox.integrity): agent state + patch,
     protected files restored, auto-loaded files removed, the supervised run with canaries.
 
@@ -172,9 +207,18 @@ def run_attempt(backend: Backend, repo: Path, commit: str, bug_patch: str, test_
         tree = Path(tmp) / "tree"
         restoration = attempt_tree(Path(repo), commit, bug_patch, test_patch, agent_patch, tree)
         if restoration.void:
-            return TestRun(outcomes={}, exit_code=-1, timed_out=False, duration_s=0.0, log_tail="", image="",
-                           broken=True, note=f"attempt void: {restoration.void}",
-                           reverted=restoration.reverted, removed=restoration.removed)
+            return TestRun(
+                outcomes={},
+                exit_code=-1,
+                timed_out=False,
+                duration_s=0.0,
+                log_tail="",
+                image="",
+                broken=True,
+                note=f"attempt void: {restoration.void}",
+                reverted=restoration.reverted,
+                removed=restoration.removed,
+            )
         run = backend.run_tree(Path(repo), commit, tree, test_files, untrusted=untrusted)
     run.reverted, run.removed = restoration.reverted, restoration.removed
     return run
@@ -193,6 +237,7 @@ def attempt_verdict(run: TestRun | None, fail_to_pass: Sequence[str], pass_to_pa
         return False, "the task has no FAIL_TO_PASS test"
     failing = [t for t in [*fail_to_pass, *pass_to_pass] if run.outcomes.get(t) != "passed"]
     if failing:
-        return False, f"{len(failing)} required test(s) do not pass ({_short(failing)})" + \
-            (f"; {run.note}" if run.note else "")
+        return False, f"{len(failing)} required test(s) do not pass ({_short(failing)})" + (
+            f"; {run.note}" if run.note else ""
+        )
     return True, f"all {len(fail_to_pass)} FAIL_TO_PASS and {len(pass_to_pass)} PASS_TO_PASS test(s) pass"

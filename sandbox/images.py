@@ -1,4 +1,5 @@
 """Images: the offline base image, per-snapshot environment images, disk use and pruning."""
+
 from __future__ import annotations
 
 import glob
@@ -9,8 +10,9 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .errors import BuildError, SandboxError
 from .recipe import InstallRecipe, install_commands
@@ -31,8 +33,9 @@ def docker_client(timeout: int = 120) -> Any:
         client.ping()
         return client
     except Exception as exc:
-        raise SandboxError(f"no Docker engine answers ({type(exc).__name__}); start dockerd "
-                           "or run .ci/provision_docker.sh") from None
+        raise SandboxError(
+            f"no Docker engine answers ({type(exc).__name__}); start dockerd or run .ci/provision_docker.sh"
+        ) from None
 
 
 def image_exists(client: Any, name: str) -> bool:
@@ -46,8 +49,11 @@ def image_exists(client: Any, name: str) -> bool:
 # -- the offline base image --------------------------------------------------------------
 def apt_mirror(suite: str = "bookworm") -> str:
     """The Debian mirror apt is configured with (deb822 or one-line sources), for debootstrap."""
-    files = glob.glob("/etc/apt/sources.list") + sorted(glob.glob("/etc/apt/sources.list.d/*.sources")) \
+    files = (
+        glob.glob("/etc/apt/sources.list")
+        + sorted(glob.glob("/etc/apt/sources.list.d/*.sources"))
         + sorted(glob.glob("/etc/apt/sources.list.d/*.list"))
+    )
     for path in files:
         try:
             text = Path(path).read_text()
@@ -65,8 +71,12 @@ def apt_mirror(suite: str = "bookworm") -> str:
     return "http://deb.debian.org/debian"
 
 
-def build_offline_base_image(name: str = "sebgen-base:bookworm", log: Callable[[str], None] = print,
-                             suite: str = "bookworm", mirror: str | None = None) -> str:
+def build_offline_base_image(
+    name: str = "sebgen-base:bookworm",
+    log: Callable[[str], None] = print,
+    suite: str = "bookworm",
+    mirror: str | None = None,
+) -> str:
     """Build a Debian base image with python3, venv, pip and git without any registry.
 
     debootstrap (minbase) from the apt mirror, then `docker import`. Returns the image name;
@@ -77,8 +87,9 @@ def build_offline_base_image(name: str = "sebgen-base:bookworm", log: Callable[[
         log(f"sandbox: base image {name} already exists")
         return name
     if not shutil.which("debootstrap"):
-        raise BuildError("debootstrap is not installed; run `apt-get install -y debootstrap` "
-                         "(or .ci/provision_docker.sh)")
+        raise BuildError(
+            "debootstrap is not installed; run `apt-get install -y debootstrap` (or .ci/provision_docker.sh)"
+        )
     mirror = mirror or apt_mirror(suite)
     log(f"sandbox: building {name} with debootstrap {suite} from {mirror} (about a minute)")
     log_dir = Path(tempfile.gettempdir())
@@ -87,17 +98,33 @@ def build_offline_base_image(name: str = "sebgen-base:bookworm", log: Callable[[
         root = Path(tmp) / "root"
         with open(log_path, "wb") as fh:
             proc = subprocess.run(
-                ["debootstrap", "--variant=minbase", "--include=python3,python3-venv,python3-pip,git,ca-certificates",
-                 suite, str(root), mirror], stdout=fh, stderr=subprocess.STDOUT, check=False)
+                [
+                    "debootstrap",
+                    "--variant=minbase",
+                    "--include=python3,python3-venv,python3-pip,git,ca-certificates",
+                    suite,
+                    str(root),
+                    mirror,
+                ],
+                stdout=fh,
+                stderr=subprocess.STDOUT,
+                check=False,
+            )
         if proc.returncode != 0:
-            raise BuildError(f"debootstrap failed (log {log_path}):\n" + tail(log_path.read_text(errors="replace"), 1500))
+            raise BuildError(
+                f"debootstrap failed (log {log_path}):\n" + tail(log_path.read_text(errors="replace"), 1500)
+            )
         for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
             for p in (root / junk).glob("*"):
                 if p.is_file():
                     p.unlink()
         tar = subprocess.Popen(["tar", "-C", str(root), "-c", "."], stdout=subprocess.PIPE)
-        imp = subprocess.run(["docker", "import", "--change", "ENV LANG=C.UTF-8", "-", name],
-                             stdin=tar.stdout, capture_output=True, check=False)
+        imp = subprocess.run(
+            ["docker", "import", "--change", "ENV LANG=C.UTF-8", "-", name],
+            stdin=tar.stdout,
+            capture_output=True,
+            check=False,
+        )
         tar.stdout.close()
         tar.wait()
         if imp.returncode != 0 or tar.returncode != 0:
@@ -115,8 +142,9 @@ def registry_reachable(client: Any, image: str) -> bool:
         return False
 
 
-def base_image_status(client: Any, base_image: str = "python:3.11-slim",
-                      offline_base_image: str = "sebgen-base:bookworm") -> dict:
+def base_image_status(
+    client: Any, base_image: str = "python:3.11-slim", offline_base_image: str = "sebgen-base:bookworm"
+) -> dict:
     """Which base image is usable now, and how to get the other one (for `sebgen doctor`)."""
     base_present = image_exists(client, base_image)
     offline_present = image_exists(client, offline_base_image)
@@ -127,20 +155,31 @@ def base_image_status(client: Any, base_image: str = "python:3.11-slim",
     elif reachable:
         hint = f"{base_image} will be pulled from the registry at first use."
     elif offline_present:
-        hint = (f"no registry is reachable for {base_image}; the offline image {offline_base_image} is used "
-                f"(to use {base_image}, `docker load` it or give the engine registry access).")
+        hint = (
+            f"no registry is reachable for {base_image}; the offline image {offline_base_image} is used "
+            f"(to use {base_image}, `docker load` it or give the engine registry access)."
+        )
     else:
-        hint = (f"no registry is reachable and {offline_base_image} is missing: build it with "
-                f"`python -c 'from sandbox import build_offline_base_image; build_offline_base_image()'` "
-                f"or .ci/provision_docker.sh.")
+        hint = (
+            f"no registry is reachable and {offline_base_image} is missing: build it with "
+            f"`python -c 'from sandbox import build_offline_base_image; build_offline_base_image()'` "
+            f"or .ci/provision_docker.sh."
+        )
     detail = (f"using {usable}; " if usable else "") + hint
-    return {"base_image": base_image, "base_present": base_present, "registry_reachable": reachable,
-            "offline_base_image": offline_base_image, "offline_present": offline_present,
-            "usable": usable, "available": usable is not None, "hint": hint, "detail": detail}
+    return {
+        "base_image": base_image,
+        "base_present": base_present,
+        "registry_reachable": reachable,
+        "offline_base_image": offline_base_image,
+        "offline_present": offline_present,
+        "usable": usable,
+        "available": usable is not None,
+        "hint": hint,
+        "detail": detail,
+    }
 
 
-def resolve_base_image(client: Any, base_image: str, offline_base_image: str,
-                       log: Callable[[str], None]) -> str:
+def resolve_base_image(client: Any, base_image: str, offline_base_image: str, log: Callable[[str], None]) -> str:
     """The base to build on: `base_image` if present or pullable, else the offline one."""
     if image_exists(client, base_image):
         return base_image
@@ -154,8 +193,10 @@ def resolve_base_image(client: Any, base_image: str, offline_base_image: str,
     if image_exists(client, offline_base_image):
         log(f"sandbox: {base_image} cannot be pulled; using the offline base image {offline_base_image}")
         return offline_base_image
-    raise SandboxError(f"neither {base_image} (no registry reachable) nor {offline_base_image} is available; "
-                       "build the offline one with `sebgen doctor --build-base-image`")
+    raise SandboxError(
+        f"neither {base_image} (no registry reachable) nor {offline_base_image} is available; "
+        "build the offline one with `sebgen doctor --build-base-image`"
+    )
 
 
 # -- environment images ------------------------------------------------------------------
@@ -201,13 +242,16 @@ def dockerfile(base: str, recipe: InstallRecipe, pytest_spec: str, build_args: l
         args.rstrip("\n"),
         # a current pip: Debian's (23.0) does not match normalized extra names (PEP 685), so
         # `.[tests_no_zope]` silently installs none of a project's test extras
-        f"RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install -U 'pip>=24' && /opt/venv/bin/pip install '{pytest_spec}'",
+        "RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install -U 'pip>=24' "
+        f"&& /opt/venv/bin/pip install '{pytest_spec}'",
         "ENV PATH=/opt/venv/bin:$PATH VIRTUAL_ENV=/opt/venv",
     ]
     if recipe.needs_install:
         steps = install_commands(recipe, "/opt/venv/bin/pip")
-        lines += ["COPY src/ /sebgen/src/",
-                  "RUN cd /sebgen/src && " + " && ".join(f"({s})" for s in steps) + " && rm -rf /sebgen/src"]
+        lines += [
+            "COPY src/ /sebgen/src/",
+            "RUN cd /sebgen/src && " + " && ".join(f"({s})" for s in steps) + " && rm -rf /sebgen/src",
+        ]
     lines.append(f'LABEL sebgen="1" sebgen.kind="env" sebgen.env="{env_key}"')
     return "\n".join(ln for ln in lines if ln) + "\n"
 
@@ -233,17 +277,26 @@ def build_context(docker_text: str, src_tar: bytes | None) -> bytes:
     return buf.getvalue()
 
 
-def build_env_image(client: Any, tag: str, docker_text: str, src_tar: bytes | None, log_path: Path,
-                    build_args: dict[str, str]) -> None:
+def build_env_image(
+    client: Any, tag: str, docker_text: str, src_tar: bytes | None, log_path: Path, build_args: dict[str, str]
+) -> None:
     """docker build with host networking (the only networked step); BuildError with the log tail."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     error = ""
     with open(log_path, "w", encoding="utf-8") as fh:
         fh.write(docker_text + "\n")
         try:
-            stream = client.api.build(fileobj=io.BytesIO(build_context(docker_text, src_tar)), custom_context=True,
-                                      tag=tag, network_mode="host", rm=True, forcerm=True, decode=True,
-                                      pull=False, buildargs=build_args)
+            stream = client.api.build(
+                fileobj=io.BytesIO(build_context(docker_text, src_tar)),
+                custom_context=True,
+                tag=tag,
+                network_mode="host",
+                rm=True,
+                forcerm=True,
+                decode=True,
+                pull=False,
+                buildargs=build_args,
+            )
             for chunk in stream:
                 if "stream" in chunk:
                     fh.write(chunk["stream"])
@@ -254,8 +307,10 @@ def build_env_image(client: Any, tag: str, docker_text: str, src_tar: bytes | No
             error = f"{type(exc).__name__}: {exc}"
             fh.write(error + "\n")
     if error:
-        raise BuildError(f"building environment image {tag} failed: {error.splitlines()[0]} "
-                         f"(log {log_path}); log tail:\n" + tail(log_path.read_text(errors="replace"), 2000))
+        raise BuildError(
+            f"building environment image {tag} failed: {error.splitlines()[0]} "
+            f"(log {log_path}); log tail:\n" + tail(log_path.read_text(errors="replace"), 2000)
+        )
 
 
 # -- disk --------------------------------------------------------------------------------
@@ -268,9 +323,14 @@ def disk_report(client: Any) -> dict:
     layers are counted once per image, so the disk really used is less) and each one (`items`)."""
     images = []
     for img in _env_images(client):
-        images.append({"id": img["Id"], "tags": img.get("RepoTags") or [],
-                       "size_mb": round(img.get("Size", 0) / 2**20, 1),
-                       "env": (img.get("Labels") or {}).get("sebgen.env", "")})
+        images.append(
+            {
+                "id": img["Id"],
+                "tags": img.get("RepoTags") or [],
+                "size_mb": round(img.get("Size", 0) / 2**20, 1),
+                "env": (img.get("Labels") or {}).get("sebgen.env", ""),
+            }
+        )
     images.sort(key=lambda i: i["tags"])
     total = round(sum(i["size_mb"] for i in images), 1)
     own = _own_sizes(client)
@@ -278,8 +338,14 @@ def disk_report(client: Any) -> dict:
     # plus what each holds of its own.
     largest = max((i["size_mb"] for i in images), default=0.0)
     unique = round(largest + sum(own.get(i["id"], 0) for i in images) / 2**20, 1)
-    return {"images": len(images), "count": len(images), "size_mb": total, "total_mb": total,
-            "unique_mb": unique, "items": images}
+    return {
+        "images": len(images),
+        "count": len(images),
+        "size_mb": total,
+        "total_mb": total,
+        "unique_mb": unique,
+        "items": images,
+    }
 
 
 def _own_sizes(client: Any) -> dict[str, int]:

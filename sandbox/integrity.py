@@ -16,6 +16,7 @@ exported task gives the agent, no .git), then the agent patch, then:
 - a patch that adds a top-level module shadowing the test runner or the standard library
   (pytest.py, _pytest/, json.py, ...) voids the attempt.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -38,15 +39,27 @@ AUTOLOAD_NAMES = ("sitecustomize.py", "usercustomize.py")
 AUTOLOAD_SUFFIXES = (".pth",)
 _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 # modules the verifier itself imports: a tree module of that name would replace it
-RUNNER_MODULES = frozenset({"pytest", "_pytest", "pluggy", "py", "iniconfig", "packaging", "site",
-                            "sebgen_report_plugin"})
-_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"json", "os", "sys", "io", "re", "signal",
-                                                               "subprocess", "tarfile", "atexit", "builtins"}
+RUNNER_MODULES = frozenset(
+    {"pytest", "_pytest", "pluggy", "py", "iniconfig", "packaging", "site", "sebgen_report_plugin"}
+)
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {
+    "json",
+    "os",
+    "sys",
+    "io",
+    "re",
+    "signal",
+    "subprocess",
+    "tarfile",
+    "atexit",
+    "builtins",
+}
 
 
 @dataclass
 class Restoration:
     """What the verifier changed in the agent's tree, and why (the per-attempt report)."""
+
     reverted: list[str] = field(default_factory=list)  # put back to the fixed state
     removed: list[str] = field(default_factory=list)  # auto-loaded or protected files the fixed state lacks
     void: str = ""  # non-empty: the attempt cannot be verified (one sentence)
@@ -66,8 +79,13 @@ class Restoration:
 def is_protected(rel: str, test_patch_files: frozenset[str] | set[str] = frozenset()) -> bool:
     """A path the agent may not change: tests, conftest files and test configuration."""
     path = PurePosixPath(rel)
-    return (rel in test_patch_files or path.name in PROTECTED_NAMES or path.name in CONFIG_NAMES
-            or bool(_TEST_FILE.match(path.name)) or any(part in PROTECTED_DIRS for part in path.parts[:-1]))
+    return (
+        rel in test_patch_files
+        or path.name in PROTECTED_NAMES
+        or path.name in CONFIG_NAMES
+        or bool(_TEST_FILE.match(path.name))
+        or any(part in PROTECTED_DIRS for part in path.parts[:-1])
+    )
 
 
 def is_autoload(rel: str) -> bool:
@@ -96,8 +114,10 @@ def check_patch_limits(diff: str | None) -> None:
         raise PatchError(f"patch is {size / 2**20:.1f} MiB, over the {MAX_PATCH_BYTES / 2**20:g} MiB limit")
     inflated = sum(int(n) for n in re.findall(r"^(?:literal|delta) (\d+)$", diff, re.M))
     if inflated > MAX_BINARY_BYTES:
-        raise PatchError(f"patch's binary parts inflate to {inflated / 2**20:.1f} MiB, "
-                         f"over the {MAX_BINARY_BYTES / 2**20:g} MiB limit")
+        raise PatchError(
+            f"patch's binary parts inflate to {inflated / 2**20:.1f} MiB, "
+            f"over the {MAX_BINARY_BYTES / 2**20:g} MiB limit"
+        )
 
 
 def _files(root: Path) -> dict[str, Path]:
@@ -125,8 +145,11 @@ def _remove(path: Path) -> None:
 
 def guarded_digests(tree: Path, test_patch_files: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
     """Digests of the protected and auto-loaded files of a tree (the agent state before its patch)."""
-    return {rel: _digest(path) for rel, path in _files(Path(tree)).items()
-            if is_protected(rel, test_patch_files) or is_autoload(rel)}
+    return {
+        rel: _digest(path)
+        for rel, path in _files(Path(tree)).items()
+        if is_protected(rel, test_patch_files) or is_autoload(rel)
+    }
 
 
 def _digest(path: Path) -> str:
@@ -135,8 +158,9 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def restore_for_verification(tree: Path, fixed: Path, test_patch_files: set[str] | frozenset[str],
-                             agent_state: dict[str, str] | None = None) -> Restoration:
+def restore_for_verification(
+    tree: Path, fixed: Path, test_patch_files: set[str] | frozenset[str], agent_state: dict[str, str] | None = None
+) -> Restoration:
     """Put protected files back to `fixed`, drop auto-loaded additions, void shadowing modules.
 
     With `agent_state` (guarded_digests before the agent's patch) only the files the patch

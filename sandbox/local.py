@@ -6,24 +6,25 @@ token; the report over a pipe with canaries (as in Docker); venvs made read-only
 against a manifest after every run; a check that no .pth or site customisation appeared in
 the interpreter's site folders; and no agent patch run as root (`run_tree(untrusted=True)`).
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
-import secrets
 import os
+import secrets
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from ._supervisor import REPORT_LIMIT, canary_source, run_child
-from .errors import BuildError, SandboxError
 from .cache import default_cache_dir, file_lock
+from .errors import BuildError, SandboxError
 from .recipe import InstallRecipe, RecipeFor, add_version_files, install_commands, no_recipe
 from .repo_id import repo_name
 from .report import PLUGIN_MODULE, PLUGIN_SOURCE, new_canaries, parse_report, pytest_args, tail
@@ -37,8 +38,13 @@ def run_group(cmd: list[str], cwd: Path, env: dict, timeout_s: float, log_path: 
     """Run `cmd` in its own process group; kill the whole group on timeout -> (exit code, timed out)."""
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            cmd, cwd=str(cwd), env=env, stdout=log, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True,
+            cmd,
+            cwd=str(cwd),
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
         try:
             return proc.wait(timeout=timeout_s), False
@@ -118,6 +124,7 @@ def _remove_venv(venv: Path) -> None:
 def kill_run(token: str):
     """A cleanup that kills the run's process group and session, and every process whose
     environment carries the run's token (what a double fork with setsid still inherits)."""
+
     def cleanup(proc):
         for _ in range(3):
             victims = set()
@@ -148,6 +155,7 @@ def kill_run(token: str):
                 pass
             if not victims:
                 break
+
     return cleanup
 
 
@@ -156,16 +164,25 @@ def _venv_pytest_plugins(venv: Path) -> list[str]:
     from importlib.metadata import distributions
 
     site = list(venv.glob("lib/python*/site-packages"))
-    modules = {ep.value.split(":")[0] for dist in distributions(path=[str(p) for p in site])
-               for ep in dist.entry_points if ep.group == "pytest11"}
+    modules = {
+        ep.value.split(":")[0]
+        for dist in distributions(path=[str(p) for p in site])
+        for ep in dist.entry_points
+        if ep.group == "pytest11"
+    }
     return sorted(modules)
 
 
 class LocalBackend:
     name = "local"
 
-    def __init__(self, limits: Limits = Limits(), cache_dir: Path | None = None,
-                 recipe_for: RecipeFor = no_recipe, log: Callable[[str], None] = print):
+    def __init__(
+        self,
+        limits: Limits = Limits(),
+        cache_dir: Path | None = None,
+        recipe_for: RecipeFor = no_recipe,
+        log: Callable[[str], None] = print,
+    ):
         self.limits = limits
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.recipe_for = recipe_for  # what to install comes from outside (the environment package)
@@ -228,7 +245,9 @@ class LocalBackend:
                     _link_host_site(venv)
                 with open(log_path, "ab") as log:
                     log.write(f"$ {step}\n".encode())
-                code, timed_out = run_group(["sh", "-c", f"{step} >> '{log_path}' 2>&1"], tree, env, 3600, Path(os.devnull))
+                code, timed_out = run_group(
+                    ["sh", "-c", f"{step} >> '{log_path}' 2>&1"], tree, env, 3600, Path(os.devnull)
+                )
                 if code != 0 or timed_out:
                     shutil.rmtree(venv, ignore_errors=True)
                     raise BuildError(
@@ -237,24 +256,30 @@ class LocalBackend:
                     )
         _link_host_site(venv)
         if recipe.python and not sys.version.startswith(recipe.python):
-            self.log(f"sandbox: WARNING: {repo_name(repo)} asks for Python {recipe.python}; "
-                     f"the local backend runs {sys.version.split()[0]}")
+            self.log(
+                f"sandbox: WARNING: {repo_name(repo)} asks for Python {recipe.python}; "
+                f"the local backend runs {sys.version.split()[0]}"
+            )
 
     def prepare(self, repo: Path, commit: str) -> str:
         """Create the snapshot's virtualenv if needed; returns its environment id."""
         return self._ensure_venv(Path(repo), commit).name
 
     # -- running -----------------------------------------------------------------------
-    def run_tests(self, repo: Path, commit: str, patches: Sequence[str] = (),
-                  test_files: Sequence[str] | None = None) -> TestRun:
+    def run_tests(
+        self, repo: Path, commit: str, patches: Sequence[str] = (), test_files: Sequence[str] | None = None
+    ) -> TestRun:
         return run_on_fresh_tree(self, repo, commit, patches, test_files)
 
-    def run_tree(self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None,
-                 untrusted: bool = False) -> TestRun:
+    def run_tree(
+        self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None, untrusted: bool = False
+    ) -> TestRun:
         """pytest on a prepared tree; `untrusted` (an agent's patch) is refused when running as root."""
         if untrusted and os.geteuid() == 0:
-            raise SandboxError("the local backend does not run agent patches as root; use the docker backend "
-                               "(--set sandbox.backend=docker) or run SEBGen as an unprivileged user")
+            raise SandboxError(
+                "the local backend does not run agent patches as root; use the docker backend "
+                "(--set sandbox.backend=docker) or run SEBGen as an unprivileged user"
+            )
         repo, tree = Path(repo), Path(tree)
         venv = self._ensure_venv(repo, commit)
         env_id = venv.name
@@ -301,9 +326,17 @@ class LocalBackend:
         if added:
             broken, note = True, f"the run changed the interpreter's start-up files: {', '.join(added[:3])}"
             self.log(f"sandbox: WARNING: a test run changed {', '.join(added)}; check them before trusting later runs")
-        return TestRun(outcomes=parsed.outcomes, exit_code=exit_code, timed_out=timed_out, duration_s=duration,
-                       log_tail=tail(result["log_tail"]), image=env_id, broken=broken, note=note,
-                       collect_errors=parsed.collect_errors)
+        return TestRun(
+            outcomes=parsed.outcomes,
+            exit_code=exit_code,
+            timed_out=timed_out,
+            duration_s=duration,
+            log_tail=tail(result["log_tail"]),
+            image=env_id,
+            broken=broken,
+            note=note,
+            collect_errors=parsed.collect_errors,
+        )
 
     def __enter__(self):
         return self

@@ -1,8 +1,10 @@
 """Running independent sandbox jobs on a few threads (backends are thread-safe)."""
+
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Iterable, TypeVar
+from typing import TypeVar
 
 from . import containers
 

@@ -4,16 +4,16 @@ install it, and the version files each run's tree gets.
 What goes into a recipe (detection from a snapshot's dependency files, overrides, repairs) is
 the `environment` package's job; a backend only receives recipes (`recipe_for(repo, commit)`).
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
-
 
 # Version stamped on a tree built without its git history (bundles and exports carry no tags):
 # high, so `>=` checks between a project's own parts hold.
@@ -45,8 +45,14 @@ class InstallRecipe:
 
     @property
     def needs_install(self) -> bool:
-        return bool(self.install or self.install_project or self.requirements or self.packages
-                    or self.dev_packages or self.plugins)
+        return bool(
+            self.install
+            or self.install_project
+            or self.requirements
+            or self.packages
+            or self.dev_packages
+            or self.plugins
+        )
 
     def key(self, *salt: str) -> str:
         data = asdict(self)
@@ -73,9 +79,11 @@ def no_recipe(repo: Path, commit: str) -> InstallRecipe:
 def add_version_files(tree: Path, recipe: InstallRecipe) -> None:
     """Write the VCS version files the build would have written, where the tree lacks them."""
     major = PRETEND_VERSION.split(".")
-    text = (f'__version__ = version = "{PRETEND_VERSION}"\n'
-            f"__version_tuple__ = version_tuple = ({', '.join(major)})\n"
-            "__commit_id__ = commit_id = None\n")
+    text = (
+        f'__version__ = version = "{PRETEND_VERSION}"\n'
+        f"__version_tuple__ = version_tuple = ({', '.join(major)})\n"
+        "__commit_id__ = commit_id = None\n"
+    )
     for rel in recipe.version_files:
         target = (Path(tree) / rel).resolve()
         if Path(tree).resolve() not in target.parents or target.exists() or not target.parent.is_dir():
@@ -115,4 +123,6 @@ STEP_MARK = "sebgen-step:"  # echoed before each install step, so a log names th
 def install_commands(recipe: InstallRecipe, pip: str) -> list[str]:
     """Shell commands (run in the tree root) that install the recipe with the given pip."""
     # a group, so a redirection of the whole command also catches the marker
-    return [f"{{ echo {shlex.quote(f'{STEP_MARK} {source}')} && {cmd}; }}" for source, cmd in install_steps(recipe, pip)]
+    return [
+        f"{{ echo {shlex.quote(f'{STEP_MARK} {source}')} && {cmd}; }}" for source, cmd in install_steps(recipe, pip)
+    ]

@@ -1,4 +1,5 @@
 """The one name of a repository: `owner/name` from its remote URL, its folder name otherwise."""
+
 from __future__ import annotations
 
 import functools
@@ -29,7 +30,7 @@ def name_from_url(url: str) -> str:
         if url.endswith(suffix):
             url = url[: -len(suffix)]
     if url.lower().startswith("file://"):
-        url = url[len("file://"):]
+        url = url[len("file://") :]
     match = _URL.match(url) or _SCP_LIKE.match(url)
     if match:
         parts = [p for p in match.group("path").split("/") if p]
@@ -42,6 +43,7 @@ def name_from_url(url: str) -> str:
 @functools.lru_cache(maxsize=256)
 def _remote_url(path: Path) -> str:
     """The URL of `origin`, else of the first remote; "" when there is none or no repository."""
+
     def git(*args: str) -> str:
         proc = subprocess.run(["git", "-C", str(path), *args], capture_output=True, text=True, check=False)
         return proc.stdout.strip() if proc.returncode == 0 else ""

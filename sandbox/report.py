@@ -1,11 +1,12 @@
 """Turning a plugin report plus an exit code into trustworthy per-test outcomes."""
+
 from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 PLUGIN_MODULE = "sebgen_report_plugin"
 PLUGIN_SOURCE = Path(__file__).with_name("_report_plugin.py")
@@ -27,11 +28,16 @@ class ParsedReport:
 def pytest_args(test_files: Sequence[str] | None, rootdir: str) -> list[str]:
     """The pytest command-line arguments shared by every backend (after `python -m pytest`)."""
     return [
-        "-p", PLUGIN_MODULE,
-        "-p", "no:cacheprovider",
-        "--rootdir", rootdir,  # nodeids relative to the tree root, whatever test files are given
+        "-p",
+        PLUGIN_MODULE,
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        rootdir,  # nodeids relative to the tree root, whatever test files are given
         "--continue-on-collection-errors",
-        "-q", "-rN", "--color=no",
+        "-q",
+        "-rN",
+        "--color=no",
         *(test_files or []),
     ]
 
@@ -41,8 +47,13 @@ def new_canaries() -> tuple[str, str]:
     return f"test_{secrets.token_hex(8)}", f"test_{secrets.token_hex(8)}"
 
 
-def parse_report(raw: bytes | str | None, exit_code: int, test_files: Sequence[str] | None, timed_out: bool,
-                 canaries: tuple[str, str] | None = None) -> ParsedReport:
+def parse_report(
+    raw: bytes | str | None,
+    exit_code: int,
+    test_files: Sequence[str] | None,
+    timed_out: bool,
+    canaries: tuple[str, str] | None = None,
+) -> ParsedReport:
     """Read the plugin's JSON and cross-check it with pytest's exit code (and the canaries).
 
     With canaries the run is trusted only when there is exactly one report, the must-fail
@@ -62,7 +73,9 @@ def parse_report(raw: bytes | str | None, exit_code: int, test_files: Sequence[s
     if not isinstance(data, dict):
         data = None
     if canaries is not None and len(lines) > 1:
-        return ParsedReport({}, True, f"the run sent {len(lines)} reports instead of one: its reporting was tampered with")
+        return ParsedReport(
+            {}, True, f"the run sent {len(lines)} reports instead of one: its reporting was tampered with"
+        )
     if data is None:
         if canaries is not None and lines:
             return ParsedReport({}, True, "the run's report is not valid JSON: its reporting was tampered with")
@@ -101,8 +114,10 @@ def _canary_problem(outcomes: dict[str, str], canaries: tuple[str, str], exit_co
 
     must_fail, must_pass = outcome(canaries[0]), outcome(canaries[1])
     if must_fail != "failed" or must_pass != "passed":
-        return (f"the canary tests came out wrong (must-fail {must_fail}, must-pass {must_pass}): "
-                "the run's outcomes were tampered with")
+        return (
+            f"the canary tests came out wrong (must-fail {must_fail}, must-pass {must_pass}): "
+            "the run's outcomes were tampered with"
+        )
     if exit_code != _EXIT_TESTS_FAILED:
         return f"pytest exited {exit_code} although the must-fail canary failed: its exit was tampered with"
     if status != exit_code:

@@ -1,4 +1,5 @@
 """Exporting a commit's tree without .git and applying patches to it."""
+
 from __future__ import annotations
 
 import io
@@ -7,17 +8,15 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .errors import PatchError, SandboxError
 from .integrity import Restoration, check_patch_limits, guarded_digests, restore_for_verification
 
 
 def _git(repo: Path, *args: str, input: bytes | None = None) -> bytes:
-    proc = subprocess.run(
-        ["git", "-C", str(repo), *args], input=input, capture_output=True, check=False
-    )
+    proc = subprocess.run(["git", "-C", str(repo), *args], input=input, capture_output=True, check=False)
     if proc.returncode != 0:
         first = (proc.stderr.decode(errors="replace").strip().splitlines() or ["unknown error"])[0]
         raise SandboxError(f"git {args[0]} failed in {repo}: {first}")
@@ -76,8 +75,9 @@ def apply_patch(tree: Path, diff: str, reverse: bool = False) -> None:
         raise PatchError(f"patch does not apply: {first}")
 
 
-def attempt_tree(repo: Path, commit: str, bug_patch: str, test_patch: str, agent_patch: str | None,
-                 dest: Path) -> Restoration:
+def attempt_tree(
+    repo: Path, commit: str, bug_patch: str, test_patch: str, agent_patch: str | None, dest: Path
+) -> Restoration:
     """The tree an agent patch is verified in (see sandbox.integrity): agent state, patch, restore.
 
     PatchError when the agent patch is over the limits or does not apply (git's reason kept).
@@ -118,9 +118,7 @@ def prepare_tree(repo: Path, commit: str, patches: Sequence[str], dest: Path) ->
 
 def read_file_at(repo: Path, commit: str, path: str) -> bytes | None:
     """A file's bytes at `commit`, or None when it does not exist there."""
-    proc = subprocess.run(
-        ["git", "-C", str(repo), "show", f"{commit}:{path}"], capture_output=True, check=False
-    )
+    proc = subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{path}"], capture_output=True, check=False)
     return proc.stdout if proc.returncode == 0 else None
 
 
@@ -135,8 +133,9 @@ def resolve_commit(repo: Path, commit: str) -> str:
     return _git(Path(repo), "rev-parse", "--verify", f"{commit}^{{commit}}").decode().strip()
 
 
-def run_on_fresh_tree(backend, repo: Path, commit: str, patches: Sequence[str] = (),
-                      test_files: Sequence[str] | None = None):
+def run_on_fresh_tree(
+    backend, repo: Path, commit: str, patches: Sequence[str] = (), test_files: Sequence[str] | None = None
+):
     """`backend.run_tests` for every backend: a temporary tree of `commit` with `patches`, run once."""
     with tempfile.TemporaryDirectory(prefix="sebgen-run-") as tmp:
         tree = prepare_tree(Path(repo), commit, patches, Path(tmp) / "tree")

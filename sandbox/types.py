@@ -1,9 +1,11 @@
 """The shared value types and the backend protocol."""
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
@@ -59,8 +61,9 @@ class Backend(Protocol):
         test_files: Sequence[str] | None = None,
     ) -> TestRun: ...
 
-    def run_tree(self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None,
-                 untrusted: bool = False) -> TestRun: ...
+    def run_tree(
+        self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None, untrusted: bool = False
+    ) -> TestRun: ...
 
     def environment_id(self, repo: Path, commit: str) -> str: ...
 

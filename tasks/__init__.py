@@ -7,6 +7,7 @@ the statement context, the five validation layers, difficulty and skill labels, 
 
 Scoring a strategy by its tasks is `fitness`'s job; this package makes and checks one task.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -50,8 +51,31 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "Candidate", "Generator", "LAYERS", "LayerResult", "MUTATION_INSTRUCTIONS", "MiningError", "PARAM_RANGES",
-    "SEED_PROMPTS", "Strategy", "StrategyType", "Task", "TaskFileError", "Validator", "ablation", "bottom_quartile_filter",
-    "changed_python_files", "first_failure", "generate_synthetic", "judge_prompt", "mine", "mine_commits", "pick_candidates",
-    "read_jsonl", "run_layers", "seed_strategies", "test_files_of", "write_jsonl",
+    "Candidate",
+    "Generator",
+    "LAYERS",
+    "LayerResult",
+    "MUTATION_INSTRUCTIONS",
+    "MiningError",
+    "PARAM_RANGES",
+    "SEED_PROMPTS",
+    "Strategy",
+    "StrategyType",
+    "Task",
+    "TaskFileError",
+    "Validator",
+    "ablation",
+    "bottom_quartile_filter",
+    "changed_python_files",
+    "first_failure",
+    "generate_synthetic",
+    "judge_prompt",
+    "mine",
+    "mine_commits",
+    "pick_candidates",
+    "read_jsonl",
+    "run_layers",
+    "seed_strategies",
+    "test_files_of",
+    "write_jsonl",
 ]

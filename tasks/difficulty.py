@@ -5,6 +5,7 @@ Each metric is squashed to 0..1 by `x / (x + half)`: `half` is the value that co
 0.35 and 0.6. Weights favour what makes a fix hard to find (lines, complexity of the touched
 code) over what only makes it long (statement length).
 """
+
 from __future__ import annotations
 
 import ast
@@ -45,8 +46,18 @@ def patch_metrics(patch: str) -> dict[str, int]:
     }
 
 
-BRANCHES = (ast.If, ast.For, ast.While, ast.Try, ast.With, ast.BoolOp, ast.IfExp,
-            ast.comprehension, ast.ExceptHandler, ast.Match if hasattr(ast, "Match") else ast.If)
+BRANCHES = (
+    ast.If,
+    ast.For,
+    ast.While,
+    ast.Try,
+    ast.With,
+    ast.BoolOp,
+    ast.IfExp,
+    ast.comprehension,
+    ast.ExceptHandler,
+    ast.Match if hasattr(ast, "Match") else ast.If,
+)
 
 
 def cyclomatic(sources: dict[str, str], functions: list[str]) -> int:

@@ -6,6 +6,7 @@ and `test_patch` is its test change (withheld until verification). Execution com
 (compile, functional), so no LLM call is paid for a commit whose tests prove nothing; then
 the strategy's prompt asks the LLM for the problem statement, and the judges look at it.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -14,9 +15,9 @@ from pathlib import Path
 
 import git
 
+from llm import LLMClient, LLMError
 from tasks.difficulty import DifficultyInput, difficulty
 from tasks.hybrid import hybrid_partner, hybrid_skeleton, merge_candidates
-from llm import LLMClient, LLMError
 from tasks.mining import Candidate, diff_text, instance_prefix, mine
 from tasks.prompt import generation_prompt, render_instructions
 from tasks.skills import tag
@@ -61,9 +62,11 @@ class Generator:
     def complete(self, task: Task, candidate: Candidate, strategy: Strategy) -> Task:
         """Validate a task skeleton by execution, write its statement, then judge it."""
         repo_path = Path(candidate.repo_path)
-        for name, step in (("schema", lambda: check_schema(task, require_f2p=False, require_statement=False)),
-                           ("compile", lambda: check_compile(task, repo_path)),
-                           ("functional", lambda: check_functional_layer(task, self.validator, repo_path))):
+        for name, step in (
+            ("schema", lambda: check_schema(task, require_f2p=False, require_statement=False)),
+            ("compile", lambda: check_compile(task, repo_path)),
+            ("functional", lambda: check_functional_layer(task, self.validator, repo_path)),
+        ):
             if name in self.layers and not self._record(task, name, step()):
                 return task
         try:
@@ -72,9 +75,11 @@ class Generator:
             task.record("schema", LayerResult(False, 0.0, f"writer failed: {exc}", exc.category))
             return task
         score_difficulty(task, candidate)
-        steps = (("schema", lambda: check_schema(task, require_f2p="functional" in self.layers)),
-                 ("quality", lambda: check_quality(task, self.validator)),
-                 ("semantic", lambda: check_semantic(task, self.validator)))
+        steps = (
+            ("schema", lambda: check_schema(task, require_f2p="functional" in self.layers)),
+            ("quality", lambda: check_quality(task, self.validator)),
+            ("semantic", lambda: check_semantic(task, self.validator)),
+        )
         for name, step in steps:
             if name in self.layers and not self._record(task, name, step()):
                 return task
@@ -90,19 +95,31 @@ class Generator:
         examples = []
         if self.archive is not None:
             query = f"{candidate.subject}\n{candidate.body}"
-            examples = [t["problem_statement"] for t in self.archive.similar_successes(
-                query, k=3, strategy_type=strategy.strategy_type.value)]
+            examples = [
+                t["problem_statement"]
+                for t in self.archive.similar_successes(query, k=3, strategy_type=strategy.strategy_type.value)
+            ]
         context["examples"] = examples
         prompt = generation_prompt(
-            instructions=strategy_instructions(strategy, candidate.repo), context=context,
-            repo_context=repo_context(candidate), diff=task.patch, examples=examples)
+            instructions=strategy_instructions(strategy, candidate.repo),
+            context=context,
+            repo_context=repo_context(candidate),
+            diff=task.patch,
+            examples=examples,
+        )
         data, completion = self.llm.complete_json(prompt, required_keys=("problem_statement",), **strategy.params)
         task.problem_statement = str(data.get("problem_statement", "")).strip()
         task.hints_text = str(data.get("hints_text", "") or "").strip()
-        task.generation.update({
-            "model": completion.model, "prompt_hash": hashlib.sha256(prompt.encode()).hexdigest()[:16],
-            "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
-            "cost_usd": completion.cost_usd, "examples": len(examples)})
+        task.generation.update(
+            {
+                "model": completion.model,
+                "prompt_hash": hashlib.sha256(prompt.encode()).hexdigest()[:16],
+                "prompt_tokens": completion.prompt_tokens,
+                "completion_tokens": completion.completion_tokens,
+                "cost_usd": completion.cost_usd,
+                "examples": len(examples),
+            }
+        )
 
 
 TEST_DRIVEN_RULE = "List the failing tests by name."
@@ -128,18 +145,30 @@ def skeleton(candidate: Candidate, strategy: Strategy) -> Task:
     patch = diff_text(repo, candidate.parent, candidate.sha, candidate.fix_paths)
     return Task(
         instance_id=f"{instance_prefix(candidate.repo)}__{strategy.strategy_type.value.lower()}-{candidate.sha[:8]}-{strategy.id[:6]}",
-        repo=candidate.repo, base_commit=candidate.sha, patch=patch,
+        repo=candidate.repo,
+        base_commit=candidate.sha,
+        patch=patch,
         test_patch=diff_text(repo, candidate.parent, candidate.sha, candidate.test_files),
         bug_patch=diff_text(repo, candidate.sha, candidate.parent, candidate.fix_paths),
-        problem_statement="", strategy_type=strategy.strategy_type.value, strategy_id=strategy.id,
-        created_at=candidate.created_at, repo_path=candidate.repo_path,
-        generation={"touched_functions": candidate.touched_functions, "source_commit_subject": candidate.subject})
+        problem_statement="",
+        strategy_type=strategy.strategy_type.value,
+        strategy_id=strategy.id,
+        created_at=candidate.created_at,
+        repo_path=candidate.repo_path,
+        generation={"touched_functions": candidate.touched_functions, "source_commit_subject": candidate.subject},
+    )
 
 
 def score_difficulty(task: Task, candidate: Candidate) -> None:
     sources = {p: file_at(candidate.repo_path, candidate.sha, p) for p in candidate.source_files}
-    task.difficulty, task.difficulty_level, metrics = difficulty(DifficultyInput(
-        patch=task.patch, touched_sources=sources, touched_functions=candidate.touched_functions,
-        f2p_count=len(task.FAIL_TO_PASS), statement=task.problem_statement))
+    task.difficulty, task.difficulty_level, metrics = difficulty(
+        DifficultyInput(
+            patch=task.patch,
+            touched_sources=sources,
+            touched_functions=candidate.touched_functions,
+            f2p_count=len(task.FAIL_TO_PASS),
+            statement=task.problem_statement,
+        )
+    )
     task.domain, task.skills = tag(candidate.message, task.patch, candidate.touched_functions)
     task.generation["difficulty_metrics"] = metrics

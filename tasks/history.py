@@ -7,6 +7,7 @@ window (merges with their change against the first parent), and ancestor sets he
 bitsets tell, for every merge, which commits it brought in: ancestors of its second parent
 that are not ancestors of its first.
 """
+
 from __future__ import annotations
 
 import re
@@ -59,8 +60,10 @@ def walk(repo: git.Repo, *revisions: str, max_count: int | None = None) -> list[
     args = ["--date-order", "--name-only", "--no-renames", "--diff-merges=first-parent", f"--format={_FORMAT}"]
     if max_count:
         args.append(f"--max-count={max_count}")
-    text = repo.git.execute(["git", "-c", "core.quotePath=false", "log", *args, *(revisions or ("HEAD",)), "--"],
-                            strip_newline_in_stdout=False)
+    text = repo.git.execute(
+        ["git", "-c", "core.quotePath=false", "log", *args, *(revisions or ("HEAD",)), "--"],
+        strip_newline_in_stdout=False,
+    )
     records = []
     for chunk in text.split(_RECORD)[1:]:
         head, _, rest = chunk.partition(_END)

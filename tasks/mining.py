@@ -4,21 +4,30 @@ A candidate is a commit that changes source *and* tests, touches fewer than
 `max_source_files` source files, has a message of at least `min_message_chars`, and falls in
 an optional date window (contamination control: keep only commits after a model's cutoff).
 """
+
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Sequence
 
 import git
 
-from tasks.history import (CommitRecord, History, PullRequest, first_parent_chain, pull_request_of,
-                             referenced_issues, trailing_number, walk)
 from llm import is_prose_file
 from sandbox import repo_name
+from tasks.history import (
+    CommitRecord,
+    History,
+    PullRequest,
+    first_parent_chain,
+    pull_request_of,
+    referenced_issues,
+    trailing_number,
+    walk,
+)
 
 TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_test\.py$|(^|/)conftest\.py$")
 
@@ -75,8 +84,7 @@ class MiningResult:
     candidates: list[Candidate]
 
     def to_dict(self) -> dict:
-        return {"repo": self.repo, "funnel": self.funnel,
-                "candidates": [c.to_dict() for c in self.candidates]}
+        return {"repo": self.repo, "funnel": self.funnel, "candidates": [c.to_dict() for c in self.candidates]}
 
 
 def is_test_path(path: str) -> bool:
@@ -96,7 +104,7 @@ def open_repo(path: str | Path) -> git.Repo:
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         raise MiningError(f"{path} is not a git repository") from None
     try:
-        repo.head.commit
+        _ = repo.head.commit  # raises ValueError when there is none
     except ValueError:
         raise MiningError(f"{path} is a git repository with no commits") from None
     return repo
@@ -137,8 +145,23 @@ def _functions_in_diff(diff_text: str) -> tuple[list[str], list[str]]:
 
 REFACTOR_WORDS = ("refactor", "rename", "extract", "restructure", "reorganis", "reorganiz")
 REFACTOR_VERBS = ("move", "split", "introduce", "inline")
-FEATURE_VERBS = ("add", "adds", "added", "implement", "implements", "support", "supports", "provide",
-                 "expose", "allow", "allows", "offer", "enable", "enables", "new")
+FEATURE_VERBS = (
+    "add",
+    "adds",
+    "added",
+    "implement",
+    "implements",
+    "support",
+    "supports",
+    "provide",
+    "expose",
+    "allow",
+    "allows",
+    "offer",
+    "enable",
+    "enables",
+    "new",
+)
 FIX_WORDS = re.compile(r"\b(fix(es|ed)?|bugs?|bugfix|regression|crash(es)?|broken|wrong|incorrect(ly)?|typo)\b")
 MERGE_SUBJECT = re.compile(r"^merge\b")
 
@@ -207,7 +230,11 @@ class _EraseNames(ast.NodeTransformer):
 
 def _body(node: ast.AST, erase: bool = False) -> str:
     statements = list(node.body)
-    if statements and isinstance(statements[0], ast.Expr) and isinstance(getattr(statements[0], "value", None), ast.Constant):
+    if (
+        statements
+        and isinstance(statements[0], ast.Expr)
+        and isinstance(getattr(statements[0], "value", None), ast.Constant)
+    ):
         statements = statements[1:]  # a docstring edit changes no behaviour
     module = ast.Module(body=statements, type_ignores=[])
     if erase:
@@ -255,21 +282,27 @@ def _is_consistent_rename(old: ast.AST, new: ast.AST, old_defined: set[str], new
     return bool(mapping)
 
 
-def function_change(old: ast.AST, new: ast.AST, old_defined: set[str] = frozenset(),
-                    new_defined: set[str] = frozenset()) -> str:
+def function_change(
+    old: ast.AST, new: ast.AST, old_defined: set[str] = frozenset(), new_defined: set[str] = frozenset()
+) -> str:
     """unchanged | signature (same body, other parameters) | rename (same shape, names of the
     file's own definitions renamed consistently) | behaviour."""
     if _body(old) == _body(new):
         return "unchanged" if ast.dump(old.args) == ast.dump(new.args) else "signature"
     if _body(old, erase=True) == _body(new, erase=True) and _is_consistent_rename(
-            ast.parse(_body_source(old)), ast.parse(_body_source(new)), old_defined, new_defined):
+        ast.parse(_body_source(old)), ast.parse(_body_source(new)), old_defined, new_defined
+    ):
         return "rename"
     return "behaviour"
 
 
 def _body_source(node: ast.AST) -> str:
     statements = list(node.body)
-    if statements and isinstance(statements[0], ast.Expr) and isinstance(getattr(statements[0], "value", None), ast.Constant):
+    if (
+        statements
+        and isinstance(statements[0], ast.Expr)
+        and isinstance(getattr(statements[0], "value", None), ast.Constant)
+    ):
         statements = statements[1:]
     return ast.unparse(ast.Module(body=statements, type_ignores=[]))
 
@@ -285,8 +318,11 @@ def diff_shape(old_sources: dict[str, str], new_sources: dict[str, str]) -> str:
         # a function whose source text is the same is unchanged: only the others need the AST
         # comparison, and the names a file defines are read only when one does
         old_lines, new_lines = old_text.splitlines(), new_text.splitlines()
-        edited = [n for n in sorted(set(old) & set(new))
-                  if old_lines[old[n].lineno - 1:old[n].end_lineno] != new_lines[new[n].lineno - 1:new[n].end_lineno]]
+        edited = [
+            n
+            for n in sorted(set(old) & set(new))
+            if old_lines[old[n].lineno - 1 : old[n].end_lineno] != new_lines[new[n].lineno - 1 : new[n].end_lineno]
+        ]
         if edited:
             old_defined, new_defined = defined_names(old_tree), defined_names(new_tree)
             changes += [function_change(old[n], new[n], old_defined, new_defined) for n in edited]
@@ -315,12 +351,25 @@ def diff_text(repo: git.Repo, old: str, new: str, paths: list[str]) -> str:
     return out + "\n" if out and not out.endswith("\n") else out
 
 
-FUNNEL_STAGES = ("commits", "distinct_changes", "changes_source_and_tests", "small_enough",
-                 "message_length", "date_window")
+FUNNEL_STAGES = (
+    "commits",
+    "distinct_changes",
+    "changes_source_and_tests",
+    "small_enough",
+    "message_length",
+    "date_window",
+)
 
 
-def mine(path: str | Path, *, since: str | date | None = None, until: str | date | None = None,
-         max_source_files: int = 15, min_message_chars: int = 25, max_commits: int = 2000) -> MiningResult:
+def mine(
+    path: str | Path,
+    *,
+    since: str | date | None = None,
+    until: str | date | None = None,
+    max_source_files: int = 15,
+    min_message_chars: int = 25,
+    max_commits: int = 2000,
+) -> MiningResult:
     """Apply the filters to every commit reachable from HEAD (the newest `max_commits`, merged
     pull-request branches included), oldest first, counting survivors.
 
@@ -362,8 +411,9 @@ def mine(path: str | Path, *, since: str | date | None = None, until: str | date
         candidates.append(_classified(repo, candidate))
     if not saw_tests:
         raise MiningError(f"{path} has no tests: no commit touches a test file (tests/ or test_*.py)")
-    return MiningResult(repo=candidates[0].repo if candidates else repo_name(path), funnel=funnel,
-                        candidates=candidates)
+    return MiningResult(
+        repo=candidates[0].repo if candidates else repo_name(path), funnel=funnel, candidates=candidates
+    )
 
 
 def _merge_is_own_change(record: CommitRecord, history: History) -> bool:
@@ -392,8 +442,10 @@ def mine_commits(path: str | Path, shas: Sequence[str], *, max_source_files: int
         if not source:
             raise MiningError(f"commit {given} changes no source file (only tests or other files)")
         if len(source) >= max_source_files:
-            raise MiningError(f"commit {given} is too large: it changes {len(source)} source files "
-                              f"(the limit is mining.max_source_files = {max_source_files})")
+            raise MiningError(
+                f"commit {given} is too large: it changes {len(source)} source files "
+                f"(the limit is mining.max_source_files = {max_source_files})"
+            )
         # within the commits descending from it, a merge brought it in when its second parent
         # descends from it (or is it) and its first parent does not
         pulls = History([record, *records]).merged_by()
@@ -419,8 +471,7 @@ def _is_ancestor(repo: git.Repo, sha: str, of: str) -> bool:
 
 def _split_files(files: list[str]) -> tuple[list[str], list[str]]:
     """(source files, test files) among changed paths."""
-    return ([p for p in files if is_source_path(p)],
-            [p for p in files if is_test_path(p) and p.endswith(".py")])
+    return ([p for p in files if is_source_path(p)], [p for p in files if is_test_path(p) and p.endswith(".py")])
 
 
 def _candidate(repo: git.Repo, record: CommitRecord, pull: PullRequest | None, first_parent: bool) -> Candidate:
@@ -435,13 +486,24 @@ def _candidate(repo: git.Repo, record: CommitRecord, pull: PullRequest | None, f
     pr_number = pull.number if pull else trailing_number(record.subject)  # "Title (#12)": a squash merge
     issues = referenced_issues(subject, body, pr_title, pr_body, exclude=pr_number)
     return Candidate(
-        repo=repo_name(repo.working_tree_dir), repo_path=str(Path(repo.working_tree_dir).resolve()),
-        sha=record.sha, parent=record.parents[0], subject=subject, body=body,
+        repo=repo_name(repo.working_tree_dir),
+        repo_path=str(Path(repo.working_tree_dir).resolve()),
+        sha=record.sha,
+        parent=record.parents[0],
+        subject=subject,
+        body=body,
         created_at=datetime.fromtimestamp(record.committed, tz=timezone.utc).isoformat(),
-        source_files=source, test_files=tests, kind="",
+        source_files=source,
+        test_files=tests,
+        kind="",
         fix_files=[p for p in record.files if not is_test_path(p) and not is_prose_file(p)],
-        pr_number=pr_number, pr_title=pr_title, pr_body=pr_body, merge=pull.merge if pull else "",
-        issues=issues, first_parent=first_parent)
+        pr_number=pr_number,
+        pr_title=pr_title,
+        pr_body=pr_body,
+        merge=pull.merge if pull else "",
+        issues=issues,
+        first_parent=first_parent,
+    )
 
 
 def _classified(repo: git.Repo, candidate: Candidate) -> Candidate:

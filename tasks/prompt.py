@@ -7,6 +7,7 @@ can use them. Instructions are short and show one JSON example, so small local m
 follow them; judge prompts show their facts as readable sections too (a local model does not
 see the `<context>` block).
 """
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,10 @@ OUTPUT_SCHEMA = {
         "hints_text": {"type": "string", "description": "optional hints; may be empty"},
     },
 }
-OUTPUT_EXAMPLE = {"problem_statement": "<the issue: what a user does, what happens, what was expected>",
-                  "hints_text": ""}
+OUTPUT_EXAMPLE = {
+    "problem_statement": "<the issue: what a user does, what happens, what was expected>",
+    "hints_text": "",
+}
 
 
 def cut(text: str, limit: int = DIFF_LIMIT) -> str:
@@ -41,8 +44,7 @@ def fenced(title: str, body: str) -> str:
     return f"## {title}\n```text\n{body.strip().replace(FENCE, '~~~')}\n{FENCE}"
 
 
-def generation_prompt(*, instructions: str, context: dict, repo_context: str, diff: str,
-                      examples: list[str]) -> str:
+def generation_prompt(*, instructions: str, context: dict, repo_context: str, diff: str, examples: list[str]) -> str:
     example_text = "\n\n".join(f"Example {i + 1}:\n{e}" for i, e in enumerate(examples)) or "(none yet)"
     commit = f"{context['commit_subject']}\n\n{context.get('commit_body', '')}".strip()
     if context.get("pr_title"):  # the pull request that merged it says what the change is for
@@ -57,18 +59,26 @@ def generation_prompt(*, instructions: str, context: dict, repo_context: str, di
         fenced("Similar successful tasks from the archive", example_text),
         fenced("Failing tests", "\n".join(f"- {t['id']}: {t['assertion']}" for t in context["failing_tests"])),
         "## Output\nReturn only a JSON object like this example (hints_text may be empty):\n```json\n"
-        + json.dumps(OUTPUT_EXAMPLE) + "\n```",
+        + json.dumps(OUTPUT_EXAMPLE)
+        + "\n```",
         "<context>" + json.dumps(context, sort_keys=True) + "</context>",
     ]
     return "\n\n".join(sections) + "\n"
 
 
 def judge_prompt(task: str, context: dict, instructions: str) -> str:
-    sections = [fenced(key.replace("_", " ").capitalize(),
-                       cut(value if isinstance(value, str) else json.dumps(value, indent=1)))
-                for key, value in context.items()]
-    return "\n\n".join([instructions.strip(), *sections]) + \
-        "\n\n<context>" + json.dumps({"task": task, **context}, sort_keys=True) + "</context>\n"
+    sections = [
+        fenced(
+            key.replace("_", " ").capitalize(), cut(value if isinstance(value, str) else json.dumps(value, indent=1))
+        )
+        for key, value in context.items()
+    ]
+    return (
+        "\n\n".join([instructions.strip(), *sections])
+        + "\n\n<context>"
+        + json.dumps({"task": task, **context}, sort_keys=True)
+        + "</context>\n"
+    )
 
 
 QUALITY_INSTRUCTIONS = (

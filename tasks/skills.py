@@ -4,24 +4,72 @@ Keyword rules, not a model: cheap, deterministic and explainable. The domains ar
 of the SEBGen paper; a task gets the domain with the most keyword hits (ties by the order
 below) and every skill whose keywords appear.
 """
+
 from __future__ import annotations
 
 import re
 
 DOMAINS: dict[str, tuple[str, ...]] = {
-    "security": ("secur", "escape", "sanitiz", "inject", "traversal", "password", "token", "secret",
-                 "unsafe", "xss", "html", "permission", "hash", "auth"),
-    "concurrency": ("thread", "lock", "concurren", "race", "async", "queue", "worker", "atomic",
-                    "parallel", "deadlock"),
-    "memory": ("memory", "cache", "leak", "evict", "capacity", "buffer", "unbounded", "size limit",
-               "weakref", "lru"),
+    "security": (
+        "secur",
+        "escape",
+        "sanitiz",
+        "inject",
+        "traversal",
+        "password",
+        "token",
+        "secret",
+        "unsafe",
+        "xss",
+        "html",
+        "permission",
+        "hash",
+        "auth",
+    ),
+    "concurrency": (
+        "thread",
+        "lock",
+        "concurren",
+        "race",
+        "async",
+        "queue",
+        "worker",
+        "atomic",
+        "parallel",
+        "deadlock",
+    ),
+    "memory": ("memory", "cache", "leak", "evict", "capacity", "buffer", "unbounded", "size limit", "weakref", "lru"),
     "error_handling": ("error", "exception", "raise", "retry", "fail", "traceback", "except"),
-    "validation": ("valid", "invalid", "check", "reject", "negative", "empty", "range", "parse",
-                   "format", "schema"),
-    "math": ("round", "math", "sum", "average", "divid", "precision", "overflow", "float", "decimal",
-             "interest", "percent", "ratio", "arithmetic"),
-    "algorithm": ("sort", "search", "binary", "graph", "path", "order", "merge", "index", "algorithm",
-                  "off-by-one", "boundary", "loop"),
+    "validation": ("valid", "invalid", "check", "reject", "negative", "empty", "range", "parse", "format", "schema"),
+    "math": (
+        "round",
+        "math",
+        "sum",
+        "average",
+        "divid",
+        "precision",
+        "overflow",
+        "float",
+        "decimal",
+        "interest",
+        "percent",
+        "ratio",
+        "arithmetic",
+    ),
+    "algorithm": (
+        "sort",
+        "search",
+        "binary",
+        "graph",
+        "path",
+        "order",
+        "merge",
+        "index",
+        "algorithm",
+        "off-by-one",
+        "boundary",
+        "loop",
+    ),
 }
 
 SKILLS: dict[str, tuple[str, ...]] = {

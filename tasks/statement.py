@@ -3,6 +3,7 @@ signatures as the solver reads them, the failing tests and their checks, the fix
 
 The same context goes to the offline writer and to a real model (`tasks.prompt` renders it).
 """
+
 from __future__ import annotations
 
 import ast
@@ -35,6 +36,7 @@ def file_at(repo_path: str, sha: str, path: str) -> str:
 def touched_signatures(candidate: Candidate) -> list[dict]:
     """Signatures as the solver will read them: from the buggy state (the parent), since the
     fixed line may be part of the fix; a function the change adds, from the fixed state."""
+
     def at(sha: str) -> dict[str, str]:
         return {p: file_at(candidate.repo_path, sha, p) for p in candidate.source_files}
 
@@ -95,8 +97,9 @@ def failing_tests(candidate: Candidate, test_ids: list[str], per_test: int = 2, 
         if new_lines:  # the change's own checks; an older assert of the test also passed before it
             found = [item for item in found if item[0] & added.get(path, set())]
         found.sort(key=lambda item: (not (item[0] & added.get(path, set())), min(item[0], default=0)))
-        out.append({"id": test_id, "assertion": " | ".join(text for _, text in found[:per_test]),
-                    "added_lines": new_lines})
+        out.append(
+            {"id": test_id, "assertion": " | ".join(text for _, text in found[:per_test]), "added_lines": new_lines}
+        )
     return out
 
 
@@ -150,8 +153,11 @@ def assertions(source: str, function: str, limit: int = 240, lines: bool = False
         return []
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
-            found = [(set(range(inner.lineno, (inner.end_lineno or inner.lineno) + 1)), _one_line(inner))
-                     for inner in _own_nodes(node) if _is_check(inner)]
+            found = [
+                (set(range(inner.lineno, (inner.end_lineno or inner.lineno) + 1)), _one_line(inner))
+                for inner in _own_nodes(node)
+                if _is_check(inner)
+            ]
             found = [(span, text) for span, text in found if text and len(text) <= limit]
             return found if lines else [text for _, text in found]
     return []
@@ -172,10 +178,15 @@ def _is_check(node: ast.AST) -> bool:
     if isinstance(node, ast.Assert):
         return True
     if isinstance(node, ast.With):
-        return any(isinstance(i.context_expr, ast.Call) and _callee(i.context_expr).endswith(("raises", "Raises"))
-                   for i in node.items)
-    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
-            and _callee(node.value).split(".")[-1].lstrip("_").startswith("assert"))
+        return any(
+            isinstance(i.context_expr, ast.Call) and _callee(i.context_expr).endswith(("raises", "Raises"))
+            for i in node.items
+        )
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and _callee(node.value).split(".")[-1].lstrip("_").startswith("assert")
+    )
 
 
 def _callee(call: ast.Call) -> str:

@@ -3,6 +3,7 @@
 A strategy is a prompt template, a strategy type and three sampling parameters. Its id is a
 content hash, so two identical genomes share an id (and an evaluation-cache entry).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -41,20 +42,17 @@ SEED_PROMPTS: dict[StrategyType, list[str]] = {
         "signature, and give expected behaviour with examples. Do not reveal the solution.",
     ],
     StrategyType.REFACTOR: [
-        "Write an issue asking the maintainers of {repo} to restructure the code as the "
-        "commit does.",
+        "Write an issue asking the maintainers of {repo} to restructure the code as the commit does.",
         "Write an issue for {repo} asking for the new structure or API the tests expect. Name "
         "the affected function and its signature. Never reveal the fix.",
     ],
     StrategyType.TEST_DRIVEN: [
-        "Write a specification for {repo}: list the failing tests and the behaviour they "
-        "require.",
+        "Write a specification for {repo}: list the failing tests and the behaviour they require.",
         "Write a specification for {repo}. List the failing tests by name and state the "
         "expected and actual behaviour each one checks. Never reveal the fix.",
     ],
     StrategyType.HYBRID: [
-        "Write an issue for {repo} that combines a bug report and the request for the fix "
-        "the tests describe.",
+        "Write an issue for {repo} that combines a bug report and the request for the fix the tests describe.",
         "Write an issue for {repo} that combines a bug report with a feature request. Include "
         "reproduction steps and name the affected functions. Never reveal the fix.",
     ],
@@ -105,7 +103,7 @@ class Strategy:
     def params(self) -> dict:
         return {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens}
 
-    def child(self, *, operator: str, parents: tuple[str, ...], generation: int, **changes) -> "Strategy":
+    def child(self, *, operator: str, parents: tuple[str, ...], generation: int, **changes) -> Strategy:
         return replace(self, operator=operator, parents=parents, generation=generation, id="", **changes)
 
     def to_dict(self) -> dict:
@@ -115,13 +113,14 @@ class Strategy:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Strategy":
+    def from_dict(cls, data: dict) -> Strategy:
         fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         return cls(**fields)
 
 
-def seed_strategies(types: list[StrategyType], size: int, base: dict | None = None,
-                    generation: int = 0) -> list[Strategy]:
+def seed_strategies(
+    types: list[StrategyType], size: int, base: dict | None = None, generation: int = 0
+) -> list[Strategy]:
     """The initial population: cycle through types and their seed prompts, deterministically."""
     base = base or {}
     pool = [(t, p) for t in types for p in SEED_PROMPTS[t]]
@@ -130,7 +129,14 @@ def seed_strategies(types: list[StrategyType], size: int, base: dict | None = No
     for n in range(size):
         stype, prompt = pool[by_round[n % len(pool)]]
         temperature = base.get("temperature", 0.7) + 0.1 * (n // len(pool))
-        out.append(Strategy(stype, prompt, temperature=temperature,
-                            top_p=base.get("top_p", 0.95), max_tokens=base.get("max_tokens", 1024),
-                            generation=generation))
+        out.append(
+            Strategy(
+                stype,
+                prompt,
+                temperature=temperature,
+                top_p=base.get("top_p", 0.95),
+                max_tokens=base.get("max_tokens", 1024),
+                generation=generation,
+            )
+        )
     return out

@@ -8,6 +8,7 @@ file keeps its formatting and the diff stays one hunk. The task is SWE-gen's sha
 `test_patch` empty (the repository's own tests catch the bug); FAIL_TO_PASS comes from
 running them (tests that pass at HEAD and fail with the mutation), in the functional layer.
 """
+
 from __future__ import annotations
 
 import ast
@@ -19,14 +20,22 @@ from pathlib import Path
 
 import git
 
-from tasks.mining import Candidate, instance_prefix, is_source_path, open_repo
 from sandbox import repo_name
+from tasks.mining import Candidate, instance_prefix, is_source_path, open_repo
 from tasks.task import Task
 
 STRATEGY_TYPE = "SYNTHETIC"
 FLIPPED: dict[type, type] = {
-    ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
-    ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In,
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
 }
 
 
@@ -57,15 +66,23 @@ def _drop_guard(node: ast.AST) -> str | None:
 
 
 def _swap_arguments(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Call) and len(node.args) >= 2 and not any(isinstance(a, ast.Starred) for a in node.args[:2]):
+    if (
+        isinstance(node, ast.Call)
+        and len(node.args) >= 2
+        and not any(isinstance(a, ast.Starred) for a in node.args[:2])
+    ):
         if ast.dump(node.args[0]) != ast.dump(node.args[1]):
             args = [node.args[1], node.args[0], *node.args[2:]]
             return ast.unparse(ast.Call(node.func, args, node.keywords))
     return None
 
 
-OPERATORS = {"flip_comparison": _flip_comparison, "off_by_one": _off_by_one,
-             "drop_guard": _drop_guard, "swap_arguments": _swap_arguments}
+OPERATORS = {
+    "flip_comparison": _flip_comparison,
+    "off_by_one": _off_by_one,
+    "drop_guard": _drop_guard,
+    "swap_arguments": _swap_arguments,
+}
 
 
 def mutation_sites(path: str, source: str) -> list[Mutation]:
@@ -117,8 +134,9 @@ def _char_offset(line: str, byte_offset: int) -> int:
 
 
 def unified_diff(path: str, old: str, new: str) -> str:
-    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                        f"a/{path}", f"b/{path}"))
+    return "".join(
+        difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}")
+    )
 
 
 def head_sources(repo: git.Repo) -> dict[str, str]:
@@ -155,12 +173,24 @@ def _task(name: str, repo_path: str, head: git.Commit, mutation: Mutation, sourc
     bug_patch = unified_diff(mutation.path, source, mutated)
     key = hashlib.sha256(bug_patch.encode()).hexdigest()[:8]
     created = head.committed_datetime.isoformat()
-    return Task(instance_id=f"{instance_prefix(name)}__synthetic-{mutation.operator}-{key}", repo=name, base_commit=head.hexsha,
-                patch=unified_diff(mutation.path, mutated, source), test_patch="", problem_statement="",
-                bug_patch=bug_patch, strategy_type=STRATEGY_TYPE, strategy_id=f"synthetic-{mutation.operator}",
-                created_at=created, repo_path=repo_path,
-                generation={"touched_functions": [mutation.function], "mutation": mutation.operator,
-                            "source_commit_subject": f"{mutation.function} behaves incorrectly"})
+    return Task(
+        instance_id=f"{instance_prefix(name)}__synthetic-{mutation.operator}-{key}",
+        repo=name,
+        base_commit=head.hexsha,
+        patch=unified_diff(mutation.path, mutated, source),
+        test_patch="",
+        problem_statement="",
+        bug_patch=bug_patch,
+        strategy_type=STRATEGY_TYPE,
+        strategy_id=f"synthetic-{mutation.operator}",
+        created_at=created,
+        repo_path=repo_path,
+        generation={
+            "touched_functions": [mutation.function],
+            "mutation": mutation.operator,
+            "source_commit_subject": f"{mutation.function} behaves incorrectly",
+        },
+    )
 
 
 def candidate_of(task: Task) -> Candidate:
@@ -168,13 +198,24 @@ def candidate_of(task: Task) -> Candidate:
     synthetic task: the fixed state is HEAD and the touched function is the mutated one."""
     function = task.generation["touched_functions"][0]
     files = sorted({line[6:] for line in task.patch.splitlines() if line.startswith("+++ b/")})
-    return Candidate(repo=task.repo, repo_path=task.repo_path, sha=task.base_commit, parent=task.base_commit,
-                     subject=f"{function} behaves incorrectly", body="", created_at=task.created_at,
-                     source_files=files, test_files=[], kind="bug_fix", touched_functions=[function])
+    return Candidate(
+        repo=task.repo,
+        repo_path=task.repo_path,
+        sha=task.base_commit,
+        parent=task.base_commit,
+        subject=f"{function} behaves incorrectly",
+        body="",
+        created_at=task.created_at,
+        source_files=files,
+        test_files=[],
+        kind="bug_fix",
+        touched_functions=[function],
+    )
 
 
-def generate_synthetic(repo_path: str | Path, generator, strategy, n: int, seed: int,
-                       max_tries: int | None = None) -> list[Task]:
+def generate_synthetic(
+    repo_path: str | Path, generator, strategy, n: int, seed: int, max_tries: int | None = None
+) -> list[Task]:
     """Synthesize bugs and run each through the generator's cascade (execution first, then
     the statement written with `strategy`'s prompt, then the judges). Returns every tried
     task, kept or not; at most `max_tries` (default 3n) are tried, stopping at n kept."""

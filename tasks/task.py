@@ -1,15 +1,27 @@
 """The task record (docs/contracts.md, task record): SWE-bench fields plus SEBGen's own, one JSON object per line."""
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
 
 # Failure categories shared by validation, the exploration value and prompt mutation.
 FAILURE_CATEGORIES = (
-    "schema", "compile_error", "patch_error", "build_error", "no_f2p", "flaky", "timeout",
-    "judge_reject", "vague_statement", "leakage", "duplicate", "llm_error", "bad_json",
+    "schema",
+    "compile_error",
+    "patch_error",
+    "build_error",
+    "no_f2p",
+    "flaky",
+    "timeout",
+    "judge_reject",
+    "vague_statement",
+    "leakage",
+    "duplicate",
+    "llm_error",
+    "bad_json",
 )
 
 LAYERS = ("schema", "compile", "functional", "quality", "semantic")
@@ -73,7 +85,7 @@ class Task:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Task":
+    def from_dict(cls, data: dict) -> Task:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         return cls(**known)
 

@@ -5,26 +5,37 @@
 its first failed layer with the reason recorded. Execution results are authoritative: the judges can
 only reject a task that executed correctly, never rescue one that did not.
 """
+
 from __future__ import annotations
 
 import statistics
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from unidiff import PatchSet
 
 from llm import LLMClient, LLMError, leak_report
+from sandbox import PatchError, SandboxError, apply_patch, attempt_verdict, check_functional, export_tree, run_attempt
 from tasks.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
 from tasks.task import LAYERS, LayerResult, Task
-from sandbox import (PatchError, SandboxError, apply_patch, attempt_verdict, check_functional, export_tree,
-                     run_attempt)
 
 QUALITY_CRITERIA = ("task_correctness", "test_correctness", "test_completeness", "complexity")
 FILTERED_CRITERIA = QUALITY_CRITERIA[:3]  # complexity is kept as information only
-STRING_FIELDS = ("instance_id", "repo", "base_commit", "patch", "test_patch", "problem_statement",
-                 "bug_patch", "strategy_type", "strategy_id", "created_at")
+STRING_FIELDS = (
+    "instance_id",
+    "repo",
+    "base_commit",
+    "patch",
+    "test_patch",
+    "problem_statement",
+    "bug_patch",
+    "strategy_type",
+    "strategy_id",
+    "created_at",
+)
 LIST_FIELDS = ("FAIL_TO_PASS", "PASS_TO_PASS")
 EXISTING_TESTS_TYPES = ("SYNTHETIC",)  # task kinds whose test_patch may be empty
 
@@ -32,6 +43,7 @@ EXISTING_TESTS_TYPES = ("SYNTHETIC",)  # task kinds whose test_patch may be empt
 @dataclass
 class Validator:
     """What the layers need: a sandbox backend, an LLM client, an optional archive."""
+
     backend: Any = None
     llm: LLMClient | None = None
     archive: Any = None
@@ -46,13 +58,15 @@ class Validator:
 
 # ---------------------------------------------------------------- layer 1: schema
 
+
 def check_schema(task: Task, *, require_f2p: bool = True, require_statement: bool = True) -> LayerResult:
     data = task.to_dict()
     for name in STRING_FIELDS:
         if not isinstance(data.get(name), str):
             return _fail(f"field {name} is missing or not a string", "schema")
-        optional = (name == "problem_statement" and not require_statement) or \
-            (name == "test_patch" and data["strategy_type"] in EXISTING_TESTS_TYPES)
+        optional = (name == "problem_statement" and not require_statement) or (
+            name == "test_patch" and data["strategy_type"] in EXISTING_TESTS_TYPES
+        )
         if not data[name].strip() and not optional:
             return _fail(f"field {name} is empty", "schema")
     for name in LIST_FIELDS:
@@ -72,6 +86,7 @@ def check_schema(task: Task, *, require_f2p: bool = True, require_statement: boo
 
 
 # ---------------------------------------------------------------- layer 2: compile
+
 
 def changed_python_files(patch: str) -> list[str]:
     try:
@@ -112,19 +127,32 @@ def _compile_all(tree: Path, files: Sequence[str]) -> str | None:
 
 # ---------------------------------------------------------------- layer 3: functional
 
+
 def test_files_of(test_patch: str) -> list[str]:
     return [f for f in changed_python_files(test_patch) if Path(f).name.startswith("test") or f.endswith("_test.py")]
 
 
 def check_functional_layer(task: Task, validator: Validator, repo_path: Path) -> LayerResult:
-    key = (str(repo_path), task.base_commit, hash(task.bug_patch), hash(task.patch), hash(task.test_patch),
-           validator.reruns)
+    key = (
+        str(repo_path),
+        task.base_commit,
+        hash(task.bug_patch),
+        hash(task.patch),
+        hash(task.test_patch),
+        validator.reruns,
+    )
     reused = validator.reuse_functional and key in validator.functional_cache
     if not reused:
         try:
             result = check_functional(
-                validator.backend, repo_path, task.base_commit, task.bug_patch, task.patch,
-                test_files_of(task.test_patch) or None, reruns=validator.reruns)
+                validator.backend,
+                repo_path,
+                task.base_commit,
+                task.bug_patch,
+                task.patch,
+                test_files_of(task.test_patch) or None,
+                reruns=validator.reruns,
+            )
             if result.passed:
                 _nop_and_oracle(result, task, validator.backend, repo_path)
             validator.functional_cache[key] = result
@@ -138,9 +166,13 @@ def check_functional_layer(task: Task, validator: Validator, repo_path: Path) ->
     task.image = result.image
     if hasattr(validator.backend, "environment_setup"):
         task.environment_setup = validator.backend.environment_setup(repo_path, task.base_commit)
-    details = {"flaky": list(result.flaky), "nop_resolved": result.nop_resolved,
-               "oracle_resolved": result.oracle_resolved, "duration_s": round(result.duration_s, 3),
-               "reused_result_of_identical_state": reused}
+    details = {
+        "flaky": list(result.flaky),
+        "nop_resolved": result.nop_resolved,
+        "oracle_resolved": result.oracle_resolved,
+        "duration_s": round(result.duration_s, 3),
+        "reused_result_of_identical_state": reused,
+    }
     if result.passed:
         return LayerResult(True, 1.0, result.reason, details=details)
     return _fail(result.reason, _functional_category(result), details)
@@ -154,8 +186,16 @@ def _nop_and_oracle(result, task: Task, backend, repo_path: Path) -> None:
     verdicts = {}
     for label, patch in (("nop", ""), ("oracle", task.patch)):
         try:
-            run = run_attempt(backend, repo_path, task.base_commit, task.bug_patch, task.test_patch, patch,
-                              test_files, untrusted=False)
+            run = run_attempt(
+                backend,
+                repo_path,
+                task.base_commit,
+                task.bug_patch,
+                task.test_patch,
+                patch,
+                test_files,
+                untrusted=False,
+            )
         except PatchError as exc:
             verdicts[label] = (False, f"does not apply to the agent state: {exc}")
             continue
@@ -164,8 +204,10 @@ def _nop_and_oracle(result, task: Task, backend, repo_path: Path) -> None:
     if result.nop_resolved:
         result.passed, result.reason = False, "a nop agent (empty patch) resolves the task through evaluate's path"
     elif not result.oracle_resolved:
-        result.passed, result.reason = False, f"the gold patch does not resolve the task through evaluate's path: " \
-                                              f"{verdicts['oracle'][1]}"
+        result.passed, result.reason = (
+            False,
+            f"the gold patch does not resolve the task through evaluate's path: {verdicts['oracle'][1]}",
+        )
 
 
 def _functional_category(result) -> str:
@@ -185,17 +227,26 @@ def _functional_category(result) -> str:
 
 # ---------------------------------------------------------------- layer 4: quality
 
+
 def judge_context(task: Task) -> dict:
-    return {"problem_statement": task.problem_statement, "patch": task.patch,
-            "test_patch": task.test_patch, "fail_to_pass": task.FAIL_TO_PASS,
-            "touched_functions": task.generation.get("touched_functions", [])}
+    return {
+        "problem_statement": task.problem_statement,
+        "patch": task.patch,
+        "test_patch": task.test_patch,
+        "fail_to_pass": task.FAIL_TO_PASS,
+        "touched_functions": task.generation.get("touched_functions", []),
+    }
 
 
 def check_quality(task: Task, validator: Validator) -> LayerResult:
     try:
         scores, _ = validator.llm.complete_json(
             judge_prompt("judge_quality", judge_context(task), QUALITY_INSTRUCTIONS),
-            required_keys=QUALITY_CRITERIA, temperature=0.0, top_p=1.0, max_tokens=800)
+            required_keys=QUALITY_CRITERIA,
+            temperature=0.0,
+            top_p=1.0,
+            max_tokens=800,
+        )
     except LLMError as exc:
         return _fail(f"quality judge failed: {exc}", exc.category)
     criteria = {c: _criterion(scores.get(c)) for c in QUALITY_CRITERIA}
@@ -203,8 +254,10 @@ def check_quality(task: Task, validator: Validator) -> LayerResult:
     details = {"criteria": criteria, "mean": round(mean, 3)}
     if mean < validator.judge_threshold:
         weakest = min(FILTERED_CRITERIA, key=lambda c: criteria[c]["score"])
-        reason = (f"quality judge mean {mean:.1f} below {validator.judge_threshold} "
-                  f"(weakest: {weakest} {criteria[weakest]['score']:g}: {criteria[weakest]['reasoning'][:160]})")
+        reason = (
+            f"quality judge mean {mean:.1f} below {validator.judge_threshold} "
+            f"(weakest: {weakest} {criteria[weakest]['score']:g}: {criteria[weakest]['reasoning'][:160]})"
+        )
         return _fail(reason, _judge_root_cause(task, validator), details)
     return LayerResult(True, round(mean / 10, 4), f"quality judge mean {mean:.1f}/10", details=details)
 
@@ -241,45 +294,70 @@ def bottom_quartile_filter(tasks: list[Task]) -> list[Task]:
         for t in judged:
             score = t.validation["quality"]["details"]["criteria"][criterion]["score"]
             if score < cutoff and t not in rejected:
-                t.record("quality", LayerResult(False, t.validation["quality"]["score"],
-                                                f"bottom quartile of the batch on {criterion} ({score:g} < {cutoff:g})",
-                                                "judge_reject", t.validation["quality"]["details"]))
+                t.record(
+                    "quality",
+                    LayerResult(
+                        False,
+                        t.validation["quality"]["score"],
+                        f"bottom quartile of the batch on {criterion} ({score:g} < {cutoff:g})",
+                        "judge_reject",
+                        t.validation["quality"]["details"],
+                    ),
+                )
                 rejected.append(t)
     return rejected
 
 
 # ---------------------------------------------------------------- layer 5: semantic
 
+
 def check_semantic(task: Task, validator: Validator) -> LayerResult:
     leak = leak_report(task.problem_statement, task.patch, task.test_patch)
     share = leak.verbatim_share
     if leak.leaks(validator.leakage_threshold):
-        return _fail(f"statement leaks the fix ({', '.join(leak.kinds)}; {leak.verbatim_share:.0%} of added lines "
-                     f"verbatim; e.g. {leak.evidence[:120]!r})", "leakage",
-                     {"leaked_share": round(leak.verbatim_share, 3), "leak_score": leak.score,
-                      "leak_kinds": list(leak.kinds)})
+        return _fail(
+            f"statement leaks the fix ({', '.join(leak.kinds)}; {leak.verbatim_share:.0%} of added lines "
+            f"verbatim; e.g. {leak.evidence[:120]!r})",
+            "leakage",
+            {"leaked_share": round(leak.verbatim_share, 3), "leak_score": leak.score, "leak_kinds": list(leak.kinds)},
+        )
     if validator.archive is not None and validator.archive.count():
         duplicate, similarity = validator.archive.is_duplicate(task.problem_statement)
         if duplicate:
             return _fail(f"near duplicate of an archived task (cosine {similarity:.2f})", "duplicate")
     try:
         scores, _ = validator.llm.complete_json(
-            judge_prompt("judge_semantic", {"problem_statement": task.problem_statement, "patch": task.patch,
-                                            "fail_to_pass": task.FAIL_TO_PASS}, SEMANTIC_INSTRUCTIONS),
-            required_keys=("clarity", "solvability"), temperature=0.0, top_p=1.0, max_tokens=600)
+            judge_prompt(
+                "judge_semantic",
+                {"problem_statement": task.problem_statement, "patch": task.patch, "fail_to_pass": task.FAIL_TO_PASS},
+                SEMANTIC_INSTRUCTIONS,
+            ),
+            required_keys=("clarity", "solvability"),
+            temperature=0.0,
+            top_p=1.0,
+            max_tokens=600,
+        )
     except LLMError as exc:
         return _fail(f"semantic judge failed: {exc}", exc.category)
     clarity, solvability = _criterion(scores.get("clarity")), _criterion(scores.get("solvability"))
     details = {"clarity": clarity, "solvability": solvability, "leaked_share": round(share, 3)}
     low = min(clarity["score"], solvability["score"])
     if low < validator.semantic_threshold:
-        return _fail(f"statement is vague: clarity {clarity['score']:g}, solvability {solvability['score']:g}",
-                     "vague_statement", details)
-    return LayerResult(True, round((clarity["score"] + solvability["score"]) / 20, 4),
-                       f"clear and solvable, no leakage ({share:.0%} overlap)", details=details)
+        return _fail(
+            f"statement is vague: clarity {clarity['score']:g}, solvability {solvability['score']:g}",
+            "vague_statement",
+            details,
+        )
+    return LayerResult(
+        True,
+        round((clarity["score"] + solvability["score"]) / 20, 4),
+        f"clear and solvable, no leakage ({share:.0%} overlap)",
+        details=details,
+    )
 
 
 # ---------------------------------------------------------------- cascade
+
 
 def run_layers(task: Task, validator: Validator, repo_path: Path, layers: Sequence[str] = LAYERS) -> Task:
     steps: dict[str, Callable[[], LayerResult]] = {
@@ -305,17 +383,32 @@ def _fail(reason: str, category: str, details: dict | None = None) -> LayerResul
 
 # ---------------------------------------------------------------- ablation (SEBGen Table 9)
 
-def ablation(tasks: Sequence[Task], validator: Validator, layer_sets: Sequence[Sequence[str]],
-             repo_path: Path | None = None) -> list[dict]:
+
+def ablation(
+    tasks: Sequence[Task], validator: Validator, layer_sets: Sequence[Sequence[str]], repo_path: Path | None = None
+) -> list[dict]:
     """Re-validate copies of `tasks` under each layer configuration: how many pass, and their
     mean layer score. Copies, so one configuration's verdicts never leak into the next."""
     rows = []
     for layers in layer_sets:
-        checked = [run_layers(Task.from_dict({**t.to_dict(), "validation": {}}), validator,
-                              Path(repo_path or t.repo_path), tuple(layers)) for t in tasks]
+        checked = [
+            run_layers(
+                Task.from_dict({**t.to_dict(), "validation": {}}),
+                validator,
+                Path(repo_path or t.repo_path),
+                tuple(layers),
+            )
+            for t in tasks
+        ]
         kept = [t for t in checked if t.passed]
         scores = [statistics.fmean(v["score"] for v in t.validation.values()) for t in kept]
-        rows.append({"layers": list(layers), "tasks": len(checked), "passed": len(kept),
-                     "pass_rate": round(len(kept) / len(checked), 4) if checked else 0.0,
-                     "mean_score": round(statistics.fmean(scores), 4) if scores else 0.0})
+        rows.append(
+            {
+                "layers": list(layers),
+                "tasks": len(checked),
+                "passed": len(kept),
+                "pass_rate": round(len(kept) / len(checked), 4) if checked else 0.0,
+                "mean_score": round(statistics.fmean(scores), 4) if scores else 0.0,
+            }
+        )
     return rows

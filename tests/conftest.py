@@ -8,6 +8,7 @@
 The fast tier is `python -m pytest -m "not docker and not slow"`. Helpers that reach Docker or
 run SEBGen end to end check that the calling test carries the marker (`tests/marks.py`).
 """
+
 import pytest
 
 from tests import marks

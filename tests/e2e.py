@@ -1,4 +1,5 @@
 """Helpers for end-to-end tests: run the real `sebgen` CLI in a subprocess."""
+
 from __future__ import annotations
 
 import json
@@ -12,8 +13,20 @@ from tests.marks import require_mark
 ROOT = Path(__file__).resolve().parents[1]
 
 # Small but complete: every layer runs, in the local sandbox, on the bundled corpus.
-FAST = ["--set", "sandbox.backend=local", "--set", "sandbox.reruns=1", "--set", "fitness.tasks_per_strategy=1",
-        "--set", "fitness.oversample=2", "--set", "evolution.population=3", "--set", "evolution.generations=2"]
+FAST = [
+    "--set",
+    "sandbox.backend=local",
+    "--set",
+    "sandbox.reruns=1",
+    "--set",
+    "fitness.tasks_per_strategy=1",
+    "--set",
+    "fitness.oversample=2",
+    "--set",
+    "evolution.population=3",
+    "--set",
+    "evolution.generations=2",
+]
 
 
 def env() -> dict:
@@ -23,21 +36,34 @@ def env() -> dict:
 
 
 def sebgen(*args: str, check: bool = False, timeout: float = 900) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "evo.cli", *map(str, args)], cwd=ROOT, env=env(),
-                          capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "evo.cli", *map(str, args)],
+        cwd=ROOT,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"sebgen {' '.join(map(str, args))} failed:\n{proc.stderr[-3000:]}")
     return proc
 
 
 def popen(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "evo.cli", *map(str, args)], cwd=ROOT, env=env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "evo.cli", *map(str, args)],
+        cwd=ROOT,
+        env=env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def hof_all(run_dir: Path, generations: int) -> list:
-    return [json.loads(sebgen("hof", run_dir, "--gen", g, "--json", check=True).stdout)
-            for g in range(1, generations + 1)]
+    return [
+        json.loads(sebgen("hof", run_dir, "--gen", g, "--json", check=True).stdout) for g in range(1, generations + 1)
+    ]
 
 
 def journal_lines(run_dir: Path) -> int:
@@ -54,8 +80,22 @@ def generated_tasks(directory: Path, n: int, repo_name: str = "pyledger", strate
     """Tasks made by `sebgen generate` on a bundled repo, in the local sandbox."""
     require_mark("slow", "generates a task panel end to end")
     from corpus.builder import ensure_corpus
+
     repo = next(p for p in ensure_corpus() if p.name == repo_name)
     out = Path(directory) / "tasks.jsonl"
-    sebgen("generate", repo, "--strategy", strategy, "--n", n, "--out", out,
-           "--set", "sandbox.backend=local", "--set", "sandbox.reruns=1", check=True)
+    sebgen(
+        "generate",
+        repo,
+        "--strategy",
+        strategy,
+        "--n",
+        n,
+        "--out",
+        out,
+        "--set",
+        "sandbox.backend=local",
+        "--set",
+        "sandbox.reruns=1",
+        check=True,
+    )
     return out

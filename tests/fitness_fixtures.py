@@ -1,4 +1,5 @@
 """Shared helpers for the fitness tests: the bundled corpus built once per session."""
+
 import os
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

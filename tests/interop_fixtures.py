@@ -1,6 +1,7 @@
 """Where the real clients (Harbor, the SWE-bench harness) and the export base image are, and the gate:
 skip with a reason, or fail when SEBGEN_REQUIRE_INTEROP=1 (CI provisions them with
 .ci/provision_interop.sh, which also prints the variables read here)."""
+
 from __future__ import annotations
 
 import atexit
@@ -58,10 +59,11 @@ def swebench_python() -> str:
     return _tool("SEBGEN_SWEBENCH_PYTHON", CACHE / "swebench" / "bin" / "python", "the swebench venv")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _generated(kind: str) -> Path:
     """Tasks generated once per test session and shared by the interop modules (they are read-only)."""
     from tests.e2e import generated_tasks
+
     work = Path(tempfile.mkdtemp(prefix=f"sebgen-interop-{kind}-"))
     atexit.register(shutil.rmtree, work, True)
     return generated_tasks(work, 1) if kind == "bundled" else _real_repo_task(work)
@@ -81,12 +83,30 @@ def real_repo_task() -> Path:
 
 def _real_repo_task(directory: Path, repo: str = "mahmoud/boltons", commit_prefix: str = "c2b04b4cb1") -> Path:
     from tests.e2e import sebgen
-    record = next(c for c in json.loads((REAL_REPOS / "commits.json").read_text())
-                  if c["repo"] == repo and c["commit"].startswith(commit_prefix))
+
+    record = next(
+        c
+        for c in json.loads((REAL_REPOS / "commits.json").read_text())
+        if c["repo"] == repo and c["commit"].startswith(commit_prefix)
+    )
     clone = Path(directory) / repo.split("/")[1]
-    subprocess.run(["git", "clone", "-q", str(REAL_REPOS / f"{repo.replace('/', '__')}.bundle"), str(clone)],
-                   check=True)
+    subprocess.run(
+        ["git", "clone", "-q", str(REAL_REPOS / f"{repo.replace('/', '__')}.bundle"), str(clone)], check=True
+    )
     out = Path(directory) / "real-tasks.jsonl"
-    sebgen("generate", clone, "--commit", record["commit"], "--n", "1", "--out", out,
-           "--set", "sandbox.backend=local", "--set", "sandbox.reruns=1", check=True)
+    sebgen(
+        "generate",
+        clone,
+        "--commit",
+        record["commit"],
+        "--n",
+        "1",
+        "--out",
+        out,
+        "--set",
+        "sandbox.backend=local",
+        "--set",
+        "sandbox.reruns=1",
+        check=True,
+    )
     return out

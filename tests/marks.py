@@ -4,6 +4,7 @@
 runners in `tests/e2e.py`). A test that calls one without the marker fails with one sentence,
 so a renamed fixture can never slip a Docker or end-to-end test into the fast tier.
 """
+
 from __future__ import annotations
 
 import pytest

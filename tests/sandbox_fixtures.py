@@ -1,4 +1,5 @@
 """Tiny git repos for the sandbox tests, and the Docker availability gate."""
+
 from __future__ import annotations
 
 import os
@@ -8,15 +9,19 @@ from pathlib import Path
 import pytest
 
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
 }
 
 
 def git(repo: Path, *args: str) -> str:
-    out = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
-                         env={**os.environ, **GIT_ENV}, check=True)
+    out = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, env={**os.environ, **GIT_ENV}, check=True
+    )
     return out.stdout.strip()
 
 
@@ -72,8 +77,9 @@ def bug_and_gold(repo: Path, sha: str, fixed: dict[str, str], buggy: dict[str, s
 
 def calc_task(root: Path, tests: str = CALC_TESTS, extra: dict[str, str] | None = None) -> tuple[Path, str, str, str]:
     """A one-bug task: add() subtracts; test_add is the FAIL_TO_PASS test."""
-    return bug_task(root, {"calc.py": CALC_FIXED, "tests/test_calc.py": tests, **(extra or {})},
-                    {"calc.py": CALC_BUGGY})
+    return bug_task(
+        root, {"calc.py": CALC_FIXED, "tests/test_calc.py": tests, **(extra or {})}, {"calc.py": CALC_BUGGY}
+    )
 
 
 def docker_available() -> bool:
@@ -85,6 +91,7 @@ def docker_available() -> bool:
 def require_docker() -> None:
     """Skip with a reason when no engine answers, or fail when SEBGEN_REQUIRE_DOCKER=1."""
     from tests.marks import require_mark
+
     require_mark("docker", "uses Docker")
     if docker_available():
         return
@@ -100,8 +107,10 @@ def new_file_patch(path: str, text: str, mode: str = "100644") -> str:
     body = "".join("+" + ln for ln in lines)
     if not text.endswith("\n"):
         body += "\n\\ No newline at end of file\n"
-    return (f"diff --git a/{path} b/{path}\nnew file mode {mode}\n--- /dev/null\n+++ b/{path}\n"
-            f"@@ -0,0 +1,{len(lines)} @@\n{body}")
+    return (
+        f"diff --git a/{path} b/{path}\nnew file mode {mode}\n--- /dev/null\n+++ b/{path}\n"
+        f"@@ -0,0 +1,{len(lines)} @@\n{body}"
+    )
 
 
 def calc_edit_patch(extra: str) -> str:
@@ -109,8 +118,14 @@ def calc_edit_patch(extra: str) -> str:
     import difflib
 
     after = CALC_BUGGY + "\n\n" + extra.strip("\n") + "\n"
-    return "".join(difflib.unified_diff(CALC_BUGGY.splitlines(keepends=True), after.splitlines(keepends=True),
-                                        fromfile="a/calc.py", tofile="b/calc.py"))
+    return "".join(
+        difflib.unified_diff(
+            CALC_BUGGY.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            fromfile="a/calc.py",
+            tofile="b/calc.py",
+        )
+    )
 
 
 def pipe_flood(mib: int) -> str:

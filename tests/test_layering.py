@@ -2,6 +2,7 @@
 evo -> harness, operators -> fitness -> tasks -> environment -> sandbox; tasks also uses
 archive, llm and corpus, which import none of the others. Every package uses another only
 through the names its `__init__` exports (`__all__`), never a module inside it."""
+
 import ast
 from pathlib import Path
 
@@ -41,7 +42,9 @@ def public_names(package: str) -> set[str]:
     """The package's `__all__`, read from its `__init__.py` without importing it."""
     tree = ast.parse((ROOT / package / "__init__.py").read_text(encoding="utf-8"))
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
         if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
             value = ast.literal_eval(node.value)
             return set(value)
@@ -66,7 +69,9 @@ def private_uses(path: Path, package: str) -> list[str]:
         if module != other:
             out.append(f"{path.name}:{line} reaches into {module}")
         elif set(names) - public_names(other):
-            out.append(f"{path.name}:{line} imports {sorted(set(names) - public_names(other))}, not exported by {other}")
+            out.append(
+                f"{path.name}:{line} imports {sorted(set(names) - public_names(other))}, not exported by {other}"
+            )
     return out
 
 
@@ -89,7 +94,9 @@ def test_every_exported_name_exists(package):
 def test_the_rule_itself_catches_a_reach_inside(tmp_path):
     """The public-only check flags both kinds of private use (guards the test against a vacuous pass)."""
     fake = tmp_path / "mod.py"
-    fake.write_text("from tasks.mining import Candidate\nfrom sandbox import not_exported_name\nfrom tasks import Task\n")
+    fake.write_text(
+        "from tasks.mining import Candidate\nfrom sandbox import not_exported_name\nfrom tasks import Task\n"
+    )
     found = private_uses(fake, "harness")
     assert len(found) == 2 and "reaches into tasks.mining" in found[0] and "not_exported_name" in found[1]
 

@@ -1,6 +1,15 @@
 """The HTML report of a run (or an experiment folder): `data` reads, `render` draws."""
+
 from .data import ReportError, best_so_far, funnel, funnel_by_reason, novelty_vs_archive, read_run
 from .render import build_experiment_report, build_report
 
-__all__ = ["ReportError", "best_so_far", "build_experiment_report", "build_report", "funnel", "funnel_by_reason",
-           "novelty_vs_archive", "read_run"]
+__all__ = [
+    "ReportError",
+    "best_so_far",
+    "build_experiment_report",
+    "build_report",
+    "funnel",
+    "funnel_by_reason",
+    "novelty_vs_archive",
+    "read_run",
+]

@@ -1,16 +1,16 @@
 """Reading a run for its report: the series, funnels and tables the pages show, all from the
 run folder's one reader (`evo.runfolder`). Nothing here draws."""
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fitness import DIMENSIONS
-from tasks import LAYERS, first_failure
-
 from evo.lineage import family
 from evo.runfolder import RunFolder
+from fitness import DIMENSIONS
+from tasks import LAYERS, first_failure
 
 LEVELS = ("easy", "medium", "hard")
 
@@ -51,13 +51,21 @@ def read_run(run_dir: Path) -> RunData:
     kept = run.kept_tasks()
     kept_ids = {t.get("instance_id", "") for t in kept}
     return RunData(
-        name=run.path.name, generation=int(state["generation"]), evaluations=len(evaluations),
-        attempted=attempted, kept=kept, series=dimension_series(state.get("logbook", []), evaluations),
-        novelty_rows=novelty_vs_archive(run.scores()), mix=strategy_mix(evaluations),
-        funnel=funnel(attempted, kept_ids), reasons=funnel_by_reason(attempted, kept_ids),
+        name=run.path.name,
+        generation=int(state["generation"]),
+        evaluations=len(evaluations),
+        attempted=attempted,
+        kept=kept,
+        series=dimension_series(state.get("logbook", []), evaluations),
+        novelty_rows=novelty_vs_archive(run.scores()),
+        mix=strategy_mix(evaluations),
+        funnel=funnel(attempted, kept_ids),
+        reasons=funnel_by_reason(attempted, kept_ids),
         usage=usage_per_generation(evaluations),
         hof=state.get("hof_by_generation", {}).get(str(state["generation"]), []),
-        nodes=family(run.path), results=run.results())
+        nodes=family(run.path),
+        results=run.results(),
+    )
 
 
 def dimension_series(logbook: list[dict], evaluations: list[dict]) -> dict[str, list[tuple[int, float, float]]]:
@@ -71,12 +79,21 @@ def dimension_series(logbook: list[dict], evaluations: list[dict]) -> dict[str, 
     for record in evaluations:
         by_gen[int(record.get("generation", 0))].append(record)
     for name in ("exploration_value",) + DIMENSIONS:
-        points = [(r["gen"], float(r[name].get("avg", 0.0)), float(r[name].get("max", 0.0)))
-                  for r in logbook if isinstance(r.get(name), dict)]
+        points = [
+            (r["gen"], float(r[name].get("avg", 0.0)), float(r[name].get("max", 0.0)))
+            for r in logbook
+            if isinstance(r.get(name), dict)
+        ]
         if not points:
             for gen, records in sorted(by_gen.items()):
-                values = [float(r["exploration_value"] if name == "exploration_value"
-                                else r.get("dimensions", {}).get(name, 0.0)) for r in records]
+                values = [
+                    float(
+                        r["exploration_value"]
+                        if name == "exploration_value"
+                        else r.get("dimensions", {}).get(name, 0.0)
+                    )
+                    for r in records
+                ]
                 points.append((gen, sum(values) / len(values), max(values)))
         series[name] = points
     return series
@@ -144,8 +161,10 @@ def funnel_by_reason(tasks: list[dict], kept_ids: set[str] | None = None) -> lis
         elif layer:
             counts[(layer, task["validation"][layer].get("category") or "other")] += 1
     order = list(LAYERS) + [BATCH_FILTER]
-    return sorted(((layer, reason, n) for (layer, reason), n in counts.items()),
-                  key=lambda row: (order.index(row[0]), -row[2], row[1]))
+    return sorted(
+        ((layer, reason, n) for (layer, reason), n in counts.items()),
+        key=lambda row: (order.index(row[0]), -row[2], row[1]),
+    )
 
 
 def novelty_vs_archive(scores: dict[int, dict]) -> list[tuple[int, int, float]]:

@@ -1,6 +1,7 @@
 """Drawing a run's report: PNG plots, tables, hall of fame with lineage, leaderboard, and a task
 browser (one page per kept task under `report/tasks/`). No network, no script but the
 leaderboard's month filter. What it shows comes from `evo.report.data`."""
+
 from __future__ import annotations
 
 import html
@@ -15,13 +16,12 @@ matplotlib.use("Agg")  # headless: files only, never a display
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from tasks import LAYERS  # noqa: E402
-
 from evo.lineage import ancestry  # noqa: E402
 from evo.report.data import LEVELS, ReportError, RunData, best_so_far, read_run  # noqa: E402
-
+from tasks import LAYERS  # noqa: E402
 
 # ------------------------------------------------------------------ plots
+
 
 def _save(fig, path: Path) -> str:
     fig.tight_layout()
@@ -35,14 +35,24 @@ def plot_dimensions(series: dict, out: Path) -> str:
     ev = series.get("exploration_value", [])
     if ev:
         best = best_so_far(ev)
-        ax.plot([p[0] for p in best], [p[1] for p in best], color="black", linestyle="--", linewidth=2.5,
-                label="best EV so far")
+        ax.plot(
+            [p[0] for p in best],
+            [p[1] for p in best],
+            color="black",
+            linestyle="--",
+            linewidth=2.5,
+            label="best EV so far",
+        )
     for name, points in series.items():
         if points:
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o",
-                    label="mean EV" if name == "exploration_value" else f"{name} (mean)",
-                    linewidth=2.5 if name == "exploration_value" else 1.0,
-                    alpha=1.0 if name == "exploration_value" else 0.6)
+            ax.plot(
+                [p[0] for p in points],
+                [p[1] for p in points],
+                marker="o",
+                label="mean EV" if name == "exploration_value" else f"{name} (mean)",
+                linewidth=2.5 if name == "exploration_value" else 1.0,
+                alpha=1.0 if name == "exploration_value" else 0.6,
+            )
     ax.set(xlabel="generation", ylabel="value", title="Exploration value and dimensions per generation", ylim=(0, 1.05))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # generations are whole numbers
     if any(series.values()):
@@ -55,8 +65,11 @@ def plot_novelty(rows: list, out: Path) -> str:
     ax.plot([r[1] for r in rows], [r[2] for r in rows], marker="o")
     for gen, size, value in rows:
         ax.annotate(f"g{gen}", (size, value), fontsize=7)
-    ax.set(xlabel="tasks archived before the generation", ylabel="mean novelty of kept tasks",
-           title="Novelty against archive size")
+    ax.set(
+        xlabel="tasks archived before the generation",
+        ylabel="mean novelty of kept tasks",
+        title="Novelty against archive size",
+    )
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     return _save(fig, out / "novelty.png")
 
@@ -94,8 +107,9 @@ def plot_funnel(counts: dict, reasons: list[tuple[str, str, int]], out: Path) ->
         values = [sum(n for layer, r, n in reasons if layer == name and r == reason) for name in names]
         ax.bar(names, values, bottom=bottom, label=reason)
         bottom = [b + v for b, v in zip(bottom, values)]
-    ax.bar(names, [counts["kept"] if name == "kept" else 0 for name in names], bottom=bottom, color="#4a4",
-           label="kept")
+    ax.bar(
+        names, [counts["kept"] if name == "kept" else 0 for name in names], bottom=bottom, color="#4a4", label="kept"
+    )
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set(ylabel="tasks", title="Where generated tasks stopped, and why")
     ax.legend(fontsize=7)
@@ -107,8 +121,11 @@ def plot_usage(rows: list, out: Path) -> str:
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.bar([str(r[0]) for r in rows], [r[1] for r in rows])
     has_cost = any(r[2] > 0 for r in rows)
-    ax.set(xlabel="generation", ylabel="LLM tokens",
-           title="LLM tokens (bars) and cost (line) per generation" if has_cost else "LLM tokens per generation")
+    ax.set(
+        xlabel="generation",
+        ylabel="LLM tokens",
+        title="LLM tokens (bars) and cost (line) per generation" if has_cost else "LLM tokens per generation",
+    )
     if has_cost:
         twin = ax.twinx()
         twin.plot([str(r[0]) for r in rows], [r[2] for r in rows], color="black", marker="o")
@@ -129,15 +146,32 @@ def plot_lineage(nodes: dict[str, dict], hof_ids: list[str], out: Path) -> str:
     for sid, node in shown.items():
         for parent in node["parents"]:
             if parent in where:
-                ax.annotate("", xy=where[sid], xytext=where[parent],
-                            arrowprops={"arrowstyle": "->", "color": "#888", "shrinkA": 9, "shrinkB": 9})
+                ax.annotate(
+                    "",
+                    xy=where[sid],
+                    xytext=where[parent],
+                    arrowprops={"arrowstyle": "->", "color": "#888", "shrinkA": 9, "shrinkB": 9},
+                )
     for sid, (x, y) in where.items():
         node = shown[sid]
-        ax.scatter([x], [y], s=140, marker="s" if not node["parents"] else "o", zorder=3,
-                   color="#e0a800" if sid in hof_ids else "#bbb", edgecolors="black")
+        ax.scatter(
+            [x],
+            [y],
+            s=140,
+            marker="s" if not node["parents"] else "o",
+            zorder=3,
+            color="#e0a800" if sid in hof_ids else "#bbb",
+            edgecolors="black",
+        )
         ev = node.get("exploration_value")
-        ax.annotate(f"{sid[:8]} {node['operator']}" + (f", EV {ev:.2f}" if isinstance(ev, (int, float)) else ""),
-                    (x, y), xytext=(10, 0), textcoords="offset points", va="center", fontsize=7)
+        ax.annotate(
+            f"{sid[:8]} {node['operator']}" + (f", EV {ev:.2f}" if isinstance(ev, (int, float)) else ""),
+            (x, y),
+            xytext=(10, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=7,
+        )
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_yticks([])
     ax.set_ylim(-height + 0.4, 0.6)
@@ -149,10 +183,15 @@ def plot_lineage(nodes: dict[str, dict], hof_ids: list[str], out: Path) -> str:
 
 # ------------------------------------------------------------------ HTML
 
+
 def _table(headers: list[str], rows: list[list], row_attrs: list[str] | None = None) -> str:
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in headers)
-    body = "".join(f"<tr{(' ' + row_attrs[i]) if row_attrs else ''}>"
-                   + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for i, row in enumerate(rows))
+    body = "".join(
+        f"<tr{(' ' + row_attrs[i]) if row_attrs else ''}>"
+        + "".join(f"<td>{html.escape(str(c))}</td>" for c in row)
+        + "</tr>"
+        for i, row in enumerate(rows)
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -164,10 +203,13 @@ def _lineage_html(nodes: dict[str, dict], sid: str) -> str:
             parts.append("</li></ul>")
             depth_open -= 1
         ev = node.get("exploration_value")
-        parts.append(f'<ul class="lineage"><li><code>{html.escape(node["id"])}</code> generation {node["generation"]}, '
-                     f'{html.escape(node["operator"] or "unknown")}'
-                     + (f", EV {ev:.3f}" if isinstance(ev, (int, float)) else "")
-                     + (" (shown above)" if seen else "") + ("" if node["parents"] or seen else " &mdash; a seed"))
+        parts.append(
+            f'<ul class="lineage"><li><code>{html.escape(node["id"])}</code> generation {node["generation"]}, '
+            f"{html.escape(node['operator'] or 'unknown')}"
+            + (f", EV {ev:.3f}" if isinstance(ev, (int, float)) else "")
+            + (" (shown above)" if seen else "")
+            + ("" if node["parents"] or seen else " &mdash; a seed")
+        )
         depth_open = depth
     parts.extend("</li></ul>" for _ in range(depth_open + 1))
     return "".join(parts)
@@ -176,11 +218,13 @@ def _lineage_html(nodes: dict[str, dict], sid: str) -> str:
 def _hof_html(entries: list[dict], nodes: dict[str, dict]) -> str:
     parts = []
     for rank, e in enumerate(entries, 1):
-        parts.append(f"<details><summary>#{rank} {html.escape(e['id'])} ({html.escape(e['strategy_type'])}) "
-                     f"EV {e['exploration_value']:.3f}, generation {e.get('generation', '?')}, "
-                     f"operator {html.escape(str(e.get('operator', '')))}</summary>"
-                     f"<pre>{html.escape(e.get('prompt', ''))}</pre>"
-                     f"<p>Lineage, back to the seeds:</p>{_lineage_html(nodes, e['id'])}</details>")
+        parts.append(
+            f"<details><summary>#{rank} {html.escape(e['id'])} ({html.escape(e['strategy_type'])}) "
+            f"EV {e['exploration_value']:.3f}, generation {e.get('generation', '?')}, "
+            f"operator {html.escape(str(e.get('operator', '')))}</summary>"
+            f"<pre>{html.escape(e.get('prompt', ''))}</pre>"
+            f"<p>Lineage, back to the seeds:</p>{_lineage_html(nodes, e['id'])}</details>"
+        )
     return "\n".join(parts) or "<p>No hall of fame yet.</p>"
 
 
@@ -191,30 +235,53 @@ def task_page_name(instance_id: str) -> str:
 def _diff_html(patch: str) -> str:
     lines = []
     for line in (patch or "").splitlines():
-        kind = ("file" if line.startswith(("diff --git", "+++", "---")) else "add" if line.startswith("+")
-                else "del" if line.startswith("-") else "hunk" if line.startswith("@@") else "")
+        kind = (
+            "file"
+            if line.startswith(("diff --git", "+++", "---"))
+            else "add"
+            if line.startswith("+")
+            else "del"
+            if line.startswith("-")
+            else "hunk"
+            if line.startswith("@@")
+            else ""
+        )
         lines.append(f'<span class="{kind}">{html.escape(line)}</span>' if kind else html.escape(line))
     return '<pre class="diff">' + "\n".join(lines) + "</pre>" if lines else "<p>(empty)</p>"
 
 
 def _tests_html(tests: list[str]) -> str:
-    return "<ul>" + "".join(f"<li><code>{html.escape(t)}</code></li>" for t in tests) + "</ul>" if tests else "<p>none</p>"
+    return (
+        "<ul>" + "".join(f"<li><code>{html.escape(t)}</code></li>" for t in tests) + "</ul>" if tests else "<p>none</p>"
+    )
 
 
 def task_page(task: dict, run_name: str) -> str:
     """One kept task: its statement, patches, tests and every layer's verdict with its reason."""
     tid = task.get("instance_id", "")
     validation = task.get("validation", {})
-    verdicts = [[layer, "passed" if validation[layer].get("passed") else "rejected",
-                 f"{float(validation[layer].get('score', 0.0)):.2f}", validation[layer].get("reason", "")]
-                for layer in LAYERS if layer in validation]
+    verdicts = [
+        [
+            layer,
+            "passed" if validation[layer].get("passed") else "rejected",
+            f"{float(validation[layer].get('score', 0.0)):.2f}",
+            validation[layer].get("reason", ""),
+        ]
+        for layer in LAYERS
+        if layer in validation
+    ]
     gen = task.get("generation") or {}
-    facts = [["repo", task.get("repo", "")], ["base commit (fixed state)", task.get("base_commit", "")],
-             ["created at", task.get("created_at", "")],
-             ["strategy", f"{task.get('strategy_id', '')} ({task.get('strategy_type', '')})"],
-             ["difficulty", f"{float(task.get('difficulty', 0.0)):.2f} ({task.get('difficulty_level', '')})"],
-             ["domain", task.get("domain", "")], ["skills", ", ".join(task.get("skills") or [])],
-             ["model", gen.get("model", "")], ["environment", task.get("image", "")]]
+    facts = [
+        ["repo", task.get("repo", "")],
+        ["base commit (fixed state)", task.get("base_commit", "")],
+        ["created at", task.get("created_at", "")],
+        ["strategy", f"{task.get('strategy_id', '')} ({task.get('strategy_type', '')})"],
+        ["difficulty", f"{float(task.get('difficulty', 0.0)):.2f} ({task.get('difficulty_level', '')})"],
+        ["domain", task.get("domain", "")],
+        ["skills", ", ".join(task.get("skills") or [])],
+        ["model", gen.get("model", "")],
+        ["environment", task.get("image", "")],
+    ]
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(tid)}</title>
 <style>{STYLE}</style></head><body>
@@ -250,14 +317,18 @@ def _task_index_html(kept: list[dict], pages: dict[str, str]) -> str:
     if not kept:
         return "<p>No task passed every layer yet.</p>"
     rows = "".join(
-        f'<tr><td><a href="{html.escape(pages[t.get("instance_id", "")])}">{html.escape(t.get("instance_id", ""))}</a></td>'
-        f'<td>{html.escape(t.get("repo", ""))}</td><td>{html.escape(t.get("strategy_type", ""))}</td>'
-        f'<td>{html.escape(t.get("difficulty_level", ""))}</td><td>{len(t.get("FAIL_TO_PASS") or [])}</td>'
-        f'<td>{len(t.get("PASS_TO_PASS") or [])}</td>'
-        f'<td>{html.escape((t.get("problem_statement", "").strip().splitlines() or [""])[0][:90])}</td></tr>'
-        for t in kept)
-    return ("<table><thead><tr><th>task</th><th>repo</th><th>type</th><th>difficulty</th><th>F2P</th><th>P2P</th>"
-            f"<th>statement</th></tr></thead><tbody>{rows}</tbody></table>")
+        f'<tr><td><a href="{html.escape(pages[t.get("instance_id", "")])}">'
+        f"{html.escape(t.get('instance_id', ''))}</a></td>"
+        f"<td>{html.escape(t.get('repo', ''))}</td><td>{html.escape(t.get('strategy_type', ''))}</td>"
+        f"<td>{html.escape(t.get('difficulty_level', ''))}</td><td>{len(t.get('FAIL_TO_PASS') or [])}</td>"
+        f"<td>{len(t.get('PASS_TO_PASS') or [])}</td>"
+        f"<td>{html.escape((t.get('problem_statement', '').strip().splitlines() or [''])[0][:90])}</td></tr>"
+        for t in kept
+    )
+    return (
+        "<table><thead><tr><th>task</th><th>repo</th><th>type</th><th>difficulty</th><th>F2P</th><th>P2P</th>"
+        f"<th>statement</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def _leaderboard_html(documents: list[dict]) -> str:
@@ -269,22 +340,36 @@ def _leaderboard_html(documents: list[dict]) -> str:
         k = doc["summary"].get("k", 1)
         slices = [("all", doc["summary"]["overall"])] + sorted(doc["summary"].get("by_month", {}).items())
         for month, agg in slices:
-            rows.append([doc["model"], month, agg["tasks"], f"{agg['resolved_rate']:.3f}", f"{agg['pass@1']:.3f}",
-                         f"{agg.get(f'pass@{k}', 0.0):.3f} (k={k})"])
+            rows.append(
+                [
+                    doc["model"],
+                    month,
+                    agg["tasks"],
+                    f"{agg['resolved_rate']:.3f}",
+                    f"{agg['pass@1']:.3f}",
+                    f"{agg.get(f'pass@{k}', 0.0):.3f} (k={k})",
+                ]
+            )
             attrs.append(f'data-month="{html.escape(month)}"' + ("" if month == "all" else ' style="display:none"'))
     options = "".join(f'<option value="{html.escape(m)}">{html.escape(m)}</option>' for m in ["all"] + months)
-    script = ("<script>function filterMonth(v){document.querySelectorAll('#leaderboard tbody tr').forEach("
-              "function(r){r.style.display=(r.dataset.month===v)?'':'none';});}</script>")
-    return (f'<label>month <select id="month" onchange="filterMonth(this.value)">{options}</select></label>'
-            f'<div id="leaderboard">{_table(["model", "month", "tasks", "resolved", "pass@1", "pass@k"], rows, attrs)}'
-            f"</div>{script}")
+    script = (
+        "<script>function filterMonth(v){document.querySelectorAll('#leaderboard tbody tr').forEach("
+        "function(r){r.style.display=(r.dataset.month===v)?'':'none';});}</script>"
+    )
+    return (
+        f'<label>month <select id="month" onchange="filterMonth(this.value)">{options}</select></label>'
+        f'<div id="leaderboard">{_table(["model", "month", "tasks", "resolved", "pass@1", "pass@k"], rows, attrs)}'
+        f"</div>{script}"
+    )
 
 
-STYLE = ("body{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}"
-         "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;font-size:90%}"
-         "img{max-width:100%;border:1px solid #eee}pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}"
-         "pre.diff .add{color:#064;background:#e6ffec}pre.diff .del{color:#900;background:#ffebe9}"
-         "pre.diff .hunk{color:#555}pre.diff .file{font-weight:bold}ul.lineage{margin:0 0 0 1.2em;padding:0}")
+STYLE = (
+    "body{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}"
+    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;font-size:90%}"
+    "img{max-width:100%;border:1px solid #eee}pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}"
+    "pre.diff .add{color:#064;background:#e6ffec}pre.diff .del{color:#900;background:#ffebe9}"
+    "pre.diff .hunk{color:#555}pre.diff .file{font-weight:bold}ul.lineage{margin:0 0 0 1.2em;padding:0}"
+)
 
 
 def build_report(run_dir: Path) -> Path:
@@ -304,16 +389,21 @@ def build_report(run_dir: Path) -> Path:
 
 def run_page(d: RunData, out: Path) -> str:
     series = d.series
-    images = {"dimensions": plot_dimensions(series, out), "novelty": plot_novelty(d.novelty_rows, out),
-              "strategy_mix": plot_strategy_mix(d.mix, out), "difficulty": plot_difficulty(d.kept, out),
-              "funnel": plot_funnel(d.funnel, d.reasons, out), "usage": plot_usage(d.usage, out),
-              "lineage": plot_lineage(d.nodes, [e["id"] for e in d.hof], out)}
+    images = {
+        "dimensions": plot_dimensions(series, out),
+        "novelty": plot_novelty(d.novelty_rows, out),
+        "strategy_mix": plot_strategy_mix(d.mix, out),
+        "difficulty": plot_difficulty(d.kept, out),
+        "funnel": plot_funnel(d.funnel, d.reasons, out),
+        "usage": plot_usage(d.usage, out),
+        "lineage": plot_lineage(d.nodes, [e["id"] for e in d.hof], out),
+    }
     gens = sorted({g for points in series.values() for g, _, _ in points})
     dim_rows = [[g] + [f"{dict((p[0], p[1]) for p in series[n]).get(g, 0.0):.3f}" for n in series] for g in gens]
     pages = write_task_pages(d.kept, out, d.name)
     level_counts = Counter(t.get("difficulty_level", "") or "unknown" for t in d.kept)
     best = best_so_far(series.get("exploration_value", []))
-    img = (lambda key, alt: f'<img src="{images[key]}" alt="{html.escape(alt)}">')
+    img = lambda key, alt: f'<img src="{images[key]}" alt="{html.escape(alt)}">'
     novelty_table = [[g, s, "n/a" if v != v else f"{v:.3f}"] for g, s, v in d.novelty_rows]
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>SEBGen run {html.escape(d.name)}</title>
@@ -321,22 +411,26 @@ def run_page(d: RunData, out: Path) -> str:
 <h1>SEBGen run {html.escape(d.name)}</h1>
 <p>{d.generation} generations, {d.evaluations} evaluations, {len(d.attempted)} generated tasks,
 <a href="#tasks">{len(d.kept)} kept</a> (the archive's dataset, after the batch filter).</p>
-<h2>Exploration value and dimensions</h2>{img('dimensions', 'EV and dimensions per generation')}
-{_table(['generation', 'best EV so far'] + list(series),
-        [[row[0], f'{dict(best).get(row[0], 0.0):.3f}'] + row[1:] for row in dim_rows])}
-<h2>Novelty against archive size</h2>{img('novelty', 'novelty against archive size')}
-{_table(['generation', 'archived tasks scored against', 'mean novelty'], novelty_table)}
-<h2>Strategy types per generation</h2>{img('strategy_mix', 'strategy type mix')}
-{_table(['generation', 'mix'], [[g, ', '.join(f'{k}: {v}' for k, v in sorted(c.items()))] for g, c in d.mix.items()])}
-<h2>Difficulty of kept tasks</h2>{img('difficulty', 'difficulty histogram')}
-{_table(['level', 'kept tasks'], [[lvl, level_counts.get(lvl, 0)] for lvl in LEVELS])}
-<h2>Validation funnel</h2>{img('funnel', 'validation funnel')}
-{_table(['stopped at', 'tasks'], [[k, v] for k, v in d.funnel.items()])}
-{_table(['stopped at', 'reason', 'tasks'], [list(row) for row in d.reasons])}
-<h2>LLM tokens and cost</h2>{img('usage', 'LLM usage per generation')}
-{_table(['generation', 'tokens', 'cost (USD)'], [[g, t, f'{c:.4f}'] for g, t, c in d.usage])}
+<h2>Exploration value and dimensions</h2>{img("dimensions", "EV and dimensions per generation")}
+{
+        _table(
+            ["generation", "best EV so far"] + list(series),
+            [[row[0], f"{dict(best).get(row[0], 0.0):.3f}"] + row[1:] for row in dim_rows],
+        )
+    }
+<h2>Novelty against archive size</h2>{img("novelty", "novelty against archive size")}
+{_table(["generation", "archived tasks scored against", "mean novelty"], novelty_table)}
+<h2>Strategy types per generation</h2>{img("strategy_mix", "strategy type mix")}
+{_table(["generation", "mix"], [[g, ", ".join(f"{k}: {v}" for k, v in sorted(c.items()))] for g, c in d.mix.items()])}
+<h2>Difficulty of kept tasks</h2>{img("difficulty", "difficulty histogram")}
+{_table(["level", "kept tasks"], [[lvl, level_counts.get(lvl, 0)] for lvl in LEVELS])}
+<h2>Validation funnel</h2>{img("funnel", "validation funnel")}
+{_table(["stopped at", "tasks"], [[k, v] for k, v in d.funnel.items()])}
+{_table(["stopped at", "reason", "tasks"], [list(row) for row in d.reasons])}
+<h2>LLM tokens and cost</h2>{img("usage", "LLM usage per generation")}
+{_table(["generation", "tokens", "cost (USD)"], [[g, t, f"{c:.4f}"] for g, t, c in d.usage])}
 <h2>Hall of fame</h2>{_hof_html(d.hof, d.nodes)}
-<h2>Lineage</h2>{img('lineage', 'lineage of the hall of fame back to the seeds')}
+<h2>Lineage</h2>{img("lineage", "lineage of the hall of fame back to the seeds")}
 <h2 id="tasks">Kept tasks</h2>{_task_index_html(d.kept, pages)}
 <h2>Leaderboard</h2>{_leaderboard_html(d.results)}
 </body></html>
@@ -353,22 +447,33 @@ def build_experiment_report(exp_dir: Path) -> Path:
     fig, axes = plt.subplots(1, len(metrics), figsize=(3 * len(metrics), 3.4))
     for ax, metric in zip(axes, metrics):
         cis = [doc["arms"][arm][metric] for arm in arms]
-        ax.bar(range(len(arms)), [c["mean"] for c in cis], color=["#999", "#2a7", "#58c"][:len(arms)],
-               yerr=[[c["mean"] - c["low"] for c in cis], [c["high"] - c["mean"] for c in cis]], capsize=4)
+        ax.bar(
+            range(len(arms)),
+            [c["mean"] for c in cis],
+            color=["#999", "#2a7", "#58c"][: len(arms)],
+            yerr=[[c["mean"] - c["low"] for c in cis], [c["high"] - c["mean"] for c in cis]],
+            capsize=4,
+        )
         ax.set_xticks(range(len(arms)), [a.replace("_", "\n") for a in arms], fontsize=7)
         ax.set_title(metric.replace("_", " "), fontsize=9)
     image = _save(fig, out / "experiment.png")
-    rows = [[arm] + [f"{doc['arms'][arm][m]['mean']:.3f} [{doc['arms'][arm][m]['low']:.3f}, "
-                     f"{doc['arms'][arm][m]['high']:.3f}]" for m in metrics] for arm in arms]
+    rows = [
+        [arm]
+        + [
+            f"{doc['arms'][arm][m]['mean']:.3f} [{doc['arms'][arm][m]['low']:.3f}, {doc['arms'][arm][m]['high']:.3f}]"
+            for m in metrics
+        ]
+        for arm in arms
+    ]
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>SEBGen experiment {html.escape(exp_dir.name)}</title>
 <style>{STYLE}</style></head><body>
 <h1>Evolution gain on held-out commits</h1>
-<p>{doc['split']['train']} training commits, {doc['split']['heldout']} held-out; {doc['heldout_calls_per_arm']}
-generation calls per arm; {len(doc['per_seed'])} seeds. Bars: mean, whiskers: 95% t-interval over seeds.</p>
+<p>{doc["split"]["train"]} training commits, {doc["split"]["heldout"]} held-out; {doc["heldout_calls_per_arm"]}
+generation calls per arm; {len(doc["per_seed"])} seeds. Bars: mean, whiskers: 95% t-interval over seeds.</p>
 <img src="{image}" alt="per arm: kept rate, leak rate, judge quality, difficulty coverage, EV">
-{_table(['arm'] + metrics, rows)}
-<p>{html.escape(doc['verdict'])}</p>
+{_table(["arm"] + metrics, rows)}
+<p>{html.escape(doc["verdict"])}</p>
 </body></html>
 """
     index = out / "index.html"

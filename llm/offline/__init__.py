@@ -17,6 +17,7 @@ The package has one module per job, and the rules live in their docstrings:
 * :mod:`~llm.offline.assertions`, :mod:`~llm.offline.subject`, :mod:`~llm.offline.text` --
   failing-test assertions, commit subjects and small text helpers.
 """
+
 from __future__ import annotations
 
 from .assertions import Check, parse_assertion
@@ -29,10 +30,32 @@ from .text import leaked_share, patch_added_lines, patch_removed_lines, seeded_r
 from .writer import JSON_OVERHEAD_WORDS, WORDS_PER_TOKEN, write_statement
 
 __all__ = [
-    "CATEGORY_RULES", "DESCRIPTIONS", "JSON_OVERHEAD_WORDS", "PHRASINGS", "RULES", "TASKS", "WORDS_PER_TOKEN",
-    "Check", "OfflineLLM",
-    "StatementSignals", "body_sentences", "dominant_categories", "instruction_text", "judge_quality",
-    "judge_semantic", "leaked_share", "mutate_prompt", "parse_assertion", "parse_directives", "read_directives",
-    "patch_added_lines", "patch_removed_lines", "respond", "seeded_rng", "split_prompt", "split_subject",
-    "statement_signals", "write_statement",
+    "CATEGORY_RULES",
+    "DESCRIPTIONS",
+    "JSON_OVERHEAD_WORDS",
+    "PHRASINGS",
+    "RULES",
+    "TASKS",
+    "WORDS_PER_TOKEN",
+    "Check",
+    "OfflineLLM",
+    "StatementSignals",
+    "body_sentences",
+    "dominant_categories",
+    "instruction_text",
+    "judge_quality",
+    "judge_semantic",
+    "leaked_share",
+    "mutate_prompt",
+    "parse_assertion",
+    "parse_directives",
+    "read_directives",
+    "patch_added_lines",
+    "patch_removed_lines",
+    "respond",
+    "seeded_rng",
+    "split_prompt",
+    "split_subject",
+    "statement_signals",
+    "write_statement",
 ]

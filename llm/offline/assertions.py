@@ -1,4 +1,5 @@
 """Failing-test assertions reduced to a :class:`Check` (a call and an expectation) and phrased as sentences."""
+
 from __future__ import annotations
 
 import ast
@@ -23,11 +24,30 @@ class Check:
         return self.test_id.split("::")[-1].split("[")[0]
 
 
-_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in",
-        ast.NotIn: "not in", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
-_OP_PHRASE = {"==": "return", "!=": "not return", "is": "be", "is not": "not be",
-              "in": "be contained in", "not in": "not be contained in", "<": "be less than",
-              "<=": "be at most", ">": "be greater than", ">=": "be at least"}
+_OPS = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+}
+_OP_PHRASE = {
+    "==": "return",
+    "!=": "not return",
+    "is": "be",
+    "is not": "not be",
+    "in": "be contained in",
+    "not in": "not be contained in",
+    "<": "be less than",
+    "<=": "be at most",
+    ">": "be greater than",
+    ">=": "be at least",
+}
 _RAISES_WITH = re.compile(r"with\s+(?:pytest\.raises|self\.assertRaises)\(\s*([\w.]+)[^)]*\)\s*:\s*(.+)$", re.S)
 
 

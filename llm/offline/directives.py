@@ -45,43 +45,89 @@ concise / detailed   short summary / extra context (both present: default length
 hint                 non-empty ``hints_text``
 ===================  ===========================================================================
 """
+
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-
 
 from .meaning import embed, embed_fixed
 
 # Short descriptions of what each directive asks for. "leak" describes the forbidden act:
 # negated, it switches no_leak on.
 DESCRIPTIONS: dict[str, tuple[str, ...]] = {
-    "reproduce": ("include reproduction steps", "include steps to reproduce the bug",
-                  "show how to reproduce the problem", "give a minimal example that triggers the failure"),
-    "expected_actual": ("state the expected behaviour and the actual behaviour",
-                        "say what should happen and what happens instead",
-                        "contrast the intended result with the observed result"),
+    "reproduce": (
+        "include reproduction steps",
+        "include steps to reproduce the bug",
+        "show how to reproduce the problem",
+        "give a minimal example that triggers the failure",
+    ),
+    "expected_actual": (
+        "state the expected behaviour and the actual behaviour",
+        "say what should happen and what happens instead",
+        "contrast the intended result with the observed result",
+    ),
     "name_tests": ("name the failing tests", "list the tests that fail", "mention the failing test cases by name"),
-    "name_function": ("mention the affected function by name", "name the function where the problem is",
-                      "say which function or method is affected", "give the affected function and its signature"),
-    "test_behaviour": ("describe the behaviour the failing tests check", "explain what the tests verify",
-                       "state what each failing test checks"),
-    "different_angle": ("describe the problem from a different angle", "take another perspective than the examples",
-                        "phrase it differently from the similar tasks"),
+    "name_function": (
+        "mention the affected function by name",
+        "name the function where the problem is",
+        "say which function or method is affected",
+        "give the affected function and its signature",
+    ),
+    "test_behaviour": (
+        "describe the behaviour the failing tests check",
+        "explain what the tests verify",
+        "state what each failing test checks",
+    ),
+    "different_angle": (
+        "describe the problem from a different angle",
+        "take another perspective than the examples",
+        "phrase it differently from the similar tasks",
+    ),
     "concise": ("keep the statement concise", "be brief", "keep it short", "write only a few sentences"),
-    "detailed": ("write a detailed statement", "be thorough and give plenty of detail",
-                 "explain at length with full context", "be verbose"),
-    "hint": ("add a hint pointing to the relevant code", "give a hint about where to look",
-             "provide a clue for the solver"),
-    "no_leak": ("keep the fix secret", "keep the solution confidential", "hide the patch from the reader",
-                "withhold the code change"),
-    "leak": ("reveal the fix", "leak the solution", "quote the changed code", "include the patch in the statement",
-             "show the solution code", "paste the diff", "explain how to fix it", "describe how the bug was fixed",
-             "give away the solution"),
+    "detailed": (
+        "write a detailed statement",
+        "be thorough and give plenty of detail",
+        "explain at length with full context",
+        "be verbose",
+    ),
+    "hint": (
+        "add a hint pointing to the relevant code",
+        "give a hint about where to look",
+        "provide a clue for the solver",
+    ),
+    "no_leak": (
+        "keep the fix secret",
+        "keep the solution confidential",
+        "hide the patch from the reader",
+        "withhold the code change",
+    ),
+    "leak": (
+        "reveal the fix",
+        "leak the solution",
+        "quote the changed code",
+        "include the patch in the statement",
+        "show the solution code",
+        "paste the diff",
+        "explain how to fix it",
+        "describe how the bug was fixed",
+        "give away the solution",
+    ),
     # Generic instructions that ask for none of the above: a piece closest to one of these is no directive.
-    "neutral": ("write a GitHub issue", "write a bug report for the project", "write a feature request",
-                "describe the problem", "describe the bug", "return a JSON object", "use plain English",
-                "write a specification", "be polite", "write in English", "the statement", "the user"),
+    "neutral": (
+        "write a GitHub issue",
+        "write a bug report for the project",
+        "write a feature request",
+        "describe the problem",
+        "describe the bug",
+        "return a JSON object",
+        "use plain English",
+        "write a specification",
+        "be polite",
+        "write in English",
+        "the statement",
+        "the user",
+    ),
 }
 _GROUP = {"leak": "secrecy", "no_leak": "secrecy"}
 THRESHOLD = 0.5
@@ -95,10 +141,15 @@ _NEGATION = re.compile(
     r"\b(?:under no circumstances?|in no case|at no (?:point|time)|by no means|no matter what,? never|"
     r"do not|does not|don't|dont|doesn't|must not|mustn't|should not|shouldn't|may not|cannot|can't|"
     r"never|not|no|avoid(?:ing)?|without|refrain from|omit(?:ting)?|skip(?:ping)?|leave out|nothing|none)\b",
-    re.I)
-_CONDITION = re.compile(r"(?<!even )\b(?:only (?:when|if)|unless|(?:if|when) (?:asked|requested|prompted|told|"
-                        r"the user asks|someone asks|explicitly asked))\b", re.I)
-_IMPERATIVE = set("""
+    re.I,
+)
+_CONDITION = re.compile(
+    r"(?<!even )\b(?:only (?:when|if)|unless|(?:if|when) (?:asked|requested|prompted|told|"
+    r"the user asks|someone asks|explicitly asked))\b",
+    re.I,
+)
+_IMPERATIVE = set(
+    """
 add address avoid be begin build call check cite clarify combine copy cover describe detail do don't dont
 emphasise emphasize end ensure explain express focus frame give hide highlight identify illustrate include
 adopt approach choose consider contrast demonstrate disclose document draw expose go let look pick prefer
@@ -106,17 +157,23 @@ provide put share stress take treat walk
 indicate keep leave limit list make mention name never note offer omit outline paraphrase paste phrase point
 provide quote reference refrain remember report reproduce restrict return reveal say show skip spell start
 state stay stick summarise summarize suggest supply tell try use withhold word write
-""".split())
-_LEADS = re.compile(r"^(?:(?:please|always|also|then|first|finally|just|simply|now|additionally|and|so|in addition|"
-                    r"in the statement|in your answer|in the issue|make sure(?: that)?|be sure to|remember to|"
-                    r"try to|it is (?:important|essential|crucial|vital) to|(?:you|the \w+(?: \w+)?) "
-                    r"(?:must|should|shall|need to|needs to|have to|has to|are to|is to|will|can|may))\b[,\s]*)+", re.I)
+""".split()
+)
+_LEADS = re.compile(
+    r"^(?:(?:please|always|also|then|first|finally|just|simply|now|additionally|and|so|in addition|"
+    r"in the statement|in your answer|in the issue|make sure(?: that)?|be sure to|remember to|"
+    r"try to|it is (?:important|essential|crucial|vital) to|(?:you|the \w+(?: \w+)?) "
+    r"(?:must|should|shall|need to|needs to|have to|has to|are to|is to|will|can|may))\b[,\s]*)+",
+    re.I,
+)
 _ADDRESSED = re.compile(
     r"\b(?:you|your)\b|^(?:the|your|this|each|every) (?:statement|issue|report|description|text|output|answer|"
     r"problem statement|bug report|feature request|specification|request|summary)\b"
     r"|\b(?:is|are) (?:required|needed|welcome|mandatory|expected|essential|important|forbidden|"
     r"not allowed|prohibited|optional)\b|^(?:make sure|be sure|it is (?:important|essential|crucial|vital))|"
-    r"^(?:under no|in no case|at no|by no means|no|never|not)\b", re.I)
+    r"^(?:under no|in no case|at no|by no means|no|never|not)\b",
+    re.I,
+)
 _SPLIT = re.compile(r";|\s*\b(?:but|however|except|whereas|although|though|yet)\b[,]?\s*", re.I)
 
 
@@ -153,8 +210,7 @@ def _clauses(text: str) -> list[str]:
     for sentence in re.split(r"(?<=[.!?])\s+|\n+|(?<=\w)[.!?]$", _prose(text)):
         for part in _SPLIT.split(sentence):
             # "..., and name the tests" / "... and give ...": a new imperative starts a new clause
-            pieces = re.split(r"(?:,?\s*\band\b)\s+(?=(?:" + "|".join(sorted(_IMPERATIVE)) + r")\b)",
-                              part, flags=re.I)
+            pieces = re.split(r"(?:,?\s*\band\b)\s+(?=(?:" + "|".join(sorted(_IMPERATIVE)) + r")\b)", part, flags=re.I)
             out += [" ".join(p.strip(" .!?:-*").split()) for p in pieces if p and p.strip(" .!?:-*")]
     return out
 
@@ -171,7 +227,7 @@ def _pieces(clause: str) -> list[tuple[str, bool]]:
     if not cues:
         return [(clause, False)]
     pieces = [(clause[: cues[0].start()], False)]
-    rest = _NEGATION.sub(" ", clause[cues[0].start():])
+    rest = _NEGATION.sub(" ", clause[cues[0].start() :])
     pieces.append((rest, True))
     out = []
     for text, negated in pieces:
@@ -181,8 +237,11 @@ def _pieces(clause: str) -> list[tuple[str, bool]]:
     return out
 
 
-_FILLER = re.compile(r"\b(?:under any circumstances?|at all|ever|whatsoever|in any way|in any form|"
-                     r"of any kind)\b", re.I)
+_FILLER = re.compile(
+    r"\b(?:under any circumstances?|at all|ever|whatsoever|in any way|in any form|"
+    r"of any kind)\b",
+    re.I,
+)
 
 
 @lru_cache(maxsize=4096)

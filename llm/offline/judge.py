@@ -32,27 +32,34 @@ Semantic judge (``judge_semantic``)
 * solvability = 1 + 2 symptom described + 2 concreteness + 2 affected function named
   + 2 reproduction + 1 length 20..800 words - 3 boilerplate.
 """
+
 from __future__ import annotations
 
 import math
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
-from .directives import _EXPECTED
 from ..leakage import leak_report
+from .directives import _EXPECTED
 from .text import _word_count, patch_added_lines, patch_removed_lines
 
 
 def _criterion(score: float, confidence: float, reasoning: str) -> dict:
-    return {"score": int(min(10, max(1, math.floor(score + 0.5)))),
-            "confidence": round(min(1.0, max(0.0, confidence)), 2), "reasoning": reasoning}
+    return {
+        "score": int(min(10, max(1, math.floor(score + 0.5)))),
+        "confidence": round(min(1.0, max(0.0, confidence)), 2),
+        "reasoning": reasoning,
+    }
 
 
 _CALL_NAME = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
-_SYMPTOM = re.compile(r"\b(?:error|exception|raises?|returns?|wrong|incorrect|crash\w*|fails?|instead|"
-                      r"should|missing|not supported|cannot|broken|unexpected)\b", re.I)
+_SYMPTOM = re.compile(
+    r"\b(?:error|exception|raises?|returns?|wrong|incorrect|crash\w*|fails?|instead|"
+    r"should|missing|not supported|cannot|broken|unexpected)\b",
+    re.I,
+)
 
 
 @dataclass
@@ -78,7 +85,8 @@ _TEMPLATE = re.compile(
     r"works as described|is not handled correctly|please (?:look into it|fix)|\bthis (?:pr|commit|change|patch)\b|"
     r"signed-off-by|\btodo\b|\bn/a\b|<[a-z][^<>\n]{0,30}>|\{[a-z_]+\}|\(#\d+\)|has a problem with|"
     r"\bthe code does not\b|\bis needed\.|doesn'?t work right|\bsomething is (?:wrong|broken)\b",
-    re.I)
+    re.I,
+)
 _EMPTY_CODE = re.compile(r"``|`[ \t]+`|\(\s*,[\s,]*\)")
 _EXPECTED_LINE = re.compile(r"^\s*expected(?: behaviou?r)?\s*:\s*(.*)$", re.I | re.M)
 _ACTUAL_LINE = re.compile(r"^\s*actual(?: behaviou?r)?\s*:\s*(.*)$", re.I | re.M)
@@ -106,9 +114,11 @@ def _boilerplate(statement: str) -> tuple[float, tuple[str, ...]]:
     expected = [m.group(1) for m in _EXPECTED_LINE.finditer(statement)]
     actual = [m.group(1) for m in _ACTUAL_LINE.finditer(statement)]
     sentences = [x for x in re.split(r"(?<=[.!?:])\s+|\n+", "\n".join(lines[1:])) if x.strip()]
-    restated = any(_overlap(e, a) >= 0.5 for e in expected for a in actual) \
-        or any(_overlap(x, title) >= 0.6 for x in expected + actual) \
+    restated = (
+        any(_overlap(e, a) >= 0.5 for e in expected for a in actual)
+        or any(_overlap(x, title) >= 0.6 for x in expected + actual)
         or sum(_overlap(x, title) >= 0.6 for x in sentences) >= 1
+    )
     if templates:
         kinds.append(f"{templates} template phrase{'s' if templates > 1 else ''}")
     if empty:
@@ -130,12 +140,16 @@ def _mentions(text: str, name: str) -> bool:
     return bool(name) and re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
 
 
-def statement_signals(statement: str, touched_functions: Sequence[dict], fail_to_pass: Sequence[str],
-                      patch: str, test_patch: str) -> StatementSignals:
+def statement_signals(
+    statement: str, touched_functions: Sequence[dict], fail_to_pass: Sequence[str], patch: str, test_patch: str
+) -> StatementSignals:
     statement = str(statement or "")
     names = [str(f.get("name")) for f in touched_functions if isinstance(f, dict) and f.get("name")]
-    modules = {os.path.splitext(os.path.basename(str(f.get("file", ""))))[0]
-               for f in touched_functions if isinstance(f, dict) and f.get("file")} - {""}
+    modules = {
+        os.path.splitext(os.path.basename(str(f.get("file", ""))))[0]
+        for f in touched_functions
+        if isinstance(f, dict) and f.get("file")
+    } - {""}
     named = [n for n in names if _mentions(statement, n)]
     if named:
         specificity = 1.0
@@ -148,8 +162,13 @@ def statement_signals(statement: str, touched_functions: Sequence[dict], fail_to
     lower = statement.lower()
     filler, filler_kinds = _boilerplate(statement)
     concrete = _concreteness(statement)
-    ea = 1.0 if (_EXPECTED.search(statement) and re.search(r"\bactual\b|\binstead\b|\bbut (?:got|it)\b", lower)) \
-        else 0.5 if "should" in lower else 0.0
+    ea = (
+        1.0
+        if (_EXPECTED.search(statement) and re.search(r"\bactual\b|\binstead\b|\bbut (?:got|it)\b", lower))
+        else 0.5
+        if "should" in lower
+        else 0.0
+    )
     if "title restated" in filler_kinds or concrete == 0:
         ea = min(ea, 0.5)  # an expected/actual pair that says nothing concrete is a form, not content
     if concrete == 0:
@@ -165,9 +184,19 @@ def statement_signals(statement: str, touched_functions: Sequence[dict], fail_to
     called = set(_CALL_NAME.findall("\n".join(patch_added_lines(test_patch))))
     tested = [n for n in names if n in called]
     relation = (0.5 if tests_mentioned else 0.0) + (0.5 if any(n in named for n in tested) else 0.0)
-    return StatementSignals(_word_count(statement), specificity, ea, repro, relation,
-                            leak_report(statement, patch, test_patch).score, named, tests_mentioned,
-                            filler, concrete, filler_kinds)
+    return StatementSignals(
+        _word_count(statement),
+        specificity,
+        ea,
+        repro,
+        relation,
+        leak_report(statement, patch, test_patch).score,
+        named,
+        tests_mentioned,
+        filler,
+        concrete,
+        filler_kinds,
+    )
 
 
 def _length_score(words: int) -> float:
@@ -218,16 +247,29 @@ def judge_quality(context: dict) -> dict:
     fns = touched_functions(context)
     sig = statement_signals(statement, fns, f2p, patch, test_patch)
     leak_penalty = 3 + 4 * sig.leak if sig.leak > 0 else 0.0
-    task = (1.5 + 2 * sig.specificity + 1.5 * sig.expected_actual + 1.5 * sig.reproduction
-            + 1.5 * sig.test_relation + _length_score(sig.words) + 1.5 * sig.concreteness
-            - 4 * sig.boilerplate - leak_penalty)
-    task_reason = (f"names {len(sig.names_mentioned)} of {len(fns)} touched functions; "
-                   f"expected/actual {sig.expected_actual:g}; reproduction {sig.reproduction:g}; "
-                   f"relation to tests {sig.test_relation:g}; concreteness {sig.concreteness:.2f}; "
-                   + (f"boilerplate: {', '.join(sig.boilerplate_kinds)}; " if sig.boilerplate_kinds else "")
-                   + f"{sig.words} words; "
-                   + (f"quotes {sig.leak:.0%} of the gold patch's added lines (leak)" if sig.leak
-                      else "no overlap with the gold patch"))
+    task = (
+        1.5
+        + 2 * sig.specificity
+        + 1.5 * sig.expected_actual
+        + 1.5 * sig.reproduction
+        + 1.5 * sig.test_relation
+        + _length_score(sig.words)
+        + 1.5 * sig.concreteness
+        - 4 * sig.boilerplate
+        - leak_penalty
+    )
+    task_reason = (
+        f"names {len(sig.names_mentioned)} of {len(fns)} touched functions; "
+        f"expected/actual {sig.expected_actual:g}; reproduction {sig.reproduction:g}; "
+        f"relation to tests {sig.test_relation:g}; concreteness {sig.concreteness:.2f}; "
+        + (f"boilerplate: {', '.join(sig.boilerplate_kinds)}; " if sig.boilerplate_kinds else "")
+        + f"{sig.words} words; "
+        + (
+            f"quotes {sig.leak:.0%} of the gold patch's added lines (leak)"
+            if sig.leak
+            else "no overlap with the gold patch"
+        )
+    )
     test_added = patch_added_lines(test_patch)
     asserts = count_checks(test_added)
     calls_touched = any(f.get("name") in set(_CALL_NAME.findall("\n".join(test_added))) for f in fns)
@@ -237,19 +279,21 @@ def judge_quality(context: dict) -> dict:
         test_comp = 1 + min(4, 2 * len(f2p)) + min(5, asserts)
     else:
         test_corr = test_comp = 1
-    test_reason = (f"{len(f2p)} FAIL_TO_PASS tests, {asserts} asserts; tests "
-                   f"{'call' if calls_touched else 'do not call'} a touched function; statement "
-                   f"{'relates' if relates else 'does not relate'} to the tests")
+    test_reason = (
+        f"{len(f2p)} FAIL_TO_PASS tests, {asserts} asserts; tests "
+        f"{'call' if calls_touched else 'do not call'} a touched function; statement "
+        f"{'relates' if relates else 'does not relate'} to the tests"
+    )
     lines, hunks, files = _patch_shape(patch)
     complexity = 1 + min(5, int(1.5 * math.log2(1 + lines))) + min(2, max(0, hunks - 1)) + min(2, max(0, files - 1))
     test_conf = 0.85 if test_patch else 0.5
     return {
         "task_correctness": _criterion(task, 0.9 if sig.words >= 20 else 0.6, task_reason),
         "test_correctness": _criterion(test_corr, test_conf, test_reason),
-        "test_completeness": _criterion(test_comp, test_conf,
-                                        f"{len(f2p)} failing tests with {asserts} asserts"),
-        "complexity": _criterion(complexity, 0.9 if patch else 0.3,
-                                 f"{lines} changed lines in {hunks} hunks over {files} files"),
+        "test_completeness": _criterion(test_comp, test_conf, f"{len(f2p)} failing tests with {asserts} asserts"),
+        "complexity": _criterion(
+            complexity, 0.9 if patch else 0.3, f"{lines} changed lines in {hunks} hunks over {files} files"
+        ),
     }
 
 
@@ -266,23 +310,43 @@ def judge_semantic(context: dict) -> dict:
     mean_len = sig.words / max(1, len(sentences))
     paragraphs = len([p for p in re.split(r"\n\s*\n", statement) if p.strip()])
     finished = statement.endswith((".", "!", "?", "`", ")", "```"))
-    clarity = (2 + 2 * has_title + 2 * (6 <= mean_len <= 30) + 1 * sig.expected_actual + 1 * sig.concreteness
-               + (paragraphs >= 2) + finished - 5 * sig.boilerplate)
+    clarity = (
+        2
+        + 2 * has_title
+        + 2 * (6 <= mean_len <= 30)
+        + 1 * sig.expected_actual
+        + 1 * sig.concreteness
+        + (paragraphs >= 2)
+        + finished
+        - 5 * sig.boilerplate
+    )
     if sig.words < 8:
         clarity = min(clarity, 3)
     symptom = sig.expected_actual > 0 or bool(_SYMPTOM.search(statement))
     function_named = sig.specificity >= 1.0 or (not fns and sig.specificity > 0)
-    solvability = (1 + 2 * symptom + 2 * sig.concreteness + 2 * function_named + 2 * sig.reproduction
-                   + (20 <= sig.words <= 800) - 3 * sig.boilerplate)
+    solvability = (
+        1
+        + 2 * symptom
+        + 2 * sig.concreteness
+        + 2 * function_named
+        + 2 * sig.reproduction
+        + (20 <= sig.words <= 800)
+        - 3 * sig.boilerplate
+    )
     return {
-        "clarity": _criterion(clarity, 0.8 if sig.words >= 20 else 0.6,
-                              f"title line {'present' if has_title else 'missing'}; {len(sentences)} sentences "
-                              f"averaging {mean_len:.0f} words; {paragraphs} paragraphs; "
-                              f"{'complete' if finished else 'looks cut off'}"
-                              + (f"; boilerplate: {', '.join(sig.boilerplate_kinds)}"
-                                 if sig.boilerplate_kinds else "")),
-        "solvability": _criterion(solvability, 0.8 if sig.words >= 20 else 0.6,
-                                  f"symptom {'described' if symptom else 'missing'}; affected function "
-                                  f"{'named' if function_named else 'not named'}; reproduction "
-                                  f"{sig.reproduction:g}; concreteness {sig.concreteness:.2f}; {sig.words} words"),
+        "clarity": _criterion(
+            clarity,
+            0.8 if sig.words >= 20 else 0.6,
+            f"title line {'present' if has_title else 'missing'}; {len(sentences)} sentences "
+            f"averaging {mean_len:.0f} words; {paragraphs} paragraphs; "
+            f"{'complete' if finished else 'looks cut off'}"
+            + (f"; boilerplate: {', '.join(sig.boilerplate_kinds)}" if sig.boilerplate_kinds else ""),
+        ),
+        "solvability": _criterion(
+            solvability,
+            0.8 if sig.words >= 20 else 0.6,
+            f"symptom {'described' if symptom else 'missing'}; affected function "
+            f"{'named' if function_named else 'not named'}; reproduction "
+            f"{sig.reproduction:g}; concreteness {sig.concreteness:.2f}; {sig.words} words",
+        ),
     }

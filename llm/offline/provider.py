@@ -17,13 +17,15 @@ The context's ``"task"`` selects the role:
 An unknown or missing task gives ``{"error": "..."}``; a prompt without a context block gets
 a short plain-text summary back, so a plain completion still works.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 import os
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm: no cost-map fetch
 
@@ -59,21 +61,22 @@ def split_prompt(messages: Sequence[Any]) -> tuple[str | None, str]:
     for i in range(len(users) - 1, -1, -1):
         blocks = _CONTEXT.findall(users[i])
         if blocks:
-            rest = [_CONTEXT.sub(" ", users[i]), *users[i + 1:]]
+            rest = [_CONTEXT.sub(" ", users[i]), *users[i + 1 :]]
             return blocks[-1], "\n".join([*system, *rest])
     return None, "\n".join([*system, *users])
 
 
-def respond(messages: Sequence[Any], temperature: float = 0.7, top_p: float = 1.0,
-            max_tokens: int = 1024) -> str:
+def respond(messages: Sequence[Any], temperature: float = 0.7, top_p: float = 1.0, max_tokens: int = 1024) -> str:
     """The offline model's answer text to a chat."""
     context_text, instructions = split_prompt(messages)
     if context_text is None:
         digest = hashlib.sha256(instructions.encode()).hexdigest()[:12]
         first = next((ln.strip() for ln in instructions.splitlines() if ln.strip()), "")
         n = _word_count(instructions)
-        return (f"offline model: received {n} word{'' if n == 1 else 's'} (sha256 {digest}); "
-                f"no <context> block, so no task to perform. First line: {first[:80]}")
+        return (
+            f"offline model: received {n} word{'' if n == 1 else 's'} (sha256 {digest}); "
+            f"no <context> block, so no task to perform. First line: {first[:80]}"
+        )
     try:
         context = json.loads(context_text)
     except json.JSONDecodeError as exc:
@@ -102,19 +105,38 @@ def _number(params: dict, key: str, default: float) -> float:
 class OfflineLLM(litellm.CustomLLM):
     """litellm provider for ``offline/<name>`` models: answers with :func:`respond`, zero cost."""
 
-    def completion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,
-                   model_response: litellm.ModelResponse, print_verbose: Any, encoding: Any, api_key: Any,
-                   logging_obj: Any, optional_params: dict, *args: Any, **kwargs: Any) -> litellm.ModelResponse:
+    def completion(
+        self,
+        model: str,
+        messages: list,
+        api_base: str,
+        custom_prompt_dict: dict,
+        model_response: litellm.ModelResponse,
+        print_verbose: Any,
+        encoding: Any,
+        api_key: Any,
+        logging_obj: Any,
+        optional_params: dict,
+        *args: Any,
+        **kwargs: Any,
+    ) -> litellm.ModelResponse:
         params = optional_params or {}
-        text = respond(messages, temperature=_number(params, "temperature", 0.7),
-                       top_p=_number(params, "top_p", 1.0), max_tokens=int(_number(params, "max_tokens", 1024)))
+        text = respond(
+            messages,
+            temperature=_number(params, "temperature", 0.7),
+            top_p=_number(params, "top_p", 1.0),
+            max_tokens=int(_number(params, "max_tokens", 1024)),
+        )
         prompt_chars = sum(len(_text_of(m)) for m in messages)
         model_response.choices[0].message.content = text  # type: ignore[union-attr]
         model_response.choices[0].finish_reason = "stop"
         model_response.model = f"offline/{model}"
         prompt_tokens, completion_tokens = max(1, prompt_chars // 4), max(1, len(text) // 4)
-        setattr(model_response, "usage", LiteLLMUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                                                      total_tokens=prompt_tokens + completion_tokens))
+        model_response.usage = LiteLLMUsage(
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            total_tokens=prompt_tokens + completion_tokens,
+        )
         return model_response
 
     async def acompletion(self, *args: Any, **kwargs: Any) -> litellm.ModelResponse:  # type: ignore[override]

@@ -1,26 +1,37 @@
 """Commit subjects and bodies turned into user-facing symptoms, requests and sentences."""
+
 from __future__ import annotations
 
 import re
 
-
-_CC_PREFIX = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?:(?:fix|feat|feature|refactor|tests?|chore|perf|bug|bugfix|docs|style|build|ci)(?:\([^)]*\))?!?:\s*)?", re.I)
+_CC_PREFIX = re.compile(
+    r"^\s*(?:\[[^\]]*\]\s*)?(?:(?:fix|feat|feature|refactor|tests?|chore|perf|bug|bugfix|docs|style|build|ci)(?:\([^)]*\))?!?:\s*)?",
+    re.I,
+)
 _VERB_KIND = {}
 for _kind, _verbs in {
     "fix": "fix fixes fixed fixing correct corrects corrected resolve resolves resolved repair repairs",
     "handle": "handle handles handled",
     "prevent": "prevent prevents prevented avoid avoids avoided stop stops",
     "respect": "respect respects respected honor honors honour honours preserve preserves keep keeps retain retains",
-    "add": "add adds added implement implements implemented introduce introduces introduced support supports allow allows enable enables provide provides",
-    "refactor": "refactor refactors refactored restructure restructures extract extracts move moves rename renames split splits simplify simplifies reorganize reorganise",
+    "add": "add adds added implement implements implemented introduce introduces introduced support supports "
+    "allow allows enable enables provide provides",
+    "refactor": "refactor refactors refactored restructure restructures extract extracts move moves rename renames "
+    "split splits simplify simplifies reorganize reorganise",
     "change": "make makes update updates improve improves change changes use uses ensure ensures",
 }.items():
     for _verb in _verbs.split():
         _VERB_KIND[_verb] = _kind
 
 
-_PARTICIPLE = {"respect": "respected", "honor": "honored", "honour": "honoured", "preserve": "preserved",
-               "keep": "kept", "retain": "retained"}
+_PARTICIPLE = {
+    "respect": "respected",
+    "honor": "honored",
+    "honour": "honoured",
+    "preserve": "preserved",
+    "keep": "kept",
+    "retain": "retained",
+}
 _NEGATED = re.compile(r"^(?:do not|don't|dont|never|no longer)\s+(.+)$", re.I)
 _SCOPE = re.compile(r"^[\w.]+:\s+(?=\w)")  # "jsonutils: fix ..." (a module named first)
 
@@ -68,8 +79,11 @@ def _request(kind: str, verb: str, rest: str, subject: str) -> str:
     return (f"{verb} {rest}" if verb else rest) or subject.strip().rstrip(".")
 
 
-_VAGUE = re.compile(r"^(?:update|wip|tweak|cleanup|clean up|address|review|changes?|minor|misc|more|tests?|lint|"
-                    r"fixup|squash|merge|bump|try|oops|apply|get away)\b", re.I)
+_VAGUE = re.compile(
+    r"^(?:update|wip|tweak|cleanup|clean up|address|review|changes?|minor|misc|more|tests?|lint|"
+    r"fixup|squash|merge|bump|try|oops|apply|get away)\b",
+    re.I,
+)
 
 
 def is_vague(subject: str) -> bool:
@@ -78,9 +92,13 @@ def is_vague(subject: str) -> bool:
     s = _CC_PREFIX.sub("", str(subject or "")).strip()
     s = re.sub(r"(?:\s*\(#\d+\))+\s*$", "", s)
     words = s.split()
-    if re.fullmatch(r"(?:(?:fix|fixes|fixed|close|closes|closed|resolve|resolves|resolved)\s+)?(?:issue\s+|bug\s+)?#\d+\W*", s, re.I):
+    if re.fullmatch(
+        r"(?:(?:fix|fixes|fixed|close|closes|closed|resolve|resolves|resolved)\s+)?(?:issue\s+|bug\s+)?#\d+\W*", s, re.I
+    ):
         return True  # only a reference: "Fixes issue #1427"
-    return len(words) < 3 or bool(_VAGUE.match(s)) or any(re.search(r"\w\.(?:py|txt|md|rst|cfg|toml)\b", w) for w in words)
+    return (
+        len(words) < 3 or bool(_VAGUE.match(s)) or any(re.search(r"\w\.(?:py|txt|md|rst|cfg|toml)\b", w) for w in words)
+    )
 
 
 _TRAILER = re.compile(r"^\s*(?:signed-off-by|co-authored-by|reviewed-by|fixes|closes|refs?)\b.*$", re.I | re.M)
@@ -98,8 +116,14 @@ def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = ()) -> list
     out = []
     for raw in re.split(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?])\s+|\n\s*\n|^#+\s.*$", text, flags=re.M):
         s = " ".join((raw or "").split())
-        if len(s.split()) < 3 or is_vague(s) or _norm(s) in seen or s.startswith(("#", "[")) \
-                or s.endswith(":") or re.search(r"https?://", s):
+        if (
+            len(s.split()) < 3
+            or is_vague(s)
+            or _norm(s) in seen
+            or s.startswith(("#", "["))
+            or s.endswith(":")
+            or re.search(r"https?://", s)
+        ):
             continue  # headings, bot lines ("[pre-commit.ci] ..."), list intros, links
         seen.add(_norm(s))
         if no_leak and re.search(r"`[^`]*`|[=(){}\[\]]", s):

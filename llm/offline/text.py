@@ -1,4 +1,5 @@
 """Small text helpers of the offline model: seeded draws, phrasing picks, word caps, leak stripping."""
+
 from __future__ import annotations
 
 import hashlib
@@ -6,7 +7,8 @@ import json
 import math
 import random
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..leakage import leaked_share  # noqa: F401  (re-exported: the leak check's home is llm.leakage)
 from ..patch_lines import patch_added_lines, patch_removed_lines  # noqa: F401  (re-exported)

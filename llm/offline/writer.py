@@ -11,6 +11,7 @@ probability ``min(0.9, 0.6 * (T - 1))``; ``top_p`` widens the set of phrasings d
 (``ceil(top_p * n)`` of ``n``; temperature below 0.05 is greedy). All draws come from
 ``random.Random(sha256(context, instructions, sampling))``.
 """
+
 from __future__ import annotations
 
 import random
@@ -64,46 +65,83 @@ def _facts(context: dict) -> _Facts:
     added = [str(x) for x in (context.get("added_lines") or [])]
     examples = [str(x) for x in (context.get("examples") or [])]
     issues = [str(x) for x in (context.get("issues") or []) if str(x).strip()]
-    return _Facts(strategy, str(context.get("repo") or "the project"), subject, kind, verb, rest,
-                  functions, checks, added, examples, bodies, issues, test_lines)
+    return _Facts(
+        strategy,
+        str(context.get("repo") or "the project"),
+        subject,
+        kind,
+        verb,
+        rest,
+        functions,
+        checks,
+        added,
+        examples,
+        bodies,
+        issues,
+        test_lines,
+    )
 
 
 _TITLES = {
     "BUG_FIX": ["{Symptom}", "Bug: {symptom}", "Unexpected behaviour: {symptom}", "{Symptom} in {repo}"],
-    "FEATURE_ADD": ["Feature request: {request}", "Please add {request}", "Request: {request}",
-                    "Missing capability: {request}"],
+    "FEATURE_ADD": [
+        "Feature request: {request}",
+        "Please add {request}",
+        "Request: {request}",
+        "Missing capability: {request}",
+    ],
     "REFACTOR": ["Refactor request: {request}", "API change: {request}", "Restructure: {request}"],
     "TEST_DRIVEN": ["Specification: {request}", "Implement: {request}", "Make the specification pass: {request}"],
-    "HYBRID": ["Bug and enhancement: {symptom}", "Fix and extend: {request}",
-               "{Symptom} (needs a fix and an extension)"],
+    "HYBRID": [
+        "Bug and enhancement: {symptom}",
+        "Fix and extend: {request}",
+        "{Symptom} (needs a fix and an extension)",
+    ],
     "SYNTHETIC": ["Regression: {symptom}", "Broken behaviour: {symptom}", "{Symptom} after recent changes"],
 }
 _OPENINGS = {
     # the title already names the symptom: openings say where and how it shows, never restate it
-    "BUG_FIX": ["I ran into this while using {repo}; the failing check is below.",
-                "When using {repo} I hit the problem described below.",
-                "There is a bug in {repo}, shown by the failing check below.",
-                "Users of {repo} report the problem described below."],
-    "FEATURE_ADD": ["{Repo} does not offer {request} yet, and I would like to use it.",
-                    "It would be useful if {repo} provided {request}; at the moment it is not available.",
-                    "Currently there is no way to get {request} from {repo}."],
-    "REFACTOR": ["The current structure of {repo} makes this awkward; please {request}.",
-                 "To keep {repo} maintainable, {request} is needed.",
-                 "I would like {repo} to {request}, exposing the API described below."],
-    "TEST_DRIVEN": ["Implement the behaviour specified below so that the listed tests pass.",
-                    "{Repo} must meet the following specification; the tests below describe it.",
-                    "The following specification is not met yet by {repo}."],
-    "HYBRID": ["In {repo}, the problem in the title needs both a fix and a small extension.",
-               "Two related problems in {repo}: the current behaviour is wrong, and {request} is not available."],
-    "SYNTHETIC": ["After a recent change, {repo} shows the problem described below.",
-                  "{Repo} regressed; the failing check is below."],
+    "BUG_FIX": [
+        "I ran into this while using {repo}; the failing check is below.",
+        "When using {repo} I hit the problem described below.",
+        "There is a bug in {repo}, shown by the failing check below.",
+        "Users of {repo} report the problem described below.",
+    ],
+    "FEATURE_ADD": [
+        "{Repo} does not offer {request} yet, and I would like to use it.",
+        "It would be useful if {repo} provided {request}; at the moment it is not available.",
+        "Currently there is no way to get {request} from {repo}.",
+    ],
+    "REFACTOR": [
+        "The current structure of {repo} makes this awkward; please {request}.",
+        "To keep {repo} maintainable, {request} is needed.",
+        "I would like {repo} to {request}, exposing the API described below.",
+    ],
+    "TEST_DRIVEN": [
+        "Implement the behaviour specified below so that the listed tests pass.",
+        "{Repo} must meet the following specification; the tests below describe it.",
+        "The following specification is not met yet by {repo}.",
+    ],
+    "HYBRID": [
+        "In {repo}, the problem in the title needs both a fix and a small extension.",
+        "Two related problems in {repo}: the current behaviour is wrong, and {request} is not available.",
+    ],
+    "SYNTHETIC": [
+        "After a recent change, {repo} shows the problem described below.",
+        "{Repo} regressed; the failing check is below.",
+    ],
 }
-_FUNCTION_LINES = ["The problem is in `{name}` (`{signature}`) in `{file}`.",
-                   "Affected function: `{name}` in `{file}`, signature `{signature}`.",
-                   "It concerns `{signature}` defined in `{file}`."]
+_FUNCTION_LINES = [
+    "The problem is in `{name}` (`{signature}`) in `{file}`.",
+    "Affected function: `{name}` in `{file}`, signature `{signature}`.",
+    "It concerns `{signature}` defined in `{file}`.",
+]
 _REPRO_HEADS = ["Steps to reproduce:", "How to reproduce:", "Reproduction steps:"]
-_HINTS = ["Look at `{name}` in `{file}`.", "The behaviour comes from `{name}` (`{file}`).",
-          "Start from `{file}`, function `{name}`."]
+_HINTS = [
+    "Look at `{name}` in `{file}`.",
+    "The behaviour comes from `{name}` (`{file}`).",
+    "Start from `{file}`, function `{name}`.",
+]
 _FIX_INTROS = ["Suggested fix:", "A possible fix:", "The fix is probably something like:"]
 
 
@@ -120,8 +158,7 @@ def _signature(fn: dict) -> str:
     return sig or str(fn["name"])
 
 
-def _effective_directives(facts: _Facts, instructions: str, temperature: float,
-                          rng: random.Random) -> set[str]:
+def _effective_directives(facts: _Facts, instructions: str, temperature: float, rng: random.Random) -> set[str]:
     directives = parse_directives(instructions)
     if facts.examples:  # imitate the structure of most similar successes
         half = len(facts.examples) / 2
@@ -136,8 +173,9 @@ def _effective_directives(facts: _Facts, instructions: str, temperature: float,
     return directives
 
 
-def write_statement(context: dict, instructions: str, temperature: float = 0.7, top_p: float = 1.0,
-                    max_tokens: int = 1024) -> dict:
+def write_statement(
+    context: dict, instructions: str, temperature: float = 0.7, top_p: float = 1.0, max_tokens: int = 1024
+) -> dict:
     """An issue-style ``{"problem_statement", "hints_text"}`` following the instruction directives."""
     rng = seeded_rng("write_statement", context, instructions, temperature, top_p, max_tokens)
     facts = _facts(context)
@@ -162,8 +200,11 @@ def write_statement(context: dict, instructions: str, temperature: float = 0.7, 
     body = body_sentences("\n\n".join(facts.bodies), "no_leak" in directives, skip=(facts.subject,))
     if "no_leak" in directives:  # a developer's body often says how the fix works: keep the symptom only
         fix = "".join(f"+{line}\n" for line in facts.added_lines)
-        body = [sentence for sentence in body if not leak_report(sentence, fix).score
-                and not quotes_fix_expression(sentence, facts.added_lines)]
+        body = [
+            sentence
+            for sentence in body
+            if not leak_report(sentence, fix).score and not quotes_fix_expression(sentence, facts.added_lines)
+        ]
     body = body[: 0 if concise else 5 if detailed else 2]
     if facts.issues and not concise:
         body.append(f"See also {', '.join(facts.issues[:3])}.")
@@ -178,15 +219,18 @@ def write_statement(context: dict, instructions: str, temperature: float = 0.7, 
     if "expected_actual" in directives:
         sections.append(_expected_actual_section(checks, strategy, values, fn0))
     if "test_behaviour" in directives and checks and strategy != "TEST_DRIVEN":
-        sections.append("The failing tests check that:\n" + "\n".join(
-            f"- {c.test_name}: {_check_sentence(c)}." for c in checks[:5]))
+        sections.append(
+            "The failing tests check that:\n" + "\n".join(f"- {c.test_name}: {_check_sentence(c)}." for c in checks[:5])
+        )
     if "name_tests" in directives and checks and strategy != "TEST_DRIVEN":
-        sections.append("Failing tests:\n" + "\n".join(f"- `{c.test_id}`" for c in checks[:3 if concise else 10]))
+        sections.append("Failing tests:\n" + "\n".join(f"- `{c.test_id}`" for c in checks[: 3 if concise else 10]))
     if detailed:
         files = sorted({str(f.get("file")) for f in facts.functions if f.get("file")})
         where = f" The code involved lives in {', '.join(f'`{f}`' for f in files)}." if files else ""
-        sections.append(f"Additional context: this affects {facts.repo}.{where} "
-                        "Anyone relying on this behaviour gets wrong results until it is fixed.")
+        sections.append(
+            f"Additional context: this affects {facts.repo}.{where} "
+            "Anyone relying on this behaviour gets wrong results until it is fixed."
+        )
     if "no_leak" not in directives:
         sections.append(_suggested_fix(facts.added_lines, phr, rng))
 
@@ -208,10 +252,10 @@ def _functions_section(facts: _Facts, phr: _Phraser, api: bool) -> str:
     fns = facts.functions[:3]
     if api:
         return "The new API should provide:\n" + "\n".join(
-            f"- `{_signature(f)}` in `{f.get('file', '?')}`" for f in fns)
+            f"- `{_signature(f)}` in `{f.get('file', '?')}`" for f in fns
+        )
     template = phr.pick(_FUNCTION_LINES)
-    return " ".join(template.format(name=f["name"], signature=_signature(f), file=f.get("file", "?"))
-                    for f in fns)
+    return " ".join(template.format(name=f["name"], signature=_signature(f), file=f.get("file", "?")) for f in fns)
 
 
 def _spec_section(facts: _Facts, checks: list[Check]) -> str:
@@ -236,12 +280,17 @@ def _repro_section(checks: list[Check], phr: _Phraser, facts: _Facts, limit: int
     if first is not None and _says_little(first) and facts.test_lines.get(first.test_id):
         # `result == 3` or a helper's check: the test's own new lines are the reproduction
         code = "\n".join(facts.test_lines[first.test_id])
-        return (f"{head}\n1. Run these lines of `{first.test_id}`.\n2. They fail on the current code."
-                f"\n\n```python\n{code}\n```")
+        return (
+            f"{head}\n1. Run these lines of `{first.test_id}`.\n2. They fail on the current code."
+            f"\n\n```python\n{code}\n```"
+        )
     for check in distinct[:limit]:
         if check.kind == "compare":
             # "Evaluate", not "Call": a step opening with "Call" reads as an instruction to change the code
-            steps += [f"Evaluate `{check.call}`.", f"It should {_OP_PHRASE.get(check.op, 'return')} `{check.expected}`."]
+            steps += [
+                f"Evaluate `{check.call}`.",
+                f"It should {_OP_PHRASE.get(check.op, 'return')} `{check.expected}`.",
+            ]
         elif check.kind == "raises":
             steps += [f"Evaluate `{check.call}`.", f"It should raise `{check.expected}`."]
         elif check.kind == "truthy":
@@ -267,12 +316,18 @@ def _expected_actual_section(checks: list[Check], strategy: str, values: dict[st
         if c.message:
             actual = actual.rstrip(".") + f"; the test reports: `{c.message.strip().rstrip('.')}`."  # verbatim: code
         return f"Expected behaviour: {expected}\nActual behaviour: {actual}"
-    subject_side = _capitalize(values["request"]) + " works as described." if strategy in (
-        "FEATURE_ADD", "TEST_DRIVEN", "REFACTOR") else _capitalize(values["symptom"]) + "."
+    subject_side = (
+        _capitalize(values["request"]) + " works as described."
+        if strategy in ("FEATURE_ADD", "TEST_DRIVEN", "REFACTOR")
+        else _capitalize(values["symptom"]) + "."
+    )
     named = [c for c in checks if c.call] or checks
     if strategy in ("FEATURE_ADD", "TEST_DRIVEN", "REFACTOR"):
-        test_side = f"`{named[0].test_id}` fails because this is not available yet." if named else \
-            "The behaviour described above is not available yet."
+        test_side = (
+            f"`{named[0].test_id}` fails because this is not available yet."
+            if named
+            else "The behaviour described above is not available yet."
+        )
         return f"Expected behaviour: {subject_side}\nActual behaviour: {test_side}"
     if named and named[0].call:
         test_side = f"The check `{named[0].call}` in `{named[0].test_id}` holds."

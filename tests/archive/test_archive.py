@@ -1,4 +1,5 @@
 """Archive operations against the real offline embedding model (all-MiniLM-L6-v2)."""
+
 import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -121,7 +122,10 @@ def test_novelty_counts_only_successful_tasks(arc):
 
 
 def test_task_novelty_embeds_patch_summary_and_ignores_the_task_itself(tmp_path, embedder, arc):
-    patch = "diff --git a/pkg/dates.py b/pkg/dates.py\n--- a/pkg/dates.py\n+++ b/pkg/dates.py\n@@ -1 +1 @@ def parse():\n-a\n+b\n"
+    patch = (
+        "diff --git a/pkg/dates.py b/pkg/dates.py\n--- a/pkg/dates.py\n+++ b/pkg/dates.py\n"
+        "@@ -1 +1 @@ def parse():\n-a\n+b\n"
+    )
     dated = task("dates", patch=patch)
     arc.add_tasks([dated, task("cache"), task("retry")], 0)
     with Archive.open(tmp_path / "others", embedder=embedder) as others:
@@ -133,16 +137,25 @@ def test_task_novelty_embeds_patch_summary_and_ignores_the_task_itself(tmp_path,
 
 # -- retrieval and filters -----------------------------------------------------------------
 def test_nearest_ranks_the_paraphrased_task_first_and_filters(arc):
-    arc.add_tasks([task("dates", domain="time", difficulty_level="easy"),
-                   task("retry", domain="net", strategy_type="feature"),
-                   task("cache", domain="net", difficulty_level="hard"),
-                   task("csv", domain="io", passed=False)], 0)
+    arc.add_tasks(
+        [
+            task("dates", domain="time", difficulty_level="easy"),
+            task("retry", domain="net", strategy_type="feature"),
+            task("cache", domain="net", difficulty_level="hard"),
+            task("csv", domain="io", passed=False),
+        ],
+        0,
+    )
     hits = arc.nearest(PARAPHRASES["dates"], k=4)
     assert hits[0][0]["instance_id"] == "demo__dates-1"
     assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
     assert {h[0]["domain"] for h in arc.nearest(PARAPHRASES["dates"], k=4, domain="net")} == {"net"}
-    assert [h[0]["instance_id"] for h in arc.nearest(PARAPHRASES["dates"], k=4, difficulty_level="hard")] == ["demo__cache-1"]
-    assert [h[0]["instance_id"] for h in arc.nearest(PARAPHRASES["dates"], k=4, strategy_type="feature")] == ["demo__retry-1"]
+    assert [h[0]["instance_id"] for h in arc.nearest(PARAPHRASES["dates"], k=4, difficulty_level="hard")] == [
+        "demo__cache-1"
+    ]
+    assert [h[0]["instance_id"] for h in arc.nearest(PARAPHRASES["dates"], k=4, strategy_type="feature")] == [
+        "demo__retry-1"
+    ]
     assert [h[0]["instance_id"] for h in arc.nearest(UNRELATED, k=4, passed=False)] == ["demo__csv-1"]
     with pytest.raises(ArchiveError, match="Unknown filter"):
         arc.nearest("x", colour="red")
@@ -177,27 +190,42 @@ def test_is_duplicate_uses_the_configured_threshold(tmp_path, embedder, arc):
 
 
 def test_query_uses_the_strategy_difficulty_and_domain_indexes(arc):
-    arc.add_tasks([task("dates", domain="time", difficulty_level="easy"),
-                   task("retry", domain="net", strategy_type="feature", difficulty_level="hard"),
-                   task("cache", domain="net", difficulty_level="hard", passed=False)], 0)
+    arc.add_tasks(
+        [
+            task("dates", domain="time", difficulty_level="easy"),
+            task("retry", domain="net", strategy_type="feature", difficulty_level="hard"),
+            task("cache", domain="net", difficulty_level="hard", passed=False),
+        ],
+        0,
+    )
     ids = lambda rows: [r["instance_id"] for r in rows]
     assert ids(arc.query(domain="net")) == ["demo__retry-1", "demo__cache-1"]
     assert ids(arc.query(difficulty_level="hard", passed=True)) == ["demo__retry-1"]
     assert ids(arc.query(strategy_type="bug_fix")) == ["demo__dates-1", "demo__cache-1"]
     assert ids(arc.query(limit=1)) == ["demo__dates-1"]
-    plan = sqlite3.connect(arc.folder / "archive.sqlite").execute(
-        "EXPLAIN QUERY PLAN SELECT id FROM tasks WHERE domain = 'net'").fetchall()
+    plan = (
+        sqlite3.connect(arc.folder / "archive.sqlite")
+        .execute("EXPLAIN QUERY PLAN SELECT id FROM tasks WHERE domain = 'net'")
+        .fetchall()
+    )
     assert "tasks_domain" in str(plan)
 
 
 # -- failures, strategies, generations, truncation -----------------------------------------
 def test_recent_failures_newest_first_with_categories(arc):
     arc.add_failures([{"strategy_id": "s1", "strategy_type": "bug_fix", "category": "compile", "detail": "a"}], 0)
-    arc.add_failures([{"strategy_id": "s2", "strategy_type": "feature", "category": "leakage", "detail": "b"},
-                      {"strategy_id": "s1", "strategy_type": "bug_fix", "category": "functional", "detail": "c"}], 1)
+    arc.add_failures(
+        [
+            {"strategy_id": "s2", "strategy_type": "feature", "category": "leakage", "detail": "b"},
+            {"strategy_id": "s1", "strategy_type": "bug_fix", "category": "functional", "detail": "c"},
+        ],
+        1,
+    )
     assert [f["detail"] for f in arc.recent_failures()] == ["c", "b", "a"]
     assert [(f["category"], f["archive_generation"]) for f in arc.recent_failures(strategy_id="s1")] == [
-        ("functional", 1), ("compile", 0)]
+        ("functional", 1),
+        ("compile", 0),
+    ]
     assert [f["detail"] for f in arc.recent_failures(strategy_type="feature")] == ["b"]
     assert len(arc.recent_failures(n=1)) == 1
     with pytest.raises(ArchiveError, match="category"):
@@ -272,6 +300,7 @@ def test_reopening_with_another_model_is_refused(arc, tmp_path):
     arc.add_tasks([task("dates")], 0)
     arc.close()
     from archive.embedder import bundled_model_path
+
     Archive.open(arc.folder, model=str(bundled_model_path())).close()  # same model by path is fine
     other_model = tmp_path / "other-model"
     other_model.mkdir()
@@ -295,7 +324,9 @@ def test_large_archive_switches_to_hnsw_with_measured_recall(tmp_path, embedder,
     with Archive.open(tmp_path / "exact", embedder=embedder) as exact:
         exact.add_tasks(tasks, 0)
         assert np.allclose(approx.novelty_vectors(queries), exact.novelty_vectors(queries), atol=0.02)
-    assert approx.nearest("The CSV reader raises KeyError on empty input", k=1)[0][0]["problem_statement"] == \
-        "The CSV reader raises KeyError on empty input."
+    assert (
+        approx.nearest("The CSV reader raises KeyError on empty input", k=1)[0][0]["problem_statement"]
+        == "The CSV reader raises KeyError on empty input."
+    )
     assert approx.truncate_after(0) == 30 and not approx.approximate
     approx.close()

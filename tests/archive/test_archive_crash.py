@@ -3,6 +3,7 @@
 Each child is a real Python process with the real embedding model; it prints
 `<instance_id> <row id>` only after add_tasks returned, so every printed task counts as added.
 """
+
 import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -12,8 +13,6 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 from archive import Archive, get_embedder
 from tests.archive.test_archive_support import many_statements
@@ -60,14 +59,22 @@ for batch in range(start, 10_000):
 """
 
 
-def run_child(folder: Path, mode: str, start: int = 0, kill_after_lines: int | None = None,
-              env_extra: dict | None = None) -> dict[str, int]:
+def run_child(
+    folder: Path, mode: str, start: int = 0, kill_after_lines: int | None = None, env_extra: dict | None = None
+) -> dict[str, int]:
     """Run the child; SIGKILL it after `kill_after_lines` lines (or let it kill itself).
     Returns {instance_id: row id} of every task it reported as added."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", **(env_extra or {})}
     stderr = open(folder.parent / f"child-{mode}-{start}.log", "w")  # a file, so a chatty child never blocks
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(folder), mode, str(start)], cwd=REPO, env=env,
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(folder), mode, str(start)],
+        cwd=REPO,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+    )
     child.stdin.write("\n".join(many_statements(60)))
     child.stdin.close()
     reported = {}
@@ -77,7 +84,7 @@ def run_child(folder: Path, mode: str, start: int = 0, kill_after_lines: int | N
         if kill_after_lines is not None and len(reported) >= kill_after_lines:
             child.send_signal(signal.SIGKILL)  # lands wherever the next add_tasks is
             break
-    reported.update({l.split()[0]: int(l.split()[1]) for l in child.stdout.read().splitlines() if l.strip()})
+    reported.update({ln.split()[0]: int(ln.split()[1]) for ln in child.stdout.read().splitlines() if ln.strip()})
     child.wait(timeout=120)
     stderr.close()
     assert child.returncode == -signal.SIGKILL, Path(stderr.name).read_text()[-2000:]

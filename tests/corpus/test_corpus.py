@@ -1,4 +1,5 @@
 """The bundled demo corpus: deterministic, counted as promised, and every F2P claim true."""
+
 from __future__ import annotations
 
 import io
@@ -54,8 +55,7 @@ def _clean_env() -> dict[str, str]:
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, env=_clean_env(), check=True,
-                          capture_output=True, text=True).stdout
+    return subprocess.run(["git", *args], cwd=repo, env=_clean_env(), check=True, capture_output=True, text=True).stdout
 
 
 # ---------------------------------------------------------------- build and cache behaviour
@@ -85,7 +85,8 @@ def test_two_builds_give_identical_shas(built, manifest, tmp_path):
 def test_heads_are_pinned_for_this_corpus_version(manifest):
     heads = {name: repo["head"] for name, repo in manifest["repos"].items()}
     assert heads == PINNED_HEADS.get(corpus.CORPUS_VERSION), (
-        "the corpus content changed: bump CORPUS_VERSION and pin the new heads here")
+        "the corpus content changed: bump CORPUS_VERSION and pin the new heads here"
+    )
 
 
 def test_git_history_matches_manifest(built, manifest):
@@ -164,9 +165,11 @@ def test_a_failed_build_leaves_no_half_corpus(monkeypatch, tmp_path):
 
 def _copying_build(built: Path):
     """A stand-in for build_corpus that copies the module's corpus (a real build is tested above)."""
+
     def build(dest: Path) -> list[Path]:
         shutil.copytree(built, dest, dirs_exist_ok=True)
         return corpus._repo_paths(Path(dest), corpus.load_manifest(dest))
+
     return build
 
 
@@ -291,8 +294,9 @@ def test_no_commit_message_contains_code_of_the_fix(manifest):
 
 
 def _export(repo: Path, sha: str, dest: Path) -> None:
-    tar = subprocess.run(["git", "archive", "--format=tar", sha], cwd=repo, env=_clean_env(),
-                         check=True, capture_output=True).stdout
+    tar = subprocess.run(
+        ["git", "archive", "--format=tar", sha], cwd=repo, env=_clean_env(), check=True, capture_output=True
+    ).stdout
     with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
         if hasattr(tarfile, "data_filter"):  # Python versions with extraction filters
             archive.extractall(dest, filter="data")
@@ -311,9 +315,15 @@ def _prepare_states(repo: Path, commit: dict, work: Path) -> tuple[Path, Path]:
             continue
         target = before / path
         if path in in_parent:
-            target.write_bytes(subprocess.run(["git", "show", f"{commit['parent']}:{path}"],
-                                              cwd=repo, env=_clean_env(), check=True,
-                                              capture_output=True).stdout)
+            target.write_bytes(
+                subprocess.run(
+                    ["git", "show", f"{commit['parent']}:{path}"],
+                    cwd=repo,
+                    env=_clean_env(),
+                    check=True,
+                    capture_output=True,
+                ).stdout
+            )
         else:
             target.unlink()
     return before, after
@@ -325,9 +335,13 @@ def run_pytest(tree: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTHONPATH")}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # the corpus needs bare pytest; plugins cost ~1 s a run
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                    f"--junitxml={report}", "tests"], cwd=tree, env=env, capture_output=True,
-                   timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}", "tests"],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        timeout=300,
+    )
     outcomes: dict[str, str] = {}
     for case in ET.parse(report).getroot().iter("testcase"):
         classname = case.get("classname", "")
@@ -387,8 +401,7 @@ def verification(built, manifest, tmp_path_factory) -> dict[str, list[str]]:
                 jobs[f"{name}-{number:02d}-{commit['kind']}"] = (check, built / name, commit)
     root = tmp_path_factory.mktemp("verify")
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        futures = {key: pool.submit(check, path, commit, root / key)
-                   for key, (check, path, commit) in jobs.items()}
+        futures = {key: pool.submit(check, path, commit, root / key) for key, (check, path, commit) in jobs.items()}
         return {key: future.result() for key, future in futures.items()}
 
 

@@ -4,6 +4,7 @@ Detection tests read the recipe of a repo built here; the two Docker tests (mark
 build the environment for real and run the repo's tests, which fail without the rule: a
 hatch-vcs version with no git tags, and a pytest config option defined by a plugin.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -33,24 +34,30 @@ source = "vcs"
 [tool.hatch.build.targets.wheel]
 packages = ["vcs_demo"]
 """
-VCS_TEST = """\
+VCS_TEST = (
+    """\
 import importlib.metadata
 
 
 def test_version_is_stamped():
     assert importlib.metadata.version("vcs-demo") == "%s"
-""" % PRETEND_VERSION
+"""
+    % PRETEND_VERSION
+)
 VERSION_FILE_HOOK = """
 [tool.hatch.build.hooks.vcs]
 version-file = "vcs_demo/_version.py"
 """
-VERSION_FILE_TEST = """\
+VERSION_FILE_TEST = (
+    """\
 import vcs_demo
 
 
 def test_package_version_comes_from_the_version_file():
     assert vcs_demo.__version__ == "%s"
-""" % PRETEND_VERSION
+"""
+    % PRETEND_VERSION
+)
 PLUGIN_PYPROJECT = """\
 [tool.pytest.ini_options]
 addopts = "--timeout=60"
@@ -68,8 +75,11 @@ def test_vcs_derived_version_gets_pretend_version_variables(tmp_path):
 
 
 def test_a_version_file_written_at_build_is_written_into_each_runs_tree(tmp_path):
-    files = {"pyproject.toml": VCS_PYPROJECT + VERSION_FILE_HOOK + "\n[tool.setuptools_scm]\nwrite_to = \"x/_v.py\"\n",
-             "vcs_demo/__init__.py": "from ._version import __version__\n", "tests/test_v.py": VERSION_FILE_TEST}
+    files = {
+        "pyproject.toml": VCS_PYPROJECT + VERSION_FILE_HOOK + '\n[tool.setuptools_scm]\nwrite_to = "x/_v.py"\n',
+        "vcs_demo/__init__.py": "from ._version import __version__\n",
+        "tests/test_v.py": VERSION_FILE_TEST,
+    }
     repo, sha = make_repo(tmp_path / "vf", files)
     recipe = detect_recipe(repo, sha)
     assert recipe.version_files == ("x/_v.py", "vcs_demo/_version.py")
@@ -81,24 +91,35 @@ def test_a_version_file_written_at_build_is_written_into_each_runs_tree(tmp_path
 
 
 def test_setup_py_with_setuptools_scm_and_pbr_are_vcs_versions(tmp_path):
-    scm, sha = make_repo(tmp_path / "scm", {"setup.py": "from setuptools import setup\nsetup(name='x', use_scm_version=True)\n"})
+    scm, sha = make_repo(
+        tmp_path / "scm", {"setup.py": "from setuptools import setup\nsetup(name='x', use_scm_version=True)\n"}
+    )
     assert "SETUPTOOLS_SCM_PRETEND_VERSION" in dict(detect_recipe(scm, sha).build_env)
-    pbr, sha = make_repo(tmp_path / "pbr", {"setup.py": "from setuptools import setup\nsetup(pbr=True)\n",
-                                            "setup.cfg": "[metadata]\nname = y\n"})
+    pbr, sha = make_repo(
+        tmp_path / "pbr",
+        {"setup.py": "from setuptools import setup\nsetup(pbr=True)\n", "setup.cfg": "[metadata]\nname = y\n"},
+    )
     assert dict(detect_recipe(pbr, sha).build_env)["PBR_VERSION"] == PRETEND_VERSION
 
 
 def test_plugins_required_by_pytest_config_are_installed(tmp_path):
-    repo, sha = make_repo(tmp_path / "plug", {
-        "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "--cov=pkg -n auto"\nasyncio_mode = "auto"\n',
-        "tox.ini": "[pytest]\ntimeout = 30\n"})
+    repo, sha = make_repo(
+        tmp_path / "plug",
+        {
+            "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "--cov=pkg -n auto"\nasyncio_mode = "auto"\n',
+            "tox.ini": "[pytest]\ntimeout = 30\n",
+        },
+    )
     plugins = detect_recipe(repo, sha).plugins
     assert set(plugins) == {"pytest-cov", "pytest-xdist", "pytest-asyncio", "pytest-timeout"}
     assert any("pytest-xdist" in c for c in install_commands(detect_recipe(repo, sha), "pip"))
 
 
 def test_dependency_groups_expand_includes_and_prefer_test_groups(tmp_path):
-    repo, sha = make_repo(tmp_path / "groups", {"pyproject.toml": """\
+    repo, sha = make_repo(
+        tmp_path / "groups",
+        {
+            "pyproject.toml": """\
 [project]
 name = "g"
 version = "1"
@@ -108,33 +129,51 @@ test = ["iniconfig>=1", {include-group = "fixtures"}]
 fixtures = ["six"]
 dev = ["black", "tox", {include-group = "test"}]
 docs = ["sphinx"]
-"""})
+"""
+        },
+    )
     recipe = detect_recipe(repo, sha)
     assert recipe.dev_packages == ("iniconfig>=1", "six")
 
 
 def test_tox_deps_are_installed_without_factor_lines_or_lint_tools(tmp_path):
-    repo, sha = make_repo(tmp_path / "tox", {
-        "setup.py": "from setuptools import setup\nsetup(name='t')\n",
-        "tox.ini": "[testenv]\ndeps =\n    iniconfig\n    py27: mock\n    flake8\n    -rrequirements/extra.txt\ncommands = pytest\n",
-        "requirements/extra.txt": "six\n"})
+    repo, sha = make_repo(
+        tmp_path / "tox",
+        {
+            "setup.py": "from setuptools import setup\nsetup(name='t')\n",
+            "tox.ini": "[testenv]\ndeps =\n    iniconfig\n    py27: mock\n    flake8\n"
+            "    -rrequirements/extra.txt\ncommands = pytest\n",
+            "requirements/extra.txt": "six\n",
+        },
+    )
     recipe = detect_recipe(repo, sha)
     assert recipe.dev_packages == ("iniconfig",)
     assert recipe.requirements == ("requirements/extra.txt",)
 
 
 def test_requirements_folder_installs_test_files_only(tmp_path):
-    repo, sha = make_repo(tmp_path / "reqs", {
-        "requirements/tests.txt": "pytest\n", "requirements/docs.txt": "sphinx\n",
-        "requirements/typing.txt": "mypy\n", "requirements/tests.in": "pytest\n",
-        "requirements-mypy.txt": "mypy\n", "requirements.txt": "six\n"})
+    repo, sha = make_repo(
+        tmp_path / "reqs",
+        {
+            "requirements/tests.txt": "pytest\n",
+            "requirements/docs.txt": "sphinx\n",
+            "requirements/typing.txt": "mypy\n",
+            "requirements/tests.in": "pytest\n",
+            "requirements-mypy.txt": "mypy\n",
+            "requirements.txt": "six\n",
+        },
+    )
     assert detect_recipe(repo, sha).requirements == ("requirements.txt", "requirements/tests.txt")
 
 
 def test_extras_tests_require_and_requires_python_from_setup_files(tmp_path):
-    repo, sha = make_repo(tmp_path / "cfg", {
-        "setup.py": "from setuptools import setup\nEXTRAS = {'testing': ['iniconfig'], 'docs': ['sphinx']}\n"
-                    "setup(name='c', extras_require=EXTRAS, tests_require=['six'], python_requires='>=3.8')\n"})
+    repo, sha = make_repo(
+        tmp_path / "cfg",
+        {
+            "setup.py": "from setuptools import setup\nEXTRAS = {'testing': ['iniconfig'], 'docs': ['sphinx']}\n"
+            "setup(name='c', extras_require=EXTRAS, tests_require=['six'], python_requires='>=3.8')\n"
+        },
+    )
     recipe = detect_recipe(repo, sha)
     assert recipe.extras == ("testing",) and recipe.dev_packages == ("six",)
     assert recipe.requires_python == ">=3.8"
@@ -145,20 +184,28 @@ def test_repair_rules_read_logs(tmp_path):
     repo, sha = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "tests/helpers.py": ""})
     recipe = detect_recipe(repo, sha)
     names = {"pkg", "helpers", "tests"}
-    assert diagnose("E   ModuleNotFoundError: No module named 'yaml'", recipe, names, "collection").packages == ["PyYAML"]
+    assert diagnose("E   ModuleNotFoundError: No module named 'yaml'", recipe, names, "collection").packages == [
+        "PyYAML"
+    ]
     assert diagnose("ModuleNotFoundError: No module named 'helpers'", recipe, names, "collection") is None
-    assert diagnose("ERROR: usage: pytest\npytest: error: unrecognized arguments: --cov=pkg", recipe, names,
-                    "collection").packages == ["pytest-cov"]
-    assert diagnose("E   pytest.PytestRemovedIn9Warning: the (path) argument is deprecated", recipe, names,
-                    "collection").packages == ["pytest<9"]
+    assert diagnose(
+        "ERROR: usage: pytest\npytest: error: unrecognized arguments: --cov=pkg", recipe, names, "collection"
+    ).packages == ["pytest-cov"]
+    assert diagnose(
+        "E   pytest.PytestRemovedIn9Warning: the (path) argument is deprecated", recipe, names, "collection"
+    ).packages == ["pytest<9"]
     vcs = diagnose("LookupError: setuptools-scm was unable to detect version for /src", recipe, names, "build")
     assert vcs.rule == "vcs-version" and "SETUPTOOLS_SCM_PRETEND_VERSION" in vcs.env
-    dropped = diagnose("sebgen-step: requirements:requirements/dev.txt\nERROR: ResolutionImpossible", recipe, names, "build")
+    dropped = diagnose(
+        "sebgen-step: requirements:requirements/dev.txt\nERROR: ResolutionImpossible", recipe, names, "build"
+    )
     assert dropped.drop == ["requirements:requirements/dev.txt"]
     assert diagnose("some unrelated failure", recipe, names, "build") is None
-    old_pin = ("sebgen-step: project\nSuccessfully installed x-1\nsebgen-step: requirements:requirements-test.txt\n"
-               "Successfully installed coverage-4.5.1 pytest-3.0.7\nsebgen-step: check\n"
-               "ModuleNotFoundError: No module named 'UserDict'\n")
+    old_pin = (
+        "sebgen-step: project\nSuccessfully installed x-1\nsebgen-step: requirements:requirements-test.txt\n"
+        "Successfully installed coverage-4.5.1 pytest-3.0.7\nsebgen-step: check\n"
+        "ModuleNotFoundError: No module named 'UserDict'\n"
+    )
     assert diagnose(old_pin, recipe, names, "build").drop == ["requirements:requirements-test.txt"]
 
 
@@ -179,6 +226,7 @@ class _FlakyInstall:
 
     def prepare(self, repo, commit):
         from sandbox import BuildError
+
         self.builds += 1
         if self.needs is None or self.needs not in self.recipe_for(repo, commit).packages:
             self.log_path.write_text("ModuleNotFoundError: No module named 'yaml'\n")
@@ -233,22 +281,30 @@ def test_a_model_is_asked_only_when_no_rule_explains_the_log(tmp_path):
 def test_the_offline_model_is_never_asked_for_recipes():
     from evo.config import Config
     from evo.runtime import recipe_advisor
+
     assert recipe_advisor(Config()) is None
     assert recipe_advisor(Config.model_validate({"llm": {"model": "openai/gpt-4o-mini"}})) is not None
 
 
 def test_requires_python_that_no_interpreter_fits_is_refused(tmp_path):
-    repo, sha = make_repo(tmp_path / "old", {"setup.py": "from setuptools import setup\nsetup(name='o', python_requires='<3.0')\n"})
-    backend = make_sandbox("local", limits=Limits(timeout_s=60), cache_dir=tmp_path / "cache", setup_attempts=2,
-                           log=lambda m: None)
+    repo, sha = make_repo(
+        tmp_path / "old", {"setup.py": "from setuptools import setup\nsetup(name='o', python_requires='<3.0')\n"}
+    )
+    backend = make_sandbox(
+        "local", limits=Limits(timeout_s=60), cache_dir=tmp_path / "cache", setup_attempts=2, log=lambda m: None
+    )
     with pytest.raises(SetupError, match="requires Python <3.0"):
         backend.ensure(repo, sha)
 
 
 def test_fix_merges_into_an_existing_override():
     fix = Fix("x", packages=["b"], env={"K": "1"}, drop=["extras"])
-    assert fix.apply({"packages": ["a"], "install": ""}) == {"packages": ["a", "b"], "install": "", "env": {"K": "1"},
-                                                            "drop": ["extras"]}
+    assert fix.apply({"packages": ["a"], "install": ""}) == {
+        "packages": ["a", "b"],
+        "install": "",
+        "env": {"K": "1"},
+        "drop": ["extras"],
+    }
     assert not fix.changes(fix.apply({}))
 
 
@@ -256,11 +312,17 @@ def test_fix_merges_into_an_existing_override():
 @pytest.mark.docker
 def test_docker_builds_a_vcs_versioned_project_and_loads_a_config_plugin(tmp_path):
     require_docker()
-    repo, sha = make_repo(tmp_path / "real", {
-        "pyproject.toml": VCS_PYPROJECT + PLUGIN_PYPROJECT, "vcs_demo/__init__.py": "",
-        "tests/test_version.py": VCS_TEST})
-    backend = make_sandbox("docker", limits=Limits(timeout_s=120), cache_dir=tmp_path / "cache",
-                           setup_attempts=2, log=lambda m: None)
+    repo, sha = make_repo(
+        tmp_path / "real",
+        {
+            "pyproject.toml": VCS_PYPROJECT + PLUGIN_PYPROJECT,
+            "vcs_demo/__init__.py": "",
+            "tests/test_version.py": VCS_TEST,
+        },
+    )
+    backend = make_sandbox(
+        "docker", limits=Limits(timeout_s=120), cache_dir=tmp_path / "cache", setup_attempts=2, log=lambda m: None
+    )
     try:
         run = backend.run_tests(repo, sha, (), ["tests/test_version.py"])
         setup = backend.environment_setup(repo, sha)

@@ -1,5 +1,6 @@
 """`sebgen setup`: the environment of one commit, its suite's counts, the recipe and the attempts;
 an install that fails after every attempt ends with one sentence naming the log (exit 2)."""
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,10 @@ LOCAL = ["--set", "sandbox.backend=local"]
 
 
 def test_setup_prints_counts_recipe_and_attempts(tmp_path):
-    repo, sha = make_repo(tmp_path / "calcrepo", {"calc.py": CALC_FIXED, "tests/test_calc.py": CALC_TESTS,
-                                                  "pytest.ini": "[pytest]\nxfail_strict = true\n"})
+    repo, sha = make_repo(
+        tmp_path / "calcrepo",
+        {"calc.py": CALC_FIXED, "tests/test_calc.py": CALC_TESTS, "pytest.ini": "[pytest]\nxfail_strict = true\n"},
+    )
     proc = sebgen("setup", repo, *LOCAL, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert f"calcrepo@{sha[:12]}" in proc.stdout
@@ -28,8 +31,10 @@ def test_setup_prints_counts_recipe_and_attempts(tmp_path):
 def test_install_failing_after_every_attempt_is_one_sentence_naming_the_log(tmp_path):
     repo, _ = make_repo(tmp_path / "brokenrepo", {"calc.py": CALC_FIXED, "tests/test_calc.py": CALC_TESTS})
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("sandbox:\n  backend: local\n  setup_attempts: 2\n  install:\n"
-                   "    brokenrepo:\n      install: 'echo no-rule-explains-this; exit 3'\n")
+    cfg.write_text(
+        "sandbox:\n  backend: local\n  setup_attempts: 2\n  install:\n"
+        "    brokenrepo:\n      install: 'echo no-rule-explains-this; exit 3'\n"
+    )
     proc = sebgen("setup", repo, "--config", cfg, timeout=300)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr

@@ -1,22 +1,22 @@
 """The archive feeds evolution: top-3 similar successes in generation prompts, novelty in fitness."""
+
 import os
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from pathlib import Path
 
 import pytest
 
 from archive import Archive
 from corpus.builder import ensure_corpus
-from tasks.generate import Generator
+from environment import make_sandbox
 from llm.client import LLMClient
+from sandbox import Limits
+from tasks.generate import Generator
 from tasks.mining import mine
 from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
 from tasks.validate import Validator
-from sandbox import Limits
-from environment import make_sandbox
 
 
 class RecordingClient(LLMClient):
@@ -40,9 +40,18 @@ def setting(tmp_path_factory):
 
 
 def archived(i: int, statement: str, passed: bool) -> dict:
-    return {"instance_id": f"old-{i}", "problem_statement": statement, "patch": "", "strategy_type": "BUG_FIX",
-            "strategy_id": "s", "difficulty": 0.3, "difficulty_level": "easy", "domain": "math", "skills": [],
-            "passed": passed}
+    return {
+        "instance_id": f"old-{i}",
+        "problem_statement": statement,
+        "patch": "",
+        "strategy_type": "BUG_FIX",
+        "strategy_id": "s",
+        "difficulty": 0.3,
+        "difficulty_level": "easy",
+        "domain": "math",
+        "skills": [],
+        "passed": passed,
+    }
 
 
 def test_generation_prompt_holds_the_top3_similar_successes(setting):
@@ -52,15 +61,20 @@ def test_generation_prompt_holds_the_top3_similar_successes(setting):
     failure = f"FAILED TASK: {candidate.subject} is broken"
     archive.add_tasks([archived(i, s, True) for i, s in enumerate(successes)] + [archived(9, failure, False)], 1)
     llm = RecordingClient()
-    generator = Generator(llm=llm, validator=Validator(backend=make_sandbox("local", limits=Limits(timeout_s=60)),
-                                                       llm=llm, archive=archive, reruns=1), archive=archive)
+    generator = Generator(
+        llm=llm,
+        validator=Validator(
+            backend=make_sandbox("local", limits=Limits(timeout_s=60)), llm=llm, archive=archive, reruns=1
+        ),
+        archive=archive,
+    )
     task = generator.generate(candidate, Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][-1]))
     writer_prompts = [p for p in llm.prompts if '"task": "write_statement"' in p]
     assert writer_prompts, task.validation
     prompt = writer_prompts[0]
     section = prompt.split("## Similar successful tasks from the archive", 1)[1].split("## Failing tests")[0]
-    assert sum(s in section for s in successes) == 3      # top 3, not all 4
-    assert failure not in section                        # successes only
+    assert sum(s in section for s in successes) == 3  # top 3, not all 4
+    assert failure not in section  # successes only
     assert task.generation["examples"] == 3
 
 

@@ -1,4 +1,5 @@
 """Bad input: one clear sentence on stderr, no traceback, non-zero exit, no half-written run."""
+
 from pathlib import Path
 
 import git
@@ -12,7 +13,7 @@ QUICKSTART = ROOT / "configs" / "quickstart.yaml"
 def assert_clean_failure(proc, phrase: str, run_dir: Path | None = None):
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
-    lines = [l for l in proc.stderr.strip().splitlines() if l.startswith("sebgen:")]
+    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.startswith("sebgen:")]
     assert len(lines) == 1, proc.stderr
     assert phrase in lines[0]
     if run_dir is not None:
@@ -56,8 +57,18 @@ def test_repo_without_tests(tmp_path):
 
 
 def test_model_returning_unparsable_json(tmp_path):
-    proc = sebgen("run", QUICKSTART, "--run-dir", tmp_path / "r", "--set", "sandbox.backend=local",
-                  "--set", "llm.mock_response=this is not json {", "--set", "llm.retries=0")
+    proc = sebgen(
+        "run",
+        QUICKSTART,
+        "--run-dir",
+        tmp_path / "r",
+        "--set",
+        "sandbox.backend=local",
+        "--set",
+        "llm.mock_response=this is not json {",
+        "--set",
+        "llm.retries=0",
+    )
     assert_clean_failure(proc, "unparsable JSON", tmp_path / "r")
 
 
@@ -71,8 +82,17 @@ def test_hof_of_a_missing_generation(tmp_path):
     assert_clean_failure(proc, "has no checkpoint")
 
 
-@pytest.mark.parametrize("command", [["hof"], ["report"], ["resume"], ["export", "--format", "swebench", "--out", "x"],
-                                     ["evaluate", "--agent", "nop"], ["mine"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["hof"],
+        ["report"],
+        ["resume"],
+        ["export", "--format", "swebench", "--out", "x"],
+        ["evaluate", "--agent", "nop"],
+        ["mine"],
+    ],
+)
 def test_a_path_that_does_not_exist_says_so(tmp_path, command):
     proc = sebgen(command[0], tmp_path / "nonexistent", *command[1:])
     assert_clean_failure(proc, f"{tmp_path / 'nonexistent'} does not exist")
@@ -98,8 +118,19 @@ def test_agent_typo_gets_did_you_mean(tmp_path):
 
 def test_missing_api_key_is_one_sentence_naming_the_variable(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    proc = sebgen("run", QUICKSTART, "--run-dir", tmp_path / "r", "--set", "sandbox.backend=local",
-                  "--set", "llm.model=openai/gpt-4o-mini", "--set", "llm.retries=2")
-    assert_clean_failure(proc, "openai/gpt-4o-mini needs an API key: set the environment variable OPENAI_API_KEY",
-                         tmp_path / "r")
+    proc = sebgen(
+        "run",
+        QUICKSTART,
+        "--run-dir",
+        tmp_path / "r",
+        "--set",
+        "sandbox.backend=local",
+        "--set",
+        "llm.model=openai/gpt-4o-mini",
+        "--set",
+        "llm.retries=2",
+    )
+    assert_clean_failure(
+        proc, "openai/gpt-4o-mini needs an API key: set the environment variable OPENAI_API_KEY", tmp_path / "r"
+    )
     assert "attempts" not in proc.stderr and "transient" not in proc.stderr

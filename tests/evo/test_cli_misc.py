@@ -1,4 +1,5 @@
 """Small CLI commands: corpus, mine --json, doctor."""
+
 import json
 import os
 

@@ -21,20 +21,28 @@ def test_set_overrides_parse_yaml_values():
     assert config.fitness.layers == ["schema"]
 
 
-@pytest.mark.parametrize("override, message", [
-    ("evolution.populaton=3", "config key 'evolution.populaton' is not a known setting"),
-    ("evolution.population=four", "config key 'evolution.population' must be an integer, got 'four'"),
-    ("llm.timeout_s=soon", "config key 'llm.timeout_s' must be a number"),
-    ("fitness.layers=[schema,telepathy]", "unknown layer 'telepathy'"),
-    ("evolution.elitism=9", "elitism must be smaller"),
-    # unknown keys and choices suggest the closest one
-    ("evolution.populaton=3", "'evolution.populaton' is not a known setting (did you mean 'evolution.population'?)"),
-    ("lm.model=x", "'lm' is not a known setting (did you mean 'llm'?)"),
-    ("sandbox.install={pkg: {instal: make}}",
-     "'sandbox.install.pkg.instal' is not a known setting (did you mean 'sandbox.install.pkg.install'?)"),
-    ("sandbox.backend=dockr", "must be one of auto, docker, local, got 'dockr' (did you mean 'docker'?)"),
-    ("evolution.strategy_types=[BUGFIX]", "got 'BUGFIX' (did you mean 'BUG_FIX'?)"),
-])
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("evolution.populaton=3", "config key 'evolution.populaton' is not a known setting"),
+        ("evolution.population=four", "config key 'evolution.population' must be an integer, got 'four'"),
+        ("llm.timeout_s=soon", "config key 'llm.timeout_s' must be a number"),
+        ("fitness.layers=[schema,telepathy]", "unknown layer 'telepathy'"),
+        ("evolution.elitism=9", "elitism must be smaller"),
+        # unknown keys and choices suggest the closest one
+        (
+            "evolution.populaton=3",
+            "'evolution.populaton' is not a known setting (did you mean 'evolution.population'?)",
+        ),
+        ("lm.model=x", "'lm' is not a known setting (did you mean 'llm'?)"),
+        (
+            "sandbox.install={pkg: {instal: make}}",
+            "'sandbox.install.pkg.instal' is not a known setting (did you mean 'sandbox.install.pkg.install'?)",
+        ),
+        ("sandbox.backend=dockr", "must be one of auto, docker, local, got 'dockr' (did you mean 'docker'?)"),
+        ("evolution.strategy_types=[BUGFIX]", "got 'BUGFIX' (did you mean 'BUG_FIX'?)"),
+    ],
+)
 def test_bad_values_name_the_key(override, message):
     with pytest.raises(ConfigError) as info:
         load_config(QUICKSTART, [override])

@@ -1,9 +1,8 @@
 """Whole runs of the CLI: determinism, SIGKILL + resume, STOP file, extension."""
+
 import json
-import os
 import signal
 import time
-from pathlib import Path
 
 import pytest
 
@@ -27,10 +26,23 @@ def test_hof_json_has_the_design_fields(reference):
         entries = json.loads(sebgen("hof", reference, "--gen", generation, "--json", check=True).stdout)
         assert isinstance(entries, list) and entries
         for e in entries:
-            assert {"id", "generation", "exploration_value", "dimensions", "strategy_type", "params",
-                    "prompt", "parents"} <= set(e)
-            assert set(e["dimensions"]) == {"quality", "novelty", "difficulty_coverage", "skill_diversity",
-                                            "evolution_potential"}
+            assert {
+                "id",
+                "generation",
+                "exploration_value",
+                "dimensions",
+                "strategy_type",
+                "params",
+                "prompt",
+                "parents",
+            } <= set(e)
+            assert set(e["dimensions"]) == {
+                "quality",
+                "novelty",
+                "difficulty_coverage",
+                "skill_diversity",
+                "evolution_potential",
+            }
             assert set(e["params"]) == {"temperature", "top_p", "max_tokens"}
     assert (reference / "config.yaml").is_file()
 
@@ -58,7 +70,7 @@ def wait_for(proc, predicate, timeout=600):
 def test_sigkill_during_generation_2_then_resume_matches(reference, tmp_path):
     run_dir = tmp_path / "killed"
     proc = popen("run", QUICKSTART, "--run-dir", run_dir, *FAST)
-    in_gen2 = lambda line, seen: "evaluated" in line and any(l.startswith("generation 2:") for l in seen)
+    in_gen2 = lambda line, seen: "evaluated" in line and any(s.startswith("generation 2:") for s in seen)
     wait_for(proc, in_gen2)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -93,10 +105,11 @@ def test_stop_file_checkpoints_and_resume_extends(reference, tmp_path):
 
 def test_truncated_newest_checkpoint_falls_back(reference, tmp_path):
     import shutil
+
     run_dir = tmp_path / "torn"
     shutil.copytree(reference, run_dir)
     newest = run_dir / "checkpoints" / "gen-0002.json"
-    newest.write_text(newest.read_text()[: 200])
+    newest.write_text(newest.read_text()[:200])
     proc = sebgen("resume", run_dir, check=True)
     assert "gen-0002.json is corrupt or truncated" in proc.stderr
     assert "resuming from checkpoint gen-0001.json" in proc.stderr
@@ -106,8 +119,18 @@ def test_truncated_newest_checkpoint_falls_back(reference, tmp_path):
 @pytest.mark.parametrize("backend", ["dask", "pool"])
 def test_parallel_backends_match_the_serial_run(reference, tmp_path, backend):
     run_dir = tmp_path / backend
-    proc = sebgen("run", QUICKSTART, "--run-dir", run_dir, *FAST, "--set", f"parallel.backend={backend}",
-                  "--set", "parallel.workers=2", check=True)
+    proc = sebgen(
+        "run",
+        QUICKSTART,
+        "--run-dir",
+        run_dir,
+        *FAST,
+        "--set",
+        f"parallel.backend={backend}",
+        "--set",
+        "parallel.workers=2",
+        check=True,
+    )
     assert ("local Dask cluster" if backend == "dask" else "process pool") in proc.stderr
     assert hof_all(run_dir, 2) == hof_all(reference, 2)
 
@@ -149,4 +172,3 @@ def test_a_second_ctrl_c_stops_now_and_names_the_resume(reference, tmp_path):
     _, err = proc.communicate(timeout=120)
     assert proc.returncode != 0 and "SIGINT again: stopping now" in err, err[-2000:]
     assert f"sebgen resume {run_dir}" in err  # what resume then redoes is what SIGKILL leaves (tests above)
-

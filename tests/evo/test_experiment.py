@@ -1,4 +1,5 @@
 """`sebgen experiment`: the date split, the intervals, the verdict, the report page, one tiny real run."""
+
 import json
 
 import pytest
@@ -10,9 +11,18 @@ from tests.e2e import ROOT, sebgen
 
 
 def candidate(i: int, day: str) -> Candidate:
-    return Candidate(repo="demo/lib", repo_path="/nowhere", sha=f"{i:040x}", parent=f"{i + 50:040x}",
-                     subject=f"fix {i}", body="", created_at=day, source_files=["a.py"], test_files=["test_a.py"],
-                     kind="bug_fix")
+    return Candidate(
+        repo="demo/lib",
+        repo_path="/nowhere",
+        sha=f"{i:040x}",
+        parent=f"{i + 50:040x}",
+        subject=f"fix {i}",
+        body="",
+        created_at=day,
+        source_files=["a.py"],
+        test_files=["test_a.py"],
+        kind="bug_fix",
+    )
 
 
 def test_the_newest_commits_are_held_out():
@@ -53,8 +63,13 @@ def test_verdict_says_when_evolution_does_not_beat_the_best_seed():
 
 def test_report_page_plots_the_arms(tmp_path):
     rows = per_seed([0.6, 0.62, 0.61], [0.4, 0.41, 0.42])
-    doc = {**summarise(rows), "per_seed": rows, "verdict": verdict(summarise(rows), rows),
-           "split": {"train": 27, "heldout": 18}, "heldout_calls_per_arm": 6}
+    doc = {
+        **summarise(rows),
+        "per_seed": rows,
+        "verdict": verdict(summarise(rows), rows),
+        "split": {"train": 27, "heldout": 18},
+        "heldout_calls_per_arm": 6,
+    }
     (tmp_path / "experiment.json").write_text(json.dumps(doc))
     index = build_experiment_report(tmp_path)
     page = index.read_text()
@@ -63,8 +78,14 @@ def test_report_page_plots_the_arms(tmp_path):
 
 
 def test_bad_experiment_setting_is_one_sentence_and_exit_2(tmp_path):
-    proc = sebgen("experiment", ROOT / "configs" / "experiment.yaml", "--out", tmp_path / "x",
-                  "--set", "experiment.holdout_fraction=1.5")
+    proc = sebgen(
+        "experiment",
+        ROOT / "configs" / "experiment.yaml",
+        "--out",
+        tmp_path / "x",
+        "--set",
+        "experiment.holdout_fraction=1.5",
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith("sebgen: config key 'experiment.holdout_fraction'")
     assert "Traceback" not in proc.stderr and not (tmp_path / "x").exists()
@@ -73,15 +94,30 @@ def test_bad_experiment_setting_is_one_sentence_and_exit_2(tmp_path):
 @pytest.mark.slow
 def test_a_tiny_experiment_on_the_bundled_corpus(tmp_path):
     out = tmp_path / "exp"
-    proc = sebgen("experiment", ROOT / "configs" / "experiment.yaml", "--out", out,
-                  "--set", "experiment.seeds=[1]", "--set", "experiment.heldout_calls=1",
-                  "--set", "evolution.population=2", "--set", "evolution.generations=1",
-                  "--set", "fitness.tasks_per_strategy=1", "--set", "fitness.oversample=1", check=True)
+    proc = sebgen(
+        "experiment",
+        ROOT / "configs" / "experiment.yaml",
+        "--out",
+        out,
+        "--set",
+        "experiment.seeds=[1]",
+        "--set",
+        "experiment.heldout_calls=1",
+        "--set",
+        "evolution.population=2",
+        "--set",
+        "evolution.generations=1",
+        "--set",
+        "fitness.tasks_per_strategy=1",
+        "--set",
+        "fitness.oversample=1",
+        check=True,
+    )
     doc = json.loads((out / "experiment.json").read_text())
     assert set(doc["arms"]) == set(ARMS)
     assert doc["split"]["train"] + doc["split"]["heldout"] > 0
     for arm in ARMS:
-        assert doc["per_seed"][0]["arms"][arm]["attempts"] == 1   # the same budget for every arm
+        assert doc["per_seed"][0]["arms"][arm]["attempts"] == 1  # the same budget for every arm
         assert set(doc["arms"][arm]) == set(METRICS)
-    assert doc["per_seed"][0]["evolved_is_a_seed"]            # one generation: nothing was evolved
+    assert doc["per_seed"][0]["evolved_is_a_seed"]  # one generation: nothing was evolved
     assert "best_seed" in proc.stdout and (out / "report" / "index.html").is_file()

@@ -1,12 +1,13 @@
 """`sebgen generate` on a bundled repo: 5 BUG_FIX tasks (after the batch filter) whose tests really fail, then pass."""
+
 import json
 from pathlib import Path
 
 import pytest
 
 from corpus.builder import ensure_corpus
-from sandbox import Limits
 from environment import make_sandbox
+from sandbox import Limits
 from tests.e2e import sebgen
 from tests.marks import require_mark  # noqa: E402
 
@@ -18,8 +19,19 @@ def generated(tmp_path_factory):
     require_mark("slow", "generates tasks end to end")
     repo = next(p for p in ensure_corpus() if p.name == "algos")
     out = tmp_path_factory.mktemp("gen") / "t.jsonl"
-    proc = sebgen("generate", repo, "--strategy", "BUG_FIX", "--n", "5", "--out", out,
-                  "--set", "sandbox.backend=local", check=True)
+    proc = sebgen(
+        "generate",
+        repo,
+        "--strategy",
+        "BUG_FIX",
+        "--n",
+        "5",
+        "--out",
+        out,
+        "--set",
+        "sandbox.backend=local",
+        check=True,
+    )
     return [json.loads(line) for line in out.read_text().splitlines()], proc
 
 

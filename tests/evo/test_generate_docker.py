@@ -1,4 +1,5 @@
 """`sebgen generate` validating in real containers: tasks name their environment image."""
+
 import json
 import subprocess
 import time
@@ -16,8 +17,21 @@ def test_generate_validates_in_containers_and_names_the_image(tmp_path):
     require_docker()
     repo = next(p for p in ensure_corpus() if p.name == "taskq")
     out = tmp_path / "t.jsonl"
-    proc = sebgen("generate", repo, "--strategy", "BUG_FIX", "--n", "2", "--out", out,
-                  "--set", "sandbox.backend=docker", "--set", "sandbox.reruns=1", check=True)
+    proc = sebgen(
+        "generate",
+        repo,
+        "--strategy",
+        "BUG_FIX",
+        "--n",
+        "2",
+        "--out",
+        out,
+        "--set",
+        "sandbox.backend=docker",
+        "--set",
+        "sandbox.reruns=1",
+        check=True,
+    )
     assert "using Docker engine" in proc.stderr
     tasks = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(tasks) == 2
@@ -40,9 +54,11 @@ def test_generate_validates_in_containers_and_names_the_image(tmp_path):
 def test_auto_without_a_usable_base_image_falls_back_to_local_and_says_how_to_fix_it():
     require_docker()
     from environment import make_sandbox
+
     messages = []
-    backend = make_sandbox("auto", base_image="sebgen-absent:1", offline_base_image="sebgen-absent:2",
-                           log=messages.append)
+    backend = make_sandbox(
+        "auto", base_image="sebgen-absent:1", offline_base_image="sebgen-absent:2", log=messages.append
+    )
     try:
         assert backend.name == "local"
         assert any("sebgen doctor --build-base-image" in m for m in messages), messages

@@ -1,6 +1,7 @@
 """What SEBGen says: usage lines as the README writes them, each message once, no third-party
 progress bars, a missing API key without retries, doctor naming its own fix, and where
 `evaluate` writes."""
+
 from __future__ import annotations
 
 import os
@@ -33,8 +34,8 @@ def test_usage_lines_read_as_the_readme_writes_them():
     for name, expected in usages.items():
         result = runner.invoke(cli.app, [name, "--help"], prog_name="sebgen")
         assert result.exit_code == 0, (name, result.output)
-        lines = result.output[result.output.index("Usage:"):].splitlines()
-        usage = " ".join(lines[:next((i for i, l in enumerate(lines) if not l.strip()), len(lines))])  # may wrap
+        lines = result.output[result.output.index("Usage:") :].splitlines()
+        usage = " ".join(lines[: next((i for i, ln in enumerate(lines) if not ln.strip()), len(lines))])  # may wrap
         assert " ".join(usage.split()).removeprefix("Usage: ") == expected
 
 
@@ -48,9 +49,14 @@ def test_each_message_is_said_once_per_process(capsys):
 
 
 def test_loading_the_embedding_model_draws_no_progress_bar():
-    proc = subprocess.run([sys.executable, "-c", "from archive import get_embedder; print(get_embedder().dim)"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.run(
+        [sys.executable, "-c", "from archive import get_embedder; print(get_embedder().dim)"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "384"
     assert "Loading weights" not in proc.stderr and "it/s]" not in proc.stderr, proc.stderr[-500:]
@@ -60,14 +66,16 @@ def test_missing_api_key_fails_before_any_request(monkeypatch):
     import litellm
 
     from llm import LLMClient, LLMError
+
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     calls = []
     monkeypatch.setattr(litellm, "completion", lambda **kw: calls.append(kw))
     client = LLMClient("anthropic/claude-sonnet-4-5", retries=3, backoff_s=0)
     with pytest.raises(LLMError) as info:
         client.complete("hello")
-    assert str(info.value) == ("anthropic/claude-sonnet-4-5 needs an API key: "
-                               "set the environment variable ANTHROPIC_API_KEY.")
+    assert str(info.value) == (
+        "anthropic/claude-sonnet-4-5 needs an API key: set the environment variable ANTHROPIC_API_KEY."
+    )
     assert calls == []  # no request, so nothing was retried
 
 
@@ -83,8 +91,9 @@ def test_doctor_names_its_own_command_for_a_missing_base_image(monkeypatch):
             return {"Version": "test"}
 
     monkeypatch.setattr(docker, "from_env", lambda timeout=5: Engine())
-    monkeypatch.setattr(sandbox, "base_image_status", lambda *a, **k: {"available": False, "detail": "python -c ..."},
-                        raising=False)
+    monkeypatch.setattr(
+        sandbox, "base_image_status", lambda *a, **k: {"available": False, "detail": "python -c ..."}, raising=False
+    )
     monkeypatch.setattr(sandbox, "disk_report", lambda client: {}, raising=False)
     checks = {name: (ok, detail) for name, ok, detail in docker_checks(load_config(None), False, False, Path("runs"))}
     ok, detail = checks["base image"]
@@ -96,7 +105,9 @@ def test_evaluate_writes_into_the_run_folder_or_beside_the_tasks(tmp_path):
     (run_dir / "checkpoints").mkdir(parents=True)
     (run_dir / "config.yaml").write_text("seed: 0\n")
     (run_dir / "export").mkdir()
-    assert cli._results_path(run_dir / "export" / "tasks.jsonl", "oracle") == run_dir.resolve() / "results" / "oracle.json"
+    assert (
+        cli._results_path(run_dir / "export" / "tasks.jsonl", "oracle") == run_dir.resolve() / "results" / "oracle.json"
+    )
     loose = tmp_path / "elsewhere" / "mine.jsonl"
     assert cli._results_path(loose, "nop") == loose.with_name("mine.nop.results.json")
     assert cli._results_path(loose, "nop").parent != Path.cwd()
@@ -105,14 +116,29 @@ def test_evaluate_writes_into_the_run_folder_or_beside_the_tasks(tmp_path):
 HEAVY = ("litellm", "torch", "sentence_transformers", "docker", "matplotlib", "dask", "numpy", "faiss", "git")
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["run", "missing.yaml"], ["run", "configs/quickstart.yaml", "--set",
-                                                                        "evolution.populaton=3"],
-                                  ["hof", "/nonexistent"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["run", "missing.yaml"],
+        ["run", "configs/quickstart.yaml", "--set", "evolution.populaton=3"],
+        ["hof", "/nonexistent"],
+    ],
+)
 def test_help_and_user_errors_import_no_heavy_module(argv):
     """Speed is measured in bench/cli_startup.py; this checks its cause: nothing heavy is loaded."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "evo.cli", *argv], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "evo.cli", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert proc.returncode in (0, 2), proc.stderr[-2000:]
-    loaded = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines()
-              if line.startswith("import time:")}
+    loaded = {
+        line.split("|")[-1].strip().split(".")[0]
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:")
+    }
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))

@@ -5,8 +5,10 @@ bundled repo with the local backend.
 `.ci/provision_pythons.sh` installs SEBGen's dependencies once per Python into a venv of their
 own (cached); the fresh venv of each test run sees them through a `.pth` file, and SEBGen itself
 is installed into it from this checkout (not editable), without the network. The embedding stack
-is part of it (the offline writer reads prompts with it). Without the list the test skips with a reason, and fails when SEBGEN_REQUIRE_PYTHONS=1 (CI).
+is part of it (the offline writer reads prompts with it). Without the list the test skips with a reason,
+and fails when SEBGEN_REQUIRE_PYTHONS=1 (CI).
 """
+
 from __future__ import annotations
 
 import json
@@ -50,13 +52,26 @@ def test_fresh_venv_install_doctor_mine_setup_and_generate(tmp_path, which):
     version = run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], tmp_path).stdout.strip()
     venv = tmp_path / "venv"
     assert run([python, "-m", "venv", venv], tmp_path).returncode == 0
-    site = run([venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-               tmp_path).stdout.strip()
+    site = run(
+        [venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], tmp_path
+    ).stdout.strip()
     Path(site, "sebgen-ci-dependencies.pth").write_text(deps_site + "\n")
     source = tmp_path / "source"  # a copy: building in the checkout would leave build/ and egg-info there
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", "runs", "__pycache__", "build", "*.egg-info"))
-    proc = run([venv / "bin" / "python", "-m", "pip", "install", "-q", "--no-index", "--no-deps",
-                "--no-build-isolation", source], tmp_path)  # this checkout, not editable
+    proc = run(
+        [
+            venv / "bin" / "python",
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-index",
+            "--no-deps",
+            "--no-build-isolation",
+            source,
+        ],
+        tmp_path,
+    )  # this checkout, not editable
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert not Path(site, "evo", "cli.py").is_symlink() and Path(site, "evo", "cli.py").is_file()
     sebgen = venv / "bin" / "sebgen"
@@ -79,8 +94,10 @@ def test_fresh_venv_install_doctor_mine_setup_and_generate(tmp_path, which):
     assert "passed" in setup.stdout and "Traceback" not in setup.stderr, setup.stdout[-2000:]
 
     out = tmp_path / "tasks.jsonl"
-    generate = run([sebgen, "generate", repo, "--strategy", "BUG_FIX", "--n", "1", "--out", out,
-                    "--set", "sandbox.backend=local"], tmp_path)
+    generate = run(
+        [sebgen, "generate", repo, "--strategy", "BUG_FIX", "--n", "1", "--out", out, "--set", "sandbox.backend=local"],
+        tmp_path,
+    )
     assert generate.returncode == 0, f"Python {version}: {generate.stderr[-3000:]}"
     tasks = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(tasks) == 1 and tasks[0]["FAIL_TO_PASS"], generate.stderr[-2000:]

@@ -1,5 +1,6 @@
 """A real repository through `sebgen generate` in Docker: one verified commit of one bundle from
 ../shared/real-repos becomes a task whose FAIL_TO_PASS holds the verified test."""
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,19 @@ def test_a_verified_commit_of_a_real_repo_becomes_a_task(tmp_path):
     repo = tmp_path / "mahmoud__boltons"
     subprocess.run(["git", "clone", "-q", str(REAL / BUNDLE), str(repo)], check=True)
     out = tmp_path / "tasks.jsonl"
-    proc = sebgen("generate", repo, "--commit", record["commit"], "--n", "1", "--out", out,
-                  "--set", "sandbox.backend=docker", timeout=1500)
+    proc = sebgen(
+        "generate",
+        repo,
+        "--commit",
+        record["commit"],
+        "--n",
+        "1",
+        "--out",
+        out,
+        "--set",
+        "sandbox.backend=docker",
+        timeout=1500,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     tasks = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(tasks) == 1, proc.stderr[-3000:]

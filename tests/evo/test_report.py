@@ -1,4 +1,5 @@
 """The run report: a static page whose plots exist, a leaderboard, and no console errors in Chromium."""
+
 from __future__ import annotations
 
 import html
@@ -16,14 +17,27 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from evo.lineage import ancestors, ancestry, family  # noqa: E402
-from evo.report import (ReportError, best_so_far, build_report, funnel, funnel_by_reason,  # noqa: E402
-                        novelty_vs_archive)
+from evo.report import (
+    ReportError,
+    best_so_far,
+    build_report,
+    funnel,
+    funnel_by_reason,  # noqa: E402
+    novelty_vs_archive,
+)
 from tests.marks import require_mark  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
-PLOTS = ("dimensions.png", "novelty.png", "strategy_mix.png", "difficulty.png", "funnel.png", "usage.png",
-         "lineage.png")
+PLOTS = (
+    "dimensions.png",
+    "novelty.png",
+    "strategy_mix.png",
+    "difficulty.png",
+    "funnel.png",
+    "usage.png",
+    "lineage.png",
+)
 
 
 def sebgen(*args: str) -> subprocess.CompletedProcess:
@@ -32,10 +46,24 @@ def sebgen(*args: str) -> subprocess.CompletedProcess:
 
 def results_doc(model: str, months: dict[str, float]) -> dict:
     def agg(rate):
-        return {"tasks": 2, "resolved": int(rate * 2), "resolved_rate": rate, "resolved_rate_ci95": [0, 1],
-                "pass@1": rate, "pass@1_ci95": [0, 1]}
-    return {"model": model, "summary": {"k": 1, "overall": agg(sum(months.values()) / len(months)),
-                                        "by_month": {m: agg(r) for m, r in months.items()}}, "tasks": {}}
+        return {
+            "tasks": 2,
+            "resolved": int(rate * 2),
+            "resolved_rate": rate,
+            "resolved_rate_ci95": [0, 1],
+            "pass@1": rate,
+            "pass@1_ci95": [0, 1],
+        }
+
+    return {
+        "model": model,
+        "summary": {
+            "k": 1,
+            "overall": agg(sum(months.values()) / len(months)),
+            "by_month": {m: agg(r) for m, r in months.items()},
+        },
+        "tasks": {},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -43,12 +71,27 @@ def report(tmp_path_factory) -> Path:
     """A tiny evolution run (about a minute), two results files, and its report."""
     require_mark("slow", "runs an evolution end to end")
     run_dir = tmp_path_factory.mktemp("run") / "run"
-    proc = sebgen("run", "configs/quickstart.yaml", "--run-dir", str(run_dir), "--set", "sandbox.backend=local",
-                  "--set", "sandbox.reruns=1", "--set", "fitness.tasks_per_strategy=1",
-                  "--set", "fitness.oversample=2", "--set", "evolution.population=3")
+    proc = sebgen(
+        "run",
+        "configs/quickstart.yaml",
+        "--run-dir",
+        str(run_dir),
+        "--set",
+        "sandbox.backend=local",
+        "--set",
+        "sandbox.reruns=1",
+        "--set",
+        "fitness.tasks_per_strategy=1",
+        "--set",
+        "fitness.oversample=2",
+        "--set",
+        "evolution.population=3",
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     (run_dir / "results").mkdir()
-    (run_dir / "results" / "oracle.json").write_text(json.dumps(results_doc("oracle", {"2025-11": 1.0, "2026-03": 1.0})))
+    (run_dir / "results" / "oracle.json").write_text(
+        json.dumps(results_doc("oracle", {"2025-11": 1.0, "2026-03": 1.0}))
+    )
     (run_dir / "results" / "nop.json").write_text(json.dumps(results_doc("nop", {"2025-11": 0.0})))
     proc = sebgen("report", str(run_dir))
     assert proc.returncode == 0, proc.stderr
@@ -86,6 +129,7 @@ def test_report_of_a_folder_without_checkpoint_is_an_error(tmp_path):
 def kept_records(run_dir: Path) -> dict[str, dict]:
     """The run's dataset, read straight from the archive's SQLite rows (not through the report's reader)."""
     import sqlite3
+
     db = sqlite3.connect(run_dir / "archive" / "archive.sqlite")
     try:
         rows = db.execute("SELECT record FROM tasks WHERE passed = 1 ORDER BY id").fetchall()
@@ -127,7 +171,7 @@ def test_every_kept_task_has_a_page_linked_from_the_report(report):
             assert f"<td>{layer}</td><td>passed</td>" in task_page
             assert html.escape(verdict["reason"]) in task_page
         for patch in ("bug_patch", "patch", "test_patch"):
-            changed = next(l for l in task[patch].splitlines() if l[:1] in "+-" and l[:3] not in ("+++", "---"))
+            changed = next(ln for ln in task[patch].splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---"))
             assert html.escape(changed) in task_page
         assert 'href="../index.html#tasks"' in task_page
 
@@ -136,8 +180,9 @@ def test_every_kept_task_has_a_page_linked_from_the_report(report):
 def test_funnel_shows_rejection_reasons_including_leakage(report):
     page = report.read_text()
     assert "<th>reason</th>" in page
-    assert re.search(r"<tr><td>(quality|semantic)</td><td>leakage</td><td>\d+</td></tr>", page), \
+    assert re.search(r"<tr><td>(quality|semantic)</td><td>leakage</td><td>\d+</td></tr>", page), (
         "the quickstart's seed prompt leaks the fix: leakage must show as a reason"
+    )
 
 
 @pytest.mark.slow
@@ -165,17 +210,21 @@ def test_hof_lineage_of_an_unknown_id_suggests_one(report):
     some = next(iter(family(run_dir)))
     proc = sebgen("hof", str(run_dir), "--lineage", some[:-1] + ("x" if some[-1] != "x" else "y") + "zz")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert f"no strategy" in proc.stderr and f"did you mean '{some}'" in proc.stderr
+    assert "no strategy" in proc.stderr and f"did you mean '{some}'" in proc.stderr
 
 
 def test_lineage_follows_every_ancestor_through_crossover_and_unchanged_copies(tmp_path):
     gens = tmp_path / "generations"
     gens.mkdir()
+
     def strategy(sid, gen, op, parents):
         return {"id": sid, "generation": gen, "operator": op, "parents": parents, "strategy_type": "BUG_FIX"}
-    offspring = {1: [strategy("a", 1, "seed", []), strategy("b", 1, "seed", []), strategy("c", 1, "seed", [])],
-                 2: [strategy("d", 2, "crossover", ["a", "b"]), strategy("a", 2, "prompt_mutation", ["a"])],
-                 3: [strategy("e", 3, "param_mutation", ["d"]), strategy("f", 3, "crossover", ["d", "a"])]}
+
+    offspring = {
+        1: [strategy("a", 1, "seed", []), strategy("b", 1, "seed", []), strategy("c", 1, "seed", [])],
+        2: [strategy("d", 2, "crossover", ["a", "b"]), strategy("a", 2, "prompt_mutation", ["a"])],
+        3: [strategy("e", 3, "param_mutation", ["d"]), strategy("f", 3, "crossover", ["d", "a"])],
+    }
     for gen, items in offspring.items():
         (gens / f"gen-{gen:04d}.offspring.json").write_text(json.dumps({"offspring": items}))
     (tmp_path / "evaluations.jsonl").write_text(json.dumps({"strategy_id": "f", "exploration_value": 0.5}) + "\n")
@@ -191,8 +240,11 @@ def test_funnel_by_reason_and_best_so_far():
     leak = {"validation": {"schema": {"passed": True}, "quality": {"passed": False, "category": "leakage"}}}
     flaky = {"validation": {"schema": {"passed": True}, "functional": {"passed": False, "category": "flaky"}}}
     vague = {"validation": {"semantic": {"passed": False, "category": None}}}
-    assert funnel_by_reason([leak, flaky, leak, vague]) == [("functional", "flaky", 1), ("quality", "leakage", 2),
-                                                            ("semantic", "other", 1)]
+    assert funnel_by_reason([leak, flaky, leak, vague]) == [
+        ("functional", "flaky", 1),
+        ("quality", "leakage", 2),
+        ("semantic", "other", 1),
+    ]
     assert best_so_far([(1, 0.2, 0.5), (2, 0.3, 0.4), (3, 0.5, 0.7)]) == [(1, 0.5), (2, 0.5), (3, 0.7)]
 
 
@@ -203,9 +255,13 @@ def test_funnel_and_novelty_helpers():
     counts = funnel([ok, dropped, bad, bad], kept_ids={"a"})
     assert counts["compile"] == 2 and counts["kept"] == 1 and counts["batch filter"] == 1 and counts["schema"] == 0
     # the shape `Evolution._rescore` writes to generations/gen-N.scores.json
-    scores = {1: {"h1": {"novelties": {"t1": 0.4, "t2": 0.6}, "archive_tasks": 0},
-                  "h2": {"novelties": {}, "archive_tasks": 0}},
-              2: {"h1": {"novelties": {"t3": 0.2}, "archive_tasks": 3}}}
+    scores = {
+        1: {
+            "h1": {"novelties": {"t1": 0.4, "t2": 0.6}, "archive_tasks": 0},
+            "h2": {"novelties": {}, "archive_tasks": 0},
+        },
+        2: {"h1": {"novelties": {"t3": 0.2}, "archive_tasks": 3}},
+    }
     assert novelty_vs_archive(scores) == [(1, 0, 0.5), (2, 3, 0.2)]
 
 
@@ -220,12 +276,30 @@ def test_page_loads_in_headless_chromium_without_console_errors(report, tmp_path
     if browser is None:
         if os.environ.get("SEBGEN_REQUIRE_CHROMIUM") == "1":
             pytest.fail("SEBGEN_REQUIRE_CHROMIUM=1 but no chromium is installed (apt-get install -y chromium)")
-        pytest.skip("chromium is not installed (apt-get install -y chromium); set SEBGEN_REQUIRE_CHROMIUM=1 to require it")
+        pytest.skip(
+            "chromium is not installed (apt-get install -y chromium); set SEBGEN_REQUIRE_CHROMIUM=1 to require it"
+        )
     target = report if page == "index.html" else sorted((report.parent / "tasks").glob("*.html"))[0]
-    proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                           "--disable-component-update", "--disable-sync", "--no-first-run",
-                           f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
-                           "--dump-dom", target.as_uri()], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+            target.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     console = [line for line in proc.stderr.splitlines() if "CONSOLE" in line]
     assert console == [], console

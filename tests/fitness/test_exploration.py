@@ -1,11 +1,14 @@
 """Exploration value and its dimensions against hand-computed values."""
+
 import pytest
 
 from fitness import exploration as ex
 
 
 def test_weighted_sum_with_default_weights():
-    dims = ex.Dimensions(quality=0.5, novelty=0.4, difficulty_coverage=0.6, skill_diversity=0.2, evolution_potential=0.8)
+    dims = ex.Dimensions(
+        quality=0.5, novelty=0.4, difficulty_coverage=0.6, skill_diversity=0.2, evolution_potential=0.8
+    )
     # 0.3*0.5 + 0.2*0.4 + 0.15*0.6 + 0.15*0.2 + 0.2*0.8 = 0.15 + 0.08 + 0.09 + 0.03 + 0.16
     assert ex.exploration_value(dims) == pytest.approx(0.51)
 
@@ -32,14 +35,17 @@ def test_skill_diversity():
     assert value == pytest.approx(0.5 * 2 / 7 + 0.5 * 0.5)
 
 
-@pytest.mark.parametrize("attempts, passed, categories, expected", [
-    (10, 10, [], 0.20),                         # > 90% pass: little headroom
-    (4, 0, ["leakage"] * 4, 0.80),              # one clear failure pattern
-    (4, 0, ["leakage", "leakage", "no_f2p", "flaky"], 0.20 + 0.6 * 0.5),
-    (0, 0, [], 0.20),
-    (4, 0, ["no_f2p", "flaky", "build_error", "timeout"], 0.20),   # nothing a prompt can fix
-    (3, 2, ["duplicate"], 0.20 + 0.6 / 3),      # one rejection of three is not a clear pattern
-])
+@pytest.mark.parametrize(
+    "attempts, passed, categories, expected",
+    [
+        (10, 10, [], 0.20),  # > 90% pass: little headroom
+        (4, 0, ["leakage"] * 4, 0.80),  # one clear failure pattern
+        (4, 0, ["leakage", "leakage", "no_f2p", "flaky"], 0.20 + 0.6 * 0.5),
+        (0, 0, [], 0.20),
+        (4, 0, ["no_f2p", "flaky", "build_error", "timeout"], 0.20),  # nothing a prompt can fix
+        (3, 2, ["duplicate"], 0.20 + 0.6 / 3),  # one rejection of three is not a clear pattern
+    ],
+)
 def test_evolution_potential(attempts, passed, categories, expected):
     assert ex.evolution_potential(attempts, passed, categories) == pytest.approx(expected)
 
@@ -49,8 +55,14 @@ def test_dimensions_of_a_batch():
         {"validation": {"quality": {"score": 0.8}}, "difficulty": 0.1, "domain": "math", "skills": ["x"]},
         {"validation": {"quality": {"score": 0.6}}, "difficulty": 0.7, "domain": "security", "skills": ["y"]},
     ]
-    dims = ex.dimensions_of(attempts=4, passed_tasks=tasks, failure_categories=["leakage", "leakage"],
-                            novelties=[0.3, 0.5], bins=5, skill_norm=10)
+    dims = ex.dimensions_of(
+        attempts=4,
+        passed_tasks=tasks,
+        failure_categories=["leakage", "leakage"],
+        novelties=[0.3, 0.5],
+        bins=5,
+        skill_norm=10,
+    )
     assert dims.quality == pytest.approx(0.5 * 0.7)
     assert dims.novelty == pytest.approx(0.4)
     assert dims.difficulty_coverage == pytest.approx(2 / 5)
@@ -59,8 +71,20 @@ def test_dimensions_of_a_batch():
 
 
 def test_failure_routing_splits_prompt_fixable_from_environment():
-    fixable, other = ex.route_failures(["leakage", "no_f2p", "judge_reject", "build_error", "vague_statement",
-                                        "duplicate", "flaky", "timeout", "llm_error", "compile_error"])
+    fixable, other = ex.route_failures(
+        [
+            "leakage",
+            "no_f2p",
+            "judge_reject",
+            "build_error",
+            "vague_statement",
+            "duplicate",
+            "flaky",
+            "timeout",
+            "llm_error",
+            "compile_error",
+        ]
+    )
     assert fixable == ["leakage", "judge_reject", "vague_statement", "duplicate", "llm_error"]
     assert other == ["no_f2p", "build_error", "flaky", "timeout", "compile_error"]
     assert not ex.PROMPT_FIXABLE & ex.ENVIRONMENT
@@ -70,6 +94,7 @@ def test_two_of_two_kept_beats_two_of_three_with_a_duplicate():
     """The quickstart's old oddity: a rejection used to buy 0.6 of E and outrank a clean sibling."""
     task = {"validation": {"quality": {"score": 0.8}}, "difficulty": 0.3, "domain": "math", "skills": ["x"]}
     clean = ex.dimensions_of(attempts=2, passed_tasks=[task, task], failure_categories=[], novelties=[0.3, 0.3])
-    one_dup = ex.dimensions_of(attempts=3, passed_tasks=[task, task], failure_categories=["duplicate"],
-                               novelties=[0.3, 0.3])
+    one_dup = ex.dimensions_of(
+        attempts=3, passed_tasks=[task, task], failure_categories=["duplicate"], novelties=[0.3, 0.3]
+    )
     assert ex.exploration_value(clean) > ex.exploration_value(one_dup)

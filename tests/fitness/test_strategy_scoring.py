@@ -4,6 +4,7 @@ The run test drives the real evolution loop (archive, MiniLM embeddings, hall of
 checkpoints) with canned execution results in place of the sandbox, so it is fast and its
 numbers are known.
 """
+
 import json
 import os
 import random
@@ -19,37 +20,67 @@ from evo import loop as loop_module
 from evo.config import Config
 from evo.loop import Evolution, build_toolbox
 from fitness.exploration import ENVIRONMENT, PROMPT_FIXABLE, Dimensions, exploration_value
+from fitness.strategy_eval import EvalSettings, Evaluation, commit_order, evaluate_strategy
+from llm import LLMClient
 from tasks.mining import Candidate
 from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
-from fitness.strategy_eval import EvalSettings, Evaluation, commit_order, evaluate_strategy
 from tasks.task import Task
-from llm import LLMClient
 from tests.evo.test_archive_in_evolution import RecordingClient
 
-TOPICS = ["the page count of a paginated list", "the total of an invoice with discounts",
-          "parsing an ISO date with a timezone", "retrying a failed HTTP request", "sorting records by two keys",
-          "escaping HTML in a template", "rounding currency amounts", "merging two configuration files"]
+TOPICS = [
+    "the page count of a paginated list",
+    "the total of an invoice with discounts",
+    "parsing an ISO date with a timezone",
+    "retrying a failed HTTP request",
+    "sorting records by two keys",
+    "escaping HTML in a template",
+    "rounding currency amounts",
+    "merging two configuration files",
+]
 
 
-def task(strategy: Strategy, n: int, *, kept: bool, judge: float = 0.8, category: str = "no_f2p",
-         topic: str | None = None) -> dict:
+def task(
+    strategy: Strategy, n: int, *, kept: bool, judge: float = 0.8, category: str = "no_f2p", topic: str | None = None
+) -> dict:
     subject = topic or TOPICS[n % len(TOPICS)]
     validation = {"schema": {"passed": True, "score": 1.0, "reason": "", "category": None, "details": {}}}
     if kept:
-        criteria = {c: {"score": judge * 10, "confidence": 0.9, "reasoning": ""}
-                    for c in ("task_correctness", "test_correctness", "test_completeness", "complexity")}
-        validation["quality"] = {"passed": True, "score": judge, "reason": "", "category": None,
-                                 "details": {"criteria": criteria, "mean": judge * 10}}
+        criteria = {
+            c: {"score": judge * 10, "confidence": 0.9, "reasoning": ""}
+            for c in ("task_correctness", "test_correctness", "test_completeness", "complexity")
+        }
+        validation["quality"] = {
+            "passed": True,
+            "score": judge,
+            "reason": "",
+            "category": None,
+            "details": {"criteria": criteria, "mean": judge * 10},
+        }
         validation["semantic"] = {"passed": True, "score": 0.8, "reason": "", "category": None, "details": {}}
     else:
-        validation["functional"] = {"passed": False, "score": 0.0, "reason": "rejected", "category": category,
-                                    "details": {}}
-    return Task(instance_id=f"demo__{strategy.id}-{n}", repo="demo/lib", base_commit=f"{n:040d}", patch="",
-                test_patch="", problem_statement=f"Wrong result for {subject}: the function returns a value "
-                f"that is off by one when the input is at its boundary (case {n}).",
-                bug_patch="", strategy_type=strategy.strategy_type.value, strategy_id=strategy.id,
-                difficulty=0.1 + 0.2 * (n % 4), domain="math", skills=[f"skill-{n % 3}"],
-                validation=validation).to_dict()
+        validation["functional"] = {
+            "passed": False,
+            "score": 0.0,
+            "reason": "rejected",
+            "category": category,
+            "details": {},
+        }
+    return Task(
+        instance_id=f"demo__{strategy.id}-{n}",
+        repo="demo/lib",
+        base_commit=f"{n:040d}",
+        patch="",
+        test_patch="",
+        problem_statement=f"Wrong result for {subject}: the function returns a value "
+        f"that is off by one when the input is at its boundary (case {n}).",
+        bug_patch="",
+        strategy_type=strategy.strategy_type.value,
+        strategy_id=strategy.id,
+        difficulty=0.1 + 0.2 * (n % 4),
+        domain="math",
+        skills=[f"skill-{n % 3}"],
+        validation=validation,
+    ).to_dict()
 
 
 class CannedRun:
@@ -62,29 +93,40 @@ class CannedRun:
     def evaluate(self, strategy, candidates, generator, settings, progress=None, sample=1):
         self.executed.append(strategy.genome_hash())
         tasks = self.plans[strategy.genome_hash()]
-        return Evaluation(strategy_id=strategy.id, genome_hash=strategy.genome_hash(), sample=sample,
-                          attempts=len(tasks), passed=sum(all(v["passed"] for v in t["validation"].values())
-                                                         for t in tasks),
-                          failure_categories=[], tasks=tasks, usage={"calls": len(tasks), "prompt_tokens": 0,
-                                                                     "completion_tokens": 0, "cost_usd": 0.0})
+        return Evaluation(
+            strategy_id=strategy.id,
+            genome_hash=strategy.genome_hash(),
+            sample=sample,
+            attempts=len(tasks),
+            passed=sum(all(v["passed"] for v in t["validation"].values()) for t in tasks),
+            failure_categories=[],
+            tasks=tasks,
+            usage={"calls": len(tasks), "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0},
+        )
 
 
 @pytest.fixture
 def canned_run(tmp_path, monkeypatch):
-    config = Config.model_validate({"seed": 3, "evolution": {"population": 3, "generations": 2, "elitism": 1,
-                                                             "hof_size": 5}})
+    config = Config.model_validate(
+        {"seed": 3, "evolution": {"population": 3, "generations": 2, "elitism": 1, "hof_size": 5}}
+    )
     seeds = loop_module.seed_strategies(list(config.evolution.strategy_types), 3, generation=1)
     weak_seed = seeds[0]
     run = CannedRun()
     # The weak seed: 1 of 6 kept (quality 0.13), five environment failures (what the issue measured).
-    run.plans[weak_seed.genome_hash()] = [task(weak_seed, 0, kept=True, judge=0.8)] + \
-        [task(weak_seed, n, kept=False, category="no_f2p") for n in range(1, 6)]
+    run.plans[weak_seed.genome_hash()] = [task(weak_seed, 0, kept=True, judge=0.8)] + [
+        task(weak_seed, n, kept=False, category="no_f2p") for n in range(1, 6)
+    ]
     for seed in seeds[1:]:
         run.plans[seed.genome_hash()] = [task(seed, n, kept=True, judge=0.8) for n in (1, 2)]
     children = [weak_seed.child(operator="param_mutation", parents=(weak_seed.id,), generation=2)]  # same genome
     for i, parent in enumerate(seeds[1:]):
-        child = parent.child(operator="prompt_mutation", parents=(parent.id,), generation=2,
-                             prompt=parent.prompt + " State the expected and the actual behaviour.")
+        child = parent.child(
+            operator="prompt_mutation",
+            parents=(parent.id,),
+            generation=2,
+            prompt=parent.prompt + " State the expected and the actual behaviour.",
+        )
         # common random numbers: the children describe the commits their parents described
         run.plans[child.genome_hash()] = [task(child, n, kept=True, judge=(0.83, 0.75)[i]) for n in (1, 2)]
         children.append(child)
@@ -108,8 +150,9 @@ def canned_run(tmp_path, monkeypatch):
     monkeypatch.setattr(loop_module, "vary", lambda toolbox, config, rng, population, generation: list(children))
     run_dir = tmp_path / "run"
     outcome = Evolution(config, run_dir, log=lambda *_: None).run(2)
-    return SimpleNamespace(run=run, run_dir=run_dir, outcome=outcome, weak=weak_seed, seeds=seeds,
-                           children=children, config=config)
+    return SimpleNamespace(
+        run=run, run_dir=run_dir, outcome=outcome, weak=weak_seed, seeds=seeds, children=children, config=config
+    )
 
 
 def scores(run_dir, generation):
@@ -146,9 +189,9 @@ def test_a_weak_generation_1_seed_no_longer_tops_the_hall_of_fame(canned_run):
 
 def test_a_genome_met_again_reuses_execution_but_gets_fresh_novelty(canned_run):
     weak = canned_run.weak.genome_hash()
-    assert canned_run.run.executed.count(weak) == 1          # execution came from the cache ...
+    assert canned_run.run.executed.count(weak) == 1  # execution came from the cache ...
     first, again = scores(canned_run.run_dir, 1)[weak], scores(canned_run.run_dir, 2)[weak]
-    assert again["archive_tasks"] > first["archive_tasks"]   # ... novelty did not
+    assert again["archive_tasks"] > first["archive_tasks"]  # ... novelty did not
     assert again["dimensions"]["novelty"] != first["dimensions"]["novelty"]
     journal = (canned_run.run_dir / "evaluations.jsonl").read_text()
     assert "novelty" not in journal and "exploration_value" not in journal
@@ -160,18 +203,29 @@ def test_novelty_of_a_generation_counts_its_other_tasks(tmp_path):
         same = [task(s, n, kept=True, topic=TOPICS[0]) for n in range(3)]
         alone = archive.novelty_of_tasks(same[:1], peers=True)
         together = archive.novelty_of_tasks(same, peers=True)
-        assert alone == [1.0]                       # nothing to compare with
-        assert max(together) < 0.2                  # near-identical siblings are not novel
+        assert alone == [1.0]  # nothing to compare with
+        assert max(together) < 0.2  # near-identical siblings are not novel
         archive.add_tasks(same, generation=1)
         # archived: each task is left out of its own reference, the others count
         assert archive.novelty_of_tasks(same) == pytest.approx(together, abs=1e-4)
 
 
 def candidates(n: int = 12) -> list[Candidate]:
-    return [Candidate(repo="demo/lib", repo_path="/nowhere", sha=f"{i:040x}", parent=f"{i + 100:040x}",
-                      subject=f"fix {i}", body="", created_at=f"2024-01-{i + 1:02d}T00:00:00",
-                      source_files=["lib.py"], test_files=["test_lib.py"], kind="bug_fix" if i % 3 else "feature_add")
-            for i in range(n)]
+    return [
+        Candidate(
+            repo="demo/lib",
+            repo_path="/nowhere",
+            sha=f"{i:040x}",
+            parent=f"{i + 100:040x}",
+            subject=f"fix {i}",
+            body="",
+            created_at=f"2024-01-{i + 1:02d}T00:00:00",
+            source_files=["lib.py"],
+            test_files=["test_lib.py"],
+            kind="bug_fix" if i % 3 else "feature_add",
+        )
+        for i in range(n)
+    ]
 
 
 class RecordingGenerator:
@@ -181,10 +235,18 @@ class RecordingGenerator:
 
     def generate(self, candidate, strategy):
         self.seen.append(candidate.sha)
-        return Task(instance_id=candidate.sha, repo="demo/lib", base_commit=candidate.sha, patch="", test_patch="",
-                    problem_statement="", bug_patch="", strategy_type=strategy.strategy_type.value,
-                    strategy_id=strategy.id,
-                    validation={"functional": {"passed": False, "score": 0, "reason": "", "category": "no_f2p"}})
+        return Task(
+            instance_id=candidate.sha,
+            repo="demo/lib",
+            base_commit=candidate.sha,
+            patch="",
+            test_patch="",
+            problem_statement="",
+            bug_patch="",
+            strategy_type=strategy.strategy_type.value,
+            strategy_id=strategy.id,
+            validation={"functional": {"passed": False, "score": 0, "reason": "", "category": "no_f2p"}},
+        )
 
 
 def test_strategies_differing_only_in_prompt_are_scored_on_the_same_commits():
@@ -206,8 +268,13 @@ def test_strategies_differing_only_in_prompt_are_scored_on_the_same_commits():
 def test_environment_failures_never_reach_prompt_mutation(tmp_path):
     strategy = Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][0])
     with Archive.open(tmp_path / "a") as archive:
-        archive.add_failures([{"strategy_id": strategy.id, "strategy_type": "BUG_FIX", "category": c,
-                               "detail": f"detail of {c}"} for c in sorted(ENVIRONMENT)], generation=1)
+        archive.add_failures(
+            [
+                {"strategy_id": strategy.id, "strategy_type": "BUG_FIX", "category": c, "detail": f"detail of {c}"}
+                for c in sorted(ENVIRONMENT)
+            ],
+            generation=1,
+        )
         llm = RecordingClient()
         bench = SimpleNamespace(archive=archive, llm=llm)
         toolbox = build_toolbox(Config(), random.Random(0), bench)
@@ -215,8 +282,17 @@ def test_environment_failures_never_reach_prompt_mutation(tmp_path):
         sent = "\n".join(llm.prompts)
         assert all(f"detail of {c}" not in sent for c in ENVIRONMENT)
         # a prompt-fixable failure of the same strategy does reach it, and only that one
-        archive.add_failures([{"strategy_id": strategy.id, "strategy_type": "BUG_FIX", "category": "leakage",
-                               "detail": "detail of leakage"}], generation=2)
+        archive.add_failures(
+            [
+                {
+                    "strategy_id": strategy.id,
+                    "strategy_type": "BUG_FIX",
+                    "category": "leakage",
+                    "detail": "detail of leakage",
+                }
+            ],
+            generation=2,
+        )
         llm.prompts.clear()
         child = toolbox.mutate_prompt(strategy, 3)
         sent = "\n".join(llm.prompts)

@@ -1,11 +1,11 @@
 """Evaluating agents on a generated panel: oracle resolves all, nop none, degraded gold in between."""
+
 from __future__ import annotations
 
 import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,11 +13,10 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from harness.agents import RandomAgent, extract_diff, load_predictions, PredictionsError  # noqa: E402
+from harness.agents import PredictionsError, RandomAgent, extract_diff, load_predictions  # noqa: E402
 from harness.metrics import attempt_report, pass_at_k, wilson_interval  # noqa: E402
 from tasks.task import read_jsonl  # noqa: E402
-
-from tests.e2e import ROOT, generated_tasks, sebgen  # noqa: E402
+from tests.e2e import generated_tasks, sebgen  # noqa: E402
 from tests.sandbox_fixtures import new_file_patch  # noqa: E402
 
 LOCAL = ["--set", "sandbox.backend=local", "--set", "sandbox.reruns=1"]
@@ -29,6 +28,7 @@ def predictions_backend() -> list[str]:
     if os.geteuid() != 0:
         return LOCAL
     from tests.sandbox_fixtures import require_docker
+
     require_docker()
     return DOCKER
 
@@ -65,7 +65,8 @@ def drop_last_added_line(patch: str) -> str:
     lines = patch.splitlines(keepends=True)
     index = max(i for i, line in enumerate(lines) if line.startswith("+") and not line.startswith("+++"))
     hunk = max(i for i in range(index) if lines[i].startswith("@@"))
-    lines[hunk] = re.sub(r"\+(\d+)(?:,(\d+))?", lambda m: f"+{m.group(1)},{int(m.group(2) or 1) - 1}", lines[hunk], 1)
+    shrink = lambda m: f"+{m.group(1)},{int(m.group(2) or 1) - 1}"  # the hunk's new length, one line less
+    lines[hunk] = re.sub(r"\+(\d+)(?:,(\d+))?", shrink, lines[hunk], count=1)
     del lines[index]
     return "".join(lines)
 
@@ -111,9 +112,14 @@ def test_degraded_gold_lands_between_nop_and_oracle(panel, tmp_path):
     """Half the panel gets the gold patch, the rest the gold patch with a hunk (or its last added line) dropped."""
     tasks = sorted(read_jsonl(panel), key=lambda t: -t.patch.count("\n@@"))
     preds = tmp_path / "preds.jsonl"
-    rows = [{"instance_id": t.instance_id, "model_name_or_path": "degraded",
-             "model_patch": degraded(t.patch) if i < max(1, len(tasks) // 2) else t.patch}
-            for i, t in enumerate(tasks)]
+    rows = [
+        {
+            "instance_id": t.instance_id,
+            "model_name_or_path": "degraded",
+            "model_patch": degraded(t.patch) if i < max(1, len(tasks) // 2) else t.patch,
+        }
+        for i, t in enumerate(tasks)
+    ]
     preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = evaluate(panel, tmp_path, "--predictions", str(preds), backend=predictions_backend())
     rate = result["summary"]["overall"]["resolved_rate"]
@@ -126,8 +132,12 @@ def test_degraded_gold_lands_between_nop_and_oracle(panel, tmp_path):
 def test_predictions_with_several_lines_per_task_are_attempts(panel, tmp_path):
     task = next(iter(read_jsonl(panel)))
     preds = tmp_path / "preds.jsonl"
-    preds.write_text("".join(json.dumps({"instance_id": task.instance_id, "model_name_or_path": "m",
-                                         "model_patch": p}) + "\n" for p in ("", task.patch, "")))
+    preds.write_text(
+        "".join(
+            json.dumps({"instance_id": task.instance_id, "model_name_or_path": "m", "model_patch": p}) + "\n"
+            for p in ("", task.patch, "")
+        )
+    )
     result = evaluate(panel, tmp_path, "--predictions", str(preds), "--k", "2", backend=predictions_backend())
     report = result["tasks"][task.instance_id]
     assert (report["n"], report["correct"], report["resolved"]) == (3, 1, False)
@@ -169,6 +179,7 @@ def test_extract_diff_and_bad_predictions(tmp_path):
 def test_llm_agent_sends_statement_and_sources_and_parses_the_diff(panel):
     from harness.agents import LLMAgent
     from llm.client import LLMClient
+
     task = next(iter(read_jsonl(panel)))
     answer = f"Here is the fix.\n```diff\n{task.patch}```\n"
     agent = LLMAgent("offline/sebgen", llm=LLMClient("offline/sebgen", mock_response=answer))
@@ -180,13 +191,16 @@ def test_llm_agent_sends_statement_and_sources_and_parses_the_diff(panel):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("row, says", [
-    ({"instance_id": "x", "model_patch": 7}, "model_patch must be a string or null, not int"),
-    ({"instance_id": "x", "model_patch": ["--- a/x"]}, "model_patch must be a string or null, not list"),
-    ({"instance_id": ["x"], "model_patch": ""}, "instance_id must be a non-empty string, not list"),
-    ({"instance_id": "", "model_patch": ""}, "instance_id must be a non-empty string, not str"),
-    ({"model_patch": ""}, "has no instance_id"),
-])
+@pytest.mark.parametrize(
+    "row, says",
+    [
+        ({"instance_id": "x", "model_patch": 7}, "model_patch must be a string or null, not int"),
+        ({"instance_id": "x", "model_patch": ["--- a/x"]}, "model_patch must be a string or null, not list"),
+        ({"instance_id": ["x"], "model_patch": ""}, "instance_id must be a non-empty string, not list"),
+        ({"instance_id": "", "model_patch": ""}, "instance_id must be a non-empty string, not str"),
+        ({"model_patch": ""}, "has no instance_id"),
+    ],
+)
 def test_malformed_predictions_end_in_one_sentence_and_exit_2(panel, tmp_path, row, says):
     preds = tmp_path / "p.jsonl"
     preds.write_text(json.dumps(row) + "\n")
@@ -215,22 +229,32 @@ def test_empty_predictions_and_duplicates_and_missing_patches_are_warned_about(p
     assert json.loads((tmp_path / "r.json").read_text())["summary"]["overall"]["resolved"] == 0
 
 
-ALL_PASS = ("import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
-            "def pytest_runtest_makereport(item, call):\n    outcome = yield\n    outcome.get_result().outcome = 'passed'\n")
+ALL_PASS = (
+    "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
+    "def pytest_runtest_makereport(item, call):\n    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"
+)
 INI_CHEAT = [("tests/pytest.ini", "[pytest]\naddopts = -p cheat_plugin\n"), ("cheat_plugin.py", ALL_PASS)]
 
 
 def conftest_cheat(task) -> str:
     """The repo's root conftest.py with an all-passed hookwrapper appended (or a new one)."""
     import difflib
-    shown = subprocess.run(["git", "-C", task.repo_path, "show", f"{task.base_commit}:conftest.py"],
-                           capture_output=True, text=True)
+
+    shown = subprocess.run(
+        ["git", "-C", task.repo_path, "show", f"{task.base_commit}:conftest.py"], capture_output=True, text=True
+    )
     if shown.returncode != 0:
         return new_file_patch("conftest.py", ALL_PASS)
     before = shown.stdout
     after = before + "\n\n" + ALL_PASS
-    return "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                        fromfile="a/conftest.py", tofile="b/conftest.py"))
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            fromfile="a/conftest.py",
+            tofile="b/conftest.py",
+        )
+    )
 
 
 @pytest.mark.slow
@@ -239,9 +263,14 @@ def test_cheating_predictions_resolve_nothing_through_the_cli(panel, tmp_path):
     bundled-corpus tasks: nothing resolves, each report says what was removed."""
     tasks = list(read_jsonl(panel))
     preds = tmp_path / "cheats.jsonl"
-    rows = [{"instance_id": t.instance_id, "model_name_or_path": "cheat",
-             "model_patch": conftest_cheat(t) if i % 2 == 0 else "".join(new_file_patch(*f) for f in INI_CHEAT)}
-            for i, t in enumerate(tasks)]
+    rows = [
+        {
+            "instance_id": t.instance_id,
+            "model_name_or_path": "cheat",
+            "model_patch": conftest_cheat(t) if i % 2 == 0 else "".join(new_file_patch(*f) for f in INI_CHEAT),
+        }
+        for i, t in enumerate(tasks)
+    ]
     preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = evaluate(panel, tmp_path, "--predictions", str(preds), backend=predictions_backend())
     assert result["summary"]["overall"]["resolved"] == 0
@@ -256,8 +285,15 @@ def test_cheating_predictions_resolve_nothing_through_the_cli(panel, tmp_path):
 def test_apply_failure_reason_is_kept_in_the_report(panel, tmp_path):
     task = next(iter(read_jsonl(panel)))
     preds = tmp_path / "p.jsonl"
-    preds.write_text(json.dumps({"instance_id": task.instance_id, "model_patch":
-                                 "--- a/nowhere.py\n+++ b/nowhere.py\n@@ -1 +1 @@\n-a\n+b\n"}) + "\n")
+    preds.write_text(
+        json.dumps(
+            {
+                "instance_id": task.instance_id,
+                "model_patch": "--- a/nowhere.py\n+++ b/nowhere.py\n@@ -1 +1 @@\n-a\n+b\n",
+            }
+        )
+        + "\n"
+    )
     result = evaluate(panel, tmp_path, "--predictions", str(preds), backend=predictions_backend())
     report = result["tasks"][task.instance_id]
     assert not report["patch_successfully_applied"] and "nowhere.py" in report["apply_error"]

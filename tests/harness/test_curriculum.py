@@ -1,4 +1,5 @@
 """The ZPD curriculum: width rule, zone counts and easy-medium-easy-medium-hard interleaving."""
+
 from __future__ import annotations
 
 import json
@@ -12,8 +13,14 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from harness.curriculum import (CurriculumError, capability_profile, curriculum, interleave,  # noqa: E402
-                                zone_counts, zpd_width)
+from harness.curriculum import (
+    CurriculumError,
+    capability_profile,
+    curriculum,
+    interleave,  # noqa: E402
+    zone_counts,
+    zpd_width,
+)
 from tasks.task import Task, write_jsonl  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,9 +28,20 @@ LEVEL_SCORE = {"easy": 0.2, "medium": 0.45, "hard": 0.8}
 
 
 def make_task(i: int, level: str, month: str = "2025-01") -> Task:
-    return Task(instance_id=f"t{i:02d}-{level}", repo="r", base_commit="c", patch="", test_patch="",
-                problem_statement="", bug_patch="", strategy_type="BUG_FIX", strategy_id="s",
-                created_at=f"{month}-01T00:00:00", difficulty=LEVEL_SCORE[level] + i / 1000, difficulty_level=level)
+    return Task(
+        instance_id=f"t{i:02d}-{level}",
+        repo="r",
+        base_commit="c",
+        patch="",
+        test_patch="",
+        problem_statement="",
+        bug_patch="",
+        strategy_type="BUG_FIX",
+        strategy_id="s",
+        created_at=f"{month}-01T00:00:00",
+        difficulty=LEVEL_SCORE[level] + i / 1000,
+        difficulty_level=level,
+    )
 
 
 def panel() -> list[Task]:
@@ -51,15 +69,21 @@ def test_width_widens_after_success_and_narrows_after_failure():
 
 def test_ability_weights_harder_tasks_more():
     tasks = panel()
-    easy_only = capability_profile(results_for(tasks, {t.instance_id for t in tasks if t.difficulty_level == "easy"}), tasks)
-    hard_only = capability_profile(results_for(tasks, {t.instance_id for t in tasks if t.difficulty_level == "hard"}), tasks)
+    easy_only = capability_profile(
+        results_for(tasks, {t.instance_id for t in tasks if t.difficulty_level == "easy"}), tasks
+    )
+    hard_only = capability_profile(
+        results_for(tasks, {t.instance_id for t in tasks if t.difficulty_level == "hard"}), tasks
+    )
     assert hard_only.ability > easy_only.ability
     assert easy_only.by_level["easy"] == 1.0 and easy_only.by_level["hard"] == 0.0
 
 
 def test_zone_counts_and_curriculum_starts_inside_the_zone():
     tasks = panel()
-    profile = capability_profile(results_for(tasks, {t.instance_id for t in tasks if t.difficulty_level != "hard"}), tasks)
+    profile = capability_profile(
+        results_for(tasks, {t.instance_id for t in tasks if t.difficulty_level != "hard"}), tasks
+    )
     counts = zone_counts(tasks, profile)
     assert sum(counts.values()) == len(tasks) and counts["below"] > 0
     order = curriculum(tasks, profile)
@@ -77,9 +101,23 @@ def test_cli_prints_counts_and_writes_the_order(tmp_path):
     write_jsonl(tasks, tmp_path / "t.jsonl")
     (tmp_path / "r.json").write_text(json.dumps(results_for(tasks, set())))
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.run([sys.executable, "-m", "evo.cli", "curriculum", str(tmp_path / "t.jsonl"),
-                           "--results", str(tmp_path / "r.json"), "--out", str(tmp_path / "o.jsonl")],
-                          cwd=ROOT, env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evo.cli",
+            "curriculum",
+            str(tmp_path / "t.jsonl"),
+            "--results",
+            str(tmp_path / "r.json"),
+            "--out",
+            str(tmp_path / "o.jsonl"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "below 0, within 0, above 15" in proc.stdout  # ability 0, width 0.15: every task is above
     levels = [json.loads(line)["difficulty_level"] for line in (tmp_path / "o.jsonl").read_text().splitlines()]

@@ -1,4 +1,5 @@
 """Exports: SWE-bench JSONL read back by `datasets`, Harbor folders built and verified in Docker."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from harness.export import ExportError, load_tasks  # noqa: E402
 from tasks.task import read_jsonl  # noqa: E402
-
 from tests.e2e import ROOT, generated_tasks, sebgen  # noqa: E402
 
 BASE_IMAGE = "sebgen-base:bookworm"  # named in exports; built only by the Docker tests
@@ -43,8 +43,7 @@ def test_swebench_export_round_trips_through_datasets(panel, tmp_path):
     proc = sebgen("export", str(panel), "--format", "swebench", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     tasks = {t.instance_id: t for t in read_jsonl(panel)}
-    rows = datasets.load_dataset("json", data_files=str(out), split="train",
-                                 cache_dir=str(tmp_path / "hf-cache"))
+    rows = datasets.load_dataset("json", data_files=str(out), split="train", cache_dir=str(tmp_path / "hf-cache"))
     assert len(rows) == len(tasks)
     for row in rows:
         task = tasks[row["instance_id"]]
@@ -71,13 +70,20 @@ def test_dataset_card_never_overwrites_a_foreign_readme(panel, tmp_path):
 
 @pytest.mark.slow
 def test_harbor_layout_withholds_the_tests(panel, tmp_path):
-    proc = sebgen("export", str(panel), "--format", "harbor", "--out", str(tmp_path / "h"),
-                  "--base-image", BASE_IMAGE)
+    proc = sebgen("export", str(panel), "--format", "harbor", "--out", str(tmp_path / "h"), "--base-image", BASE_IMAGE)
     assert proc.returncode == 0, proc.stderr
     task = next(iter(read_jsonl(panel)))
     folder = tmp_path / "h" / task.instance_id
-    for rel in ("task.toml", "instruction.md", "environment/Dockerfile", "tests/test.sh", "solution/solve.sh",
-                "solution/fix.patch", "tests/expected_tests.txt", "tests/fixed_files.txt"):
+    for rel in (
+        "task.toml",
+        "instruction.md",
+        "environment/Dockerfile",
+        "tests/test.sh",
+        "solution/solve.sh",
+        "solution/fix.patch",
+        "tests/expected_tests.txt",
+        "tests/fixed_files.txt",
+    ):
         assert (folder / rel).is_file(), rel
     config = tomllib.loads((folder / "task.toml").read_text())
     assert config["schema_version"] == "1.4" and config["artifacts"] == ["/app"]
@@ -92,11 +98,25 @@ def test_harbor_layout_withholds_the_tests(panel, tmp_path):
     assert not (folder / "environment" / "repo" / ".git").exists()
     assert (folder / "instruction.md").read_text().strip() == task.problem_statement.strip()
     # the agent's tree is the buggy state: the gold patch applies to it
-    check = subprocess.run(["git", "apply", "--check", str(folder / "solution" / "fix.patch")],
-                           cwd=folder / "environment" / "repo", capture_output=True, text=True)
+    check = subprocess.run(
+        ["git", "apply", "--check", str(folder / "solution" / "fix.patch")],
+        cwd=folder / "environment" / "repo",
+        capture_output=True,
+        text=True,
+    )
     assert check.returncode == 0, check.stderr
-    public = sebgen("export", str(panel), "--format", "harbor", "--out", str(tmp_path / "p"),
-                    "--network", "public", "--base-image", BASE_IMAGE)
+    public = sebgen(
+        "export",
+        str(panel),
+        "--format",
+        "harbor",
+        "--out",
+        str(tmp_path / "p"),
+        "--network",
+        "public",
+        "--base-image",
+        BASE_IMAGE,
+    )
     assert public.returncode == 0, public.stderr
     public_config = tomllib.loads((tmp_path / "p" / task.instance_id / "task.toml").read_text())
     assert public_config["environment"]["network_mode"] == "public"
@@ -105,16 +125,38 @@ def test_harbor_layout_withholds_the_tests(panel, tmp_path):
 @pytest.mark.slow
 def test_no_export_holds_a_file_or_path_of_the_host(panel, tmp_path):
     """Harbor folders and SWE-bench rows/card carry no CA bundle and no path of this machine."""
-    assert sebgen("export", str(panel), "--format", "harbor", "--out", str(tmp_path / "h"),
-                  "--base-image", BASE_IMAGE).returncode == 0
+    assert (
+        sebgen(
+            "export", str(panel), "--format", "harbor", "--out", str(tmp_path / "h"), "--base-image", BASE_IMAGE
+        ).returncode
+        == 0
+    )
     mirror = tmp_path / "mirror"
-    assert sebgen("export", str(panel), "--format", "swebench", "--out", str(tmp_path / "s" / "rows.jsonl"),
-                  "--mirror", str(mirror)).returncode == 0
+    assert (
+        sebgen(
+            "export",
+            str(panel),
+            "--format",
+            "swebench",
+            "--out",
+            str(tmp_path / "s" / "rows.jsonl"),
+            "--mirror",
+            str(mirror),
+        ).returncode
+        == 0
+    )
     task = next(iter(read_jsonl(panel)))
-    host_markers = {str(Path(task.repo_path).resolve()), str(Path(task.repo_path)), str(Path.home()), str(tmp_path),
-                    str(ROOT), "BEGIN CERTIFICATE"}
-    files = [p for p in (tmp_path / "h").rglob("*") if p.is_file()] + \
-        [p for p in (tmp_path / "s").rglob("*") if p.is_file()]
+    host_markers = {
+        str(Path(task.repo_path).resolve()),
+        str(Path(task.repo_path)),
+        str(Path.home()),
+        str(tmp_path),
+        str(ROOT),
+        "BEGIN CERTIFICATE",
+    }
+    files = [p for p in (tmp_path / "h").rglob("*") if p.is_file()] + [
+        p for p in (tmp_path / "s").rglob("*") if p.is_file()
+    ]
     assert len(files) > 10
     for path in files:
         assert path.name not in ("ca.pem", "ca.crt"), path
@@ -132,7 +174,8 @@ def test_export_errors_are_one_sentence(tmp_path):
 
 CONFTEST_HOOK = (
     "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
-    "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n")
+    "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"
+)
 
 
 def _fake_pytest(expected: list[str]) -> str:
@@ -145,7 +188,8 @@ def _fake_pytest(expected: list[str]) -> str:
         "    if arg.startswith('test_sebgen_canary_'):\n"
         "        token = arg[len('test_sebgen_canary_'):-3]\n"
         "        print(f'PASSED {arg}::test_pass_{token}')\n        print(f'FAILED {arg}::test_fail_{token} - x')\n"
-        "sys.exit(1)\n")
+        "sys.exit(1)\n"
+    )
 
 
 def _rewritten_tests(expected: list[str]) -> dict[str, str]:
@@ -162,8 +206,10 @@ def _rewritten_tests(expected: list[str]) -> dict[str, str]:
         body = ["import pytest\n"]
         for function, params in functions.items():
             if params:
-                body.append(f"@pytest.mark.parametrize('x', range({len(params)}), ids={params!r})\n"
-                            f"def {function}(x):\n    pass\n")
+                body.append(
+                    f"@pytest.mark.parametrize('x', range({len(params)}), ids={params!r})\n"
+                    f"def {function}(x):\n    pass\n"
+                )
             else:
                 body.append(f"def {function}():\n    pass\n")
         out[path] = "\n\n".join(body)
@@ -175,10 +221,16 @@ def _cheats(task) -> dict[str, dict[str, str]]:
     expected = task.FAIL_TO_PASS + task.PASS_TO_PASS
     return {
         "conftest": {"conftest.py": CONFTEST_HOOK, "tests/conftest.py": CONFTEST_HOOK},
-        "ini": {"pytest.ini": "[pytest]\naddopts = -p cheat_plugin\n",
-                "tests/pytest.ini": "[pytest]\naddopts = -p cheat_plugin\n", "cheat_plugin.py": CONFTEST_HOOK},
-        "sitecustomize": {"sitecustomize.py": "import os\nos.environ['PYTEST_ADDOPTS'] = '-p cheat_plugin'\n",
-                          "cheat_plugin.py": CONFTEST_HOOK, "cheat.pth": "import cheat_plugin\n"},
+        "ini": {
+            "pytest.ini": "[pytest]\naddopts = -p cheat_plugin\n",
+            "tests/pytest.ini": "[pytest]\naddopts = -p cheat_plugin\n",
+            "cheat_plugin.py": CONFTEST_HOOK,
+        },
+        "sitecustomize": {
+            "sitecustomize.py": "import os\nos.environ['PYTEST_ADDOPTS'] = '-p cheat_plugin'\n",
+            "cheat_plugin.py": CONFTEST_HOOK,
+            "cheat.pth": "import cheat_plugin\n",
+        },
         "shadow_pytest": {"pytest.py": _fake_pytest(expected)},
         "edited_tests": _rewritten_tests(expected),
     }
@@ -187,6 +239,7 @@ def _cheats(task) -> dict[str, dict[str, str]]:
 def _remove_env_images() -> list[str]:
     """Every sebgen-env image no container uses (the engine is shared: nothing else is touched)."""
     from sandbox import docker_client
+
     api = docker_client().api
     used = {c.get("ImageID") for c in api.containers(all=True)}
     removed = []
@@ -210,6 +263,7 @@ def test_harbor_task_builds_anywhere_and_rewards_only_a_real_fix(panel, tmp_path
     """The folder builds with no sebgen-env image around; test.sh gives the oracle 1, nop 0 and every
     cheat 0 even when the cheat runs as root in the verifier's own container."""
     from tests.interop_fixtures import export_base_image
+
     base = export_base_image()
     proc = sebgen("export", str(panel), "--format", "harbor", "--out", str(tmp_path / "h"), "--base-image", base)
     assert proc.returncode == 0, proc.stderr
@@ -217,10 +271,12 @@ def test_harbor_task_builds_anywhere_and_rewards_only_a_real_fix(panel, tmp_path
     folder = tmp_path / "h" / task.instance_id
     _remove_env_images()
     tag = f"sebgen-harbor-test:{uuid.uuid4().hex[:12]}"
-    build = subprocess.run(["docker", "build", "-q", "-t", tag, str(folder / "environment")],
-                           capture_output=True, text=True, timeout=1200)
+    build = subprocess.run(
+        ["docker", "build", "-q", "-t", tag, str(folder / "environment")], capture_output=True, text=True, timeout=1200
+    )
     assert build.returncode == 0, build.stderr[-2000:]
     try:
+
         def reward(name: str, command: str, files: dict[str, str] | None = None) -> tuple[str, str]:
             logs, cheat = tmp_path / f"logs-{name}", tmp_path / f"cheat-{name}"
             logs.mkdir()
@@ -228,10 +284,30 @@ def test_harbor_task_builds_anywhere_and_rewards_only_a_real_fix(panel, tmp_path
                 (cheat / rel).parent.mkdir(parents=True, exist_ok=True)
                 (cheat / rel).write_text(text)
             cheat.mkdir(exist_ok=True)
-            subprocess.run(["docker", "run", "--rm", "--network", "none", "-v", f"{folder / 'tests'}:/tests:ro",
-                            "-v", f"{folder / 'solution'}:/solution:ro", "-v", f"{logs}:/logs/verifier",
-                            "-v", f"{cheat}:/cheat:ro", tag, "bash", "-c", f"{command} && bash /tests/test.sh"],
-                           capture_output=True, text=True, timeout=600)
+            subprocess.run(
+                [
+                    "docker",
+                    "run",
+                    "--rm",
+                    "--network",
+                    "none",
+                    "-v",
+                    f"{folder / 'tests'}:/tests:ro",
+                    "-v",
+                    f"{folder / 'solution'}:/solution:ro",
+                    "-v",
+                    f"{logs}:/logs/verifier",
+                    "-v",
+                    f"{cheat}:/cheat:ro",
+                    tag,
+                    "bash",
+                    "-c",
+                    f"{command} && bash /tests/test.sh",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             log = (logs / "test_output.log").read_text() if (logs / "test_output.log").exists() else ""
             return (logs / "reward.txt").read_text().strip(), log
 
@@ -248,6 +324,7 @@ def test_harbor_task_builds_anywhere_and_rewards_only_a_real_fix(panel, tmp_path
 
 # ------------------------------------------------------------ SWE-bench mirror (one repository per task)
 
+
 def _git(repo: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, input=stdin)
 
@@ -255,8 +332,14 @@ def _git(repo: Path, *args: str, stdin: str | None = None) -> subprocess.Complet
 def _pytest(worktree: Path, ids: list[str]) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("PYTHONPATH", None)  # the task's repo, not SEBGen, must be what the tests import
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ids],
-                          cwd=worktree, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ids],
+        cwd=worktree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -329,7 +412,9 @@ def test_no_git_command_in_a_mirror_checkout_recovers_the_fix(panel, mirrored, t
         repo = mirror / f"{task.instance_id}.git"
         checkout = _clone(repo, tmp_path / task.instance_id)
         for where in (checkout, repo):
-            assert _git(where, "log", "--all", "--format=%H").stdout.split() == [_git(where, "rev-parse", "HEAD").stdout.strip()]
+            assert _git(where, "log", "--all", "--format=%H").stdout.split() == [
+                _git(where, "rev-parse", "HEAD").stdout.strip()
+            ]
             assert _git(where, "rev-parse", "--verify", "-q", "HEAD^").returncode != 0  # no parent
             diff = _git(where, "diff", "HEAD", "HEAD^")
             assert diff.returncode != 0 and not diff.stdout
@@ -341,17 +426,23 @@ def test_no_git_command_in_a_mirror_checkout_recovers_the_fix(panel, mirrored, t
             assert sum(kind == "commit" for kind in (line.split()[1] for line in listed.splitlines())) == 1
             # and nothing else: exactly HEAD's commit, its trees and blobs
             head_tree = _git(where, "ls-tree", "-r", "-t", "--format=%(objectname)", "HEAD").stdout.split()
-            head = {_git(where, "rev-parse", "HEAD").stdout.strip(), _git(where, "rev-parse", "HEAD^{tree}").stdout.strip()}
+            head = {
+                _git(where, "rev-parse", "HEAD").stdout.strip(),
+                _git(where, "rev-parse", "HEAD^{tree}").stdout.strip(),
+            }
             assert names == set(head_tree) | head
 
 
 @pytest.mark.slow
 def test_materialize_is_idempotent_and_deterministic(panel, mirrored, tmp_path):
     from harness import materialize
+
     tasks = list(read_jsonl(panel))
     _, mirror = mirrored
-    published = {json.loads(line)["instance_id"]: json.loads(line)["base_commit"]
-                 for line in mirrored[0].read_text().splitlines()}
+    published = {
+        json.loads(line)["instance_id"]: json.loads(line)["base_commit"]
+        for line in mirrored[0].read_text().splitlines()
+    }
     again = materialize(tasks, mirror)
     assert again == published  # re-running over the same mirror changes nothing
     fresh = materialize(tasks, tmp_path / "other-mirror")
@@ -369,14 +460,17 @@ def test_swebench_without_mirror_warns_on_one_line(panel, tmp_path):
 
 @pytest.mark.slow
 def test_export_option_mistakes_are_user_errors(panel, tmp_path):
-    for args, word in ((["--format", "harbor", "--network", "sometimes"], "--network"),
-                       (["--format", "harbor", "--build-images"], "--build-images")):
+    for args, word in (
+        (["--format", "harbor", "--network", "sometimes"], "--network"),
+        (["--format", "harbor", "--build-images"], "--build-images"),
+    ):
         proc = sebgen("export", str(panel), "--out", str(tmp_path / "x"), *args)
         assert proc.returncode == 2 and word in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
 
 
 @pytest.mark.slow
 def test_mirror_with_harbor_is_a_user_error(panel, tmp_path):
-    proc = sebgen("export", str(panel), "--format", "harbor", "--out", str(tmp_path / "h"),
-                  "--mirror", str(tmp_path / "m"))
+    proc = sebgen(
+        "export", str(panel), "--format", "harbor", "--out", str(tmp_path / "h"), "--mirror", str(tmp_path / "m")
+    )
     assert proc.returncode == 2 and "--mirror" in proc.stderr and "Traceback" not in proc.stderr

@@ -2,6 +2,7 @@
 default rules passes and `harbor run` gives the oracle 1 and nop 0 on a bundled-corpus task and on a
 task from a real repository. Exported with --network public: Harbor's docker backend enforces
 no-network with egress-control images pulled from a registry, and none answers here."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,12 @@ from tasks.task import read_jsonl, write_jsonl
 from tests.e2e import sebgen
 from tests.interop_fixtures import bundled_task, docker_config, export_base_image, harbor_bin, real_repo_task
 
-pytestmark = [pytest.mark.interop, pytest.mark.docker, pytest.mark.slow,
-              pytest.mark.timeout(2400)]  # generation, image builds and the client runs: minutes each on 2 cores
+pytestmark = [
+    pytest.mark.interop,
+    pytest.mark.docker,
+    pytest.mark.slow,
+    pytest.mark.timeout(2400),
+]  # generation, image builds and the client runs: minutes each on 2 cores
 
 
 @pytest.fixture(scope="module")
@@ -29,16 +34,18 @@ def exported(tmp_path_factory) -> tuple[Path, list[str]]:
     real = next(iter(read_jsonl(real_repo_task())))
     tasks = work / "tasks.jsonl"
     write_jsonl([bundled, real], tasks)
-    proc = sebgen("export", tasks, "--format", "harbor", "--out", work / "dataset", "--network", "public",
-                  "--base-image", base)
+    proc = sebgen(
+        "export", tasks, "--format", "harbor", "--out", work / "dataset", "--network", "public", "--base-image", base
+    )
     assert proc.returncode == 0, proc.stderr
     return work / "dataset", [bundled.instance_id, real.instance_id]
 
 
 def _harbor(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "DOCKER_CONFIG": docker_config(), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return subprocess.run([harbor_bin(), *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=1800)
+    return subprocess.run(
+        [harbor_bin(), *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=1800
+    )
 
 
 def _rewards(jobs: Path, job: str) -> dict[str, float]:
@@ -59,8 +66,23 @@ def test_harbor_lint_passes_with_its_default_rules(exported):
 @pytest.mark.parametrize("agent, expected", [("oracle", 1.0), ("nop", 0.0)])
 def test_harbor_run_rewards_the_oracle_and_not_nop(exported, agent, expected, tmp_path):
     dataset, ids = exported
-    proc = _harbor("run", "-p", dataset, "-a", agent, "-e", "docker", "-n", "2", "-o", tmp_path / "jobs",
-                   "--job-name", agent, "-q", cwd=tmp_path)
+    proc = _harbor(
+        "run",
+        "-p",
+        dataset,
+        "-a",
+        agent,
+        "-e",
+        "docker",
+        "-n",
+        "2",
+        "-o",
+        tmp_path / "jobs",
+        "--job-name",
+        agent,
+        "-q",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     rewards = _rewards(tmp_path / "jobs", agent)
     assert rewards == {i: expected for i in ids}, (proc.stdout + proc.stderr)[-3000:]

@@ -1,6 +1,8 @@
 """The SWE-bench harness itself (swebench 5.x, its own venv) on SEBGen's SWE-bench export:
 `python -m swebench.harness.run_evaluation` resolves every task with the gold patch and none with an
-empty patch or a patch that fixes nothing (a bundled-corpus and a real-repository task), using the images `sebgen export --build-images` built."""
+empty patch or a patch that fixes nothing (a bundled-corpus and a real-repository task), using the images
+`sebgen export --build-images` built."""
+
 from __future__ import annotations
 
 import json
@@ -13,11 +15,18 @@ from tasks.task import read_jsonl, write_jsonl
 from tests.e2e import sebgen
 from tests.interop_fixtures import bundled_task, export_base_image, real_repo_task, swebench_python
 
-pytestmark = [pytest.mark.interop, pytest.mark.docker, pytest.mark.slow,
-              pytest.mark.timeout(2400)]  # generation, image builds and the client runs: minutes each on 2 cores
+pytestmark = [
+    pytest.mark.interop,
+    pytest.mark.docker,
+    pytest.mark.slow,
+    pytest.mark.timeout(2400),
+]  # generation, image builds and the client runs: minutes each on 2 cores
 
-NOTHING_FIXED = ("diff --git a/SEBGEN_NOTHING_FIXED.md b/SEBGEN_NOTHING_FIXED.md\nnew file mode 100644\n--- /dev/null\n+++ b/SEBGEN_NOTHING_FIXED.md\n"
-                 "@@ -0,0 +1 @@\n+nothing fixed here\n")
+NOTHING_FIXED = (
+    "diff --git a/SEBGEN_NOTHING_FIXED.md b/SEBGEN_NOTHING_FIXED.md\nnew file mode 100644\n"
+    "--- /dev/null\n+++ b/SEBGEN_NOTHING_FIXED.md\n"
+    "@@ -0,0 +1 @@\n+nothing fixed here\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -38,10 +47,27 @@ def dataset(tmp_path_factory) -> tuple[Path, list[str], list[str]]:
 
 
 def _evaluate(dataset_file: Path, predictions: str, run_id: str, cwd: Path) -> dict:
-    proc = subprocess.run([swebench_python(), "-m", "swebench.harness.run_evaluation", "--dataset_name",
-                           str(dataset_file), "--predictions_path", predictions, "--run_id", run_id,
-                           "--max_workers", "2", "--report_dir", str(cwd)],
-                          cwd=cwd, capture_output=True, text=True, timeout=1800)
+    proc = subprocess.run(
+        [
+            swebench_python(),
+            "-m",
+            "swebench.harness.run_evaluation",
+            "--dataset_name",
+            str(dataset_file),
+            "--predictions_path",
+            predictions,
+            "--run_id",
+            run_id,
+            "--max_workers",
+            "2",
+            "--report_dir",
+            str(cwd),
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     reports = list(cwd.glob(f"*.{run_id}.json"))
     assert len(reports) == 1, proc.stdout[-3000:]
@@ -49,8 +75,9 @@ def _evaluate(dataset_file: Path, predictions: str, run_id: str, cwd: Path) -> d
 
 
 def _predictions(path: Path, ids: list[str], patch: str, model: str) -> str:
-    path.write_text("".join(json.dumps({"instance_id": i, "model_name_or_path": model, "model_patch": patch}) + "\n"
-                            for i in ids))
+    path.write_text(
+        "".join(json.dumps({"instance_id": i, "model_name_or_path": model, "model_patch": patch}) + "\n" for i in ids)
+    )
     return str(path)
 
 

@@ -1,4 +1,5 @@
 """LLMClient over litellm: JSON parsing and repair, retries, usage and cost accounting."""
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """Paid answers are replayed within a run and after a resume, never paid twice."""
+
 import json
 
 from llm.client import LLMClient

@@ -1,4 +1,5 @@
 """The offline provider: a rule-based writer, judge and mutator, driven through LLMClient."""
+
 from __future__ import annotations
 
 import json
@@ -12,7 +13,13 @@ import pytest  # noqa: E402
 from llm import leak_report  # noqa: E402
 from llm.client import LLMClient  # noqa: E402
 from llm.offline import (  # noqa: E402
-    PHRASINGS, RULES, judge_quality, judge_semantic, leaked_share, mutate_prompt, parse_assertion, parse_directives,
+    PHRASINGS,
+    RULES,
+    judge_quality,
+    judge_semantic,
+    leaked_share,
+    parse_assertion,
+    parse_directives,
     write_statement,
 )
 
@@ -49,7 +56,9 @@ FUNCTIONS = [{"file": "pager/core.py", "name": "paginate", "signature": "def pag
 
 def write_context(**overrides) -> dict:
     context = {
-        "task": "write_statement", "strategy_type": "BUG_FIX", "repo": "acme/pager",
+        "task": "write_statement",
+        "strategy_type": "BUG_FIX",
+        "repo": "acme/pager",
         "commit_subject": "Fix off-by-one in paginate for the last page",
         "commit_body": "When the item count is not a multiple of the page size the last page was dropped.",
         "touched_functions": FUNCTIONS,
@@ -57,7 +66,8 @@ def write_context(**overrides) -> dict:
             {"id": F2P[0], "assertion": "assert paginate([1, 2, 3], 2) == [[1, 2], [3]]"},
             {"id": F2P[1], "assertion": "with pytest.raises(ValueError): paginate([1], 0)"},
         ],
-        "added_lines": ADDED, "examples": [],
+        "added_lines": ADDED,
+        "examples": [],
     }
     context.update(overrides)
     return context
@@ -129,15 +139,22 @@ DIRECTIVE_TABLE = [
     ("Give no hints.", set(), {"hint"}),
     # several rules in one sentence
     ("Include reproduction steps and name the failing tests.", {"reproduce", "name_tests"}, set()),
-    ("Name the function the user needs and its signature, and give expected behaviour with examples. "
-     "Do not reveal the solution.", {"name_function", "no_leak"}, set()),
+    (
+        "Name the function the user needs and its signature, and give expected behaviour with examples. "
+        "Do not reveal the solution.",
+        {"name_function", "no_leak"},
+        set(),
+    ),
     # distractors: no directive at all
     ("Write a GitHub issue.", set(), {"no_leak", "reproduce", "expected_actual", "name_tests", "hint"}),
     ("Return only a JSON object with keys problem_statement and hints_text.", set(), {"hint", "concise"}),
     ("Use plain English and avoid jargon.", set(), {"concise", "detailed", "no_leak"}),
     ("You write a GitHub issue for a bug in {repo}.", set(), {"reproduce", "no_leak"}),
-    ("Write an issue asking the maintainers of {repo} to restructure the code as the commit does.",
-     set(), {"no_leak", "reproduce", "name_tests"}),
+    (
+        "Write an issue asking the maintainers of {repo} to restructure the code as the commit does.",
+        set(),
+        {"no_leak", "reproduce", "name_tests"},
+    ),
     ("## Failing tests", set(), {"name_tests", "test_behaviour"}),
     ("```text\nNever reveal the fix. Include reproduction steps.\n```", set(), {"no_leak", "reproduce"}),
 ]
@@ -153,13 +170,18 @@ def test_directives_are_read_by_meaning(instruction, on, off):
     assert on <= found and not (off & found), found
 
 
-@pytest.mark.parametrize("instruction", ["Do not leak the patch.", "Keep the solution secret.",
-                                         "You must never, under any circumstances, reveal the fix."])
+@pytest.mark.parametrize(
+    "instruction",
+    ["Do not leak the patch.", "Keep the solution secret.", "You must never, under any circumstances, reveal the fix."],
+)
 def test_paraphrased_no_leak_stops_the_writer_leaking(instruction):
     assert leaked_share(ask("Write an issue. " + instruction)["problem_statement"], ADDED) == 0.0
-    assert leaked_share(ask("Write an issue. Reviewers never quote the changed code only when asked.")
-                        ["problem_statement"], ADDED) > 0.0
-
+    assert (
+        leaked_share(
+            ask("Write an issue. Reviewers never quote the changed code only when asked.")["problem_statement"], ADDED
+        )
+        > 0.0
+    )
 
 
 def test_reproduction_directive_adds_steps_from_the_failing_tests():
@@ -199,8 +221,10 @@ def test_max_tokens_caps_the_statement_length():
 
 
 def test_expected_actual_function_tests_and_hint_directives():
-    data = ask("Write an issue. State the expected and actual behaviour. Mention the affected function. "
-               "Name the failing tests. Add a hint.")
+    data = ask(
+        "Write an issue. State the expected and actual behaviour. Mention the affected function. "
+        "Name the failing tests. Add a hint."
+    )
     statement = data["problem_statement"]
     assert "Expected behaviour:" in statement and "Actual behaviour:" in statement
     assert "`paginate`" in statement and "paginate(items, size)" in statement
@@ -225,25 +249,34 @@ def test_high_temperature_drops_directives_and_zero_temperature_is_greedy():
     kept_hot = sum(has_repro(write_statement(c, instructions, 2.0, 1.0, 800)["problem_statement"]) for c in contexts)
     assert kept_cool == len(contexts)
     assert kept_hot < len(contexts)
-    greedy_titles = {write_statement(c, instructions, 0.0, 1.0, 800)["problem_statement"].splitlines()[0]
-                     .replace(c["repo"], "") for c in contexts}
-    varied_titles = {write_statement(c, instructions, 0.7, 1.0, 800)["problem_statement"].splitlines()[0]
-                     .replace(c["repo"], "") for c in contexts}
+    greedy_titles = {
+        write_statement(c, instructions, 0.0, 1.0, 800)["problem_statement"].splitlines()[0].replace(c["repo"], "")
+        for c in contexts
+    }
+    varied_titles = {
+        write_statement(c, instructions, 0.7, 1.0, 800)["problem_statement"].splitlines()[0].replace(c["repo"], "")
+        for c in contexts
+    }
     assert len(greedy_titles) == 1 and len(varied_titles) > 1
 
 
 def test_top_p_narrows_the_phrasings():
     contexts = [write_context(repo=f"acme/repo{i}") for i in range(12)]
-    narrow = {write_statement(c, "Write an issue.", 0.7, 0.1, 800)["problem_statement"].splitlines()[0]
-              .replace(c["repo"], "") for c in contexts}
+    narrow = {
+        write_statement(c, "Write an issue.", 0.7, 0.1, 800)["problem_statement"].splitlines()[0].replace(c["repo"], "")
+        for c in contexts
+    }
     assert len(narrow) == 1
 
 
-@pytest.mark.parametrize("strategy, marker", [
-    ("FEATURE_ADD", "does not offer"),
-    ("REFACTOR", "The new API should provide:"),
-    ("TEST_DRIVEN", "Tests that must pass:"),
-])
+@pytest.mark.parametrize(
+    "strategy, marker",
+    [
+        ("FEATURE_ADD", "does not offer"),
+        ("REFACTOR", "The new API should provide:"),
+        ("TEST_DRIVEN", "Tests that must pass:"),
+    ],
+)
 def test_strategy_type_changes_the_framing(strategy, marker):
     context = write_context(strategy_type=strategy, commit_subject="Add support for negative page sizes")
     statement = write_statement(context, "Write an issue. Never reveal the fix.", 0.0, 1.0, 800)["problem_statement"]
@@ -272,18 +305,27 @@ def test_parse_assertion_understands_pytest_and_unittest_styles():
 
 # ----------------------------------------------------------------- judges
 
-SPECIFIC = ask("Write an issue. Include reproduction steps. State expected and actual behaviour. "
-               "Mention the affected function. Name the failing tests. Never reveal the fix.",
-               max_tokens=800)["problem_statement"]
+SPECIFIC = ask(
+    "Write an issue. Include reproduction steps. State expected and actual behaviour. "
+    "Mention the affected function. Name the failing tests. Never reveal the fix.",
+    max_tokens=800,
+)["problem_statement"]
 VAGUE = "Pagination is broken."
 
 
 def judge(statement: str) -> dict:
-    context = {"task": "judge_quality", "problem_statement": statement, "patch": PATCH, "test_patch": TEST_PATCH,
-               "fail_to_pass": F2P, "touched_functions": FUNCTIONS}
-    data, _ = LLMClient().complete_json(f"Judge this task.\n<context>{json.dumps(context)}</context>",
-                                        required_keys=["task_correctness", "test_correctness",
-                                                       "test_completeness", "complexity"])
+    context = {
+        "task": "judge_quality",
+        "problem_statement": statement,
+        "patch": PATCH,
+        "test_patch": TEST_PATCH,
+        "fail_to_pass": F2P,
+        "touched_functions": FUNCTIONS,
+    }
+    data, _ = LLMClient().complete_json(
+        f"Judge this task.\n<context>{json.dumps(context)}</context>",
+        required_keys=["task_correctness", "test_correctness", "test_completeness", "complexity"],
+    )
     return data
 
 
@@ -300,11 +342,16 @@ def test_judge_scores_specific_statement_above_vague_one():
 def test_judge_reads_bare_function_names_as_the_validator_sends_them():
     from types import SimpleNamespace
 
-    from tasks.validate import judge_context
     from llm.offline.judge import judge_quality
+    from tasks.validate import judge_context
 
-    task = SimpleNamespace(problem_statement=SPECIFIC, patch=PATCH, test_patch=TEST_PATCH, FAIL_TO_PASS=F2P,
-                           generation={"touched_functions": ["paginate"]})  # what a Task carries
+    task = SimpleNamespace(
+        problem_statement=SPECIFIC,
+        patch=PATCH,
+        test_patch=TEST_PATCH,
+        FAIL_TO_PASS=F2P,
+        generation={"touched_functions": ["paginate"]},
+    )  # what a Task carries
     reason = judge_quality(judge_context(task))["task_correctness"]["reasoning"]
     assert "names 1 of 1 touched functions" in reason, reason
 
@@ -326,8 +373,13 @@ def test_judge_penalises_statement_quoting_the_patch():
 
 
 def test_judge_test_completeness_and_complexity_follow_the_evidence():
-    base = {"problem_statement": SPECIFIC, "patch": PATCH, "test_patch": TEST_PATCH,
-            "fail_to_pass": F2P, "touched_functions": FUNCTIONS}
+    base = {
+        "problem_statement": SPECIFIC,
+        "patch": PATCH,
+        "test_patch": TEST_PATCH,
+        "fail_to_pass": F2P,
+        "touched_functions": FUNCTIONS,
+    }
     one_test = judge_quality({**base, "fail_to_pass": F2P[:1]})
     two_tests = judge_quality(base)
     assert two_tests["test_completeness"]["score"] > one_test["test_completeness"]["score"]
@@ -352,10 +404,16 @@ BASE_PROMPT = "Write a GitHub issue for {repo} from the commit below.\n{commit}\
 
 
 def mutate(prompt: str, failures: list[dict], successes: list[str] | None = None) -> dict:
-    context = {"task": "mutate_prompt", "prompt": prompt, "strategy_type": "BUG_FIX",
-               "failures": failures, "successes": successes or []}
-    data, _ = LLMClient().complete_json(f"Improve the prompt.\n<context>{json.dumps(context)}</context>",
-                                        required_keys=["prompt", "rationale"])
+    context = {
+        "task": "mutate_prompt",
+        "prompt": prompt,
+        "strategy_type": "BUG_FIX",
+        "failures": failures,
+        "successes": successes or [],
+    }
+    data, _ = LLMClient().complete_json(
+        f"Improve the prompt.\n<context>{json.dumps(context)}</context>", required_keys=["prompt", "rationale"]
+    )
     return data
 
 
@@ -377,8 +435,9 @@ def test_mutated_prompt_stops_the_writer_leaking():
 
 
 def test_mutator_rules_follow_the_dominant_category():
-    vague = mutate(BASE_PROMPT, [{"category": "vague_statement", "detail": ""}] * 2
-                   + [{"category": "build_error", "detail": ""}])
+    vague = mutate(
+        BASE_PROMPT, [{"category": "vague_statement", "detail": ""}] * 2 + [{"category": "build_error", "detail": ""}]
+    )
     assert "no_leak" not in parse_directives(vague["prompt"])
     assert {"reproduce", "expected_actual", "name_function"} <= parse_directives(vague["prompt"])
     duplicate = mutate(BASE_PROMPT, [{"category": "duplicate", "detail": ""}])
@@ -422,24 +481,33 @@ def test_unknown_task_and_plain_prompt():
 
 
 def test_code_and_diffs_outside_the_context_do_not_switch_directives_on():
-    diff = ("Here is the diff:\ndiff --git a/t.py b/t.py\n--- a/t.py\n+++ b/t.py\n@@ -1 +1,2 @@\n"
-            "+expected = reproduce_hint()\n+actual = run()\n-    old = 1\n\n"
-            "```python\nexpected, actual = 1, 2  # reproduce hint\n```\nWrite an issue.")
+    diff = (
+        "Here is the diff:\ndiff --git a/t.py b/t.py\n--- a/t.py\n+++ b/t.py\n@@ -1 +1,2 @@\n"
+        "+expected = reproduce_hint()\n+actual = run()\n-    old = 1\n\n"
+        "```python\nexpected, actual = 1, 2  # reproduce hint\n```\nWrite an issue."
+    )
     assert parse_directives(diff) == set()
     assert parse_directives(diff + " Include reproduction steps.") == {"reproduce"}
 
 
 # ----------------------------------------------------------------- judges against boilerplate, leaks by meaning
 
-BOILERPLATE = ("Fix off-by-one in paginate for the last page\n\nThere is a bug in acme/pager: fix off-by-one in "
-               "paginate for the last page.\n\nSteps to reproduce:\n1. Call ``.\n2. It should return ``.\n\n"
-               "Expected behaviour: Fix off-by-one in paginate for the last page works as described.\n"
-               "Actual behaviour: Fix off-by-one in paginate for the last page.")
+BOILERPLATE = (
+    "Fix off-by-one in paginate for the last page\n\nThere is a bug in acme/pager: fix off-by-one in "
+    "paginate for the last page.\n\nSteps to reproduce:\n1. Call ``.\n2. It should return ``.\n\n"
+    "Expected behaviour: Fix off-by-one in paginate for the last page works as described.\n"
+    "Actual behaviour: Fix off-by-one in paginate for the last page."
+)
 
 
 def test_judges_are_not_pleased_by_boilerplate():
-    context = {"problem_statement": BOILERPLATE, "patch": PATCH, "test_patch": TEST_PATCH, "fail_to_pass": F2P,
-               "touched_functions": FUNCTIONS}
+    context = {
+        "problem_statement": BOILERPLATE,
+        "patch": PATCH,
+        "test_patch": TEST_PATCH,
+        "fail_to_pass": F2P,
+        "touched_functions": FUNCTIONS,
+    }
     quality, semantic = judge_quality(context), judge_semantic(context)
     assert quality["task_correctness"]["score"] <= 4
     assert semantic["clarity"]["score"] <= 4
@@ -449,12 +517,15 @@ def test_judges_are_not_pleased_by_boilerplate():
     assert specific["clarity"]["score"] >= semantic["clarity"]["score"] + 3
 
 
-@pytest.mark.parametrize("statement", [
-    "paginate drops the last page: pages should be math.ceil(len(items) / size)",
-    "The last page is lost. Replace `len(items) // size` with a ceiling division.",
-    "Compute the page count with math.ceil instead of floor division.",
-    "Fix:\n```python\npages = math.ceil(len(items)/size)\n```",
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "paginate drops the last page: pages should be math.ceil(len(items) / size)",
+        "The last page is lost. Replace `len(items) // size` with a ceiling division.",
+        "Compute the page count with math.ceil instead of floor division.",
+        "Fix:\n```python\npages = math.ceil(len(items)/size)\n```",
+    ],
+)
 def test_paraphrased_and_partial_leaks_are_caught(statement):
     report = leak_report(statement, PATCH, TEST_PATCH)
     assert report.leaks(), report
@@ -462,8 +533,10 @@ def test_paraphrased_and_partial_leaks_are_caught(statement):
 
 
 def test_describing_the_bug_and_the_tests_is_no_leak():
-    statement = ("`paginate([1, 2, 3], 2)` returns `[[1, 2]]` instead of `[[1, 2], [3]]`: the page count "
-                 "`len(items) // size` rounds down. `paginate([1], 0)` should raise `ValueError`.")
+    statement = (
+        "`paginate([1, 2, 3], 2)` returns `[[1, 2]]` instead of `[[1, 2], [3]]`: the page count "
+        "`len(items) // size` rounds down. `paginate([1], 0)` should raise `ValueError`."
+    )
     assert not leak_report(statement, PATCH, TEST_PATCH).leaks()
 
 
@@ -486,7 +559,8 @@ def test_labelled_sets_are_large_enough_and_meet_the_targets(capsys):
     pairs = next(ln for ln in lines if ln.startswith("all") and "pairs" in ln)
     statements = next(ln for ln in lines if ln.startswith("all") and "statements" in ln)
     assert int(pairs.split(":")[1].split()[0]) >= 60 and int(statements.split(":")[1].split()[0]) >= 60
-    precision, recall = map(float, lines[[i for i, ln in enumerate(lines) if ln.startswith("leakage")][0]]
-                            .split(":")[1].split("/"))
+    precision, recall = map(
+        float, lines[[i for i, ln in enumerate(lines) if ln.startswith("leakage")][0]].split(":")[1].split("/")
+    )
     assert precision >= 0.9 and recall >= 0.9
     assert float(lines[-1].split(":")[1]) >= 0.9

@@ -3,10 +3,10 @@ import random
 import pytest
 
 from evo.individual import Individual
-from tasks.strategy import PARAM_RANGES, Strategy, StrategyType
 from operators.explore import random_strategy
 from operators.params import crossover, mutate_params
 from operators.selection import combined_scores, select_parents, sigmoid_z
+from tasks.strategy import PARAM_RANGES, Strategy, StrategyType
 
 
 def strat(prompt="p", **kw):

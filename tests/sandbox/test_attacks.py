@@ -5,6 +5,7 @@ layer's nop/oracle checks use, on a one-bug task (add() subtracts; test_add is F
 Each must come out unresolved in Docker (and on the local backend for what the README says
 it contains); the gold patch must still resolve; nothing may be left behind.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,11 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import Limits, LocalBackend, PatchError, attempt_verdict, run_attempt
 from environment import detect_recipe, make_sandbox
-
-from tests.sandbox_fixtures import (CALC_TESTS, calc_edit_patch, calc_task, new_file_patch, pipe_flood,
-                                    require_docker)
+from sandbox import Limits, LocalBackend, PatchError, attempt_verdict, run_attempt
+from tests.sandbox_fixtures import CALC_TESTS, calc_edit_patch, calc_task, new_file_patch, pipe_flood, require_docker
 
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,7 +69,9 @@ ATTACKS = {
     "withheld_tests_edited": new_file("tests/test_calc.py", CALC_TESTS.replace("assert add(2, 3) == 5", "assert True")),
     "tests_pytest_ini_addopts": new_file("tests/pytest.ini", "[pytest]\naddopts = -p evil_plugin\n")
     + new_file("evil_plugin.py", ALL_PASS_HOOK),
-    "background_process_rewrites_report": edit_calc(FORGE + """
+    "background_process_rewrites_report": edit_calc(
+        FORGE
+        + """
 import time as _time
 if _os.fork() == 0:
     _os.setsid()
@@ -79,10 +80,12 @@ if _os.fork() == 0:
             _time.sleep(0.25)
             _forge()
     _os._exit(0)
-"""),
+"""
+    ),
     "atexit_rewrites_report": edit_calc(FORGE + "import atexit\natexit.register(_forge, 1)\n"),
     "atexit_rewrites_report_and_exits_0": edit_calc(
-        FORGE + "import atexit\natexit.register(lambda: (_forge(0), _os._exit(0)))\n"),
+        FORGE + "import atexit\natexit.register(lambda: (_forge(0), _os._exit(0)))\n"
+    ),
     "testreport_monkeypatched_at_import": edit_calc("""
 import _pytest.reports as _reports
 _original = _reports.TestReport.from_item_and_call.__func__
@@ -101,8 +104,10 @@ _reports.TestReport.from_item_and_call = classmethod(_always_passed)
     "usercustomize": new_file("usercustomize.py", FORGE + "import atexit\natexit.register(_forge, 1)\n"),
     "pth_file": new_file("evil.pth", "import atexit, os; atexit.register(os._exit, 0)\n"),
     # the next ones a careful attacker tries
-    "root_pytest_ini": new_file("pytest.ini", "[pytest]\naddopts = -p evil_plugin\n") + new_file("evil_plugin.py", ALL_PASS_HOOK),
-    "setup_cfg_addopts": new_file("setup.cfg", "[tool:pytest]\naddopts = -p evil_plugin\n") + new_file("evil_plugin.py", ALL_PASS_HOOK),
+    "root_pytest_ini": new_file("pytest.ini", "[pytest]\naddopts = -p evil_plugin\n")
+    + new_file("evil_plugin.py", ALL_PASS_HOOK),
+    "setup_cfg_addopts": new_file("setup.cfg", "[tool:pytest]\naddopts = -p evil_plugin\n")
+    + new_file("evil_plugin.py", ALL_PASS_HOOK),
     "pyproject_addopts": new_file("pyproject.toml", "[tool.pytest.ini_options]\naddopts = '-p evil_plugin'\n")
     + new_file("evil_plugin.py", ALL_PASS_HOOK),
     "conftest_in_tests_dir": new_file("tests/conftest.py", ALL_PASS_HOOK),
@@ -134,8 +139,10 @@ for _path in _glob.glob('/work/sebgen/*') + _glob.glob('/tmp/sebgen-report-*/*')
     except OSError:
         pass
 """),
-    "unregister_reporter": new_file("conftest.py", "def pytest_configure(config):\n"
-                                    "    config.pluginmanager.unregister(name='sebgen_report_plugin')\n"),
+    "unregister_reporter": new_file(
+        "conftest.py",
+        "def pytest_configure(config):\n    config.pluginmanager.unregister(name='sebgen_report_plugin')\n",
+    ),
 }
 
 
@@ -162,8 +169,12 @@ def docker(tmp_path_factory, private_tmp):
     from sandbox import docker_client
 
     client = docker_client()
-    backend = make_sandbox("docker", limits=Limits(timeout_s=60, memory_mb=512, pids=128),
-                           cache_dir=tmp_path_factory.mktemp("cache"), log=lambda m: None)
+    backend = make_sandbox(
+        "docker",
+        limits=Limits(timeout_s=60, memory_mb=512, pids=128),
+        cache_dir=tmp_path_factory.mktemp("cache"),
+        log=lambda m: None,
+    )
     yield backend
     backend.close()
     # nothing left behind: no container of this process, no temporary tree
@@ -174,8 +185,12 @@ def docker(tmp_path_factory, private_tmp):
 
 @pytest.fixture(scope="module")
 def local(tmp_path_factory):
-    backend = LocalBackend(limits=Limits(timeout_s=60), cache_dir=tmp_path_factory.mktemp("lcache"), recipe_for=detect_recipe,
-                           log=lambda m: None)
+    backend = LocalBackend(
+        limits=Limits(timeout_s=60),
+        cache_dir=tmp_path_factory.mktemp("lcache"),
+        recipe_for=detect_recipe,
+        log=lambda m: None,
+    )
     yield backend
 
 
@@ -212,8 +227,11 @@ def test_gold_resolves_on_local(local, task):
 
 
 def test_the_report_says_what_was_reverted_and_removed(docker, task):
-    run = attempt(docker, task, ATTACKS["tests_pytest_ini_addopts"] + ATTACKS["conftest_hookwrapper"]
-                  + new_file("usercustomize.py", "x = 1\n"))
+    run = attempt(
+        docker,
+        task,
+        ATTACKS["tests_pytest_ini_addopts"] + ATTACKS["conftest_hookwrapper"] + new_file("usercustomize.py", "x = 1\n"),
+    )
     assert "tests/pytest.ini" in run.removed and "conftest.py" in run.removed and "usercustomize.py" in run.removed
     edited = attempt(docker, task, ATTACKS["withheld_tests_edited"])
     assert edited.reverted == ["tests/test_calc.py"]
@@ -242,8 +260,10 @@ def test_local_backend_refuses_agent_patches_as_root(local, task):
 
 # -- resources --------------------------------------------------------------------------------
 def test_binary_bomb_is_rejected_before_git_apply(docker, task):
-    bomb = ("diff --git a/blob.bin b/blob.bin\nnew file mode 100644\nGIT binary patch\nliteral 536870912\n"
-            "zcmeIuF#!Mo0K%a4Pi+o2h(KfM#Dd+00000\n\nliteral 0\nHcmV?d00001\n\n")
+    bomb = (
+        "diff --git a/blob.bin b/blob.bin\nnew file mode 100644\nGIT binary patch\nliteral 536870912\n"
+        "zcmeIuF#!Mo0K%a4Pi+o2h(KfM#Dd+00000\n\nliteral 0\nHcmV?d00001\n\n"
+    )
     with pytest.raises(PatchError, match="inflate to 512.0 MiB"):
         attempt(docker, task, bomb)
     assert not any(Path(tempfile.gettempdir()).glob("sebgen-attempt-*/tree/blob.bin"))
@@ -256,10 +276,17 @@ def test_oversized_patch_is_rejected_before_git_apply(docker, task):
 
 def test_filling_the_work_volume_stops_at_its_limit(task, tmp_path):
     require_docker()
-    backend = make_sandbox("docker", limits=Limits(timeout_s=60, memory_mb=512, work_mb=64),
-                           cache_dir=tmp_path / "cache", log=lambda m: None)
+    backend = make_sandbox(
+        "docker",
+        limits=Limits(timeout_s=60, memory_mb=512, work_mb=64),
+        cache_dir=tmp_path / "cache",
+        log=lambda m: None,
+    )
     try:
-        run = attempt(backend, task, edit_calc("""
+        run = attempt(
+            backend,
+            task,
+            edit_calc("""
 import os as _os
 try:
     with open(_os.path.join(_os.path.dirname(__file__), 'fill.bin'), 'wb') as _fh:
@@ -267,7 +294,8 @@ try:
             _fh.write(b'x' * 2 ** 20)
 except OSError as _exc:
     raise RuntimeError(f'fill stopped: errno {_exc.errno}')
-"""))
+"""),
+        )
     finally:
         backend.close()
     assert not attempt_verdict(run, F2P, P2P)[0]
@@ -295,7 +323,9 @@ def test_output_flood_does_not_reach_the_container_log(docker, task, monkeypatch
             remove(cid)
 
     monkeypatch.setattr(containers, "remove", measured_remove)
-    run = attempt(docker, task, edit_calc("import sys as _sys\nfor _ in range(300):\n    _sys.stdout.write('y' * 2 ** 20)\n"))
+    run = attempt(
+        docker, task, edit_calc("import sys as _sys\nfor _ in range(300):\n    _sys.stdout.write('y' * 2 ** 20)\n")
+    )
     client.close()
     assert not attempt_verdict(run, F2P, P2P)[0]
     assert len(run.log_tail) <= 16 * 1024
@@ -354,7 +384,9 @@ def test_sigkill_of_a_run_leaves_no_running_container(task, tmp_path):
     hang = edit_calc("import time as _t\n_t.sleep(3600)\n")
     script = RUN_CHILD.format(root=str(ROOT), cache=str(tmp_path / "cache"), repo=str(repo), sha=sha, patch=hang)
     client = docker_client()
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     try:
         assert proc.stdout.readline().strip() == "ready"
         end = time.monotonic() + 120  # the run's container is up (a refill comes only after a run ends)
@@ -373,29 +405,65 @@ def test_sigkill_of_a_run_leaves_no_running_container(task, tmp_path):
 
 def test_sigkill_of_evaluate_leaves_no_running_container(task, tmp_path):
     require_docker()
-    from tasks.task import Task
     from sandbox import clean_stragglers, docker_client
-
+    from tasks.task import Task
     from tests.e2e import env
 
     repo, sha, bug, gold = task
-    record = Task(instance_id="calc-1", repo="calc", base_commit=sha, patch=gold, test_patch=TEST_PATCH,
-                  problem_statement="add() subtracts instead of adding its arguments.", bug_patch=bug,
-                  strategy_type="BUG_FIX", strategy_id="s", repo_path=str(repo), FAIL_TO_PASS=F2P, PASS_TO_PASS=P2P)
+    record = Task(
+        instance_id="calc-1",
+        repo="calc",
+        base_commit=sha,
+        patch=gold,
+        test_patch=TEST_PATCH,
+        problem_statement="add() subtracts instead of adding its arguments.",
+        bug_patch=bug,
+        strategy_type="BUG_FIX",
+        strategy_id="s",
+        repo_path=str(repo),
+        FAIL_TO_PASS=F2P,
+        PASS_TO_PASS=P2P,
+    )
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(json.dumps(record.to_dict()) + "\n")
     preds = tmp_path / "preds.jsonl"
-    preds.write_text(json.dumps({"instance_id": "calc-1", "model_name_or_path": "hang",
-                                 "model_patch": edit_calc("import time as _t\n_t.sleep(3600)\n")}) + "\n")
+    preds.write_text(
+        json.dumps(
+            {
+                "instance_id": "calc-1",
+                "model_name_or_path": "hang",
+                "model_patch": edit_calc("import time as _t\n_t.sleep(3600)\n"),
+            }
+        )
+        + "\n"
+    )
     client = docker_client()
     since = int(time.time()) - 1
-    proc = subprocess.Popen([sys.executable, "-m", "evo.cli", "evaluate", str(tasks), "--predictions", str(preds),
-                             "--out", str(tmp_path / "r.json"), "--set", "sandbox.backend=docker",
-                             "--set", "sandbox.timeout_s=600"], cwd=ROOT, env=env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "evo.cli",
+            "evaluate",
+            str(tasks),
+            "--predictions",
+            str(preds),
+            "--out",
+            str(tmp_path / "r.json"),
+            "--set",
+            "sandbox.backend=docker",
+            "--set",
+            "sandbox.timeout_s=600",
+        ],
+        cwd=ROOT,
+        env=env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
-        events = client.events(since=since, decode=True,
-                               filters={"label": f"sebgen.pid={proc.pid}", "event": "start", "type": "container"})
+        events = client.events(
+            since=since, decode=True, filters={"label": f"sebgen.pid={proc.pid}", "event": "start", "type": "container"}
+        )
         next(iter(events))  # the attempt's container started
         events.close()
         proc.send_signal(signal.SIGKILL)
@@ -419,7 +487,9 @@ def test_wedged_warm_container_is_replaced_and_the_run_ends_in_time(task, tmp_pa
     repo, sha, bug, gold = task
     timeout_s = 30
     client = docker_client()
-    backend = make_sandbox("docker", limits=Limits(timeout_s=timeout_s), cache_dir=tmp_path / "cache", log=lambda m: None)
+    backend = make_sandbox(
+        "docker", limits=Limits(timeout_s=timeout_s), cache_dir=tmp_path / "cache", log=lambda m: None
+    )
     try:
         monkeypatch.setattr(db, "SUPERVISOR_SOURCE", deaf)
         backend.prepare(repo, sha)
@@ -427,8 +497,9 @@ def test_wedged_warm_container_is_replaced_and_the_run_ends_in_time(task, tmp_pa
         assert len(wedged) == 1
         monkeypatch.setattr(db, "SUPERVISOR_SOURCE", real_supervisor)  # the fresh container is healthy
         result: list = []
-        worker = threading.Thread(target=lambda: result.append(
-            backend.run_tests(repo, sha, [bug], TEST_FILES)), daemon=True)
+        worker = threading.Thread(
+            target=lambda: result.append(backend.run_tests(repo, sha, [bug], TEST_FILES)), daemon=True
+        )
         worker.start()
         worker.join(timeout=timeout_s + 60)  # the deadline: timeout_s plus a margin
         assert result, "the run did not end within timeout_s plus a margin"
@@ -437,8 +508,9 @@ def test_wedged_warm_container_is_replaced_and_the_run_ends_in_time(task, tmp_pa
 
         monkeypatch.setattr(db, "SUPERVISOR_SOURCE", deaf)  # every container from now on is wedged
         backend.close()
-        backend = make_sandbox("docker", limits=Limits(timeout_s=timeout_s), cache_dir=tmp_path / "cache",
-                               log=lambda m: None)
+        backend = make_sandbox(
+            "docker", limits=Limits(timeout_s=timeout_s), cache_dir=tmp_path / "cache", log=lambda m: None
+        )
         backend.warm_spares = 0
         run = backend.run_tests(repo, sha, [bug], TEST_FILES)
         assert run.broken and "twice" in run.note and "did not acknowledge" in run.note
@@ -452,9 +524,18 @@ def calc_record(task, gold: str):
     from tasks.task import Task
 
     repo, sha, bug, _ = task
-    return Task(instance_id="calc-1", repo="calc", base_commit=sha, patch=gold, test_patch=TEST_PATCH,
-                problem_statement="add() subtracts instead of adding its arguments.", bug_patch=bug,
-                strategy_type="BUG_FIX", strategy_id="s", repo_path=str(repo))
+    return Task(
+        instance_id="calc-1",
+        repo="calc",
+        base_commit=sha,
+        patch=gold,
+        test_patch=TEST_PATCH,
+        problem_statement="add() subtracts instead of adding its arguments.",
+        bug_patch=bug,
+        strategy_type="BUG_FIX",
+        strategy_id="s",
+        repo_path=str(repo),
+    )
 
 
 def test_functional_layer_rejects_a_task_whose_oracle_fails_through_evaluates_path(local, task):

@@ -3,6 +3,7 @@
 Marked `docker`: skipped with a reason when no engine answers, failed instead when
 SEBGEN_REQUIRE_DOCKER=1 (CI provisions the engine with .ci/provision_docker.sh).
 """
+
 from __future__ import annotations
 
 import os
@@ -16,15 +17,31 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import Limits, check_functional, run_parallel
 from environment import make_sandbox
+from sandbox import Limits, check_functional, run_parallel
 
 try:
-    from tests.sandbox_fixtures import (CALC_BUGGY, CALC_FIXED, CALC_TESTS, bug_and_gold, bug_task, calc_task,
-                                        make_repo, require_docker)
+    from tests.sandbox_fixtures import (
+        CALC_BUGGY,
+        CALC_FIXED,
+        CALC_TESTS,
+        bug_and_gold,
+        bug_task,
+        calc_task,
+        make_repo,
+        require_docker,
+    )
 except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import (CALC_BUGGY, CALC_FIXED, CALC_TESTS, bug_and_gold, bug_task, calc_task,
-                                  make_repo, require_docker)
+    from sandbox_fixtures import (
+        CALC_BUGGY,
+        CALC_FIXED,
+        CALC_TESTS,
+        bug_and_gold,
+        bug_task,
+        calc_task,
+        make_repo,
+        require_docker,
+    )
 
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,8 +79,10 @@ def used_containers(client, *backends) -> list[dict]:
 
 def hostile_task(root: Path, body: str, tests: str = CALC_TESTS):
     """A task whose gold (fixed) add() runs `body` first; the bug state does not run it."""
-    fixed = "def add(a, b):\n" + textwrap.indent(textwrap.dedent(body), "    ") + "\n    return a + b\n\n\n" \
-            "def sub(a, b):\n    return a - b\n"
+    fixed = (
+        "def add(a, b):\n" + textwrap.indent(textwrap.dedent(body), "    ") + "\n    return a + b\n\n\n"
+        "def sub(a, b):\n    return a - b\n"
+    )
     return bug_task(root, {"calc.py": fixed, "tests/test_calc.py": tests}, {"calc.py": CALC_BUGGY})
 
 
@@ -95,9 +114,11 @@ def test_n_tasks_of_one_snapshot_cause_one_image_build(client, tmp_path):
         tag = b.environment_id(repo, sha)
         tasks = [(bug, gold)] + [
             bug_and_gold(repo, sha, {"calc.py": CALC_FIXED}, {"calc.py": CALC_FIXED.replace(old, new)})
-            for old, new in (("return a + b", "return a * b"), ("return a - b", "return a + b"))]
-        results = run_parallel(lambda t: check_functional(b, repo, sha, t[0], t[1], ["tests/test_calc.py"], reruns=1),
-                               tasks, workers=2)
+            for old, new in (("return a + b", "return a * b"), ("return a - b", "return a + b"))
+        ]
+        results = run_parallel(
+            lambda t: check_functional(b, repo, sha, t[0], t[1], ["tests/test_calc.py"], reruns=1), tasks, workers=2
+        )
         assert [r.fail_to_pass for r in results] == [[F2P], [F2P], [P2P]]
         assert b.builds == [tag]
         disk = disk_report(client)
@@ -117,8 +138,9 @@ def test_install_override_and_test_command_are_used(client, tmp_path):
     name = f"custom{time.time_ns()}"  # a fresh recipe: its own image
     tests = "import os\n\n\ndef test_installed():\n    assert os.path.exists('/opt/venv/custom-marker')\n"
     repo, sha = make_repo(tmp_path / name, {"tests/test_it.py": tests})
-    install = {name: {"install": "touch /opt/venv/custom-marker", "test_cmd": "python -m pytest",
-                      "packages": ["iniconfig"]}}
+    install = {
+        name: {"install": "touch /opt/venv/custom-marker", "test_cmd": "python -m pytest", "packages": ["iniconfig"]}
+    }
     b = make_sandbox("docker", limits=LIMITS, cache_dir=tmp_path / "cache", install=install, log=lambda m: None)
     try:
         run = b.run_tests(repo, sha, (), None)
@@ -145,7 +167,9 @@ def test_failing_install_raises_build_error_with_the_log_tail(client, tmp_path):
 
 # -- hostile task code --------------------------------------------------------------------
 def test_infinite_loop_is_stopped_by_the_timeout(backend, client, tmp_path):
-    b = make_sandbox("docker", limits=Limits(timeout_s=10, memory_mb=256, pids=64), cache_dir=tmp_path, log=lambda m: None)
+    b = make_sandbox(
+        "docker", limits=Limits(timeout_s=10, memory_mb=256, pids=64), cache_dir=tmp_path, log=lambda m: None
+    )
     repo, sha, bug, gold = hostile_task(tmp_path / "repo", "while True:\n    pass")
     res = check_functional(b, repo, sha, bug, gold, ["tests/test_calc.py"], reruns=1)
     assert not res.passed
@@ -285,8 +309,9 @@ def test_no_container_is_left_after_sigint(client, tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         # block until the child's container starts (engine events, no polling)
-        events = client.events(since=since, decode=True,
-                               filters={"label": f"sebgen.pid={proc.pid}", "event": "start", "type": "container"})
+        events = client.events(
+            since=since, decode=True, filters={"label": f"sebgen.pid={proc.pid}", "event": "start", "type": "container"}
+        )
         next(iter(events))
         events.close()
         assert len(my_containers(client, proc.pid)) >= 1  # the run's container (a warm spare may join it)
@@ -314,13 +339,16 @@ def test_normal_runs_leave_no_container(backend, client, tmp_path):
 # -- maintenance helpers ------------------------------------------------------------------
 def test_clean_stragglers_removes_containers_of_dead_owners(client):
     from sandbox import clean_stragglers
-
     from sandbox.containers import run_labels
 
-    dead = client.containers.create("sebgen-base:bookworm", ["true"],
-                                    labels={**run_labels(), "sebgen.pid": "999999999"})
-    elsewhere = client.containers.create("sebgen-base:bookworm", ["true"],  # another machine's: not judged
-                                         labels={**run_labels(), "sebgen.pid": "999999999", "sebgen.host": "x-other"})
+    dead = client.containers.create(
+        "sebgen-base:bookworm", ["true"], labels={**run_labels(), "sebgen.pid": "999999999"}
+    )
+    elsewhere = client.containers.create(
+        "sebgen-base:bookworm",
+        ["true"],  # another machine's: not judged
+        labels={**run_labels(), "sebgen.pid": "999999999", "sebgen.host": "x-other"},
+    )
     try:
         assert clean_stragglers(client, only_dead_owners=True) >= 1
         assert client.api.containers(all=True, filters={"id": dead.id}) == []

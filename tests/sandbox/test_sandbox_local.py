@@ -1,11 +1,20 @@
 """The local backend, the report plugin and check_functional on tiny git repos."""
+
 from __future__ import annotations
 
 import pytest
 
-from sandbox import (Limits, LocalBackend, PatchError, SandboxError, apply_patch, check_functional,
-                     export_tree, make_backend)
 from environment import RecipeBook, detect_recipe
+from sandbox import (
+    Limits,
+    LocalBackend,
+    PatchError,
+    SandboxError,
+    apply_patch,
+    check_functional,
+    export_tree,
+    make_backend,
+)
 
 try:
     from tests.sandbox_fixtures import CALC_TESTS, bug_task, calc_task, diff_for, git, make_repo
@@ -18,7 +27,9 @@ P2P = "tests/test_calc.py::test_sub"
 
 @pytest.fixture
 def backend(tmp_path):
-    return LocalBackend(limits=Limits(timeout_s=60), cache_dir=tmp_path / "cache", recipe_for=detect_recipe, log=lambda m: None)
+    return LocalBackend(
+        limits=Limits(timeout_s=60), cache_dir=tmp_path / "cache", recipe_for=detect_recipe, log=lambda m: None
+    )
 
 
 def test_export_tree_has_files_and_no_git_dir(tmp_path):
@@ -81,13 +92,19 @@ def test_gold_patch_that_does_not_apply_is_rejected(backend, tmp_path):
 
 
 def test_bug_that_no_test_catches_is_rejected(backend, tmp_path):
-    repo, sha = make_repo(tmp_path / "repo", {"calc.py": "def add(a, b):\n    return a + b\n\n\nUNUSED = 1\n",
-                                              "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(1, 1) == 2\n"})
+    repo, sha = make_repo(
+        tmp_path / "repo",
+        {
+            "calc.py": "def add(a, b):\n    return a + b\n\n\nUNUSED = 1\n",
+            "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(1, 1) == 2\n",
+        },
+    )
     bug = diff_for(repo, {"calc.py": "def add(a, b):\n    return a + b\n\n\nUNUSED = 2\n"})
     res = check_functional(backend, repo, sha, bug, _reverse(bug), ["tests/test_calc.py"])
     assert not res.passed
-    assert res.reason == ("no FAIL_TO_PASS test: every test of tests/test_calc.py already passes "
-                          "with bug_patch applied")
+    assert res.reason == (
+        "no FAIL_TO_PASS test: every test of tests/test_calc.py already passes with bug_patch applied"
+    )
     assert res.nop_resolved is True
 
 
@@ -110,8 +127,11 @@ def _reverse(diff: str) -> str:
 
 
 def test_collection_error_in_bug_state_counts_as_failure(backend, tmp_path):
-    fixed = {"calc.py": "def add(a, b):\n    return a + b\n",
-             "tests/test_calc.py": "from calc import add\n\n\ndef test_a():\n    assert add(1, 2) == 3\n\n\ndef test_b():\n    assert add(0, 0) == 0\n"}
+    fixed = {
+        "calc.py": "def add(a, b):\n    return a + b\n",
+        "tests/test_calc.py": "from calc import add\n\n\ndef test_a():\n    assert add(1, 2) == 3\n\n\n"
+        "def test_b():\n    assert add(0, 0) == 0\n",
+    }
     repo, sha, bug, gold = bug_task(tmp_path / "repo", fixed, {"calc.py": "def plus(a, b):\n    return a + b\n"})
     run = backend.run_tests(repo, sha, [bug], ["tests/test_calc.py"])
     assert run.outcomes == {"tests/test_calc.py": "error"}
@@ -124,12 +144,16 @@ def test_collection_error_in_bug_state_counts_as_failure(backend, tmp_path):
 def test_a_bug_that_breaks_pytests_capture_for_later_tests_is_still_a_task(backend, tmp_path):
     # a real case (click's echo of empty bytes): the bug closes the captured stdout, and every
     # test after it errors; the canaries run first, so the run is not taken for tampered
-    fixed = {"out.py": "import sys\n\n\ndef emit(data):\n    if data:\n        sys.stdout.write(data)\n",
-             "tests/test_out.py": "from out import emit\n\n\ndef test_empty(capfd):\n    emit('')\n"
-                                  "    assert capfd.readouterr().out == ''\n\n\ndef test_text(capfd):\n"
-                                  "    emit('x')\n    assert capfd.readouterr().out == 'x'\n"}
-    buggy = {"out.py": "import sys\n\n\ndef emit(data):\n    if not data:\n        sys.stdout.close()\n"
-                       "        raise ValueError('empty')\n    sys.stdout.write(data)\n"}
+    fixed = {
+        "out.py": "import sys\n\n\ndef emit(data):\n    if data:\n        sys.stdout.write(data)\n",
+        "tests/test_out.py": "from out import emit\n\n\ndef test_empty(capfd):\n    emit('')\n"
+        "    assert capfd.readouterr().out == ''\n\n\ndef test_text(capfd):\n"
+        "    emit('x')\n    assert capfd.readouterr().out == 'x'\n",
+    }
+    buggy = {
+        "out.py": "import sys\n\n\ndef emit(data):\n    if not data:\n        sys.stdout.close()\n"
+        "        raise ValueError('empty')\n    sys.stdout.write(data)\n"
+    }
     repo, sha, bug, gold = bug_task(tmp_path / "repo", fixed, buggy)
     run = backend.run_tests(repo, sha, [bug], ["tests/test_out.py"])
     assert not run.broken, run.note
@@ -153,7 +177,9 @@ def test_failing_test_that_prints_passed_is_not_counted_as_passed(backend, tmp_p
 
 
 def test_hanging_test_times_out_and_is_killed(tmp_path):
-    backend = LocalBackend(limits=Limits(timeout_s=2), cache_dir=tmp_path / "cache", recipe_for=detect_recipe, log=lambda m: None)
+    backend = LocalBackend(
+        limits=Limits(timeout_s=2), cache_dir=tmp_path / "cache", recipe_for=detect_recipe, log=lambda m: None
+    )
     tests = CALC_TESTS.replace("def test_add():\n", "def test_add():\n    while True:\n        pass\n")
     repo, sha, bug, gold = calc_task(tmp_path / "repo", tests=tests)
     run = backend.run_tests(repo, sha, [], ["tests/test_calc.py"])
@@ -230,6 +256,7 @@ def test_run_temp_dirs_are_removed(backend, tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     import tempfile
+
     monkeypatch.setattr(tempfile, "tempdir", None)
     repo, sha, bug, _ = calc_task(tmp_path / "repo")
     backend.run_tests(repo, sha, [bug], None)
@@ -246,6 +273,7 @@ def test_venv_sees_sebgens_own_site_folders_not_the_base_interpreters(backend, t
     pth = next(venv.glob("lib/python*/site-packages/_sebgen_host.pth"))
     assert pth.read_text().split() == host_site_dirs()
     import pytest as host_pytest
+
     assert str(__import__("pathlib").Path(host_pytest.__file__).parents[1]) in host_site_dirs()
 
 

@@ -1,26 +1,34 @@
 """Layer ablation: dropping a layer can only keep more tasks, never fewer."""
+
 import json
 
 import pytest
 
-from tests.fitness_fixtures import candidate_for, corpus_dir
-from tasks.generate import skeleton
 from llm.client import LLMClient
+from tasks.generate import skeleton
 from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
 from tasks.task import Task
 from tasks.validate import Validator, ablation
+from tests.fitness_fixtures import candidate_for, corpus_dir
 
 STRATEGY = Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][1])
-SCORES = {c: {"score": 8, "confidence": 1.0, "reasoning": ""}
-          for c in ("task_correctness", "test_correctness", "test_completeness", "complexity")}
+SCORES = {
+    c: {"score": 8, "confidence": 1.0, "reasoning": ""}
+    for c in ("task_correctness", "test_correctness", "test_completeness", "complexity")
+}
 
 
 @pytest.fixture(scope="module")
 def tasks(tmp_path_factory):
     root = corpus_dir(tmp_path_factory)
     task = skeleton(candidate_for(root, "Fix binary_search missing"), STRATEGY)
-    good = Task.from_dict({**task.to_dict(), "problem_statement": "Searching misses the last element.",
-                           "FAIL_TO_PASS": ["tests/test_search.py::test_finds_every_element"]})
+    good = Task.from_dict(
+        {
+            **task.to_dict(),
+            "problem_statement": "Searching misses the last element.",
+            "FAIL_TO_PASS": ["tests/test_search.py::test_finds_every_element"],
+        }
+    )
     broken = Task.from_dict({**good.to_dict(), "instance_id": "broken", "bug_patch": "not a diff"})
     return [good, broken]
 

@@ -1,26 +1,34 @@
 """Each validation layer rejects what it exists for, with the reason and category recorded."""
+
 import difflib
 import json
 
 import pytest
 
-from tests.fitness_fixtures import candidate_for, corpus_dir
+from environment import make_sandbox
+from llm.client import LLMClient
+from sandbox import Limits
 from tasks.generate import skeleton
 from tasks.statement import file_at
-from llm.client import LLMClient
 from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
 from tasks.task import LayerResult, Task
-from tasks.validate import (Validator, bottom_quartile_filter, check_compile, check_functional_layer,
-                              check_quality, check_schema, check_semantic, run_layers)
-from sandbox import Limits
-from environment import make_sandbox
+from tasks.validate import (
+    Validator,
+    bottom_quartile_filter,
+    check_compile,
+    check_functional_layer,
+    check_quality,
+    check_schema,
+    check_semantic,
+    run_layers,
+)
+from tests.fitness_fixtures import candidate_for, corpus_dir
 
 STRATEGY = Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][1])
 
 
 def make_diff(path: str, old: str, new: str) -> str:
-    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                 f"a/{path}", f"b/{path}")
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}")
     return "".join(lines)
 
 
@@ -65,8 +73,9 @@ def test_functional_rejects_a_task_whose_tests_already_pass_before_the_fix(root,
     path = candidate.source_files[0]
     text = file_at(candidate.repo_path, candidate.sha, path) + "\n"  # git show drops the last newline
     harmless = text + "\n# a comment changes no behaviour\n"
-    noop = Task.from_dict({**task.to_dict(), "bug_patch": make_diff(path, text, harmless),
-                           "patch": make_diff(path, harmless, text)})
+    noop = Task.from_dict(
+        {**task.to_dict(), "bug_patch": make_diff(path, text, harmless), "patch": make_diff(path, harmless, text)}
+    )
     validator = Validator(backend=make_sandbox("local", limits=Limits(timeout_s=60)), reruns=1)
     result = check_functional_layer(noop, validator, root / candidate.repo)
     assert not result.passed and result.category == "no_f2p"
@@ -74,10 +83,21 @@ def test_functional_rejects_a_task_whose_tests_already_pass_before_the_fix(root,
 
 
 def judged(name: str, scores: tuple[float, float, float]) -> Task:
-    task = Task(instance_id=name, repo="r", base_commit="c", patch="p", test_patch="t", problem_statement="s",
-                bug_patch="b", strategy_type="BUG_FIX", strategy_id="x")
-    criteria = {c: {"score": s, "confidence": 1.0, "reasoning": ""}
-                for c, s in zip(("task_correctness", "test_correctness", "test_completeness"), scores)}
+    task = Task(
+        instance_id=name,
+        repo="r",
+        base_commit="c",
+        patch="p",
+        test_patch="t",
+        problem_statement="s",
+        bug_patch="b",
+        strategy_type="BUG_FIX",
+        strategy_id="x",
+    )
+    criteria = {
+        c: {"score": s, "confidence": 1.0, "reasoning": ""}
+        for c, s in zip(("task_correctness", "test_correctness", "test_completeness"), scores)
+    }
     task.record("quality", LayerResult(True, 0.8, "ok", details={"criteria": criteria}))
     return task
 
@@ -94,8 +114,10 @@ def test_quality_drops_the_bottom_quartile_of_a_batch():
 
 def test_quality_judge_rejects_low_mocked_scores(binary_search_task):
     _, task = binary_search_task
-    low = {c: {"score": 2, "confidence": 0.9, "reasoning": "weak"}
-           for c in ("task_correctness", "test_correctness", "test_completeness", "complexity")}
+    low = {
+        c: {"score": 2, "confidence": 0.9, "reasoning": "weak"}
+        for c in ("task_correctness", "test_correctness", "test_completeness", "complexity")
+    }
     validator = Validator(llm=LLMClient(mock_response=json.dumps(low)))
     result = check_quality(task, validator)
     assert not result.passed and result.category == "judge_reject"
@@ -105,9 +127,11 @@ def test_quality_judge_rejects_low_mocked_scores(binary_search_task):
 def test_quality_rejection_of_a_leaking_statement_is_filed_as_leakage(binary_search_task):
     """The root cause, found mechanically, is what prompt mutation needs to learn from."""
     _, task = binary_search_task
-    added = [l[1:] for l in task.patch.splitlines() if l.startswith("+") and not l.startswith("+++")]
-    low = {c: {"score": 2, "confidence": 0.9, "reasoning": "quotes the patch"}
-           for c in ("task_correctness", "test_correctness", "test_completeness", "complexity")}
+    added = [ln[1:] for ln in task.patch.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    low = {
+        c: {"score": 2, "confidence": 0.9, "reasoning": "quotes the patch"}
+        for c in ("task_correctness", "test_correctness", "test_completeness", "complexity")
+    }
     validator = Validator(llm=LLMClient(mock_response=json.dumps(low)))
     leaky = Task.from_dict({**task.to_dict(), "problem_statement": "Broken. Fix:\n" + "\n".join(added)})
     clean = Task.from_dict({**task.to_dict(), "problem_statement": "binary_search misses the last element."})
@@ -118,7 +142,7 @@ def test_quality_rejection_of_a_leaking_statement_is_filed_as_leakage(binary_sea
 
 def test_semantic_rejects_a_statement_that_contains_the_fix(binary_search_task):
     _, task = binary_search_task
-    added = [l[1:] for l in task.patch.splitlines() if l.startswith("+") and not l.startswith("+++")]
+    added = [ln[1:] for ln in task.patch.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
     leaky = Task.from_dict({**task.to_dict(), "problem_statement": "Please change it to:\n" + "\n".join(added)})
     high = {"clarity": {"score": 9}, "solvability": {"score": 9}}
     result = check_semantic(leaky, Validator(llm=LLMClient(mock_response=json.dumps(high))))

@@ -1,11 +1,12 @@
 """Mining: the funnel matches the manifest's ground truth; dates cut; kinds are guessed right."""
+
 from datetime import date, datetime
 
 import pytest
 
-from tests.fitness_fixtures import corpus_dir
 from corpus.builder import load_manifest
 from tasks.mining import classify, diff_shape, mine
+from tests.fitness_fixtures import corpus_dir
 
 MINED_KINDS = ("bug_fix", "feature_add", "refactor")
 
@@ -21,8 +22,14 @@ def expected_funnel(commits: list[dict], max_source_files: int = 15, min_message
     both = [c for c in later if c["source_files"] and any(f.endswith(".py") for f in c["test_files"])]
     small = [c for c in both if len(c["source_files"]) < max_source_files]
     worded = [c for c in small if len(c["message"].strip()) >= min_message_chars]
-    return {"commits": len(later), "distinct_changes": len(later), "changes_source_and_tests": len(both), "small_enough": len(small),
-            "message_length": len(worded), "date_window": len(worded)}
+    return {
+        "commits": len(later),
+        "distinct_changes": len(later),
+        "changes_source_and_tests": len(both),
+        "small_enough": len(small),
+        "message_length": len(worded),
+        "date_window": len(worded),
+    }
 
 
 def test_funnel_matches_the_manifest_for_every_repo(root):
@@ -58,7 +65,7 @@ def test_since_and_until_cut_by_date_and_candidates_keep_their_dates(root):
         assert datetime.fromisoformat(candidate.created_at) == datetime.fromisoformat(truth[candidate.sha])
 
 
-OLD = '''
+OLD = """
 class Counter:
     def __init__(self):
         self.hits = 0
@@ -66,7 +73,7 @@ class Counter:
     def hit(self, n):
         self.hits += n
         return self.hits
-'''
+"""
 
 
 def test_diff_shape_tells_renames_and_signature_changes_from_behaviour():

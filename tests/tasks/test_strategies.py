@@ -1,20 +1,21 @@
 """Strategy contracts (docs/strategies.md), each shown on one bundled task, and the yield."""
+
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests.fitness_fixtures import candidate_for, corpus_dir, manifest_commit
 from corpus.builder import load_manifest
-from tasks.generate import TEST_DRIVEN_RULE, Generator, pick_candidates, skeleton, strategy_instructions
-from tasks.statement import defined_functions, file_at
+from environment import make_sandbox
 from llm.client import LLMClient
+from sandbox import Limits, apply_patch, export_tree
+from tasks.generate import TEST_DRIVEN_RULE, Generator, pick_candidates, strategy_instructions
 from tasks.mining import mine
+from tasks.statement import defined_functions, file_at
 from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
 from tasks.synthesis import generate_synthetic, synthesize
 from tasks.validate import Validator
-from sandbox import Limits, apply_patch, export_tree
-from environment import make_sandbox
+from tests.fitness_fixtures import candidate_for, corpus_dir, manifest_commit
 
 NEVER_REVEAL = "Never reveal the fix."
 
