@@ -2,21 +2,27 @@
 
 Consistency rule: rows are committed first, then the index file is rewritten atomically. A
 kill between the two leaves an index that lags the rows; `Archive.open` compares the id sets
-and rebuilds the index from the embeddings stored with the rows whenever they differ.
+and repairs the index from the embeddings stored with the rows whenever they differ: an exact
+index is rebuilt, an approximate (IVF) one gets the missing vectors added and the vectors of
+deleted rows removed, so a resume never pays for a full rebuild. For the same reason a large
+approximate index file is rewritten only once 5% of it changed (and on close), not after
+every generation.
 """
+
 from __future__ import annotations
 
 import fcntl
 import logging
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
 
 from .embedder import DEFAULT_MODEL, Embedder, get_embedder, resolve_model
 from .errors import ArchiveError
-from .index import VectorIndex
+from .index import CHUNK, IVF_PROBES, VectorIndex, in_sorted
 from .store import TASK_FILTERS, Store
 from .text import task_text, text_hash
 
@@ -27,6 +33,8 @@ INDEX_FILE = "index.faiss"
 LOCK_FILE = "archive.lock"
 RECALL_K = 10
 RECALL_SAMPLE = 200
+EXCLUDE_LIMIT = 1024  # up to this many left-out ids are dropped from an over-fetch, not filtered
+FETCH_IDS = 500  # ids per SQL IN list when reading stored embeddings
 
 
 class Archive:
@@ -36,8 +44,19 @@ class Archive:
     (`passed` true) only; `nearest` searches every task unless filtered.
     """
 
-    def __init__(self, folder: Path, store: Store, index: VectorIndex, *, model: str, k: int,
-                 duplicate_threshold: float, embedder: Embedder | None, read_only: bool, lock_handle=None):
+    def __init__(
+        self,
+        folder: Path,
+        store: Store,
+        index: VectorIndex,
+        *,
+        model: str,
+        k: int,
+        duplicate_threshold: float,
+        embedder: Embedder | None,
+        read_only: bool,
+        lock_handle=None,
+    ):
         self.folder = folder
         self.model = model
         self.k = k
@@ -49,12 +68,21 @@ class Archive:
         self._lock_handle = lock_handle
         self._mutex = threading.RLock()
         self._passed_ids = store.task_ids(passed=True)
+        self._failed_ids = store.task_ids(passed=False)
 
     # -- opening and closing --------------------------------------------------------------
     @classmethod
-    def open(cls, path: Path, *, model: str = DEFAULT_MODEL, k: int = 5, duplicate_threshold: float = 0.95,
-             approximate_above: int = 50000, embedder: Embedder | None = None,
-             read_only: bool = False) -> "Archive":
+    def open(
+        cls,
+        path: Path,
+        *,
+        model: str = DEFAULT_MODEL,
+        k: int = 5,
+        duplicate_threshold: float = 0.95,
+        approximate_above: int = 50000,
+        embedder: Embedder | None = None,
+        read_only: bool = False,
+    ) -> Archive:
         """Open (creating unless read_only) the archive folder `path`; repairs a stale index."""
         folder = Path(path)
         if k < 1:
@@ -78,8 +106,17 @@ class Archive:
                 raise ArchiveError(f"{folder / DB_FILE} is not a usable archive database: {exc}.") from exc
             _check_model(store, model, folder)
             index = VectorIndex(approximate_above)
-            archive = cls(folder, store, index, model=model, k=k, duplicate_threshold=duplicate_threshold,
-                          embedder=embedder, read_only=read_only, lock_handle=lock_handle)
+            archive = cls(
+                folder,
+                store,
+                index,
+                model=model,
+                k=k,
+                duplicate_threshold=duplicate_threshold,
+                embedder=embedder,
+                read_only=read_only,
+                lock_handle=lock_handle,
+            )
             archive._load_or_rebuild_index()
         except BaseException:
             if lock_handle is not None:
@@ -89,43 +126,75 @@ class Archive:
 
     def close(self) -> None:
         with self._mutex:
+            if not self.read_only and self._lock_handle is not None and self._index.unsaved:
+                self._index.save(self.folder / INDEX_FILE)  # what the deferred saves left out
             self._store.close()
             if self._lock_handle is not None:
                 self._lock_handle.close()
                 self._lock_handle = None
 
-    def __enter__(self) -> "Archive":
+    def __enter__(self) -> Archive:
         return self
 
     def __exit__(self, *exc_info) -> None:
         self.close()
 
     def _load_or_rebuild_index(self) -> None:
-        """Load the index file if it holds exactly the ids of the rows; otherwise rebuild it."""
+        """Load the index file if it holds exactly the ids of the rows; otherwise repair it
+        (approximate index: add and remove the difference) or rebuild it (exact index)."""
         row_ids = self._store.task_ids()
         index_file = self.folder / INDEX_FILE
         if not index_file.is_file():
             if len(row_ids):
-                self._rebuild_index(f"index diverged from rows (0 vs {len(row_ids)})")
+                self._rebuild_index(f"index diverged from rows (0 vs {len(row_ids)})", row_ids)
             return
         try:
             self._index.load(index_file)
         except Exception as exc:  # faiss raises RuntimeError for a truncated or foreign file
-            self._rebuild_index(f"index file unreadable ({exc})")
+            self._rebuild_index(f"index file unreadable ({exc})", row_ids)
             return
         held = self._index.ids()
         if not np.array_equal(held, row_ids):
-            self._rebuild_index(f"index diverged from rows ({len(held)} vs {len(row_ids)})")
-        elif self._index.approximate != (len(row_ids) > self._index.approximate_above):
-            self._rebuild_index(None)  # approximate_above changed since the file was written
+            if self._index.approximate:
+                self._catch_up(held, row_ids)
+            else:
+                self._rebuild_index(f"index diverged from rows ({len(held)} vs {len(row_ids)})", row_ids)
+                return
+        reason = self._index.rebuild_reason()
+        if reason:  # approximate_above changed since the file was written, or the rows grew past it
+            self._rebuild_index(reason, row_ids, warn=False)
+        elif self._index.needs_save and not self.read_only:
+            self._index.save(index_file)
 
-    def _rebuild_index(self, reason: str | None) -> None:
+    def _catch_up(self, held: np.ndarray, row_ids: np.ndarray) -> None:
+        """Bring an approximate index to the rows: add the missing vectors, drop deleted ones."""
+        missing = np.setdiff1d(row_ids, held, assume_unique=True)
+        deleted = np.setdiff1d(held, row_ids, assume_unique=True)
+        log.info(  # the normal state after deferred saves (or a kill): nothing is rebuilt
+            "archive: index lags rows (%d vs %d): adding %d missing vectors, removing %d",
+            len(held),
+            len(row_ids),
+            len(missing),
+            len(deleted),
+        )
+        started = time.perf_counter()
+        self._index.remove(deleted)
+        for start in range(0, len(missing), CHUNK):
+            chunk = missing[start : start + CHUNK]
+            self._index.add(chunk, self._fetch_embeddings(chunk), fetch=self._fetch_embeddings)
+        log.info("archive: index repaired in %.1f s", time.perf_counter() - started)
+
+    def _rebuild_index(self, reason: str | None, row_ids: np.ndarray | None = None, warn: bool = True) -> None:
         if reason:
-            log.warning("archive: %s, rebuilt from stored embeddings", reason)
-        ids, vectors = self._store.all_embeddings()
-        self._index.rebuild(ids, vectors)
+            (log.warning if warn else log.info)("archive: %s, rebuilt from stored embeddings", reason)
+        row_ids = self._store.task_ids() if row_ids is None else row_ids
+        self._index.rebuild(row_ids, fetch=self._fetch_embeddings)
         if not self.read_only:
             self._index.save(self.folder / INDEX_FILE)
+
+    def _fetch_embeddings(self, ids: np.ndarray) -> np.ndarray:
+        """Stored embeddings of row ids (sorted), in that order, read in bounded chunks."""
+        return _embeddings_of(self._store, ids)
 
     # -- embedding ------------------------------------------------------------------------
     @property
@@ -169,11 +238,22 @@ class Archive:
         with self._store.transaction() as db:
             self._store.set_meta(db, "model", self.model)
             for task, digest, vector in zip(tasks, hashes, vectors):
-                ids[str(task["instance_id"])] = self._store.insert_task(db, task, generation, _passed(task), digest, vector)
+                ids[str(task["instance_id"])] = self._store.insert_task(
+                    db, task, generation, _passed(task), digest, vector
+                )
         new_ids = np.asarray(list(ids.values()), dtype=np.int64)
-        passed = np.concatenate([self._passed_ids,
-                                 np.asarray([ids[str(t["instance_id"])] for t in tasks if _passed(t)], dtype=np.int64)])
-        self._after_rows_changed(lambda: self._index.add(new_ids, vectors), passed)
+        passed = np.concatenate(
+            [self._passed_ids, np.asarray([ids[str(t["instance_id"])] for t in tasks if _passed(t)], dtype=np.int64)]
+        )
+        failed = np.concatenate(
+            [
+                self._failed_ids,
+                np.asarray([ids[str(t["instance_id"])] for t in tasks if not _passed(t)], dtype=np.int64),
+            ]
+        )
+        self._after_rows_changed(
+            lambda: self._index.add(new_ids, vectors, fetch=self._fetch_embeddings), passed, failed
+        )
         return ids
 
     def add_failures(self, failures: list[dict], generation: int) -> None:
@@ -206,22 +286,38 @@ class Archive:
         with self._mutex:
             with self._store.transaction() as db:
                 removed = self._store.delete_after(db, generation)
-            self._after_rows_changed(self._rebuild_in_memory, self._store.task_ids(passed=True))
+            if removed:
+                self._after_rows_changed(
+                    self._drop_deleted_vectors, self._store.task_ids(passed=True), self._store.task_ids(passed=False)
+                )
             return removed
 
-    def _rebuild_in_memory(self) -> None:
-        ids, vectors = self._store.all_embeddings()
-        self._index.rebuild(ids, vectors)
+    def _drop_deleted_vectors(self) -> None:
+        """Remove the vectors of deleted rows; rebuild only if the size now calls for the other kind."""
+        row_ids = self._store.task_ids()
+        self._index.remove(np.setdiff1d(self._index.ids(), row_ids, assume_unique=True))
+        reason = self._index.rebuild_reason()
+        if reason:
+            log.info("archive: %s", reason)
+            self._index.rebuild(row_ids, fetch=self._fetch_embeddings)
 
-    def _after_rows_changed(self, update_index, passed_ids: np.ndarray) -> None:
-        """Bring the in-memory index and caches up to the committed rows, then persist the index."""
+    def _after_rows_changed(self, update_index, passed_ids: np.ndarray, failed_ids: np.ndarray) -> None:
+        """Bring the in-memory index and caches up to the committed rows, then persist the index
+        (an approximate index only after a rebuild or once enough of it changed)."""
         was_approximate = self._index.approximate
         update_index()
-        self._passed_ids = passed_ids  # ids only grow (AUTOINCREMENT), so this stays sorted
+        self._passed_ids = passed_ids  # ids only grow (AUTOINCREMENT), so these stay sorted
+        self._failed_ids = failed_ids
         if self._index.approximate and not was_approximate:
-            log.info("archive: switched to an approximate HNSW index at %d vectors (recall@%d %.3f vs exact)",
-                     len(self._index), RECALL_K, self.measure_recall())
-        self._index.save(self.folder / INDEX_FILE)
+            log.info(
+                "archive: switched to an approximate IVF index at %d vectors (%s; recall@%d %.3f vs exact)",
+                len(self._index),
+                self._index.describe(short=True),
+                RECALL_K,
+                self.measure_recall(),
+            )
+        if self._index.needs_save:
+            self._index.save(self.folder / INDEX_FILE)
 
     def _vectors_for(self, texts: list[str], hashes: list[str]) -> np.ndarray:
         """Embeddings, reusing those already stored for the same text before asking the model."""
@@ -248,18 +344,28 @@ class Archive:
             return [1.0] * len(texts)
         return self.novelty_vectors(self.embed(list(texts)), k)
 
-    def novelty_vectors(self, vectors: np.ndarray, k: int | None = None,
-                        exclude: np.ndarray | None = None) -> list[float]:
+    def novelty_vectors(
+        self, vectors: np.ndarray, k: int | None = None, exclude: np.ndarray | None = None
+    ) -> list[float]:
         """Novelty of already-embedded queries; `exclude` drops those row ids from the neighbours."""
+        vectors = np.atleast_2d(vectors)
         with self._mutex:
-            allowed = self._passed_ids
-            if exclude is not None and len(exclude):
-                allowed = np.setdiff1d(allowed, exclude)
-            vectors = np.atleast_2d(vectors)
-            if len(allowed) == 0:
-                return [1.0] * len(vectors)
-            hits = self._index.search(vectors, min(k or self.k, len(allowed)), allowed=allowed)
-        return [float(np.clip(1.0 - np.mean([s for _, s in row]), 0.0, 1.0)) for row in hits]
+            hits = self._search_successes(vectors, k or self.k, exclude)
+        return [float(np.clip(1.0 - np.mean([s for _, s in row]), 0.0, 1.0)) if row else 1.0 for row in hits]
+
+    def _search_successes(self, vectors: np.ndarray, k: int, exclude: np.ndarray | None = None) -> list[list]:
+        """The k nearest successful tasks of each vector, leaving out the row ids `exclude`.
+
+        A few left-out ids (failed tasks, the queried tasks' own rows) are dropped from a
+        slightly longer unfiltered search, which costs nothing at a million vectors; many go
+        through an id filter.
+        """
+        exclude = np.empty(0, dtype=np.int64) if exclude is None else np.asarray(exclude, dtype=np.int64)
+        blocked = np.union1d(self._failed_ids, exclude)
+        if len(blocked) <= EXCLUDE_LIMIT:
+            return self._index.search(vectors, k, exclude=blocked)
+        allowed = np.setdiff1d(self._passed_ids, exclude, assume_unique=True) if len(exclude) else self._passed_ids
+        return self._index.search(vectors, k, allowed=allowed)
 
     def task_novelty(self, task: dict) -> float:
         """Novelty of a task record (statement + patch summary), ignoring the task itself if archived."""
@@ -286,19 +392,20 @@ class Archive:
         k = k or self.k
         with self._mutex:
             own = self._store.task_ids_by_instance(str(t["instance_id"]) for t in tasks)
-            own_ids = np.asarray(list(own.values()), dtype=np.int64)
-            archived_ids = set(np.intersect1d(own_ids, self._passed_ids).tolist())
-            allowed = np.setdiff1d(self._passed_ids, own_ids)
-            archived = self._index.search(vectors, min(k, len(allowed)), allowed=allowed) if len(allowed) else \
-                [[] for _ in tasks]
+            own_ids = np.unique(np.asarray(list(own.values()), dtype=np.int64))
+            archived_ids = set(own_ids[in_sorted(own_ids, self._passed_ids)].tolist())
+            archived = self._search_successes(vectors, k, own_ids)
         # the listed tasks themselves: all of them with `peers`, else those archived as successes
         in_reference = [peers or own.get(str(t["instance_id"])) in archived_ids for t in tasks]
         peer_scores = vectors @ vectors.T
         values = []
         for i, hits in enumerate(archived):
             scores = [s for _, s in hits]
-            scores += [float(s) for j, s in enumerate(peer_scores[i])
-                       if in_reference[j] and tasks[j]["instance_id"] != tasks[i]["instance_id"]]
+            scores += [
+                float(s)
+                for j, s in enumerate(peer_scores[i])
+                if in_reference[j] and tasks[j]["instance_id"] != tasks[i]["instance_id"]
+            ]
             nearest = sorted(scores, reverse=True)[:k]
             values.append(float(np.clip(1.0 - np.mean(nearest), 0.0, 1.0)) if nearest else 1.0)
         return values
@@ -335,8 +442,9 @@ class Archive:
         best = hits[0][1] if hits else 0.0
         return best >= self.duplicate_threshold, best
 
-    def measure_recall(self, queries: np.ndarray | None = None, k: int = RECALL_K,
-                       sample: int = RECALL_SAMPLE, seed: int = 0) -> float:
+    def measure_recall(
+        self, queries: np.ndarray | None = None, k: int = RECALL_K, sample: int = RECALL_SAMPLE, seed: int = 0
+    ) -> float:
         """Share of the exact top-k that the index returns (1.0 for the exact index)."""
         with self._mutex:
             if len(self._index) == 0:
@@ -359,25 +467,42 @@ class Archive:
         with self._mutex:
             return [int(i) for i in self._store.task_ids()]
 
+    def index_info(self) -> dict:
+        """The vector index: kind ("exact" or "ivf"), vectors, cells and cells scanned per query."""
+        with self._mutex:
+            index = self._index
+            cells = index.lists
+            return {
+                "kind": "ivf" if index.approximate else "exact",
+                "vectors": len(index),
+                "cells": cells,
+                "probes": min(IVF_PROBES, cells),
+            }
+
     @property
     def approximate(self) -> bool:
-        """Whether the vector index is the approximate (HNSW) one."""
+        """Whether the vector index is the approximate (IVF) one."""
         return self._index.approximate
 
     # -- row queries ----------------------------------------------------------------------
-    def recent_failures(self, strategy_id: str | None = None, strategy_type: str | None = None,
-                        n: int = 10, categories=None) -> list[dict]:
+    def recent_failures(
+        self, strategy_id: str | None = None, strategy_type: str | None = None, n: int = 10, categories=None
+    ) -> list[dict]:
         """Newest failures first (by generation, then insertion), each with its category;
         `categories` keeps only those categories."""
         with self._mutex:
             return self._store.recent_failures(strategy_id, strategy_type, n, categories)
 
-    def query(self, *, strategy_type=None, difficulty_level=None, domain=None, passed=None,
-              limit=None) -> list[dict]:
+    def query(self, *, strategy_type=None, difficulty_level=None, domain=None, passed=None, limit=None) -> list[dict]:
         """Task records matching every given field (SQL indexes), ordered by id."""
         with self._mutex:
-            return self._store.query_tasks(limit=limit, strategy_type=strategy_type,
-                                           difficulty_level=difficulty_level, domain=domain, passed=passed)
+            return self._store.query_tasks(
+                limit=limit,
+                strategy_type=strategy_type,
+                difficulty_level=difficulty_level,
+                domain=domain,
+                passed=passed,
+            )
 
     def tasks(self, max_generation: int | None = None) -> list[dict]:
         with self._mutex:
@@ -462,3 +587,30 @@ def _passed(task: dict) -> bool:
 def _normalised(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return (vectors / np.where(norms == 0, 1, norms)).astype(np.float32)
+
+
+def _embeddings_of(store: Store, ids: np.ndarray) -> np.ndarray:
+    """Stored embeddings of the row ids `ids` (sorted, all present), in that order.
+
+    A dense run of ids is read as one id range, scattered ids as IN lists; either way in
+    chunks, so a million rows never sit in memory twice.
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    if len(ids) == 0:
+        return np.empty((0, 0), dtype=np.float32)
+    db = store._db  # the one read the index needs that Store has no method for
+    found: dict[int, bytes] = {}
+    if int(ids[-1] - ids[0]) < 2 * len(ids):
+        rows = db.execute("SELECT id, embedding FROM tasks WHERE id BETWEEN ? AND ?", (int(ids[0]), int(ids[-1])))
+        found = dict(rows)
+    else:
+        for start in range(0, len(ids), FETCH_IDS):
+            chunk = [int(i) for i in ids[start : start + FETCH_IDS]]
+            found.update(
+                db.execute(f"SELECT id, embedding FROM tasks WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+            )
+    missing = [int(i) for i in ids if int(i) not in found]
+    if missing:
+        raise ArchiveError(f"Rows {missing[:5]} have no stored embedding; the archive changed while reading it.")
+    blob = b"".join(found[int(i)] for i in ids)
+    return np.frombuffer(blob, dtype="<f4").reshape(len(ids), -1).astype(np.float32)

@@ -1,39 +1,66 @@
-"""Novelty-query latency of the archive (FAISS) against the paper's Jaccard scan, 1k-100k tasks.
+"""Novelty at scale: the archive's approximate (IVF) index against exact search, 1k-1M tasks.
 
-    python bench/archive_novelty.py [--sizes 1000,10000,100000] [--k 5]
+    python bench/archive_novelty.py [--sizes 100000,1000000] [--k 5] [--budget-ms 2]
+                                    [--approximate-above N] [--no-jaccard] [--no-subprocess]
 
 Archive vectors are synthetic: random unit vectors scattered around the real embeddings of
-~1000 template problem statements (embedding 100k texts would take an hour here). Each
+1000 template problem statements (embedding a million texts would take days here). Each
 archived task's text (for the Jaccard scan) is its template statement plus random tokens.
-Query texts are real problem statements, embedded with the real model once; the timed FAISS
-query is `Archive.novelty_vectors` on one embedded query, the timed Jaccard query is
-`1 - mean Jaccard of the k nearest` over token sets of all archived texts. Above 50k tasks
-the archive uses its approximate (HNSW) index; recall against the exact index is printed.
-Last line: the FAISS / Jaccard speed ratio (p50) at the largest size.
+
+Queries are *new tasks*, none of them in the archive: 16 hand-written problem statements and
+the 250 template statements that are not among the archive's 1000 centres, embedded with the
+real model (266 queries). For each size the script prints:
+
+- accuracy against exact (exhaustive) search: recall@k of the archive's neighbours on those
+  queries, the share of queries whose novelty (1 - mean cosine of the k nearest) is within
+  0.01 of the exact value, and the largest error; recall@10 on stored vectors;
+- latency of one novelty query (`Archive.novelty_vectors`, one thread, one embedded query),
+  also with five rows left out (the leave-one-out of `novelty_of_tasks`), beside exhaustive
+  search and the paper's Jaccard scan;
+- build time (rows + index in one `add_tasks`), the time to add one more generation of 1000
+  tasks (no rebuild) and to write the index file;
+- in fresh processes: reopening the archive (RSS with the index loaded, after 200 queries)
+  and rebuilding the index from the stored rows, as after copying an archive without its
+  index file (time and peak RSS, progress lines on stderr).
+
+First it measures where exhaustive search stops being fast enough: its p50 at growing sizes
+and the size at which it crosses `--budget-ms` (the approximate index's latency target),
+which is the measured value for `archive.approximate_above`.
+
+Timings are wall-clock on a shared 2-core machine: read them as orders of magnitude.
+Last line: the share of novelty values within 0.01 of exact at the largest size.
 """
+
 from __future__ import annotations
 
 import argparse
 import heapq
+import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 import faiss  # noqa: E402
 import numpy as np  # noqa: E402
 
 from archive import Archive, get_embedder  # noqa: E402
+from archive.index import VectorIndex  # noqa: E402
 
 SEED = 20250101
 CENTRES = 1000
 NOISE = 0.035  # per dimension: a copy keeps cosine ~0.82 with its centre
-FAISS_QUERIES = 300
+LATENCY_QUERIES = 300
+TOLERANCE = 0.01
+LADDER = [2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000]
+GENERATION = 1000  # tasks added to the built archive, timed
 
 QUERY_TEXTS = [
     "Parsing an ISO 8601 date string with a timezone offset raises ValueError instead of returning an aware datetime.",
@@ -57,36 +84,84 @@ _COMPONENTS = ["date parser", "HTTP client", "CSV reader", "LRU cache", "argumen
                "thread pool", "JSON encoder", "path resolver", "template engine", "rate limiter",
                "logging handler", "zip extractor", "image resizer", "SQL query builder", "task queue",
                "ledger", "HTML sanitiser", "binary search", "unicode decoder", "config merger",
-               "retry policy", "matrix library", "slug generator", "scheduler"]
+               "retry policy", "matrix library", "slug generator", "scheduler"]  # fmt: skip
 _FAULTS = ["raises KeyError on empty input", "leaks file handles when an exception is raised",
            "returns stale results after the configuration changes", "hangs when the remote side closes",
            "rounds values in the wrong direction", "ignores the timeout argument",
            "corrupts data when two threads write at once", "drops the last element",
-           "accepts malformed input without an error", "double-counts entries after a retry"]
+           "accepts malformed input without an error", "double-counts entries after a retry"]  # fmt: skip
 _CONTEXTS = ["on Windows paths", "under heavy load", "with unicode input", "after a restart", "in strict mode"]
 
+CHILD = r"""
+import json, logging, os, sys, time
+sys.path.insert(0, sys.argv[1])
+handler = logging.StreamHandler(sys.stderr)
+handler.setFormatter(logging.Formatter("    [child] %(message)s"))
+logging.getLogger("archive").addHandler(handler)
+logging.getLogger("archive").setLevel(logging.INFO)
+import faiss, numpy as np
+from archive import Archive
+folder, mode, above = sys.argv[2], sys.argv[3], int(sys.argv[4])
+faiss.omp_set_num_threads(2)
+if mode == "rebuild":
+    os.remove(os.path.join(folder, "index.faiss"))
+start = time.perf_counter()
+arc = Archive.open(folder, approximate_above=above, read_only=(mode == "reopen"))
+opened = time.perf_counter() - start
+queries = np.load(os.path.join(folder, "queries.npy"))
+faiss.omp_set_num_threads(1)
+for i in range(200):
+    arc.novelty_vectors(queries[i % len(queries)][None, :])
+status = dict(line.split(":", 1) for line in open("/proc/self/status") if line.startswith(("VmRSS", "VmHWM")))
+print(json.dumps({"open_s": opened, "rss_mb": int(status["VmRSS"].split()[0]) / 1024,
+                  "peak_mb": int(status["VmHWM"].split()[0]) / 1024, **arc.index_info()}))
+arc.close()
+"""
 
-def template_statements(n: int, rng: np.random.Generator) -> list[str]:
+EMBEDDER_CHILD = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+def rss():
+    return next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmRSS")) / 1024
+import archive
+before = rss()
+archive.get_embedder().encode(["one sentence to load the model"])
+print(rss() - before)
+"""
+
+
+def template_statements(rng: np.random.Generator) -> tuple[list[str], list[str]]:
+    """(CENTRES template statements for the archive, the other templates: new-task queries)."""
     combos = [f"The {c} {f} {x}." for c in _COMPONENTS for f in _FAULTS for x in _CONTEXTS]
-    return [combos[i] for i in rng.choice(len(combos), size=min(n, len(combos)), replace=False)]
+    chosen = rng.choice(len(combos), size=CENTRES, replace=False)
+    unused = sorted(set(range(len(combos))) - set(chosen.tolist()))
+    return [combos[i] for i in chosen], [combos[i] for i in unused]
 
 
 def tokens(text: str) -> frozenset[str]:
     return frozenset(re.findall(r"\w+", text.lower()))
 
 
-def synthetic_archive(size: int, centre_texts: list[str], centre_vectors: np.ndarray,
-                      rng: np.random.Generator) -> tuple[list[str], np.ndarray]:
-    """`size` (text, unit vector) pairs: each a noisy copy of a template statement's embedding."""
-    owner = rng.integers(0, len(centre_texts), size=size)
-    vectors = centre_vectors[owner] + NOISE * rng.standard_normal((size, centre_vectors.shape[1]), dtype=np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+def synthetic_vectors(size: int, centre_vectors: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(owner centre of each vector, `size` unit vectors: noisy copies of the centres)."""
+    owner = rng.integers(0, len(centre_vectors), size=size)
+    vectors = np.empty((size, centre_vectors.shape[1]), dtype=np.float32)
+    for start in range(0, size, 100_000):
+        part = owner[start : start + 100_000]
+        block = centre_vectors[part] + NOISE * rng.standard_normal(
+            (len(part), centre_vectors.shape[1]), dtype=np.float32
+        )
+        vectors[start : start + len(part)] = block / np.linalg.norm(block, axis=1, keepdims=True)
+    return owner, vectors
+
+
+def synthetic_texts(owner: np.ndarray, centre_texts: list[str], rng: np.random.Generator) -> list[str]:
     filler = [f"tok{i}" for i in range(5000)]
     texts = []
-    for i in range(size):
+    for centre in owner:
         extra = rng.choice(len(filler), size=int(rng.integers(20, 60)))
-        texts.append(centre_texts[owner[i]] + " " + " ".join(filler[j] for j in extra))
-    return texts, vectors.astype(np.float32)
+        texts.append(centre_texts[centre] + " " + " ".join(filler[j] for j in extra))
+    return texts
 
 
 def jaccard_novelty(query: str, archive_sets: list[frozenset[str]], k: int) -> float:
@@ -109,38 +184,110 @@ def time_calls(fn, args_list) -> list[float]:
     return samples
 
 
-def run_size(size: int, k: int, centre_texts, centre_vectors, query_vectors, rng, workdir: Path) -> dict:
-    texts, vectors = synthetic_archive(size, centre_texts, centre_vectors, rng)
+def one_thread(fn):
+    threads = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)  # single-query latency, no thread start-up noise
+    try:
+        return fn()
+    finally:
+        faiss.omp_set_num_threads(threads)
+
+
+def measure_threshold(centre_vectors, query_vectors, k, budget_ms, max_size, rng) -> tuple[list, int | None]:
+    """p50 of exhaustive search (the archive's exact index) per size, and the size where it crosses the budget."""
+    sizes = [s for s in LADDER if s <= max(max_size, LADDER[3])]
+    _, vectors = synthetic_vectors(sizes[-1], centre_vectors, rng)
+    rows = []
+    for size in sizes:
+        index = VectorIndex(approximate_above=10**12)
+        index.rebuild(np.arange(1, size + 1), vectors[:size])
+        queries = [(query_vectors[i % len(query_vectors)][None, :], k) for i in range(200)]
+        index.search(*queries[0])
+        lat = one_thread(lambda index=index, queries=queries: time_calls(index.search, queries))
+        rows.append((size, percentile_ms(lat, 50)))
+    crossing = None
+    for (s0, t0), (s1, t1) in zip(rows, rows[1:]):
+        if t0 <= budget_ms < t1:
+            crossing = int(s0 + (budget_ms - t0) * (s1 - s0) / (t1 - t0))
+            break
+    return rows, crossing
+
+
+def run_child(folder: Path, mode: str, above: int) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), str(folder), mode, str(above)],
+                         stdout=subprocess.PIPE, text=True, check=True)  # fmt: skip
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run_size(size, args, centre_texts, centre_vectors, query_vectors, rng, workdir: Path) -> dict:
+    k = args.k
+    owner, vectors = synthetic_vectors(size, centre_vectors, rng)
+    texts = synthetic_texts(owner, centre_texts, rng)
     tasks = [{"instance_id": f"syn-{i}", "problem_statement": t} for i, t in enumerate(texts)]
+    folder = workdir / f"archive-{size}"
     start = time.perf_counter()
-    arc = Archive.open(workdir / f"archive-{size}", k=k, embedder=get_embedder())
+    arc = Archive.open(folder, k=k, embedder=get_embedder(), approximate_above=args.approximate_above)
     arc.add_tasks(tasks, generation=0, vectors=vectors)
     build_s = time.perf_counter() - start
+    info = arc.index_info()
+    print(f"  size {size}: built in {build_s:.1f}s: {info}", flush=True)
 
-    queries = [(query_vectors[i % len(query_vectors)][None, :],) for i in range(FAISS_QUERIES)]
-    arc.novelty_vectors(queries[0][0])  # warm-up
-    faiss_lat = time_calls(arc.novelty_vectors, queries)
+    # latency: one embedded query per call; leave-one-out drops five archived rows
+    queries = [(query_vectors[i % len(query_vectors)][None, :],) for i in range(LATENCY_QUERIES)]
+    picks = np.random.default_rng(1).choice(size, size=(LATENCY_QUERIES, 5)) + 1
+    loo = [(q, None, picks[i]) for i, (q,) in enumerate(queries)]
+    arc.novelty_vectors(*queries[0])
+    lat = one_thread(lambda: time_calls(arc.novelty_vectors, queries))
+    loo_lat = one_thread(lambda: time_calls(arc.novelty_vectors, loo))
 
+    # exact truth: exhaustive inner product over every vector
     flat = faiss.IndexFlatIP(vectors.shape[1])
     flat.add(vectors)
-    exact_lat = time_calls(lambda q: flat.search(q, k), queries[:100])
+    flat_lat = one_thread(lambda: time_calls(lambda q: flat.search(q, k), queries[:100]))
     exact_scores, _ = flat.search(query_vectors, k)
-    exact_novelty = 1 - exact_scores.mean(axis=1)
+    exact_novelty = np.clip(1 - exact_scores.mean(axis=1), 0, 1)
     got_novelty = np.asarray(arc.novelty_vectors(query_vectors))
+    errors = np.abs(got_novelty - exact_novelty)
+    flat.reset()  # free its copy of the vectors
 
-    sets = [tokens(t) for t in texts]
-    n_jaccard = 48 if size <= 10_000 else 16
-    jaccard_lat = time_calls(jaccard_novelty, [(QUERY_TEXTS[i % len(QUERY_TEXTS)], sets, k) for i in range(n_jaccard)])
+    jaccard_lat = []
+    if args.jaccard:
+        sets = [tokens(t) for t in texts]
+        n_jaccard = 48 if size <= 10_000 else 16
+        jaccard_args = [(QUERY_TEXTS[i % len(QUERY_TEXTS)], sets, k) for i in range(n_jaccard)]
+        jaccard_lat = time_calls(jaccard_novelty, jaccard_args)
+        del sets
+
+    # one more generation: incremental, no rebuild
+    extra_owner, extra_vectors = synthetic_vectors(GENERATION, centre_vectors, rng)
+    extra = [{"instance_id": f"new-{i}", "problem_statement": f"{centre_texts[c]} new {i}"}
+             for i, c in enumerate(extra_owner)]  # fmt: skip
+    start = time.perf_counter()
+    arc.add_tasks(extra, generation=1, vectors=extra_vectors)
+    extend_s = time.perf_counter() - start
+    rebuilt = arc.index_info()["cells"] != info["cells"] or arc.index_info()["kind"] != info["kind"]
     result = {
-        "size": size, "index": "HNSW" if arc.approximate else "exact", "build_s": build_s,
-        "faiss_p50": percentile_ms(faiss_lat, 50), "faiss_p95": percentile_ms(faiss_lat, 95),
-        "flat_p50": percentile_ms(exact_lat, 50),
-        "jaccard_p50": percentile_ms(jaccard_lat, 50), "jaccard_p95": percentile_ms(jaccard_lat, 95),
+        "size": size, "index": info["kind"], "cells": info["cells"], "probes": info["probes"], "build_s": build_s,
+        "p50": percentile_ms(lat, 50), "p95": percentile_ms(lat, 95),
+        "loo_p50": percentile_ms(loo_lat, 50), "loo_p95": percentile_ms(loo_lat, 95),
+        "flat_p50": percentile_ms(flat_lat, 50),
+        "jaccard_p50": percentile_ms(jaccard_lat, 50) if jaccard_lat else float("nan"),
         "recall_queries": arc.measure_recall(query_vectors, k=k),
         "recall_stored": arc.measure_recall(k=10),
-        "novelty_err": float(np.abs(got_novelty - exact_novelty).max()),
-    }
-    arc.close()
+        "within": float(np.mean(errors <= TOLERANCE)), "max_err": float(errors.max()),
+        "extend_s": extend_s, "extend_rebuilt": rebuilt,
+    }  # fmt: skip
+    start = time.perf_counter()
+    arc.close()  # writes what the deferred saves left out
+    result["save_s"] = time.perf_counter() - start
+    result["index_mb"] = (folder / "index.faiss").stat().st_size / 2**20
+    result["sqlite_mb"] = sum(f.stat().st_size for f in folder.glob("archive.sqlite*")) / 2**20
+    if args.subprocess:
+        np.save(folder / "queries.npy", query_vectors)
+        reopen = run_child(folder, "reopen", args.approximate_above)
+        rebuild = run_child(folder, "rebuild", args.approximate_above)
+        result.update(open_s=reopen["open_s"], rss_mb=reopen["rss_mb"], rebuild_s=rebuild["open_s"],
+                      rebuild_peak_mb=rebuild["peak_mb"])  # fmt: skip
     return result
 
 
@@ -148,35 +295,69 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--budget-ms", type=float, default=2.0, help="latency budget of one novelty query")
+    parser.add_argument("--approximate-above", type=int, default=None,
+                        help="the archive's switch size (default: Archive.open's)")  # fmt: skip
+    parser.add_argument("--no-jaccard", dest="jaccard", action="store_false", help="skip the Jaccard scan")
+    parser.add_argument("--no-subprocess", dest="subprocess", action="store_false",
+                        help="skip the reopen/rebuild processes (RSS)")  # fmt: skip
     args = parser.parse_args()
+    if args.approximate_above is None:
+        import inspect
+
+        args.approximate_above = inspect.signature(Archive.open).parameters["approximate_above"].default
     sizes = [int(s) for s in args.sizes.split(",")]
     rng = np.random.default_rng(SEED)
-    faiss.omp_set_num_threads(1)  # single-query latency, no thread start-up noise
 
     embedder = get_embedder()
-    centre_texts = template_statements(CENTRES, rng)
+    centre_texts, unused_templates = template_statements(rng)
     centre_vectors = embedder.encode(centre_texts)
-    query_vectors = embedder.encode(QUERY_TEXTS)
+    query_vectors = embedder.encode(QUERY_TEXTS + unused_templates)
     embed_lat = time_calls(lambda t: embedder.encode([t]), [(f"{t} (variant {i})",) for i, t in enumerate(QUERY_TEXTS)])
     print(f"embedding one query text (not in the latencies below): p50 {percentile_ms(embed_lat, 50):.1f} ms")
+    print(
+        f"queries: {len(query_vectors)} new tasks (none archived); archive: approximate_above={args.approximate_above}"
+    )
+
+    ladder, crossing = measure_threshold(centre_vectors, query_vectors, args.k, args.budget_ms, max(sizes), rng)
+    print("exhaustive search p50: " + ", ".join(f"{s // 1000}k {t:.2f} ms" for s, t in ladder))
+    if crossing:
+        print(f"exhaustive search crosses the {args.budget_ms:g} ms budget at ~{crossing} vectors "
+              f"(measured archive.approximate_above)")  # fmt: skip
+    else:
+        print(f"exhaustive search does not cross {args.budget_ms:g} ms within the ladder")
+    if args.subprocess:
+        model_mb = float(subprocess.run([sys.executable, "-c", EMBEDDER_CHILD, str(ROOT)], stdout=subprocess.PIPE,
+                                        text=True, check=True).stdout.strip().splitlines()[-1])  # fmt: skip
+        print(f"the embedding model adds {model_mb:.0f} MB RSS to a process (not in the RSS below)")
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-archive-") as tmp:
         for size in sizes:
-            rows.append(run_size(size, args.k, centre_texts, centre_vectors, query_vectors, rng, Path(tmp)))
+            rows.append(run_size(size, args, centre_texts, centre_vectors, query_vectors, rng, Path(tmp)))
             r = rows[-1]
-            print(f"size {r['size']:>7} built in {r['build_s']:.1f}s ({r['index']}); "
-                  f"recall@{args.k} real queries {r['recall_queries']:.3f}, recall@10 stored {r['recall_stored']:.3f}, "
-                  f"max novelty error {r['novelty_err']:.4f}", flush=True)
+            line = (f"size {r['size']:>7} ({r['index']}, {r['cells']} cells, {r['probes']} scanned): "
+                    f"recall@{args.k} new tasks {r['recall_queries']:.3f}, novelty within {TOLERANCE} of exact "
+                    f"{r['within']:.3f} (max error {r['max_err']:.4f}), recall@10 stored {r['recall_stored']:.3f}; "
+                    f"p50/p95 {r['p50']:.2f}/{r['p95']:.2f} ms (leave-one-out {r['loo_p50']:.2f}/{r['loo_p95']:.2f}); "
+                    f"built in {r['build_s']:.1f}s, +{GENERATION} tasks {r['extend_s']:.2f}s "
+                    f"({'rebuilt' if r['extend_rebuilt'] else 'no rebuild'}), index file {r['index_mb']:.0f} MB "
+                    f"written in {r['save_s']:.1f}s, SQLite {r['sqlite_mb']:.0f} MB")  # fmt: skip
+            if "rss_mb" in r:
+                line += (f"; reopened in {r['open_s']:.1f}s, RSS {r['rss_mb']:.0f} MB; rebuilt from rows in "
+                         f"{r['rebuild_s']:.1f}s, peak RSS {r['rebuild_peak_mb']:.0f} MB")  # fmt: skip
+            print(line, flush=True)
 
     print()
-    print(f"{'tasks':>8} {'index':>6} {'faiss p50':>10} {'faiss p95':>10} {'flat p50':>9} "
-          f"{'jaccard p50':>12} {'jaccard p95':>12} {'speedup':>8}")
+    print(f"{'tasks':>8} {'index':>5} {'recall@' + str(args.k):>9} {'<=0.01':>7} {'max err':>8} {'p50':>8} {'p95':>8} "
+          f"{'exact p50':>10} {'jaccard':>9} {'build':>7} {'RSS':>8}")  # fmt: skip
     for r in rows:
-        print(f"{r['size']:>8} {r['index']:>6} {r['faiss_p50']:>8.3f}ms {r['faiss_p95']:>8.3f}ms {r['flat_p50']:>7.2f}ms "
-              f"{r['jaccard_p50']:>10.1f}ms {r['jaccard_p95']:>10.1f}ms {r['jaccard_p50'] / r['faiss_p50']:>7.0f}x")
+        rss = f"{r['rss_mb']:.0f}MB" if "rss_mb" in r else "-"
+        print(f"{r['size']:>8} {r['index']:>5} {r['recall_queries']:>9.3f} {r['within']:>7.3f} {r['max_err']:>8.4f} "
+              f"{r['p50']:>6.2f}ms {r['p95']:>6.2f}ms {r['flat_p50']:>8.2f}ms {r['jaccard_p50']:>7.0f}ms "
+              f"{r['build_s']:>6.0f}s {rss:>8}")  # fmt: skip
     last = rows[-1]
-    print(f"faiss_vs_jaccard_speedup_{last['size'] // 1000}k: {last['jaccard_p50'] / last['faiss_p50']:.1f}")
+    print(f"novelty_within_{TOLERANCE}_share_{last['size'] // 1000}k: {last['within']:.3f}")
 
 
 if __name__ == "__main__":
