@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from environment import detect_recipe, make_sandbox
-from sandbox import Limits, LocalBackend, PatchError, attempt_verdict, run_attempt
+from environment import detect_recipe
+from sandbox import Limits, LocalBackend, PatchError, attempt_verdict, make_backend, run_attempt
 from tests.sandbox_fixtures import CALC_TESTS, calc_edit_patch, calc_task, new_file_patch, pipe_flood, require_docker
 
 pytestmark = pytest.mark.docker
@@ -169,11 +169,12 @@ def docker(tmp_path_factory, private_tmp):
     from sandbox import docker_client
 
     client = docker_client()
-    backend = make_sandbox(
+    backend = make_backend(
         "docker",
         limits=Limits(timeout_s=60, memory_mb=512, pids=128),
         cache_dir=tmp_path_factory.mktemp("cache"),
         log=lambda m: None,
+        recipe_for=detect_recipe,
     )
     yield backend
     backend.close()
@@ -276,11 +277,12 @@ def test_oversized_patch_is_rejected_before_git_apply(docker, task):
 
 def test_filling_the_work_volume_stops_at_its_limit(task, tmp_path):
     require_docker()
-    backend = make_sandbox(
+    backend = make_backend(
         "docker",
         limits=Limits(timeout_s=60, memory_mb=512, work_mb=64),
         cache_dir=tmp_path / "cache",
         log=lambda m: None,
+        recipe_for=detect_recipe,
     )
     try:
         run = attempt(
@@ -340,7 +342,9 @@ def test_memory_bomb_ends_with_a_clear_reason(docker, task):
 
 def test_hang_is_cut_at_the_timeout(task, tmp_path):
     require_docker()
-    backend = make_sandbox("docker", limits=Limits(timeout_s=5), cache_dir=tmp_path / "cache", log=lambda m: None)
+    backend = make_backend(
+        "docker", limits=Limits(timeout_s=5), cache_dir=tmp_path / "cache", log=lambda m: None, recipe_for=detect_recipe
+    )
     try:
         run = attempt(backend, task, edit_calc("import time as _t\n_t.sleep(3600)\n"))
     finally:
@@ -354,8 +358,10 @@ import sys
 sys.path.insert(0, {root!r})
 from pathlib import Path
 from sandbox import Limits
-from environment import make_sandbox
-b = make_sandbox("docker", limits=Limits(timeout_s=600), cache_dir=Path({cache!r}), log=lambda m: None)
+from environment import detect_recipe
+from sandbox import make_backend
+b = make_backend("docker", limits=Limits(timeout_s=600), cache_dir=Path({cache!r}), log=lambda m: None,
+                 recipe_for=detect_recipe)
 b.prepare(Path({repo!r}), {sha!r})
 print("ready", flush=True)
 b.run_tests(Path({repo!r}), {sha!r}, [{patch!r}], None)
@@ -487,8 +493,12 @@ def test_wedged_warm_container_is_replaced_and_the_run_ends_in_time(task, tmp_pa
     repo, sha, bug, gold = task
     timeout_s = 30
     client = docker_client()
-    backend = make_sandbox(
-        "docker", limits=Limits(timeout_s=timeout_s), cache_dir=tmp_path / "cache", log=lambda m: None
+    backend = make_backend(
+        "docker",
+        limits=Limits(timeout_s=timeout_s),
+        cache_dir=tmp_path / "cache",
+        log=lambda m: None,
+        recipe_for=detect_recipe,
     )
     try:
         monkeypatch.setattr(db, "SUPERVISOR_SOURCE", deaf)
@@ -508,8 +518,12 @@ def test_wedged_warm_container_is_replaced_and_the_run_ends_in_time(task, tmp_pa
 
         monkeypatch.setattr(db, "SUPERVISOR_SOURCE", deaf)  # every container from now on is wedged
         backend.close()
-        backend = make_sandbox(
-            "docker", limits=Limits(timeout_s=timeout_s), cache_dir=tmp_path / "cache", log=lambda m: None
+        backend = make_backend(
+            "docker",
+            limits=Limits(timeout_s=timeout_s),
+            cache_dir=tmp_path / "cache",
+            log=lambda m: None,
+            recipe_for=detect_recipe,
         )
         backend.warm_spares = 0
         run = backend.run_tests(repo, sha, [bug], TEST_FILES)

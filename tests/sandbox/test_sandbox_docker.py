@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from environment import make_sandbox
-from sandbox import Limits, check_functional, run_parallel
+from environment import RecipeBook, detect_recipe
+from sandbox import Limits, check_functional, make_backend, run_parallel
 
 try:
     from tests.sandbox_fixtures import (
@@ -62,7 +62,13 @@ def client():
 
 @pytest.fixture(scope="module")
 def backend(client, tmp_path_factory):
-    b = make_sandbox("docker", limits=LIMITS, cache_dir=tmp_path_factory.mktemp("cache"), log=lambda m: None)
+    b = make_backend(
+        "docker",
+        limits=LIMITS,
+        cache_dir=tmp_path_factory.mktemp("cache"),
+        log=lambda m: None,
+        recipe_for=detect_recipe,
+    )
     yield b
     b.close()
 
@@ -89,7 +95,7 @@ def hostile_task(root: Path, body: str, tests: str = CALC_TESTS):
 # -- the basics ---------------------------------------------------------------------------
 def test_make_backend_auto_picks_docker_and_says_so(client, tmp_path):
     logs: list[str] = []
-    b = make_sandbox("auto", cache_dir=tmp_path, log=logs.append)
+    b = make_backend("auto", cache_dir=tmp_path, log=logs.append, recipe_for=detect_recipe)
     assert b.name == "docker"
     assert any(m.startswith("sandbox: using Docker engine (") for m in logs)
 
@@ -109,7 +115,9 @@ def test_n_tasks_of_one_snapshot_cause_one_image_build(client, tmp_path):
     # a unique setup.cfg gives this snapshot its own environment key (and nothing to install)
     extra = {"setup.cfg": f"# snapshot {tmp_path.name} {time.time_ns()}\n[metadata]\nname = calc\n"}
     repo, sha, bug, gold = calc_task(tmp_path / "repo", extra=extra)
-    b = make_sandbox("docker", limits=LIMITS, cache_dir=tmp_path / "cache", log=lambda m: None)
+    b = make_backend(
+        "docker", limits=LIMITS, cache_dir=tmp_path / "cache", log=lambda m: None, recipe_for=detect_recipe
+    )
     try:
         tag = b.environment_id(repo, sha)
         tasks = [(bug, gold)] + [
@@ -141,7 +149,13 @@ def test_install_override_and_test_command_are_used(client, tmp_path):
     install = {
         name: {"install": "touch /opt/venv/custom-marker", "test_cmd": "python -m pytest", "packages": ["iniconfig"]}
     }
-    b = make_sandbox("docker", limits=LIMITS, cache_dir=tmp_path / "cache", install=install, log=lambda m: None)
+    b = make_backend(
+        "docker",
+        limits=LIMITS,
+        cache_dir=tmp_path / "cache",
+        recipe_for=RecipeBook(install, tmp_path / "cache").recipe_for,
+        log=lambda m: None,
+    )
     try:
         run = b.run_tests(repo, sha, (), None)
         assert run.outcomes == {"tests/test_it.py::test_installed": "passed"}, run.log_tail
@@ -157,7 +171,13 @@ def test_failing_install_raises_build_error_with_the_log_tail(client, tmp_path):
     name = f"broken{time.time_ns()}"
     repo, sha = make_repo(tmp_path / name, {"tests/test_it.py": "def test_x():\n    pass\n"})
     install = {name: {"install": "echo install-went-wrong-here; exit 3"}}
-    b = make_sandbox("docker", limits=LIMITS, cache_dir=tmp_path / "cache", install=install, log=lambda m: None)
+    b = make_backend(
+        "docker",
+        limits=LIMITS,
+        cache_dir=tmp_path / "cache",
+        recipe_for=RecipeBook(install, tmp_path / "cache").recipe_for,
+        log=lambda m: None,
+    )
     with pytest.raises(BuildError, match="install-went-wrong-here") as err:
         b.run_tests(repo, sha, (), None)
     b.close()
@@ -167,8 +187,12 @@ def test_failing_install_raises_build_error_with_the_log_tail(client, tmp_path):
 
 # -- hostile task code --------------------------------------------------------------------
 def test_infinite_loop_is_stopped_by_the_timeout(backend, client, tmp_path):
-    b = make_sandbox(
-        "docker", limits=Limits(timeout_s=10, memory_mb=256, pids=64), cache_dir=tmp_path, log=lambda m: None
+    b = make_backend(
+        "docker",
+        limits=Limits(timeout_s=10, memory_mb=256, pids=64),
+        cache_dir=tmp_path,
+        log=lambda m: None,
+        recipe_for=detect_recipe,
     )
     repo, sha, bug, gold = hostile_task(tmp_path / "repo", "while True:\n    pass")
     res = check_functional(b, repo, sha, bug, gold, ["tests/test_calc.py"], reruns=1)
@@ -274,7 +298,9 @@ def test_random_test_never_lands_in_f2p_or_p2p(backend, tmp_path):
 def test_no_container_is_left_when_the_worker_raises(backend, client, tmp_path, monkeypatch):
     import sandbox.docker_backend as db
 
-    b = make_sandbox("docker", limits=LIMITS, cache_dir=tmp_path / "cache", log=lambda m: None)
+    b = make_backend(
+        "docker", limits=LIMITS, cache_dir=tmp_path / "cache", log=lambda m: None, recipe_for=detect_recipe
+    )
     repo, sha, bug, _ = calc_task(tmp_path / "repo")
     b.prepare(repo, sha)  # a started spare waits for the next run
     assert len(b.idle_spares()) == 1
@@ -296,8 +322,10 @@ import sys
 sys.path.insert(0, {root!r})
 from pathlib import Path
 from sandbox import Limits
-from environment import make_sandbox
-b = make_sandbox("docker", limits=Limits(timeout_s=120), cache_dir=Path({cache!r}), log=lambda m: None)
+from environment import detect_recipe
+from sandbox import make_backend
+b = make_backend("docker", limits=Limits(timeout_s=120), cache_dir=Path({cache!r}), log=lambda m: None,
+                 recipe_for=detect_recipe)
 b.run_tests(Path({repo!r}), {sha!r}, [], None)
 """
 
@@ -327,7 +355,9 @@ def test_no_container_is_left_after_sigint(client, tmp_path):
 
 
 def test_normal_runs_leave_no_container(backend, client, tmp_path):
-    b = make_sandbox("docker", limits=LIMITS, cache_dir=tmp_path / "cache", log=lambda m: None)
+    b = make_backend(
+        "docker", limits=LIMITS, cache_dir=tmp_path / "cache", log=lambda m: None, recipe_for=detect_recipe
+    )
     repo, sha, bug, gold = calc_task(tmp_path / "repo")
     check_functional(b, repo, sha, bug, gold, None, reruns=1)
     assert used_containers(client, b, backend) == []
