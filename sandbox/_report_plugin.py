@@ -10,6 +10,17 @@ the collector's nodeid. A test whose call raised counts as failed whatever its r
 (a patched TestReport cannot turn an exception into a pass).
 $SEBGEN_CANARY names a module of two tests with random names, one that must fail and one that
 must pass; they are added to every session so that blanket tampering with outcomes shows.
+
+Evidence: for each test whose call (or setup) raised, the report's "failures" maps its nodeid
+to what a reader of the failure needs, all strings repr'd and cut (`_cut`): "when", "type" (the
+exception's class name), "message" (its text as pytest's assertion rewriting made it, e.g.
+"assert '1 Bytes' == '1 Byte'"), "compare" ({"op", "left", "right"} of the failing comparison,
+from `pytest_assertrepr_compare`), "line" (1-based line of the test function's frame when it
+failed), "frames" ([line, function] of the frames in the test's own file below the test: the
+helpers that asserted), "raised_in" (function where the exception was raised), "params" and
+"indices" (parametrize values and their positions) and "locals" (the test frame's names).
+At most EVIDENCE_TESTS tests get evidence, each at most about 6 KB. Evidence is information for
+the statement writer only: outcomes never depend on it, and a failure to gather it is ignored.
 """
 
 import json
@@ -23,6 +34,88 @@ _collect_errors = []
 _raised = set()
 _fd = os.environ.pop("SEBGEN_REPORT_FD", "")
 _canary = os.environ.pop("SEBGEN_CANARY", "")
+_failures = {}
+_compares = []  # (op, left, right) of the comparisons that failed in the running test
+EVIDENCE_TESTS = 64
+VALUE_CHARS = 240
+MESSAGE_CHARS = 1200
+NAMES = 16
+
+
+def _cut(text, limit=VALUE_CHARS):
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    head = (limit - 5) * 2 // 3
+    return text[:head] + " ... " + text[len(text) - (limit - 5 - head) :]
+
+
+def _repr(value, limit=VALUE_CHARS):
+    try:
+        return _cut(repr(value), limit)
+    except Exception as exc:  # a broken __repr__ is evidence too
+        return f"<repr failed: {type(exc).__name__}>"
+
+
+def _names(mapping):
+    out = {}
+    for name, value in list(mapping.items()):
+        if len(out) >= NAMES:
+            break
+        if not isinstance(name, str) or name.startswith(("@", "__")) or name == "self":
+            continue
+        out[name] = _repr(value)
+    return out
+
+
+def _evidence(item, call):
+    exc = call.excinfo
+    record = {"when": call.when, "type": exc.type.__name__, "message": _cut(_text(exc.value), MESSAGE_CHARS)}
+    if _compares:
+        op, left, right = _compares[-1]
+        record["compare"] = {"op": op, "left": left, "right": right}
+    spec = getattr(item, "callspec", None)
+    if spec is not None:
+        record["params"] = _names(getattr(spec, "params", {}) or {})
+        record["indices"] = {str(k): int(v) for k, v in (getattr(spec, "indices", {}) or {}).items()}
+    obj = getattr(item, "obj", None)
+    code = getattr(getattr(obj, "__func__", obj), "__code__", None)
+    path = str(getattr(item, "path", None) or getattr(item, "fspath", ""))
+    entries = list(exc.traceback)
+    mine = [i for i, e in enumerate(entries) if code is not None and e.frame.code.raw is code]
+    if not mine:  # a decorated test: its own frame is the one of its name in its file
+        name = getattr(item, "originalname", None) or item.name.split("[")[0]
+        mine = [i for i, e in enumerate(entries) if str(e.path) == path and e.frame.code.name == name]
+    if mine:
+        test_entry = entries[mine[-1]]
+        record["line"] = test_entry.lineno + 1
+        record["locals"] = _names(test_entry.locals)
+        record["frames"] = [[e.lineno + 1, e.frame.code.name] for e in entries[mine[-1] + 1 :] if str(e.path) == path][
+            -4:
+        ]
+    if entries:
+        record["raised_in"] = _cut(entries[-1].frame.code.name, 80)
+    return record
+
+
+def _text(value):
+    try:
+        return str(value)
+    except Exception as exc:
+        return f"<str failed: {type(exc).__name__}>"
+
+
+def pytest_assertrepr_compare(config, op, left, right):
+    try:
+        _compares.append((str(op), _repr(left), _repr(right)))
+        del _compares[:-4]
+    except Exception:
+        pass
+    return None
+
+
+def pytest_runtest_setup(item):
+    del _compares[:]
 
 
 def _merge(nodeid, outcome):
@@ -44,6 +137,14 @@ def pytest_runtest_makereport(item, call):
         ):
             _raised.add(item.nodeid)
     yield
+    # after the other implementations: unittest's sets call.excinfo only then
+    if call.excinfo is not None and call.when in ("setup", "call") and len(_failures) < EVIDENCE_TESTS:
+        skip = getattr(pytest.skip, "Exception", None)
+        if not (skip and call.excinfo.errisinstance(skip)) and item.nodeid not in _failures:
+            try:
+                _failures[item.nodeid] = _evidence(item, call)
+            except Exception:  # evidence is optional; outcomes are not
+                pass
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -84,7 +185,12 @@ def pytest_collectreport(report):
 def pytest_sessionfinish(session, exitstatus):
     if not _fd:
         return
-    line = json.dumps({"outcomes": _outcomes, "collect_errors": _collect_errors, "exitstatus": int(exitstatus)}) + "\n"
+    report = {"outcomes": _outcomes, "collect_errors": _collect_errors, "exitstatus": int(exitstatus)}
+    try:
+        report["failures"] = json.loads(json.dumps(_failures))  # only what serialises
+    except Exception:
+        pass
+    line = json.dumps(report) + "\n"
     data = line.encode("utf-8")
     fd = int(_fd)
     try:

@@ -36,6 +36,8 @@ class FunctionalResult:
     image: str = ""
     before: dict[str, str] = field(default_factory=dict)
     after: dict[str, str] = field(default_factory=dict)
+    # FAIL_TO_PASS test -> the evidence of its failure in the bug state's first run (TestRun.failures)
+    failures: dict[str, dict] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -134,6 +136,7 @@ def check_functional(
         oracle_resolved=oracle_resolved,
         before=before,
         after=after,
+        failures=_failures_of(before_runs, f2p),
     )
 
     if after_problem:
@@ -155,6 +158,16 @@ def check_functional(
     if flaky:
         reason += f"; {len(flaky)} flaky test(s) dropped ({_short(flaky)})"
     return result(True, reason, **common)
+
+
+def _failures_of(runs: Sequence[TestRun], tests: Sequence[str]) -> dict[str, dict]:
+    """Each test's failure evidence from the first run of the state that has it."""
+    out: dict[str, dict] = {}
+    for test in tests:
+        found = next((r.failures[test] for r in runs if test in getattr(r, "failures", {})), None)
+        if found is not None:
+            out[test] = found
+    return out
 
 
 def _no_f2p_reason(

@@ -16,6 +16,18 @@ PLUGIN_SOURCE = Path(__file__).with_name("_report_plugin.py")
 _EXIT_OK, _EXIT_TESTS_FAILED, _EXIT_NO_TESTS = 0, 1, 5
 
 
+class Outcomes(dict):
+    """nodeid -> outcome, carrying `failures` (nodeid -> evidence of its failure, see
+    `clean_failures`) so that a backend handing `outcomes=parsed.outcomes` to its TestRun hands
+    the evidence over too (`TestRun.failures` takes it)."""
+
+    failures: dict[str, dict]
+
+    def __init__(self, outcomes: dict[str, str], failures: dict[str, dict] | None = None):
+        super().__init__(outcomes)
+        self.failures = failures or {}
+
+
 @dataclass
 class ParsedReport:
     outcomes: dict[str, str]
@@ -23,6 +35,49 @@ class ParsedReport:
     note: str
     collect_errors: list[str] = field(default_factory=list)
     exit_code: int | None = None  # pytest's status for the task's own tests (canaries left out)
+
+    @property
+    def failures(self) -> dict[str, dict]:
+        return getattr(self.outcomes, "failures", {})
+
+
+EVIDENCE_TESTS = 64
+_TEXT_LIMITS = {"when": 16, "type": 120, "message": 1500, "raised_in": 120}
+_MAP_KEYS = ("params", "locals")
+
+
+def clean_failures(raw, outcomes: dict[str, str]) -> dict[str, dict]:
+    """The plugin's failure evidence, kept only for reported tests that did not pass, with
+    known keys, plain types and bounded sizes (the pytest process that wrote it also ran the
+    task's code, so its shape is checked, never trusted; outcomes never depend on it)."""
+    if not isinstance(raw, dict):
+        return {}
+    out: dict[str, dict] = {}
+    for nodeid, record in raw.items():
+        if len(out) >= EVIDENCE_TESTS:
+            break
+        if outcomes.get(nodeid) not in ("failed", "error") or not isinstance(record, dict):
+            continue
+        clean: dict = {k: str(record[k])[:n] for k, n in _TEXT_LIMITS.items() if isinstance(record.get(k), str)}
+        compare = record.get("compare")
+        if isinstance(compare, dict):
+            clean["compare"] = {k: str(compare.get(k, ""))[:300] for k in ("op", "left", "right")}
+        if isinstance(record.get("line"), int) and not isinstance(record["line"], bool):
+            clean["line"] = record["line"]
+        frames = record.get("frames")
+        if isinstance(frames, list):
+            clean["frames"] = [
+                [f[0], str(f[1])[:80]]
+                for f in frames[:4]
+                if isinstance(f, list) and len(f) == 2 and isinstance(f[0], int) and not isinstance(f[0], bool)
+            ]
+        for key in _MAP_KEYS:
+            if isinstance(record.get(key), dict):
+                clean[key] = {str(k)[:60]: str(v)[:300] for k, v in list(record[key].items())[:16]}
+        if isinstance(record.get("indices"), dict):
+            clean["indices"] = {str(k)[:60]: v for k, v in list(record["indices"].items())[:16] if isinstance(v, int)}
+        out[str(nodeid)] = clean
+    return out
 
 
 def pytest_args(test_files: Sequence[str] | None, rootdir: str) -> list[str]:
@@ -95,9 +150,11 @@ def parse_report(
         outcomes = {k: v for k, v in outcomes.items() if not k.endswith(tuple(f"::{c}" for c in canaries))}
         if problem:
             return ParsedReport(outcomes, True, problem, collect_errors)
+        outcomes = Outcomes(outcomes, clean_failures(data.get("failures"), outcomes))  # evidence rides along
         bad = [k for k, v in outcomes.items() if v in ("failed", "error")]
         status = _EXIT_TESTS_FAILED if bad else (_EXIT_OK if outcomes else _EXIT_NO_TESTS)
         return ParsedReport(outcomes, False, "", collect_errors, status)
+    outcomes = Outcomes(outcomes, clean_failures(data.get("failures"), outcomes))
     bad = sorted(k for k, v in outcomes.items() if v in ("failed", "error"))
     if exit_code == _EXIT_OK and bad:
         return ParsedReport(outcomes, True, f"pytest exited 0 although {len(bad)} test(s) failed", collect_errors)

@@ -38,6 +38,15 @@ class TestRun:
     collect_errors: list[str] = field(default_factory=list)  # nodeid prefixes that failed to collect
     reverted: list[str] = field(default_factory=list)  # protected files put back before verification
     removed: list[str] = field(default_factory=list)  # auto-loaded / protected files the patch added
+    # nodeid -> evidence of its failure (sandbox.report.clean_failures); information, never a verdict
+    failures: dict[str, dict] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # a backend hands over `outcomes=parsed.outcomes`: the report's evidence rides on it
+        if not self.failures:
+            self.failures = dict(getattr(self.outcomes, "failures", None) or {})
+        if type(self.outcomes) is not dict:
+            self.outcomes = dict(self.outcomes)
 
 
 @runtime_checkable

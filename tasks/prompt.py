@@ -58,12 +58,48 @@ def generation_prompt(*, instructions: str, context: dict, repo_context: str, di
         fenced("Diff of the change", cut(diff)),
         fenced("Similar successful tasks from the archive", example_text),
         fenced("Failing tests", "\n".join(f"- {t['id']}: {t['assertion']}" for t in context["failing_tests"])),
+        *(
+            [fenced("How the failing tests fail on the current code", evidence_block(context["failures"]))]
+            if context.get("failures")
+            else []
+        ),
         "## Output\nReturn only a JSON object like this example (hints_text may be empty):\n```json\n"
         + json.dumps(OUTPUT_EXAMPLE)
         + "\n```",
         "<context>" + json.dumps(context, sort_keys=True) + "</context>",
     ]
     return "\n\n".join(sections) + "\n"
+
+
+EVIDENCE_LIMIT = 2500
+
+
+def evidence_block(failures: list[dict], limit: int = EVIDENCE_LIMIT) -> str:
+    """The failure evidence, compact: per failing test the check that fails, what pytest
+    reported, the value observed and the one required, and a self-contained reproduction."""
+    parts = []
+    for f in failures:
+        lines = [f"- {f.get('id', '')}"]
+        if f.get("check"):
+            lines.append(f"  failing check: {f['check']}")
+        first = next((ln.strip() for ln in str(f.get("message") or "").splitlines() if ln.strip()), "")
+        if first:
+            lines.append(f"  pytest reports: {first[:200]}")
+        if f.get("error"):
+            lines.append(f"  raises: {f['error']}")
+        if f.get("observed") and f.get("observed") != f.get("error"):
+            lines.append(f"  observed on the current code: {f['call']} -> {f['observed']}")
+        if f.get("expected"):
+            exact = " (exact string)" if f.get("exact") else ""
+            lines.append(f"  required: {f.get('call', '')} {f.get('op', '') or 'gives'} {f['expected']}{exact}")
+        if f.get("params"):
+            lines.append("  parameters: " + ", ".join(f"{k}={v}" for k, v in f["params"].items()))
+        if f.get("reproduction") and not f.get("unbound"):
+            lines.append("  reproduction:")
+            lines += [f"    {ln}" for ln in str(f["reproduction"]).splitlines()]
+        parts.append("\n".join(lines))
+    text = "\n".join(parts)
+    return text if len(text) <= limit else text[:limit] + f"\n... [evidence cut at {limit} of {len(text)} chars]"
 
 
 def judge_prompt(task: str, context: dict, instructions: str) -> str:

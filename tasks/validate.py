@@ -20,6 +20,7 @@ from unidiff import PatchSet
 from llm import LLMClient, LLMError, leak_report
 from sandbox import PatchError, SandboxError, apply_patch, attempt_verdict, check_functional, export_tree, run_attempt
 from tasks.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
+from tasks.statement import failure_evidence, repo_modules, writer_failures
 from tasks.task import LAYERS, LayerResult, Task
 
 QUALITY_CRITERIA = ("task_correctness", "test_correctness", "test_completeness", "complexity")
@@ -172,6 +173,8 @@ def check_functional_layer(task: Task, validator: Validator, repo_path: Path) ->
         "oracle_resolved": result.oracle_resolved,
         "duration_s": round(result.duration_s, 3),
         "reused_result_of_identical_state": reused,
+        # per FAIL_TO_PASS test, how it fails on the buggy state (tasks.statement, failure evidence)
+        "failures": failure_evidence(repo_path, task.base_commit, result.failures, result.fail_to_pass),
     }
     if result.passed:
         return LayerResult(True, 1.0, result.reason, details=details)
@@ -228,6 +231,21 @@ def _functional_category(result) -> str:
 # ---------------------------------------------------------------- layer 4: quality
 
 
+JUDGE_EVIDENCE_KEYS = ("id", "kind", "check", "call", "op", "expected", "observed", "error", "exact", "passed_checks")
+
+
+def judge_evidence(task: Task) -> dict:
+    """What the judges read of the functional layer's failure evidence (tasks.statement): per
+    FAIL_TO_PASS test its failing check, values and the checks that passed before it; and the
+    names a reproduction may use without defining them (the project's modules)."""
+    failures = [{k: f[k] for k in JUDGE_EVIDENCE_KEYS if k in f} for f in writer_failures(task)]
+    if not failures:
+        return {}
+    repo_path = getattr(task, "repo_path", "")
+    modules = sorted(repo_modules(repo_path, task.base_commit)) if repo_path else []
+    return {"failures": failures, "known_names": modules}
+
+
 def judge_context(task: Task) -> dict:
     return {
         "problem_statement": task.problem_statement,
@@ -235,6 +253,7 @@ def judge_context(task: Task) -> dict:
         "test_patch": task.test_patch,
         "fail_to_pass": task.FAIL_TO_PASS,
         "touched_functions": task.generation.get("touched_functions", []),
+        **judge_evidence(task),
     }
 
 
@@ -329,7 +348,12 @@ def check_semantic(task: Task, validator: Validator) -> LayerResult:
         scores, _ = validator.llm.complete_json(
             judge_prompt(
                 "judge_semantic",
-                {"problem_statement": task.problem_statement, "patch": task.patch, "fail_to_pass": task.FAIL_TO_PASS},
+                {
+                    "problem_statement": task.problem_statement,
+                    "patch": task.patch,
+                    "fail_to_pass": task.FAIL_TO_PASS,
+                    **judge_evidence(task),
+                },
                 SEMANTIC_INSTRUCTIONS,
             ),
             required_keys=("clarity", "solvability"),

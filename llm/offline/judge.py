@@ -16,8 +16,12 @@ Quality judge rubric (``judge_quality``; scores clamped to 1..10, rounded half u
   "reproduc"/``>>>``/numbered steps with a call, 0.5 for an inline call; test relation: 0.5 a
   failing test's name, 0.5 a function the tests call; length: <8 words 0, <20 0.5, <40 1,
   <=400 1.5, <=800 1, longer 0.5.
-* checks: the asserts the test patch adds, or without any, its bare calls of plain-named
-  helpers (``ck(a, b)``: a suite that asserts through its own helpers).
+* checks (``count_checks``): the checks the test patch adds -- ``assert``, ``with
+  pytest.raises/warns(...)`` and ``pytest.deprecated_call``, unittest ``self.assert*`` and
+  ``self.fail``, ``pytest.fail``, calls of the helpers the test patch defines that assert, and,
+  without any of those, bare calls of plain-named helpers (``ck(a, b)``); with the failure
+  evidence of the functional layer (``failures``), at least the failing check of each test and
+  the checks that passed before it (a test whose changed lines hold no assert still checks).
 * test_correctness = 1 without FAIL_TO_PASS, else 4 + 2 checks in the test patch + 2 the
   tests call a touched function + 2 the statement relates to the tests.
 * test_completeness = 1 without FAIL_TO_PASS, else 1 + min(4, 2 x #F2P) + min(5, #checks).
@@ -30,7 +34,12 @@ Semantic judge (``judge_semantic``)
   + 1 concreteness + 1 two or more paragraphs + 1 not cut off - 5 boilerplate; at most 3
   below 8 words.
 * solvability = 1 + 2 symptom described + 2 concreteness + 2 affected function named
-  + 2 reproduction + 1 length 20..800 words - 3 boilerplate.
+  + 2 reproduction + 1 length 20..800 words - 3 boilerplate, then, with the failure evidence
+  (``failures``: per failing test its failing check, expected value and the checks that passed
+  before it), minus 4 when a reproduction uses names it never defines (not builtins, not
+  imported or defined in the statement's code, not in ``known_names``), minus 4 when the
+  statement quotes a check that passes on the buggy code, minus 3 when it omits the value the
+  failing assertion requires.
 """
 
 from __future__ import annotations
@@ -219,17 +228,58 @@ def _patch_shape(patch: str) -> tuple[int, int, int]:
     return lines, hunks, files
 
 
-_ASSERT = re.compile(r"\bassert|pytest\.raises|\.assert\w+\(")
+_ASSERT = re.compile(
+    r"^\s*assert\b|\bpytest\.(?:raises|warns|deprecated_call|fail|approx)\b|\.assert\w*\(|\bself\.fail\(|"
+    r"\bassert_\w+\(|^\s*(?:async\s+)?with\s+(?:self\.)?assert(?:Raises|Warns|Logs)\w*\("
+)
 _HELPER_CALL = re.compile(r"^\s*([A-Za-z_]\w*)\(.*\)\s*$")  # a bare call of a plain name: ck(a, b)
+_DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)\s*\(")
 
 
-def count_checks(test_lines: Sequence[str]) -> int:
-    """Asserts in the lines; without any, the bare calls of plain-named helpers (`ck(x, y)`,
-    `check_roundtrip(v)`): a suite that asserts through its own helpers still checks."""
-    asserts = sum(1 for ln in test_lines if _ASSERT.search(ln))
-    if asserts:
-        return asserts
-    return sum(1 for ln in test_lines if (m := _HELPER_CALL.match(ln)) and m.group(1) not in ("print", "breakpoint"))
+def _asserting_helpers(test_lines: Sequence[str]) -> set[str]:
+    """Functions defined in the lines whose own body asserts (not tests)."""
+    helpers, current, indent = set(), "", -1
+    for ln in test_lines:
+        m = _DEF.match(ln)
+        if m:
+            current, indent = m.group(2), len(m.group(1))
+            continue
+        if current and ln.strip() and len(ln) - len(ln.lstrip()) <= indent:
+            current = ""
+        if current and not current.startswith("test") and _ASSERT.search(ln):
+            helpers.add(current)
+    return helpers
+
+
+def count_checks(test_lines: Sequence[str], failures: Sequence[dict] = ()) -> int:
+    """The checks in the lines (see the module docstring); with failure evidence, at least the
+    failing check of each failing test and the checks that passed before it."""
+    helpers = _asserting_helpers(test_lines)
+    calls = re.compile(rf"\b(?:self\.)?(?:{'|'.join(map(re.escape, sorted(helpers)))})\(") if helpers else None
+    in_helper, indent = False, -1
+    asserts = 0
+    for ln in test_lines:
+        m = _DEF.match(ln)
+        if m:
+            in_helper, indent = m.group(2) in helpers, len(m.group(1))
+            continue
+        if in_helper and ln.strip() and len(ln) - len(ln.lstrip()) <= indent:
+            in_helper = False
+        if in_helper:
+            continue  # a helper's own asserts count where it is called
+        if _ASSERT.search(ln) or (calls is not None and calls.search(ln)):
+            asserts += 1
+    if not asserts:
+        asserts = sum(
+            1 for ln in test_lines if (m := _HELPER_CALL.match(ln)) and m.group(1) not in ("print", "breakpoint")
+        )
+    evident = sum(
+        (1 if f.get("kind") in ("compare", "truthy", "raises") or f.get("check") else 0)
+        + len(f.get("passed_checks") or [])
+        for f in failures
+        if isinstance(f, dict)
+    )
+    return max(asserts, evident)
 
 
 def touched_functions(context: dict) -> list[dict]:
@@ -271,7 +321,8 @@ def judge_quality(context: dict) -> dict:
         )
     )
     test_added = patch_added_lines(test_patch)
-    asserts = count_checks(test_added)
+    failures = [f for f in (context.get("failures") or []) if isinstance(f, dict)]
+    asserts = count_checks(test_added, failures)
     calls_touched = any(f.get("name") in set(_CALL_NAME.findall("\n".join(test_added))) for f in fns)
     relates = sig.test_relation > 0 or sig.reproduction > 0
     if f2p:
@@ -333,6 +384,12 @@ def judge_semantic(context: dict) -> dict:
         + (20 <= sig.words <= 800)
         - 3 * sig.boilerplate
     )
+    failures = [f for f in (context.get("failures") or []) if isinstance(f, dict)]
+    known = {str(n) for n in (context.get("known_names") or [])} | {str(f.get("name")) for f in fns}
+    defects = evidence_defects(statement, failures, known) if failures else {}
+    solvability -= (
+        4 * bool(defects.get("unbound")) + 4 * bool(defects.get("passing")) + 3 * bool(defects.get("omitted"))
+    )
     return {
         "clarity": _criterion(
             clarity,
@@ -347,6 +404,134 @@ def judge_semantic(context: dict) -> dict:
             0.8 if sig.words >= 20 else 0.6,
             f"symptom {'described' if symptom else 'missing'}; affected function "
             f"{'named' if function_named else 'not named'}; reproduction "
-            f"{sig.reproduction:g}; concreteness {sig.concreteness:.2f}; {sig.words} words",
+            f"{sig.reproduction:g}; concreteness {sig.concreteness:.2f}; {sig.words} words"
+            + "".join(f"; {_DEFECT_TEXT[k]}: {', '.join(v[:3])}" for k, v in defects.items() if v),
         ),
     }
+
+
+_DEFECT_TEXT = {
+    "unbound": "the reproduction uses names it never defines",
+    "passing": "it quotes a check that passes on the buggy code",
+    "omitted": "it omits the value the failing check requires",
+}
+
+
+def _code_spans(statement: str) -> list[tuple[str, str]]:
+    """(kind, code) of the statement's Python blocks ("block") and inline spans ("inline")."""
+    spans = [
+        ("block", body)
+        for lang, body in re.findall(r"```([\w+-]*)[^\n]*\n(.*?)```", statement, flags=re.S)
+        if lang.lower() in ("", "python", "py", "pycon", "python3")
+    ]
+    prose = re.sub(r"```.*?(?:```|$)", " ", statement, flags=re.S)
+    return spans + [("inline", s) for s in re.findall(r"`([^`\n]+)`", prose)]
+
+
+def _parsed(code: str):
+    import ast
+    import textwrap
+
+    code = "\n".join(ln[4:] if ln.startswith((">>> ", "... ")) else ln for ln in code.splitlines())
+    try:
+        return ast.parse(textwrap.dedent(code))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _names(tree) -> tuple[set[str], set[str]]:
+    """(bound, used) names of a parsed snippet."""
+    import ast
+
+    bound, used = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = node.args
+            bound |= {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]}
+            bound |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(al.asname or al.name).split(".")[0] for al in node.names}
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return bound, used
+
+
+def _computes(tree) -> bool:
+    """An inline span that computes (a call, an operator): not a bare name or a literal."""
+    import ast
+
+    body = tree.body
+    if len(body) != 1 or not isinstance(body[0], ast.Expr):
+        return True
+    return not isinstance(body[0].value, (ast.Name, ast.Attribute, ast.Constant))
+
+
+def _normal(code: str) -> str:
+    import ast
+
+    code = re.sub(r"^\s*assert\s+", "", str(code).strip())
+    try:
+        return ast.unparse(ast.parse(code, mode="eval"))
+    except (SyntaxError, ValueError):
+        return " ".join(code.split())
+
+
+def evidence_defects(statement: str, failures: Sequence[dict], known: set[str]) -> dict[str, list[str]]:
+    """What the failure evidence shows wrong in a statement: names its reproduction never
+    defines, checks it quotes that pass on the buggy code, expected values it omits."""
+    import builtins
+
+    parsed = [(kind, tree) for kind, code in _code_spans(statement) if (tree := _parsed(code)) is not None]
+    defined = set(dir(builtins)) | set(known)
+    for kind, tree in parsed:
+        if kind == "block":
+            defined |= _names(tree)[0]
+    unbound: list[str] = []
+    for kind, tree in parsed:
+        if kind == "inline" and not _computes(tree):
+            continue
+        bound, used = _names(tree)
+        unbound += sorted(n for n in used - bound - defined if n not in unbound)
+    quoted = {_normal(code) for _, code in _code_spans(statement)}
+    quoted |= {_normal(ln) for kind, code in _code_spans(statement) if kind == "block" for ln in code.splitlines()}
+    failing = {_normal(str(f.get("check") or "")) for f in failures}
+    passing = sorted(
+        {
+            str(check)
+            for f in failures
+            for check in (f.get("passed_checks") or [])
+            if _normal(str(check)) not in failing and _quotes(str(check), quoted, statement)
+        }
+    )
+    omitted = []
+    flat = " ".join(statement.split())
+    for f in failures:
+        expected = str(f.get("expected") or "")
+        if f.get("kind") == "compare" and 0 < len(expected) <= 80 and expected not in flat:
+            inner = expected[1:-1] if expected[:1] in "'\"" and expected[-1:] == expected[:1] else ""
+            if not inner or inner not in flat:
+                omitted.append(expected)
+    return {"unbound": unbound, "passing": passing, "omitted": omitted}
+
+
+def _quotes(check: str, quoted: set[str], statement: str) -> bool:
+    """The statement quotes `check`: its expression as code, or its two sides as code spans
+    of one paragraph ("`f(2)` ... should return `3`")."""
+    import ast
+
+    if _normal(check) in quoted:
+        return True
+    tree = _parsed(re.sub(r"^\s*assert\s+", "", check.strip()))
+    test = tree.body[0].value if tree is not None and tree.body and isinstance(tree.body[0], ast.Expr) else None
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return False
+    left, right = _normal(ast.unparse(test.left)), _normal(ast.unparse(test.comparators[0]))
+    for paragraph in re.split(r"\n\s*\n", statement):
+        spans = {_normal(x) for x in re.findall(r"`([^`\n]+)`", paragraph)}
+        if left in spans and right in spans and left != right:
+            return True
+    return False

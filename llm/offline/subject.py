@@ -36,11 +36,39 @@ _NEGATED = re.compile(r"^(?:do not|don't|dont|never|no longer)\s+(.+)$", re.I)
 _SCOPE = re.compile(r"^[\w.]+:\s+(?=\w)")  # "jsonutils: fix ..." (a module named first)
 
 
+_MERGE = re.compile(r"^\s*merge (?:pull request|branch|remote-tracking branch)\b.*$", re.I)
+_MISC = re.compile(
+    r"^\s*(?:misc(?:ellaneous)?|various|small|minor)\b(?:\s+(?:fix(?:es)?|changes?|updates?))?\s*[:,-]?\s*", re.I
+)
+_REF_PHRASE = re.compile(
+    r"\s*\(?(?:\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|see(?: also)?|refs?|related to|follow-?up to|part of|"
+    r"for|from|in|per|as in)\s+)?(?:\b(?:issue|pr|pull request|gh)\s*)?(?:#|\bgh-)\d+"
+    r"(?:\s*(?:,|and)\s*(?:#|gh-)\d+)*\)?",
+    re.I,
+)
+_URL = re.compile(r"\(?\s*(?:https?://|www\.)\S+\)?", re.I)
+
+
+def clean_subject(subject: str) -> str:
+    """A commit or pull-request title without what the solver cannot use: merge noise, issue
+    and PR numbers ("(#123)", "fixes #12"), links, a "Misc fixes:" lead, stray punctuation."""
+    s = " ".join(str(subject or "").split())
+    if _MERGE.match(s):
+        return ""
+    s = _URL.sub("", s)
+    s = _REF_PHRASE.sub("", s)
+    s = _MISC.sub("", s)
+    s = re.sub(r"\s+([,.;:])", r"\1", s)
+    s = re.sub(r"(?<![\w)\]])\(\s*\)", "", s)
+    s = re.sub(r"(?:\s+(?:and|or|see|see also|in|for))+\s*$", "", s.strip(" .,;:-"), flags=re.I)
+    return s.strip(" .,;:-")
+
+
 def split_subject(subject: str) -> tuple[str, str, str]:
     """(verb kind, verb, rest) of a commit subject, without a conventional-commit prefix, a
-    leading module scope or trailing pull-request numbers. "Do not X" and "Never X" are kind
-    "negated" with `rest` X."""
-    s = _CC_PREFIX.sub("", str(subject or "")).strip()
+    leading module scope, "Misc fixes:", links or issue and pull-request numbers
+    (`clean_subject`). "Do not X" and "Never X" are kind "negated" with `rest` X."""
+    s = _CC_PREFIX.sub("", clean_subject(subject)).strip()
     s = _SCOPE.sub("", s)
     s = re.sub(r"(?:\s*\(#\d+\))+\s*$", "", s).rstrip(". ")
     negated = _NEGATED.match(s)
@@ -102,12 +130,51 @@ def is_vague(subject: str) -> bool:
 
 
 _TRAILER = re.compile(r"^\s*(?:signed-off-by|co-authored-by|reviewed-by|fixes|closes|refs?)\b.*$", re.I | re.M)
+# a sentence that reads as prose: it has a finite verb
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|been|being|does|do|did|doesn'?t|don'?t|didn'?t|isn'?t|aren'?t|wasn'?t|has|have|had|"
+    r"can|cannot|can'?t|could|should|would|will|won'?t|must|may|might|fails?|failed|raises?|raised|returns?|"
+    r"returned|gives?|gave|produces?|produced|crash(?:es|ed)?|breaks?|broke|ignores?|ignored|shows?|showed|"
+    r"prints?|printed|gets?|got|happens?|happened|causes?|caused|leads?|led|results?|works?|worked|needs?|expects?|"
+    r"expected|accepts?|accepted|rejects?|rejected|loses?|lost|drops?|dropped|keeps?|kept|stops?|stopped|hangs?|"
+    r"hung|loops?|looped|emits?|emitted|ends?|ended|contains?|contained|becomes?|became|runs?|ran|throws?|threw|"
+    r"means?|meant|differs?|lands?|landed|collapses?|collapsed|overwrites?|overwritten)\b",
+    re.I,
+)
+# the developer's voice about the change, not a user's about the behaviour
+_DEVELOPER = re.compile(
+    r"\b(?:this|the|that) (?:pr|commit|patch|change|diff|fix)\b|^(?:i|we)\b|\b(?:i|we)'(?:ve|ll|d)\b|"
+    r"\badd(?:s|ed|ing)? (?:a |the |some |more |new )?(?:regression |unit )?tests?\b|\btests? (?:added|cases?)\b|"
+    r"\bregression tests?\b|\brelease ?notes?\b|\bchangelog\b|\bdocumentation\b|\bpre-commit\b|\breno\b|"
+    r"\bsquash|\brebase|\breview(?:er|ed)?\b|\bmaintainers?\b|\bbackport|\bcherry-pick",
+    re.I,
+)
+# how the fix works: only dropped when the prompt forbids leaks
+_HOW = re.compile(
+    r"\bfalls? back\b|\bby (?:using|calling|adding|checking|copying|passing|storing|wrapping|scaling|resolving)\b|"
+    r"\bnow (?:uses?|calls?|checks?|copies|stores?|passes|wraps|scales|resolves|re-?raises|yields|delegates)\b|"
+    r"\bswitch(?:es|ed)? to\b|\brefactor|\brenam|\bhelper\b|\bwhile loop\b|\brecursi|\bimplementation\b|"
+    r"\binternal(?:ly)?\b|\bre-?raises? the\b|\bone-shot\b|\bthe (?:wraps|iterator|code) path\b",
+    re.I,
+)
+# a commit-log line in the imperative ("Add ...", "Guard against ..."): a change, not a symptom
+_IMPERATIVE = re.compile(
+    r"^(?:add|use|make|move|guard|fall|return|copy|raise|call|check|handle|preserve|respect|ensure|avoid|prevent|"
+    r"set|pass|store|wrap|replace|change|update|remove|drop|introduce|implement|support|allow|extend|convert|"
+    r"normali[sz]e|scale|resolve|cope|validate|fix|bump|clean|simplify|refactor|rename|document|test|improve|"
+    r"reraise|re-raise|skip|cache|expose|restore|reset|apply|catch|propagate|forward|delegate|split|merge)\b",
+    re.I,
+)
+_SCOPED = re.compile(r"^[\w.]+(?:\s*/\s*[\w.]+)*\s*:\s")  # "BaseRetrying.__iter__: if not enabled, ..."
 
 
-def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = ()) -> list[str]:
+def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_changes: bool = False) -> list[str]:
     """User-facing sentences from a commit or pull-request body: trailers, fences, HTML
-    comments, the bullet lists of squashed commit subjects, sentences naming files, repeats
-    (of each other and of the texts in `skip`) and, when asked, code are dropped."""
+    comments, the bullet lists of squashed commit subjects, commit-log lines in the imperative,
+    fragments without a verb, the developer's voice, sentences naming files, links, issue and PR
+    numbers, repeats (of each other and of the texts in `skip`) and, when asked (`no_leak`),
+    code and accounts of how the fix works are dropped. `keep_changes` keeps imperative lines
+    (a vague subject's replacement may be one)."""
     text = _TRAILER.sub("", str(body or ""))
     text = re.sub(r"```.*?```", " ", text, flags=re.S)
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
@@ -116,25 +183,38 @@ def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = ()) -> list
     out = []
     for raw in re.split(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?])\s+|\n\s*\n|^#+\s.*$", text, flags=re.M):
         s = " ".join((raw or "").split())
+        if re.search(r"https?://|www\.", s):
+            continue  # a link the solver cannot follow
+        s = _REF_PHRASE.sub("", s).strip()
+        s = re.sub(r"\s+([,.;:!?])", r"\1", s)
         if (
             len(s.split()) < 3
             or is_vague(s)
             or _norm(s) in seen
             or s.startswith(("#", "["))
             or s.endswith(":")
-            or re.search(r"https?://", s)
+            or re.search(r"#\d|\b(?:issue|pr|pull request)\s+\d", s, re.I)
         ):
-            continue  # headings, bot lines ("[pre-commit.ci] ..."), list intros, links
+            continue  # headings, bot lines ("[pre-commit.ci] ..."), list intros, references
         seen.add(_norm(s))
         if no_leak and re.search(r"`[^`]*`|[=(){}\[\]]", s):
             continue  # code in prose can give the fix away
-        kind, verb, rest = split_subject(s)
-        if kind == "fix":
-            s = f"The problem: {rest.rstrip('.')}."
-        elif re.match(r"this (?:commit|pr|patch|change)\b", s, re.I):
+        if no_leak and _HOW.search(s):
+            continue  # how the fix works
+        if _DEVELOPER.search(s) or _SCOPED.match(s) or re.match(r"this (?:commit|pr|patch|change)\b", s, re.I):
             continue  # developer voice, not a symptom
+        if not keep_changes and (_IMPERATIVE.match(s) or split_subject(s)[0] == "fix"):
+            continue  # a commit-log line says what changed, not what goes wrong
+        if not keep_changes and (len(s.split()) < 5 or not _VERB.search(s)):
+            continue  # a fragment
+        if keep_changes and split_subject(s)[0] == "fix":
+            s = _capitalize_first(split_subject(s)[2])
         out.append(s if s.endswith((".", "!", "?")) else s + ".")
     return out
+
+
+def _capitalize_first(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
 
 
 def _norm(text: str) -> str:

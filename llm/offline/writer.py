@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from ..leakage import leak_report, quotes_fix_expression
 from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, best_check
 from .directives import _ACTUAL, _EXPECTED, parse_directives
-from .subject import _request, _symptom, body_sentences, is_vague, split_subject
+from .subject import _request, _symptom, body_sentences, clean_subject, is_vague, split_subject
 from .text import _cap_words, _capitalize, _nontrivial, _Phraser, _strip_leaks, _word_count, seeded_rng
 
 WORDS_PER_TOKEN = 0.75
@@ -44,6 +44,7 @@ class _Facts:
     bodies: list[str]  # the commit body, then the pull request's title (when not the subject) and body
     issues: list[str]
     test_lines: dict[str, list[str]]  # failing test id -> the lines the change adds to it
+    failures: list[dict]  # per failing test, how it fails on the buggy code (the context's "failures")
 
 
 def _facts(context: dict) -> _Facts:
@@ -55,8 +56,9 @@ def _facts(context: dict) -> _Facts:
         subject, pr_title = pr_title, subject
     bodies += [pr_title, str(context.get("pr_body") or "")]
     if is_vague(subject):  # "Fixes issue #12": the first telling sentence of the bodies speaks instead
-        telling = body_sentences("\n\n".join(bodies), False, skip=(subject,))
+        telling = body_sentences("\n\n".join(bodies), False, skip=(subject,), keep_changes=True)
         subject = telling[0].rstrip(".") if telling else subject
+    subject = clean_subject(subject) or subject
     kind, verb, rest = split_subject(subject)
     functions = [f for f in (context.get("touched_functions") or []) if isinstance(f, dict) and f.get("name")]
     failing = [t for t in (context.get("failing_tests") or []) if isinstance(t, dict)]
@@ -65,6 +67,7 @@ def _facts(context: dict) -> _Facts:
     added = [str(x) for x in (context.get("added_lines") or [])]
     examples = [str(x) for x in (context.get("examples") or [])]
     issues = [str(x) for x in (context.get("issues") or []) if str(x).strip()]
+    failures = [f for f in (context.get("failures") or []) if isinstance(f, dict) and f.get("kind")]
     return _Facts(
         strategy,
         str(context.get("repo") or "the project"),
@@ -79,6 +82,7 @@ def _facts(context: dict) -> _Facts:
         bodies,
         issues,
         test_lines,
+        failures,
     )
 
 
@@ -185,9 +189,11 @@ def write_statement(
     checks = facts.checks[::-1] if angle else facts.checks
     fn0 = facts.functions[0]["name"] if facts.functions else ""
     fallback = f"`{fn0}` does not behave as expected" if fn0 else "the behaviour is wrong"
+    groups = distinct_failures(facts.failures)  # the executed failure: the values a solver can act on
+    lead = groups[0][0] if groups else None
     values = {
         "repo": facts.repo,
-        "symptom": _symptom(facts.kind, facts.verb, facts.rest, fallback),
+        "symptom": evidence_symptom(lead) if lead else _symptom(facts.kind, facts.verb, facts.rest, fallback),
         "request": _request(facts.kind, facts.verb, facts.rest, facts.subject) or fallback,
     }
     strategy = facts.strategy if facts.strategy in _TITLES else "BUG_FIX"
@@ -205,23 +211,30 @@ def write_statement(
             for sentence in body
             if not leak_report(sentence, fix).score and not quotes_fix_expression(sentence, facts.added_lines)
         ]
-    body = body[: 0 if concise else 5 if detailed else 2]
-    if facts.issues and not concise:
-        body.append(f"See also {', '.join(facts.issues[:3])}.")
+    body = body[: 0 if concise else 4 if detailed else 2]  # issues and PRs are never cited: the solver cannot read them
     sections.append(" ".join([opening, *body]))
 
     if "name_function" in directives or strategy == "REFACTOR":
         sections.append(_functions_section(facts, phr, api=strategy == "REFACTOR"))
     if strategy == "TEST_DRIVEN":
-        sections.append(_spec_section(facts, checks))
-    if "reproduce" in directives:
-        sections.append(_repro_section(checks, phr, facts, limit=1 if concise else 3))
-    if "expected_actual" in directives:
-        sections.append(_expected_actual_section(checks, strategy, values, fn0))
-    if "test_behaviour" in directives and checks and strategy != "TEST_DRIVEN":
-        sections.append(
-            "The failing tests check that:\n" + "\n".join(f"- {c.test_name}: {_check_sentence(c)}." for c in checks[:5])
+        sections.append(_evidence_spec(groups) if groups else _spec_section(facts, checks))
+    if groups:  # one failing check per test, always the one that fails, with its values
+        limit = 1 if concise else 5 if detailed else 3
+        sections.append(evidence_section(groups, phr, "reproduce" in directives, limit))
+        if "expected_actual" in directives:
+            sections.append(evidence_expected_actual(lead, strategy))
+    else:
+        if "reproduce" in directives:
+            sections.append(_repro_section(checks, phr, facts, limit=1 if concise else 3))
+        if "expected_actual" in directives:
+            sections.append(_expected_actual_section(checks, strategy, values, fn0))
+    if "test_behaviour" in directives and (groups or checks) and strategy != "TEST_DRIVEN":
+        lines = (
+            [f"- {g[0]['id'].split('::')[-1].split('[')[0]}: {_requirement(g[0])}." for g in groups[:5]]
+            if groups
+            else [f"- {c.test_name}: {_check_sentence(c)}." for c in checks[:5]]
         )
+        sections.append("The failing tests check that:\n" + "\n".join(lines))
     if "name_tests" in directives and checks and strategy != "TEST_DRIVEN":
         sections.append("Failing tests:\n" + "\n".join(f"- `{c.test_id}`" for c in checks[: 3 if concise else 10]))
     if detailed:
@@ -359,3 +372,214 @@ def _hints(facts: _Facts, checks: list[Check], phr: _Phraser) -> str:
     if checks:
         parts.append(f"The behaviour is exercised by `{checks[0].test_id}`.")
     return " ".join(parts) or "Start from the failing tests and the code they call."
+
+
+# ---------------------------------------------------------------- from the failure evidence
+
+_EVIDENCE_HEADS = ["Steps to reproduce:", "How to reproduce:", "Reproduction:"]
+_PLAIN_HEADS = ["Example:", "For example:", "A minimal example:"]
+_SHORT = 32
+
+
+def _span(text: str) -> str:
+    """`text` as an inline code span (backticks inside become quotes)."""
+    return f"`{str(text).replace('`', chr(39))}`"
+
+
+def _short(text: str, limit: int = _SHORT) -> bool:
+    return 0 < len(str(text)) <= limit and "\n" not in str(text)
+
+
+def _test_function(test_id: str) -> str:
+    return str(test_id).split("[")[0]
+
+
+def distinct_failures(failures: list[dict]) -> list[list[dict]]:
+    """Failures grouped by test function (parametrized cases together), in order; within a
+    group the cases with a reproduction first."""
+    groups: dict[str, list[dict]] = {}
+    for f in failures:
+        groups.setdefault(_test_function(f.get("id", "")), []).append(f)
+    return [sorted(g, key=lambda f: not f.get("reproduction")) for g in groups.values()]
+
+
+def _named(f: dict) -> str:
+    """What a title calls the code: the failing call when it is the project's function called
+    with literal arguments, else the function's name."""
+    fn = str(f.get("function") or "")
+    call = str(f.get("call") or "")
+    if fn and call.startswith(fn + "(") and _short(call, 48) and not f.get("unbound"):
+        return _span(call)
+    if fn:
+        return _span(fn)
+    return _span(call) if _short(call, 48) and not f.get("unbound") else "the call"
+
+
+def evidence_symptom(f: dict) -> str:
+    """A title: the public function and what goes wrong, in the failing run's own values."""
+    name, kind, op = _named(f), f.get("kind"), f.get("op", "")
+    observed, expected, error = str(f.get("observed") or ""), str(f.get("expected") or ""), str(f.get("error") or "")
+    etype = error.split(":")[0]
+    if kind == "raises":
+        wanted = str(f.get("expected") or "an exception")
+        if observed == "no exception" or not error:
+            return f"{name} does not {'warn with' if f.get('warns') else 'raise'} {_span(wanted)}"
+        return f"{name} raises {_span(etype)} where {_span(wanted)} is expected"
+    if error:
+        return f"{name} raises {_span(etype)}"
+    if kind == "compare":
+        if op in ("in", "not in"):
+            verb = "lacks" if op == "in" else "should not contain"
+            return f"Result of {name} {verb} {_span(expected)}" if _short(expected) else f"{name} gives a wrong result"
+        if _short(observed) and _short(expected):
+            return f"{name} returns {_span(observed)} where {_span(expected)} is expected"
+        return f"{name} returns a wrong value"
+    if kind == "truthy":
+        return f"{name} gives a wrong result"
+    return f"{name} fails"
+
+
+def _outcome_sentence(f: dict) -> str:
+    """What the failing check observes on the current code and what it requires."""
+    kind, op, call = f.get("kind"), f.get("op", "=="), str(f.get("call") or "")
+    observed, expected, error = str(f.get("observed") or ""), str(f.get("expected") or ""), str(f.get("error") or "")
+    subject = _span(call) if call and not f.get("unbound") else "the checked value"
+    if kind == "raises":
+        wanted = _span(f.get("expected") or "an exception")
+        match = f" with a message matching {_span(f['match'])}" if f.get("match") else ""
+        what = "emit the warning" if f.get("warns") else "raise"
+        if observed == "no exception" or not error:
+            return f"On the current code the block finishes without raising; it should {what} {wanted}{match}."
+        return f"On the current code it raises {_span(error)}; it should {what} {wanted}{match}."
+    if kind == "compare":
+        exact = " exactly" if f.get("exact") else ""
+        if error:
+            requirement = (
+                f"it should return{exact} {_span(expected)}"
+                if op == "=="
+                else f"the check {_span(f'{call} {op} {expected}')} should hold"
+            )
+            return f"On the current code the last line raises {_span(error)}; {requirement}."
+        seen = f"is {_span(observed)}" if observed else "does not satisfy the check"
+        if op == "==":
+            want = f"it should be{exact} {_span(expected)}"
+        elif op == "!=":
+            want = f"it should differ from {_span(expected)}"
+        elif op == "in":
+            want = f"it should contain{exact} {_span(expected)}"
+        elif op == "not in":
+            want = f"it should not contain {_span(expected)}"
+        else:
+            want = f"it should satisfy {_span(f'{call} {op} {expected}')}"
+        sentence = f"On the current code {subject} {seen}; {want}."
+        if f.get("exact"):
+            sentence += " The text is compared as is, character for character."
+        return sentence
+    if kind == "error":
+        return f"On the current code the last line raises {_span(error)}; it should run without an error."
+    if error:
+        return f"On the current code the last line raises {_span(error)}; {subject} should be {expected or 'true'}."
+    seen = f" (pytest reports {_span('assert ' + observed)})" if observed else ""
+    return f"On the current code {subject} is not {expected or 'true'}{seen}; it should be {expected or 'true'}."
+
+
+def _reported(f: dict) -> str:
+    """pytest's own line for the failed assert ("assert '1 Bytes' == '1 Byte'"), when short."""
+    first = next((ln.strip() for ln in str(f.get("message") or "").splitlines() if ln.strip()), "")
+    if f.get("kind") == "compare" and first.startswith("assert ") and len(first) <= 160 and not f.get("error"):
+        return f"pytest reports {_span(first)}."
+    return ""
+
+
+def _case_line(f: dict) -> str:
+    call, observed, expected = str(f.get("call") or ""), str(f.get("observed") or ""), str(f.get("expected") or "")
+    if f.get("unbound") or not call:
+        return ""
+    if f.get("kind") == "compare" and f.get("op") == "==" and observed and expected and not f.get("error"):
+        return f"- {_span(call)} is {_span(observed)}; expected {_span(expected)}"
+    if f.get("error"):
+        return f"- {_span(call)} raises {_span(f['error'])}"
+    return ""
+
+
+def evidence_section(groups: list[list[dict]], phr: _Phraser, reproduce: bool, limit: int) -> str:
+    """A self-contained reproduction per failing test (at most `limit` tests), the value the
+    current code gives and the value the test requires; other parametrized cases in a list."""
+    parts: list[str] = []
+    for group in groups[:limit]:
+        f = group[0]
+        code = str(f.get("reproduction") or "").strip()
+        if code and not f.get("unbound"):
+            head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS)
+            text = f"{head}\n\n```python\n{code}\n```\n\n{_outcome_sentence(f)}"
+        else:
+            name = f.get("id", "").split("::")[-1].split("[")[0]
+            seen, want = str(f.get("observed") or ""), str(f.get("expected") or "")
+            if seen and want:
+                text = f"A check in `{name}` gets {_span(seen)} where it requires {_span(want)}."
+            else:
+                text = f"`{name}` fails on the current code" + (
+                    f" with {_span(f['error'])}." if f.get("error") else "."
+                )
+        reported = _reported(f)
+        if reported:
+            text += f" {reported}"
+        cases = [c for c in (_case_line(other) for other in group[1:5]) if c]
+        if cases:
+            text += "\n\nThe same check fails for other inputs:\n" + "\n".join(cases)
+        parts.append(text)
+    return "\n\n".join(parts)
+
+
+def evidence_expected_actual(f: dict, strategy: str) -> str:
+    call = str(f.get("call") or "")
+    subject = _span(call) if call and not f.get("unbound") else "The checked value"
+    kind, op = f.get("kind"), f.get("op", "==")
+    observed, expected, error = str(f.get("observed") or ""), str(f.get("expected") or ""), str(f.get("error") or "")
+    exact = " exactly" if f.get("exact") else ""
+    if kind == "raises":
+        wanted = f.get("expected") or "an exception"
+        expected_text = f"{subject} raises {_span(wanted)}" + (
+            f" matching {_span(f['match'])}" if f.get("match") else ""
+        )
+        actual = f"it raises {_span(error)}" if error else "nothing is raised"
+    elif kind == "compare":
+        relation = {"==": "returns", "!=": "differs from", "in": "contains", "not in": "does not contain"}.get(op)
+        expected_text = (
+            f"{subject} {relation}{exact} {_span(expected)}"
+            if relation
+            else f"{_span(f'{call} {op} {expected}')} holds"
+        )
+        actual = (
+            f"it raises {_span(error)}" if error else (f"it gives {_span(observed)}" if observed else "the check fails")
+        )
+    elif kind == "error":
+        expected_text, actual = f"{subject} runs without an error", f"it raises {_span(error)}"
+    else:
+        expected_text = f"{subject} is {expected or 'true'}"
+        actual = f"it raises {_span(error)}" if error else "it is not"
+    if strategy in ("FEATURE_ADD", "TEST_DRIVEN") and error:
+        actual += " (not supported yet)"
+    return f"Expected behaviour: {_capitalize(expected_text)}.\nActual behaviour: {_capitalize(actual)}."
+
+
+def _requirement(f: dict) -> str:
+    """One clause: what the failing check requires."""
+    call = _span(f.get("call")) if f.get("call") and not f.get("unbound") else "the checked value"
+    expected = str(f.get("expected") or "")
+    if f.get("kind") == "raises":
+        return f"{call} raises {_span(expected or 'an exception')}"
+    if f.get("kind") == "compare" and expected:
+        relation = {"==": "is", "!=": "differs from", "in": "contains", "not in": "does not contain"}.get(
+            f.get("op", "=="), str(f.get("op"))
+        )
+        return f"{call} {relation}{' exactly' if f.get('exact') else ''} {_span(expected)}"
+    if f.get("kind") == "error":
+        return f"{call} runs without an error"
+    return f"{call} is {expected or 'true'}"
+
+
+def _evidence_spec(groups: list[list[dict]]) -> str:
+    spec = [f"- {_capitalize(_requirement(g[0]))}." for g in groups[:6]]
+    tests = [f"- `{f.get('id')}`" for g in groups for f in g]
+    return "\n".join(["Specification:", *spec, "", "Tests that must pass:", *tests])

@@ -1,0 +1,441 @@
+"""Statements a solver can act on: tasks for the verified real commits, and their defects counted.
+
+Reads `../shared/real-repos/commits.json`, clones each bundle into a temp folder and runs ONE
+`sebgen generate REPO --commit ... --commit ...` per repository (Docker backend, a fresh
+SEBGEN_CACHE, the execution layers only, so that every task that executes gets its statement
+written). The tasks go to `--out` (a JSONL file for a blind rating). Then, per task:
+
+- the quality and semantic layers, exactly as the pipeline runs them (`tasks.check_quality`,
+  `tasks.check_semantic`); every rejection is listed with its reason;
+- an evidence run: the FAIL_TO_PASS tests on the buggy state (base_commit + bug_patch, the
+  test files of the task), which says which assert fails in each test; the asserts before it
+  executed and passed.
+
+Four shares of statements, each with its target:
+
+1. unbound names: a reproduction (a fenced code block, or an inline code span holding a call or
+   an operator) uses an identifier that the statement's code does not define and that is no
+   builtin, no public name of the repository at the buggy state (a module, or a top-level
+   def / class / assignment not starting with `_`), and no imported module. Target 0.
+2. quoting a check that passes on the buggy state: the statement quotes an assert of a
+   FAIL_TO_PASS test (its expression, or its left side and its expected value in one
+   paragraph) that ran before the failing line of that test. Target 0.
+3. referring to an invisible issue or PR: `#123`, `gh-123`, "issue 12", "PR 3", a URL, a commit
+   sha. Target 0.
+4. flagged by the leak check (`llm.leak_report(...).leaks(0.5)`, the semantic layer's rule).
+   Target at most 2%.
+
+    python bench/statements.py --out FILE [--repos attrs,click] [--limit N] [--from FILE]
+
+`--from FILE` analyses tasks generated earlier (FILE is copied to `--out`) instead of generating.
+Long (image builds, 40 commits): run it in the background with a log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import builtins
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+REAL = ROOT.parent / "shared" / "real-repos"
+if not REAL.is_dir():
+    REAL = Path("/work/shared/real-repos")
+EXECUTION_LAYERS = "[schema,compile,functional]"
+
+
+def cli(args: list[str], env: dict, timeout: float) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "evo.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        cwd=str(ROOT),
+        timeout=timeout,
+        check=False,
+    )
+
+
+def clone(bundle: Path, dest: Path) -> Path:
+    if not dest.exists():
+        subprocess.run(["git", "clone", "-q", str(bundle), str(dest)], check=True)
+    return dest
+
+
+def generate(repo: Path, records: list[dict], out: Path, env: dict, log_dir: Path) -> list[dict]:
+    """One `sebgen generate` for all the repository's commits; the tasks it wrote."""
+    args = ["generate", str(repo), *[a for r in records for a in ("--commit", r["commit"])]]
+    args += ["--n", str(len(records)), "--out", str(out)]
+    args += ["--set", "sandbox.backend=docker", "--set", f"fitness.layers={EXECUTION_LAYERS}"]
+    start = time.monotonic()
+    try:
+        proc = cli(args, env, timeout=6 * 3600)
+        stderr = proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        stderr = f"generate did not finish in 6 h\n{exc.stderr or ''}"
+    (log_dir / f"{repo.name}.stderr.log").write_text(stderr)
+    print(f"{repo.name}: generate took {time.monotonic() - start:.0f} s", flush=True)
+    for line in stderr.splitlines():
+        if "rejected" in line:
+            print(f"  {line.strip()}", flush=True)
+    return [json.loads(ln) for ln in out.read_text().splitlines() if ln.strip()] if out.exists() else []
+
+
+# ---------------------------------------------------------------- analysis
+
+
+def code_spans(statement: str) -> list[tuple[str, str]]:
+    """(kind, code) of the statement's fenced blocks ("block") and inline spans ("inline")."""
+    spans = []
+    for lang, body in re.findall(r"```([\w+-]*)[^\n]*\n(.*?)```", statement, flags=re.S):
+        if lang.lower() in ("", "python", "py", "pycon", "python3"):
+            spans.append(("block", body))
+    prose = re.sub(r"```.*?(?:```|$)", " ", statement, flags=re.S)
+    spans += [("inline", s) for s in re.findall(r"`([^`\n]+)`", prose)]
+    return spans
+
+
+def _parse(code: str) -> ast.AST | None:
+    code = "\n".join(ln[4:] if ln.startswith((">>> ", "... ")) else ln for ln in code.splitlines())
+    for mode in ("exec", "eval"):
+        try:
+            return ast.parse(code.strip() if mode == "eval" else _dedent(code), mode=mode)
+        except (SyntaxError, ValueError):
+            continue
+    return None
+
+
+def _dedent(code: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(code)
+
+
+def bound_names(tree: ast.AST) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+            args = getattr(node, "args", None)
+            if args is not None:
+                out |= {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+                out |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+        elif isinstance(node, ast.Lambda):
+            a = node.args
+            out |= {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]}
+            out |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out |= {(al.asname or al.name).split(".")[0] for al in node.names}
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+    return out
+
+
+def used_names(tree: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def is_reproduction(kind: str, tree: ast.AST) -> bool:
+    """A fenced block, or an inline span that computes something (a call, an operator, a
+    subscript): a bare `name` or `mod.attr` names API, it reproduces nothing."""
+    if kind == "block":
+        return True
+    body = tree.body if isinstance(tree, ast.Expression) else None
+    if body is None:
+        stmts = getattr(tree, "body", [])
+        if len(stmts) != 1 or not isinstance(stmts[0], ast.Expr):
+            return True
+        body = stmts[0].value
+    return not isinstance(body, (ast.Name, ast.Attribute, ast.Constant))
+
+
+def repo_public_names(repo: Path, commit: str) -> set[str]:
+    """Modules and top-level public names of every non-test Python file at `commit`."""
+    files = subprocess.run(
+        ["git", "-C", str(repo), "ls-tree", "-r", "--name-only", commit], capture_output=True, text=True, check=True
+    ).stdout.split()
+    names: set[str] = set()
+    for path in files:
+        if not path.endswith(".py"):
+            continue
+        parts = Path(path).with_suffix("").parts
+        names |= {p for p in parts if p not in ("src", "__init__")}
+        if re.search(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*$|_test\.py$|conftest\.py$", path):
+            continue
+        text = subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{path}"], capture_output=True, text=True)
+        try:
+            tree = ast.parse(text.stdout)
+        except (SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names |= {t.id for t in targets if isinstance(t, ast.Name)}
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"}
+    return {n for n in names if not n.startswith("_")}
+
+
+def unbound_names(statement: str, public: set[str]) -> list[str]:
+    spans = [(kind, tree) for kind, code in code_spans(statement) if (tree := _parse(code)) is not None]
+    defined = set(dir(builtins)) | public
+    for kind, tree in spans:
+        if kind == "block":
+            defined |= bound_names(tree)
+    missing: list[str] = []
+    for kind, tree in spans:
+        if not is_reproduction(kind, tree):
+            continue
+        local = defined | bound_names(tree)
+        missing += sorted(n for n in used_names(tree) - local if n not in missing)
+    return missing
+
+
+_INVISIBLE = re.compile(
+    r"(?<![\w&])#\d+\b|\bgh-\d+\b|\b(?:issue|pr|pull request|pull)\s*(?:no\.?\s*)?#?\d+\b|https?://|www\.|"
+    r"\bcommit\s+[0-9a-f]{7,40}\b|\bsee also\b",
+    re.I,
+)
+
+
+def invisible_references(statement: str) -> list[str]:
+    prose = re.sub(r"```.*?(?:```|$)", " ", statement, flags=re.S)
+    prose = re.sub(r"`[^`\n]+`", " ", prose)
+    return [m.group(0) for m in _INVISIBLE.finditer(prose)]
+
+
+def _norm(code: str) -> str:
+    try:
+        return ast.unparse(ast.parse(code.strip(), mode="eval"))
+    except (SyntaxError, ValueError):
+        return " ".join(code.split())
+
+
+def test_asserts(source: str, test_id: str) -> list[tuple[int, str, str, str]]:
+    """(line, whole expression, left side, right side) of each check in the test's function."""
+    name = test_id.split("::")[-1].split("[")[0]
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Assert):
+                    test = inner.test
+                    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+                        left, right = ast.unparse(test.left), ast.unparse(test.comparators[0])
+                    else:
+                        left, right = ast.unparse(test), ""
+                    out.append((inner.lineno, ast.unparse(test), left, right))
+                elif isinstance(inner, ast.Call) and ast.unparse(inner.func).split(".")[-1] in (
+                    "assertEqual",
+                    "assertEquals",
+                    "assertIs",
+                    "assertIn",
+                ):
+                    if len(inner.args) >= 2:
+                        left, right = ast.unparse(inner.args[0]), ast.unparse(inner.args[1])
+                        out.append((inner.lineno, f"{left} == {right}", left, right))
+            break
+    return out
+
+
+def quotes_check(statement: str, expression: str, left: str, right: str) -> bool:
+    """The statement quotes this check: the expression in a code span, or the left side and
+    the expected value as code spans of one paragraph."""
+    for paragraph in re.split(r"\n\s*\n", statement):
+        spans = {_norm(s) for s in re.findall(r"`([^`\n]+)`", paragraph)}
+        blocks = re.findall(r"```[^\n]*\n(.*?)```", paragraph, flags=re.S)
+        lines = {_norm(re.sub(r"^\s*assert\s+", "", ln)) for b in blocks for ln in b.splitlines() if ln.strip()}
+        if _norm(expression) in spans | lines or _norm(f"assert {expression}") in spans:
+            return True
+        if right and _norm(left) in spans and _norm(right) in spans and _norm(left) != _norm(right):
+            return True
+    return False
+
+
+def passing_quotes(task: dict, repo: Path, failures: dict[str, dict]) -> list[str]:
+    """The checks the statement quotes that ran and passed on the buggy state (asserts on a
+    line before the failing line of their test)."""
+    out = []
+    for test_id in task.get("FAIL_TO_PASS", []):
+        evidence = failures.get(test_id) or {}
+        line = evidence.get("line")
+        if not line:
+            continue
+        path = test_id.split("::")[0]
+        source = subprocess.run(
+            ["git", "-C", str(repo), "show", f"{task['base_commit']}:{path}"], capture_output=True, text=True
+        ).stdout
+        for lineno, expression, left, right in test_asserts(source, test_id):
+            if lineno < line and quotes_check(task["problem_statement"], expression, left, right):
+                out.append(f"{test_id.split('::')[-1]}: `{expression[:80]}` (line {lineno}, fails at {line})")
+    return out
+
+
+def evidence_runs(tasks: list[dict], repo: Path) -> dict[str, dict[str, dict]]:
+    """instance_id -> {test id -> failure evidence} from one run of the buggy state."""
+    from environment import make_sandbox
+    from sandbox import Limits
+    from tasks import test_files_of
+
+    backend = make_sandbox("docker", limits=Limits(timeout_s=900), log=lambda m: None, setup_attempts=3)
+    out: dict[str, dict[str, dict]] = {}
+    try:
+        for task in tasks:
+            try:
+                run = backend.run_tests(
+                    repo, task["base_commit"], [task["bug_patch"]], test_files_of(task["test_patch"]) or None
+                )
+                out[task["instance_id"]] = {t: e for t, e in getattr(run, "failures", {}).items()}
+            except Exception as exc:  # noqa: BLE001 - the share then says the evidence is missing
+                print(f"  evidence run of {task['instance_id']} failed: {type(exc).__name__}: {exc}", flush=True)
+    finally:
+        backend.close()
+    return out
+
+
+def judge(tasks: list[dict]) -> list[str]:
+    """The quality and semantic layers on each task, as the pipeline runs them; their verdicts
+    are recorded in the task; the rejections come back as lines."""
+    from llm import LLMClient
+    from tasks import Task, Validator
+    from tasks.validate import check_quality, check_semantic
+
+    validator = Validator(llm=LLMClient("offline/sebgen"))
+    rejections = []
+    for data in tasks:
+        task = Task.from_dict(data)
+        for name, step in (("quality", check_quality), ("semantic", check_semantic)):
+            result = step(task, validator)
+            task.record(name, result)
+            if not result.passed:
+                rejections.append(f"{task.instance_id} at {name} [{result.category}]: {result.reason}")
+                break
+        data["validation"] = task.validation
+    return rejections
+
+
+def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[str, dict]]) -> dict:
+    from llm import leak_report
+
+    rows = {"unbound": [], "passing": [], "invisible": [], "leak": []}
+    public_cache: dict[tuple[str, str], set[str]] = {}
+    for task in tasks:
+        repo = repos[task["repo"]]
+        statement = task.get("problem_statement", "")
+        parent = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", f"{task['base_commit']}^"], capture_output=True, text=True
+        ).stdout.strip()
+        key = (str(repo), parent)
+        if key not in public_cache:
+            public_cache[key] = repo_public_names(repo, parent)
+        iid = task["instance_id"]
+        missing = unbound_names(statement, public_cache[key])
+        if missing:
+            rows["unbound"].append(f"{iid}: {', '.join(missing[:8])}")
+        quoted = passing_quotes(task, repo, evidence.get(iid) or _recorded(task))
+        if quoted:
+            rows["passing"].append(f"{iid}: {'; '.join(quoted[:3])}")
+        refs = invisible_references(statement)
+        if refs:
+            rows["invisible"].append(f"{iid}: {', '.join(refs[:5])}")
+        leak = leak_report(statement, task["patch"], task["test_patch"])
+        if leak.leaks(0.5):
+            rows["leak"].append(f"{iid}: {', '.join(leak.kinds)} ({leak.evidence[:80]!r})")
+    return rows
+
+
+def _recorded(task: dict) -> dict[str, dict]:
+    failures = ((task.get("validation") or {}).get("functional") or {}).get("details", {}).get("failures") or {}
+    return failures if isinstance(failures, dict) else {}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True, type=Path, help="JSONL file the generated tasks are written to")
+    ap.add_argument("--repos", default="", help="comma-separated substrings of repo names to keep")
+    ap.add_argument("--limit", type=int, default=0, help="commits per repo (0: all)")
+    ap.add_argument("--from", dest="source", type=Path, help="analyse this task file instead of generating")
+    ap.add_argument("--cache", type=Path, help="SEBGEN_CACHE to use (default: a fresh temp folder)")
+    ap.add_argument("--no-evidence-run", action="store_true", help="use the evidence recorded in the tasks")
+    args = ap.parse_args()
+    records = json.loads((REAL / "commits.json").read_text())
+    by_repo: dict[str, list[dict]] = {}
+    for rec in records:
+        if args.repos and not any(s in rec["repo"] for s in args.repos.split(",")):
+            continue
+        by_repo.setdefault(rec["repo"], []).append(rec)
+    if args.limit:
+        by_repo = {k: v[: args.limit] for k, v in by_repo.items()}
+    with tempfile.TemporaryDirectory(prefix="sebgen-statements-") as tmp:
+        cache = args.cache or Path(tmp) / "cache"
+        env = {**os.environ, "SEBGEN_CACHE": str(cache)}
+        os.environ["SEBGEN_CACHE"] = str(cache)
+        log_dir = args.out.with_name(args.out.stem + ".logs")
+        log_dir.mkdir(parents=True, exist_ok=True)
+        repos = {
+            name: clone(REAL / f"{name.replace('/', '__')}.bundle", Path(tmp) / name.replace("/", "__"))
+            for name in by_repo
+        }
+        tasks: list[dict] = []
+        if args.source:
+            tasks = [json.loads(ln) for ln in args.source.read_text().splitlines() if ln.strip()]
+            tasks = [t for t in tasks if t.get("repo") in repos]
+        else:
+            for name, recs in by_repo.items():
+                tasks += generate(repos[name], recs, Path(tmp) / f"{repos[name].name}.jsonl", env, log_dir)
+        for task in tasks:
+            task["repo_path"] = str(repos[task["repo"]])
+        verified = {r["commit"] for recs in by_repo.values() for r in recs}
+        print(f"tasks: {len(tasks)} for {len(verified)} verified commits", flush=True)
+        evidence: dict[str, dict[str, dict]] = {}
+        if not args.no_evidence_run:
+            for name, repo in repos.items():
+                evidence.update(evidence_runs([t for t in tasks if t["repo"] == name], repo))
+        rejections = judge(tasks)
+        if args.source is None or args.out.resolve() != args.source.resolve():
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text("".join(json.dumps(t, sort_keys=True) + "\n" for t in tasks))
+        rows = analyse(tasks, repos, evidence)
+        if cache != args.cache:
+            shutil.rmtree(cache, ignore_errors=True)
+    n = max(1, len(tasks))
+    print(f"\nwrote {len(tasks)} tasks to {args.out}")
+    print(f"judge rejections ({len(rejections)}):")
+    for line in rejections:
+        print(f"  {line}")
+    labels = {
+        "unbound": ("reproduction with unbound names", "0"),
+        "passing": ("quoting a check that passes on the buggy state", "0"),
+        "invisible": ("referring to an invisible issue or PR", "0"),
+        "leak": ("flagged by the leak check", "<= 2%"),
+    }
+    for key, (label, target) in labels.items():
+        print(f"{label}: {len(rows[key])}/{len(tasks)} = {len(rows[key]) / n:.1%} (target {target})")
+        for line in rows[key]:
+            print(f"    {line}")
+    defects = len(set().union(*[{r.split(":")[0] for r in rows[k]} for k in rows]))
+    print(f"statements_with_a_defect: {defects / n:.3f}")
+
+
+if __name__ == "__main__":
+    main()

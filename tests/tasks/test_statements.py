@@ -1,0 +1,315 @@
+"""Statements a solver can act on: the failure evidence of the buggy state's run, and what the
+writer makes of it.
+
+One repository, built here, holds six kinds of failing test (a lambda of the test in the
+failing line, a parametrized test, an exact-string check, a test whose first assert already
+passes on the buggy code, an exception instead of a failed assert, a unittest method) fixed by
+one commit titled like a squashed pull request ("Misc fixes (#123)") with a garbled body. The
+buggy state's tests run once in the local sandbox (module fixture); each test then writes the
+statement of one failing test and checks what it contains.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from environment import make_sandbox
+from llm.offline import judge_quality, judge_semantic, write_statement
+from sandbox import Limits
+from sandbox.report import clean_failures, parse_report
+from tasks.generate import skeleton, strategy_instructions
+from tasks.mining import mine_commits
+from tasks.statement import explain_failure, failure_evidence, statement_context
+from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
+from tasks.validate import judge_context, judge_evidence
+
+BEFORE = {
+    "shop/__init__.py": "",
+    "shop/text.py": "def slug(text):\n    return text.lower().replace(' ', '_')\n",
+    "shop/money.py": "def money(amount):\n    return f'{amount:.2f}'\n",
+    "shop/sizes.py": "def naturalsize(n):\n    return f'{n} Bytes'\n",
+    "shop/cache.py": (
+        "class Cache:\n    def __init__(self, ttl):\n        self.ttl = ttl\n        self.data = {}\n\n"
+        "    def put(self, key, value):\n        self.data[key] = value\n\n"
+        "    def get(self, key):\n        return self.data.get(key.upper())\n"
+    ),
+    "shop/prices.py": "def parse_price(text):\n    return int(text)\n",
+    "shop/units.py": "def to_grams(kilos):\n    return kilos * 100\n",
+    "tests/__init__.py": "",
+    "tests/test_sizes.py": (
+        "from shop.sizes import naturalsize\n\n\ndef test_many():\n    assert naturalsize(2) == '2 Bytes'\n"
+    ),
+}
+AFTER = {
+    **BEFORE,
+    "shop/text.py": "def slug(text):\n    return text.lower().replace(' ', '-')\n",
+    "shop/money.py": "def money(amount):\n    return f'{amount:,.2f}'\n",
+    "shop/sizes.py": "def naturalsize(n):\n    unit = 'Byte' if n == 1 else 'Bytes'\n    return f'{n} {unit}'\n",
+    "shop/cache.py": BEFORE["shop/cache.py"].replace("key.upper()", "key"),
+    "shop/prices.py": "def parse_price(text):\n    return int(text.lstrip('$'))\n",
+    "shop/units.py": "def to_grams(kilos):\n    return kilos * 1000\n",
+    "tests/test_text.py": (
+        "from shop.text import slug\n\n\ndef test_slug_of_a_title():\n"
+        "    f = lambda s: slug(s.strip())\n    assert f('  Hello World ') == 'hello-world'\n"
+    ),
+    "tests/test_money.py": (
+        "import pytest\n\nfrom shop.money import money\n\n\n"
+        "@pytest.mark.parametrize('amount, expected', [(0, '0.00'), (1234.5, '1,234.50')])\n"
+        "def test_money(amount, expected):\n    assert money(amount) == expected\n"
+    ),
+    "tests/test_sizes.py": BEFORE["tests/test_sizes.py"]
+    + "\n\ndef test_one_byte():\n    assert naturalsize(1) == '1 Byte'\n",
+    "tests/test_cache.py": (
+        "from shop.cache import Cache\n\nTTL = 2\n\n\ndef test_get_after_put():\n    cache = Cache(ttl=TTL)\n"
+        "    assert cache.ttl == 2\n    cache.put('k', 1)\n    assert cache.get('k') == 1\n"
+    ),
+    "tests/test_prices.py": (
+        "from shop.prices import parse_price\n\n\ndef test_dollar_sign():\n    assert parse_price('$3') == 3\n"
+    ),
+    "tests/test_units.py": (
+        "import unittest\n\nfrom shop.units import to_grams\n\n\nclass TestUnits(unittest.TestCase):\n"
+        "    kilos = 2\n\n    def setUp(self):\n        self.factor = 1\n\n"
+        "    def test_grams(self):\n        self.assertEqual(to_grams(self.kilos * self.factor), 2000)\n"
+    ),
+}
+MESSAGE = (
+    "Misc fixes (#123)\n\nfixes #123. The problem: total '?' when unknown 2.\n\n* wip\n* Fix unit\n"
+    "* Fix escaping of backslashes\n\nSee https://example.com/acme/shop/pull/123 for details."
+)
+TESTS = {
+    "lambda": "tests/test_text.py::test_slug_of_a_title",
+    "param": "tests/test_money.py::test_money[1234.5-1,234.50]",
+    "exact": "tests/test_sizes.py::test_one_byte",
+    "first_passes": "tests/test_cache.py::test_get_after_put",
+    "error": "tests/test_prices.py::test_dollar_sign",
+    "unittest": "tests/test_units.py::TestUnits::test_grams",
+}
+BUG_FIX = Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][-1])  # steps, expected/actual, no leak
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "dev",
+        "GIT_AUTHOR_EMAIL": "dev@example.com",
+        "GIT_COMMITTER_NAME": "dev",
+        "GIT_COMMITTER_EMAIL": "dev@example.com",
+        "GIT_AUTHOR_DATE": "2024-03-01T12:00:00+00:00",
+        "GIT_COMMITTER_DATE": "2024-03-01T12:00:00+00:00",
+    }
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout
+
+
+def commit(repo: Path, files: dict[str, str], message: str) -> str:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory):
+    """(repo, fix commit, candidate, per-test failure evidence of one run of the buggy state)."""
+    repo = tmp_path_factory.mktemp("shop")
+    git(repo, "init", "-q")
+    commit(repo, BEFORE, "Initial shop")
+    sha = commit(repo, AFTER, MESSAGE)
+    [candidate] = mine_commits(repo, [sha]).candidates
+    task = skeleton(candidate, BUG_FIX)
+    files = sorted({t.split("::")[0] for t in TESTS.values()})
+    backend = make_sandbox("local", limits=Limits(timeout_s=120), log=lambda m: None)
+    run = backend.run_tests(repo, sha, [task.bug_patch], files)
+    assert not run.broken, run.note
+    evidence = failure_evidence(repo, sha, run.failures, list(TESTS.values()))
+    return repo, sha, candidate, run, evidence
+
+
+def statement(shop, key: str, strategy: Strategy = BUG_FIX) -> str:
+    repo, sha, candidate, run, evidence = shop
+    task = skeleton(candidate, strategy)
+    task.FAIL_TO_PASS = [TESTS[key]]
+    task.validation["functional"] = {"passed": True, "details": {"failures": {TESTS[key]: evidence[TESTS[key]]}}}
+    context = statement_context(task, candidate, strategy)
+    return write_statement(context, strategy_instructions(strategy, candidate.repo))["problem_statement"]
+
+
+def code_block(text: str) -> str:
+    found = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert found, text
+    return found[0]
+
+
+def runs_to_the_failing_check(block: str) -> None:
+    """The reproduction is self-contained Python: it compiles and binds every name it uses."""
+    tree = ast.parse(block)
+    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {
+        (a.asname or a.name).split(".")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ImportFrom | ast.Import)
+        for a in n.names
+    }
+    bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    assert used - bound - set(dir(builtins)) == set(), block
+
+
+# ---------------------------------------------------------------- the evidence of the run
+
+
+def test_the_buggy_run_records_each_failure_with_its_values(shop):
+    _, _, _, run, evidence = shop
+    assert {t: run.outcomes[t] for t in TESTS.values()} == dict.fromkeys(TESTS.values(), "failed")
+    exact = run.failures[TESTS["exact"]]
+    assert exact["compare"] == {"op": "==", "left": "'1 Bytes'", "right": "'1 Byte'"}
+    assert exact["message"].startswith("assert '1 Bytes' == '1 Byte'")
+    assert exact["line"] == 9  # the failing assert's line in tests/test_sizes.py
+    param = run.failures[TESTS["param"]]
+    assert param["params"] == {"amount": "1234.5", "expected": "'1,234.50'"} and param["indices"] == {
+        "amount": 1,
+        "expected": 1,
+    }
+    error = run.failures[TESTS["error"]]
+    assert error["type"] == "ValueError" and "'$3'" in error["message"] and error["raised_in"] == "parse_price"
+    assert "tests/test_sizes.py::test_many" not in run.failures  # a passing test has no evidence
+    first = evidence[TESTS["first_passes"]]
+    assert first["passed_checks"] == ["assert cache.ttl == 2"]  # it ran and passed before the failing one
+    assert first["source"][0] == "def test_get_after_put():" and first["source"][-1] == "    assert cache.get('k') == 1"
+
+
+def test_evidence_from_the_report_is_checked_and_bounded():
+    report = {
+        "outcomes": {"t.py::test_a": "failed", "t.py::test_b": "passed"},
+        "collect_errors": [],
+        "exitstatus": 1,
+        "failures": {
+            "t.py::test_a": {"type": "X" * 500, "message": "m" * 10_000, "line": "7", "locals": {"a": "1" * 900}},
+            "t.py::test_b": {"type": "AssertionError"},  # passed: its evidence is dropped
+            "t.py::test_c": {"type": "AssertionError"},  # not a reported test
+        },
+    }
+    parsed = parse_report(json.dumps(report), 1, None, False)
+    assert parsed.outcomes == {"t.py::test_a": "failed", "t.py::test_b": "passed"}  # outcomes unchanged
+    [(nodeid, record)] = parsed.failures.items()
+    assert nodeid == "t.py::test_a" and "line" not in record  # not an int: left out
+    assert len(record["type"]) == 120 and len(record["message"]) == 1500 and len(record["locals"]["a"]) == 300
+    assert clean_failures(["not", "a", "dict"], {"x": "failed"}) == {}
+
+
+# ---------------------------------------------------------------- what the statement says
+
+
+def test_a_lambda_of_the_test_is_defined_in_the_reproduction(shop):
+    text = statement(shop, "lambda")
+    block = code_block(text)
+    assert "f = lambda s: slug(s.strip())" in block and "assert f('  Hello World ') == 'hello-world'" in block
+    assert "from shop.text import slug" in block
+    runs_to_the_failing_check(block)
+    assert "`'hello_world'`" in text and "`'hello-world'`" in text  # observed on the buggy code, and expected
+
+
+def test_parametrized_values_are_substituted(shop):
+    text = statement(shop, "param")
+    block = code_block(text)
+    assert "assert money(1234.5) == '1,234.50'" in block
+    assert "amount" not in block and "expected" not in block  # no test variables left
+    runs_to_the_failing_check(block)
+    assert "`'1234.50'`" in text and "exactly `'1,234.50'`" in text
+    assert "money(0)" not in text  # the case that passes on the buggy code is not quoted
+
+
+def test_an_exact_string_is_stated_exactly(shop):
+    text = statement(shop, "exact")
+    assert "should be exactly `'1 Byte'`" in text and "character for character" in text
+    assert "pytest reports `assert '1 Bytes' == '1 Byte'`" in text
+    assert text.splitlines()[0].endswith("`naturalsize(1)` returns `'1 Bytes'` where `'1 Byte'` is expected")
+    assert "naturalsize(2)" not in text  # the older test's check passes on the buggy code
+
+
+def test_the_check_that_fails_is_quoted_never_the_one_that_passes(shop):
+    text = statement(shop, "first_passes")
+    block = code_block(text)
+    assert block.strip().splitlines()[-1] == "assert cache.get('k') == 1"
+    assert "cache = Cache(ttl=TTL)" in block and "TTL = 2" in block and "cache.put('k', 1)" in block
+    assert "cache.ttl" not in text  # `assert cache.ttl == 2` already passes on the buggy code
+    runs_to_the_failing_check(block)
+    assert "`None`" in text and "`1`" in text
+
+
+def test_a_pull_request_title_and_a_garbled_body_stay_out(shop):
+    for key in TESTS:
+        text = statement(shop, key)
+        title = text.splitlines()[0]
+        assert not re.search(r"#\d|Misc|fixes #|See also|https?://|The problem:|wip", text, re.I), text
+        assert "`" in title, title  # the title names the project's function and what goes wrong
+    assert statement(shop, "error").splitlines()[0].endswith("`parse_price('$3')` raises `ValueError`")
+
+
+def test_an_exception_is_reported_with_its_type_and_message(shop):
+    text = statement(shop, "error")
+    assert "raises `ValueError: invalid literal for int() with base 10: '$3'`" in text
+    assert "it should return `3`" in text
+    block = code_block(text)
+    assert block.strip().splitlines()[-1] == "assert parse_price('$3') == 3"
+
+
+def test_a_unittest_method_becomes_plain_python(shop):
+    text = statement(shop, "unittest")
+    block = code_block(text)
+    assert "self" not in block and "kilos = 2" in block and "factor = 1" in block
+    assert block.strip().splitlines()[-1] == "assert to_grams(kilos * factor) == 2000"
+    runs_to_the_failing_check(block)
+    assert "`200`" in text and "`2000`" in text  # from unittest's "200 != 2000"
+
+
+def test_the_judges_read_the_evidence_and_accept_these_statements(shop):
+    repo, sha, candidate, run, evidence = shop
+    for key, test_id in TESTS.items():
+        task = skeleton(candidate, BUG_FIX)
+        task.FAIL_TO_PASS = [test_id]
+        task.validation["functional"] = {"passed": True, "details": {"failures": {test_id: evidence[test_id]}}}
+        context = statement_context(task, candidate, BUG_FIX)
+        task.problem_statement = write_statement(context, strategy_instructions(BUG_FIX, candidate.repo))[
+            "problem_statement"
+        ]
+        assert judge_evidence(task)["known_names"] == ["shop"]
+        quality = judge_quality(judge_context(task))
+        semantic = judge_semantic(
+            {"problem_statement": task.problem_statement, "patch": task.patch, **judge_evidence(task)}
+        )
+        assert "with 0 asserts" not in quality["test_completeness"]["reasoning"], key
+        assert min(semantic["clarity"]["score"], semantic["solvability"]["score"]) >= 5, (key, semantic)
+        assert "never defines" not in semantic["solvability"]["reasoning"], (key, semantic)
+
+
+def test_explain_failure_resolves_fixtures_and_loops():
+    source = (
+        "import pytest\n\nfrom pkg import total\n\n\n@pytest.fixture\ndef items():\n    return [1, 2]\n\n\n"
+        "def test_total(items):\n    for extra in [0, 5]:\n        assert total(items + [extra]) == 3 + extra\n"
+    )
+    evidence = {
+        "type": "AssertionError",
+        "line": 13,
+        "locals": {"items": "[1, 2]", "extra": "5"},
+        "compare": {"op": "==", "left": "7", "right": "8"},
+        "message": "assert 7 == 8",
+    }
+    found = explain_failure(source, "tests/test_t.py::test_total", evidence, repo_modules={"pkg"})
+    assert found["reproduction"].splitlines() == [
+        "from pkg import total",
+        "items = [1, 2]",
+        "extra = 5",
+        "assert total(items + [extra]) == 3 + extra",
+    ]
+    assert found["unbound"] == [] and found["function"] == "total"
+    assert (found["observed"], found["expected"]) == ("7", "8")  # `3 + extra` is computed: its value
