@@ -23,6 +23,7 @@ from sandbox import PRETEND_VERSION, InstallRecipe, list_files_at, read_file_at
 from .recipe_sources import (
     Found,
     candidate_requirement_files,
+    extra_requirements,
     ini,
     read_pyproject,
     read_pytest_options,
@@ -51,6 +52,18 @@ def detect_recipe(repo: Path, commit: str, override: dict | None = None) -> Inst
 @functools.lru_cache(maxsize=256)
 def _detect_cached(repo: str, commit: str, override_json: str) -> InstallRecipe:
     return _detect(Path(repo), commit, json.loads(override_json))
+
+
+def suite_requirements(repo: Path, commit: str, recipe: InstallRecipe) -> list[str]:
+    """Every requirement string the snapshot's test sources give (its extras, dev and test
+    groups, tox deps, requirement files, pytest plugins): where a suite pins its versions."""
+    names = [n for n in ("pyproject.toml", "setup.cfg", "setup.py") if n in list_files_at(repo, commit)]
+    text = {n: (read_file_at(repo, commit, n) or b"").decode(errors="replace") for n in names}
+    lines = list(extra_requirements(text, recipe.extras)) + list(recipe.dev_packages) + list(recipe.plugins)
+    for name in recipe.requirements:
+        for line in (read_file_at(repo, commit, name) or b"").decode(errors="replace").splitlines():
+            lines.append(line)
+    return lines
 
 
 def pretend_version_env(variables, dist_name: str = "") -> tuple[tuple[str, str], ...]:

@@ -352,11 +352,18 @@ def _tox_deps(value: str) -> tuple[list[str], list[str]]:
     return reqs, files
 
 
+_TOX_TEST_ENV = re.compile(r"^testenv:(py\d*|pypy\d*|test\w*|tests|unit\w*)([-_.]\S*)?$", re.I)
+
+
 def read_tox(text: str, found: Found, source: str, req_files: list[str] | None = None) -> None:
+    """tox's deps: `[testenv]`, and the environments that run the tests on one Python
+    (`[testenv:py27]`, `[testenv:py36-django]`, `[testenv:tests]`; not docs or lint), which
+    old tox files name instead of a `[testenv]`."""
     parser = ini(text)
-    if parser.has_section("testenv"):
-        reqs, files = _tox_deps(parser.get("testenv", "deps", fallback=""))
-        found.add_dev(reqs, f"{source} deps")
+    sections = [n for n in parser.sections() if n == "testenv" or _TOX_TEST_ENV.match(n)]
+    for section in sections:
+        reqs, files = _tox_deps(parser.get(section, "deps", fallback=""))
+        found.add_dev(reqs, f"{source} [{section}] deps")
         if req_files is not None:
             req_files += [f for f in files if f not in req_files]
     if parser.has_section("pytest"):
@@ -389,7 +396,15 @@ def requirement_files(names: list[str]) -> list[str]:
 
 
 def candidate_requirement_files(repo: Path, commit: str, top: list[str]) -> list[str]:
+    """Requirement files at the top, in `requirements/` folders, and the test folder's own
+    (`tests/requirements.txt`, `test/requirements-dev.txt`: where older suites list what they import)."""
     files = [n for n in top if _REQ_FILE_RE.search(n)]
+    for folder in (n for n in top if n.lower() in _TEST_WORDS):
+        try:
+            entries = list_files_at(repo, f"{commit}:{folder}")
+        except Exception:  # a file, not a folder
+            continue
+        files += [f"{folder}/{e}" for e in entries if _REQ_FILE_RE.search(e)]
     for folder in (n for n in top if _REQ_DIR_RE.match(n) and "." not in n):
         try:
             entries = list_files_at(repo, f"{commit}:{folder}")
@@ -397,3 +412,41 @@ def candidate_requirement_files(repo: Path, commit: str, top: list[str]) -> list
             continue
         files += [f"{folder}/{e}" for e in entries if re.search(r"\.(txt|in)$", e)]
     return files
+
+
+# -- what a suite pins -------------------------------------------------------------------
+def extra_requirements(text: dict[str, str], extras) -> list[str]:
+    """The requirement strings of the named extras in pyproject.toml, setup.cfg and setup.py."""
+    wanted = {e.lower() for e in extras}
+    out: list[str] = []
+    if not wanted:
+        return out
+    optional = (_toml(text.get("pyproject.toml", "")).get("project", {}) or {}).get("optional-dependencies", {}) or {}
+    for name, reqs in optional.items():
+        if name.lower() in wanted:
+            out += [str(r) for r in reqs or []]
+    parser = ini(text.get("setup.cfg", ""))
+    if parser.has_section("options.extras_require"):
+        for name in parser.options("options.extras_require"):
+            if name.lower() in wanted:
+                out += [ln.strip() for ln in parser.get("options.extras_require", name).splitlines() if ln.strip()]
+    try:
+        tree = ast.parse(text.get("setup.py", ""))
+    except SyntaxError:
+        return out
+    names = {
+        t.id: node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup":
+            kwargs = {k.arg: k.value for k in node.keywords if k.arg}
+            value = _literal(kwargs["extras_require"], names) if "extras_require" in kwargs else None
+            if isinstance(value, dict):
+                for name, reqs in value.items():
+                    if str(name).lower() in wanted and isinstance(reqs, (list, tuple)):
+                        out += [str(r) for r in reqs]
+    return out

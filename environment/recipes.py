@@ -2,8 +2,12 @@
 (`sandbox.install.<repo>`), amended by what the repair loop learned.
 
 Learned fixes are kept per repository in `<cache>/recipes/<repo>.json` and reused by later
-runs; the config's entries always win. A backend receives `book.recipe_for` and never detects
-anything itself, so a repair is seen by every backend at its next build.
+runs; the config's entries always win. `<repo>` is the repository's identity
+(`sandbox.repo_name`: `owner/name` from the remote, else the folder name with the root commit),
+so two clones of different repositories whose folders share a name never share learned fixes.
+A config entry may name the repository by that identity or by its folder name. A backend
+receives `book.recipe_for` and never detects anything itself, so a repair is seen by every
+backend at its next build.
 """
 
 from __future__ import annotations
@@ -21,11 +25,11 @@ from .repair import Fix
 
 class RecipeBook:
     def __init__(self, install: dict | None = None, cache_dir: Path | None = None, log: Callable[[str], None] = print):
-        self.install = {name: dict(entry or {}) for name, entry in (install or {}).items()}
+        self.install = {name: dict(entry or {}) for name, entry in (install or {}).items()}  # the config's
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.log = log
         self._lock = threading.RLock()
-        self._loaded: set[str] = set()
+        self._overrides: dict[str, dict] = {}  # repository identity -> config entry + learned fixes
 
     def recipe_for(self, repo: Path, commit: str) -> InstallRecipe:
         """The recipe a backend builds `commit`'s environment from."""
@@ -34,23 +38,30 @@ class RecipeBook:
     def override(self, repo: Path) -> dict:
         """The repo's override as it stands: config entries plus learned fixes."""
         with self._lock:
-            self._load(Path(repo))
-            return dict(self.install.get(repo_name(repo)) or {})
+            return dict(self._load(Path(repo)))
+
+    def _config_entry(self, repo: Path) -> dict:
+        """The config's entry for the repository: by its identity, else by its folder name."""
+        for key in (repo_name(repo), Path(repo).resolve().name):
+            if key in self.install:
+                return dict(self.install[key])
+        return {}
 
     def _cache_file(self, repo: Path) -> Path:
         return self.cache_dir / "recipes" / f"{repo_name(repo)}.json"
 
-    def _load(self, repo: Path) -> None:
-        """Reuse what earlier runs learned for this repo (config entries still win)."""
+    def _load(self, repo: Path) -> dict:
+        """Reuse what earlier runs learned for this repository (config entries still win)."""
         name = repo_name(repo)
-        if name in self._loaded:
-            return
-        self._loaded.add(name)
+        if name in self._overrides:
+            return self._overrides[name]
+        current = self._config_entry(repo)
+        self._overrides[name] = current
         path = self._cache_file(repo)
         try:
             learned = json.loads(path.read_text()).get("learned", {})
         except (OSError, ValueError):
-            return
+            return current
         fix = Fix(
             "reused",
             packages=list(learned.get("packages", [])),
@@ -58,16 +69,16 @@ class RecipeBook:
             drop=list(learned.get("drop", [])),
             build_packages=list(learned.get("build_packages", [])),
         )
-        current = dict(self.install.get(name) or {})
         if fix.changes(current):
-            self.install[name] = fix.apply(current)
+            self._overrides[name] = fix.apply(current)
             self.log(f"sandbox: reusing the environment fixes learned for {name} ({path})")
+        return self._overrides[name]
 
     def learn(self, repo: Path, fix: Fix, commit: str) -> None:
         """Apply a repair to the repo's override and remember it for later runs."""
         name = repo_name(repo)
         with self._lock:
-            self.install[name] = fix.apply(self.override(repo))
+            self._overrides[name] = fix.apply(self._load(Path(repo)))
             path = self._cache_file(repo)
             path.parent.mkdir(parents=True, exist_ok=True)
             try:

@@ -2,7 +2,10 @@
 
 Rules first (missing module -> its package; unknown pytest option or ini key -> the plugin that
 defines it; VCS version -> pretend version; a pytest too new for the suite -> pin below it; a
-failing optional dependency source -> drop it). When no rule applies and a model is
+pytest plugin whose code the failure's traceback ends in (an internal error, a usage error, an
+error at collection or setup) -> that plugin and pytest at the releases contemporary with the
+commit, within the suite's own pins (`environment.versions`); a failing optional dependency
+source -> drop it). When no rule applies and a model is
 configured, `advice_prompt` / `parse_advice` turn the log into a question and the answer into
 the same kind of change.
 """
@@ -13,10 +16,12 @@ import json
 import re
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from sandbox import STEP_MARK, InstallRecipe
 
 from .recipe_sources import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS
+from .versions import Snapshot, normalize, pytest_floor
 
 MODULE_PACKAGES: dict[str, str] = KNOWN["module_packages"]  # import name -> distribution, where they differ
 FIXTURE_PLUGINS: dict[str, str] = KNOWN["fixture_plugins"]  # fixture -> the plugin that provides it
@@ -92,11 +97,15 @@ def _installed_pytest_major(log: str) -> int | None:
         return None
 
 
-def diagnose(log: str, recipe: InstallRecipe, tree_names: set[str], stage: str) -> Fix | None:
+def diagnose(
+    log: str, recipe: InstallRecipe, tree_names: set[str], stage: str, snapshot: Snapshot | None = None
+) -> Fix | None:
     """The rule-based fix for a failed `stage` ("build" or "collection"), or None.
 
     `tree_names` are the module names the snapshot itself provides (top-level packages and
     every file stem): a missing one of those is the code's own problem, not the environment's.
+    `snapshot` (the commit's date, the suite's pins, the package index) lets the version rule
+    pick releases contemporary with the commit.
     """
     step = failed_step(log) if stage == "build" else ""
     if stage == "build" and _VCS_FAILURE.search(log) and not all(k in dict(recipe.build_env) for k in _PRETEND_VARS):
@@ -126,6 +135,7 @@ def diagnose(log: str, recipe: InstallRecipe, tree_names: set[str], stage: str) 
             or top in getattr(sys, "stdlib_module_names", ())
             or top in _PY2_STDLIB
             or top in ("__main__", "tests")
+            or top in _RUNNER  # a part of pytest a plugin expects: the version rule's case
         ):
             continue
         pkg = _package_for(module)
@@ -181,6 +191,21 @@ def diagnose(log: str, recipe: InstallRecipe, tree_names: set[str], stage: str) 
                 packages=[pin],
                 rule="pytest-too-new",
             )
+    if (
+        re.search(r"(?:site|dist)-packages/nose/", log)
+        and re.search(r"module 'collections' has no attribute|cannot import name '\w+' from 'collections'", log)
+        and "pynose" not in recipe.packages
+    ):
+        return Fix(
+            "nose does not import on this Python (collections.Callable is gone since 3.10): install pynose, "
+            "its maintained fork",
+            packages=["pynose"],
+            rule="nose-on-new-python",
+        )
+    if stage == "collection" and snapshot is not None:
+        fix = _contemporary_fix(log, recipe, tree_names, snapshot)
+        if fix is not None:
+            return fix
     if re.search(r"async def functions are not natively supported", log) and "pytest-asyncio" not in recipe.packages:
         return Fix("async tests need a plugin: install pytest-asyncio", packages=["pytest-asyncio"], rule="async-tests")
     if stage == "build":
@@ -199,6 +224,71 @@ def diagnose(log: str, recipe: InstallRecipe, tree_names: set[str], stage: str) 
                 rule="drop-source",
             )
     return None
+
+
+_RUNNER = {"_pytest", "pytest", "pluggy", "py", "_py"}
+# a frame of the traceback: `File "PATH", line N` (internal errors, import errors) or pytest's
+# `PATH:N: ExceptionType` (the innermost frame of an error's long traceback)
+_FRAME = re.compile(r'File "(?P<a>[^"]+\.py)", line \d+|^(?:INTERNALERROR>\s*)?(?P<b>\S+\.py):\d+: \w+', re.M)
+_SITE = re.compile(r"(?:site|dist)-packages/(?P<module>[A-Za-z_]\w*)(?:/|\.py$)")
+_KNOWN_PLUGINS = {
+    normalize(p) for table in (PLUGIN_FLAGS, PLUGIN_INI_KEYS, FIXTURE_PLUGINS) for p in table.values() if "[" not in p
+}
+
+
+def failing_plugin(log: str, tree_names: set[str]) -> str:
+    """The pytest plugin (its distribution) whose code the last traceback of `log` ends in:
+    'pytest' when an internal error ends in the suite's own conftest with only pytest below
+    it; '' when the failure is the code's own, or no plugin's."""
+    text = (
+        "\n".join(ln for ln in log.splitlines() if ln.startswith("INTERNALERROR>")) if "INTERNALERROR>" in log else log
+    )
+    frames = [m.group("a") or m.group("b") for m in _FRAME.finditer(text)]
+    for path in reversed(frames):
+        if path.startswith("<"):
+            continue
+        site = _SITE.search(path)
+        if site is None:  # the tree's own code (or the standard library)
+            if "INTERNALERROR>" in log and Path(path).name == "conftest.py":
+                return "pytest"
+            return ""
+        module = site.group("module")
+        if module in _RUNNER or module in ("importlib_metadata", "typing_extensions"):
+            continue
+        if module in tree_names:  # the project itself, installed
+            return ""
+        dist = _package_for(module)
+        plugin = (
+            module.startswith("pytest_") or normalize(dist).startswith("pytest-") or normalize(dist) in _KNOWN_PLUGINS
+        )
+        return dist if plugin else ""
+    return ""
+
+
+def _contemporary_fix(log: str, recipe: InstallRecipe, tree_names: set[str], snapshot: Snapshot) -> Fix | None:
+    """A failing plugin -> it and pytest pinned to the releases of the commit's day (the suite's
+    own pins first); None when the log names no plugin or the pins are already there."""
+    dist = failing_plugin(log, tree_names)
+    if not dist:
+        return None
+    pins = []
+    if dist != "pytest":
+        version = snapshot.version_of(dist)
+        if version:
+            pins.append(f"{dist}=={version}")
+    pytest_version = snapshot.version_of("pytest", pytest_floor(snapshot.python))
+    if pytest_version:
+        pins.append(f"pytest=={pytest_version}")
+    new = [p for p in pins if p not in recipe.packages]
+    if not new:
+        return None
+    when = snapshot.date.date().isoformat() if snapshot.date else "the suite's pins"
+    return Fix(
+        f"{'pytest' if dist == 'pytest' else 'the plugin ' + dist} does not fit this suite: "
+        f"install {' and '.join(pins)}, the releases of {when}",
+        packages=new,
+        rule="contemporary-versions",
+    )
 
 
 def advice_prompt(log: str, recipe: InstallRecipe, stage: str) -> str:

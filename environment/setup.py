@@ -33,8 +33,10 @@ from sandbox import (
     resolve_commit,
 )
 
+from .detect import suite_requirements
 from .recipes import RecipeBook
 from .repair import Fix, advice_prompt, diagnose, parse_advice
+from .versions import Index, Snapshot, commit_date, suite_pins
 
 # a model call: prompt in, parsed JSON object out (wired by the caller, who owns the client)
 Advisor = Callable[[str], dict]
@@ -121,6 +123,7 @@ class SetupBackend:
         self._ready: set[str] = set()  # environment ids known to build
         self._records: dict[tuple[str, str], SetupRecord] = {}
         self._probed: set[tuple] = set()  # (environment, files) whose collection errors were read alone
+        self.index: Index | None = None  # release dates for the version rule, made when first needed
 
     @property
     def name(self) -> str:
@@ -143,9 +146,21 @@ class SetupBackend:
     def _learn(self, repo: Path, fix: Fix, record: SetupRecord) -> None:
         self.book.learn(repo, fix, record.commit)
 
+    def _snapshot(self, repo: Path, commit: str, recipe: InstallRecipe) -> Snapshot:
+        """The commit's date, the suite's pins and the index: what the version rule reads."""
+        if self.index is None:
+            self.index = Index(self.book.cache_dir, log=self.log)
+        return Snapshot(
+            date=commit_date(repo, commit),
+            python=recipe.python or self.inner.python_version(),
+            pins=suite_pins(suite_requirements(repo, commit, recipe)),
+            index=self.index,
+        )
+
     def _fix_for(self, log: str, repo: Path, commit: str, stage: str) -> Fix | None:
         recipe = self.recipe(repo, commit)
-        fix = diagnose(log, recipe, set(tree_module_names(str(Path(repo).resolve()), commit)), stage)
+        snapshot = self._snapshot(repo, commit, recipe) if stage == "collection" else None
+        fix = diagnose(log, recipe, set(tree_module_names(str(Path(repo).resolve()), commit)), stage, snapshot)
         if fix is None and self.advisor is not None:
             try:
                 fix = parse_advice(self.advisor(advice_prompt(log, recipe, stage)))
@@ -308,6 +323,7 @@ def make_sandbox(
     log: Callable[[str], None] = print,
     setup_attempts: int = 1,
     advisor: Advisor | None = None,
+    warm_spares_total: int = 4,
 ) -> SetupBackend:
     """A backend that sets environments up: detection, the config's overrides, repairs."""
     book = RecipeBook(install, cache_dir, log)
@@ -319,6 +335,7 @@ def make_sandbox(
         offline_base_image=offline_base_image,
         recipe_for=book.recipe_for,
         log=log,
+        warm_spares_total=warm_spares_total,
     )
     return SetupBackend(backend, book, attempts=setup_attempts, advisor=advisor, log=log)
 

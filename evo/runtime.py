@@ -72,6 +72,7 @@ def make_sandbox(config: Config, log=print):
         install=install,
         log=log,
         setup_attempts=s.setup_attempts,
+        warm_spares_total=s.warm_spares_total,
         advisor=recipe_advisor(config),
     )
 

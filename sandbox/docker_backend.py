@@ -39,8 +39,8 @@ from .images import (
 )
 from .recipe import InstallRecipe, RecipeFor, add_version_files, no_recipe
 from .repo_id import repo_name
-from .report import PLUGIN_MODULE, PLUGIN_SOURCE, new_canaries, parse_report, pytest_args, tail
-from .tree import archive_bytes, run_on_fresh_tree
+from .report import PLUGIN_MODULE, PLUGIN_SOURCE, POLICY_ARGS, new_canaries, parse_report, pytest_args, tail
+from .tree import archive_bytes, require_submodules, run_on_fresh_tree
 from .types import Limits, TestRun
 
 WORK = "/work"  # a size-limited tmpfs, root-owned: the tree is the sandbox user's, the rest is not
@@ -150,6 +150,7 @@ class DockerBackend:
         recipe_for: RecipeFor = no_recipe,
         log: Callable[[str], None] = print,
         warm_spares: int = 1,
+        warm_spares_total: int = 4,
     ):
         self.limits = limits
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
@@ -163,7 +164,10 @@ class DockerBackend:
         self._base_cache: dict[str, str] = {}
         self._ready: set[str] = set()
         self.warm_spares = warm_spares  # started containers kept waiting per image (one use each)
-        self._spares: dict[str, list[str]] = {}
+        self.warm_spares_total = max(0, warm_spares_total)  # across all images; the least recently used go
+        self._spares: dict[str, list[_Warm]] = {}
+        self._used: dict[str, int] = {}  # image tag -> when a run last used it (a counter: LRU order)
+        self._clock = 0
         self._pending: dict[str, Any] = {}  # image tag -> future of the spare being started
         self._closed = False
         self._refiller = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sebgen-warm")
@@ -225,6 +229,7 @@ class DockerBackend:
         base = self._base_for(recipe)
         passthrough = pip_passthrough()
         text = dockerfile(base, recipe, self._pytest_spec, sorted(passthrough), tag.split(":")[1])
+        require_submodules(repo, commit)  # installing without one would hide why the tests cannot run
         src = archive_bytes(repo, commit) if recipe.needs_install else None
         log_path = self.cache_dir / "build-logs" / f"{tag.replace(':', '-')}.log"
         self.log(f"sandbox: building environment image {tag} for {repo_name(repo)}@{commit[:10]} on {base}")
@@ -267,8 +272,8 @@ class DockerBackend:
         self, test_files: Sequence[str] | None, tree: Path, recipe: InstallRecipe, canaries: tuple[str, str]
     ) -> dict:
         python_path = [PRIVATE, TREE] + ([f"{TREE}/src"] if (tree / "src").is_dir() else [])
-        canary_module = f"test_sebgen_{secrets.token_hex(6)}.py"
-        args = pytest_args(test_files, TREE)
+        canary_module = f"test_sebgen_{secrets.token_hex(6)}"
+        args = pytest_args(test_files, TREE, canary_module)
         return {
             "nonce": secrets.token_hex(16),
             "work": WORK,
@@ -278,7 +283,11 @@ class DockerBackend:
             "timeout_s": self.limits.timeout_s,
             "args": args,
             "cmd": recipe.test_cmd.split() + args if recipe.test_cmd else None,  # None: the waiting pytest
-            "files": {f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE.read_text(), canary_module: canary_source(*canaries)},
+            "policy": {module: list(extra) for module, extra in POLICY_ARGS.items()},  # the zygote checks the plugins
+            "files": {
+                f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE.read_text(),
+                f"{canary_module}.py": canary_source(*canaries),
+            },
             "env": {
                 "PYTHONPATH": ":".join(python_path),
                 "HOME": "/tmp",
@@ -286,7 +295,6 @@ class DockerBackend:
                 "LANG": "C.UTF-8",
                 "PATH": "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin",
                 "VIRTUAL_ENV": "/opt/venv",
-                "SEBGEN_CANARY": f"{PRIVATE}/{canary_module}",
             },
         }
 
@@ -316,6 +324,7 @@ class DockerBackend:
         job = self._job(test_files, Path(tree), recipe, canaries)
         client = self.client
         why = ""
+        self._touch(tag)
         for attempt in range(2):
             warm = self._take_warm(client, tag) if attempt == 0 else self._new_warm(client, tag)
             try:
@@ -465,9 +474,14 @@ class DockerBackend:
             containers.remove(candidate.cid)
         return self._new_warm(client, tag)
 
+    def _touch(self, tag: str) -> None:
+        with self._lock:
+            self._clock += 1
+            self._used[tag] = self._clock
+
     def _schedule_refill(self, tag: str) -> None:
         """Start the next spare after a run (not during it: starts compete with the run for CPU)."""
-        if self.warm_spares <= 0:
+        if self.warm_spares <= 0 or self.warm_spares_total <= 0:
             return
         with self._lock:
             if self._closed or tag in self._pending or len(self._spares.get(tag, [])) >= self.warm_spares:
@@ -478,6 +492,11 @@ class DockerBackend:
                 pass
 
     def _refill(self, tag: str) -> None:
+        with self._lock:
+            evicted = self._over_cap(room=1)  # make room first: the cap holds while the spare starts
+        for spare in evicted:
+            spare.close()
+            containers.remove(spare.cid)
         try:
             warm = self._new_warm(self.client, tag)
         except Exception:  # the next run simply starts its own container
@@ -487,14 +506,30 @@ class DockerBackend:
             if warm is None:
                 return
             if self._closed:
-                warm.close()
-                containers.remove(warm.cid)
+                evicted = [warm]
             else:
                 self._spares.setdefault(tag, []).append(warm)
+                evicted = self._over_cap()
+        for spare in evicted:
+            spare.close()
+            containers.remove(spare.cid)
+
+    def _over_cap(self, room: int = 0) -> list[_Warm]:
+        """Spares beyond `warm_spares_total - room`, taken out of the pool, least recently used
+        image first (called with the lock held; the caller removes them)."""
+        evicted = []
+        while sum(len(ws) for ws in self._spares.values()) + room > self.warm_spares_total:
+            held = [t for t, ws in self._spares.items() if ws]
+            if not held:
+                break
+            oldest = min(held, key=lambda t: self._used.get(t, 0))
+            evicted.append(self._spares[oldest].pop(0))
+        return evicted
 
     def prepare(self, repo: Path, commit: str) -> str:
         """Build the snapshot's image if needed and have a spare container ready; returns the tag."""
         tag = self._ensure_image(Path(repo), commit)
+        self._touch(tag)
         if self.warm_spares > 0:
             self._schedule_refill(tag)
             with self._lock:

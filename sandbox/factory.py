@@ -40,7 +40,10 @@ def make_backend(
     offline_base_image: str = "sebgen-base:bookworm",
     recipe_for: RecipeFor = no_recipe,
     log: Callable[[str], None] = print,
+    warm_spares_total: int = 4,
 ) -> Backend:
+    """A backend of `kind`; the Docker one keeps at most `warm_spares_total` idle started
+    containers across all images (the least recently used image's go first)."""
     if kind not in _KINDS:
         raise SandboxError(f"unknown sandbox backend {kind!r}; choose one of {', '.join(_KINDS)}")
     if kind in ("auto", "docker"):
@@ -56,6 +59,7 @@ def make_backend(
                 offline_base_image=offline_base_image,
                 recipe_for=recipe_for,
                 log=log,
+                warm_spares_total=warm_spares_total,
             )
         if kind == "docker":
             raise SandboxError(

@@ -27,8 +27,8 @@ from .cache import default_cache_dir, file_lock
 from .errors import BuildError, SandboxError
 from .recipe import InstallRecipe, RecipeFor, add_version_files, install_commands, no_recipe
 from .repo_id import repo_name
-from .report import PLUGIN_MODULE, PLUGIN_SOURCE, new_canaries, parse_report, pytest_args, tail
-from .tree import prepare_tree, run_on_fresh_tree
+from .report import PLUGIN_MODULE, PLUGIN_SOURCE, new_canaries, parse_report, policy_args, pytest_args, tail
+from .tree import prepare_tree, require_submodules, run_on_fresh_tree
 from .types import Limits, TestRun
 
 VENV_LAYOUT = "2"  # bump when the venv's making changes (2: SEBGen's site folders by .pth, read-only)
@@ -227,6 +227,7 @@ class LocalBackend:
 
     def _build_venv(self, repo: Path, commit: str, venv: Path) -> None:
         recipe = self._recipe(repo, commit)
+        require_submodules(repo, commit)  # installing without one would hide why the tests cannot run
         log_path = self.cache_dir / "build-logs" / f"{venv.name}.log"
         log_path.parent.mkdir(parents=True, exist_ok=True)
         # no --system-site-packages (that would be the *base* interpreter's): SEBGen's own site
@@ -289,7 +290,7 @@ class LocalBackend:
             private = Path(tmp)  # outside the tree: the task cannot shadow the reporter
             shutil.copy(PLUGIN_SOURCE, private / f"{PLUGIN_MODULE}.py")
             canaries = new_canaries()
-            canary = private / f"test_sebgen_{secrets.token_hex(6)}.py"
+            canary = private / f"test_sebgen_{secrets.token_hex(6)}.py"  # a plugin: pytest_args loads it
             canary.write_text(canary_source(*canaries))
             python_path = [str(private), str(tree)] + ([str(tree / "src")] if (tree / "src").is_dir() else [])
             token = secrets.token_hex(16)
@@ -299,7 +300,6 @@ class LocalBackend:
                 "PYTHONDONTWRITEBYTECODE": "1",
                 "VIRTUAL_ENV": str(venv),
                 "PATH": f"{venv}/bin:{os.environ.get('PATH', '')}",
-                "SEBGEN_CANARY": str(canary),
                 "SEBGEN_RUN_TOKEN": token,
                 # host-wide pytest plugins stay out (as in the Docker image); plugins the repo's
                 # own dependencies installed into the venv are loaded explicitly
@@ -307,7 +307,12 @@ class LocalBackend:
             }
             plugins = json.loads((venv / ".plugins.json").read_text()) if (venv / ".plugins.json").exists() else []
             base = recipe.test_cmd.split() if recipe.test_cmd else [str(venv / "bin" / "python"), "-m", "pytest"]
-            cmd = base + [a for p in plugins for a in ("-p", p)] + pytest_args(test_files, str(tree))
+            cmd = (
+                base
+                + [a for p in plugins for a in ("-p", p)]
+                + policy_args(plugins)
+                + pytest_args(test_files, str(tree), canary.stem)
+            )
             hooks = site_hooks()
             start = time.monotonic()
             result = run_child(cmd, str(tree), env, self.limits.timeout_s, kill_run(token))

@@ -80,21 +80,44 @@ def clean_failures(raw, outcomes: dict[str, str]) -> dict[str, dict]:
     return out
 
 
-def pytest_args(test_files: Sequence[str] | None, rootdir: str) -> list[str]:
-    """The pytest command-line arguments shared by every backend (after `python -m pytest`)."""
+def pytest_args(test_files: Sequence[str] | None, rootdir: str, canary_module: str = "") -> list[str]:
+    """The pytest command-line arguments shared by every backend (after `python -m pytest`).
+
+    `canary_module` (see `_supervisor.canary_source`) is loaded as a plugin that adds the canary
+    tests itself, so the suite's own ini filters and testpaths cannot leave them out.
+    `--maxfail=0` undoes an `-x` / `--maxfail` of the suite's addopts (given before these
+    arguments): the must-fail canary runs first and would otherwise end the session."""
     return [
         "-p",
         PLUGIN_MODULE,
+        *(["-p", canary_module] if canary_module else []),
         "-p",
         "no:cacheprovider",
         "--rootdir",
         rootdir,  # nodeids relative to the tree root, whatever test files are given
         "--continue-on-collection-errors",
+        "--maxfail=0",
         "-q",
         "-rN",
         "--color=no",
         *(test_files or []),
     ]
+
+
+# Session-level policies of plugins are not verdicts on the tests SEBGen runs: a run of a few
+# tests that all pass must not fail on a coverage threshold (pytest-cov's --cov-fail-under in
+# addopts, coverage's fail_under; no coverage is measured at all, which also keeps its table out
+# of the log the repair loop reads), and the tests run in the one supervised process (xdist's
+# `-n` in addopts would run them, and make their reports, in worker processes). Each entry: a
+# plugin's top-level module -> the arguments that neutralise it, given only when the environment
+# has the plugin (the option is unknown otherwise).
+POLICY_ARGS: dict[str, tuple[str, ...]] = {"pytest_cov": ("--no-cov",), "xdist": ("-n", "0")}
+
+
+def policy_args(plugin_modules: Sequence[str]) -> list[str]:
+    """The POLICY_ARGS of the plugins among `plugin_modules` (dotted module names)."""
+    tops = {m.split(":")[0].split(".")[0] for m in plugin_modules}
+    return [a for module, extra in sorted(POLICY_ARGS.items()) if module in tops for a in extra]
 
 
 def new_canaries() -> tuple[str, str]:
@@ -146,6 +169,10 @@ def parse_report(
     outcomes = {str(k): str(v) for k, v in dict(data.get("outcomes") or {}).items()}
     collect_errors = [str(c) for c in data.get("collect_errors") or []]
     if canaries is not None:
+        stopped = _stopped_before_tests(outcomes, canaries, exit_code, data.get("exitstatus"))
+        if stopped:  # pytest itself gave up (an internal or usage error): not a verdict, not tampering
+            requested = list(test_files) if test_files else ["<session>"]
+            return ParsedReport({t: "error" for t in requested}, False, stopped, collect_errors, exit_code)
         problem = _canary_problem(outcomes, canaries, exit_code, data.get("exitstatus"))
         outcomes = {k: v for k, v in outcomes.items() if not k.endswith(tuple(f"::{c}" for c in canaries))}
         if problem:
@@ -165,6 +192,20 @@ def parse_report(
     return ParsedReport(outcomes, False, "", collect_errors)
 
 
+_STOPPED = {2: "was interrupted", 3: "stopped with an internal error", 4: "stopped with a usage error"}
+
+
+def _stopped_before_tests(outcomes: dict[str, str], canaries: tuple[str, str], exit_code: int, status) -> str:
+    """The sentence for a session pytest ended (exit 2, 3 or 4, the report agreeing) before any
+    test ran, the canaries included; "" otherwise. Such a run has no outcome to trust or doubt:
+    every requested test counts as an error and the log goes to the environment repair."""
+    if exit_code not in _STOPPED or status != exit_code:
+        return ""
+    if any(k.endswith(f"::{c}") for k in outcomes for c in canaries) or any("::" in k for k in outcomes):
+        return ""
+    return f"pytest {_STOPPED[exit_code]} (exit {exit_code}) before any test ran"
+
+
 def _canary_problem(outcomes: dict[str, str], canaries: tuple[str, str], exit_code: int, status) -> str:
     def outcome(name: str) -> str:
         return next((v for k, v in outcomes.items() if k.endswith(f"::{name}")), "missing")
@@ -175,6 +216,8 @@ def _canary_problem(outcomes: dict[str, str], canaries: tuple[str, str], exit_co
             f"the canary tests came out wrong (must-fail {must_fail}, must-pass {must_pass}): "
             "the run's outcomes were tampered with"
         )
+    if exit_code == 3 and status == 3:  # the tests ran, then pytest or a plugin broke: untrusted, not tampered
+        return "pytest ended with an internal error (exit 3) after its tests ran"
     if exit_code != _EXIT_TESTS_FAILED:
         return f"pytest exited {exit_code} although the must-fail canary failed: its exit was tampered with"
     if status != exit_code:

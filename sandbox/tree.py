@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import shutil
@@ -9,6 +10,7 @@ import subprocess
 import tarfile
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import PatchError, SandboxError
@@ -24,8 +26,131 @@ def _git(repo: Path, *args: str, input: bytes | None = None) -> bytes:
 
 
 def archive_bytes(repo: Path, commit: str) -> bytes:
-    """The tar of `commit`'s tree (git archive: no .git, no untracked files)."""
-    return _git(Path(repo), "archive", "--format=tar", commit)
+    """The tar of `commit`'s tree (git archive: no .git, no untracked files), with each git
+    submodule the clone has at the commit the tree pins (a missing one stays an empty folder:
+    `require_submodules` says so before a run)."""
+    main = _git(Path(repo), "archive", "--format=tar", commit)
+    present = [(path, git_dir, sha) for path, git_dir, sha in _submodules(repo, commit) if git_dir]
+    if not present:
+        return main
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as out:
+        parts = [("", main)] + [
+            (path, _git_at(git_dir, "archive", "--format=tar", sha)) for path, git_dir, sha in present
+        ]
+        for prefix, data in parts:
+            if data is None:
+                continue
+            with tarfile.open(fileobj=io.BytesIO(data)) as part:
+                for member in part.getmembers():
+                    if prefix:
+                        member.name = f"{prefix}/{member.name}"
+                    out.addfile(member, part.extractfile(member) if member.isfile() else None)
+    return buf.getvalue()
+
+
+@dataclass(frozen=True)
+class Submodule:
+    path: str  # in the superproject's tree
+    sha: str  # the commit the tree pins
+    git_dir: str  # where the clone has it ("" when it does not have that commit)
+
+
+def submodules_at(repo: Path, commit: str) -> list[Submodule]:
+    """The git submodules of `commit`'s tree (nested ones with their full paths)."""
+    return [Submodule(p, sha, d) for p, d, sha in _submodules(repo, commit)]
+
+
+def require_submodules(repo: Path, commit: str) -> None:
+    """SandboxError with one sentence naming the first submodule the clone lacks at its pinned commit."""
+    for sub in submodules_at(repo, commit):
+        if not sub.git_dir:
+            raise SandboxError(
+                f"commit {commit[:10]} needs the git submodule {sub.path} at {sub.sha[:10]}, which the clone "
+                f"{Path(repo).resolve()} does not have (run `git submodule update --init --recursive` there)"
+            )
+
+
+def _git_at(git_dir: str, *args: str) -> bytes | None:
+    if not git_dir:
+        return None
+    proc = subprocess.run(["git", "--git-dir", git_dir, *args], capture_output=True, check=False)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def _submodules(repo: Path, commit: str) -> tuple[tuple[str, str, str], ...]:
+    root = Path(repo).resolve()
+    sha = _git(root, "rev-parse", "--verify", f"{commit}^{{commit}}").decode().strip()
+    return _submodules_cached(str(root), sha)
+
+
+@functools.lru_cache(maxsize=512)
+def _submodules_cached(root: str, sha: str) -> tuple[tuple[str, str, str], ...]:
+    git_dir = _git(Path(root), "rev-parse", "--absolute-git-dir").decode().strip()
+    return _submodules_in(git_dir, root, sha, "")
+
+
+def _submodules_in(git_dir: str, work_tree: str, commit: str, prefix: str) -> tuple[tuple[str, str, str], ...]:
+    """(path, git dir or "", pinned sha) of each gitlink of `commit`, recursively."""
+    listing = _git_at(git_dir, "ls-tree", "-r", "-z", commit) or b""
+    links = []
+    for entry in listing.split(b"\0"):
+        meta, _, path = entry.partition(b"\t")
+        fields = meta.split()
+        if len(fields) == 3 and fields[0] == b"160000":
+            links.append((path.decode(errors="replace"), fields[2].decode()))
+    if not links:
+        return ()
+    names = {}
+    config = subprocess.run(
+        [
+            "git",
+            "--git-dir",
+            git_dir,
+            "config",
+            "--blob",
+            f"{commit}:.gitmodules",
+            "--get-regexp",
+            r"^submodule\..*\.path$",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    for line in config.stdout.splitlines():
+        key, _, path = line.partition(" ")
+        names[path.strip()] = key[len("submodule.") : -len(".path")]
+    found = []
+    for path, sha in links:
+        name = names.get(path, path)
+        candidates = [os.path.join(git_dir, "modules", name)]
+        if work_tree:
+            candidates.append(os.path.join(work_tree, path, ".git"))
+        sub_dir = ""
+        for candidate in candidates:
+            resolved = _resolve_git_dir(candidate)
+            if resolved and _git_at(resolved, "cat-file", "-e", f"{sha}^{{commit}}") is not None:
+                sub_dir = resolved
+                break
+        full = f"{prefix}{path}"
+        found.append((full, sub_dir, sha))
+        if sub_dir:  # its own submodules live in its git dir's modules/ (a checkout's work tree may have them too)
+            nested_tree = os.path.join(work_tree, path) if work_tree else ""
+            found += _submodules_in(sub_dir, nested_tree, sha, f"{full}/")
+    return tuple(found)
+
+
+def _resolve_git_dir(path: str) -> str:
+    """A git dir from a folder or a `.git` file (`gitdir: ...`); "" when there is none."""
+    if os.path.isfile(path):
+        try:
+            text = Path(path).read_text().strip()
+        except OSError:
+            return ""
+        if text.startswith("gitdir:"):
+            target = text[len("gitdir:") :].strip()
+            path = target if os.path.isabs(target) else os.path.join(os.path.dirname(path), target)
+    return os.path.realpath(path) if os.path.isdir(path) and os.path.exists(os.path.join(path, "HEAD")) else ""
 
 
 def export_tree(repo: Path, commit: str, dest: Path) -> Path:
@@ -84,6 +209,7 @@ def attempt_tree(
     """
     dest = Path(dest)
     check_patch_limits(agent_patch)
+    require_submodules(repo, commit)
     fixed = prepare_tree(repo, commit, (), dest.with_name(dest.name + "-fixed"))
     try:
         prepare_tree(repo, commit, [bug_patch], dest)
@@ -137,6 +263,7 @@ def run_on_fresh_tree(
     backend, repo: Path, commit: str, patches: Sequence[str] = (), test_files: Sequence[str] | None = None
 ):
     """`backend.run_tests` for every backend: a temporary tree of `commit` with `patches`, run once."""
+    require_submodules(repo, commit)
     with tempfile.TemporaryDirectory(prefix="sebgen-run-") as tmp:
         tree = prepare_tree(Path(repo), commit, patches, Path(tmp) / "tree")
         return backend.run_tree(repo, commit, tree, test_files)

@@ -21,7 +21,7 @@ def test_setup_prints_counts_recipe_and_attempts(tmp_path):
     )
     proc = sebgen("setup", repo, *LOCAL, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert f"calcrepo@{sha[:12]}" in proc.stdout
+    assert f"calcrepo-{sha[:12]}@{sha[:12]}" in proc.stdout  # no remote: the folder name with the root commit
     assert "tests: 2 passed, 0 failed, 0 errored" in proc.stdout
     assert "recipe:" in proc.stdout and "attempts:" in proc.stdout and "1. build ok" in proc.stdout
     report = json.loads(sebgen("setup", repo, "--commit", sha, "--json", *LOCAL, timeout=300).stdout)
@@ -40,7 +40,7 @@ def test_install_failing_after_every_attempt_is_one_sentence_naming_the_log(tmp_
     assert "Traceback" not in proc.stderr
     lines = [ln for ln in proc.stderr.strip().splitlines() if ln.startswith("sebgen:")]
     assert len(lines) == 1, proc.stderr
-    assert "installing brokenrepo@" in lines[0] and "failed after 1 attempt; see the log /" in lines[0]
+    assert "installing brokenrepo-" in lines[0] and "failed after 1 attempt; see the log /" in lines[0]
     log = lines[0].split("see the log ")[1].strip()
     assert "no-rule-explains-this" in open(log).read()
 

@@ -267,7 +267,8 @@ def test_owner_and_name_come_from_the_remote_url(url, name):
 
 def test_repo_is_owner_name_with_a_remote_and_the_folder_name_without(pr_repo, tmp_path):
     repo, shas = pr_repo
-    assert repo_name(repo) == "shop"
+    root = git(repo, "rev-list", "--max-parents=0", "HEAD")
+    assert repo_name(repo) == f"shop-{root[:12]}"  # no remote: the folder name with the root commit
     clone = tmp_path / "checkout"
     subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
     git(clone, "remote", "set-url", "origin", "git@github.com:acme/shop.git")

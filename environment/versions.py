@@ -1,0 +1,205 @@
+"""Versions contemporary with a commit: what a suite ran with when it was written.
+
+A commit's suite was written against the pytest and plugins of its day. When a plugin the
+environment installed does not fit it (an internal error, a hook or attribute that no longer
+exists), the repair pins the plugin and pytest to the releases that were current at the
+commit's date, within the suite's own pins: the latest release uploaded on or before that date
+that fits the interpreter and the specifier the suite gives (an exact pin of the suite's is
+taken as is). Release dates come from the package index's JSON API
+(`https://pypi.org/pypi/NAME/json`, or `$SEBGEN_PYPI_JSON` with `{name}`), cached on disk for
+a day; when the index cannot be reached, only the suite's exact pins are used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import time
+import urllib.request
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from sandbox import default_cache_dir
+
+from .recipe_sources import KNOWN
+
+INDEX_URL = "https://pypi.org/pypi/{name}/json"
+CACHE_SECONDS = 24 * 3600
+TIMEOUT_S = 20
+# the oldest pytest SEBGen's reporter and canaries run on, per interpreter (older ones lack APIs
+# the reporter uses or do not run on that Python)
+PYTEST_FLOOR: dict[str, str] = {str(k): str(v) for k, v in KNOWN["pytest_floor"].items()}
+
+
+@dataclass(frozen=True)
+class Release:
+    version: str
+    uploaded: datetime
+    requires_python: str = ""
+
+
+def normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def commit_date(repo: Path, commit: str) -> datetime | None:
+    """The commit's committer date (when it entered the history), or None."""
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "show", "-s", "--format=%cI", commit], capture_output=True, text=True, check=False
+    )
+    try:
+        return datetime.fromisoformat(proc.stdout.strip()) if proc.returncode == 0 else None
+    except ValueError:
+        return None
+
+
+def parse_releases(data: dict) -> list[Release]:
+    """Releases from the index's JSON answer: non-yanked, dated by their first upload."""
+    out = []
+    for version, files in (data.get("releases") or {}).items():
+        files = [f for f in files or [] if not f.get("yanked")]
+        if not files:
+            continue
+        stamps = [f.get("upload_time_iso_8601") or f.get("upload_time") for f in files]
+        try:
+            uploaded = min(_when(s) for s in stamps if s)
+        except ValueError:  # no stamp
+            continue
+        requires = next((f.get("requires_python") for f in files if f.get("requires_python")), "") or ""
+        out.append(Release(version, uploaded, requires))
+    return out
+
+
+def _when(stamp: str) -> datetime:
+    moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+class Index:
+    """Release dates of packages, from the index's JSON API with a day-long disk cache."""
+
+    def __init__(self, cache_dir: Path | None = None, url: str | None = None, log: Callable[[str], None] = print):
+        self.cache_dir = Path(cache_dir or default_cache_dir()) / "index"
+        self.url = url or os.environ.get("SEBGEN_PYPI_JSON") or INDEX_URL
+        self.log = log
+        self._memory: dict[str, list[Release] | None] = {}
+
+    def releases(self, name: str) -> list[Release] | None:
+        """Every release of `name`, or None when the index cannot say."""
+        key = normalize(name)
+        if key not in self._memory:
+            self._memory[key] = self._fetch(key)
+        return self._memory[key]
+
+    def _fetch(self, name: str) -> list[Release] | None:
+        path = self.cache_dir / f"{name}.json"
+        try:
+            if time.time() - path.stat().st_mtime < CACHE_SECONDS:
+                return parse_releases(json.loads(path.read_text()))
+        except (OSError, ValueError):
+            pass
+        try:
+            with urllib.request.urlopen(self.url.format(name=name), timeout=TIMEOUT_S) as answer:
+                raw = answer.read()
+            data = json.loads(raw)
+        except Exception as exc:  # unreachable, unknown package, not JSON: the suite's pins still work
+            self.log(f"sandbox: the package index did not tell the releases of {name} ({type(exc).__name__})")
+            return None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(raw)
+            tmp.replace(path)
+        except OSError:
+            pass
+        return parse_releases(data)
+
+
+@dataclass
+class Snapshot:
+    """What a version rule needs to know about the commit whose suite it repairs."""
+
+    date: datetime | None
+    python: str = ""  # major.minor of the environment's interpreter
+    pins: dict[str, str] = field(default_factory=dict)  # normalized name -> the suite's specifier
+    index: Index | None = None
+
+    def version_of(self, name: str, floor: str = "") -> str:
+        """The version of `name` contemporary with the commit, within the suite's specifier; ''
+        when none can be told. An exact pin of the suite's is its version."""
+        spec = self.pins.get(normalize(name), "")
+        exact = re.fullmatch(r"===?\s*([\w.+!-]+)", spec.strip())
+        if exact:
+            return exact.group(1)
+        if self.date is None or self.index is None:
+            return ""
+        releases = self.index.releases(name)
+        return contemporary(releases or [], self.date, self.python, spec, floor) if releases else ""
+
+
+def contemporary(releases: Iterable[Release], when: datetime, python: str = "", spec: str = "", floor: str = "") -> str:
+    """The latest final release uploaded on or before `when` that fits `python` and `spec` (the
+    earliest fitting one when none is that old); with `floor`, the earliest release at or above
+    it when the contemporary one is older."""
+    when = when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    try:
+        wanted = SpecifierSet(spec or "")
+    except InvalidSpecifier:
+        wanted = SpecifierSet("")
+    fitting = []
+    for release in releases:
+        try:
+            version = Version(release.version)
+        except InvalidVersion:
+            continue
+        if version.is_prerelease or version.is_devrelease or version not in wanted:
+            continue
+        if python and release.requires_python and not _fits(release.requires_python, python):
+            continue
+        fitting.append((version, release))
+    if not fitting:
+        return ""
+    fitting.sort(key=lambda pair: pair[0])
+    then = [v for v, r in fitting if r.uploaded <= when]
+    chosen = then[-1] if then else fitting[0][0]  # none that old fits the suite: the closest after it
+    if floor:
+        least = Version(floor)
+        if chosen is None or chosen < least:
+            chosen = next((v for v, _ in fitting if v >= least), None)
+    return str(chosen) if chosen is not None else ""
+
+
+def _fits(requires_python: str, python: str) -> bool:
+    try:
+        return SpecifierSet(requires_python).contains(f"{python}.0", prereleases=True)
+    except InvalidSpecifier:
+        return True
+
+
+def pytest_floor(python: str) -> str:
+    return PYTEST_FLOOR.get(python, PYTEST_FLOOR["default"])
+
+
+def suite_pins(requirements: Iterable[str]) -> dict[str, str]:
+    """normalized name -> specifier of the requirement strings that name a version."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    pins: dict[str, str] = {}
+    for line in requirements:
+        line = str(line).split(" #")[0].strip()
+        if not line or line.startswith(("#", "-")):
+            continue
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if str(req.specifier):
+            pins.setdefault(normalize(req.name), str(req.specifier))
+    return pins

@@ -1,0 +1,249 @@
+"""How SEBGen runs a real project's suite: whatever the suite's configuration says (restrictive
+ini filters, testpaths, `-x`, a coverage threshold), the canaries are collected and checked,
+the task's tests get their outcomes, and the suite's own session policies are no verdict.
+
+The local tests need no install (a venv without pip); the Docker ones (marked) share one
+backend and build one environment image with pytest-cov.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from environment import make_sandbox
+from sandbox import Limits, SandboxError, check_functional, export_tree
+from sandbox.report import parse_report
+
+try:
+    from tests.sandbox_fixtures import bug_task, git, make_repo, require_docker, write
+except ImportError:  # tests/ is not a package
+    from sandbox_fixtures import bug_task, git, make_repo, require_docker, write
+
+CALC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+CALC_BUG = CALC.replace("return a + b", "return a - b")
+CHECKS = (
+    "from calc import add, sub\n\n\n"
+    "def check_add():\n    assert add(2, 3) == 5\n\n\n"
+    "def check_sub():\n    assert sub(5, 3) == 2\n\n\n"
+    "class CheckCalc:\n    def check_both(self):\n        assert add(1, sub(2, 1)) == 2\n"
+)
+# every filter pytest offers is restrictive here, and -x would end the session at the first failure
+RESTRICTIVE = """\
+[tool.pytest.ini_options]
+python_files = ["check_*.py"]
+python_classes = ["Check"]
+python_functions = ["check_"]
+testpaths = ["checks"]
+addopts = "-x -m 'not slow' -k 'not nothing_matches_this'"
+"""
+OUTSIDE = "def check_never():\n    assert False, 'outside testpaths: never collected'\n"
+LOCAL = Limits(timeout_s=120)
+
+
+def restrictive_task(root, pyproject: str = RESTRICTIVE, extra: dict | None = None):
+    files = {"pyproject.toml": pyproject, "calc.py": CALC, "checks/check_calc.py": CHECKS, "other/check_x.py": OUTSIDE}
+    return bug_task(root, {**files, **(extra or {})}, {"calc.py": CALC_BUG})
+
+
+@pytest.fixture
+def local(tmp_path):
+    backend = make_sandbox("local", limits=LOCAL, cache_dir=tmp_path / "cache", log=lambda m: None)
+    yield backend
+    backend.close()
+
+
+def test_canaries_are_collected_whatever_the_ini_filters_and_testpaths_say(local, tmp_path):
+    repo, sha, bug, gold = restrictive_task(tmp_path / "repo")
+    suite = local.run_tests(repo, sha, [], None)  # no files: the suite's testpaths decide
+    assert not suite.broken, suite.note
+    assert suite.outcomes == {
+        "checks/check_calc.py::check_add": "passed",
+        "checks/check_calc.py::check_sub": "passed",
+        "checks/check_calc.py::CheckCalc::check_both": "passed",
+    }, suite.log_tail
+    # the bug state: the canaries ran (no broken run) and -x did not end the session at the first failure
+    result = check_functional(local, repo, sha, bug, gold, ["checks/check_calc.py"], reruns=1)
+    assert result.passed, result.reason
+    assert result.fail_to_pass == ["checks/check_calc.py::CheckCalc::check_both", "checks/check_calc.py::check_add"]
+    assert result.pass_to_pass == ["checks/check_calc.py::check_sub"]
+
+
+def test_a_session_pytest_ends_before_any_test_is_no_tampering():
+    # the must-fail canary never ran because pytest itself gave up: not a verdict, not an attack
+    report = '{"outcomes": {}, "collect_errors": [], "exitstatus": 3}'
+    parsed = parse_report(report, 3, ["tests/test_x.py"], False, ("test_aa", "test_bb"))
+    assert not parsed.broken and "internal error (exit 3) before any test ran" in parsed.note
+    assert parsed.outcomes == {"tests/test_x.py": "error"}  # nothing passes
+    # the canaries ran and pytest still says 3: untrusted (never resolves), said as what it is
+    ran = '{"outcomes": {"x.py::test_aa": "failed", "x.py::test_bb": "passed"}, "exitstatus": 3}'
+    after = parse_report(ran, 3, None, False, ("test_aa", "test_bb"))
+    assert after.broken and "after its tests ran" in after.note and "tamper" not in after.note
+    # a session whose report names a passing must-fail canary is still tampering
+    forged = '{"outcomes": {"x.py::test_aa": "passed", "x.py::test_bb": "passed"}, "exitstatus": 0}'
+    assert "tampered" in parse_report(forged, 0, None, False, ("test_aa", "test_bb")).note
+
+
+# -- git submodules ------------------------------------------------------------------------
+SUB_CONFTEST = (
+    "import pathlib\n\nDATA = (pathlib.Path(__file__).parent.parent / 'vendor' / 'data' / 'values.txt').read_text()\n"
+)
+SUB_TEST = (
+    "from tests.conftest import DATA\n\n\ndef test_reads_the_submodule():\n    assert DATA.split() == ['1', '2']\n"
+)
+
+
+def superproject(tmp_path):
+    """(superproject, its commit, the submodule's pinned sha): the tests read vendor/data from a submodule."""
+    sub, sub_sha = make_repo(tmp_path / "data-src", {"values.txt": "1 2\n", "nested/readme.txt": "x\n"})
+    top, _ = make_repo(tmp_path / "top-src", {"tests/__init__.py": "", "tests/conftest.py": SUB_CONFTEST})
+    git(top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "vendor/data")
+    write(top, {"tests/test_sub.py": SUB_TEST})
+    git(top, "add", "-A")
+    git(top, "commit", "-q", "-m", "tests read the vendored data")
+    return top, git(top, "rev-parse", "HEAD"), sub_sha
+
+
+def test_a_snapshot_includes_each_submodule_at_its_pinned_commit(local, tmp_path):
+    top, sha, sub_sha = superproject(tmp_path)
+    clone = tmp_path / "with"
+    git(tmp_path, "-c", "protocol.file.allow=always", "clone", "-q", "--recurse-submodules", str(top), str(clone))
+    tree = export_tree(clone, sha, tmp_path / "tree")
+    assert (tree / "vendor" / "data" / "values.txt").read_text() == "1 2\n"
+    assert (tree / "vendor" / "data" / "nested" / "readme.txt").is_file()
+    run = local.run_tests(clone, sha, [], ["tests/test_sub.py"])
+    assert run.outcomes == {"tests/test_sub.py::test_reads_the_submodule": "passed"}, run.log_tail
+
+
+def test_a_missing_submodule_rejects_the_commit_with_one_sentence_naming_it(local, tmp_path):
+    top, sha, sub_sha = superproject(tmp_path)
+    clone = tmp_path / "without"
+    git(tmp_path, "clone", "-q", str(top), str(clone))  # no --recurse-submodules: vendor/data is empty
+    with pytest.raises(SandboxError) as err:
+        local.run_tests(clone, sha, [], ["tests/test_sub.py"])
+    message = str(err.value)
+    assert "\n" not in message and "git submodule vendor/data" in message and sub_sha[:10] in message
+    assert "git submodule update --init" in message
+    assert local.builds == []  # rejected before any environment was built
+
+
+# -- in Docker: one backend for the module ---------------------------------------------------
+COVERAGE_POLICY = """\
+[tool.pytest.ini_options]
+addopts = "--cov=calc --cov-report=term-missing --cov-fail-under=99 -n 2 --dist loadfile"
+
+[tool.coverage.report]
+fail_under = 99
+"""
+UNCOVERED = CALC + "\n\ndef mul(a, b):\n    if a == 0:\n        return 0\n    return a * b\n"
+CALC_TESTS = (
+    "from calc import add, sub\n\n\n"
+    "def test_add():\n    assert add(2, 3) == 5\n\n\n"
+    "def test_sub():\n    assert sub(5, 3) == 2\n"
+)
+
+
+@pytest.fixture(scope="module")
+def docker(tmp_path_factory):
+    require_docker()
+    backend = make_sandbox(
+        "docker", limits=Limits(timeout_s=120, memory_mb=1024), cache_dir=tmp_path_factory.mktemp("cache"), log=print
+    )
+    yield backend
+    backend.close()
+
+
+@pytest.mark.docker
+def test_a_coverage_threshold_in_addopts_is_no_verdict_on_the_tests_sebgen_runs(docker, tmp_path):
+    # a run of two passing tests covers calc.py far below 99%: the suite's own run would exit 1
+    repo, sha, bug, gold = bug_task(
+        tmp_path / "cov",
+        {"pyproject.toml": COVERAGE_POLICY, "calc.py": UNCOVERED, "tests/test_calc.py": CALC_TESTS},
+        {"calc.py": UNCOVERED.replace("return a + b", "return a - b")},
+    )
+    assert {"pytest-cov", "pytest-xdist"} <= set(docker.recipe(repo, sha).plugins)
+    run = docker.run_tests(repo, sha, [], ["tests/test_calc.py"])
+    assert not run.broken and "tamper" not in run.note, run.note
+    assert run.exit_code == 0, run.log_tail
+    assert "Required test coverage" not in run.log_tail and "gw0" not in run.log_tail  # no coverage, no workers
+    assert run.outcomes == {"tests/test_calc.py::test_add": "passed", "tests/test_calc.py::test_sub": "passed"}
+    result = check_functional(docker, repo, sha, bug, gold, ["tests/test_calc.py"], reruns=1)
+    assert result.passed, result.reason
+    assert (result.fail_to_pass, result.pass_to_pass) == (
+        ["tests/test_calc.py::test_add"],
+        ["tests/test_calc.py::test_sub"],
+    )
+
+
+CALL_SITE_TEST = """\
+import inspect
+import os
+import sys
+
+import pytest
+
+from calc import add
+
+HERE = os.path.abspath(__file__)
+
+
+def caller():
+    frame = inspect.stack()[1]
+    return os.path.abspath(frame.filename), frame.function, frame.lineno
+
+
+@pytest.mark.parametrize("module, name", [(__name__, os.path.basename(__file__))])
+def test_call_site(module, name):
+    filename, function, line = caller()
+    assert (filename, function, line) == (HERE, "test_call_site", inspect.currentframe().f_lineno - 1)
+    assert sys.modules[module].__file__ == __file__
+    assert os.path.relpath(HERE, os.getcwd()) == os.path.join("tests", name)
+    assert sys.path.index(os.getcwd()) >= 0
+    assert add(2, 3) == 5
+"""
+
+
+def call_site_task(root):
+    """A commit that fixes add() and adds a test whose expected values come from its own call site."""
+    from tasks import Task
+
+    root.mkdir(parents=True)
+    git(root, "init", "-q")
+    write(root, {"calc.py": CALC_BUG, "tests/__init__.py": ""})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "add subtracts")
+    parent = git(root, "rev-parse", "HEAD")
+    write(root, {"calc.py": CALC, "tests/test_site.py": CALL_SITE_TEST})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "fix add, test it from its call site")
+    sha = git(root, "rev-parse", "HEAD")
+
+    def diff(a, b, *paths):
+        return git(root, "diff", a, b, "--", *paths) + "\n"
+
+    return Task(
+        instance_id="local__calc-1",
+        repo="local/calc",
+        base_commit=sha,
+        patch=diff(parent, sha, "calc.py"),
+        test_patch=diff(parent, sha, "tests"),
+        bug_patch=diff(sha, parent, "calc.py"),
+        problem_statement="add() subtracts its arguments.",
+        strategy_type="BUG_FIX",
+        strategy_id="s",
+        repo_path=str(root),
+    )
+
+
+@pytest.mark.docker
+def test_a_test_that_reads_its_own_call_site_resolves_through_validation_and_evaluate(docker, tmp_path):
+    from harness import evaluate_predictions
+    from tasks.validate import Validator, check_functional_layer
+
+    task = call_site_task(tmp_path / "site")
+    layer = check_functional_layer(task, Validator(backend=docker, reruns=1), Path(task.repo_path))
+    assert layer.passed, layer.reason  # the functional layer: both states, then nop and oracle through evaluate's path
+    assert task.FAIL_TO_PASS == ["tests/test_site.py::test_call_site[tests.test_site-test_site.py]"]
+    [result] = evaluate_predictions([task], {task.instance_id: [task.patch]}, docker, untrusted=False)
+    assert result.attempts[0]["resolved"], result.attempts[0]
