@@ -13,9 +13,9 @@ Why IVF and not HNSW: at a million synthetic tasks, an HNSW graph (M 32, efSearc
 these parameters finds >99% of them, scanning about 2% of the vectors, and builds 5x faster.
 
 Growth: new vectors go into the existing cells (no rebuild per generation). The cells are
-re-trained, a logged rebuild, only when the index has grown 4x past the cell count it was
-trained for, and never once it has `IVF_MAX_LISTS` cells: a run that grows to a million tasks
-rebuilds at most a few times, the last time near 260k vectors. Training, cell assignment and
+re-trained, a logged rebuild, only once they average 4x the vectors they were trained for
+(512) and more cells are allowed, never once there are `IVF_MAX_LISTS` of them: a run that
+grows to a million tasks rebuilds a few times, the last time at 262,144 vectors. Training, cell assignment and
 list order depend only on the vectors and their ids, so two builds of the same rows agree.
 """
 
@@ -36,7 +36,7 @@ log = logging.getLogger("archive")
 IVF_LIST_TARGET = 128  # vectors per cell when the cells are trained
 IVF_MAX_LISTS = 2048  # more cells cost more to train and assign than they save a query at 1M
 IVF_PROBES = 32  # cells scanned per query
-IVF_RETRAIN_GROWTH = 4  # re-train once the size calls for this many times the cells
+IVF_RETRAIN_GROWTH = 4  # re-train once the cells average this many times IVF_LIST_TARGET
 IVF_TRAIN_PER_LIST = 40  # training sample: vectors per cell (faiss asks for at least 39)
 IVF_TRAIN_ITERATIONS = 10
 TRAIN_SEED = 20250101
@@ -127,7 +127,11 @@ class VectorIndex:
             return f"{size} vectors exceed approximate_above={self.approximate_above}: switching to an IVF index"
         if self.approximate and size <= self.approximate_above:
             return f"{size} vectors are within approximate_above={self.approximate_above}: back to the exact index"
-        if self.approximate and lists_for(size) >= IVF_RETRAIN_GROWTH * self.lists:
+        if (
+            self.approximate
+            and size >= IVF_RETRAIN_GROWTH * IVF_LIST_TARGET * self.lists
+            and lists_for(size) > self.lists
+        ):
             return f"{size} vectors outgrew the {self.lists} cells of the IVF index: re-training"
         return None
 
@@ -150,8 +154,10 @@ class VectorIndex:
         read in chunks through `fetch`; the kind (exact or IVF) follows the size."""
         ids = np.ascontiguousarray(ids, dtype=np.int64)
         if vectors is not None:
-            order = np.argsort(ids, kind="stable")
-            ids, held = ids[order], np.ascontiguousarray(vectors, dtype=np.float32)[order]
+            held = np.ascontiguousarray(vectors, dtype=np.float32)
+            if len(ids) > 1 and not np.all(ids[1:] > ids[:-1]):
+                order = np.argsort(ids, kind="stable")
+                ids, held = ids[order], held[order]
 
             def fetch(wanted: np.ndarray) -> np.ndarray:
                 return held[np.searchsorted(ids, wanted)]
