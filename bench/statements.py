@@ -194,7 +194,7 @@ def repo_public_names(repo: Path, commit: str) -> set[str]:
 
 def unbound_names(statement: str, public: set[str]) -> list[str]:
     spans = [(kind, tree) for kind, code in code_spans(statement) if (tree := _parse(code)) is not None]
-    defined = set(dir(builtins)) | public
+    defined = set(dir(builtins)) | public | {"__file__"}
     for kind, tree in spans:
         if kind == "block":
             defined |= bound_names(tree)

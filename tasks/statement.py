@@ -99,6 +99,9 @@ WRITER_KEYS = (
     "unbound",
     "function",
     "passed_checks",
+    "then",
+    "loop_value",
+    "long",
 )
 
 
@@ -449,7 +452,9 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
         end = stmt.end_lineno or stmt.lineno
         if end < line:
             if not _is_docstring(stmt) and not _is_check(stmt, helpers):
-                out.append(copy.deepcopy(stmt))
+                kept = _without_checks(copy.deepcopy(stmt), helpers)
+                if kept is not None:
+                    out.append(kept)
             continue
         if stmt.lineno > line:
             break
@@ -467,6 +472,56 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
             failing.sebgen_failing = True  # the check that failed (ast.unparse ignores it)
             out.append(failing)
         break
+    return out
+
+
+def _without_checks(stmt: ast.stmt, helpers: set[str]) -> ast.stmt | None:
+    """A statement that ran and passed, without the checks inside it (a loop of asserts that
+    passed is no part of the reproduction); None when nothing else is left."""
+    if isinstance(stmt, (*_FUNCS, ast.ClassDef, ast.Lambda)):
+        return stmt  # a definition: its checks run where it is called
+    changed = False
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(stmt, field, None)
+        if not isinstance(block, list) or not block:
+            continue
+        kept = [k for k in (_without_checks(s, helpers) for s in block if not _is_check(s, helpers)) if k is not None]
+        changed |= len(kept) != len(block)
+        setattr(stmt, field, kept)
+    for handler in getattr(stmt, "handlers", []) or []:
+        handler.body = [
+            k for k in (_without_checks(s, helpers) for s in handler.body if not _is_check(s, helpers)) if k is not None
+        ] or [ast.Pass()]
+    if not changed:
+        return stmt
+    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith)) and not stmt.body:
+        if not getattr(stmt, "orelse", None):
+            return None
+        stmt.body = [ast.Pass()]
+    if isinstance(stmt, ast.Try) and not stmt.body:
+        stmt.body = [ast.Pass()]
+    return stmt
+
+
+def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
+    """Top-level `x = ...` that the next statements overwrite before reading `x` go (what a
+    test checked and then replaced)."""
+    out = []
+    for i, stmt in enumerate(code):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name = stmt.targets[0].id
+            dead = False
+            for later in code[i + 1 :]:
+                if name in _used([later]):
+                    break
+                if isinstance(later, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == name for t in later.targets
+                ):
+                    dead = name not in _used([later.value])
+                    break
+            if dead:
+                continue
+        out.append(stmt)
     return out
 
 
@@ -616,7 +671,7 @@ def _inline_fixture(name: str, fixture: ast.AST) -> list[ast.stmt] | None:
     import copy
 
     args = [a.arg for a in fixture.args.args]
-    if "request" in args:
+    if "request" in args and "request" in _used(fixture.body):
         return None
     out: list[ast.stmt] = []
     for stmt in fixture.body:
@@ -664,7 +719,7 @@ def _used(nodes) -> set[str]:
 def _unbound(nodes) -> set[str]:
     import builtins
 
-    return _used(nodes) - _bound(nodes) - set(dir(builtins))
+    return _used(nodes) - _bound(nodes) - set(dir(builtins)) - {"__file__"}
 
 
 def _module_definitions(module: ast.Module, test_path: str) -> dict[str, ast.stmt]:
@@ -722,11 +777,13 @@ def explain_failure(
     body = _trim(fn.body, line, helpers, chain) if line else []
     failing = chain[-1] if chain else None
     message = str(evidence.get("message") or "")
-    if failing is not None and message.startswith(("DID NOT RAISE", "DID NOT WARN")):
+    etype = str(evidence.get("type") or "")
+    escaped = etype not in ("", "AssertionError", "Failed") and not etype.endswith("AssertionError")
+    if failing is not None and (message.startswith(("DID NOT RAISE", "DID NOT WARN")) or escaped):
         raising = [
             s for s in chain if isinstance(s, (ast.With, ast.AsyncWith)) and any(_is_check_context(i) for i in s.items)
         ]
-        if raising:  # the check is the block that expected the exception
+        if raising:  # the check is the block that expected the exception (none came, or another one)
             failing = raising[-1]
             body = _trim(fn.body, failing.lineno, helpers, [])
     if failing is None:
@@ -799,8 +856,11 @@ def explain_failure(
     code = [*added, *code]
     # a `for` around the failing check: its variables at the failure instead of the loop
     code = _unroll_loops(code, evidence.get("locals") or {})
-    code = [ast.fix_missing_locations(s) for s in code]
+    code = [ast.fix_missing_locations(s) for s in _without_dead_stores(code)]
     definitions = _module_definitions(module, test_id.split("::")[0])
+    for path, text in zip(_conftest_paths(test_id.split("::")[0]), conftests):  # what inlined fixtures use
+        for name, stmt in _module_definitions(_safe_parse(text), path).items():
+            definitions.setdefault(name, stmt)
     head: list[ast.stmt] = []
     for _ in range(4):  # names the snippet uses: imports, constants, helpers of the test's module
         missing = _unbound([*head, *code]) - {n for s in head for n in _bound([s])}
@@ -812,27 +872,27 @@ def explain_failure(
     if "pytest" in _unbound([*head, *code]) and not any("import pytest" == i for i in imports):
         imports.append("import pytest")
     text_parts = [*dict.fromkeys(imports)]
-    for stmt in head:
-        text = _source_of(stmt, lines)
-        if isinstance(stmt, (*_FUNCS, ast.ClassDef)) and text.count("\n") + 1 > HELPER_LINES:
-            text = "\n".join(text.splitlines()[:HELPER_LINES]) + "\n    ..."
-        text_parts.append(text)
+    for stmt in head:  # comments and docstrings out: shorter, still whole
+        text_parts.append(ast.unparse(_without_docstrings(stmt)))
     if any(isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith)) for s in code for n in _own_walk(s)):
         code = _in_event_loop(code)  # top-level awaits: run them in an event loop
         if "asyncio" not in _bound(head) and "import asyncio" not in imports:
             imports.append("import asyncio")
     snippet_body = "\n".join(ast.unparse(s) for s in code)
     snippet = "\n".join(p for p in [*text_parts, snippet_body] if p.strip())
-    snippet_lines = snippet.splitlines()
-    if len(snippet_lines) > SNIPPET_LINES:
-        snippet = "\n".join(["...", *snippet_lines[-SNIPPET_LINES:]])
     out["reproduction"] = snippet
+    out["long"] = len(snippet.splitlines()) > SNIPPET_LINES  # too long to quote: the writer describes it
     try:
         out["unbound"] = sorted(_unbound([ast.parse(snippet)]))
     except SyntaxError:
         out["unbound"] = []
     last = next((n for s in code for n in ast.walk(s) if getattr(n, "sebgen_failing", False)), failing)
     out.update(_outcome(last, evidence, _bound(code) - _bound(head)))
+    if "\n" in str(out.get("call", "")):
+        out["call"] = ""  # a block is no call to quote
+    loop = [s for s in code for s in ast.walk(s) if isinstance(s, ast.For) and any(n is last for n in ast.walk(s))]
+    if loop and isinstance(loop[-1].target, ast.Name) and loop[-1].target.id in (evidence.get("locals") or {}):
+        out["loop_value"] = f"{loop[-1].target.id} = {_no_address(evidence['locals'][loop[-1].target.id])}"
     then = _next_check(fn, failing, helpers)
     if then is not None and out.get("kind") == "error":  # what the test checks once the line runs
         out["then"] = ast.unparse(rewrite.visit(_plain_assert(then)))
@@ -924,6 +984,17 @@ def _next_check(fn: ast.AST, failing: ast.stmt, helpers: set[str]) -> ast.stmt |
     return copy.deepcopy(min(later, key=lambda n: n.lineno)) if later else None
 
 
+def _without_docstrings(node: ast.AST) -> ast.AST:
+    import copy
+
+    node = copy.deepcopy(node)
+    for inner in ast.walk(node):
+        body = getattr(inner, "body", None)
+        if isinstance(inner, (*_FUNCS, ast.ClassDef)) and isinstance(body, list) and body and _is_docstring(body[0]):
+            inner.body = body[1:] or [ast.Pass()]
+    return node
+
+
 def _safe_parse(text: str) -> ast.Module:
     try:
         return ast.parse(text)
@@ -949,7 +1020,7 @@ def _inline_fixture_tree(name: str, fixture: ast.AST, fixtures: dict, imports: l
             if inner is None:
                 return None
             steps += inner
-        elif arg not in ("self", "cls"):
+        elif arg not in ("self", "cls", "request"):
             return None
     own = _inline_fixture(name, fixture)
     return None if own is None else steps + own
@@ -982,6 +1053,14 @@ def _unroll_loops(code: list[ast.stmt], local_values: dict) -> list[ast.stmt]:
                 values[name] = ast.parse(str(local_values[name]), mode="eval").body
             except (KeyError, SyntaxError):
                 return code
+        first = last.iter.elts[0] if isinstance(last.iter, (ast.List, ast.Tuple)) and last.iter.elts else None
+        target_value = (
+            values[names[0]]
+            if isinstance(last.target, ast.Name)
+            else ast.Tuple(elts=[values[n] for n in names], ctx=ast.Load())
+        )
+        if first is None or ast.unparse(first) != ast.unparse(target_value):
+            return code  # a later pass fails: the earlier ones matter, the loop stays
         if isinstance(last.target, ast.Name):
             assigns = [ast.Assign(targets=[ast.Name(names[0], ast.Store())], value=values[names[0]])]
         else:
@@ -990,14 +1069,6 @@ def _unroll_loops(code: list[ast.stmt], local_values: dict) -> list[ast.stmt]:
     if isinstance(last, (ast.With, ast.AsyncWith, ast.If, ast.While)) and isinstance(getattr(last, "body", None), list):
         last.body = _unroll_loops(last.body, local_values)
     return code
-
-
-def _source_of(stmt: ast.stmt, lines: list[str]) -> str:
-    """A module-level statement as written (decorators included), imports as rebuilt."""
-    if isinstance(stmt, (ast.Import, ast.ImportFrom)) or not getattr(stmt, "lineno", None):
-        return ast.unparse(stmt)
-    start = min([stmt.lineno, *[d.lineno for d in getattr(stmt, "decorator_list", [])]])
-    return "\n".join(lines[start - 1 : stmt.end_lineno])
 
 
 def _source_lines(lines: list[str], start: int, end: int) -> list[str]:
@@ -1083,7 +1154,7 @@ def _outcome(stmt: ast.stmt, evidence: dict, local_names: set[str] = frozenset()
             computed_value = not _literal(wanted) and bool(_used([wanted]) & local_names)  # a test variable
             if computed_value and compare and compare.get("op") == op:
                 wanted_text = compare.get("left" if swap else "right", wanted_text)
-            exact = isinstance(wanted, ast.Constant) and isinstance(wanted.value, str) and op in ("==", "in", "not in")
+            exact = isinstance(wanted, ast.Constant) and isinstance(wanted.value, str) and op in ("==", "in")
             out.update(kind="compare", call=ast.unparse(computed), op=op, observed=observed, expected=wanted_text)
             out["exact"] = exact
             if out["error"]:
@@ -1145,11 +1216,15 @@ def _unittest_compare(name: str, message: str) -> dict | None:
 
 
 def _truthy_value(message: str) -> str:
+    """`False`, or `False (where False = isinstance(None, EOFError))` from pytest's explanation."""
+    value, where = "", ""
     for ln in message.splitlines():
         ln = ln.strip()
-        if ln.startswith("assert "):
-            return ln[len("assert ") :][:200]
-    return ""
+        if not value and ln.startswith("assert "):
+            value = ln[len("assert ") :][:120]
+        elif value and not where and ln.startswith("+") and "where" in ln:
+            where = ln.lstrip("+ ").strip()[:160]
+    return f"{value} ({where})" if where else value
 
 
 def _failing_pair(test: ast.Compare, compare: dict | None) -> tuple[ast.expr, str, ast.expr]:
@@ -1164,7 +1239,7 @@ def _failing_pair(test: ast.Compare, compare: dict | None) -> tuple[ast.expr, st
             for node, side in ((left, "left"), (right, "right")):
                 if _literal(node) and ast.unparse(node) == str(compare.get(side, "")):
                     return left, op, right
-    return pairs[0]
+    return next((p for p in pairs if _literal(p[0]) or _literal(p[2])), pairs[0])
 
 
 def _public_function(code: list[ast.stmt], last: ast.stmt, definitions: dict, repo_modules: set[str]) -> str:
@@ -1187,13 +1262,17 @@ def _public_function(code: list[ast.stmt], last: ast.stmt, definitions: dict, re
             node = node.func if isinstance(node, ast.Call) else node.value
         return node.id if isinstance(node, ast.Name) else ""
 
-    built: set[str] = set()  # snippet names holding project objects
+    built: dict[str, str] = {}  # snippet names holding project objects -> the class that made them, if one
     for stmt in code:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and project(root_of(node.value)):
-                built |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+                maker = node.value.func
+                name = maker.attr if isinstance(maker, ast.Attribute) else getattr(maker, "id", "")
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        built[target.id] = name if name[:1].isupper() else ""
             elif isinstance(node, (*_FUNCS, ast.ClassDef)) and any(project(root_of(d)) for d in node.decorator_list):
-                built.add(node.name)
+                built[node.name] = ""
 
     def name_of(call: ast.Call) -> str:
         func = call.func
@@ -1203,7 +1282,7 @@ def _public_function(code: list[ast.stmt], last: ast.stmt, definitions: dict, re
         if project(root):
             return ast.unparse(func)
         if root in built and isinstance(func, ast.Attribute):
-            return func.attr
+            return f"{built[root]}.{func.attr}" if built[root] else func.attr
         return ""
 
     for scope in ([last], code[::-1]):

@@ -486,7 +486,7 @@ def evidence_defects(statement: str, failures: Sequence[dict], known: set[str]) 
     import builtins
 
     parsed = [(kind, tree) for kind, code in _code_spans(statement) if (tree := _parsed(code)) is not None]
-    defined = set(dir(builtins)) | set(known)
+    defined = set(dir(builtins)) | set(known) | {"__file__"}
     for kind, tree in parsed:
         if kind == "block":
             defined |= _names(tree)[0]

@@ -146,7 +146,8 @@ _DEVELOPER = re.compile(
     r"\b(?:this|the|that) (?:pr|commit|patch|change|diff|fix)\b|^(?:i|we)\b|\b(?:i|we)'(?:ve|ll|d)\b|"
     r"\badd(?:s|ed|ing)? (?:a |the |some |more |new )?(?:regression |unit )?tests?\b|\btests? (?:added|cases?)\b|"
     r"\bregression tests?\b|\brelease ?notes?\b|\bchangelog\b|\bdocumentation\b|\bpre-commit\b|\breno\b|"
-    r"\bsquash|\brebase|\breview(?:er|ed)?\b|\bmaintainers?\b|\bbackport|\bcherry-pick",
+    r"\bsquash|\brebase|\breview(?:er|ed)?\b|\bmaintainers?\b|\bbackport|\bcherry-pick|\bfixes\b|"
+    r"\bsweep\b|\bhardening\b|\blong-standing\b|\bfollow-?up\b",
     re.I,
 )
 # how the fix works: only dropped when the prompt forbids leaks
@@ -154,7 +155,7 @@ _HOW = re.compile(
     r"\bfalls? back\b|\bby (?:using|calling|adding|checking|copying|passing|storing|wrapping|scaling|resolving)\b|"
     r"\bnow (?:uses?|calls?|checks?|copies|stores?|passes|wraps|scales|resolves|re-?raises|yields|delegates)\b|"
     r"\bswitch(?:es|ed)? to\b|\brefactor|\brenam|\bhelper\b|\bwhile loop\b|\brecursi|\bimplementation\b|"
-    r"\binternal(?:ly)?\b|\bre-?raises? the\b|\bone-shot\b|\bthe (?:wraps|iterator|code) path\b",
+    r"\binternal(?:ly)?\b|\bre-?raises? the\b|\bone-shot\b|\bthe (?:wraps|iterator|code) path\b|\bnow\b",
     re.I,
 )
 # a commit-log line in the imperative ("Add ...", "Guard against ..."): a change, not a symptom
@@ -162,7 +163,8 @@ _IMPERATIVE = re.compile(
     r"^(?:add|use|make|move|guard|fall|return|copy|raise|call|check|handle|preserve|respect|ensure|avoid|prevent|"
     r"set|pass|store|wrap|replace|change|update|remove|drop|introduce|implement|support|allow|extend|convert|"
     r"normali[sz]e|scale|resolve|cope|validate|fix|bump|clean|simplify|refactor|rename|document|test|improve|"
-    r"reraise|re-raise|skip|cache|expose|restore|reset|apply|catch|propagate|forward|delegate|split|merge)\b",
+    r"reraise|re-raise|skip|cache|expose|restore|reset|apply|catch|propagate|forward|delegate|split|merge|stop|"
+    r"seek|pad|keep|treat|let|teach|tighten|loosen|accept|reject|honou?r|emit|default)\b",
     re.I,
 )
 _SCOPED = re.compile(r"^[\w.]+(?:\s*/\s*[\w.]+)*\s*:\s")  # "BaseRetrying.__iter__: if not enabled, ..."

@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ..leakage import TOKEN as _TOKEN
 from ..leakage import leaked_share  # noqa: F401  (re-exported: the leak check's home is llm.leakage)
 from ..patch_lines import patch_added_lines, patch_removed_lines  # noqa: F401  (re-exported)
 
@@ -68,7 +69,12 @@ def _nontrivial(line: str) -> bool:
 
 
 def _strip_leaks(statement: str, added_lines: Sequence[str]) -> str:
-    """Drop every statement line that contains a non-trivial added line of the gold patch."""
-    needles = [_normalize_code(ln) for ln in added_lines if _nontrivial(ln)]
-    kept = [ln for ln in statement.splitlines() if not any(n in _normalize_code(ln) for n in needles)]
+    """Drop every statement line that contains a non-trivial added line of the gold patch, token
+    for token (a bare `return` or `else:` of the fix is no reason to drop a line)."""
+    needles = [toks for ln in added_lines if _nontrivial(ln) and len(toks := _TOKEN.findall(ln)) >= 3]
+    kept = []
+    for line in statement.splitlines():
+        flat = " " + " ".join(_TOKEN.findall(line)) + " "
+        if not any(f" {' '.join(n)} " in flat for n in needles):
+            kept.append(line)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()

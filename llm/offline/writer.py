@@ -190,7 +190,7 @@ def write_statement(
     fn0 = facts.functions[0]["name"] if facts.functions else ""
     fallback = f"`{fn0}` does not behave as expected" if fn0 else "the behaviour is wrong"
     groups = distinct_failures(facts.failures)  # the executed failure: the values a solver can act on
-    lead = groups[0][0] if groups else None
+    lead = _with_touched_function(groups[0][0], facts.functions) if groups else None
     values = {
         "repo": facts.repo,
         "symptom": evidence_symptom(lead) if lead else _symptom(facts.kind, facts.verb, facts.rest, fallback),
@@ -415,6 +415,18 @@ def _named(f: dict) -> str:
     return _span(call) if _short(call, 48) and not f.get("unbound") else "the call"
 
 
+def _with_touched_function(f: dict, functions: list[dict]) -> dict:
+    """The failure, named after a public function the fix touches when its reproduction uses
+    it (`Option` rather than the test runner that drove it)."""
+    code = str(f.get("reproduction") or "")
+    names = [str(fn.get("name")) for fn in functions if fn.get("name")]
+    used = [n for n in names if not n.startswith("_") and re.search(rf"(?<![\w]){re.escape(n)}\b", code)]
+    current = str(f.get("function") or "")
+    if used and not any(current == n or current.endswith("." + n) for n in used):
+        return {**f, "function": used[0]}
+    return f
+
+
 def evidence_symptom(f: dict) -> str:
     """A title: the public function and what goes wrong, in the failing run's own values."""
     name, kind, op = _named(f), f.get("kind"), f.get("op", "")
@@ -440,7 +452,17 @@ def evidence_symptom(f: dict) -> str:
 
 
 def _outcome_sentence(f: dict) -> str:
-    """What the failing check observes on the current code and what it requires."""
+    """What the failing check observes on the current code and what it requires (and, for a
+    line that raises before its check, the check that follows it)."""
+    text = _outcome_core(f)
+    if f.get("loop_value"):
+        text += f" It fails in the pass of the loop where {_span(f['loop_value'])}."
+    if f.get("then") and f.get("kind") == "error":
+        text += f" Once it runs, the test checks {_span(f['then'])}."
+    return text
+
+
+def _outcome_core(f: dict) -> str:
     kind, op, call = f.get("kind"), f.get("op", "=="), str(f.get("call") or "")
     observed, expected, error = str(f.get("observed") or ""), str(f.get("expected") or ""), str(f.get("error") or "")
     subject = _span(call) if call and not f.get("unbound") else "the checked value"
@@ -461,7 +483,7 @@ def _outcome_sentence(f: dict) -> str:
             )
             return f"On the current code the last line raises {_span(error)}; {requirement}."
         seen = f"is {_span(observed)}" if observed else "does not satisfy the check"
-        if op == "==":
+        if op == "==" or (op == "is" and expected in ("True", "False", "None")):
             want = f"it should be{exact} {_span(expected)}"
         elif op == "!=":
             want = f"it should differ from {_span(expected)}"
@@ -486,15 +508,27 @@ def _outcome_sentence(f: dict) -> str:
 def _reported(f: dict) -> str:
     """pytest's own line for the failed assert ("assert '1 Bytes' == '1 Byte'"), when short."""
     first = next((ln.strip() for ln in str(f.get("message") or "").splitlines() if ln.strip()), "")
-    if f.get("kind") == "compare" and first.startswith("assert ") and len(first) <= 160 and not f.get("error"):
+    if (
+        f.get("kind") == "compare"
+        and first.startswith("assert ")
+        and len(first) <= 160
+        and "..." not in first
+        and not f.get("error")
+    ):
         return f"pytest reports {_span(first)}."
     return ""
 
 
-def _case_line(f: dict) -> str:
+def _case_line(f: dict, lead: dict) -> str:
     call, observed, expected = str(f.get("call") or ""), str(f.get("observed") or ""), str(f.get("expected") or "")
     if f.get("unbound") or not call:
         return ""
+    if call == lead.get("call") and f.get("params"):  # the same line: the inputs tell the cases apart
+        inputs = ", ".join(f"{k}={v}" for k, v in f["params"].items())
+        outcome = (
+            f"raises {_span(f['error'])}" if f.get("error") else f"gives {_span(observed)}" if observed else "fails"
+        )
+        return f"- with {_span(inputs)}: {outcome}"
     if f.get("kind") == "compare" and f.get("op") == "==" and observed and expected and not f.get("error"):
         return f"- {_span(call)} is {_span(observed)}; expected {_span(expected)}"
     if f.get("error"):
@@ -509,7 +543,7 @@ def evidence_section(groups: list[list[dict]], phr: _Phraser, reproduce: bool, l
     for group in groups[:limit]:
         f = group[0]
         code = str(f.get("reproduction") or "").strip()
-        if code and not f.get("unbound"):
+        if code and not f.get("unbound") and not f.get("long"):
             head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS)
             text = f"{head}\n\n```python\n{code}\n```\n\n{_outcome_sentence(f)}"
         else:
@@ -524,7 +558,7 @@ def evidence_section(groups: list[list[dict]], phr: _Phraser, reproduce: bool, l
         reported = _reported(f)
         if reported:
             text += f" {reported}"
-        cases = [c for c in (_case_line(other) for other in group[1:5]) if c]
+        cases = [c for c in (_case_line(other, f) for other in group[1:5]) if c]
         if cases:
             text += "\n\nThe same check fails for other inputs:\n" + "\n".join(cases)
         parts.append(text)

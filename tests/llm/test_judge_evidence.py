@@ -1,0 +1,131 @@
+"""The offline judges on real tests: checks counted however a test asserts, and the failure
+evidence of the buggy state's run read for solvability."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import pytest  # noqa: E402
+
+from llm.offline import judge_quality, judge_semantic  # noqa: E402
+from llm.offline.judge import count_checks, evidence_defects  # noqa: E402
+
+PATCH = """diff --git a/pkg/sizes.py b/pkg/sizes.py
+--- a/pkg/sizes.py
++++ b/pkg/sizes.py
+@@ -1,2 +1,3 @@
+ def naturalsize(n):
+-    return f'{n} Bytes'
++    unit = 'Byte' if n == 1 else 'Bytes'
++    return f'{n} {unit}'
+"""
+
+
+def lines(text: str) -> list[str]:
+    return text.strip("\n").splitlines()
+
+
+@pytest.mark.parametrize(
+    "test, checks",
+    [
+        # a `with` block of pytest.raises: the block is the check
+        ("def test_bad():\n    with pytest.raises(ValueError, match='size'):\n        naturalsize(-1)\n", 1),
+        # pytest.warns
+        ("def test_warns():\n    with pytest.warns(DeprecationWarning):\n        naturalsize(1, old=True)\n", 1),
+        # unittest methods, as statements and as a context manager
+        (
+            "class T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(naturalsize(1), '1 Byte')\n"
+            "        with self.assertRaises(TypeError):\n            naturalsize(None)\n",
+            2,
+        ),
+        # a helper of the test file that asserts, called twice
+        (
+            "def check(n, text):\n    assert naturalsize(n) == text\n\n\ndef test_units():\n"
+            "    check(1, '1 Byte')\n    check(2, '2 Bytes')\n",
+            2,
+        ),
+        # an assert inside a `with` block that is not a check itself
+        ("def test_ctx():\n    with open_sizes() as s:\n        assert s.first() == '1 Byte'\n", 1),
+    ],
+    ids=["pytest.raises", "pytest.warns", "unittest", "helper", "with-block"],
+)
+def test_checks_are_counted_however_a_test_asserts(test, checks):
+    assert count_checks(lines(test)) == checks
+
+
+def test_a_test_whose_changed_lines_hold_no_assert_counts_its_failing_check():
+    changed = ["    (1, '1 Byte'),"]  # a new case in a parametrize list: the assert itself is unchanged
+    assert count_checks(changed) == 0
+    failures = [{"id": "t.py::test_units[1]", "kind": "compare", "check": "assert naturalsize(n) == want"}]
+    assert count_checks(changed, failures) == 1
+    context = {
+        "problem_statement": "x",
+        "patch": PATCH,
+        "test_patch": "diff --git a/t.py b/t.py\n--- a/t.py\n+++ b/t.py\n@@ -1,1 +1,2 @@\n [\n+    (1, '1 Byte'),\n",
+        "fail_to_pass": ["t.py::test_units[1]"],
+        "touched_functions": ["naturalsize"],
+        "failures": failures,
+    }
+    assert "1 failing tests with 1 asserts" == judge_quality(context)["test_completeness"]["reasoning"]
+
+
+GOOD = """Bug: `naturalsize(1)` returns `'1 Bytes'` where `'1 Byte'` is expected
+
+Formatting one byte gives a plural unit.
+
+Steps to reproduce:
+
+```python
+from pkg.sizes import naturalsize
+assert naturalsize(1) == '1 Byte'
+```
+
+On the current code `naturalsize(1)` is `'1 Bytes'`; it should be exactly `'1 Byte'`.
+"""
+FAILURES = [
+    {
+        "id": "tests/test_sizes.py::test_one",
+        "kind": "compare",
+        "check": "assert naturalsize(1) == '1 Byte'",
+        "call": "naturalsize(1)",
+        "op": "==",
+        "observed": "'1 Bytes'",
+        "expected": "'1 Byte'",
+        "passed_checks": ["assert naturalsize(2) == '2 Bytes'"],
+    }
+]
+
+
+def semantic(statement: str) -> dict:
+    return judge_semantic(
+        {"problem_statement": statement, "patch": PATCH, "failures": FAILURES, "known_names": ["pkg"]}
+    )["solvability"]
+
+
+def test_a_good_statement_has_no_evidence_defect():
+    assert evidence_defects(GOOD, FAILURES, {"pkg"}) == {"unbound": [], "passing": [], "omitted": []}
+    assert semantic(GOOD)["score"] >= 8
+
+
+def test_a_reproduction_with_unbound_names_is_less_solvable():
+    bad = GOOD.replace("assert naturalsize(1) == '1 Byte'", "assert naturalsize(*test_args) == expected")
+    assert evidence_defects(bad, FAILURES, {"pkg"})["unbound"] == ["expected", "test_args"]
+    judged = semantic(bad)
+    assert (
+        judged["score"] <= semantic(GOOD)["score"] - 4 and "never defines: expected, test_args" in judged["reasoning"]
+    )
+
+
+def test_quoting_a_check_that_passes_on_the_buggy_code_is_less_solvable():
+    bad = GOOD + "\nAlso `naturalsize(2)` should return `'2 Bytes'`.\n"
+    assert evidence_defects(bad, FAILURES, {"pkg"})["passing"] == ["assert naturalsize(2) == '2 Bytes'"]
+    assert semantic(bad)["score"] <= semantic(GOOD)["score"] - 4
+
+
+def test_omitting_the_value_the_failing_check_requires_is_less_solvable():
+    bad = "Bug: `naturalsize` is wrong for one byte\n\nCall `naturalsize(1)`: the unit is wrong on the current code.\n"
+    assert evidence_defects(bad, FAILURES, {"pkg"})["omitted"] == ["'1 Byte'"]
+    assert "omits the value" in semantic(bad)["reasoning"]
