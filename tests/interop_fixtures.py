@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from sandbox import file_lock
 from tests.sandbox_fixtures import require_docker
 
 CACHE = Path.home() / ".cache" / "sebgen" / "interop-venvs"
@@ -61,12 +62,24 @@ def swebench_python() -> str:
 
 @functools.cache
 def _generated(kind: str) -> Path:
-    """Tasks generated once per test session and shared by the interop modules (they are read-only)."""
+    """Tasks generated once per test session and shared by the interop modules (they are read-only).
+
+    Under pytest-xdist the workers of one run share them too: the first worker generates them
+    under a lock in a folder named by the run's id, the others wait and read."""
     from tests.e2e import generated_tasks
 
-    work = Path(tempfile.mkdtemp(prefix=f"sebgen-interop-{kind}-"))
-    atexit.register(shutil.rmtree, work, True)
-    return generated_tasks(work, 1) if kind == "bundled" else _real_repo_task(work)
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run_id is None:
+        work = Path(tempfile.mkdtemp(prefix=f"sebgen-interop-{kind}-"))
+        atexit.register(shutil.rmtree, work, True)
+        return generated_tasks(work, 1) if kind == "bundled" else _real_repo_task(work)
+    shared = Path(tempfile.gettempdir()) / f"sebgen-interop-{run_id}" / kind
+    shared.mkdir(parents=True, exist_ok=True)
+    with file_lock(shared / ".lock"):
+        done = shared / "tasks.path"
+        if not done.is_file():
+            done.write_text(str(generated_tasks(shared, 1) if kind == "bundled" else _real_repo_task(shared)))
+        return Path(done.read_text())
 
 
 def bundled_task() -> Path:
