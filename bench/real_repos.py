@@ -1,19 +1,27 @@
-"""Real repositories: `sebgen generate --commit` in Docker for every verified commit.
+"""Real repositories: `sebgen generate` in Docker on the verified commits, the way users call it.
 
-Reads `../shared/real-repos/commits.json` (next to the repo), clones each bundle into a temp
-folder and, per repository, prints:
-- setup@HEAD: whether `sebgen setup` builds the environment at HEAD and runs its suite
-  (yes/no), with its pass/fail counts and the repairs it made;
-- yield: tasks whose FAIL_TO_PASS contains a verified test / verified commits;
-- mean validation time per task (the functional layer's duration, from the task record);
-- container/native: for a few commits, one run of the verified tests in a container divided by
-  one run of the same tests natively (the local backend), both on warm environments.
-Then why each missed commit missed. Last line `real_repo_yield: X`.
+Reads `../shared/real-repos/commits.json` (next to the repo) and clones each bundle into a temp
+folder. Three modes:
 
-    python bench/real_repos.py [--repos attrs,click] [--limit N] [--first-parent-only | --pr-branch-only]
-                               [--ratio-commits 2]
+- `--mode per-commit` (default): one `generate --commit SHA` call per verified commit. Per
+  repository: whether `sebgen setup` builds the environment at HEAD, the yield (tasks whose
+  FAIL_TO_PASS contains a verified test / verified commits), the mean validation time and,
+  for a few commits, container/native time of one warm run. Last line `real_repo_yield: X`.
+- `--mode batch`: one `generate` call per repository with all its verified commits named. The
+  yield counts verified commits whose task is in the output file; every other one must have
+  its outcome line and a rejects-file record (both are checked and reported). Last line
+  `batch_yield: X`.
+- `--mode whole-repo`: `generate REPO --n 30` per repository (no commit named: mined history,
+  the quartile filter on). Per repository: kept per attempt, the funnel by reason (from the
+  rejects file), container validations per kept task (attempts that reached the functional
+  layer / kept), tasks per hour, and why mined commits were not tried. Last line
+  `whole_repo_kept_per_attempt: X`.
 
-Long (image builds, 40 generate runs): run it in the background with a log.
+    python bench/real_repos.py [--mode per-commit|batch|whole-repo] [--repos attrs,click] [--limit N]
+                               [--first-parent-only | --pr-branch-only] [--ratio-commits 2]
+                               [--n 30] [--strategy BUG_FIX|auto]
+
+Long (image builds, many generate runs): run it in the background with a log.
 """
 
 from __future__ import annotations
@@ -21,10 +29,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -33,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 REAL = ROOT.parent / "shared" / "real-repos"
 SETS = ["--set", "sandbox.backend=docker"]
+OUTCOME = re.compile(r"^\s+(kept|rejected) ([0-9a-f]{12})\b(.*)$")
 
 
 def cli(*args: str, timeout: float = 3600) -> subprocess.CompletedProcess:
@@ -74,11 +85,42 @@ def setup_at_head(repo: Path) -> dict:
     }
 
 
-def generate_one(repo: Path, record: dict, out: Path) -> dict:
+def strategy_args(strategy: str) -> list[str]:
+    return [] if strategy == "auto" else ["--strategy", strategy]
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()] if path.exists() else []
+
+
+def rejects_of(out: Path) -> list[dict]:
+    stem = out.name[: -len(".jsonl")] if out.name.endswith(".jsonl") else out.name
+    return read_jsonl(out.with_name(stem + ".rejected.jsonl"))
+
+
+def outcome_lines(stderr: str) -> dict[str, list[str]]:
+    """12-char sha -> the outcome lines `generate` printed for it."""
+    found: dict[str, list[str]] = {}
+    for line in stderr.splitlines():
+        m = OUTCOME.match(line)
+        if m:
+            found.setdefault(m[2], []).append(line.strip())
+    return found
+
+
+def generate_one(repo: Path, record: dict, out: Path, strategy: str = "BUG_FIX") -> dict:
     start = time.monotonic()
     try:
         proc = cli(
-            "generate", str(repo), "--commit", record["commit"], "--n", "1", "--out", str(out), *SETS, timeout=1500
+            "generate",
+            str(repo),
+            "--commit",
+            record["commit"],
+            *strategy_args(strategy),
+            "--out",
+            str(out),
+            *SETS,
+            timeout=1500,
         )
     except subprocess.TimeoutExpired:
         return {
@@ -97,8 +139,13 @@ def generate_one(repo: Path, record: dict, out: Path) -> dict:
         duration = (t.get("validation", {}).get("functional", {}).get("details", {}) or {}).get("duration_s")
     why = ""
     if not hit:
+        records = rejects_of(out)
         rejected = [ln.strip() for ln in proc.stderr.splitlines() if "rejected" in ln]
-        why = rejected[-1] if rejected else last_line(proc.stderr) or f"exit code {proc.returncode}"
+        why = (
+            f"{records[0]['layer']} [{records[0]['category']}]: {records[0]['reason']}"
+            if records
+            else (rejected[-1] if rejected else last_line(proc.stderr) or f"exit code {proc.returncode}")
+        )
         if tasks:
             why = f"task kept but FAIL_TO_PASS {tasks[0].get('FAIL_TO_PASS')} misses {sorted(verified)[:2]}"
     return {
@@ -136,15 +183,86 @@ def container_vs_native(repo: Path, records: list[dict]) -> float | None:
     return times["docker"] / times["local"] if times["local"] else None
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--repos", default="", help="comma-separated substrings of repo names to keep")
-    ap.add_argument("--limit", type=int, default=0, help="commits per repo (0: all)")
-    ap.add_argument("--offset", type=int, default=0, help="skip this many commits per repo (to split a run)")
-    ap.add_argument("--first-parent-only", action="store_true", help="skip commits of merged PR branches")
-    ap.add_argument("--pr-branch-only", action="store_true", help="only commits of merged PR branches")
-    ap.add_argument("--ratio-commits", type=int, default=2, help="commits per repo for container/native")
-    args = ap.parse_args()
+def generate_batch(repo: Path, recs: list[dict], out: Path, strategy: str) -> list[dict]:
+    """One `generate` call naming every verified commit of the repository: per commit, whether
+    its task is in the output (with a verified test in FAIL_TO_PASS), its outcome lines and its
+    rejects-file record."""
+    named = [a for rec in recs for a in ("--commit", rec["commit"])]
+    start = time.monotonic()
+    try:
+        proc = cli("generate", str(repo), *named, *strategy_args(strategy), "--out", str(out), *SETS, timeout=4 * 3600)
+        stderr, code = proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired as exc:
+        stderr, code = (exc.stderr or b"").decode(errors="replace") if isinstance(exc.stderr, bytes) else "", -1
+    wall = time.monotonic() - start
+    tasks, rejects, lines = read_jsonl(out), rejects_of(out), outcome_lines(stderr)
+    rows = []
+    for rec in recs:
+        sha, verified = rec["commit"], set(rec["tests"])
+        task = next((t for t in tasks if t["base_commit"] == sha), None)
+        record = next((r for r in rejects if r["commit"] == sha), None)
+        said = lines.get(sha[:12], [])
+        why = ""
+        if task is not None and not verified & set(task.get("FAIL_TO_PASS", [])):
+            why = f"task kept but FAIL_TO_PASS {task.get('FAIL_TO_PASS')} misses {sorted(verified)[:2]}"
+        elif task is None:
+            why = (
+                f"{record['layer']} [{record['category']}]: {record['reason']}"
+                if record
+                else (said[-1] if said else f"no line, no record (exit code {code}: {last_line(stderr)})")
+            )
+        rows.append(
+            {
+                "commit": sha,
+                "first_parent": rec["first_parent"],
+                "yield": task is not None and not why,
+                "in_output": task is not None,
+                "lines": len(said),
+                "record": record is not None,
+                "why": why,
+                "wall_s": wall,
+            }
+        )
+    return rows
+
+
+def validations(tasks: list[dict]) -> int:
+    """Attempts that ran the functional layer in a container (a reused identical result aside)."""
+    return sum(
+        1
+        for t in tasks
+        if (f := (t.get("validation") or {}).get("functional"))
+        and not (f.get("details") or {}).get("reused_result_of_identical_state")
+    )
+
+
+def whole_repo(repo: Path, out: Path, n: int, strategy: str) -> dict:
+    start = time.monotonic()
+    timed_out = False
+    try:
+        proc = cli("generate", str(repo), "--n", str(n), *strategy_args(strategy), "--out", str(out), *SETS,
+                   timeout=8 * 3600)  # fmt: skip
+        stderr = proc.stderr
+    except subprocess.TimeoutExpired:
+        stderr, timed_out = "", True
+    wall = time.monotonic() - start
+    kept, rejects = read_jsonl(out), rejects_of(out)
+    attempted = [r["task"] for r in rejects if r.get("task")]
+    funnel = Counter(f"{r['layer']}/{r['category']}" for r in rejects)
+    return {
+        "kept": len(kept),
+        "attempts": len(kept) + len(attempted),
+        "funnel": funnel,
+        "validations": validations(kept) + validations(attempted),
+        "wall_s": wall,
+        "summary": "timed out" if timed_out else last_line(stderr),
+        "examples": {
+            key: next(r["reason"] for r in rejects if f"{r['layer']}/{r['category']}" == key) for key in funnel
+        },
+    }
+
+
+def select(args) -> dict[str, list[dict]]:
     records = json.loads((REAL / "commits.json").read_text())
     by_repo: dict[str, list[dict]] = {}
     for rec in records:
@@ -153,48 +271,126 @@ def main() -> None:
         if (args.first_parent_only and not rec["first_parent"]) or (args.pr_branch_only and rec["first_parent"]):
             continue
         by_repo.setdefault(rec["repo"], []).append(rec)
+    for name, recs in by_repo.items():
+        recs = recs[args.offset :]
+        by_repo[name] = recs[: args.limit] if args.limit else recs
+    return by_repo
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mode", choices=("per-commit", "batch", "whole-repo"), default="per-commit")
+    ap.add_argument("--repos", default="", help="comma-separated substrings of repo names to keep")
+    ap.add_argument("--limit", type=int, default=0, help="commits per repo (0: all)")
+    ap.add_argument("--offset", type=int, default=0, help="skip this many commits per repo (to split a run)")
+    ap.add_argument("--first-parent-only", action="store_true", help="skip commits of merged PR branches")
+    ap.add_argument("--pr-branch-only", action="store_true", help="only commits of merged PR branches")
+    ap.add_argument("--ratio-commits", type=int, default=2, help="commits per repo for container/native")
+    ap.add_argument("--n", type=int, default=30, help="whole-repo mode: tasks to keep per repository")
+    ap.add_argument("--strategy", default="BUG_FIX", help="the --strategy users pass ('auto': none, the classifier's)")
+    args = ap.parse_args()
+    by_repo = select(args)
+    with tempfile.TemporaryDirectory(prefix="sebgen-real-") as tmp:
+        {"per-commit": per_commit, "batch": batch, "whole-repo": whole}[args.mode](args, by_repo, Path(tmp))
+
+
+def batch(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
+    total = hits = unexplained = 0
+    for name, recs in by_repo.items():
+        slug = name.replace("/", "__")
+        repo = clone(REAL / f"{slug}.bundle", tmp / slug)
+        rows = generate_batch(repo, recs, tmp / f"{slug}.jsonl", args.strategy)
+        for rec, r in zip(recs, rows):
+            explained = r["in_output"] or (r["lines"] == 1 and r["record"])
+            unexplained += not explained
+            print(
+                f"  {rec['commit'][:10]} {'first-parent' if rec['first_parent'] else 'PR-branch   '} "
+                f"{'YIELD' if r['yield'] else 'miss '} lines={r['lines']} record={'yes' if r['record'] else 'no'}"
+                + (f" -- {r['why']}" if r["why"] else ""),
+                flush=True,
+            )
+        n_hit = sum(r["yield"] for r in rows)
+        wall = rows[0]["wall_s"] if rows else 0.0
+        print(f"{name}: batch yield={n_hit}/{len(recs)} in one call of {wall:.0f}s", flush=True)
+        total += len(recs)
+        hits += n_hit
+    print(f"misses without exactly one line and a rejects record: {unexplained}")
+    print(f"batch_yield: {hits / total if total else 0:.3f}")
+
+
+def whole(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
+    rows = []
+    for name in by_repo:
+        slug = name.replace("/", "__")
+        repo = clone(REAL / f"{slug}.bundle", tmp / slug)
+        r = whole_repo(repo, tmp / f"{slug}.jsonl", args.n, args.strategy)
+        rows.append((name, r))
+        hours = r["wall_s"] / 3600
+        print(
+            f"{name}: kept {r['kept']}/{r['attempts']} attempts "
+            f"({r['kept'] / r['attempts'] if r['attempts'] else 0:.2f} per attempt), "
+            f"{r['validations'] / r['kept'] if r['kept'] else float('nan'):.2f} validations per kept task, "
+            f"{r['kept'] / hours if hours else 0:.1f} tasks/h ({r['wall_s']:.0f}s)",
+            flush=True,
+        )
+        for reason, count in r["funnel"].most_common():
+            print(f"    {count:3d} {reason}  e.g. {r['examples'][reason][:150]}", flush=True)
+        print(f"    final line: {r['summary']}", flush=True)
+    print("| repository | attempts | kept | kept/attempt | validations/kept | tasks/h | rejected by reason |")
+    print("|---|---|---|---|---|---|---|")
+    for name, r in rows:
+        hours = r["wall_s"] / 3600
+        reasons = ", ".join(f"{k} {v}" for k, v in r["funnel"].most_common())
+        print(
+            f"| {name} | {r['attempts']} | {r['kept']} | {r['kept'] / r['attempts'] if r['attempts'] else 0:.2f} | "
+            f"{r['validations'] / r['kept'] if r['kept'] else float('nan'):.2f} | "
+            f"{r['kept'] / hours if hours else 0:.1f} | {reasons or '-'} |"
+        )
+    kept = sum(r["kept"] for _, r in rows)
+    attempts = sum(r["attempts"] for _, r in rows)
+    print(f"whole_repo_kept_per_attempt: {kept / attempts if attempts else 0:.3f}")
+
+
+def per_commit(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
     total = hits = fp_total = fp_hits = 0
     all_ok = True
-    with tempfile.TemporaryDirectory(prefix="sebgen-real-") as tmp:
-        for name, recs in by_repo.items():
-            recs = recs[args.offset :]
-            recs = recs[: args.limit] if args.limit else recs
-            repo = clone(REAL / f"{name.replace('/', '__')}.bundle", Path(tmp) / name.replace("/", "__"))
-            head = setup_at_head(repo)
-            all_ok &= head["ok"]
+    for name, recs in by_repo.items():
+        repo = clone(REAL / f"{name.replace('/', '__')}.bundle", tmp / name.replace("/", "__"))
+        head = setup_at_head(repo)
+        all_ok &= head["ok"]
+        print(
+            f"{name}: setup@HEAD {'yes' if head['ok'] else 'no'} "
+            + (
+                f"({head['counts']}, {head['attempts']} attempt(s), fixes {head['fixes']})"
+                if head.get("counts")
+                else f"({head['why']})"
+            ),
+            flush=True,
+        )
+        results = []
+        for i, rec in enumerate(recs):
+            r = generate_one(repo, rec, tmp / f"{name.replace('/', '__')}-{i}.jsonl", args.strategy)
+            results.append(r)
             print(
-                f"{name}: setup@HEAD {'yes' if head['ok'] else 'no'} "
-                + (
-                    f"({head['counts']}, {head['attempts']} attempt(s), fixes {head['fixes']})"
-                    if head.get("counts")
-                    else f"({head['why']})"
-                ),
+                f"  {rec['commit'][:10]} {'first-parent' if rec['first_parent'] else 'PR-branch   '} "
+                f"{'YIELD' if r['yield'] else 'miss '} {r['wall_s']:.0f}s"
+                + (f" fixes={r['fixes']}" if r["fixes"] else "")
+                + (f" -- {r['why']}" if r["why"] else ""),
                 flush=True,
             )
-            results = []
-            for i, rec in enumerate(recs):
-                r = generate_one(repo, rec, Path(tmp) / f"{name.replace('/', '__')}-{i}.jsonl")
-                results.append(r)
-                print(
-                    f"  {rec['commit'][:10]} {'first-parent' if rec['first_parent'] else 'PR-branch   '} "
-                    f"{'YIELD' if r['yield'] else 'miss '} {r['wall_s']:.0f}s"
-                    + (f" fixes={r['fixes']}" if r["fixes"] else "")
-                    + (f" -- {r['why']}" if r["why"] else ""),
-                    flush=True,
-                )
-            ratio = container_vs_native(repo, recs[: args.ratio_commits]) if args.ratio_commits else None
-            n_hit = sum(r["yield"] for r in results)
-            durations = [r["validation_s"] for r in results if r["validation_s"] is not None]
-            mean = sum(durations) / len(durations) if durations else float("nan")
-            print(
-                f"{name}: setup@HEAD={'yes' if head['ok'] else 'no'} yield={n_hit}/{len(recs)} "
-                f"mean_validation_s={mean:.1f} container/native={'n/a' if ratio is None else f'{ratio:.2f}'}",
-                flush=True,
-            )
-            total += len(recs)
-            hits += n_hit
-            fp_total += sum(rec["first_parent"] for rec in recs)
-            fp_hits += sum(r["yield"] for r, rec in zip(results, recs) if rec["first_parent"])
+        ratio = container_vs_native(repo, recs[: args.ratio_commits]) if args.ratio_commits else None
+        n_hit = sum(r["yield"] for r in results)
+        durations = [r["validation_s"] for r in results if r["validation_s"] is not None]
+        mean = sum(durations) / len(durations) if durations else float("nan")
+        print(
+            f"{name}: setup@HEAD={'yes' if head['ok'] else 'no'} yield={n_hit}/{len(recs)} "
+            f"mean_validation_s={mean:.1f} container/native={'n/a' if ratio is None else f'{ratio:.2f}'}",
+            flush=True,
+        )
+        total += len(recs)
+        hits += n_hit
+        fp_total += sum(rec["first_parent"] for rec in recs)
+        fp_hits += sum(r["yield"] for r, rec in zip(results, recs) if rec["first_parent"])
     print(f"every repo set up at HEAD: {'yes' if all_ok else 'no'}")
     print(f"first-parent commits: {fp_hits}/{fp_total}; merged-PR-branch commits: {hits - fp_hits}/{total - fp_total}")
     print(f"real_repo_yield: {hits / total if total else 0:.3f}")

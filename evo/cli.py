@@ -390,47 +390,84 @@ def _resolve_repo(repo: str) -> Path:
 @app.command(**usage("REPO [--commit SHA]... [--strategy TYPE] [--n N] [--out FILE]"))
 def generate(
     repo: str = typer.Argument(..., help="Repo path or URL."),
-    commit: Optional[list[str]] = typer.Option(None, "--commit", help="Only these commits (repeatable)."),
-    strategy: str = typer.Option(
-        "BUG_FIX", "--strategy", help="BUG_FIX, FEATURE_ADD, REFACTOR, TEST_DRIVEN, HYBRID or SYNTHETIC"
+    commit: Optional[list[str]] = typer.Option(
+        None, "--commit", help="Only these commits (repeatable); every one is tried and gets one outcome line."
     ),
-    n: int = typer.Option(5, "--n", min=1, help="Tasks to keep."),
+    strategy: Optional[str] = typer.Option(
+        None,
+        "--strategy",
+        help="BUG_FIX, FEATURE_ADD, REFACTOR, TEST_DRIVEN, HYBRID or SYNTHETIC: how statements are written "
+        "(default: each named commit's classified kind; BUG_FIX for a whole repository).",
+    ),
+    n: int = typer.Option(5, "--n", min=1, help="Tasks to keep from a whole repository (named commits: all tried)."),
     out_file: Path = typer.Option(Path("tasks.jsonl"), "--out"),
+    rejects: Optional[Path] = typer.Option(
+        None, "--rejects", help="Where every attempt that is not kept goes (default: OUT.rejected.jsonl beside --out)."
+    ),
+    quartile_filter: Optional[bool] = typer.Option(
+        None,
+        "--quartile-filter/--no-quartile-filter",
+        help="SWE-MERA's bottom-quartile dataset filter (default: on for a whole repository, off for named commits).",
+    ),
     config: Optional[Path] = ConfigOpt,
     set_: Optional[list[str]] = SetOpt,
 ):
-    """Pipeline mode, no evolution: validated tasks from a repo into JSONL."""
-    from evo.pipeline import SYNTHETIC, generate_tasks
+    """Pipeline mode, no evolution: validated tasks from a repo into JSONL, the rest into a rejects file."""
+    from evo.pipeline import SYNTHETIC, generate_tasks, rejects_path
     from tasks import StrategyType, write_jsonl
 
     with friendly_errors():
         cfg = _config(config, set_)
         choices = [t.value for t in StrategyType] + [SYNTHETIC]
-        if strategy.upper() not in choices:
+        if strategy is not None and strategy.upper() not in choices:
             from evo.config import did_you_mean
 
             raise UserError(
                 f"unknown strategy {strategy!r}{did_you_mean(strategy.upper(), choices)}; "
                 f"choose one of {', '.join(choices)}"
             )
-        with _GenerateStatus(n) as status:
+        rejects_file = rejects or rejects_path(out_file)
+        with _GenerateStatus(len(dict.fromkeys(commit)) if commit else n, bool(commit)) as status:
             result = generate_tasks(
-                cfg, _resolve_repo(repo), strategy.upper(), n, commit or (), progress=status, log=_log
+                cfg,
+                _resolve_repo(repo),
+                strategy.upper() if strategy else None,
+                n,
+                commit or (),
+                log=_log,
+                on_outcome=status,
+                quartile_filter=quartile_filter,
+            )
+        write_jsonl([o.record() for o in result.rejected], rejects_file)
+        if result.named and not result.attempts:  # not one named commit can become a task
+            raise UserError(
+                result.rejected[0].reason
+                if len(result.rejected) == 1
+                else f"none of the {len(result.rejected)} named commits can become a task "
+                f"(reasons above; written to {rejects_file})"
             )
         write_jsonl(result.kept, out_file)
-        err.print(f"{len(result.kept)} of {result.attempts} generated tasks passed every layer; wrote {out_file}")
-        if len(result.kept) < n:
-            err.print(f"warning: asked for {n} tasks, only {len(result.kept)} passed (tried {result.attempts})")
+        err.print(
+            f"wrote {_count(len(result.kept), 'task')} to {out_file} and "
+            f"{_count(len(result.rejected), 'rejected attempt')} to {rejects_file}",
+            markup=False,
+        )
+        if not result.named and len(result.kept) < n:
+            err.print(f"warning: asked for {n} tasks, only {len(result.kept)} kept (tried {result.attempts})")
+        err.print(result.summary(), markup=False)
 
 
 class _GenerateStatus:
-    """A live status line on a terminal while tasks are generated and validated (plain lines always)."""
+    """A live status line on a terminal while tasks are generated and validated, and one plain
+    line per outcome always (printed once the outcome is final)."""
 
-    def __init__(self, wanted: int):
-        self.wanted, self.kept, self.tried = wanted, 0, 0
+    def __init__(self, wanted: int, named: bool):
+        self.wanted, self.named, self.kept, self.tried = wanted, named, 0, 0
         self.status = err.status(self._text()) if err.is_terminal else None
 
     def _text(self) -> str:
+        if self.named:
+            return f"generating: {self.tried} of {self.wanted} named commits done, {self.kept} kept"
         return f"generating: {self.kept} of {self.wanted} tasks kept, {self.tried} tried"
 
     def __enter__(self):
@@ -442,23 +479,12 @@ class _GenerateStatus:
         if self.status:
             self.status.stop()
 
-    def __call__(self, task) -> None:
+    def __call__(self, outcome) -> None:
         self.tried += 1
-        self.kept += 0 if task.failed_layer() else 1
-        _report_task(task)
+        self.kept += outcome.kept
+        err.print(outcome.line(), markup=False)
         if self.status:
             self.status.update(self._text())
-
-
-def _report_task(task) -> None:
-    failed = task.failed_layer()
-    if failed:
-        err.print(f"  rejected {task.instance_id} at {failed[0]}: {failed[1]['reason']}", markup=False)
-    else:
-        err.print(
-            f"  kept {task.instance_id} ({task.difficulty_level}, {task.domain}, {len(task.FAIL_TO_PASS)} F2P)",
-            markup=False,
-        )
 
 
 def _layer_list(text: str) -> list[str]:

@@ -87,6 +87,9 @@ class FitnessConfig(Section):
     judge_threshold: float = Field(5.0, ge=1, le=10)
     semantic_threshold: float = Field(5.0, ge=1, le=10)
     leakage_threshold: float = Field(0.5, gt=0, le=1)
+    # SWE-MERA's bottom-quartile filter is a dataset filter: below this many judged tasks in the
+    # run so far it has no cutoffs and the absolute thresholds above decide alone
+    quartile_min_judged: int = Field(20, ge=4)
     reuse_functional_results: bool = True
 
     @field_validator("layers")

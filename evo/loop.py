@@ -5,9 +5,11 @@ eq. 3), varies them with the four operators, evaluates the offspring and keeps t
 plus the best offspring. The archive is frozen while a generation is evaluated and updated
 after it, in population order, so results never depend on evaluation order or parallelism.
 
-Scoring happens after the generation's tasks are archived: the bottom-quartile filter runs
-over the generation's judged batch, and every individual shown or compared (offspring,
-population, hall of fame) is re-scored against the archive as it now stands, leave-one-out.
+Scoring happens after the generation's tasks are archived: the bottom-quartile filter decides
+the generation's batch against the judged tasks of the run so far (the archive plus the batch;
+below `fitness.quartile_min_judged` of them it drops nothing), and every individual shown or
+compared (offspring, population, hall of fame) is re-scored against the archive as it now
+stands, leave-one-out.
 So generation 1 gets no free novelty, a genome met again gets fresh novelty, and hall of fame
 scores all refer to the same archive (each entry says which).
 """
@@ -31,7 +33,16 @@ from evo.faults import crash_point
 from evo.individual import Individual, same_genome
 from evo.parallel import make_runner
 from evo.runtime import Workbench, eval_settings, open_archive
-from fitness import DIMENSIONS, PROMPT_FIXABLE, batch_filter, evaluate_strategy, route_failures, score_tasks
+from fitness import (
+    DIMENSIONS,
+    PROMPT_FIXABLE,
+    batch_filter,
+    distribution_of,
+    evaluate_strategy,
+    judged_scores,
+    route_failures,
+    score_tasks,
+)
 from operators import crossover, mutate_params, mutate_prompt, random_strategy, select_parents
 from tasks import Strategy, Task, seed_strategies
 
@@ -404,12 +415,26 @@ class Evolution:
         return fresh
 
     def _tasks_of(self, key: str) -> list[dict]:
-        """A genome's tasks after the bottom-quartile filter of the generation that executed it."""
+        """A genome's tasks after the quartile filter of the generation that executed it: that
+        generation's whole batch, decided against the judged tasks archived before it."""
         generation = self.cache[key].get("generation")
         if generation not in self._filtered:
             batch = {k: r.get("tasks", []) for k, r in self.cache.items() if r.get("generation") == generation}
-            self._filtered[generation] = batch_filter(batch)
+            reference = self._judged_before(generation)
+            self._filtered[generation] = batch_filter(batch, reference, self.config.fitness.quartile_min_judged)
         return self._filtered[generation][key]
+
+    def _judged_before(self, generation: int) -> list[dict]:
+        """The judge's scores of every task of the run archived before `generation`: the kept
+        tasks, and the rejected ones the judge scored (their failure rows carry the scores). The
+        archive never holds rows newer than the checkpoint, so a resumed run sees the same."""
+        kept = distribution_of(self.archive.tasks(max_generation=generation - 1))
+        rejected = [
+            row["judged"]
+            for row in self.archive.recent_failures(n=2**62)
+            if row.get("judged") and row.get("archive_generation", generation) < generation
+        ]
+        return kept + rejected
 
     def _archive_generation(self, generation: int, offspring: list[Individual]) -> None:
         self._filtered.pop(generation, None)  # the batch is complete only now
@@ -417,6 +442,10 @@ class Evolution:
             tasks = [Task.from_dict(t) for t in self._tasks_of(key)]
             passed = [t.to_dict() for t in tasks if t.passed]
             failures = [failure_row(t, layer) for t in tasks if (layer := t.failed_layer())]
+            for t in tasks:
+                dropped = ((t.validation.get("quality") or {}).get("details") or {}).get("dataset_filter")
+                if dropped:
+                    self.log(f"generation {generation}: {t.instance_id} not kept: {dropped['reason']}")
             if passed:
                 self.archive.add_tasks(passed, generation=generation)
             if failures:
@@ -494,4 +523,5 @@ def failure_row(task: Task, failed: tuple[str, dict]) -> dict:
         "detail": result.get("reason", ""),
         "instance_id": task.instance_id,
         "problem_statement": task.problem_statement,
+        "judged": judged_scores(task),  # the quartile filter's distribution counts judged rejects too
     }

@@ -1,33 +1,147 @@
-"""Pipeline mode: tasks from one repository with one strategy, no evolution; and re-validation."""
+"""Pipeline mode: tasks from one repository, no evolution; and re-validation.
+
+Two ways to pick commits:
+
+- named commits (`--commit`): every one is tried, in the order given, whatever the classifier
+  calls it. Its strategy type comes from the classifier (bug_fix, feature_add, refactor;
+  anything else is written as a bug fix) unless a type is given, and a given type decides how
+  the statement is written, never whether the commit is tried. `n` does not apply. The
+  bottom-quartile filter is off unless asked for.
+- the whole repository: the history is mined, the strategy takes the commits of its kinds in
+  the seed's order, oversampled, and stops at `n` kept. The filter is on.
+
+Every attempt has one `Outcome`: kept, or rejected with the layer, category and reason that
+stopped it (commits that cannot become a task at all stop at `mining`). An outcome is decided
+before it is reported and never changes afterwards: the quartile filter decides each task as it
+arrives, against the judged tasks before it (`fitness.OnlineFilter`).
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from evo.config import Config
 from evo.runtime import Workbench, make_llm, mine_repo
-from fitness import EvalSettings, evaluate_strategy, surviving_batch_filter
+from fitness import EvalSettings, OnlineFilter, apply_dataset_filter, commit_order, evaluate_strategy
 from tasks import (
     SEED_PROMPTS,
+    Candidate,
+    MiningError,
     Strategy,
     StrategyType,
     Task,
     ablation,
-    bottom_quartile_filter,
     generate_synthetic,
-    mine_commits,
+    mine_named,
     run_layers,
 )
 
 SYNTHETIC = "SYNTHETIC"
+KIND_STRATEGY = {  # the classifier's kind -> the strategy that writes its statement
+    "bug_fix": StrategyType.BUG_FIX,
+    "feature_add": StrategyType.FEATURE_ADD,
+    "refactor": StrategyType.REFACTOR,
+}
+KEPT, REJECTED = "kept", "rejected"
+
+
+@dataclass
+class Outcome:
+    """What became of one attempt: kept, or rejected at a layer with its category and reason."""
+
+    status: str  # kept | rejected
+    commit: str  # the commit's sha ("" for a synthetic bug)
+    instance_id: str = ""
+    layer: str = ""  # mining | schema | compile | functional | quality | semantic
+    category: str = ""  # the layer's failure category; bottom_quartile for a dataset-filter drop
+    reason: str = ""
+    kind: str = ""  # the classifier's kind of the commit
+    strategy_type: str = ""
+    task: Task | None = None
+
+    @classmethod
+    def of(cls, task: Task, kind: str = "") -> Outcome:
+        base = dict(commit=task.base_commit, instance_id=task.instance_id, kind=kind, task=task)
+        base["strategy_type"] = task.strategy_type
+        if task.passed:
+            return cls(KEPT, **base)
+        failed = task.failed_layer()
+        if failed is None:  # no layer ran (an empty layer list)
+            return cls(REJECTED, layer="none", category="not_validated", reason="no layer ran", **base)
+        layer, result = failed
+        filtered = "dataset_filter" in (result.get("details") or {})
+        category = "bottom_quartile" if filtered else (result.get("category") or "other")
+        return cls(REJECTED, layer=layer, category=category, reason=result.get("reason", ""), **base)
+
+    @property
+    def kept(self) -> bool:
+        return self.status == KEPT
+
+    def line(self) -> str:
+        what = self.commit[:12] or self.instance_id
+        if self.kept:
+            t = self.task
+            text = f"  kept {what}: {t.instance_id} ({t.difficulty_level}, {t.domain}, {len(t.FAIL_TO_PASS)} F2P)"
+        else:
+            name = f" ({self.instance_id})" if self.instance_id else ""
+            text = f"  rejected {what}{name} at {self.layer} [{self.category}]: {self.reason}"
+        return text + self.type_note()
+
+    def type_note(self) -> str:
+        """Said when the type that wrote the statement is not the one the classifier's kind gives."""
+        if (
+            not self.kind
+            or not self.strategy_type
+            or KIND_STRATEGY.get(self.kind, StrategyType.BUG_FIX).value == (self.strategy_type)
+        ):
+            return ""
+        return f" [classified {self.kind}, tried as {self.strategy_type}]"
+
+    def record(self) -> dict:
+        """One line of the rejects file: the outcome, then the task with its layer results."""
+        return {
+            "commit": self.commit,
+            "instance_id": self.instance_id,
+            "outcome": self.status,
+            "layer": self.layer,
+            "category": self.category,
+            "reason": self.reason,
+            "kind": self.kind,
+            "strategy_type": self.strategy_type,
+            "validation": self.task.validation if self.task else {},
+            "task": self.task.to_dict() if self.task else None,
+        }
 
 
 @dataclass
 class GenerationResult:
     kept: list[Task]
     attempts: int
+    outcomes: list[Outcome] = field(default_factory=list)  # one per attempt (and per unminable named commit)
+    not_tried: dict[str, int] = field(default_factory=dict)  # reason -> commits the run did not try
+    named: bool = False
+
+    @property
+    def rejected(self) -> list[Outcome]:
+        return [o for o in self.outcomes if not o.kept]
+
+    def summary(self) -> str:
+        """`N kept, M rejected (by reason), K not tried (by reason)`."""
+        reasons = Counter(f"{o.layer}/{o.category}" for o in self.rejected)
+        rejected = f"{len(self.rejected)} rejected" + _by(reasons)
+        not_tried = f"{sum(self.not_tried.values())} not tried" + _by(Counter(self.not_tried))
+        return f"{len(self.kept)} kept, {rejected}, {not_tried}"
+
+
+def _by(counts: Counter) -> str:
+    if not counts:
+        return ""
+    return (
+        " (" + ", ".join(f"{n} {reason}" for reason, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))) + ")"
+    )
 
 
 def check_llm(config: Config) -> None:
@@ -37,20 +151,50 @@ def check_llm(config: Config) -> None:
     )
 
 
+def rejects_path(out: Path) -> Path:
+    """`OUT.rejected.jsonl` beside the output (`tasks.jsonl` -> `tasks.rejected.jsonl`)."""
+    out = Path(out)
+    stem = out.name[: -len(".jsonl")] if out.name.endswith(".jsonl") else out.name
+    return out.with_name(stem + ".rejected.jsonl")
+
+
 def generate_tasks(
     config: Config,
     repo: Path,
-    strategy_type: str,
+    strategy_type: str | None,
     n: int,
     commits: Sequence[str] = (),
     progress: Callable[[Task], None] | None = None,
     log=print,
+    *,
+    on_outcome: Callable[[Outcome], None] | None = None,
+    quartile_filter: bool | None = None,
 ) -> GenerationResult:
-    m = config.mining
-    if commits:  # named commits skip the history filters; one that cannot be a task says why
-        candidates = mine_commits(repo, commits, max_source_files=m.max_source_files).candidates
-    else:
-        candidates = mine_repo(config, repo).candidates
+    """Tasks from `repo`: from the named `commits` (every one tried) or from its mined history
+    (until `n` are kept). `strategy_type` None: each named commit's kind decides its type
+    (BUG_FIX for a whole-repository run). `quartile_filter` None: on for a whole-repository
+    run, off for named commits. `progress` gets each attempted task, `on_outcome` each outcome,
+    both once its outcome is final."""
+    enabled = (not commits) if quartile_filter is None else quartile_filter
+    online = OnlineFilter(min_judged=config.fitness.quartile_min_judged, enabled=enabled)
+    outcomes: list[Outcome] = []
+
+    def report(outcome: Outcome) -> None:
+        outcomes.append(outcome)
+        if outcome.task is not None and progress:
+            progress(outcome.task)
+        if on_outcome:
+            on_outcome(outcome)
+
+    def finish(task: Task, kind: str = "") -> None:
+        online.decide(task)  # before anything is reported: a kept line is final
+        report(Outcome.of(task, kind))
+
+    if commits:
+        if strategy_type == SYNTHETIC:
+            raise MiningError("--commit does not apply to SYNTHETIC tasks (their bugs are made, not mined)")
+        return _named_commits(config, repo, strategy_type, commits, finish, report, outcomes, log)
+    candidates = mine_repo(config, repo).candidates
     check_llm(config)
     bench = Workbench.build(config, None, log=log, candidates=candidates)
     try:
@@ -58,30 +202,76 @@ def generate_tasks(
             writer = Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][-1])
             tried = generate_synthetic(repo, bench.generator, writer, n, config.seed)
             for task in tried:
-                if progress:
-                    progress(task)
-            return GenerationResult([t for t in tried if t.passed][:n], len(tried))
-        stype = StrategyType(strategy_type)
+                finish(task)
+            return GenerationResult([t for t in tried if t.passed][:n], len(tried), outcomes)
+        stype = StrategyType(strategy_type or StrategyType.BUG_FIX)
+        strategy = Strategy(stype, SEED_PROMPTS[stype][-1])
         settings = EvalSettings(
             tasks_per_strategy=n,
             oversample=config.fitness.oversample,
             seed=config.seed,
             weights=dict(config.fitness.weights),
         )
-        # go on until N survive the batch filter below (within the oversample budget)
+        kinds = {c.sha: c.kind for c in candidates}
         evaluation = evaluate_strategy(
-            Strategy(stype, SEED_PROMPTS[stype][-1]),
-            candidates,
-            bench.generator,
-            settings,
-            progress=progress,
-            kept=surviving_batch_filter,
+            strategy, candidates, bench.generator, settings, progress=lambda t: finish(t, kinds.get(t.base_commit, ""))
         )
-        tried = [Task.from_dict(t) for t in evaluation.tasks]
-        bottom_quartile_filter(tried)  # SWE-MERA's filter over this call's judged batch
-        return GenerationResult([t for t in tried if t.passed][:n], evaluation.attempts)
+        tried = [o.task for o in outcomes]
+        kept = [t for t in tried if t.passed]
+        return GenerationResult(
+            kept, evaluation.attempts, outcomes, _not_tried(strategy, candidates, settings, len(tried), len(kept))
+        )
     finally:
         bench.close()
+
+
+def _named_commits(config, repo, strategy_type, commits, finish, report, outcomes, log) -> GenerationResult:
+    named = mine_named(repo, list(dict.fromkeys(commits)), max_source_files=config.mining.max_source_files)
+    unknown = [e for e in named if e.category == "unknown_commit"]
+    if unknown:  # a typo: say so before any work is paid for
+        raise MiningError(unknown[0].reason)
+    seen: set[str] = set()
+    todo: list[Candidate] = []
+    for entry in named:
+        if entry.sha in seen:
+            log(f"commit {entry.given} names {entry.sha[:12]} again: tried once")
+            continue
+        seen.add(entry.sha)
+        if entry.candidate is None:
+            report(Outcome(REJECTED, entry.sha, layer="mining", category=entry.category, reason=entry.reason))
+        else:
+            todo.append(entry.candidate)
+    if not todo:
+        return GenerationResult([], 0, outcomes, named=True)
+    check_llm(config)
+    bench = Workbench.build(config, None, log=log, candidates=todo)
+    try:
+        for candidate in todo:
+            stype = StrategyType(strategy_type) if strategy_type else KIND_STRATEGY.get(candidate.kind, "BUG_FIX")
+            strategy = Strategy(StrategyType(stype), SEED_PROMPTS[StrategyType(stype)][-1])
+            finish(bench.generator.generate(candidate, strategy), candidate.kind)
+    finally:
+        bench.close()
+    tried = [o.task for o in outcomes if o.task is not None]
+    return GenerationResult([t for t in tried if t.passed], len(tried), outcomes, named=True)
+
+
+def _not_tried(strategy: Strategy, candidates: list[Candidate], settings: EvalSettings, tried: int, kept: int) -> dict:
+    """Why the mined commits a whole-repository run did not try were not tried, with counts."""
+    order = commit_order(strategy, candidates, settings.seed)
+    taken = {c.sha for c in order}
+    reasons: Counter = Counter()
+    for c in candidates:
+        if c.sha not in taken:
+            reasons[f"classified {c.kind or 'other'}, not taken by {strategy.strategy_type.value}"] += 1
+    rest = len(order) - tried
+    if rest > 0:
+        budget = settings.tasks_per_strategy * settings.oversample
+        if kept >= settings.tasks_per_strategy:
+            reasons[f"{kept} kept reached --n"] += rest
+        else:
+            reasons[f"beyond the oversample budget of {budget} attempts"] += rest
+    return dict(reasons)
 
 
 def revalidate(config: Config, tasks: list[Task], layers: Sequence[str], log=print) -> list[Task]:
@@ -92,8 +282,9 @@ def revalidate(config: Config, tasks: list[Task], layers: Sequence[str], log=pri
             run_layers(task, bench.generator.validator, Path(task.repo_path), layers)
     finally:
         bench.close()
-    if "quality" in layers:
-        bottom_quartile_filter(tasks)
+    if "quality" in layers:  # the file is the dataset: its judged tasks give the cutoffs
+        for drop in apply_dataset_filter(tasks, min_judged=config.fitness.quartile_min_judged):
+            log(f"{drop.instance_id}: dropped by the quartile filter: {drop.reason}")
     return tasks
 
 

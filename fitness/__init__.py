@@ -1,6 +1,7 @@
 """Scoring one strategy: evaluate it on a commit sample (`evaluate_strategy`, tasks and
 verdicts only), then its exploration value over five dimensions (`score_tasks`), with the
-dataset-level bottom-quartile filter and the routing of failures to the gene that can fix them.
+dataset-level bottom-quartile filter (`dataset_filter`) and the routing of failures to the gene
+that can fix them.
 """
 
 from __future__ import annotations
@@ -9,19 +10,27 @@ import importlib
 
 _HOMES = {  # public name -> the module that defines it (loaded on first use: git, unidiff and
     # the LLM client stay out of a CLI start that does not need them)
+    "CRITERIA": "dataset_filter",
+    "DEFAULT_MIN_JUDGED": "dataset_filter",
     "DEFAULT_WEIGHTS": "exploration",
     "DIMENSIONS": "exploration",
+    "Drop": "dataset_filter",
     "EvalSettings": "strategy_eval",
+    "OnlineFilter": "dataset_filter",
     "PROMPT_FIXABLE": "exploration",
-    "batch_filter": "strategy_eval",
+    "apply_dataset_filter": "dataset_filter",
+    "batch_filter": "dataset_filter",
     "commit_order": "strategy_eval",
     "difficulty_coverage": "exploration",
+    "distribution_of": "dataset_filter",
     "evaluate_strategy": "strategy_eval",
     "failure_categories": "strategy_eval",
+    "judged_scores": "dataset_filter",
     "kept_tasks": "strategy_eval",
+    "quartile_cutoffs": "dataset_filter",
     "route_failures": "exploration",
     "score_tasks": "strategy_eval",
-    "surviving_batch_filter": "strategy_eval",
+    "surviving_batch_filter": "dataset_filter",
 }
 
 
@@ -32,16 +41,24 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "CRITERIA",
+    "DEFAULT_MIN_JUDGED",
     "DEFAULT_WEIGHTS",
     "DIMENSIONS",
+    "Drop",
     "EvalSettings",
+    "OnlineFilter",
     "PROMPT_FIXABLE",
+    "apply_dataset_filter",
     "batch_filter",
     "commit_order",
     "difficulty_coverage",
+    "distribution_of",
     "evaluate_strategy",
     "failure_categories",
+    "judged_scores",
     "kept_tasks",
+    "quartile_cutoffs",
     "route_failures",
     "score_tasks",
     "surviving_batch_filter",

@@ -5,20 +5,20 @@ genome, the run's seed and the generation's commit sample (common random numbers
 strategy of a generation draws from the same sample, so fitness differences come from the
 strategies, not from the commits they happened to get). Its result is what the evaluation
 cache keeps. Scoring depends on the batch and the archive: SWE-MERA's bottom-quartile filter
-runs over the generation's judged batch, and novelty is measured against the archive as it
-stands, leave-one-out, so it is recomputed whenever a score is shown and never cached.
+(fitness/dataset_filter.py) decides the generation's batch against the run's judged tasks, and
+novelty is measured against the archive as it stands, leave-one-out, so it is recomputed
+whenever a score is shown and never cached.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from fitness.exploration import dimensions_of, exploration_value, route_failures
-from tasks import Candidate, Generator, Strategy, Task, bottom_quartile_filter, pick_candidates
+from tasks import Candidate, Generator, Strategy, Task, pick_candidates
 
 
 @dataclass(frozen=True)
@@ -132,21 +132,6 @@ def evaluate_strategy(
         tasks=records,
         usage={k: round(usage_after[k] - usage_before[k], 6) for k in usage_after},
     )
-
-
-def batch_filter(task_lists: dict[str, list[dict]]) -> dict[str, list[dict]]:
-    """Copies of each strategy's tasks after SWE-MERA's bottom-quartile filter, run once over
-    the judged tasks of the whole batch (a generation), not per strategy."""
-    tasks = {key: [Task.from_dict(t) for t in copy.deepcopy(records)] for key, records in task_lists.items()}
-    bottom_quartile_filter([t for key in sorted(tasks) for t in tasks[key]])
-    return {key: [t.to_dict() for t in items] for key, items in tasks.items()}
-
-
-def surviving_batch_filter(tasks: list[Task]) -> int:
-    """How many of these tasks the bottom-quartile filter would keep (run on copies)."""
-    copies = [Task.from_dict(t.to_dict()) for t in tasks]  # to_dict (asdict) copies deeply
-    bottom_quartile_filter(copies)
-    return sum(t.passed for t in copies)
 
 
 def score_tasks(tasks: list[dict], settings: EvalSettings, novelty: Callable[[list[dict]], list[float]]) -> Score:

@@ -15,11 +15,13 @@ import importlib
 _HOMES = {  # public name -> the module that defines it (loaded on first use: git, unidiff and
     # the LLM client stay out of a CLI start that does not need them)
     "Candidate": "mining",
+    "FILTERED_CRITERIA": "validate",
     "Generator": "generate",
     "LAYERS": "task",
     "LayerResult": "task",
     "MUTATION_INSTRUCTIONS": "prompt",
     "MiningError": "mining",
+    "NamedCommit": "mining",
     "PARAM_RANGES": "strategy",
     "SEED_PROMPTS": "strategy",
     "Strategy": "strategy",
@@ -35,6 +37,7 @@ _HOMES = {  # public name -> the module that defines it (loaded on first use: gi
     "judge_prompt": "prompt",
     "mine": "mining",
     "mine_commits": "mining",
+    "mine_named": "mining",
     "pick_candidates": "generate",
     "read_jsonl": "task",
     "run_layers": "validate",
@@ -52,11 +55,13 @@ def __getattr__(name: str):
 
 __all__ = [
     "Candidate",
+    "FILTERED_CRITERIA",
     "Generator",
     "LAYERS",
     "LayerResult",
     "MUTATION_INSTRUCTIONS",
     "MiningError",
+    "NamedCommit",
     "PARAM_RANGES",
     "SEED_PROMPTS",
     "Strategy",
@@ -72,6 +77,7 @@ __all__ = [
     "judge_prompt",
     "mine",
     "mine_commits",
+    "mine_named",
     "pick_candidates",
     "read_jsonl",
     "run_layers",

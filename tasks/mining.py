@@ -143,7 +143,7 @@ def _functions_in_diff(diff_text: str) -> tuple[list[str], list[str]]:
     return new, touched
 
 
-REFACTOR_WORDS = ("refactor", "rename", "extract", "restructure", "reorganis", "reorganiz")
+REFACTOR_WORDS = re.compile(r"\b(refactor\w*|renam\w*|extract\w*|restructur\w*|reorgani[sz]\w*)\b")
 REFACTOR_VERBS = ("move", "split", "introduce", "inline")
 FEATURE_VERBS = (
     "add",
@@ -162,29 +162,43 @@ FEATURE_VERBS = (
     "enables",
     "new",
 )
-FIX_WORDS = re.compile(r"\b(fix(es|ed)?|bugs?|bugfix|regression|crash(es)?|broken|wrong|incorrect(ly)?|typo)\b")
+FIX_WORDS = re.compile(r"\b(fix(es|ed)?|bugs?|bugfix|hotfix|regression|crash(es)?|broken|wrong|incorrect(ly)?|typo)\b")
 MERGE_SUBJECT = re.compile(r"^merge\b")
+CODE_SPAN = re.compile(r"`[^`]*`|\b\w*[_.]\w*\b|\b\w+\(\)")  # `code`, snake_case, dotted.names, calls()
+
+
+def wording(subject: str) -> str:
+    """A subject's prose: code spans and identifiers taken out, so a function named
+    `extract_keys` or `fix_path` says nothing about the kind of change."""
+    return CODE_SPAN.sub(" ", subject).lower()
 
 
 def classify(subject: str, added_functions: list[str], shape: str = "") -> str:
     """A guess at the commit's kind from its subject's wording, its added functions and its
-    diff shape (see `diff_shape`): a change that only renames or re-signs existing functions
-    is a refactor whatever its wording says; an "Add ..." commit is a feature unless its
-    subject speaks of a fix; a subject that is still a bare merge line says nothing (other).
-    A behaviour change with silent wording is taken for a fix: its tests prove that existing
-    code behaved differently."""
+    diff shape (see `diff_shape`). A subject that speaks of a fix is a fix: its tests show
+    behaviour that changed, whatever else the diff moves or renames. Otherwise a change that
+    only renames or re-signs existing functions is a refactor whatever its wording says; an
+    "Add ..." commit is a feature; a subject that is still a bare merge line says nothing
+    (other). A behaviour change with silent wording is taken for a fix: its tests prove that
+    existing code behaved differently.
+
+    The kind decides which commits a strategy picks from a mined history; a commit a user
+    names is tried whatever its kind."""
     text = subject.lower()
-    words = re.findall(r"[a-z_]+", text)
-    first = words[0] if words else ""
     if MERGE_SUBJECT.match(text):
         return "other"
-    if any(w in text for w in REFACTOR_WORDS) or (first in REFACTOR_VERBS and "bug" not in text):
+    prose = wording(subject)
+    words = re.findall(r"[a-z]+", prose)
+    first = words[0] if words else ""
+    if FIX_WORDS.search(prose):
+        return "bug_fix"
+    if REFACTOR_WORDS.search(prose) or first in REFACTOR_VERBS:
         return "refactor"
     if shape == "restructure":
         return "refactor"
-    if first in FEATURE_VERBS and not FIX_WORDS.search(text):
+    if first in FEATURE_VERBS:
         return "feature_add"
-    if shape == "additive" and added_functions and not FIX_WORDS.search(text):
+    if shape == "additive" and added_functions:
         return "feature_add"
     return "bug_fix"
 
@@ -288,12 +302,23 @@ def function_change(
     """unchanged | signature (same body, other parameters) | rename (same shape, names of the
     file's own definitions renamed consistently) | behaviour."""
     if _body(old) == _body(new):
-        return "unchanged" if ast.dump(old.args) == ast.dump(new.args) else "signature"
+        if ast.dump(old.args) == ast.dump(new.args):
+            return "unchanged"
+        # another default value is another behaviour for every call that omits the argument
+        return "signature" if _defaults(old.args) == _defaults(new.args) else "behaviour"
     if _body(old, erase=True) == _body(new, erase=True) and _is_consistent_rename(
         ast.parse(_body_source(old)), ast.parse(_body_source(new)), old_defined, new_defined
     ):
         return "rename"
     return "behaviour"
+
+
+def _defaults(args: ast.arguments) -> dict[str, str]:
+    """Parameter name -> its default value (dumped), wherever the parameter sits."""
+    positional = [*args.posonlyargs, *args.args]
+    found = {a.arg: ast.dump(d) for a, d in zip(positional[len(positional) - len(args.defaults) :], args.defaults)}
+    found.update({a.arg: ast.dump(d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    return found
 
 
 def _body_source(node: ast.AST) -> str:
@@ -423,34 +448,66 @@ def _merge_is_own_change(record: CommitRecord, history: History) -> bool:
     return not any(all(_split_files(r.files)) for r in inner if not r.is_merge)
 
 
-def mine_commits(path: str | Path, shas: Sequence[str], *, max_source_files: int = 15) -> MiningResult:
-    """Candidates for commits a user named: each must be in the repository, have a parent and
-    change source and tests in fewer than `max_source_files` source files; the message length,
-    the date window and the history window do not apply. A commit that cannot become a task
-    raises MiningError with one sentence saying why."""
+@dataclass
+class NamedCommit:
+    """What mining made of one commit a user named: a candidate, or why it cannot be a task."""
+
+    given: str
+    sha: str = ""
+    candidate: Candidate | None = None
+    reason: str = ""
+    category: str = ""  # unknown_commit | root_commit | no_test_change | no_source_change | too_large
+
+
+def mine_named(path: str | Path, shas: Sequence[str], *, max_source_files: int = 15) -> list[NamedCommit]:
+    """One entry per commit a user named, in the order given: a candidate when the commit is in
+    the repository, has a parent and changes source and tests in fewer than `max_source_files`
+    source files (the message length, the date window and the history window do not apply),
+    else one sentence saying why it cannot become a task. Its kind is classified but never
+    decides whether it is tried."""
     repo = open_repo(path)
-    candidates, on_chain = [], first_parent_chain(repo)
-    for given in shas:
+    on_chain = first_parent_chain(repo)
+    return [_named(repo, path, given, on_chain, max_source_files) for given in shas]
+
+
+def _named(repo: git.Repo, path, given: str, on_chain, max_source_files: int) -> NamedCommit:
+    try:
         sha = _resolve(repo, given, path)
-        records = walk(repo, "--ancestry-path", f"{sha}..HEAD") if _is_ancestor(repo, sha, "HEAD") else []
-        record = walk(repo, "-1", sha)[0]
-        if not record.parents:
-            raise MiningError(f"commit {given} is the first commit of {path}: it has no parent to compare with")
-        source, tests = _split_files(record.files)
-        if not tests:
-            raise MiningError(f"commit {given} changes no test file, so no test can show what it fixes")
-        if not source:
-            raise MiningError(f"commit {given} changes no source file (only tests or other files)")
-        if len(source) >= max_source_files:
-            raise MiningError(
-                f"commit {given} is too large: it changes {len(source)} source files "
-                f"(the limit is mining.max_source_files = {max_source_files})"
-            )
-        # within the commits descending from it, a merge brought it in when its second parent
-        # descends from it (or is it) and its first parent does not
-        pulls = History([record, *records]).merged_by()
-        candidate = _candidate(repo, record, pulls.get(sha), sha in on_chain)
-        candidates.append(_classified(repo, candidate))
+    except MiningError as exc:
+        return NamedCommit(given, reason=str(exc), category="unknown_commit")
+    record = walk(repo, "-1", sha)[0]
+    source, tests = _split_files(record.files)
+    why = ""
+    if not record.parents:
+        why, category = f"commit {given} is the first commit of {path}: it has no parent to compare with", "root_commit"
+    elif not tests:
+        why, category = f"commit {given} changes no test file, so no test can show what it fixes", "no_test_change"
+    elif not source:
+        why, category = f"commit {given} changes no source file (only tests or other files)", "no_source_change"
+    elif len(source) >= max_source_files:
+        why, category = (
+            f"commit {given} is too large: it changes {len(source)} source files "
+            f"(the limit is mining.max_source_files = {max_source_files})",
+            "too_large",
+        )
+    if why:
+        return NamedCommit(given, sha, reason=why, category=category)
+    records = walk(repo, "--ancestry-path", f"{sha}..HEAD") if _is_ancestor(repo, sha, "HEAD") else []
+    # within the commits descending from it, a merge brought it in when its second parent
+    # descends from it (or is it) and its first parent does not
+    pulls = History([record, *records]).merged_by()
+    candidate = _candidate(repo, record, pulls.get(sha), sha in on_chain)
+    return NamedCommit(given, sha, candidate=_classified(repo, candidate))
+
+
+def mine_commits(path: str | Path, shas: Sequence[str], *, max_source_files: int = 15) -> MiningResult:
+    """Candidates for commits a user named (see `mine_named`); the first commit that cannot
+    become a task raises MiningError with one sentence saying why."""
+    named = mine_named(path, shas, max_source_files=max_source_files)
+    for entry in named:
+        if entry.candidate is None:
+            raise MiningError(entry.reason)
+    candidates = [entry.candidate for entry in named]
     return MiningResult(repo=repo_name(path), funnel={"commits": len(candidates)}, candidates=candidates)
 
 
