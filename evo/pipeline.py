@@ -263,14 +263,14 @@ def _not_tried(strategy: Strategy, candidates: list[Candidate], settings: EvalSe
     reasons: Counter = Counter()
     for c in candidates:
         if c.sha not in taken:
-            reasons[f"classified {c.kind or 'other'}, not taken by {strategy.strategy_type.value}"] += 1
+            reasons[f"classified {c.kind or 'other'}, not a {strategy.strategy_type.value} commit"] += 1
     rest = len(order) - tried
     if rest > 0:
-        budget = settings.tasks_per_strategy * settings.oversample
-        if kept >= settings.tasks_per_strategy:
-            reasons[f"{kept} kept reached --n"] += rest
+        n, budget = settings.tasks_per_strategy, settings.tasks_per_strategy * settings.oversample
+        if kept >= n:
+            reasons[f"stopped at --n {n}"] += rest
         else:
-            reasons[f"beyond the oversample budget of {budget} attempts"] += rest
+            reasons[f"beyond the budget of {budget} attempts ({settings.oversample} x --n {n})"] += rest
     return dict(reasons)
 
 

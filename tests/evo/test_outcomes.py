@@ -167,10 +167,10 @@ def test_a_whole_repository_run_says_why_each_commit_was_not_tried():
     settings = EvalSettings(tasks_per_strategy=2, oversample=3)
     strategy = Strategy(StrategyType.BUG_FIX, "p")
     assert _not_tried(strategy, candidates, settings, tried=3, kept=2) == {
-        "classified feature_add, not taken by BUG_FIX": 1,
-        "2 kept reached --n": 7,
+        "classified feature_add, not a BUG_FIX commit": 1,
+        "stopped at --n 2": 7,
     }
     assert _not_tried(strategy, candidates, settings, tried=6, kept=1) == {
-        "classified feature_add, not taken by BUG_FIX": 1,
-        "beyond the oversample budget of 6 attempts": 4,
+        "classified feature_add, not a BUG_FIX commit": 1,
+        "beyond the budget of 6 attempts (3 x --n 2)": 4,
     }
