@@ -329,23 +329,55 @@ def hof(
                 else None
             ),
         )
-        for col in ("rank", "id", "type", "EV", "Q", "N", "D", "S", "E", "operator", "parents"):
+        for col in ("rank", "id", "type", "fitness", "EV", "Q", "N", "D", "S", "E", "val/kept", "genes", "operator"):
             table.add_column(col)
         for rank, e in enumerate(entries, 1):
             d = e["dimensions"]
+            per_kept = e.get("validations_per_kept")
             table.add_row(
                 str(rank),
                 e["id"],
                 e["strategy_type"],
+                f"{e.get('fitness', e['exploration_value']):.3f}",
                 f"{e['exploration_value']:.3f}",
                 *(
                     f"{d.get(k, 0):.2f}"
                     for k in ("quality", "novelty", "difficulty_coverage", "skill_diversity", "evolution_potential")
                 ),
-                e["operator"],
-                ",".join(e["parents"]) or "-",
+                "-" if per_kept is None else f"{per_kept:.2f}",
+                genes_text(e.get("genes"), e["strategy_type"]),
+                e["operator"] + (f" of {','.join(e['parents'])}" if e["parents"] else ""),
             )
         out.print(table)
+        out.print(
+            "fitness = (1 - cost_weight) EV + cost_weight x kept per validation; val/kept = container "
+            "validations per kept task; genes: those not at their neutral default (none: a seed's)",
+            markup=False,
+        )
+
+
+def genes_text(genes: dict | None, strategy_type: str) -> str:
+    """The genes of a hall-of-fame entry that are not at their neutral default, compactly."""
+    from tasks import Strategy, StrategyType
+
+    if not genes:
+        return "-"
+    neutral = Strategy(StrategyType(strategy_type), "").shown_genes()
+    short = {"statement_words": "words", "evidence_tests": "tests shown", "evidence_code": "code shown"}
+    parts = []
+    for name, value in genes.items():
+        if value == neutral.get(name):
+            continue
+        label = short.get(name, name.removeprefix("sel_"))
+        if isinstance(value, list):
+            parts.append(f"{label} {value[0]:g}-{value[1]:g}")
+        elif isinstance(value, dict):
+            parts.append(f"{label} " + "/".join(f"{v:.2f}" for v in value.values()))
+        elif isinstance(value, float):
+            parts.append(f"{label} {value:+.2f}" if name.startswith("sel_") else f"{label} {value:.2f}")
+        else:
+            parts.append(f"{label} {value}")
+    return ", ".join(parts) or "-"
 
 
 def _print_lineage(run_dir: Path, wanted: str) -> None:
@@ -418,7 +450,7 @@ def generate(
 
     with friendly_errors():
         cfg = _config(config, set_)
-        choices = [t.value for t in StrategyType] + [SYNTHETIC]
+        choices = list(dict.fromkeys([t.value for t in StrategyType] + [SYNTHETIC]))
         if strategy is not None and strategy.upper() not in choices:
             from evo.config import did_you_mean
 
@@ -919,23 +951,40 @@ def experiment_cmd(
         out_dir = out_dir or Path("runs") / f"{config.stem}-experiment"
         document = run_experiment(cfg, out_dir, log=_log)
         table = Table(
-            title=f"Held-out commits ({document['split']['heldout']}), {document['heldout_calls_per_arm']} "
-            f"generation calls per arm, {len(document['per_seed'])} seeds: mean [95% CI]"
+            title=f"Held-out commits ({document['split']['heldout']}), {document['heldout_validations_per_arm']} "
+            f"container validations per arm, {len(document['per_seed'])} seeds: mean [95% CI]"
         )
         table.add_column("arm")
         for metric in METRICS:
             table.add_column(metric)
+        table.add_column("validations/kept")
         for arm in ARMS:
+            results = [s["arms"][arm] for s in document["per_seed"]]
+            kept, spent = sum(r["kept"] for r in results), sum(r.get("validations", 0) for r in results)
             table.add_row(
                 arm,
                 *(
                     f"{c['mean']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"
-                    for c in (document["arms"][arm][m] for m in METRICS)
+                    for c in (document["arms"][arm][m] for m in METRICS if m in document["arms"][arm])
                 ),
+                f"{spent / kept:.2f}" if kept else "-",
             )
         out.print(table)
+        for arm in ARMS:
+            strategy = document["per_seed"][-1]["arms"][arm]["strategy"]
+            out.print(
+                f"{arm} (seed {document['per_seed'][-1]['seed']}): {strategy['strategy_type']} {strategy['id']}, "
+                f"genes: {genes_text(_shown_genes(strategy), strategy['strategy_type'])}",
+                markup=False,
+            )
         out.print(document["verdict"], markup=False)
         out.print(f"results: {out_dir / 'experiment.json'}; plot: {build_experiment_report(out_dir)}")
+
+
+def _shown_genes(strategy: dict) -> dict:
+    from tasks import Strategy
+
+    return Strategy.from_dict(strategy).shown_genes()
 
 
 def main() -> None:

@@ -91,6 +91,8 @@ class FitnessConfig(Section):
     # run so far it has no cutoffs and the absolute thresholds above decide alone
     quartile_min_judged: int = Field(20, ge=4)
     reuse_functional_results: bool = True
+    # fitness = (1 - cost_weight) x EV + cost_weight x kept tasks per container validation
+    cost_weight: float = Field(0.3, ge=0, le=1)
 
     @field_validator("layers")
     @classmethod
@@ -156,7 +158,8 @@ class ExperimentConfig(Section):
 
     seeds: list[int] = Field(default_factory=lambda: [1, 2, 3], min_length=1)
     holdout_fraction: float = Field(0.4, gt=0, lt=1)
-    heldout_calls: int = Field(6, ge=1)  # generation calls per arm and seed on held-out commits
+    heldout_validations: int = Field(8, ge=1)  # container validations per arm and seed on held-out commits
+    heldout_attempts: Optional[int] = Field(None, ge=1)  # cap on attempts per arm (default: 2 x validations)
 
 
 class Config(Section):

@@ -1,41 +1,73 @@
 """Does evolution earn its gains? Best seed vs evolved vs random search on held-out commits.
 
 The candidate commits are split by date: the older ones are the training set, the newest
-`experiment.holdout_fraction` are held out. For each seed, evolution runs on the training
-commits twice with the same budget: as configured, and as random search (epsilon = 1: every
-child a fresh random strategy). Three strategies are then applied to the held-out commits,
-each with the same budget of generation calls on the same commit sample:
+`experiment.holdout_fraction` are held out. When SYNTHETIC is among the strategy types, the
+repositories' source modules are split too (by a hash of their path, the same share): the
+training runs synthesize bugs in the training modules only, the held-out arms in the others.
+
+For each seed, evolution runs on the training commits twice with the same budget (the same
+population, generations and per-evaluation validation cap): as configured, and as random
+search (epsilon = 1: every child a fresh random strategy, its genes drawn uniformly). Three
+strategies are then applied to the held-out commits, each with the same budget of container
+validations (`experiment.heldout_validations`) on the same commit sample:
 
 (a) best seed    the best generation-1 strategy (what you get without evolving),
 (b) evolved      the best strategy evolution *made* (born in generation 2 or later, not a seed's genome),
 (c) random       the best strategy random search made the same way.
 
-"Best" is the highest EV as last scored in the run (hall of fame and population are re-scored
-every generation against the archive as it stands). Whether a made strategy topped the run on
-the training commits is reported too (`evolved_tops_training`).
+"Best" is the highest fitness as last scored in the run (EV with the yield per validation
+folded in, `fitness.cost_weight`). Each arm tries held-out commits in its own order (its
+selection genes) until it has spent its validations; attempts that fail before a container
+runs cost none (at most `experiment.heldout_attempts`, default twice the validations, are
+tried).
 
-Per arm and seed: kept rate, leak rate, judge quality, difficulty coverage and EV on the
-held-out batch. Across seeds: the mean with a 95% t-interval, and the paired differences
-evolved - seed and evolved - random (same seed, same held-out commits) with theirs.
+Per arm and seed: kept per validation, kept rate, leak rate, judge quality, difficulty
+coverage, EV and its five dimensions, and the difficulty histogram of the kept tasks. Across
+seeds: the mean with a 95% t-interval, and the paired differences evolved - seed and evolved
+- random (same seed, same held-out commits) with theirs. The training runs' best and mean EV
+per generation are kept for the report's curves.
+
+Verdicts of identical code states are shared across the arms and seeds of one experiment
+(`fitness.reuse_functional_results`): a commit two arms try runs its containers once. Every
+arm is still charged the validations it would have paid alone.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import statistics
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from evo import checkpoint as ckpt
 from evo.config import Config
 from evo.loop import Evolution, RunError
 from evo.runtime import Workbench, eval_settings, mine_all, resolve_repos
-from fitness import batch_filter, commit_order, difficulty_coverage, failure_categories, kept_tasks, score_tasks
-from tasks import Candidate, MiningError, Strategy
+from fitness import (
+    DIMENSIONS,
+    attempts_of,
+    batch_filter,
+    difficulty_coverage,
+    failure_categories,
+    kept_tasks,
+    score_tasks,
+    validations_of,
+)
+from tasks import MODULE_KIND, Candidate, MiningError, Strategy, StrategyType, source_modules
 
 ARMS = ("best_seed", "evolved", "random_search")
-METRICS = ("kept_rate", "leak_rate", "judge_quality", "difficulty_coverage", "exploration_value")
+METRICS = (
+    "kept_per_validation",
+    "kept_rate",
+    "leak_rate",
+    "judge_quality",
+    "difficulty_coverage",
+    "exploration_value",
+)
+ALL_METRICS = (*METRICS, *(d for d in DIMENSIONS if d not in METRICS))
 HELDOUT_SAMPLE = 0  # the held-out commit order is its own sample, never one a training generation used
 
 
@@ -49,6 +81,30 @@ def split_by_date(candidates: list[Candidate], holdout_fraction: float) -> tuple
             "still train on the rest"
         )
     return ordered[:-held], ordered[-held:]
+
+
+def module_split(repos: list[Path], holdout_fraction: float) -> tuple[list[Candidate], list[Candidate]]:
+    """Module stand-in candidates for SYNTHETIC: (training modules, held-out modules) of every
+    repository's HEAD, a module held out when a hash of its path falls below the fraction."""
+    train, held = [], []
+    for repo_path in repos:
+        head, paths = source_modules(repo_path)
+        for path in paths:
+            share = int(hashlib.sha256(path.encode()).hexdigest()[:8], 16) / 16**8
+            stand_in = Candidate(
+                repo=str(Path(repo_path).name),
+                repo_path=str(Path(repo_path).resolve()),
+                sha=head.hexsha,
+                parent=head.hexsha,
+                subject=f"module {path}",
+                body="",
+                created_at=head.committed_datetime.isoformat(),
+                source_files=[path],
+                test_files=[],
+                kind=MODULE_KIND,
+            )
+            (held if share < holdout_fraction else train).append(stand_in)
+    return train, held
 
 
 def t_interval(values: list[float], confidence: float = 0.95, bounds: tuple[float, float] = (-1.0, 1.0)) -> dict:
@@ -66,15 +122,45 @@ def t_interval(values: list[float], confidence: float = 0.95, bounds: tuple[floa
 
 
 def training_scores(run_dir: Path) -> tuple[list[list[Strategy]], dict[str, float]]:
-    """(offspring per generation, each genome's EV as last scored in the run)."""
+    """(offspring per generation, each genome's fitness as last scored in the run; EV for runs
+    scored before fitness existed)."""
     folder = Path(run_dir) / "generations"
     offspring, latest = [], {}
     for path in sorted(folder.glob("gen-*.offspring.json")):
         offspring.append([Strategy.from_dict(s) for s in json.loads(path.read_text(encoding="utf-8"))["offspring"]])
         scores = path.with_name(path.name.replace(".offspring.", ".scores."))
         for key, score in json.loads(scores.read_text(encoding="utf-8")).items():
-            latest[key] = score["exploration_value"]
+            latest[key] = score.get("fitness", score["exploration_value"])
     return offspring, latest
+
+
+def generation_curve(run_dir: Path) -> list[dict]:
+    """Per generation of a training run: best and mean EV (and fitness) of its offspring as
+    scored that generation, and the container validations its fresh evaluations spent."""
+    folder = Path(run_dir) / "generations"
+    journal = ckpt.Journal(Path(run_dir) / "evaluations.jsonl").read()
+    spent: dict[int, int] = {}
+    for record in journal:
+        g = record.get("generation", 0)
+        spent[g] = spent.get(g, 0) + record.get("validations", validations_of(record.get("tasks", [])))
+    curve = []
+    for path in sorted(folder.glob("gen-*.offspring.json")):
+        generation = int(path.name.split("-")[1].split(".")[0])
+        children = [Strategy.from_dict(s) for s in json.loads(path.read_text(encoding="utf-8"))["offspring"]]
+        scores = json.loads(path.with_name(path.name.replace(".offspring.", ".scores.")).read_text(encoding="utf-8"))
+        evs = [scores[c.genome_hash()]["exploration_value"] for c in children if c.genome_hash() in scores]
+        fits = [scores[c.genome_hash()].get("fitness", 0.0) for c in children if c.genome_hash() in scores]
+        curve.append(
+            {
+                "generation": generation,
+                "best_ev": round(max(evs), 4) if evs else 0.0,
+                "mean_ev": round(statistics.fmean(evs), 4) if evs else 0.0,
+                "best_fitness": round(max(fits), 4) if fits else 0.0,
+                "mean_fitness": round(statistics.fmean(fits), 4) if fits else 0.0,
+                "validations": spent.get(generation, 0),
+            }
+        )
+    return curve
 
 
 def pick_arms(run_dir: Path) -> tuple[Strategy, Strategy | None, bool]:
@@ -90,38 +176,62 @@ def pick_arms(run_dir: Path) -> tuple[Strategy, Strategy | None, bool]:
     return best_seed, best_made, best_made is not None and rank(best_made) > rank(best_seed)
 
 
+def difficulty_histogram(tasks: list[dict], bins: int) -> list[int]:
+    counts = [0] * bins
+    for t in tasks:
+        counts[min(int(float(t.get("difficulty", 0.0)) * bins), bins - 1)] += 1
+    return counts
+
+
 def apply_heldout(
-    strategy: Strategy, bench: Workbench, heldout: list[Candidate], config: Config, calls: int, novelty
+    strategy: Strategy, bench: Workbench, heldout: list[Candidate], config: Config, validations: int, novelty
 ) -> dict:
-    """Generate and validate on the first `calls` held-out commits of the strategy's kinds."""
-    tried = [
-        bench.generator.generate(c, strategy).to_dict()
-        for c in commit_order(strategy, heldout, config.seed, HELDOUT_SAMPLE)[:calls]
-    ]
+    """Try held-out attempts in the strategy's order until `validations` container validations
+    are spent (attempts that fail before a container runs cost none; at most
+    `experiment.heldout_attempts` are tried), then score the batch."""
+    cap = config.experiment.heldout_attempts or 2 * validations
+    tried, spent = [], 0
+    for task in attempts_of(strategy, heldout, bench.generator, config.seed, HELDOUT_SAMPLE, cap):
+        record = task.to_dict()
+        tried.append(record)
+        spent += "functional" in record["validation"]
+        if spent >= validations:
+            break
     tasks = batch_filter({"arm": tried})["arm"]  # SWE-MERA's filter over the arm's judged batch
     kept = kept_tasks(tasks)
     categories = failure_categories(tasks)
     judged = [t["validation"]["quality"]["score"] for t in tasks if "quality" in t["validation"]]
-    score = score_tasks(tasks, eval_settings(config), novelty)
+    settings = replace(eval_settings(config), cost_weight=config.fitness.cost_weight)
+    score = score_tasks(tasks, settings, novelty)
     attempts = len(tasks)
+    bins = config.fitness.difficulty_bins
     return {
         "strategy": strategy.to_dict(),
         "attempts": attempts,
+        "validations": score.validations,
         "kept": len(kept),
+        "kept_per_validation": score.kept_per_validation,
+        "validations_per_kept": score.validations_per_kept,
         "kept_rate": round(len(kept) / attempts, 4) if attempts else 0.0,
         "leak_rate": round(categories.count("leakage") / attempts, 4) if attempts else 0.0,
         "judge_quality": round(statistics.fmean(judged), 4) if judged else 0.0,
-        "difficulty_coverage": round(
-            difficulty_coverage([t["difficulty"] for t in kept], config.fitness.difficulty_bins), 4
-        ),
+        "difficulty_coverage": round(difficulty_coverage([t["difficulty"] for t in kept], bins), 4),
+        "difficulty_histogram": difficulty_histogram(kept, bins),
         "exploration_value": score.exploration_value,
+        "fitness": score.fitness,
         "dimensions": score.dimensions,
         "failure_categories": categories,
     }
 
 
 def run_seed(
-    config: Config, seed: int, out: Path, train: list[Candidate], heldout: list[Candidate], log: Callable[[str], None]
+    config: Config,
+    seed: int,
+    out: Path,
+    train: list[Candidate],
+    heldout: list[Candidate],
+    log: Callable[[str], None],
+    verdicts: dict | None = None,
 ) -> dict:
     seeded = config.model_copy(deep=True)
     seeded.seed = seed
@@ -133,8 +243,8 @@ def run_seed(
         run_dir = out / f"seed-{seed}" / name
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "config.yaml").write_text(cfg.to_yaml(), encoding="utf-8")
-        log(f"seed {seed}: {name} run on {len(train)} training commits ({generations} generations) in {run_dir}")
-        runs[name] = Evolution(cfg, run_dir, log=log, candidates=train).run(generations)
+        log(f"seed {seed}: {name} run on {len(train)} training candidates ({generations} generations) in {run_dir}")
+        runs[name] = Evolution(cfg, run_dir, log=log, candidates=train, functional_cache=verdicts).run(generations)
         if not runs[name].finished:
             raise RunError(f"experiment stopped during {run_dir}; run the same command again to continue")
     seed_strategy, evolved, evolved_tops = pick_arms(out / f"seed-{seed}" / "evolved")
@@ -145,13 +255,17 @@ def run_seed(
         "random_search": random_made or seed_strategy,
     }
     trained = {name: training_scores(out / f"seed-{seed}" / name)[1] for name in runs}
-    training_ev = {
+    training_fitness = {
         arm: trained["random_search" if arm == "random_search" else "evolved"].get(strategies[arm].genome_hash())
         for arm in ARMS
     }
+    curves = {name: generation_curve(out / f"seed-{seed}" / name) for name in runs}
     from archive import Archive
 
     bench = Workbench.build(seeded, None, log=log, candidates=heldout)
+    if verdicts is not None:
+        bench.generator.validator.functional_cache = verdicts
+    validations = config.experiment.heldout_validations
     try:
         with Archive.open(
             out / f"seed-{seed}" / "heldout-novelty", model=config.archive.model, k=config.archive.k
@@ -160,15 +274,14 @@ def run_seed(
             novelty = lambda tasks: reference.novelty_of_tasks(tasks, peers=True)  # noqa: E731
             arms = {}
             for arm in ARMS:
-                arms[arm] = apply_heldout(
-                    strategies[arm], bench, heldout, seeded, config.experiment.heldout_calls, novelty
-                )
-                arms[arm]["training_ev"] = training_ev[arm]
+                arms[arm] = apply_heldout(strategies[arm], bench, heldout, seeded, validations, novelty)
+                arms[arm]["training_fitness"] = training_fitness[arm]
+                a = arms[arm]
                 log(
                     f"seed {seed}: {arm} ({strategies[arm].id}, generation {strategies[arm].generation}, "
-                    f"{strategies[arm].operator}; training EV {training_ev[arm] or 0:.3f}) kept "
-                    f"{arms[arm]['kept']}/{arms[arm]['attempts']} held-out tasks, "
-                    f"EV {arms[arm]['exploration_value']:.3f}"
+                    f"{strategies[arm].operator}; training fitness {training_fitness[arm] or 0:.3f}) kept "
+                    f"{a['kept']}/{a['attempts']} held-out tasks for {a['validations']} validations "
+                    f"({a['kept_per_validation']:.3f} per validation), EV {a['exploration_value']:.3f}"
                 )
     finally:
         bench.close()
@@ -176,6 +289,8 @@ def run_seed(
     return {
         "seed": seed,
         "arms": arms,
+        "curves": curves,
+        "training_validations": {name: sum(g["validations"] for g in curves[name]) for name in runs},
         "evolved_is_a_seed": evolved is None,
         "evolved_tops_training": evolved_tops,
         "random_tops_training": random_tops,
@@ -184,23 +299,38 @@ def run_seed(
 
 
 def summarise(per_seed: list[dict]) -> dict:
+    def value(arm_result: dict, metric: str) -> float:
+        if metric in DIMENSIONS:
+            return float(arm_result.get("dimensions", {}).get(metric, 0.0))
+        return float(arm_result.get(metric, 0.0))
+
+    metrics = [m for m in ALL_METRICS if all(m in s["arms"]["evolved"] or m in DIMENSIONS for s in per_seed)]
     arms = {
-        arm: {m: t_interval([s["arms"][arm][m] for s in per_seed], bounds=(0.0, 1.0)) for m in METRICS} for arm in ARMS
+        arm: {m: t_interval([value(s["arms"][arm], m) for s in per_seed], bounds=(0.0, 1.0)) for m in metrics}
+        for arm in ARMS
     }
     differences = {}
     for other in ("best_seed", "random_search"):
         differences[f"evolved_minus_{other}"] = {
-            m: t_interval([s["arms"]["evolved"][m] - s["arms"][other][m] for s in per_seed]) for m in METRICS
+            m: t_interval([value(s["arms"]["evolved"], m) - value(s["arms"][other], m) for s in per_seed])
+            for m in metrics
         }
-    return {"arms": arms, "differences": differences}
+    histograms = {
+        arm: [sum(col) for col in zip(*(s["arms"][arm].get("difficulty_histogram", []) for s in per_seed))]
+        for arm in ARMS
+    }
+    return {"arms": arms, "differences": differences, "difficulty_histograms": histograms}
 
 
 def verdict(summary: dict, per_seed: list[dict]) -> str:
-    """One honest sentence: does the evolved arm beat the best seed on held-out EV and kept rate?"""
+    """One honest sentence: does the evolved arm beat the best seed and random search on
+    held-out kept per validation, EV and kept rate?"""
     lines = []
     for other, label in (("best_seed", "the best seed"), ("random_search", "random search")):
         d = summary["differences"][f"evolved_minus_{other}"]
-        for metric in ("exploration_value", "kept_rate"):
+        for metric in ("kept_per_validation", "exploration_value", "kept_rate"):
+            if metric not in d:
+                continue
             ci = d[metric]
             if ci["low"] > 0:
                 word = "beats"
@@ -223,15 +353,6 @@ def verdict(summary: dict, per_seed: list[dict]) -> str:
     return "; ".join(lines) + "."
 
 
-def heldout_budget(heldout: list[Candidate], config: Config) -> int:
-    """Generation calls per arm: the configured number, capped so that every strategy type the
-    run may pick has that many held-out commits of its kinds (the same budget for every arm)."""
-    from tasks import pick_candidates
-
-    available = min(len(pick_candidates(heldout, t)) for t in config.evolution.strategy_types)
-    return min(config.experiment.heldout_calls, available)
-
-
 def run_experiment(config: Config, out: Path, log: Callable[[str], None] = print) -> dict:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -240,38 +361,41 @@ def run_experiment(config: Config, out: Path, log: Callable[[str], None] = print
         config = config.model_copy(deep=True)
         config.parallel.backend = "serial"
     e = config.experiment
-    train, heldout = split_by_date(mine_all(config, resolve_repos(config)), e.holdout_fraction)
-    calls = heldout_budget(heldout, config)
-    if calls < e.heldout_calls:
-        log(
-            f"experiment: {calls} generation calls per arm, not {e.heldout_calls}: a strategy type has only "
-            f"{calls} held-out commits of its kinds"
-        )
-        config = config.model_copy(deep=True)
-        config.experiment.heldout_calls = calls
+    repos = resolve_repos(config)
+    train, heldout = split_by_date(mine_all(config, repos), e.holdout_fraction)
+    synthetic = ""
+    if StrategyType.SYNTHETIC in config.evolution.strategy_types:
+        train_modules, held_modules = module_split(repos, e.holdout_fraction)
+        train, heldout = train + train_modules, heldout + held_modules
+        synthetic = f"; SYNTHETIC: {len(train_modules)} training modules, {len(held_modules)} held-out modules"
+    commits = [c for c in train if c.kind != MODULE_KIND], [c for c in heldout if c.kind != MODULE_KIND]
     log(
-        f"experiment: {len(train)} training commits up to {train[-1].created_at[:10]}, {len(heldout)} held-out "
-        f"commits from {heldout[0].created_at[:10]}; seeds {', '.join(map(str, e.seeds))}"
+        f"experiment: {len(commits[0])} training commits up to {commits[0][-1].created_at[:10]}, "
+        f"{len(commits[1])} held-out commits from {commits[1][0].created_at[:10]}{synthetic}; "
+        f"{e.heldout_validations} container validations per arm; seeds {', '.join(map(str, e.seeds))}"
     )
+    verdicts: dict | None = {} if config.fitness.reuse_functional_results else None
     per_seed = []
     for seed in e.seeds:
         done = out / f"seed-{seed}" / "result.json"
         if done.is_file():  # a re-run continues: finished seeds are not paid for twice
             per_seed.append(json.loads(done.read_text(encoding="utf-8")))
             continue
-        result = run_seed(config, seed, out, train, heldout, log)
+        result = run_seed(config, seed, out, train, heldout, log, verdicts)
         ckpt.atomic_write_text(done, json.dumps(result, sort_keys=True, indent=1))
         per_seed.append(result)
     summary = summarise(per_seed)
     document = {
         "config": config.model_dump(mode="json"),
         "split": {
-            "train": len(train),
-            "heldout": len(heldout),
-            "train_until": train[-1].created_at,
-            "heldout_from": heldout[0].created_at,
+            "train": len(commits[0]),
+            "heldout": len(commits[1]),
+            "train_until": commits[0][-1].created_at,
+            "heldout_from": commits[1][0].created_at,
+            "train_modules": len(train) - len(commits[0]),
+            "heldout_modules": len(heldout) - len(commits[1]),
         },
-        "heldout_calls_per_arm": config.experiment.heldout_calls,
+        "heldout_validations_per_arm": e.heldout_validations,
         **summary,
         "per_seed": per_seed,
         "verdict": verdict(summary, per_seed),

@@ -1,8 +1,10 @@
 """DEAP's individual and fitness for SEBGen, as module-level classes.
 
 Module level (not `creator`) so they pickle under spawn, Dask and in checkpoints. The fitness
-is single-valued and holds the exploration value; DEAP compares multi-objective weights
-lexicographically, so the five dimensions live on the individual instead.
+is single-valued and holds what evolution ranks by: the exploration value with the yield per
+container validation folded in (`fitness.cost_weight`; with weight 0 it is the EV). DEAP
+compares multi-objective weights lexicographically, so the EV itself, its five dimensions and
+the cost (validations per kept task) live on the individual instead.
 """
 
 from __future__ import annotations
@@ -11,7 +13,15 @@ from deap import base
 
 from tasks import Strategy
 
-SUMMARY_KEYS = ("attempts", "passed", "failure_categories", "scored_at_generation", "archive_tasks")
+SUMMARY_KEYS = (
+    "attempts",
+    "passed",
+    "failure_categories",
+    "validations",
+    "kept_per_validation",
+    "scored_at_generation",
+    "archive_tasks",
+)
 
 
 class ExplorationFitness(base.Fitness):
@@ -25,15 +35,30 @@ class Individual:
         self.dimensions: dict[str, float] = {}
         self.novelty: float = 0.0
         self.summary: dict = {}
+        self.ev: float | None = None
+
+    @property
+    def fitness_value(self) -> float:
+        """What evolution ranks by (EV when cost_weight is 0)."""
+        return self.fitness.values[0] if self.fitness.valid else 0.0
 
     @property
     def exploration_value(self) -> float:
-        return self.fitness.values[0] if self.fitness.valid else 0.0
+        if self.ev is not None:
+            return self.ev
+        return self.fitness_value
+
+    @property
+    def validations_per_kept(self) -> float | None:
+        passed, validations = self.summary.get("passed", 0), self.summary.get("validations")
+        return round(validations / passed, 4) if passed and validations is not None else None
 
     def assign(self, score: dict) -> None:
-        """Take a score: exploration_value, dimensions, attempts, passed, failure_categories and
-        where its novelty was measured (`scored_at_generation`, `archive_tasks`)."""
-        self.fitness.values = (score["exploration_value"],)
+        """Take a score: exploration_value, fitness (EV without one), dimensions, attempts,
+        passed, failure_categories, validations and where its novelty was measured
+        (`scored_at_generation`, `archive_tasks`)."""
+        self.ev = score["exploration_value"]
+        self.fitness.values = (score.get("fitness", score["exploration_value"]),)
         self.dimensions = dict(score["dimensions"])
         self.novelty = self.dimensions.get("novelty", 0.0)
         self.summary = {k: score[k] for k in SUMMARY_KEYS if k in score}
@@ -42,6 +67,7 @@ class Individual:
         return {
             "strategy": self.strategy.to_dict(),
             "exploration_value": self.exploration_value if self.fitness.valid else None,
+            "fitness": self.fitness_value if self.fitness.valid else None,
             "dimensions": self.dimensions,
             "summary": self.summary,
         }
@@ -50,7 +76,9 @@ class Individual:
     def from_dict(cls, data: dict) -> Individual:
         ind = cls(Strategy.from_dict(data["strategy"]))
         if data.get("exploration_value") is not None:
-            ind.fitness.values = (data["exploration_value"],)
+            ind.ev = data["exploration_value"]
+            fitness = data.get("fitness")
+            ind.fitness.values = (fitness if fitness is not None else data["exploration_value"],)
         ind.dimensions = dict(data.get("dimensions", {}))
         ind.novelty = ind.dimensions.get("novelty", 0.0)
         ind.summary = dict(data.get("summary", {}))
@@ -62,14 +90,18 @@ class Individual:
             "id": s.id,
             "generation": s.generation,
             "exploration_value": self.exploration_value,
+            "fitness": self.fitness_value,
             "dimensions": self.dimensions,
             "strategy_type": s.strategy_type.value,
             "params": s.params,
+            "genes": s.shown_genes(),
             "prompt": s.prompt,
             "parents": list(s.parents),
             "operator": s.operator,
             "tasks_passed": self.summary.get("passed", 0),
             "tasks_attempted": self.summary.get("attempts", 0),
+            "validations": self.summary.get("validations"),
+            "validations_per_kept": self.validations_per_kept,
             # novelty (and so EV) is as of this archive: re-scored each generation, never cached
             "novelty_reference": {
                 "generation": self.summary.get("scored_at_generation"),

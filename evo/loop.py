@@ -21,7 +21,7 @@ import random
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -36,14 +36,16 @@ from evo.runtime import Workbench, eval_settings, open_archive
 from fitness import (
     DIMENSIONS,
     PROMPT_FIXABLE,
+    SELECTION_FIXABLE,
     batch_filter,
     distribution_of,
     evaluate_strategy,
     judged_scores,
     route_failures,
+    routed,
     score_tasks,
 )
-from operators import crossover, mutate_params, mutate_prompt, random_strategy, select_parents
+from operators import crossover, mutate_params, mutate_prompt, random_strategy, repair_selection, select_parents
 from tasks import Strategy, Task, seed_strategies
 
 
@@ -60,7 +62,9 @@ class RunOutcome:
     hall_of_fame: list[dict] = field(default_factory=list)
 
 
-def build_toolbox(config: Config, rng: random.Random, bench: Workbench) -> base.Toolbox:
+def build_toolbox(config: Config, rng: random.Random, bench: Workbench, tried: Callable | None = None) -> base.Toolbox:
+    """`tried(generation)` gives every attempt of the run before that generation as (candidate or
+    None, task record): what selection repair learns from."""
     e = config.evolution
     toolbox = base.Toolbox()
     toolbox.register("select", select_parents, rng=rng, alpha=e.alpha)
@@ -87,13 +91,27 @@ def build_toolbox(config: Config, rng: random.Random, bench: Workbench) -> base.
         return mutate_prompt(strategy, bench.llm, failures, successes, generation)
 
     toolbox.register("mutate_prompt", prompt_mutation)
+    toolbox.register(
+        "repair_selection",
+        lambda strategy, generation: repair_selection(strategy, tried(generation) if tried else [], rng, generation),
+    )
     return toolbox
+
+
+def route_of(parent: Individual) -> str:
+    """Which operator a parent's failures call for when prompt mutation is drawn: "selection"
+    when more of its rejections are selection-fixable (no_f2p) than prompt-fixable, else
+    "prompt" (also when it has no failures: the configured operator)."""
+    by_gene = routed(parent.summary.get("failure_categories", []))
+    return "selection" if len(by_gene["selection"]) > len(by_gene["prompt"]) else "prompt"
 
 
 def vary(
     toolbox: base.Toolbox, config: Config, rng: random.Random, population: list[Individual], generation: int
 ) -> list[Strategy]:
-    """Make the offspring strategies: epsilon-greedy exploration, else one of three operators."""
+    """Make the offspring strategies: epsilon-greedy exploration, else one of three operators.
+    A drawn prompt mutation goes to selection repair instead when the parent's failures are
+    mostly ones selection can fix (no_f2p: a prompt cannot make a commit's tests fail)."""
     e = config.evolution
     size = e.offspring or e.population
     parents = toolbox.select(population, size)
@@ -105,12 +123,15 @@ def vary(
             continue
         roll = rng.random() * total
         if roll < e.p_prompt_mutation:
-            children.append(toolbox.mutate_prompt(parent.strategy, generation))
+            if route_of(parent) == "selection":
+                children.append(toolbox.repair_selection(parent.strategy, generation))
+            else:
+                children.append(toolbox.mutate_prompt(parent.strategy, generation))
         elif roll < e.p_prompt_mutation + e.p_param_mutation:
             children.append(toolbox.mutate_params(parent.strategy, generation=generation))
         else:
             other = rng.choice(population)
-            better, worse = sorted([parent, other], key=lambda i: -i.exploration_value)
+            better, worse = sorted([parent, other], key=lambda i: -i.fitness_value)
             children.append(toolbox.mate(better.strategy, worse.strategy, generation))
     return children
 
@@ -119,7 +140,7 @@ def next_population(
     population: list[Individual], offspring: list[Individual], elitism: int, size: int
 ) -> list[Individual]:
     def rank(items):  # stable: ties keep their order
-        return sorted(items, key=lambda i: -i.exploration_value)
+        return sorted(items, key=lambda i: -i.fitness_value)
 
     elites = rank(population)[:elitism]
     chosen = list(elites)
@@ -137,7 +158,11 @@ def next_population(
 
 
 def make_stats() -> tools.MultiStatistics:
-    stats = {"exploration_value": tools.Statistics(lambda ind: ind.exploration_value)}
+    stats = {
+        "exploration_value": tools.Statistics(lambda ind: ind.exploration_value),
+        "fitness": tools.Statistics(lambda ind: ind.fitness_value),
+        "kept_per_validation": tools.Statistics(lambda ind: ind.summary.get("kept_per_validation", 0.0)),
+    }
     for name in DIMENSIONS:
         stats[name] = tools.Statistics(lambda ind, n=name: ind.dimensions.get(n, 0.0))
     multi = tools.MultiStatistics(**stats)
@@ -155,9 +180,13 @@ class Evolution:
         log: Callable[[str], None] = print,
         on_progress: Callable[[dict], None] | None = None,
         candidates: list | None = None,
+        functional_cache: dict | None = None,
     ):
         self.config, self.run_dir, self.log = config, Path(run_dir), log
         self.candidates = candidates  # None: mine the config's repos (workers do the same)
+        # verdicts of identical code states shared with other runs in this process (an experiment's
+        # arms); the validations they stand for are still counted (fitness.reuse_functional_results)
+        self.functional_cache = functional_cache
         self.on_progress = on_progress or (lambda event: None)
         self.rng = random.Random(config.seed)
         np.random.seed(config.seed % (2**32))
@@ -259,7 +288,9 @@ class Evolution:
         if removed:
             self.log(f"archive: dropped {removed} rows newer than checkpointed generation {self.generation}")
         self.bench.use_archive(self.archive)
-        self.toolbox = build_toolbox(self.config, self.rng, self.bench)
+        if self.functional_cache is not None:
+            self.bench.generator.validator.functional_cache = self.functional_cache
+        self.toolbox = build_toolbox(self.config, self.rng, self.bench, tried=self._tried)
         runner = make_runner(self.config, self._evaluate_local, log=self.log)
         restore_signals = self._install_signals()
         interrupted = False
@@ -374,17 +405,27 @@ class Evolution:
         self.hof.update(candidates)
         self.hof_by_generation[str(generation)] = [i.hof_entry() for i in self.hof]
         if elsewhere:
+            selection = {c: n for c, n in elsewhere.items() if c in SELECTION_FIXABLE}
             self.log(
                 f"generation {generation}: {sum(elsewhere.values())} rejections a prompt cannot fix ("
                 + ", ".join(f"{c} x{n}" for c, n in sorted(elsewhere.items()))
                 + "): reported here, not fed to prompt mutation"
+                + (
+                    "; " + ", ".join(sorted(selection)) + " go to selection repair (the commits a strategy tries)"
+                    if selection
+                    else ""
+                )
             )
         record = {
             "gen": generation,
             "evals": len(todo),
             "seconds": round(time.monotonic() - started, 2),
             "tasks": sum(self.cache[i.strategy.genome_hash()]["attempts"] for i in offspring),
-            "failures": {"prompt_fixable": fixable, "not_prompt_fixable": elsewhere},
+            "failures": {
+                "prompt_fixable": fixable,
+                "not_prompt_fixable": elsewhere,
+                "selection_fixable": {c: n for c, n in elsewhere.items() if c in SELECTION_FIXABLE},
+            },
             "usage": dict(self.usage),
             **make_stats().compile(self.population),
         }
@@ -454,7 +495,7 @@ class Evolution:
     def _rescore(self, generation: int, offspring: list[Individual]) -> tuple[dict, dict]:
         """Score offspring, population and hall of fame against the archive as it stands now;
         returns this generation's rejection counts, prompt-fixable and not."""
-        settings = eval_settings(self.config)
+        settings = replace(eval_settings(self.config), cost_weight=self.config.fitness.cost_weight)
         archive_tasks = self.archive.count_passed()
         scores: dict[str, dict] = {}
         for ind in [*offspring, *self.population, *self.hof]:
@@ -468,6 +509,9 @@ class Evolution:
                     "passed": score.passed,
                     "failure_categories": score.failure_categories,
                     "novelties": score.novelties,
+                    "validations": score.validations,
+                    "kept_per_validation": score.kept_per_validation,
+                    "fitness": score.fitness,
                     "scored_at_generation": generation,
                     "archive_tasks": archive_tasks,
                 }
@@ -494,6 +538,24 @@ class Evolution:
             for category in other:
                 elsewhere[category] = elsewhere.get(category, 0) + 1
         return fixable, elsewhere
+
+    def _tried(self, generation: int) -> list[tuple]:
+        """Every attempt of the run's generations before `generation`, as (its candidate commit,
+        or None for a synthetic task, its record), in journal order: what selection repair learns
+        from (in generation and genome-hash order). An attempt whose commit is not among the
+        candidates is left out."""
+        by_sha = {(c.repo_path, c.sha): c for c in self.bench.candidates}
+        out = []
+        # a fixed order whatever order the evaluations finished in (pool and Dask runners)
+        for _, record in sorted(self.cache.items(), key=lambda kv: (kv[1].get("generation", 0), kv[0])):
+            if not record.get("generation", 0) < generation:
+                continue
+            for task in record.get("tasks", []):
+                if task.get("strategy_type") == "SYNTHETIC":
+                    out.append((None, task))
+                elif (task.get("repo_path"), task.get("base_commit")) in by_sha:
+                    out.append((by_sha[(task.get("repo_path"), task.get("base_commit"))], task))
+        return out
 
     def _archive_strategies(self, generation: int, offspring: list[Individual]) -> None:
         fresh = set(self._fresh(generation, offspring))

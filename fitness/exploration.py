@@ -13,9 +13,12 @@ E  evolution potential: 0.20 when the pass rate exceeds 90% (little headroom); o
    a strategy that mostly succeeds or fails for reasons outside the prompt (environment,
    build, no fail-to-pass test, flaky, timeout) scores near 0.20. No attempts scores 0.20.
 
-Failure routing: each rejection category is either prompt-fixable or an
-environment matter. Only the prompt-fixable ones count for E and are shown to prompt
-mutation; the others are reported per generation (and are the environment repair's job).
+Failure routing: each rejection category goes to the gene that can fix it (`gene_for`).
+Prompt-fixable ones count for E and are shown to prompt mutation. `no_f2p` (the tests already
+pass without the fix, or a synthetic bug no test catches) is not the prompt's: which commits
+(or which functions) a strategy spends validations on decides it, so it goes to selection
+(selection repair: `operators.repair_selection`). The rest (schema, compile, patch, build,
+flaky, timeout) are reported per generation and are the environment repair's job.
 """
 
 from __future__ import annotations
@@ -38,10 +41,28 @@ N_DOMAINS = 7
 PROMPT_FIXABLE = frozenset({"leakage", "judge_reject", "vague_statement", "duplicate", "llm_error"})
 # What no prompt can fix: the commit, its environment or its tests.
 ENVIRONMENT = frozenset({"schema", "compile_error", "patch_error", "build_error", "no_f2p", "flaky", "timeout"})
+# Of those, what the choice of commits (or synthetic targets) can fix.
+SELECTION_FIXABLE = frozenset({"no_f2p"})
 
 
 def prompt_fixable(category: str) -> bool:
     return category in PROMPT_FIXABLE
+
+
+def gene_for(category: str) -> str:
+    """Which part of the genome can fix a rejection: "prompt", "selection" or "environment"
+    (no gene: the environment repair's job)."""
+    if category in PROMPT_FIXABLE:
+        return "prompt"
+    return "selection" if category in SELECTION_FIXABLE else "environment"
+
+
+def routed(categories: list[str]) -> dict[str, list[str]]:
+    """Categories by the gene that can fix them, order kept."""
+    out: dict[str, list[str]] = {"prompt": [], "selection": [], "environment": []}
+    for c in categories:
+        out[gene_for(c)].append(c)
+    return out
 
 
 def route_failures(categories: list[str]) -> tuple[list[str], list[str]]:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from fitness.exploration import dimensions_of, exploration_value, route_failures
-from tasks import Candidate, Generator, Strategy, Task, pick_candidates
+from tasks import MODULE_KIND, Candidate, Generator, Strategy, StrategyType, Task, pick_candidates, synthetic_attempts
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ class EvalSettings:
     difficulty_bins: int = 5
     skill_norm: int = 10
     weights: dict = field(default_factory=dict)
+    cost_weight: float = 0.0  # fitness = (1 - w) EV + w x kept per container validation
 
 
 @dataclass
@@ -43,13 +44,16 @@ class Evaluation:
     failure_categories: list[str]
     tasks: list[dict]
     usage: dict
+    validations: int = 0  # container validations spent (functional-layer runs, reused verdicts too)
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> Evaluation:
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        fields.setdefault("validations", validations_of(fields.get("tasks", [])))
+        return cls(**fields)
 
     @property
     def passed_tasks(self) -> list[dict]:
@@ -66,6 +70,13 @@ class Score:
     passed: int
     failure_categories: list[str]
     novelties: dict  # instance_id -> novelty of each kept task
+    validations: int = 0  # container validations the tasks cost
+    kept_per_validation: float = 0.0
+    fitness: float = 0.0  # what evolution ranks by: EV with the yield per validation folded in
+
+    @property
+    def validations_per_kept(self) -> float | None:
+        return round(self.validations / self.passed, 4) if self.passed else None
 
     @property
     def prompt_fixable(self) -> list[str]:
@@ -78,6 +89,19 @@ def task_passed(task: dict) -> bool:
 
 def kept_tasks(tasks: list[dict]) -> list[dict]:
     return [t for t in tasks if task_passed(t)]
+
+
+def validations_of(tasks: list[dict]) -> int:
+    """Container validations a list of tasks cost: each task that reached the functional layer
+    ran its states in containers once (a verdict reused from an identical state counts too:
+    it is what a dataset builder without that cache would pay)."""
+    return sum(1 for t in tasks if "functional" in (t.get("validation") or {}))
+
+
+def fitness_of(exploration: float, kept: int, validations: int, cost_weight: float) -> float:
+    """(1 - w) EV + w x kept per validation (0 when nothing was validated; at most 1)."""
+    yield_ = min(kept / validations, 1.0) if validations else 0.0
+    return round((1 - cost_weight) * exploration + cost_weight * yield_, 6)
 
 
 def failure_categories(tasks: list[dict]) -> list[str]:
@@ -93,9 +117,34 @@ def commit_sample(candidates: list[Candidate], seed: int, sample: int) -> list[C
 
 
 def commit_order(strategy: Strategy, candidates: list[Candidate], seed: int, sample: int = 1) -> list[Candidate]:
-    """The commits a strategy tries, in order: the sample's commits of its kinds. Strategies of
-    one type get the same list whatever their prompt or parameters."""
-    return pick_candidates(commit_sample(candidates, seed, sample), strategy.strategy_type)
+    """The commits a strategy tries, in order: the sample's commits of its kinds, ordered by
+    its selection genes (stable: ties keep the sample's order). Strategies of one type with the
+    same selection genes get the same list whatever their prompt, parameters or other genes."""
+    return pick_candidates(commit_sample(candidates, seed, sample), strategy)
+
+
+def synthetic_targets(candidates: list[Candidate]) -> dict[str, set[str] | None]:
+    """Repository path -> the modules SYNTHETIC may mutate there: those named by module
+    stand-in candidates (an experiment's split), else every module (None)."""
+    targets: dict[str, set[str] | None] = {}
+    for c in candidates:
+        if c.kind == MODULE_KIND:
+            found = targets.get(c.repo_path) or set()
+            targets[c.repo_path] = found | set(c.source_files)
+        else:
+            targets.setdefault(c.repo_path, None)
+    return targets
+
+
+def attempts_of(
+    strategy: Strategy, candidates: list[Candidate], generator: Generator, seed: int, sample: int, limit: int
+):
+    """The tasks a strategy tries, lazily, in its order: commits for commit-based types, bugs
+    synthesized at HEAD for SYNTHETIC (drawn from the sample's seed: common random numbers)."""
+    if strategy.strategy_type == StrategyType.SYNTHETIC:
+        draw = int(hashlib.sha256(f"{seed}:synthetic:{sample}".encode()).hexdigest()[:8], 16)
+        return synthetic_attempts(strategy, synthetic_targets(candidates), generator, draw, limit)
+    return (generator.generate(c, strategy) for c in commit_order(strategy, candidates, seed, sample)[:limit])
 
 
 def evaluate_strategy(
@@ -107,18 +156,21 @@ def evaluate_strategy(
     sample: int = 1,
     kept: Callable[[list[Task]], int] | None = None,
 ) -> Evaluation:
-    """Try up to `oversample x N` commits of the sample and stop at N kept tasks: N that pass
-    every layer, or N by the `kept` count (e.g. those that survive the batch filter)."""
+    """Spend up to `oversample x N` container validations on the strategy's attempts and stop
+    at N kept tasks: N that pass every layer, or N by the `kept` count (e.g. those that survive
+    the batch filter). Attempts that fail before the functional layer cost no validation; at
+    most twice the budget of them are tried."""
     usage_before = generator.llm.usage.to_dict()
     budget = settings.tasks_per_strategy * settings.oversample
     count = kept or (lambda items: sum(t.passed for t in items))
     tasks = []
-    for candidate in commit_order(strategy, candidates, settings.seed, sample)[:budget]:
-        task = generator.generate(candidate, strategy)
+    spent = 0
+    for task in attempts_of(strategy, candidates, generator, settings.seed, sample, 2 * budget):
         tasks.append(task)
+        spent += "functional" in task.validation
         if progress:
             progress(task)
-        if count(tasks) >= settings.tasks_per_strategy:
+        if count(tasks) >= settings.tasks_per_strategy or spent >= budget:
             break
     records = [t.to_dict() for t in tasks]
     usage_after = generator.llm.usage.to_dict()
@@ -131,6 +183,7 @@ def evaluate_strategy(
         failure_categories=failure_categories(records),
         tasks=records,
         usage={k: round(usage_after[k] - usage_before[k], 6) for k in usage_after},
+        validations=validations_of(records),
     )
 
 
@@ -148,11 +201,16 @@ def score_tasks(tasks: list[dict], settings: EvalSettings, novelty: Callable[[li
         bins=settings.difficulty_bins,
         skill_norm=settings.skill_norm,
     )
+    ev = exploration_value(dims, settings.weights or None)
+    validations = validations_of(tasks)
     return Score(
-        exploration_value=exploration_value(dims, settings.weights or None),
+        exploration_value=ev,
         dimensions=dims.to_dict(),
         attempts=len(tasks),
         passed=len(kept),
         failure_categories=categories,
         novelties={t["instance_id"]: v for t, v in zip(kept, novelties)},
+        validations=validations,
+        kept_per_validation=round(len(kept) / validations, 4) if validations else 0.0,
+        fitness=fitness_of(ev, len(kept), validations, settings.cost_weight),
     )

@@ -10,6 +10,7 @@ the strategy's prompt asks the LLM for the problem statement, and the judges loo
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,9 +21,10 @@ from tasks.difficulty import DifficultyInput, difficulty
 from tasks.hybrid import hybrid_partner, hybrid_skeleton, merge_candidates
 from tasks.mining import Candidate, diff_text, instance_prefix, mine
 from tasks.prompt import generation_prompt, render_instructions
+from tasks.selection import order_candidates
 from tasks.skills import tag
 from tasks.statement import file_at, repo_context, statement_context
-from tasks.strategy import Strategy, StrategyType
+from tasks.strategy import GENES, Strategy, StrategyType
 from tasks.task import LayerResult, Task
 from tasks.validate import Validator, check_compile, check_functional_layer, check_quality, check_schema, check_semantic
 
@@ -33,6 +35,7 @@ KINDS_FOR: dict[StrategyType, tuple[str, ...]] = {
     StrategyType.REFACTOR: ("refactor",),
     StrategyType.TEST_DRIVEN: ("bug_fix", "feature_add"),
     StrategyType.HYBRID: ("bug_fix", "feature_add", "refactor"),
+    StrategyType.SYNTHETIC: (),  # procedural bugs at HEAD: no commit is a candidate
 }
 
 
@@ -91,7 +94,7 @@ class Generator:
         return result.passed
 
     def write_statement(self, task: Task, candidate: Candidate, strategy: Strategy) -> None:
-        context = statement_context(task, candidate, strategy)
+        context, shown = writer_context(statement_context(task, candidate, strategy), strategy)
         examples = []
         if self.archive is not None:
             query = f"{candidate.subject}\n{candidate.body}"
@@ -104,11 +107,11 @@ class Generator:
             instructions=strategy_instructions(strategy, candidate.repo),
             context=context,
             repo_context=repo_context(candidate),
-            diff=task.patch,
+            diff=task.patch if shown["fix"] else "",
             examples=examples,
         )
         data, completion = self.llm.complete_json(prompt, required_keys=("problem_statement",), **strategy.params)
-        task.problem_statement = str(data.get("problem_statement", "")).strip()
+        task.problem_statement = cap_words(str(data.get("problem_statement", "")).strip(), shown["max_words"])
         task.hints_text = str(data.get("hints_text", "") or "").strip()
         task.generation.update(
             {
@@ -118,8 +121,95 @@ class Generator:
                 "completion_tokens": completion.completion_tokens,
                 "cost_usd": completion.cost_usd,
                 "examples": len(examples),
+                "evidence": shown,
             }
         )
+
+
+# ---------------------------------------------------------------- the evidence genes
+
+CODE_LEVELS = ("names", "signatures", "all")  # evidence_code below 1/3, below 2/3, from 2/3
+TEST_SOURCE_KEYS = ("added_lines", "source", "reproduction")  # a test's own lines, per failing test
+
+
+def code_level(value: float) -> str:
+    return CODE_LEVELS[0 if value < 1 / 3 else 1 if value < 2 / 3 else 2]
+
+
+def writer_context(context: dict, strategy: Strategy) -> tuple[dict, dict]:
+    """The statement context cut to the strategy's evidence genes, and what was shown.
+
+    - `evidence_tests`: the first ceil(share x n) failing tests (at least one) are shown, with
+      their evidence; any per-test mapping or list keyed by test id is cut to the same tests.
+    - `evidence_code`: "all" shows everything; "signatures" withholds the fix (its added lines
+      and the diff of the change); "names" also reduces signatures to names and drops the
+      tests' own source lines.
+    - `statement_words`: below its maximum, `max_words` is in the context and the statement
+      is cut to it (`cap_words`).
+    Neutral genes return the context unchanged."""
+    g = strategy.genes
+    out = dict(context)
+    failing = [t for t in out.get("failing_tests") or [] if isinstance(t, dict)]
+    keep = len(failing)
+    if failing and g["evidence_tests"] < 1.0:
+        keep = max(1, math.ceil(g["evidence_tests"] * len(failing) - 1e-9))
+        out["failing_tests"] = failing[:keep]
+        ids = {str(t.get("id")) for t in failing[:keep]}
+        all_ids = {str(t.get("id")) for t in failing}
+        for key, value in list(out.items()):
+            if key == "failing_tests":
+                continue
+            if isinstance(value, dict) and value and set(value) <= all_ids:
+                out[key] = {k: v for k, v in value.items() if k in ids}
+            elif (
+                isinstance(value, list) and value and all(isinstance(v, dict) and v.get("id") in all_ids for v in value)
+            ):
+                out[key] = [v for v in value if v.get("id") in ids]
+    level = code_level(g["evidence_code"])
+    if level != "all":
+        out["added_lines"] = []
+    if level == "names":
+        out["touched_functions"] = [
+            {k: v for k, v in f.items() if k != "signature"} if isinstance(f, dict) else f
+            for f in out.get("touched_functions") or []
+        ]
+        out["failing_tests"] = [_without_source(t) for t in out.get("failing_tests") or []]
+        for key, value in list(out.items()):
+            if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
+                if set(value) & {str(t.get("id")) for t in failing}:
+                    out[key] = {k: _without_source(v) for k, v in value.items()}
+    max_words = int(g["statement_words"]) if g["statement_words"] < GENES["statement_words"].high else None
+    if max_words:
+        out["max_words"] = max_words
+    shown = {"tests": keep, "of_tests": len(failing), "code": level, "fix": level == "all", "max_words": max_words}
+    return out, shown
+
+
+def _without_source(item):
+    return {k: v for k, v in item.items() if k not in TEST_SOURCE_KEYS} if isinstance(item, dict) else item
+
+
+def cap_words(statement: str, max_words: int | None) -> str:
+    """The statement cut to `max_words` words at a paragraph boundary (the first paragraph is
+    always kept, cut by words if it alone is too long; a code fence is never left open)."""
+    if not max_words or len(statement.split()) <= max_words:
+        return statement
+    paragraphs = statement.split("\n\n")
+    kept: list[str] = []
+    words = 0
+    for paragraph in paragraphs:
+        n = len(paragraph.split())
+        if kept and words + n > max_words:
+            break
+        kept.append(paragraph)
+        words += n
+    text = "\n\n".join(kept)
+    if len(text.split()) > max_words:  # the first paragraph alone is over the limit
+        text = " ".join(text.split()[:max_words])
+    while text.count("```") % 2 and len(kept) > 1:
+        kept.pop()
+        text = "\n\n".join(kept)
+    return text.strip()
 
 
 TEST_DRIVEN_RULE = "List the failing tests by name."
@@ -134,10 +224,20 @@ def strategy_instructions(strategy: Strategy, repo: str) -> str:
     return text
 
 
-def pick_candidates(candidates: list[Candidate], strategy_type: StrategyType) -> list[Candidate]:
-    kinds = KINDS_FOR[StrategyType(strategy_type)]
-    chosen = [c for c in candidates if c.kind in kinds]
-    return chosen or list(candidates)
+def pick_candidates(candidates: list[Candidate], strategy: Strategy | StrategyType | str) -> list[Candidate]:
+    """The candidates a strategy takes: those of its type's kinds (all commits when none is of
+    those kinds), in the order its selection genes prefer when a Strategy is given (a type
+    alone keeps the order given). SYNTHETIC takes no commit."""
+    stype = strategy.strategy_type if isinstance(strategy, Strategy) else StrategyType(strategy)
+    if stype == StrategyType.SYNTHETIC:
+        return []
+    kinds = KINDS_FOR[stype]
+    commits = [c for c in candidates if c.kind != MODULE_KIND]
+    chosen = [c for c in commits if c.kind in kinds] or commits
+    return order_candidates(chosen, strategy) if isinstance(strategy, Strategy) else chosen
+
+
+MODULE_KIND = "module"  # a stand-in candidate naming a module SYNTHETIC may target (experiment splits)
 
 
 def skeleton(candidate: Candidate, strategy: Strategy) -> Task:
@@ -168,6 +268,7 @@ def score_difficulty(task: Task, candidate: Candidate) -> None:
             touched_functions=candidate.touched_functions,
             f2p_count=len(task.FAIL_TO_PASS),
             statement=task.problem_statement,
+            p2p_count=len(task.PASS_TO_PASS),
         )
     )
     task.domain, task.skills = tag(candidate.message, task.patch, candidate.touched_functions)

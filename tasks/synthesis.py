@@ -7,6 +7,19 @@ file keeps its formatting and the diff stays one hunk. The task is SWE-gen's sha
 `base_commit` = HEAD (the correct code), `bug_patch` = the mutation, `patch` = its reverse,
 `test_patch` empty (the repository's own tests catch the bug); FAIL_TO_PASS comes from
 running them (tests that pass at HEAD and fail with the mutation), in the functional layer.
+
+A strategy's synthesis genes steer which bugs are made (`synthesize(..., strategy=...)`):
+
+- targets are only functions the suite executes, when coverage is known: the whole suite
+  runs once per snapshot with a tracing plugin (`executed_functions`, cached on disk); a
+  mutation in code no test runs can never fail a test;
+- a complexity band: functions whose cyclomatic complexity lies in
+  [`complexity_low`, `complexity_high`] come first;
+- a weight per operator: sites are drawn by weighted sampling without replacement
+  (Efraimidis-Spirakis keys u^(1/w) over one uniform u per site, drawn from the seed: every
+  strategy of a generation sees the same u, so weights alone make the difference); a weight
+  of 0 leaves an operator out;
+- `mutations` (1 to 3): further sites in the same file, not overlapping, join one task.
 """
 
 from __future__ import annotations
@@ -14,14 +27,18 @@ from __future__ import annotations
 import ast
 import difflib
 import hashlib
+import json
 import random
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import git
 
-from sandbox import repo_name
+from sandbox import default_cache_dir, export_tree, file_lock, repo_name
+from tasks.difficulty import BRANCHES
 from tasks.mining import Candidate, instance_prefix, is_source_path, open_repo
+from tasks.strategy import OPERATOR_GENES, Strategy
 from tasks.task import Task
 
 STRATEGY_TYPE = "SYNTHETIC"
@@ -46,6 +63,8 @@ class Mutation:
     operator: str  # flip_comparison | off_by_one | drop_guard | swap_arguments
     node: ast.AST
     replacement: str  # new source text of the node's segment
+    complexity: int = 1  # cyclomatic complexity of the function it is in
+    def_lines: tuple[int, ...] = ()  # the function's def line and its decorators' lines
 
 
 def _flip_comparison(node: ast.AST) -> str | None:
@@ -93,6 +112,8 @@ def mutation_sites(path: str, source: str) -> list[Mutation]:
         return []
     found = []
     for func in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        complexity = 1 + sum(isinstance(n, BRANCHES) for n in ast.walk(func))
+        lines = (func.lineno, *(d.lineno for d in func.decorator_list))
         for node in ast.walk(func):
             if node is func or _in_docstring(func, node):
                 continue
@@ -100,7 +121,7 @@ def mutation_sites(path: str, source: str) -> list[Mutation]:
                 replacement = operator(node)
                 if replacement is not None:
                     target = node.test if isinstance(node, ast.If) else node
-                    found.append(Mutation(path, func.name, name, target, replacement))
+                    found.append(Mutation(path, func.name, name, target, replacement, complexity, lines))
     return sorted(found, key=lambda m: (m.node.lineno, m.node.col_offset, m.operator))
 
 
@@ -109,16 +130,31 @@ def _in_docstring(func: ast.AST, node: ast.AST) -> bool:
     return isinstance(first, ast.Expr) and node is first.value
 
 
-def apply_mutation(source: str, mutation: Mutation) -> str | None:
-    """The source with the node's segment replaced, or None when it would not parse or not change."""
+def _span(source: str, node: ast.AST) -> tuple[int, int]:
     lines = source.splitlines(keepends=True)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
-    node = mutation.node
     begin = starts[node.lineno - 1] + _char_offset(lines[node.lineno - 1], node.col_offset)
     end = starts[node.end_lineno - 1] + _char_offset(lines[node.end_lineno - 1], node.end_col_offset)
-    mutated = source[:begin] + mutation.replacement + source[end:]
+    return begin, end
+
+
+def apply_mutation(source: str, mutation: Mutation) -> str | None:
+    """The source with the node's segment replaced, or None when it would not parse or not change."""
+    return apply_mutations(source, [mutation])
+
+
+def apply_mutations(source: str, mutations: list[Mutation]) -> str | None:
+    """The source with every mutation's segment replaced (the segments must not overlap), or
+    None when the result would not parse, would not change, or two segments overlap."""
+    spans = sorted((_span(source, m.node), m) for m in mutations)
+    for (a, _), (b, _) in zip(spans, spans[1:]):
+        if b[0] < a[1]:
+            return None
+    mutated = source
+    for (begin, end), mutation in reversed(spans):
+        mutated = mutated[:begin] + mutation.replacement + mutated[end:]
     if mutated == source:
         return None
     try:
@@ -148,49 +184,258 @@ def head_sources(repo: git.Repo) -> dict[str, str]:
     return out
 
 
-def synthesize(repo_path: str | Path, n: int, seed: int) -> list[Task]:
-    """Up to `n` task skeletons, each one mutation of a function at HEAD, chosen by `seed`.
+def source_modules(repo_path: str | Path) -> tuple[git.Commit, list[str]]:
+    """(HEAD, the paths of its source modules in order): what SYNTHETIC can target."""
+    repo = open_repo(repo_path)
+    head = repo.head.commit
+    return head, sorted(b.path for b in head.tree.traverse() if b.type == "blob" and is_source_path(b.path))
 
-    Deterministic: the sites are listed in path and source order, then shuffled by `seed`.
+
+def synthesize(
+    repo_path: str | Path,
+    n: int,
+    seed: int,
+    strategy: Strategy | None = None,
+    modules: set[str] | None = None,
+    executed: set[tuple[str, int]] | None = None,
+) -> list[Task]:
+    """Up to `n` task skeletons, each one to three mutations of a function at HEAD.
+
+    Deterministic: the sites are listed in path and source order. Without a strategy they are
+    shuffled by `seed`, one mutation per task. With one, its synthesis genes order them (see
+    the module's docstring): only sites in `executed` functions ((path, def line) pairs, from
+    `executed_functions`; None: coverage unknown, every function), of `modules` when given
+    (paths: the experiment holds some modules out), complexity band first, operators by weight.
     FAIL_TO_PASS is empty until the functional layer runs the tests.
     """
     repo = open_repo(repo_path)
     name, head = repo_name(repo_path), repo.head.commit
     sources = head_sources(repo)
+    if modules is not None:
+        sources = {p: text for p, text in sources.items() if p in modules}
     sites = [m for path in sorted(sources) for m in mutation_sites(path, sources[path])]
-    random.Random(seed).shuffle(sites)
-    tasks = []
-    for mutation in sites:
+    if strategy is None:
+        random.Random(seed).shuffle(sites)
+        groups = [[m] for m in sites]
+    else:
+        if executed is not None:
+            sites = [m for m in sites if any((m.path, line) in executed for line in m.def_lines)]
+        groups = _groups(order_sites(sites, strategy, seed), int(strategy.genes["mutations"]))
+    tasks, seen = [], set()
+    for group in groups:
         if len(tasks) >= n:
             break
-        mutated = apply_mutation(sources[mutation.path], mutation)
-        if mutated is not None:
-            tasks.append(_task(name, str(Path(repo_path).resolve()), head, mutation, sources[mutation.path], mutated))
+        mutated = apply_mutations(sources[group[0].path], group)
+        if mutated is not None and mutated not in seen:
+            seen.add(mutated)
+            tasks.append(_task(name, str(Path(repo_path).resolve()), head, group, sources[group[0].path], mutated))
     return tasks
 
 
-def _task(name: str, repo_path: str, head: git.Commit, mutation: Mutation, source: str, mutated: str) -> Task:
-    bug_patch = unified_diff(mutation.path, source, mutated)
+def order_sites(sites: list[Mutation], strategy: Strategy, seed: int) -> list[Mutation]:
+    """Sites in the order the strategy's synthesis genes draw them: inside the complexity band
+    first, then by the weighted-sampling key of each site's operator (weight 0: left out)."""
+    g = strategy.genes
+    weights = {gene.removeprefix("op_"): g[gene] for gene in OPERATOR_GENES}
+    if not any(weights.values()):
+        weights = dict.fromkeys(weights, 1.0)
+    rng = random.Random(seed)
+    keyed = []
+    for index, site in enumerate(sites):
+        u = rng.random()
+        w = weights[site.operator]
+        if w <= 0:
+            continue
+        inside = g["complexity_low"] <= site.complexity <= g["complexity_high"]
+        keyed.append((not inside, -(u ** (1.0 / w)), index, site))
+    keyed.sort(key=lambda k: k[:3])
+    return [k[3] for k in keyed]
+
+
+def _groups(sites: list[Mutation], size: int) -> list[list[Mutation]]:
+    """Each site, in order, with up to `size - 1` later sites of its own file whose lines it
+    does not share; every site is used once."""
+    used: set[int] = set()
+    groups = []
+    for i, site in enumerate(sites):
+        if i in used:
+            continue
+        used.add(i)
+        group = [site]
+        lines = set(range(site.node.lineno, site.node.end_lineno + 1))
+        for j in range(i + 1, len(sites)):
+            if len(group) >= size:
+                break
+            other = sites[j]
+            span = set(range(other.node.lineno, other.node.end_lineno + 1))
+            if j not in used and other.path == site.path and not span & lines:
+                used.add(j)
+                group.append(other)
+                lines |= span
+        groups.append(group)
+    return groups
+
+
+def _task(name: str, repo_path: str, head: git.Commit, group: list[Mutation], source: str, mutated: str) -> Task:
+    first = group[0]
+    path = first.path
+    bug_patch = unified_diff(path, source, mutated)
     key = hashlib.sha256(bug_patch.encode()).hexdigest()[:8]
     created = head.committed_datetime.isoformat()
+    functions = list(dict.fromkeys(m.function for m in group))
+    operators = [m.operator for m in group]
+    label = first.operator if len(group) == 1 else f"{first.operator}-x{len(group)}"
     return Task(
-        instance_id=f"{instance_prefix(name)}__synthetic-{mutation.operator}-{key}",
+        instance_id=f"{instance_prefix(name)}__synthetic-{label}-{key}",
         repo=name,
         base_commit=head.hexsha,
-        patch=unified_diff(mutation.path, mutated, source),
+        patch=unified_diff(path, mutated, source),
         test_patch="",
         problem_statement="",
         bug_patch=bug_patch,
         strategy_type=STRATEGY_TYPE,
-        strategy_id=f"synthetic-{mutation.operator}",
+        strategy_id=f"synthetic-{first.operator}",
         created_at=created,
         repo_path=repo_path,
         generation={
-            "touched_functions": [mutation.function],
-            "mutation": mutation.operator,
-            "source_commit_subject": f"{mutation.function} behaves incorrectly",
+            "touched_functions": functions,
+            "mutation": first.operator,
+            "mutations": operators,
+            "complexity": first.complexity,
+            "source_commit_subject": f"{first.function} behaves incorrectly",
         },
     )
+
+
+# ---------------------------------------------------------------- coverage, once per snapshot
+
+COVERAGE_PLUGIN = "sebgen_coverage_plugin"
+COVERAGE_PREFIX = "sebgen-coverage::"
+COVERAGE_SOURCE = r'''"""SEBGen's coverage run: which functions of the project the suite executes.
+
+A profile hook records the (file, first line) of every code object called under this tree.
+After the suite, one extra item per function of the project's source reports it: passed when
+it ran, skipped when not. Standard library and pytest only.
+"""
+import ast
+import os
+import sys
+import threading
+
+import pytest
+
+_ROOT = os.path.dirname(os.path.abspath(__file__))
+_SEEN = set()
+_FUNCTIONS = []
+
+
+def _profile(frame, event, arg):
+    if event == "call":
+        code = frame.f_code
+        _SEEN.add((code.co_filename, code.co_firstlineno))
+
+
+def pytest_configure(config):
+    for dirpath, dirnames, filenames in os.walk(_ROOT):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in ("tests", "test", "docs"))
+        for filename in sorted(filenames):
+            rel = os.path.relpath(os.path.join(dirpath, filename), _ROOT).replace(os.sep, "/")
+            if not filename.endswith(".py") or filename.startswith("test_") or filename.endswith("_test.py"):
+                continue
+            if filename in ("conftest.py", "setup.py", "sebgen_coverage_plugin.py"):
+                continue
+            try:
+                with open(os.path.join(dirpath, filename), encoding="utf-8") as fh:
+                    tree = ast.parse(fh.read())
+            except (SyntaxError, ValueError, OSError):
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    lines = [node.lineno] + [d.lineno for d in node.decorator_list]
+                    _FUNCTIONS.append((rel, node.lineno, min(lines)))
+    sys.setprofile(_profile)
+    threading.setprofile(_profile)
+
+
+def pytest_unconfigure(config):
+    sys.setprofile(None)
+    threading.setprofile(None)
+
+
+class _Covered(pytest.Item):
+    def __init__(self, *, rel, line, first, **kw):
+        super().__init__(**kw)
+        self.rel, self.line, self.first = rel, line, first
+
+    def runtest(self):
+        path = os.path.join(_ROOT, self.rel)
+        if not any((f, n) in _SEEN for f in (path, os.path.realpath(path)) for n in (self.line, self.first)):
+            pytest.skip("not executed")
+
+    def reportinfo(self):
+        return self.rel, self.line, self.name
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session, config, items):
+    for rel, line, first in _FUNCTIONS:
+        name = "sebgen-coverage::%s::%d" % (rel, line)
+        items.append(_Covered.from_parent(session, name=name, rel=rel, line=line, first=first))
+'''
+
+
+def executed_functions(backend, repo_path: str | Path, commit: str, log=None) -> set[tuple[str, int]] | None:
+    """(path, def line) of every function of the project that the suite executes at `commit`:
+    the whole suite runs once through `backend` with the coverage plugin; the answer is cached
+    on disk per repository and commit. None when it cannot be measured (no backend, the run
+    broke or reported no function)."""
+    if backend is None or not hasattr(backend, "run_tree"):
+        return None
+    repo_path = Path(repo_path).resolve()
+    key = hashlib.sha256(f"{repo_path}:{commit}".encode()).hexdigest()[:16]
+    cache = default_cache_dir() / "coverage" / f"{key}.json"
+    with file_lock(cache.with_suffix(".lock")):
+        if cache.is_file():
+            data = json.loads(cache.read_text(encoding="utf-8"))
+            return {(p, int(n)) for p, n in data["executed"]} if data.get("measured") else None
+        executed = _measure(backend, repo_path, commit)
+        data = {"measured": executed is not None, "executed": sorted(executed or [])}
+        cache.write_text(json.dumps(data), encoding="utf-8")
+    if log and executed is not None:
+        log(f"coverage: the suite of {repo_name(repo_path)} at {commit[:10]} executes {len(executed)} functions")
+    return executed
+
+
+def _measure(backend, repo_path: Path, commit: str) -> set[tuple[str, int]] | None:
+    with tempfile.TemporaryDirectory(prefix="sebgen-coverage-") as tmp:
+        tree = export_tree(repo_path, commit, Path(tmp) / "tree")
+        (tree / f"{COVERAGE_PLUGIN}.py").write_text(COVERAGE_SOURCE, encoding="utf-8")
+        conftest = tree / "conftest.py"
+        text = conftest.read_text(encoding="utf-8") if conftest.is_file() else ""
+        conftest.write_text(
+            text
+            + "\n\n# SEBGen's coverage run\n"
+            + "_sebgen_plugins = globals().get('pytest_plugins', [])\n"
+            + "pytest_plugins = [*([_sebgen_plugins] if isinstance(_sebgen_plugins, str) else _sebgen_plugins),"
+            + f" {COVERAGE_PLUGIN!r}]\n",
+            encoding="utf-8",
+        )
+        try:
+            run = backend.run_tree(repo_path, commit, tree, None)
+        except Exception:  # noqa: BLE001 - coverage is an optimisation: without it every function is a target
+            return None
+    if run.timed_out:
+        return None
+    # the items hang off the session: their node ids are "::sebgen-coverage::..." or without the "::"
+    reported = {t.lstrip(":"): o for t, o in run.outcomes.items() if t.lstrip(":").startswith(COVERAGE_PREFIX)}
+    if not reported:
+        return None
+    out = set()
+    for test_id, outcome in reported.items():
+        if outcome == "passed":
+            path, _, line = test_id[len(COVERAGE_PREFIX) :].rpartition("::")
+            out.add((path, int(line)))
+    return out
 
 
 def candidate_of(task: Task) -> Candidate:
@@ -213,14 +458,47 @@ def candidate_of(task: Task) -> Candidate:
     )
 
 
+def synthetic_attempts(strategy: Strategy, targets: dict, generator, seed: int, limit: int):
+    """Lazily, up to `limit` synthetic tasks of a SYNTHETIC strategy run through the generator's
+    cascade: the repositories' bugs interleaved (repository path order), each repository's
+    coverage measured first (once per snapshot, cached). `targets` maps a repository path to
+    the modules it may mutate (None: all). Task ids carry the strategy's id."""
+    backend = getattr(getattr(generator, "validator", None), "backend", None)
+    streams = []
+    for repo_path in sorted(targets):
+        head = open_repo(repo_path).head.commit.hexsha
+        executed = executed_functions(backend, repo_path, head)
+        streams.append(iter(synthesize(repo_path, limit, seed, strategy, targets[repo_path], executed)))
+    made = 0
+    while streams and made < limit:
+        for stream in list(streams):
+            task = next(stream, None)
+            if task is None:
+                streams.remove(stream)
+                continue
+            task.strategy_id = strategy.id
+            task.instance_id = f"{task.instance_id}-{strategy.id[:6]}"
+            made += 1
+            yield generator.complete(task, candidate_of(task), strategy)
+            if made >= limit:
+                return
+
+
 def generate_synthetic(
     repo_path: str | Path, generator, strategy, n: int, seed: int, max_tries: int | None = None
 ) -> list[Task]:
     """Synthesize bugs and run each through the generator's cascade (execution first, then
     the statement written with `strategy`'s prompt, then the judges). Returns every tried
-    task, kept or not; at most `max_tries` (default 3n) are tried, stopping at n kept."""
+    task, kept or not; at most `max_tries` (default 3n) are tried, stopping at n kept.
+    A SYNTHETIC strategy's genes choose the bugs (and coverage is measured first); any other
+    strategy only writes the statements of bugs drawn by `seed`."""
+    steer = strategy if getattr(strategy, "strategy_type", None) == STRATEGY_TYPE else None
+    executed = None
+    if steer is not None:
+        backend = getattr(getattr(generator, "validator", None), "backend", None)
+        executed = executed_functions(backend, repo_path, open_repo(repo_path).head.commit.hexsha)
     tasks = []
-    for task in synthesize(repo_path, max_tries or 3 * n, seed):
+    for task in synthesize(repo_path, max_tries or 3 * n, seed, strategy=steer, executed=executed):
         tasks.append(generator.complete(task, candidate_of(task), strategy))
         if sum(t.passed for t in tasks) >= n:
             break

@@ -37,6 +37,7 @@ class RunData:
     hof: list
     nodes: dict
     results: list = field(default_factory=list)
+    cost: list = field(default_factory=list)  # (generation, validations, kept, validations per kept)
 
 
 def read_run(run_dir: Path) -> RunData:
@@ -65,6 +66,7 @@ def read_run(run_dir: Path) -> RunData:
         hof=state.get("hof_by_generation", {}).get(str(state["generation"]), []),
         nodes=family(run.path),
         results=run.results(),
+        cost=cost_per_generation(evaluations),
     )
 
 
@@ -97,6 +99,19 @@ def dimension_series(logbook: list[dict], evaluations: list[dict]) -> dict[str, 
                 points.append((gen, sum(values) / len(values), max(values)))
         series[name] = points
     return series
+
+
+def cost_per_generation(evaluations: list[dict]) -> list[tuple[int, int, int, float | None]]:
+    """Per generation: (generation, container validations its evaluations spent, tasks they
+    kept before the batch filter, validations per kept task or None when none was kept)."""
+    spent: dict[int, int] = defaultdict(int)
+    kept: dict[int, int] = defaultdict(int)
+    for record in evaluations:
+        gen = int(record.get("generation", 0))
+        tasks = record.get("tasks") or []
+        spent[gen] += int(record.get("validations", sum("functional" in (t.get("validation") or {}) for t in tasks)))
+        kept[gen] += int(record.get("passed", 0))
+    return [(g, spent[g], kept[g], round(spent[g] / kept[g], 3) if kept[g] else None) for g in sorted(spent)]
 
 
 def strategy_mix(evaluations: list[dict]) -> dict[int, Counter]:

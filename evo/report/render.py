@@ -218,12 +218,18 @@ def _lineage_html(nodes: dict[str, dict], sid: str) -> str:
 def _hof_html(entries: list[dict], nodes: dict[str, dict]) -> str:
     parts = []
     for rank, e in enumerate(entries, 1):
+        per_kept = e.get("validations_per_kept")
+        genes = e.get("genes") or {}
         parts.append(
             f"<details><summary>#{rank} {html.escape(e['id'])} ({html.escape(e['strategy_type'])}) "
-            f"EV {e['exploration_value']:.3f}, generation {e.get('generation', '?')}, "
+            f"fitness {e.get('fitness', e['exploration_value']):.3f}, "
+            f"EV {e['exploration_value']:.3f}, "
+            f"{'-' if per_kept is None else f'{per_kept:.2f}'} validations per kept task, "
+            f"generation {e.get('generation', '?')}, "
             f"operator {html.escape(str(e.get('operator', '')))}</summary>"
             f"<pre>{html.escape(e.get('prompt', ''))}</pre>"
-            f"<p>Lineage, back to the seeds:</p>{_lineage_html(nodes, e['id'])}</details>"
+            + (f"<p>Genes: {html.escape(json.dumps(genes, sort_keys=True))}</p>" if genes else "")
+            + f"<p>Lineage, back to the seeds:</p>{_lineage_html(nodes, e['id'])}</details>"
         )
     return "\n".join(parts) or "<p>No hall of fame yet.</p>"
 
@@ -427,6 +433,13 @@ def run_page(d: RunData, out: Path) -> str:
 <h2>Validation funnel</h2>{img("funnel", "validation funnel")}
 {_table(["stopped at", "tasks"], [[k, v] for k, v in d.funnel.items()])}
 {_table(["stopped at", "reason", "tasks"], [list(row) for row in d.reasons])}
+<h2>Container validations per kept task</h2>
+{
+        _table(
+            ["generation", "validations", "kept (before the batch filter)", "validations per kept task"],
+            [[g, v, k, "-" if per is None else f"{per:.2f}"] for g, v, k, per in d.cost],
+        )
+    }
 <h2>LLM tokens and cost</h2>{img("usage", "LLM usage per generation")}
 {_table(["generation", "tokens", "cost (USD)"], [[g, t, f"{c:.4f}"] for g, t, c in d.usage])}
 <h2>Hall of fame</h2>{_hof_html(d.hof, d.nodes)}
@@ -437,15 +450,52 @@ def run_page(d: RunData, out: Path) -> str:
 """
 
 
+def _mean_curve(per_seed: list[dict], run: str, key: str) -> list[tuple[int, float]]:
+    by_gen: dict[int, list[float]] = {}
+    for seed in per_seed:
+        for point in (seed.get("curves") or {}).get(run, []):
+            by_gen.setdefault(point["generation"], []).append(point[key])
+    return [(g, sum(v) / len(v)) for g, v in sorted(by_gen.items())]
+
+
+def plot_experiment_curves(per_seed: list[dict], out: Path) -> str | None:
+    """Best and mean EV per generation of the training runs (evolution, random search): one
+    faint line per seed, the mean over seeds bold."""
+    if not any(seed.get("curves") for seed in per_seed):
+        return None
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharey=True)
+    colors = {"evolved": "#2a7", "random_search": "#58c"}
+    for ax, key, title in ((axes[0], "best_ev", "best EV"), (axes[1], "mean_ev", "mean EV")):
+        for run, color in colors.items():
+            for seed in per_seed:
+                points = (seed.get("curves") or {}).get(run, [])
+                ax.plot([p["generation"] for p in points], [p[key] for p in points], color=color, alpha=0.25)
+            mean = _mean_curve(per_seed, run, key)
+            ax.plot([g for g, _ in mean], [v for _, v in mean], color=color, lw=2.2, label=run.replace("_", " "))
+        ax.set_title(f"{title} per generation (training)", fontsize=9)
+        ax.set_xlabel("generation")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[0].legend(fontsize=8)
+    return _save(fig, out / "experiment-curves.png")
+
+
+def _ci(c: dict) -> str:
+    return f"{c['mean']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"
+
+
 def build_experiment_report(exp_dir: Path) -> Path:
-    """EXP_DIR/report/index.html for `sebgen experiment`: per arm and metric, mean with 95% CI."""
+    """EXP_DIR/report/index.html for `sebgen experiment`: per arm and metric, mean with 95% CI;
+    the paired differences; the difficulty histograms; the training runs' best and mean EV per
+    generation; validations per kept task and each arm's genes."""
     exp_dir = Path(exp_dir)
     doc = json.loads((exp_dir / "experiment.json").read_text(encoding="utf-8"))
     arms, metrics = list(doc["arms"]), list(next(iter(doc["arms"].values())))
+    # the bars: the headline metrics (the EV's other dimensions are in the table)
+    shown = [m for m in metrics if m not in ("quality", "novelty", "skill_diversity", "evolution_potential")]
     out = exp_dir / "report"
     out.mkdir(parents=True, exist_ok=True)
-    fig, axes = plt.subplots(1, len(metrics), figsize=(3 * len(metrics), 3.4))
-    for ax, metric in zip(axes, metrics):
+    fig, axes = plt.subplots(1, len(shown), figsize=(3 * len(shown), 3.4))
+    for ax, metric in zip(axes if len(shown) > 1 else [axes], shown):
         cis = [doc["arms"][arm][metric] for arm in arms]
         ax.bar(
             range(len(arms)),
@@ -457,22 +507,52 @@ def build_experiment_report(exp_dir: Path) -> Path:
         ax.set_xticks(range(len(arms)), [a.replace("_", "\n") for a in arms], fontsize=7)
         ax.set_title(metric.replace("_", " "), fontsize=9)
     image = _save(fig, out / "experiment.png")
-    rows = [
-        [arm]
-        + [
-            f"{doc['arms'][arm][m]['mean']:.3f} [{doc['arms'][arm][m]['low']:.3f}, {doc['arms'][arm][m]['high']:.3f}]"
-            for m in metrics
+    curves = plot_experiment_curves(doc.get("per_seed", []), out)
+    rows = [[arm] + [_ci(doc["arms"][arm][m]) for m in metrics] for arm in arms]
+    differences = doc.get("differences", {})
+    diff_rows = [[name.replace("_", " ")] + [_ci(d[m]) for m in metrics if m in d] for name, d in differences.items()]
+    histograms = doc.get("difficulty_histograms", {})
+    bins = max((len(h) for h in histograms.values()), default=0)
+    hist_rows = [[arm] + list(histograms.get(arm, [])) for arm in arms if histograms.get(arm)]
+    cost_rows = []
+    for arm in arms:
+        results = [s["arms"][arm] for s in doc.get("per_seed", [])]
+        kept, spent = sum(r.get("kept", 0) for r in results), sum(r.get("validations", 0) for r in results)
+        cost_rows.append([arm, spent, kept, f"{spent / kept:.2f}" if kept else "-"])
+    gene_rows = [
+        [
+            s["seed"],
+            arm,
+            s["arms"][arm].get("strategy", {}).get("id", ""),
+            json.dumps(s["arms"][arm].get("strategy", {}).get("genes", {})),
         ]
+        for s in doc.get("per_seed", [])
         for arm in arms
     ]
+    budget = doc.get("heldout_validations_per_arm", doc.get("heldout_calls_per_arm"))
+    unit = "container validations" if "heldout_validations_per_arm" in doc else "generation calls"
+    curve_html = (
+        f'<h2>Training runs: EV per generation</h2><img src="{curves}" alt="best and mean EV per generation">'
+        if curves
+        else ""
+    )
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>SEBGen experiment {html.escape(exp_dir.name)}</title>
 <style>{STYLE}</style></head><body>
 <h1>Evolution gain on held-out commits</h1>
-<p>{doc["split"]["train"]} training commits, {doc["split"]["heldout"]} held-out; {doc["heldout_calls_per_arm"]}
-generation calls per arm; {len(doc["per_seed"])} seeds. Bars: mean, whiskers: 95% t-interval over seeds.</p>
-<img src="{image}" alt="per arm: kept rate, leak rate, judge quality, difficulty coverage, EV">
+<p>{doc["split"]["train"]} training commits, {doc["split"]["heldout"]} held-out; {budget}
+{unit} per arm; {len(doc["per_seed"])} seeds. Bars: mean, whiskers: 95% t-interval over seeds.</p>
+<img src="{image}" alt="per arm: kept per validation, kept rate, leak rate, judge quality, difficulty coverage, EV">
 {_table(["arm"] + metrics, rows)}
+<h2>Paired differences (same seed, same held-out commits)</h2>
+{_table(["difference"] + metrics, diff_rows) if diff_rows else ""}
+<h2>Container validations per kept task (held-out, all seeds)</h2>
+{_table(["arm", "validations", "kept", "validations per kept task"], cost_rows)}
+<h2>Difficulty of the kept held-out tasks (all seeds)</h2>
+{_table(["arm"] + [f"{i / bins:.1f}-{(i + 1) / bins:.1f}" for i in range(bins)], hist_rows) if hist_rows else ""}
+{curve_html}
+<h2>The arms' genes</h2>
+{_table(["seed", "arm", "strategy", "genes"], gene_rows)}
 <p>{html.escape(doc["verdict"])}</p>
 </body></html>
 """
