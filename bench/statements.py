@@ -74,10 +74,12 @@ def clone(bundle: Path, dest: Path) -> Path:
     return dest
 
 
-def generate(repo: Path, records: list[dict], out: Path, env: dict, log_dir: Path) -> list[dict]:
+def generate(
+    repo: Path, records: list[dict], out: Path, env: dict, log_dir: Path, strategy: str = "BUG_FIX"
+) -> list[dict]:
     """One `sebgen generate` for all the repository's commits; the tasks it wrote."""
     args = ["generate", str(repo), *[a for r in records for a in ("--commit", r["commit"])]]
-    args += ["--n", str(len(records)), "--out", str(out)]
+    args += ["--n", str(len(records)), "--out", str(out), "--strategy", strategy]
     args += ["--set", "sandbox.backend=docker", "--set", f"fitness.layers={EXECUTION_LAYERS}"]
     start = time.monotonic()
     try:
@@ -85,12 +87,28 @@ def generate(repo: Path, records: list[dict], out: Path, env: dict, log_dir: Pat
         stderr = proc.stderr
     except subprocess.TimeoutExpired as exc:
         stderr = f"generate did not finish in 6 h\n{exc.stderr or ''}"
-    (log_dir / f"{repo.name}.stderr.log").write_text(stderr)
-    print(f"{repo.name}: generate took {time.monotonic() - start:.0f} s", flush=True)
+    (log_dir / f"{repo.name}-{strategy.lower()}.stderr.log").write_text(stderr)
+    print(
+        f"{repo.name}: generate ({strategy}, {len(records)} commits) took {time.monotonic() - start:.0f} s", flush=True
+    )
     for line in stderr.splitlines():
         if "rejected" in line:
             print(f"  {line.strip()}", flush=True)
     return [json.loads(ln) for ln in out.read_text().splitlines() if ln.strip()] if out.exists() else []
+
+
+def generate_repo(repo: Path, records: list[dict], tmp: Path, env: dict, log_dir: Path) -> list[dict]:
+    """The repository's tasks: one BUG_FIX call for all its commits; a named commit that call
+    did not attempt (the miner calls it a feature, and BUG_FIX takes bug fixes when there are
+    any) gets one FEATURE_ADD call for all such commits."""
+    tasks = generate(repo, records, tmp / f"{repo.name}.jsonl", env, log_dir)
+    attempted = {t["base_commit"] for t in tasks}
+    log = (log_dir / f"{repo.name}-bug_fix.stderr.log").read_text()
+    left = [r for r in records if r["commit"] not in attempted and r["commit"][:8] not in log]
+    if left:
+        print(f"  {len(left)} commit(s) not attempted as bug fixes: {', '.join(r['commit'][:10] for r in left)}")
+        tasks += generate(repo, left, tmp / f"{repo.name}-features.jsonl", env, log_dir, "FEATURE_ADD")
+    return tasks
 
 
 # ---------------------------------------------------------------- analysis
@@ -374,6 +392,7 @@ def main() -> None:
     ap.add_argument("--out", required=True, type=Path, help="JSONL file the generated tasks are written to")
     ap.add_argument("--repos", default="", help="comma-separated substrings of repo names to keep")
     ap.add_argument("--limit", type=int, default=0, help="commits per repo (0: all)")
+    ap.add_argument("--only", default="", help="comma-separated commit prefixes to keep")
     ap.add_argument("--from", dest="source", type=Path, help="analyse this task file instead of generating")
     ap.add_argument("--cache", type=Path, help="SEBGEN_CACHE to use (default: a fresh temp folder)")
     ap.add_argument("--no-evidence-run", action="store_true", help="use the evidence recorded in the tasks")
@@ -382,6 +401,8 @@ def main() -> None:
     by_repo: dict[str, list[dict]] = {}
     for rec in records:
         if args.repos and not any(s in rec["repo"] for s in args.repos.split(",")):
+            continue
+        if args.only and not any(rec["commit"].startswith(c) for c in args.only.split(",")):
             continue
         by_repo.setdefault(rec["repo"], []).append(rec)
     if args.limit:
@@ -402,7 +423,7 @@ def main() -> None:
             tasks = [t for t in tasks if t.get("repo") in repos]
         else:
             for name, recs in by_repo.items():
-                tasks += generate(repos[name], recs, Path(tmp) / f"{repos[name].name}.jsonl", env, log_dir)
+                tasks += generate_repo(repos[name], recs, Path(tmp), env, log_dir)
         for task in tasks:
             task["repo_path"] = str(repos[task["repo"]])
         verified = {r["commit"] for recs in by_repo.values() for r in recs}

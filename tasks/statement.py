@@ -505,11 +505,13 @@ def _without_checks(stmt: ast.stmt, helpers: set[str]) -> ast.stmt | None:
 
 def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
     """Top-level `x = ...` that the next statements overwrite before reading `x` go (what a
-    test checked and then replaced)."""
+    test checked and then replaced), and so does `x = <literal>` that nothing reads."""
     out = []
     for i, stmt in enumerate(code):
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
+            if _literal(stmt.value) and not any(name in _used([later]) for later in code[i + 1 :]):
+                continue
             dead = False
             for later in code[i + 1 :]:
                 if name in _used([later]):
@@ -882,16 +884,19 @@ def explain_failure(
     snippet = "\n".join(p for p in [*text_parts, snippet_body] if p.strip())
     out["reproduction"] = snippet
     out["long"] = len(snippet.splitlines()) > SNIPPET_LINES  # too long to quote: the writer describes it
+    if isinstance(evidence.get("params"), dict):
+        out["params"] = {k: _no_address(v) for k, v in evidence["params"].items()}
     try:
         out["unbound"] = sorted(_unbound([ast.parse(snippet)]))
     except SyntaxError:
         out["unbound"] = []
     last = next((n for s in code for n in ast.walk(s) if getattr(n, "sebgen_failing", False)), failing)
-    out.update(_outcome(last, evidence, _bound(code) - _bound(head)))
+    out.update(_outcome(last, evidence, _bound(code) - _bound(head), _project_made(code, definitions, repo_modules)))
     if "\n" in str(out.get("call", "")):
         out["call"] = ""  # a block is no call to quote
     loop = [s for s in code for s in ast.walk(s) if isinstance(s, ast.For) and any(n is last for n in ast.walk(s))]
-    if loop and isinstance(loop[-1].target, ast.Name) and loop[-1].target.id in (evidence.get("locals") or {}):
+    target = loop[-1].target if loop else None
+    if isinstance(target, ast.Name) and target.id != "_" and target.id in (evidence.get("locals") or {}):
         out["loop_value"] = f"{loop[-1].target.id} = {_no_address(evidence['locals'][loop[-1].target.id])}"
     then = _next_check(fn, failing, helpers)
     if then is not None and out.get("kind") == "error":  # what the test checks once the line runs
@@ -1113,7 +1118,9 @@ def _no_address(text: str) -> str:
     return _ADDRESS.sub("", str(text))
 
 
-def _outcome(stmt: ast.stmt, evidence: dict, local_names: set[str] = frozenset()) -> dict:
+def _outcome(
+    stmt: ast.stmt, evidence: dict, local_names: set[str] = frozenset(), project_made: set[str] = frozenset()
+) -> dict:
     """kind, call, op, observed, expected, exact and error of the failing check."""
     etype = str(evidence.get("type") or "")
     message = _no_address(evidence.get("message") or "")
@@ -1145,7 +1152,17 @@ def _outcome(stmt: ast.stmt, evidence: dict, local_names: set[str] = frozenset()
         test = stmt.test
         if isinstance(test, ast.Compare):
             left, op, right = _failing_pair(test, compare)
-            swap = op in ("in", "not in") or (_literal(left) and not _literal(right))
+
+            def constant(
+                node: ast.expr,
+            ) -> bool:  # a literal, or a name the test does not compute (`int`, `ValueError`)
+                return _literal(node) or (
+                    isinstance(node, (ast.Name, ast.Attribute)) and not (_used([node]) & local_names)
+                )
+
+            swap = op in ("in", "not in") or (constant(left) and not constant(right))
+            if not swap and op in ("==", "!=") and not constant(left) and not constant(right):
+                swap = bool(_used([right]) & project_made) and not (_used([left]) & project_made)
             computed, wanted = (right, left) if swap else (left, right)
             observed = ""
             if compare and compare.get("op") == op:
@@ -1160,12 +1177,20 @@ def _outcome(stmt: ast.stmt, evidence: dict, local_names: set[str] = frozenset()
             if out["error"]:
                 out["observed"] = out["error"]
             return out
+        if isinstance(test, ast.Constant) and not test.value and not out["error"]:  # `assert False, "..."`
+            note = _message_text(stmt.msg) or _first_line(message)
+            out.update(kind="fail", call="", observed=note, expected="")
+            return out
         negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
         target = test.operand if negated else test
         observed = out["error"] or _truthy_value(message)
         out.update(kind="truthy", call=ast.unparse(target), expected="false" if negated else "true", observed=observed)
         return out
     call = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)) else stmt
+    if isinstance(stmt, (ast.Assign, ast.AugAssign)) and not all(
+        isinstance(t, ast.Name) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+    ):
+        call = stmt  # setting an attribute or an item is the action that fails
     text = ast.unparse(call) if call is not None else ast.unparse(stmt)
     if compare and isinstance(call, ast.Call):  # a helper's assert: its computed argument
         computed = [a for a in call.args if not _literal(a)]
@@ -1179,6 +1204,9 @@ def _outcome(stmt: ast.stmt, evidence: dict, local_names: set[str] = frozenset()
             expected=compare.get("right", ""),
             exact=str(compare.get("right", "")).startswith(("'", '"')),
         )
+        return out
+    if not out["error"] and isinstance(call, ast.Call):  # a helper that asserted: its own message
+        out.update(kind="helper", call=text, observed=_first_line(_no_address(message)), expected="")
         return out
     out.update(
         kind="error" if out["error"] else "truthy",
@@ -1215,6 +1243,12 @@ def _unittest_compare(name: str, message: str) -> dict | None:
     return {"op": op, "left": left.strip(), "right": right.strip()}
 
 
+def _message_text(node: ast.expr | None) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return ast.unparse(node) if node is not None else ""
+
+
 def _truthy_value(message: str) -> str:
     """`False`, or `False (where False = isinstance(None, EOFError))` from pytest's explanation."""
     value, where = "", ""
@@ -1240,6 +1274,24 @@ def _failing_pair(test: ast.Compare, compare: dict | None) -> tuple[ast.expr, st
                 if _literal(node) and ast.unparse(node) == str(compare.get(side, "")):
                     return left, op, right
     return next((p for p in pairs if _literal(p[0]) or _literal(p[2])), pairs[0])
+
+
+def _project_made(code: list[ast.stmt], definitions: dict, repo_modules: set[str]) -> set[str]:
+    """Snippet names whose value comes from the project's code (assigned from an expression
+    that uses a project name or another such name)."""
+    project = {
+        name
+        for name, stmt in definitions.items()
+        if isinstance(stmt, (ast.Import, ast.ImportFrom))
+        and ((getattr(stmt, "module", None) or stmt.names[0].name).split(".")[0] in repo_modules)
+    } | set(repo_modules)
+    made = set(project)
+    for _ in range(3):
+        for stmt in code:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Assign) and _used([node.value]) & made:
+                    made |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return made - project
 
 
 def _public_function(code: list[ast.stmt], last: ast.stmt, definitions: dict, repo_modules: set[str]) -> str:

@@ -155,7 +155,8 @@ _HOW = re.compile(
     r"\bfalls? back\b|\bby (?:using|calling|adding|checking|copying|passing|storing|wrapping|scaling|resolving)\b|"
     r"\bnow (?:uses?|calls?|checks?|copies|stores?|passes|wraps|scales|resolves|re-?raises|yields|delegates)\b|"
     r"\bswitch(?:es|ed)? to\b|\brefactor|\brenam|\bhelper\b|\bwhile loop\b|\brecursi|\bimplementation\b|"
-    r"\binternal(?:ly)?\b|\bre-?raises? the\b|\bone-shot\b|\bthe (?:wraps|iterator|code) path\b|\bnow\b",
+    r"\binternal(?:ly)?\b|\bre-?raises? the\b|\bone-shot\b|\bthe (?:wraps|iterator|code) path\b|\bnow\b|"
+    r"\bbecause\b|\bthis happens\b|\bis caused by\b",
     re.I,
 )
 # a commit-log line in the imperative ("Add ...", "Guard against ..."): a change, not a symptom
@@ -209,6 +210,8 @@ def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_ch
             continue  # a commit-log line says what changed, not what goes wrong
         if not keep_changes and (len(s.split()) < 5 or not _VERB.search(s)):
             continue  # a fragment
+        if re.search(r"\b(?:by|in|with|of|to|from|see|and|for|since)\W*$", s, re.I):
+            continue  # a sentence whose reference was cut ("broken by #12")
         if keep_changes and split_subject(s)[0] == "fix":
             s = _capitalize_first(split_subject(s)[2])
         out.append(s if s.endswith((".", "!", "?")) else s + ".")

@@ -193,7 +193,9 @@ def write_statement(
     lead = _with_touched_function(groups[0][0], facts.functions) if groups else None
     values = {
         "repo": facts.repo,
-        "symptom": evidence_symptom(lead) if lead else _symptom(facts.kind, facts.verb, facts.rest, fallback),
+        "symptom": evidence_symptom(lead, _symptom(facts.kind, facts.verb, facts.rest, ""))
+        if lead
+        else _symptom(facts.kind, facts.verb, facts.rest, fallback),
         "request": _request(facts.kind, facts.verb, facts.rest, facts.subject) or fallback,
     }
     strategy = facts.strategy if facts.strategy in _TITLES else "BUG_FIX"
@@ -394,13 +396,18 @@ def _test_function(test_id: str) -> str:
     return str(test_id).split("[")[0]
 
 
+def _usable(f: dict) -> bool:
+    return bool(f.get("reproduction")) and not f.get("unbound") and not f.get("long")
+
+
 def distinct_failures(failures: list[dict]) -> list[list[dict]]:
-    """Failures grouped by test function (parametrized cases together), in order; within a
-    group the cases with a reproduction first."""
+    """Failures grouped by test function (parametrized cases together); the groups with a
+    reproduction that can be quoted first, and within a group the cases with one first."""
     groups: dict[str, list[dict]] = {}
     for f in failures:
         groups.setdefault(_test_function(f.get("id", "")), []).append(f)
-    return [sorted(g, key=lambda f: not f.get("reproduction")) for g in groups.values()]
+    ordered = [sorted(g, key=lambda f: not _usable(f)) for g in groups.values()]
+    return sorted(ordered, key=lambda g: not _usable(g[0]))
 
 
 def _named(f: dict) -> str:
@@ -412,7 +419,7 @@ def _named(f: dict) -> str:
         return _span(call)
     if fn:
         return _span(fn)
-    return _span(call) if _short(call, 48) and not f.get("unbound") else "the call"
+    return _span(call) if _short(call, 60) and not f.get("unbound") else "the call"
 
 
 def _with_touched_function(f: dict, functions: list[dict]) -> dict:
@@ -422,14 +429,19 @@ def _with_touched_function(f: dict, functions: list[dict]) -> dict:
     names = [str(fn.get("name")) for fn in functions if fn.get("name")]
     used = [n for n in names if not n.startswith("_") and re.search(rf"(?<![\w]){re.escape(n)}\b", code)]
     current = str(f.get("function") or "")
-    if used and not any(current == n or current.endswith("." + n) for n in used):
+    if used and not any(n in current.split(".") for n in used):
         return {**f, "function": used[0]}
     return f
 
 
-def evidence_symptom(f: dict) -> str:
-    """A title: the public function and what goes wrong, in the failing run's own values."""
+def evidence_symptom(f: dict, fallback: str = "") -> str:
+    """A title: the public function and what goes wrong, in the failing run's own values;
+    `fallback` (the change's own symptom) when the evidence names no project function."""
+    call_usable = _short(f.get("call") or "", 60) and not f.get("unbound") and bool(re.search(r"[(=]", f["call"]))
+    if not f.get("function") and fallback and not call_usable:
+        return fallback
     name, kind, op = _named(f), f.get("kind"), f.get("op", "")
+    call, fn = str(f.get("call") or ""), str(f.get("function") or "")
     observed, expected, error = str(f.get("observed") or ""), str(f.get("expected") or ""), str(f.get("error") or "")
     etype = error.split(":")[0]
     if kind == "raises":
@@ -443,11 +455,15 @@ def evidence_symptom(f: dict) -> str:
         if op in ("in", "not in"):
             verb = "lacks" if op == "in" else "should not contain"
             return f"Result of {name} {verb} {_span(expected)}" if _short(expected) else f"{name} gives a wrong result"
+        if fn and call and not call.startswith(fn) and _short(call, 40) and _short(observed) and _short(expected):
+            return f"With {_span(fn)}, {_span(call)} is {_span(observed)} where {_span(expected)} is expected"
         if _short(observed) and _short(expected):
             return f"{name} returns {_span(observed)} where {_span(expected)} is expected"
         return f"{name} returns a wrong value"
     if kind == "truthy":
         return f"{name} gives a wrong result"
+    if kind in ("helper", "fail") and _short(observed, 60):
+        return f"{name}: {observed.rstrip('.')}"
     return f"{name} fails"
 
 
@@ -476,9 +492,10 @@ def _outcome_core(f: dict) -> str:
     if kind == "compare":
         exact = " exactly" if f.get("exact") else ""
         if error:
+            literal = expected[:1] in "'\"[({-0123456789" or expected in ("True", "False", "None")
             requirement = (
                 f"it should return{exact} {_span(expected)}"
-                if op == "=="
+                if op == "==" and literal
                 else f"the check {_span(f'{call} {op} {expected}')} should hold"
             )
             return f"On the current code the last line raises {_span(error)}; {requirement}."
@@ -499,6 +516,10 @@ def _outcome_core(f: dict) -> str:
         return sentence
     if kind == "error":
         return f"On the current code the last line raises {_span(error)}; it should run without an error."
+    if kind == "fail":
+        return f"On the current code the reproduction ends in the test's own failure: {_span(observed)}."
+    if kind == "helper":
+        return f"On the current code the check inside {_span(call)} fails: {_span(observed)}."
     if error:
         return f"On the current code the last line raises {_span(error)}; {subject} should be {expected or 'true'}."
     seen = f" (pytest reports {_span('assert ' + observed)})" if observed else ""
@@ -589,6 +610,8 @@ def evidence_expected_actual(f: dict, strategy: str) -> str:
         )
     elif kind == "error":
         expected_text, actual = f"{subject} runs without an error", f"it raises {_span(error)}"
+    elif kind in ("helper", "fail"):
+        expected_text, actual = "The reproduction runs to its end", f"it fails with {_span(observed)}"
     else:
         expected_text = f"{subject} is {expected or 'true'}"
         actual = f"it raises {_span(error)}" if error else "it is not"
