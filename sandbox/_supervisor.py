@@ -29,12 +29,13 @@ JOB_LINE_LIMIT = 1 << 20
 def canary_source(must_fail: str, must_pass: str) -> str:
     """The canary module: two tests (one must fail, one must pass) and the plugin that puts them
     first in every session. It is loaded with `-p` from the root-owned folder, so no ini filter
-    applies: its items are built by name (python_files, python_classes, python_functions and
-    testpaths do not choose them) and added after every other implementation of the hook has
-    run (no `-k`, `-m` or `--deselect` of the suite's drops them)."""
+    applies: its items are built by name from the module as loaded (python_files,
+    python_classes, python_functions, testpaths and the import mode do not choose them, and a
+    run that rewrites the file changes nothing) and added after every other implementation of
+    the hook has run (no `-k`, `-m` or `--deselect` of the suite's drops them)."""
     return (
         '"""SEBGen\'s canary tests and the plugin that runs them first."""\n'
-        "from pathlib import Path\n\nimport pytest\n\n\n"
+        "import sys\nfrom pathlib import Path\n\nimport pytest\n\n\n"
         f"def {must_fail}():\n    assert False, 'sebgen canary: this test must fail'\n\n\n"
         f"def {must_pass}():\n    pass\n\n\n"
         "@pytest.hookimpl(hookwrapper=True)\n"
@@ -42,8 +43,12 @@ def canary_source(must_fail: str, must_pass: str) -> str:
         "    yield\n"
         "    from _pytest.python import Function, Module\n\n"
         "    module = Module.from_parent(session, path=Path(__file__))\n"
+        "    module.obj = sys.modules[__name__]  # this module as loaded, never the file read again\n"
         "    # first: a bug that breaks the process for later tests must not take the canaries down\n"
-        f"    items[:0] = [Function.from_parent(module, name=n) for n in ({must_fail!r}, {must_pass!r})]\n"
+        "    items[:0] = [\n"
+        "        Function.from_parent(module, name=n, callobj=getattr(module.obj, n))\n"
+        f"        for n in ({must_fail!r}, {must_pass!r})\n"
+        "    ]\n"
     )
 
 

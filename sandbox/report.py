@@ -216,8 +216,8 @@ def _canary_problem(outcomes: dict[str, str], canaries: tuple[str, str], exit_co
             f"the canary tests came out wrong (must-fail {must_fail}, must-pass {must_pass}): "
             "the run's outcomes were tampered with"
         )
-    if exit_code == 3 and status == 3:  # the tests ran, then pytest or a plugin broke: untrusted, not tampered
-        return "pytest ended with an internal error (exit 3) after its tests ran"
+    if exit_code in (2, 3) and status == exit_code:  # pytest or a plugin gave up mid-session: untrusted, not tampered
+        return f"pytest {_STOPPED[exit_code]} (exit {exit_code}) after its tests began"
     if exit_code != _EXIT_TESTS_FAILED:
         return f"pytest exited {exit_code} although the must-fail canary failed: its exit was tampered with"
     if status != exit_code:

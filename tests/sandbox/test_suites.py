@@ -79,7 +79,8 @@ def test_a_session_pytest_ends_before_any_test_is_no_tampering():
     # the canaries ran and pytest still says 3: untrusted (never resolves), said as what it is
     ran = '{"outcomes": {"x.py::test_aa": "failed", "x.py::test_bb": "passed"}, "exitstatus": 3}'
     after = parse_report(ran, 3, None, False, ("test_aa", "test_bb"))
-    assert after.broken and "after its tests ran" in after.note and "tamper" not in after.note
+    assert after.broken and "internal error (exit 3) after its tests began" in after.note
+    assert "tamper" not in after.note
     # a session whose report names a passing must-fail canary is still tampering
     forged = '{"outcomes": {"x.py::test_aa": "passed", "x.py::test_bb": "passed"}, "exitstatus": 0}'
     assert "tampered" in parse_report(forged, 0, None, False, ("test_aa", "test_bb")).note
