@@ -17,6 +17,7 @@ SUMMARY_KEYS = (
     "attempts",
     "passed",
     "failure_categories",
+    "failure_routes",
     "validations",
     "kept_per_validation",
     "scored_at_generation",

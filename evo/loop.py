@@ -40,9 +40,9 @@ from fitness import (
     batch_filter,
     distribution_of,
     evaluate_strategy,
+    gene_for,
     judged_scores,
     route_failures,
-    routed,
     score_tasks,
 )
 from operators import crossover, mutate_params, mutate_prompt, random_strategy, repair_selection, select_parents
@@ -100,10 +100,13 @@ def build_toolbox(config: Config, rng: random.Random, bench: Workbench, tried: C
 
 def route_of(parent: Individual) -> str:
     """Which operator a parent's failures call for when prompt mutation is drawn: "selection"
-    when more of its rejections are selection-fixable (no_f2p) than prompt-fixable, else
-    "prompt" (also when it has no failures: the configured operator)."""
-    by_gene = routed(parent.summary.get("failure_categories", []))
-    return "selection" if len(by_gene["selection"]) > len(by_gene["prompt"]) else "prompt"
+    when more of its rejections are selection-fixable (no_f2p, or a judge's rejection on a test
+    criterion) than prompt-fixable, else "prompt" (also when it has no failures: the
+    configured operator)."""
+    routes = parent.summary.get("failure_routes")
+    if routes is None:  # scored before routes were recorded
+        routes = [gene_for(c) for c in parent.summary.get("failure_categories", [])]
+    return "selection" if routes.count("selection") > routes.count("prompt") else "prompt"
 
 
 def vary(
@@ -511,6 +514,7 @@ class Evolution:
                     "novelties": score.novelties,
                     "validations": score.validations,
                     "kept_per_validation": score.kept_per_validation,
+                    "failure_routes": score.failure_routes,
                     "fitness": score.fitness,
                     "scored_at_generation": generation,
                     "archive_tasks": archive_tasks,

@@ -35,6 +35,8 @@ _HOMES = {  # public name -> the module that defines it (loaded on first use: gi
     "routed": "exploration",
     "validations_of": "strategy_eval",
     "attempts_of": "strategy_eval",
+    "failure_routes": "strategy_eval",
+    "gene_for_rejection": "exploration",
     "score_tasks": "strategy_eval",
     "surviving_batch_filter": "dataset_filter",
 }
@@ -72,6 +74,8 @@ __all__ = [
     "routed",
     "validations_of",
     "attempts_of",
+    "failure_routes",
+    "gene_for_rejection",
     "score_tasks",
     "surviving_batch_filter",
 ]

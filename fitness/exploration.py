@@ -43,6 +43,9 @@ PROMPT_FIXABLE = frozenset({"leakage", "judge_reject", "vague_statement", "dupli
 ENVIRONMENT = frozenset({"schema", "compile_error", "patch_error", "build_error", "no_f2p", "flaky", "timeout"})
 # Of those, what the choice of commits (or synthetic targets) can fix.
 SELECTION_FIXABLE = frozenset({"no_f2p"})
+# Judge criteria about the task's tests, not its statement: a rejection on one of them is the
+# commit's (selection's) to fix, though its category (judge_reject) counts as prompt-fixable for E.
+TEST_CRITERIA = frozenset({"test_correctness", "test_completeness"})
 
 
 def prompt_fixable(category: str) -> bool:
@@ -55,6 +58,14 @@ def gene_for(category: str) -> str:
     if category in PROMPT_FIXABLE:
         return "prompt"
     return "selection" if category in SELECTION_FIXABLE else "environment"
+
+
+def gene_for_rejection(category: str, criterion: str | None = None) -> str:
+    """`gene_for`, refined by the judge criterion a quality rejection was decided on: one about
+    the tests (`TEST_CRITERIA`) goes to selection, not to the prompt."""
+    if category == "judge_reject" and criterion in TEST_CRITERIA:
+        return "selection"
+    return gene_for(category)
 
 
 def routed(categories: list[str]) -> dict[str, list[str]]:

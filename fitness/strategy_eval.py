@@ -17,8 +17,18 @@ import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from fitness.exploration import dimensions_of, exploration_value, route_failures
-from tasks import MODULE_KIND, Candidate, Generator, Strategy, StrategyType, Task, pick_candidates, synthetic_attempts
+from fitness.exploration import dimensions_of, exploration_value, gene_for_rejection, route_failures
+from tasks import (
+    MODULE_KIND,
+    Candidate,
+    Generator,
+    Strategy,
+    StrategyType,
+    Task,
+    first_failure,
+    pick_candidates,
+    synthetic_attempts,
+)
 
 
 @dataclass(frozen=True)
@@ -30,6 +40,7 @@ class EvalSettings:
     skill_norm: int = 10
     weights: dict = field(default_factory=dict)
     cost_weight: float = 0.0  # fitness = (1 - w) EV + w x kept per container validation
+    skip_harvested: bool = True  # commits the archive already holds a kept task of are not tried again
 
 
 @dataclass
@@ -72,6 +83,7 @@ class Score:
     novelties: dict  # instance_id -> novelty of each kept task
     validations: int = 0  # container validations the tasks cost
     kept_per_validation: float = 0.0
+    failure_routes: list = field(default_factory=list)  # per rejection, the gene that can fix it
     fitness: float = 0.0  # what evolution ranks by: EV with the yield per validation folded in
 
     @property
@@ -102,6 +114,26 @@ def fitness_of(exploration: float, kept: int, validations: int, cost_weight: flo
     """(1 - w) EV + w x kept per validation (0 when nothing was validated; at most 1)."""
     yield_ = min(kept / validations, 1.0) if validations else 0.0
     return round((1 - cost_weight) * exploration + cost_weight * yield_, 6)
+
+
+def failure_routes(tasks: list[dict]) -> list[str]:
+    """Per rejected task, the part of the genome that can fix it ("prompt", "selection" or
+    "environment"): its category's gene, a quality rejection decided on a test criterion
+    (the judge's weakest, or the dataset filter's) going to selection."""
+    out = []
+    for t in tasks:
+        failed = first_failure(t.get("validation") or {})
+        if not failed:
+            continue
+        layer, result = failed
+        details = result.get("details") or {}
+        criterion = (details.get("dataset_filter") or {}).get("criterion")
+        criteria = details.get("criteria") or {}
+        if criterion is None and layer == "quality" and criteria:
+            judged = {c: v.get("score", 10) for c, v in criteria.items() if c != "complexity" and isinstance(v, dict)}
+            criterion = min(judged, key=judged.get) if judged else None
+        out.append(gene_for_rejection(result.get("category") or "other", criterion))
+    return out
 
 
 def failure_categories(tasks: list[dict]) -> list[str]:
@@ -137,14 +169,31 @@ def synthetic_targets(candidates: list[Candidate]) -> dict[str, set[str] | None]
 
 
 def attempts_of(
-    strategy: Strategy, candidates: list[Candidate], generator: Generator, seed: int, sample: int, limit: int
+    strategy: Strategy,
+    candidates: list[Candidate],
+    generator: Generator,
+    seed: int,
+    sample: int,
+    limit: int,
+    skip: set[tuple[str, str]] = frozenset(),
 ):
-    """The tasks a strategy tries, lazily, in its order: commits for commit-based types, bugs
+    """The tasks a strategy tries, lazily, in its order: commits for commit-based types (those
+    in `skip`, (repo, sha) pairs, left out after ordering, so the others keep their order), bugs
     synthesized at HEAD for SYNTHETIC (drawn from the sample's seed: common random numbers)."""
     if strategy.strategy_type == StrategyType.SYNTHETIC:
         draw = int(hashlib.sha256(f"{seed}:synthetic:{sample}".encode()).hexdigest()[:8], 16)
         return synthetic_attempts(strategy, synthetic_targets(candidates), generator, draw, limit)
-    return (generator.generate(c, strategy) for c in commit_order(strategy, candidates, seed, sample)[:limit])
+    order = [c for c in commit_order(strategy, candidates, seed, sample) if (c.repo, c.sha) not in skip]
+    return (generator.generate(c, strategy) for c in order[:limit])
+
+
+def harvested_commits(archive) -> set[tuple[str, str]]:
+    """(repo, base_commit) of every kept task the archive holds: a dataset builder does not pay
+    validations for a commit it already has a task of (the archive is frozen during a
+    generation, so every strategy of it sees the same set)."""
+    if archive is None:
+        return set()
+    return {(t.get("repo", ""), t.get("base_commit", "")) for t in archive.query(passed=True)}
 
 
 def evaluate_strategy(
@@ -165,7 +214,8 @@ def evaluate_strategy(
     count = kept or (lambda items: sum(t.passed for t in items))
     tasks = []
     spent = 0
-    for task in attempts_of(strategy, candidates, generator, settings.seed, sample, 2 * budget):
+    done = harvested_commits(getattr(generator, "archive", None)) if settings.skip_harvested else set()
+    for task in attempts_of(strategy, candidates, generator, settings.seed, sample, 2 * budget, done):
         tasks.append(task)
         spent += "functional" in task.validation
         if progress:
@@ -212,5 +262,6 @@ def score_tasks(tasks: list[dict], settings: EvalSettings, novelty: Callable[[li
         novelties={t["instance_id"]: v for t, v in zip(kept, novelties)},
         validations=validations,
         kept_per_validation=round(len(kept) / validations, 4) if validations else 0.0,
+        failure_routes=failure_routes(tasks),
         fitness=fitness_of(ev, len(kept), validations, settings.cost_weight),
     )

@@ -3,7 +3,8 @@ genes, clamped to the valid ranges.
 
 Only the genes that act on a strategy's type are varied (`tasks.relevant_genes`): a commit
 strategy's synthesis genes do nothing, and changing them would only make a new genome that
-behaves like its parent.
+behaves like its parent. The sampling parameters all move; each gene moves with probability
+`GENE_INDPB` (at least one does), so a mutation does not undo every gene a parent got right.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from tasks import GENES, PARAM_RANGES, Strategy, relevant_genes
 DEFAULT_SIGMA = 0.1
 # Integer genes with a short range (mutations: 1..3) need a step that can reach a neighbour.
 MIN_INTEGER_SIGMA = 0.6
+# Probability that a mutation moves each gene (DEAP's indpb).
+GENE_INDPB = 0.3
 
 
 def _gauss(rng: random.Random, value: float, low: float, high: float, sigma: float, integer: bool = False) -> float:
@@ -30,7 +33,9 @@ def mutate_params(strategy: Strategy, rng: random.Random, generation: int, sigma
     for name, (low, high) in PARAM_RANGES.items():
         changes[name] = _gauss(rng, getattr(strategy, name), low, high, sigma)
     genes = dict(strategy.genes)
-    for name in relevant_genes(strategy.strategy_type):
+    names = relevant_genes(strategy.strategy_type)
+    chosen = [name for name in names if rng.random() < GENE_INDPB] or [rng.choice(names)]
+    for name in chosen:
         g = GENES[name]
         genes[name] = _gauss(rng, genes[name], g.low, g.high, sigma, g.integer)
     return strategy.child(

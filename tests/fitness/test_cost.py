@@ -146,3 +146,19 @@ def test_an_individual_keeps_ev_and_fitness_apart_through_a_checkpoint():
     again = Individual.from_dict(ind.to_dict())
     assert (again.exploration_value, again.fitness_value, again.validations_per_kept) == (0.5, 0.42, 2.0)
     assert again.strategy.genes["sel_link"] == 0.5 and again.hof_entry()["genes"]["sel_link"] == 0.5
+
+
+def test_commits_the_archive_already_holds_a_task_of_are_not_paid_for_again(tmp_path):
+    from archive import Archive
+
+    strategy = Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][1])
+    pool = candidates(12)
+    settings = EvalSettings(tasks_per_strategy=2, oversample=2, seed=5)
+    generator = Generator(lambda n: True)
+    first = [t["base_commit"] for t in evaluate_strategy(strategy, pool, generator, settings).tasks]
+    with Archive.open(tmp_path / "archive") as archive:
+        kept = task(strategy, 0, kept=True)
+        archive.add_tasks([{**kept, "repo": "demo/lib", "base_commit": first[0]}], generation=1)
+        generator.archive = archive
+        again = [t["base_commit"] for t in evaluate_strategy(strategy, pool, generator, settings).tasks]
+    assert first[0] not in again and again[: len(first) - 1] == first[1:]  # the rest keeps its order

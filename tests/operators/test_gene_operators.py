@@ -129,3 +129,30 @@ def test_no_f2p_failures_reach_selection_repair_not_prompt_mutation(three_commit
     assert route_of(leaky) == "prompt"
     children = vary(toolbox, config, random.Random(2), [leaky, leaky], generation=2)
     assert {c.operator for c in children} <= {"prompt_mutation", "prompt_mutation_failed"} and llm.prompts
+
+
+def judged_reject(criterion: str, by_filter: bool) -> dict:
+    criteria = {c: {"score": 9} for c in ("task_correctness", "test_correctness", "test_completeness", "complexity")}
+    criteria[criterion] = {"score": 3}
+    details = {"criteria": criteria}
+    if by_filter:
+        details["dataset_filter"] = {"criterion": criterion}
+    quality = {"passed": False, "score": 0.5, "reason": "", "category": "judge_reject", "details": details}
+    return {"validation": {"functional": {"passed": True}, "quality": quality}}
+
+
+def test_a_judge_rejection_on_the_tests_is_selections_on_the_statement_the_prompts():
+    from fitness import failure_routes
+
+    tasks = [
+        judged_reject("test_correctness", by_filter=True),
+        judged_reject("test_completeness", by_filter=False),
+        judged_reject("task_correctness", by_filter=True),
+        attempt(False, "no_f2p"),
+        attempt(False, "leakage"),
+        attempt(False, "build_error"),
+    ]
+    assert failure_routes(tasks) == ["selection", "selection", "prompt", "selection", "prompt", "environment"]
+    ind = individual(Strategy(StrategyType.BUG_FIX, PROMPT), ["judge_reject", "judge_reject"])
+    ind.summary["failure_routes"] = ["selection", "selection"]
+    assert route_of(ind) == "selection"

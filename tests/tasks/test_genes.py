@@ -239,7 +239,10 @@ def synthetic_repo(tmp_path_factory) -> Path:
         {
             "synlib/__init__.py": "",
             "synlib/core.py": SYN,
-            "tests/test_core.py": "from synlib.core import simple\n\n\ndef test_simple():\n    assert simple(1, 2)\n",
+            "tests/test_core.py": (
+                "from synlib.core import simple\n\n\ndef test_simple():\n    assert simple(1, 2)\n"
+                "    assert not simple(2, 2)\n"
+            ),
         },
         "Initial version with tests",
         "2024-01-01T00:00:00",
