@@ -97,15 +97,17 @@ def generate(
     return [json.loads(ln) for ln in out.read_text().splitlines() if ln.strip()] if out.exists() else []
 
 
-def generate_repo(repo: Path, records: list[dict], tmp: Path, env: dict, log_dir: Path) -> list[dict]:
+def generate_repo(
+    repo: Path, records: list[dict], tmp: Path, env: dict, log_dir: Path, strategy: str = "BUG_FIX"
+) -> list[dict]:
     """The repository's tasks: one BUG_FIX call for all its commits; a named commit that call
     did not attempt (the miner calls it a feature, and BUG_FIX takes bug fixes when there are
     any) gets one FEATURE_ADD call for all such commits."""
-    tasks = generate(repo, records, tmp / f"{repo.name}.jsonl", env, log_dir)
+    tasks = generate(repo, records, tmp / f"{repo.name}.jsonl", env, log_dir, strategy)
     attempted = {t["base_commit"] for t in tasks}
-    log = (log_dir / f"{repo.name}-bug_fix.stderr.log").read_text()
+    log = (log_dir / f"{repo.name}-{strategy.lower()}.stderr.log").read_text()
     left = [r for r in records if r["commit"] not in attempted and r["commit"][:8] not in log]
-    if left:
+    if left and strategy == "BUG_FIX":
         print(f"  {len(left)} commit(s) not attempted as bug fixes: {', '.join(r['commit'][:10] for r in left)}")
         tasks += generate(repo, left, tmp / f"{repo.name}-features.jsonl", env, log_dir, "FEATURE_ADD")
     return tasks
@@ -303,8 +305,16 @@ def passing_quotes(task: dict, repo: Path, failures: dict[str, dict]) -> list[st
         source = subprocess.run(
             ["git", "-C", str(repo), "show", f"{task['base_commit']}:{path}"], capture_output=True, text=True
         ).stdout
-        for lineno, expression, left, right in test_asserts(source, test_id):
-            if lineno < line and quotes_check(task["problem_statement"], expression, left, right):
+        checks = test_asserts(source, test_id)
+        failing = {_norm(side) for lineno, _, left, right in checks if lineno == line for side in (left, right) if side}
+        for lineno, expression, left, right in checks:
+            if lineno >= line:
+                continue
+            if {_norm(left), _norm(right)} & failing and _norm(expression) not in {
+                _norm(s) for s in re.findall(r"`([^`\n]+)`", task["problem_statement"])
+            }:
+                continue  # its sides are the failing check's own values: quoting those is not quoting this check
+            if quotes_check(task["problem_statement"], expression, left, right):
                 out.append(f"{test_id.split('::')[-1]}: `{expression[:80]}` (line {lineno}, fails at {line})")
     return out
 
@@ -393,6 +403,7 @@ def main() -> None:
     ap.add_argument("--repos", default="", help="comma-separated substrings of repo names to keep")
     ap.add_argument("--limit", type=int, default=0, help="commits per repo (0: all)")
     ap.add_argument("--only", default="", help="comma-separated commit prefixes to keep")
+    ap.add_argument("--strategy", default="BUG_FIX", help="strategy of the first generate call per repository")
     ap.add_argument("--from", dest="source", type=Path, help="analyse this task file instead of generating")
     ap.add_argument("--cache", type=Path, help="SEBGEN_CACHE to use (default: a fresh temp folder)")
     ap.add_argument("--no-evidence-run", action="store_true", help="use the evidence recorded in the tasks")
@@ -423,7 +434,7 @@ def main() -> None:
             tasks = [t for t in tasks if t.get("repo") in repos]
         else:
             for name, recs in by_repo.items():
-                tasks += generate_repo(repos[name], recs, Path(tmp), env, log_dir)
+                tasks += generate_repo(repos[name], recs, Path(tmp), env, log_dir, args.strategy)
         for task in tasks:
             task["repo_path"] = str(repos[task["repo"]])
         verified = {r["commit"] for recs in by_repo.values() for r in recs}

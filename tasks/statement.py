@@ -294,6 +294,7 @@ def repo_context(candidate: Candidate) -> str:
 #   "source"         the test's own lines from its def to the failing line (cut)
 
 EVIDENCE_TESTS = 20
+PLUGIN_KEYS = ("when", "type", "message", "compare", "line", "frames", "raised_in", "params", "indices", "locals")
 SOURCE_LINES = 40
 HELPER_LINES = 40
 SNIPPET_LINES = 80
@@ -352,7 +353,7 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
         if path not in sources:
             sources[path] = file_at(str(repo_path), commit, path)
         conftests = [file_at(str(repo_path), commit, c) for c in _conftest_paths(path)]
-        record = dict(raw)
+        record = {k: v for k, v in raw.items() if k in PLUGIN_KEYS}  # the run's own evidence, nothing derived
         try:
             record.update(explain_failure(sources[path], test_id, raw, conftests=conftests, repo_modules=modules))
         except (SyntaxError, ValueError, RecursionError, AttributeError, TypeError, IndexError):
@@ -900,7 +901,9 @@ def explain_failure(
         out["loop_value"] = f"{loop[-1].target.id} = {_no_address(evidence['locals'][loop[-1].target.id])}"
     then = _next_check(fn, failing, helpers)
     if then is not None and out.get("kind") == "error":  # what the test checks once the line runs
-        out["then"] = ast.unparse(rewrite.visit(_plain_assert(then)))
+        then = ast.fix_missing_locations(rewrite.visit(_plain_assert(then)))
+        if not _unbound([*head, *code, then]) - _unbound([*head, *code]):  # only with names the snippet binds
+            out["then"] = ast.unparse(then)
     out["function"] = _public_function(code, last, definitions, repo_modules)
     return out
 
@@ -1085,13 +1088,15 @@ def _source_lines(lines: list[str], start: int, end: int) -> list[str]:
 
 
 def _passed_checks(fn: ast.AST, line: int, helpers: set[str]) -> list[str]:
-    """The test's checks that ended before `line` (they ran and passed), one line each."""
+    """The test's own checks that ended before `line` (they ran and passed), one line each:
+    not those of the helpers it defines, nor a `with pytest.raises(...) as e:` whose value the
+    test goes on to use (setup, not a check)."""
     found = []
-    for node in ast.walk(fn):
-        if isinstance(node, ast.stmt) and node is not fn and (node.end_lineno or node.lineno) < line:
-            if _is_check(node, helpers) or (
-                isinstance(node, (ast.With, ast.AsyncWith)) and any(_is_check_context(i) for i in node.items)
-            ):
+    for node in _own_nodes(fn):
+        if isinstance(node, ast.stmt) and (node.end_lineno or node.lineno) < line:
+            if isinstance(node, (ast.With, ast.AsyncWith)) and any(i.optional_vars is not None for i in node.items):
+                continue
+            if _is_check(node, helpers):
                 text = ast.unparse(node).splitlines()[0] if not isinstance(node, ast.Assert) else ast.unparse(node)
                 found.append((node.lineno, " ".join(text.split())[:200]))
     return [text for _, text in sorted(found)]

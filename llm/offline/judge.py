@@ -99,7 +99,7 @@ _TEMPLATE = re.compile(
 _EMPTY_CODE = re.compile(r"``|`[ \t]+`|\(\s*,[\s,]*\)")
 _EXPECTED_LINE = re.compile(r"^\s*expected(?: behaviou?r)?\s*:\s*(.*)$", re.I | re.M)
 _ACTUAL_LINE = re.compile(r"^\s*actual(?: behaviou?r)?\s*:\s*(.*)$", re.I | re.M)
-_CONCRETE_SPAN = re.compile(r"`[^`\n]*(?:\d|'|\"|\[|\w\([^)`]+\))[^`\n]*`")
+_CONCRETE_SPAN = re.compile(r"`[^`\n]*(?:\d|'|\"|\[|\w\([^)`]+\)|\b(?:True|False|None)\b)[^`\n]*`")
 _ERROR_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Warning)\b")
 
 
@@ -140,7 +140,7 @@ def _boilerplate(statement: str) -> tuple[float, tuple[str, ...]]:
 def _concreteness(statement: str) -> float:
     """Concrete inputs, outputs and errors: code spans with literals or arguments, error names."""
     spans = len(_CONCRETE_SPAN.findall(statement))
-    blocks = len(re.findall(r"```[^\n]*\n.*?\d.*?```", statement, flags=re.S))
+    blocks = len(re.findall(r"```[^\n]*\n(?:(?!```).)*?(?:\d|\w\()(?:(?!```).)*?```", statement, flags=re.S))
     errors = len(set(_ERROR_NAME.findall(statement)))
     return min(1.0, (spans + 2 * blocks + errors) / 3)
 
@@ -487,6 +487,10 @@ def evidence_defects(statement: str, failures: Sequence[dict], known: set[str]) 
 
     parsed = [(kind, tree) for kind, code in _code_spans(statement) if (tree := _parsed(code)) is not None]
     defined = set(dir(builtins)) | set(known) | {"__file__"}
+    for f in failures:  # names in the values the run printed (`OrderedMultiDict([...])`) are the project's
+        defined |= set(
+            re.findall(r"[A-Za-z_]\w*", " ".join(str(f.get(k) or "") for k in ("observed", "expected", "error")))
+        )
     for kind, tree in parsed:
         if kind == "block":
             defined |= _names(tree)[0]
@@ -504,23 +508,32 @@ def evidence_defects(statement: str, failures: Sequence[dict], known: set[str]) 
             str(check)
             for f in failures
             for check in (f.get("passed_checks") or [])
-            if _normal(str(check)) not in failing and _quotes(str(check), quoted, statement)
+            if _normal(str(check)) not in failing
+            and _quotes(str(check), quoted, statement, _normal(f.get("call") or ""))
         }
     )
-    omitted = []
     flat = " ".join(statement.split())
-    for f in failures:
-        expected = str(f.get("expected") or "")
-        if f.get("kind") == "compare" and 0 < len(expected) <= 80 and expected not in flat:
-            inner = expected[1:-1] if expected[:1] in "'\"" and expected[-1:] == expected[:1] else ""
-            if not inner or inner not in flat:
-                omitted.append(expected)
-    return {"unbound": unbound, "passing": passing, "omitted": omitted}
+
+    def said(expected: str) -> bool:
+        inner = expected[1:-1] if expected[:1] in "'\"" and expected[-1:] == expected[:1] else ""
+        return expected in flat or bool(inner and inner in flat)
+
+    # the value a quoted failing check requires must be there; and at least one such value at all
+    compared = [f for f in failures if f.get("kind") == "compare" and 0 < len(str(f.get("expected") or "")) <= 80]
+    omitted = [
+        str(f["expected"])
+        for f in compared
+        if f.get("call") and _normal(str(f["call"])) in quoted and not said(str(f["expected"]))
+    ]
+    if compared and not any(said(str(f["expected"])) for f in compared):
+        omitted = omitted or [str(compared[0]["expected"])]
+    return {"unbound": unbound, "passing": passing, "omitted": sorted(set(omitted))}
 
 
-def _quotes(check: str, quoted: set[str], statement: str) -> bool:
+def _quotes(check: str, quoted: set[str], statement: str, failing_call: str = "") -> bool:
     """The statement quotes `check`: its expression as code, or its two sides as code spans
-    of one paragraph ("`f(2)` ... should return `3`")."""
+    of one paragraph ("`f(2)` ... should return `3`") -- unless a side is the very value the
+    failing check observes (its values are then the failing check's, not this one's)."""
     import ast
 
     if _normal(check) in quoted:
@@ -530,6 +543,8 @@ def _quotes(check: str, quoted: set[str], statement: str) -> bool:
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return False
     left, right = _normal(ast.unparse(test.left)), _normal(ast.unparse(test.comparators[0]))
+    if failing_call and failing_call in (left, right):
+        return False
     for paragraph in re.split(r"\n\s*\n", statement):
         spans = {_normal(x) for x in re.findall(r"`([^`\n]+)`", paragraph)}
         if left in spans and right in spans and left != right:

@@ -193,7 +193,7 @@ def write_statement(
     lead = _with_touched_function(groups[0][0], facts.functions) if groups else None
     values = {
         "repo": facts.repo,
-        "symptom": evidence_symptom(lead, _symptom(facts.kind, facts.verb, facts.rest, ""))
+        "symptom": _lead_symptom(lead, _symptom(facts.kind, facts.verb, facts.rest, ""))
         if lead
         else _symptom(facts.kind, facts.verb, facts.rest, fallback),
         "request": _request(facts.kind, facts.verb, facts.rest, facts.subject) or fallback,
@@ -434,6 +434,18 @@ def _with_touched_function(f: dict, functions: list[dict]) -> dict:
     return f
 
 
+_VAGUE_TITLE = re.compile(r"(?:gives a wrong result|returns a wrong value|fails)$")
+
+
+def _lead_symptom(f: dict, fallback: str) -> str:
+    """The evidence's symptom; the change's own words when the evidence can only say "wrong"."""
+    title = evidence_symptom(f, fallback)
+    if fallback and _VAGUE_TITLE.search(title):
+        name = _named(f)
+        return f"{_capitalize(fallback)} ({name})" if name != "the call" else fallback
+    return title
+
+
 def evidence_symptom(f: dict, fallback: str = "") -> str:
     """A title: the public function and what goes wrong, in the failing run's own values;
     `fallback` (the change's own symptom) when the evidence names no project function."""
@@ -549,6 +561,8 @@ def _case_line(f: dict, lead: dict) -> str:
         outcome = (
             f"raises {_span(f['error'])}" if f.get("error") else f"gives {_span(observed)}" if observed else "fails"
         )
+        if expected and f.get("kind") == "compare":
+            outcome += f"; the check needs {_span(expected)}"
         return f"- with {_span(inputs)}: {outcome}"
     if f.get("kind") == "compare" and f.get("op") == "==" and observed and expected and not f.get("error"):
         return f"- {_span(call)} is {_span(observed)}; expected {_span(expected)}"
