@@ -321,3 +321,21 @@ def test_explain_failure_resolves_fixtures_and_loops():
     }
     found = explain_failure(source, "tests/test_t.py::test_total", first_pass, repo_modules={"pkg"})
     assert found["reproduction"].splitlines()[2:] == ["extra = 0", "assert total(items + [extra]) == 3 + extra"]
+
+
+@pytest.mark.docker
+def test_the_evidence_comes_through_the_containers_verdict_channel_too(shop, tmp_path):
+    from tests.sandbox_fixtures import require_docker
+
+    require_docker()
+    repo, sha, candidate, local_run, _ = shop
+    task = skeleton(candidate, BUG_FIX)
+    backend = make_sandbox("docker", limits=Limits(timeout_s=120), cache_dir=tmp_path / "cache", log=lambda m: None)
+    try:
+        run = backend.run_tests(repo, sha, [task.bug_patch], sorted({t.split("::")[0] for t in TESTS.values()}))
+    finally:
+        backend.close()
+    assert not run.broken, run.note
+    for test_id in TESTS.values():  # the same evidence as the local run's, from inside the container
+        for key in ("type", "line", "compare", "params"):
+            assert run.failures[test_id].get(key) == local_run.failures[test_id].get(key), (test_id, key)
