@@ -25,6 +25,7 @@ the statement writer only: outcomes never depend on it, and a failure to gather 
 
 import json
 import os
+import reprlib
 
 import pytest
 
@@ -50,9 +51,15 @@ def _cut(text, limit=VALUE_CHARS):
     return text[:head] + " ... " + text[len(text) - (limit - 5 - head) :]
 
 
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = VALUE_CHARS
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxset = _SHORT.maxdict = 12
+
+
 def _repr(value, limit=VALUE_CHARS):
     try:
-        return _cut(repr(value), limit)
+        big = isinstance(value, (str, bytes, list, tuple, set, frozenset, dict)) and len(value) > 1000
+        return _cut(_SHORT.repr(value) if big else repr(value), limit)  # a huge value is never rendered whole
     except Exception as exc:  # a broken __repr__ is evidence too
         return f"<repr failed: {type(exc).__name__}>"
 
