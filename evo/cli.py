@@ -370,7 +370,7 @@ def genes_text(genes: dict | None, strategy_type: str) -> str:
             continue
         label = short.get(name, name.removeprefix("sel_"))
         if isinstance(value, list):
-            parts.append(f"{label} {value[0]:g}-{value[1]:g}")
+            parts.append(f"{label} {value[0]:.2f}-{value[1]:.2f}")
         elif isinstance(value, dict):
             parts.append(f"{label} " + "/".join(f"{v:.2f}" for v in value.values()))
         elif isinstance(value, float):

@@ -44,6 +44,25 @@ def test_hof_json_has_the_design_fields(reference):
                 "evolution_potential",
             }
             assert set(e["params"]) == {"temperature", "top_p", "max_tokens"}
+            # the genes that reach task making, and what the strategy's tasks cost
+            assert set(e["genes"]) == {
+                "sel_size",
+                "sel_tests",
+                "sel_link",
+                "sel_cue",
+                "sel_age",
+                "difficulty_band",
+                "operator_weights",
+                "complexity_band",
+                "mutations",
+                "evidence_tests",
+                "evidence_code",
+                "statement_words",
+            }
+            assert "fitness" in e and "validations_per_kept" in e
+    # the run varies genes, so the equality and resume tests below cover them
+    last = json.loads(sebgen("hof", reference, "--gen", 2, "--json", check=True).stdout)
+    assert any(e["genes"]["sel_link"] != 0.0 or e["genes"]["statement_words"] != 400 for e in last)
     assert (reference / "config.yaml").is_file()
 
 

@@ -300,3 +300,78 @@ def test_environment_failures_never_reach_prompt_mutation(tmp_path):
         assert all(f"detail of {c}" not in sent for c in ENVIRONMENT)
         assert "Never reveal the fix" in child.prompt
     assert "leakage" in PROMPT_FIXABLE
+
+
+class GeneRun:
+    """Canned execution for any genome: how many of its tasks are kept depends on its genes
+    (a positive link weight keeps one more, a short statement loses one), the rest fail no_f2p."""
+
+    def evaluate(self, strategy, candidates, generator, settings, progress=None, sample=1):
+        g = strategy.genes
+        kept = 1 + (g["sel_link"] > 0) - (g["statement_words"] < 200)
+        tasks = [task(strategy, n, kept=n < kept, judge=0.7 + 0.1 * (g["sel_tests"] > 0)) for n in range(3)]
+        for t in tasks:
+            t["validation"].setdefault("functional", {"passed": True, "score": 1.0, "reason": "", "category": None})
+        return Evaluation(
+            strategy_id=strategy.id,
+            genome_hash=strategy.genome_hash(),
+            sample=sample,
+            attempts=3,
+            passed=max(kept, 0),
+            failure_categories=[],
+            tasks=tasks,
+            usage={"calls": 3, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0},
+            validations=3,
+        )
+
+
+@pytest.fixture
+def gene_runs(tmp_path, monkeypatch):
+    """Runs of the real loop (real variation over the genes, selection repair for no_f2p) on
+    canned execution; returns a function running a folder to N generations."""
+
+    class StubBench:
+        def __init__(self):
+            self.llm, self.archive, self.candidates, self.generator = LLMClient(), None, [], None
+
+        @classmethod
+        def build(cls, *args, **kwargs):
+            return cls()
+
+        def use_archive(self, archive):
+            self.archive = archive
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(loop_module, "Workbench", StubBench)
+    monkeypatch.setattr(loop_module, "evaluate_strategy", GeneRun().evaluate)
+    config = Config.model_validate(
+        {
+            "seed": 11,
+            "evolution": {"population": 3, "epsilon": 0.2, "p_prompt_mutation": 0.5, "strategy_types": ["BUG_FIX"]},
+            "fitness": {"cost_weight": 0.3},
+        }
+    )
+
+    def run(name: str, generations: int):
+        Evolution(config, tmp_path / name, log=lambda *_: None).run(generations)
+        return tmp_path / name
+
+    return run
+
+
+def hof_of(run_dir):
+    state = json.loads(sorted((run_dir / "checkpoints").glob("gen-*.json"))[-1].read_text())
+    return state["hof_by_generation"]
+
+
+def test_evolving_genes_is_deterministic_and_a_resumed_run_matches(gene_runs):
+    straight = hof_of(gene_runs("a", 4))
+    assert hof_of(gene_runs("b", 4)) == straight  # same seed, same hall of fame, genes included
+    gene_runs("c", 2)
+    assert hof_of(gene_runs("c", 4)) == straight  # resumed from generation 2
+    entries = [e for gen in straight.values() for e in gen]
+    assert any(e["operator"] == "selection_repair" for e in entries)  # no_f2p went to selection
+    assert any(e["genes"]["sel_link"] != 0.0 for e in entries)
+    assert all(e["validations_per_kept"] in (None, 1.0, 1.5, 3.0) for e in entries)
