@@ -5,7 +5,7 @@ A statement leaks when it shows what the fix *changes*, not what the code should
 
 * ``verbatim`` -- a non-trivial added line of the gold patch appears (token for token);
 * ``expression`` -- a run of >= 5 code tokens of an added line with an operator or bracket
-  appears, and that run is new (not in the removed/context lines, the test patch or the
+  appears, and that run is new (not in the removed/context lines or hunk headers, the test patch or the
   ``def``/``class`` line of a new function the tests call: that signature is the task's spec);
   string literals count as one token, and lines the change only moves are ignored;
 * ``code_block`` -- a line of a code block or inline code span is close to an added line
@@ -153,7 +153,11 @@ def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
     ]
     api = {m for ln in api_lines for m in re.findall(r"(?:def|class)\s+(\w+)", ln)}
     removed_set = {_normalize(ln) for ln in patch_removed_lines(patch)}
-    known_lines = patch_removed_lines(patch) + patch_context_lines(patch) + patch_added_lines(test_patch) + api_lines
+    # the hunk headers name the enclosing definition as the buggy state has it (`def f(self, name):`)
+    headers = [m.group(1) for m in re.finditer(r"^@@[^@]*@@ ?(.*)$", patch, re.M) if m.group(1).strip()]
+    known_lines = (
+        patch_removed_lines(patch) + patch_context_lines(patch) + headers + patch_added_lines(test_patch) + api_lines
+    )
     known = _joined([t for ln in known_lines for t in _tokens(ln) + ["\n"]])
     # lines the change only moves (also among the removed lines) are not part of the fix, nor
     # are its comments: prose, which the prescription check reads as prose

@@ -129,3 +129,16 @@ def test_omitting_the_value_the_failing_check_requires_is_less_solvable():
     bad = "Bug: `naturalsize` is wrong for one byte\n\nCall `naturalsize(1)`: the unit is wrong on the current code.\n"
     assert evidence_defects(bad, FAILURES, {"pkg"})["omitted"] == ["'1 Byte'"]
     assert "omits the value" in semantic(bad)["reasoning"]
+
+
+def test_a_signature_the_hunk_header_shows_is_no_leak():
+    from llm import leak_report
+
+    patch = (
+        "diff --git a/pkg/core.py b/pkg/core.py\n--- a/pkg/core.py\n+++ b/pkg/core.py\n"
+        '@@ -10,3 +10,6 @@ def frozen_delattr(self, name):\n     """Attached to frozen classes."""\n'
+        "+    if isinstance(self, BaseException) and name in ('__notes__',):\n"
+        "+        BaseException.__delattr__(self, name)\n+        return\n     raise FrozenError\n"
+    )
+    assert not leak_report("It concerns `frozen_delattr(self, name)` in `pkg/core.py`.", patch).leaks()
+    assert leak_report("Call `BaseException.__delattr__(self, name)` there.", patch).leaks()  # the fix itself
