@@ -7,6 +7,10 @@ verdict (timeout_s plus a margin), every other engine call. A container that doe
 acknowledge its job is discarded and the run retried once on a fresh one. The attach
 connection is the lease: when the owning process dies the engine closes the container's stdin
 and the supervisor ends the run and itself.
+
+Warm pool: after a run, one started container is kept waiting for the image's next run; at
+most `warm_spares_total` of them across all images, the least recently used image's spare
+removed first (before the next one starts, so the cap also holds while it starts).
 """
 
 from __future__ import annotations
