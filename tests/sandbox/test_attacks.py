@@ -63,6 +63,17 @@ def _forge(status=0):
             pass
 """
 
+# flips only the withheld failing test: the canaries alone would not see it
+FLIP_TEST_ADD = """import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if item.name == "test_add":
+        outcome.get_result().outcome = "passed"
+"""
+
 ATTACKS = {
     # the seven of the issue
     "conftest_hookwrapper": new_file("conftest.py", ALL_PASS_HOOK),
@@ -103,6 +114,15 @@ _reports.TestReport.from_item_and_call = classmethod(_always_passed)
     "sitecustomize": new_file("sitecustomize.py", FORGE + "import atexit\natexit.register(_forge, 1)\n"),
     "usercustomize": new_file("usercustomize.py", FORGE + "import atexit\natexit.register(_forge, 1)\n"),
     "pth_file": new_file("evil.pth", "import atexit, os; atexit.register(os._exit, 0)\n"),
+    # a distribution's metadata at the tree root: pytest loads its pytest11 entry point by itself
+    "dist_info_entry_point": new_file(
+        "evil-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: evil\nVersion: 1.0\n"
+    )
+    + new_file("evil-1.0.dist-info/entry_points.txt", "[pytest11]\nevil = evil_plugin\n")
+    + new_file("evil_plugin.py", FLIP_TEST_ADD),
+    "egg_info_entry_point": new_file("evil.egg-info/PKG-INFO", "Metadata-Version: 1.0\nName: evil\nVersion: 1.0\n")
+    + new_file("evil.egg-info/entry_points.txt", "[pytest11]\nevil = evil_plugin\n")
+    + new_file("evil_plugin.py", FLIP_TEST_ADD),
     # the next ones a careful attacker tries
     "root_pytest_ini": new_file("pytest.ini", "[pytest]\naddopts = -p evil_plugin\n")
     + new_file("evil_plugin.py", ALL_PASS_HOOK),
