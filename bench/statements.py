@@ -145,8 +145,9 @@ def _dedent(code: str) -> str:
 
 def bound_names(tree: ast.AST) -> set[str]:
     out: set[str] = set()
+    augmented = {id(n.target) for n in ast.walk(tree) if isinstance(n, ast.AugAssign)}  # `x += 1` binds nothing new
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in augmented:
             out.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             out.add(node.name)
@@ -166,7 +167,9 @@ def bound_names(tree: ast.AST) -> set[str]:
 
 
 def used_names(tree: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    loads = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    augmented = {n.target.id for n in ast.walk(tree) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
+    return loads | augmented  # `x += 1` reads x
 
 
 def is_reproduction(kind: str, tree: ast.AST) -> bool:

@@ -23,6 +23,7 @@ At most EVIDENCE_TESTS tests get evidence, each at most about 6 KB. Evidence is 
 the statement writer only: outcomes never depend on it, and a failure to gather it is ignored.
 """
 
+import inspect
 import json
 import os
 import reprlib
@@ -86,6 +87,10 @@ def _evidence(item, call):
         record["params"] = _names(getattr(spec, "params", {}) or {})
         record["indices"] = {str(k): int(v) for k, v in (getattr(spec, "indices", {}) or {}).items()}
     obj = getattr(item, "obj", None)
+    try:  # a decorated test (functools.wraps): its own function, not the wrapper's
+        obj = inspect.unwrap(getattr(obj, "__func__", obj))
+    except Exception:
+        pass
     code = getattr(getattr(obj, "__func__", obj), "__code__", None)
     path = str(getattr(item, "path", None) or getattr(item, "fspath", ""))
     entries = list(exc.traceback)

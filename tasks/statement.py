@@ -460,6 +460,21 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
         if stmt.lineno > line:
             break
         chain.append(stmt)
+        if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            shell = copy.deepcopy(stmt)  # the block holding the line is cut at it, the others stay
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(stmt, field)
+                if block and block[0].lineno <= line <= (block[-1].end_lineno or block[-1].lineno):
+                    setattr(shell, field, _trim(block, line, helpers, chain) or [ast.Pass()])
+                    if field == "body":
+                        shell.orelse, shell.finalbody = [], []
+                    break
+            else:
+                for i, handler in enumerate(stmt.handlers):
+                    if handler.lineno <= line <= (handler.end_lineno or handler.lineno):
+                        shell.handlers[i].body = _trim(handler.body, line, helpers, chain) or [ast.Pass()]
+            out.append(shell)
+            break
         inner = getattr(stmt, "body", None)
         enterable = isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.If))
         if enterable and inner and inner[0].lineno <= line <= (inner[-1].end_lineno or inner[-1].lineno):
@@ -696,9 +711,10 @@ def _inline_fixture(name: str, fixture: ast.AST) -> list[ast.stmt] | None:
 
 def _bound(nodes) -> set[str]:
     out: set[str] = set()
+    augmented = {id(n.target) for root in nodes for n in ast.walk(root) if isinstance(n, ast.AugAssign)}
     for root in nodes:
         for node in ast.walk(root):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in augmented:
                 out.add(node.id)
             elif isinstance(node, (*_FUNCS, ast.ClassDef)):
                 out.add(node.name)
@@ -716,7 +732,15 @@ def _bound(nodes) -> set[str]:
 
 
 def _used(nodes) -> set[str]:
-    return {n.id for root in nodes for n in ast.walk(root) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    """Names read: loads, and the targets of `x += 1` (it reads x first)."""
+    found = {n.id for root in nodes for n in ast.walk(root) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    found |= {
+        n.target.id
+        for root in nodes
+        for n in ast.walk(root)
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)
+    }
+    return found
 
 
 def _unbound(nodes) -> set[str]:

@@ -444,9 +444,12 @@ def _names(tree) -> tuple[set[str], set[str]]:
     import ast
 
     bound, used = set(), set()
+    augmented = {id(n.target) for n in ast.walk(tree) if isinstance(n, ast.AugAssign)}  # `x += 1` binds nothing new
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
+        if isinstance(node, ast.Name) and id(node) not in augmented:
             (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            used.add(node.target.id)  # `x += 1` reads x
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.add(node.name)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):

@@ -51,7 +51,10 @@ BEFORE = {
 AFTER = {
     **BEFORE,
     "shop/text.py": "def slug(text):\n    return text.lower().replace(' ', '-')\n",
-    "shop/money.py": "def money(amount):\n    return f'{amount:,.2f}'\n",
+    "shop/money.py": (
+        "def money(amount):\n    if amount < 0:\n        raise ValueError('negative amount')\n"
+        "    return f'{amount:,.2f}'\n"
+    ),
     "shop/sizes.py": "def naturalsize(n):\n    unit = 'Byte' if n == 1 else 'Bytes'\n    return f'{n} {unit}'\n",
     "shop/cache.py": BEFORE["shop/cache.py"].replace("key.upper()", "key"),
     "shop/prices.py": "def parse_price(text):\n    return int(text.lstrip('$'))\n",
@@ -74,6 +77,16 @@ AFTER = {
     "tests/test_prices.py": (
         "from shop.prices import parse_price\n\n\ndef test_dollar_sign():\n    assert parse_price('$3') == 3\n"
     ),
+    "tests/test_more.py": (
+        "import functools\n\nfrom shop.cache import Cache\nfrom shop.money import money\n\n\n"
+        "def logged(test):\n    @functools.wraps(test)\n    def wrapper(*args, **kwargs):\n"
+        "        return test(*args, **kwargs)\n\n    return wrapper\n\n\n"
+        "@logged\ndef test_counted_puts():\n    hits = 0\n    cache = Cache(ttl=1)\n"
+        "    for key in ['a', 'b']:\n        cache.put(key, 1)\n        hits += 1\n"
+        "    assert hits == 2\n    assert cache.get('a') == 1\n\n\n"
+        "def test_negative_amount():\n    try:\n        money(-1)\n    except ValueError:\n        pass\n"
+        "    else:\n        assert False, 'no error for a negative amount'\n"
+    ),
     "tests/test_units.py": (
         "import unittest\n\nfrom shop.units import to_grams\n\n\nclass TestUnits(unittest.TestCase):\n"
         "    kilos = 2\n\n    def setUp(self):\n        self.factor = 1\n\n"
@@ -91,6 +104,8 @@ TESTS = {
     "first_passes": "tests/test_cache.py::test_get_after_put",
     "error": "tests/test_prices.py::test_dollar_sign",
     "unittest": "tests/test_units.py::TestUnits::test_grams",
+    "decorated": "tests/test_more.py::test_counted_puts",
+    "try_else": "tests/test_more.py::test_negative_amount",
 }
 BUG_FIX = Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][-1])  # steps, expected/actual, no leak
 
@@ -161,6 +176,8 @@ def runs_to_the_failing_check(block: str) -> None:
     }
     bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) for a in n.args.args}
+    bound |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)}
     assert used - bound - set(dir(builtins)) == set(), block
 
 
@@ -270,6 +287,22 @@ def test_a_unittest_method_becomes_plain_python(shop):
     assert block.strip().splitlines()[-1] == "assert to_grams(kilos * factor) == 2000"
     runs_to_the_failing_check(block)
     assert "`200`" in text and "`2000`" in text  # from unittest's "200 != 2000"
+
+
+def test_a_decorated_test_is_read_from_its_own_frame_and_keeps_what_it_counts(shop):
+    _, _, _, run, evidence = shop
+    assert run.failures[TESTS["decorated"]]["line"] == 23  # the test's line, not its wrapper's
+    block = code_block(statement(shop, "decorated"))
+    assert "hits = 0" in block and "hits += 1" in block  # what `+=` reads stays defined
+    assert "assert hits == 2" not in block and block.strip().splitlines()[-1] == "assert cache.get('a') == 1"
+    runs_to_the_failing_check(block)
+
+
+def test_a_failure_in_the_else_of_a_try_is_the_tests_own_message(shop):
+    text = statement(shop, "try_else")
+    block = code_block(text)
+    assert "try:\n    money(-1)\nexcept ValueError:\n    pass\nelse:\n    assert False" in block
+    assert "`no error for a negative amount`" in text
 
 
 def test_the_judges_read_the_evidence_and_accept_these_statements(shop):
