@@ -250,8 +250,30 @@ def _norm(code: str) -> str:
         return " ".join(code.split())
 
 
-def test_asserts(source: str, test_id: str) -> list[tuple[int, str, str, str]]:
-    """(line, whole expression, left side, right side) of each check in the test's function."""
+def other_branch(fn: ast.AST, node: ast.AST, line: int) -> bool:
+    """`node` sits in another branch (if/else, except/else) than `line` of a statement: it did
+    not run on the way to the failing line."""
+    for branchy in ast.walk(fn):
+        if not isinstance(branchy, (ast.If, ast.Try)):
+            continue
+        blocks = [branchy.body, branchy.orelse] + (
+            [h.body for h in branchy.handlers] if isinstance(branchy, ast.Try) else []
+        )
+
+        def index(pred, blocks=blocks):
+            return next((i for i, b in enumerate(blocks) if any(pred(s) for s in b)), None)
+
+        at_line = index(lambda s: s.lineno <= line <= (s.end_lineno or s.lineno))
+        at_node = index(lambda s: any(n is node for n in ast.walk(s)))
+        if at_line is not None and at_node is not None and at_line != at_node:
+            if not (isinstance(branchy, ast.Try) and 0 in (at_line, at_node)):
+                return True
+    return False
+
+
+def test_asserts(source: str, test_id: str, line: int = 0) -> list[tuple[int, str, str, str]]:
+    """(line, whole expression, left side, right side) of each check in the test's function
+    (with `line`, the checks in branches that did not run on the way to it left out)."""
     name = test_id.split("::")[-1].split("[")[0]
     try:
         tree = ast.parse(source)
@@ -261,6 +283,8 @@ def test_asserts(source: str, test_id: str) -> list[tuple[int, str, str, str]]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             for inner in ast.walk(node):
+                if line and other_branch(node, inner, line):
+                    continue
                 if isinstance(inner, ast.Assert):
                     test = inner.test
                     if isinstance(test, ast.Compare) and len(test.ops) == 1:
@@ -308,7 +332,7 @@ def passing_quotes(task: dict, repo: Path, failures: dict[str, dict]) -> list[st
         source = subprocess.run(
             ["git", "-C", str(repo), "show", f"{task['base_commit']}:{path}"], capture_output=True, text=True
         ).stdout
-        checks = test_asserts(source, test_id)
+        checks = test_asserts(source, test_id, line)
         failing = {_norm(side) for lineno, _, left, right in checks if lineno == line for side in (left, right) if side}
         for lineno, expression, left, right in checks:
             if lineno >= line:

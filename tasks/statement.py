@@ -1120,10 +1120,43 @@ def _passed_checks(fn: ast.AST, line: int, helpers: set[str]) -> list[str]:
         if isinstance(node, ast.stmt) and (node.end_lineno or node.lineno) < line:
             if isinstance(node, (ast.With, ast.AsyncWith)) and any(i.optional_vars is not None for i in node.items):
                 continue
+            if not on_the_path(fn, node, line):
+                continue  # a branch the run did not take (the `except` of a `try` whose `else` failed)
             if _is_check(node, helpers):
                 text = ast.unparse(node).splitlines()[0] if not isinstance(node, ast.Assert) else ast.unparse(node)
                 found.append((node.lineno, " ".join(text.split())[:200]))
     return [text for _, text in sorted(found)]
+
+
+def on_the_path(fn: ast.AST, node: ast.AST, line: int) -> bool:
+    """False when `node` sits in another branch (if/else, try/except/else) of a statement whose
+    branch holding `line` is the one the run took."""
+
+    def holds(block, target_line=None, target=None) -> bool:
+        for stmt in block or []:
+            if target is not None and any(n is target for n in ast.walk(stmt)):
+                return True
+            if target_line is not None and stmt.lineno <= target_line <= (stmt.end_lineno or stmt.lineno):
+                return True
+        return False
+
+    for branchy in ast.walk(fn):
+        if not isinstance(branchy, (ast.If, ast.Try)) or branchy is node:
+            continue
+        blocks = [
+            branchy.body,
+            branchy.orelse,
+            *([h.body for h in branchy.handlers] if isinstance(branchy, ast.Try) else []),
+        ]
+        if isinstance(branchy, ast.Try):
+            blocks.append(branchy.finalbody)
+        where_line = [i for i, b in enumerate(blocks) if holds(b, target_line=line)]
+        where_node = [i for i, b in enumerate(blocks) if holds(b, target=node)]
+        if where_line and where_node and where_line[0] != where_node[0]:
+            if isinstance(branchy, ast.Try) and {where_line[0], where_node[0]} & {0, len(blocks) - 1}:
+                continue  # the try body and the finally run on every path
+            return False
+    return True
 
 
 def _literal(node: ast.expr) -> bool:
