@@ -1,5 +1,5 @@
 """A tiny project with named commits of every outcome, for the `sebgen generate` outcome tests:
-four well-tested fixes, one fix whose test checks a single value, a feature ("Add
+three well-tested fixes, one fix whose test checks a single value, a feature ("Add
 __contains__ ..."), and a commit that changes only tests."""
 
 from __future__ import annotations
@@ -27,11 +27,6 @@ def slug(text):
     return text.lower().replace(" ", "-")
 
 
-def chunks(seq, n):
-    """seq cut into pieces of n items (the last one may be shorter)."""
-    return [seq[i : i + n] for i in range(0, len(seq) - n + 1, n)]
-
-
 def percent(part, whole):
     """part as a percentage of whole."""
     return part / whole * 10
@@ -52,7 +47,7 @@ class Bag:
         return self._counts.get(item, 0)
 ''',
     "tests/__init__.py": "",
-    "tests/test_calc.py": """from shelf.calc import chunks, clamp, mean, percent, slug
+    "tests/test_calc.py": """from shelf.calc import clamp, mean, percent, slug
 
 
 def test_clamp_inside():
@@ -65,10 +60,6 @@ def test_mean_of_values():
 
 def test_slug_of_one_word():
     assert slug("Hello") == "hello"
-
-
-def test_chunks_exact():
-    assert chunks([1, 2, 3, 4], 2) == [[1, 2], [3, 4]]
 
 
 def test_percent_of_zero():
@@ -142,23 +133,6 @@ def test_slug_collapses_repeated_spaces():
 """,
     ),
     (
-        "Fix chunks dropping the last partial chunk",
-        ("shelf/calc.py", "range(0, len(seq) - n + 1, n)", "range(0, len(seq), n)"),
-        """
-
-def test_chunks_keep_the_last_partial_chunk():
-    assert chunks([], 2) == []
-    assert chunks([1, 2], 2) == [[1, 2]]
-    assert chunks([1, 2, 3], 2) == [[1, 2], [3]]
-
-
-def test_chunks_of_a_short_sequence():
-    assert chunks([1, 2, 3, 4], 4) == [[1, 2, 3, 4]]
-    assert chunks([1, 2], 4) == [[1, 2]]
-    assert chunks([1, 2, 3, 4, 5], 4) == [[1, 2, 3, 4], [5]]
-""",
-    ),
-    (
         "Fix percent scale",
         ("shelf/calc.py", "    return part / whole * 10\n", "    return part / whole * 100\n"),
         """
@@ -211,7 +185,7 @@ def _commit(repo: Path, message: str, day: int) -> str:
 
 
 def build(repo: Path) -> dict[str, str]:
-    """Create the project at `repo`; returns {label: sha} for fix1..fix4, weak, feature, tests_only."""
+    """Create the project at `repo`; returns {label: sha} for fix1..fix3, weak, feature, tests_only."""
     repo.mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
     for name, text in BASE.items():
@@ -224,7 +198,7 @@ def build(repo: Path) -> dict[str, str]:
         (repo / path).write_text(source.replace(old, new))
         with open(repo / "tests" / "test_calc.py", "a") as fh:
             fh.write(tests)
-        shas["weak" if i == 5 else f"fix{i}"] = _commit(repo, subject, 1 + i)
+        shas["weak" if i == len(FIXES) else f"fix{i}"] = _commit(repo, subject, 1 + i)
     subject, (path, old, new), (test_path, tests) = FEATURE
     (repo / path).write_text((repo / path).read_text().replace(old, new))
     with open(repo / test_path, "a") as fh:
