@@ -951,7 +951,13 @@ def experiment_cmd(
         out_dir = out_dir or Path("runs") / f"{config.stem}-experiment"
         document = run_experiment(cfg, out_dir, log=_log)
         table = Table(
-            title=f"Held-out commits ({document['split']['heldout']}), {document['heldout_validations_per_arm']} "
+            title=f"Held-out commits ({document['split']['heldout']})"
+            + (
+                f" and modules ({document['split']['heldout_modules']})"
+                if document["split"].get("heldout_modules")
+                else ""
+            )
+            + f", {document['heldout_validations_per_arm']} "
             f"container validations per arm, {len(document['per_seed'])} seeds: mean [95% CI]"
         )
         table.add_column("arm")

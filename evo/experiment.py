@@ -221,6 +221,7 @@ def apply_heldout(
         "fitness": score.fitness,
         "dimensions": score.dimensions,
         "failure_categories": categories,
+        "tasks": tasks,
     }
 
 
@@ -275,6 +276,10 @@ def run_seed(
             arms = {}
             for arm in ARMS:
                 arms[arm] = apply_heldout(strategies[arm], bench, heldout, seeded, validations, novelty)
+                tried = arms[arm].pop("tasks")
+                ckpt.atomic_write_text(  # the arm's held-out tasks, for inspection
+                    out / f"seed-{seed}" / f"heldout-{arm}.jsonl", "".join(json.dumps(t) + "\n" for t in tried)
+                )
                 arms[arm]["training_fitness"] = training_fitness[arm]
                 a = arms[arm]
                 log(

@@ -414,7 +414,9 @@ class Evolution:
                 + ", ".join(f"{c} x{n}" for c, n in sorted(elsewhere.items()))
                 + "): reported here, not fed to prompt mutation"
                 + (
-                    "; " + ", ".join(sorted(selection)) + " go to selection repair (the commits a strategy tries)"
+                    "; "
+                    + ", ".join(sorted(selection))
+                    + " go to selection repair (the commits or synthetic targets a strategy tries)"
                     if selection
                     else ""
                 )

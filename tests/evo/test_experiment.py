@@ -91,33 +91,4 @@ def test_bad_experiment_setting_is_one_sentence_and_exit_2(tmp_path):
     assert "Traceback" not in proc.stderr and not (tmp_path / "x").exists()
 
 
-@pytest.mark.slow
-def test_a_tiny_experiment_on_the_bundled_corpus(tmp_path):
-    out = tmp_path / "exp"
-    proc = sebgen(
-        "experiment",
-        ROOT / "configs" / "experiment.yaml",
-        "--out",
-        out,
-        "--set",
-        "experiment.seeds=[1]",
-        "--set",
-        "experiment.heldout_validations=1",
-        "--set",
-        "evolution.population=2",
-        "--set",
-        "evolution.generations=1",
-        "--set",
-        "fitness.tasks_per_strategy=1",
-        "--set",
-        "fitness.oversample=1",
-        check=True,
-    )
-    doc = json.loads((out / "experiment.json").read_text())
-    assert set(doc["arms"]) == set(ARMS)
-    assert doc["split"]["train"] + doc["split"]["heldout"] > 0
-    for arm in ARMS:
-        assert doc["per_seed"][0]["arms"][arm]["validations"] == 1  # the same budget for every arm
-        assert set(METRICS) <= set(doc["arms"][arm])
-    assert doc["per_seed"][0]["evolved_is_a_seed"]  # one generation: nothing was evolved
-    assert "best_seed" in proc.stdout and (out / "report" / "index.html").is_file()
+# A small real run on the bundled corpus: tests/evo/test_experiment_genes.py (slow).

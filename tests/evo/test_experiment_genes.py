@@ -135,4 +135,5 @@ def test_a_small_experiment_on_the_bundled_corpus_counts_validations_and_curves(
     assert [p["generation"] for p in result["curves"]["evolved"]] == [1, 2]
     assert result["training_validations"]["evolved"] >= 2
     assert "validations/kept" in proc.stdout and "genes:" in proc.stdout
-    assert (out / "report" / "experiment-curves.png").is_file()
+    assert (out / "report" / "experiment-curves.png").is_file() and (out / "report" / "index.html").is_file()
+    assert (out / "seed-1" / "heldout-evolved.jsonl").is_file()  # the arms' held-out tasks, for inspection
