@@ -2,6 +2,7 @@
 
 import difflib
 import json
+from pathlib import Path
 
 import pytest
 
@@ -62,10 +63,10 @@ def test_compile_rejects_a_bug_patch_that_does_not_compile(root, binary_search_t
     path = candidate.source_files[0]
     text = file_at(candidate.repo_path, candidate.sha, path) + "\n"  # git show drops the last newline
     broken = Task.from_dict({**task.to_dict(), "bug_patch": make_diff(path, text, text + "\ndef broken(:\n")})
-    result = check_compile(broken, root / candidate.repo)
+    result = check_compile(broken, Path(candidate.repo_path))
     assert not result.passed and result.category == "compile_error"
     assert "buggy state does not compile" in result.reason
-    assert check_compile(task, root / candidate.repo).passed  # the real task compiles
+    assert check_compile(task, Path(candidate.repo_path)).passed  # the real task compiles
 
 
 def test_functional_rejects_a_task_whose_tests_already_pass_before_the_fix(root, binary_search_task):
@@ -77,7 +78,7 @@ def test_functional_rejects_a_task_whose_tests_already_pass_before_the_fix(root,
         {**task.to_dict(), "bug_patch": make_diff(path, text, harmless), "patch": make_diff(path, harmless, text)}
     )
     validator = Validator(backend=make_sandbox("local", limits=Limits(timeout_s=60)), reruns=1)
-    result = check_functional_layer(noop, validator, root / candidate.repo)
+    result = check_functional_layer(noop, validator, Path(candidate.repo_path))
     assert not result.passed and result.category == "no_f2p"
     assert noop.FAIL_TO_PASS == []
 
@@ -152,5 +153,5 @@ def test_semantic_rejects_a_statement_that_contains_the_fix(binary_search_task):
 def test_run_layers_stops_at_the_first_failed_layer(root, binary_search_task):
     candidate, task = binary_search_task
     broken = Task.from_dict({**task.to_dict(), "repo": None})
-    run_layers(broken, Validator(), root / candidate.repo)
+    run_layers(broken, Validator(), Path(candidate.repo_path))
     assert list(broken.validation) == ["schema"] and broken.failed_layer()[0] == "schema"
