@@ -309,7 +309,7 @@ def test_reopening_with_another_model_is_refused(arc, tmp_path):
 
 
 # -- approximate index ---------------------------------------------------------------------
-def test_large_archive_switches_to_hnsw_with_measured_recall(tmp_path, embedder, caplog):
+def test_large_archive_switches_to_the_approximate_index_with_measured_recall(tmp_path, embedder, caplog):
     texts = many_statements(60)
     tasks = [{"instance_id": f"gen-{i}", "problem_statement": t} for i, t in enumerate(texts)]
     with caplog.at_level(logging.INFO, logger="archive"):
@@ -317,7 +317,7 @@ def test_large_archive_switches_to_hnsw_with_measured_recall(tmp_path, embedder,
         approx.add_tasks(tasks[:30], 0)
         assert not approx.approximate
         approx.add_tasks(tasks[30:], 1)
-    assert approx.approximate and "switched to an approximate HNSW index at 60 vectors" in caplog.text
+    assert approx.approximate and "switched to an approximate IVF index at 60 vectors" in caplog.text
     assert approx.measure_recall(k=10) >= 0.9
     queries = embedder.encode([PARAPHRASES["cache"], UNRELATED, "The CSV reader crashes with KeyError on empty input."])
     assert approx.measure_recall(queries, k=5) >= 0.9
