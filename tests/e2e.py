@@ -83,19 +83,20 @@ def generated_tasks(directory: Path, n: int, repo_name: str = "pyledger", strate
 
     repo = next(p for p in ensure_corpus() if p.name == repo_name)
     out = Path(directory) / "tasks.jsonl"
-    sebgen(
-        "generate",
-        repo,
-        "--strategy",
-        strategy,
-        "--n",
-        n,
-        "--out",
-        out,
-        "--set",
-        "sandbox.backend=local",
-        "--set",
-        "sandbox.reruns=1",
-        check=True,
+    return generate_kept(
+        out, repo, "--strategy", strategy, "--n", n, "--set", "sandbox.backend=local", "--set", "sandbox.reruns=1"
     )
+
+
+def generate_kept(out: Path, *args) -> Path:
+    """`sebgen generate *args --out out`, which must keep a task: when it keeps none, the test
+    fails here with the run's summary and the rejected attempts' reasons."""
+    proc = sebgen("generate", *args, "--out", out, check=True)
+    if not out.is_file() or not out.read_text().strip():
+        rejected = out.with_suffix(".rejected.jsonl")
+        reasons = [
+            f"{r.get('instance_id')}: {r.get('layer')} {r.get('reason')}"
+            for r in (json.loads(line) for line in (rejected.read_text().splitlines() if rejected.is_file() else []))
+        ]
+        raise AssertionError(f"sebgen generate kept no task:\n{proc.stderr[-2000:]}\n" + "\n".join(reasons))
     return out

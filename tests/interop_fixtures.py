@@ -95,7 +95,7 @@ def real_repo_task() -> Path:
 
 
 def _real_repo_task(directory: Path, repo: str = "mahmoud/boltons", commit_prefix: str = "c2b04b4cb1") -> Path:
-    from tests.e2e import sebgen
+    from tests.e2e import generate_kept
 
     record = next(
         c
@@ -107,19 +107,15 @@ def _real_repo_task(directory: Path, repo: str = "mahmoud/boltons", commit_prefi
         ["git", "clone", "-q", str(REAL_REPOS / f"{repo.replace('/', '__')}.bundle"), str(clone)], check=True
     )
     out = Path(directory) / "real-tasks.jsonl"
-    sebgen(
-        "generate",
+    return generate_kept(
+        out,
         clone,
         "--commit",
         record["commit"],
         "--n",
         "1",
-        "--out",
-        out,
         "--set",
         "sandbox.backend=local",
         "--set",
         "sandbox.reruns=1",
-        check=True,
     )
-    return out

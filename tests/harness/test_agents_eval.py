@@ -108,6 +108,7 @@ def test_random_agent_is_deterministic(panel):
 
 
 @pytest.mark.slow
+@pytest.mark.docker  # as root, predictions run in Docker (predictions_backend)
 def test_degraded_gold_lands_between_nop_and_oracle(panel, tmp_path):
     """Half the panel gets the gold patch, the rest the gold patch with a hunk (or its last added line) dropped."""
     tasks = sorted(read_jsonl(panel), key=lambda t: -t.patch.count("\n@@"))
@@ -129,6 +130,7 @@ def test_degraded_gold_lands_between_nop_and_oracle(panel, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.docker  # as root, predictions run in Docker (predictions_backend)
 def test_predictions_with_several_lines_per_task_are_attempts(panel, tmp_path):
     task = next(iter(read_jsonl(panel)))
     preds = tmp_path / "preds.jsonl"
@@ -258,6 +260,7 @@ def conftest_cheat(task) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.docker  # as root, predictions run in Docker (predictions_backend)
 def test_cheating_predictions_resolve_nothing_through_the_cli(panel, tmp_path):
     """The issue's conftest and ini cheats as a predictions file for `sebgen evaluate` on
     bundled-corpus tasks: nothing resolves, each report says what was removed."""
@@ -282,6 +285,7 @@ def test_cheating_predictions_resolve_nothing_through_the_cli(panel, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.docker  # as root, predictions run in Docker (predictions_backend)
 def test_apply_failure_reason_is_kept_in_the_report(panel, tmp_path):
     task = next(iter(read_jsonl(panel)))
     preds = tmp_path / "p.jsonl"

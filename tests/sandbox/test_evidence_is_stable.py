@@ -1,0 +1,51 @@
+"""Failure evidence is the same on every run of a test: it feeds the statement, and a fixed seed
+must give the same statement (object addresses and thread idents differ from run to run)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from environment import make_sandbox
+from sandbox import Limits
+
+TEST = """import threading
+
+
+class Box:
+    pass
+
+
+def test_identity():
+    box, thread = Box(), threading.Thread(target=lambda: None)
+    thread.start()
+    thread.join()
+    assert [box, thread] == [], f"left {box!r} {thread!r}"
+"""
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
+def test_two_runs_of_a_failing_test_give_the_same_evidence(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "tests" / "test_box.py").write_text(TEST)
+    (repo / "pyproject.toml").write_text('[project]\nname = "box"\nversion = "0"\n')
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "box")
+    sha = git(repo, "rev-parse", "HEAD")
+    backend = make_sandbox("local", limits=Limits(timeout_s=120), log=lambda m: None)
+    runs = [backend.run_tests(repo, sha, [], ["tests/test_box.py"]) for _ in range(2)]
+    evidence = [r.failures["tests/test_box.py::test_identity"] for r in runs]
+    assert evidence[0]["message"].startswith("left <test_box.Box object at ")
+    assert "0x" not in str(evidence[0]) and "stopped …)>" in evidence[0]["message"]
+    assert evidence[0] == evidence[1]
