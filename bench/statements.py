@@ -282,9 +282,27 @@ def test_asserts(source: str, test_id: str, line: int = 0) -> list[tuple[int, st
     out = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            nested = [
+                n
+                for n in ast.walk(node)
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and n is not node
+            ]
+            inside = {id(x) for n in nested for x in ast.walk(n) if x is not n}
+            local_helpers = {
+                n.name
+                for n in nested
+                if not isinstance(n, ast.Lambda) and any(isinstance(x, ast.Assert) for x in ast.walk(n))
+            }
             for inner in ast.walk(node):
+                if id(inner) in inside:
+                    continue  # a helper's own asserts: the test's checks are its calls of the helper
                 if line and other_branch(node, inner, line):
                     continue
+                if isinstance(inner, ast.Expr) and isinstance(inner.value, ast.Call):
+                    callee = inner.value.func
+                    if isinstance(callee, ast.Name) and callee.id in local_helpers:
+                        out.append((inner.lineno, ast.unparse(inner.value), ast.unparse(inner.value), ""))
+                        continue
                 if isinstance(inner, ast.Assert):
                     test = inner.test
                     if isinstance(test, ast.Compare) and len(test.ops) == 1:
@@ -334,9 +352,10 @@ def passing_quotes(task: dict, repo: Path, failures: dict[str, dict]) -> list[st
         ).stdout
         checks = test_asserts(source, test_id, line)
         failing = {_norm(side) for lineno, _, left, right in checks if lineno == line for side in (left, right) if side}
+        failing_text = {_norm(expression) for lineno, expression, _, _ in checks if lineno == line}
         for lineno, expression, left, right in checks:
-            if lineno >= line:
-                continue
+            if lineno >= line or _norm(expression) in failing_text:
+                continue  # after the failure (never ran), or the very text of the failing check
             if {_norm(left), _norm(right)} & failing and _norm(expression) not in {
                 _norm(s) for s in re.findall(r"`([^`\n]+)`", task["problem_statement"])
             }:

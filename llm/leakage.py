@@ -17,7 +17,8 @@ A statement leaks when it shows what the fix *changes*, not what the code should
   and quotes an expression of the removed lines.
 
 Mentioning the touched function, quoting the failing tests' calls and expected values, the
-buggy code, or the signature of an API the change adds is not a leak.
+buggy code, or the signature of an API the change adds is not a leak; nor are the fix's
+comments and doctest examples (documentation, read as prose).
 """
 
 from __future__ import annotations
@@ -136,6 +137,34 @@ def _mentions_identifier(sentence: str, ident: str) -> bool:
     return len(stem) >= 4 and any(w.startswith(stem) for w in words)
 
 
+def _doctest_lines(patch: str) -> set[int]:
+    """Indices (among the patch's non-blank added lines) of doctest lines: `>>> ` / `... `
+    prompts and the output lines after them, up to a blank line or the docstring's end. The
+    context lines count for where a block ends (an unchanged closing quote ends it)."""
+    found: set[int] = set()
+    inside, index = False, -1
+    for raw in patch.splitlines():
+        if raw.startswith(("+++", "---")) or raw.startswith("-"):
+            continue
+        if not raw.startswith(("+", " ")):  # a hunk or file header
+            inside = False
+            continue
+        added, text = raw.startswith("+"), raw[1:].strip()
+        if added and text:
+            index += 1
+        if text.startswith((">>> ", "... ")) or text in (">>>", "..."):
+            inside = True
+        elif not (inside and text and not text.startswith(QUOTES)):
+            inside = False
+            continue
+        if added and text:
+            found.add(index)
+    return found
+
+
+QUOTES = ('"' * 3, "'" * 3)
+
+
 def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
     """What of the gold ``patch`` the ``statement`` reveals (see the module docstring). Only
     code counts: a statement may echo the fix's changelog or documentation prose."""
@@ -161,10 +190,14 @@ def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
     known = _joined([t for ln in known_lines for t in _tokens(ln) + ["\n"]])
     # lines the change only moves (also among the removed lines) are not part of the fix, nor
     # are its comments: prose, which the prescription check reads as prose
+    doctest = _doctest_lines(patch)  # a docstring's examples are documentation: prose, like comments
     body = [
         ln
-        for ln in added
-        if ln not in api_lines and _normalize(ln) not in removed_set and not ln.lstrip().startswith("#")
+        for i, ln in enumerate(added)
+        if ln not in api_lines
+        and _normalize(ln) not in removed_set
+        and not ln.lstrip().startswith("#")
+        and i not in doctest
     ]
     kinds: list[str] = []
     evidence = ""

@@ -100,6 +100,7 @@ WRITER_KEYS = (
     "function",
     "passed_checks",
     "then",
+    "rest",
     "loop_value",
     "long",
 )
@@ -510,7 +511,12 @@ def _without_checks(stmt: ast.stmt, helpers: set[str]) -> ast.stmt | None:
         ] or [ast.Pass()]
     if not changed:
         return stmt
-    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith)) and not stmt.body:
+    if isinstance(stmt, (ast.With, ast.AsyncWith)) and not stmt.body:
+        stmt.body = [ast.Pass()]  # entering and leaving the context is the setup that matters
+    calls = any(isinstance(n, ast.Call) for n in ast.walk(getattr(stmt, "iter", None) or ast.Pass()))
+    if isinstance(stmt, (ast.For, ast.AsyncFor)) and not stmt.body and calls:
+        stmt.body = [ast.Pass()]  # an iterator that is called may do the work
+    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.If)) and not stmt.body:
         if not getattr(stmt, "orelse", None):
             return None
         stmt.body = [ast.Pass()]
@@ -521,9 +527,13 @@ def _without_checks(stmt: ast.stmt, helpers: set[str]) -> ast.stmt | None:
 
 def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
     """Top-level `x = ...` that the next statements overwrite before reading `x` go (what a
-    test checked and then replaced), and so does `x = <literal>` that nothing reads."""
+    test checked and then replaced), and so do `x = <literal>` and an undecorated helper
+    definition that nothing reads."""
     out = []
     for i, stmt in enumerate(code):
+        if isinstance(stmt, (*_FUNCS, ast.ClassDef)) and not stmt.decorator_list:
+            if not any(stmt.name in _used([other]) for j, other in enumerate(code) if j != i):
+                continue  # a helper nothing calls any more (its calls were checks that passed)
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
             if _literal(stmt.value) and not any(name in _used([later]) for later in code[i + 1 :]):
@@ -799,7 +809,11 @@ def explain_failure(
     if line is None or not (fn.lineno <= line <= (fn.end_lineno or fn.lineno)):
         line = None
     out["source"] = _source_lines(lines, fn.lineno, line or fn.end_lineno or fn.lineno)
-    helpers = _asserting_helpers(module)
+    helpers = _asserting_helpers(module) | {  # and the test's own helpers that assert (`def ck(val, inv): assert ...`)
+        n.name
+        for n in ast.walk(fn)
+        if isinstance(n, _FUNCS) and n is not fn and any(isinstance(x, ast.Assert) for x in ast.walk(n))
+    }
     chain: list[ast.stmt] = []
     body = _trim(fn.body, line, helpers, chain) if line else []
     failing = chain[-1] if chain else None
@@ -888,15 +902,26 @@ def explain_failure(
     for path, text in zip(_conftest_paths(test_id.split("::")[0]), conftests):  # what inlined fixtures use
         for name, stmt in _module_definitions(_safe_parse(text), path).items():
             definitions.setdefault(name, stmt)
+    rest = _rest_of_test(fn, failing, rewrite)  # what the test requires after the failing line
+    passed = {
+        " ".join(ast.unparse(_plain_assert(n)).split())
+        for n in _own_nodes(fn)
+        if isinstance(n, ast.stmt) and (n.end_lineno or n.lineno) < failing.lineno and _is_check(n, helpers)
+    }
+    rest = [
+        r for r in rest if " ".join(ast.unparse(r).split()) not in passed
+    ]  # a check that already passed: not repeated
+    if not any(isinstance(n, ast.Assert) or _is_check(n) for r in rest for n in ast.walk(r)):
+        rest = []
     head: list[ast.stmt] = []
-    for _ in range(4):  # names the snippet uses: imports, constants, helpers of the test's module
-        missing = _unbound([*head, *code]) - {n for s in head for n in _bound([s])}
+    for _ in range(4):  # names the snippet (and the rest) use: imports, constants, helpers of the test's module
+        missing = _unbound([*head, *code, *rest]) - {n for s in head for n in _bound([s])}
         new = [definitions[n] for n in sorted(missing) if n in definitions and definitions[n] not in head]
         if not new:
             break
         head += new
     head.sort(key=lambda s: (not isinstance(s, (ast.Import, ast.ImportFrom)), getattr(s, "lineno", 0)))
-    if "pytest" in _unbound([*head, *code]) and not any("import pytest" == i for i in imports):
+    if "pytest" in _unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):
         imports.append("import pytest")
     text_parts = [*dict.fromkeys(imports)]
     for stmt in head:  # comments and docstrings out: shorter, still whole
@@ -928,8 +953,57 @@ def explain_failure(
         then = ast.fix_missing_locations(rewrite.visit(_plain_assert(then)))
         if not _unbound([*head, *code, then]) - _unbound([*head, *code]):  # only with names the snippet binds
             out["then"] = ast.unparse(then)
+    bound_by_imports = {i.split()[-1].split(".")[0] for i in imports}
+    if rest and not _unbound([*head, *code, *rest]) - _unbound([*head, *code]) - bound_by_imports:
+        text = "\n".join(ast.unparse(s) for s in rest)
+        if text.count("\n") < REST_LINES:
+            out["rest"] = text
     out["function"] = _public_function(code, last, definitions, repo_modules)
     return out
+
+
+REST_LINES = 16
+
+
+def _rest_of_test(fn: ast.AST, failing: ast.stmt, rewrite: _Rewrite) -> list[ast.stmt]:
+    """What the test does after the failing statement (it never ran on the buggy code): the
+    statements that follow it in its block and in each enclosing block, as plain Python. The
+    checks among them are requirements too; none when there is no check among them."""
+    import copy
+
+    end = failing.end_lineno or failing.lineno
+    after: list[ast.stmt] = []
+    for block in _blocks_holding(fn, failing):
+        after += [s for s in block if s.lineno > end and not _is_docstring(s)]
+        end = max([end, *[s.end_lineno or s.lineno for s in block if s.lineno <= end]])
+    after.sort(key=lambda s: s.lineno)
+    if not any(_is_check(n) or isinstance(n, ast.Assert) for s in after for n in ast.walk(s)):
+        return []
+    converted = [_PlainAsserts().visit(ast.Module(body=[copy.deepcopy(s) for s in after], type_ignores=[])).body]
+    return [ast.fix_missing_locations(rewrite.visit(_plain_assert(s))) for s in converted[0]]
+
+
+def _blocks_holding(fn: ast.AST, target: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists that hold `target`, innermost first (up to the function's body)."""
+    found: list[list[ast.stmt]] = []
+
+    def visit(node: ast.AST) -> bool:
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for stmt in block:
+                if stmt is target or (stmt.lineno == target.lineno and type(stmt) is type(target)):
+                    found.append(block)
+                    return True
+                if visit(stmt):
+                    if field != "handlers":
+                        found.append(block)
+                    return True
+        return False
+
+    visit(fn)
+    return found
 
 
 def _added_names(stmts: list[ast.stmt]) -> set[str]:

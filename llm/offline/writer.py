@@ -485,9 +485,17 @@ def _outcome_sentence(f: dict) -> str:
     text = _outcome_core(f)
     if f.get("loop_value"):
         text += f" It fails in the pass of the loop where {_span(f['loop_value'])}."
-    if f.get("then") and f.get("kind") == "error":
+    if f.get("then") and f.get("kind") == "error" and not f.get("rest"):
         text += f" Once it runs, the test checks {_span(f['then'])}."
     return text
+
+
+def _rest_section(f: dict) -> str:
+    """What the test requires after the failing check (it never ran on the current code)."""
+    rest = str(f.get("rest") or "").strip()
+    if not rest:
+        return ""
+    return f"Once that works, the rest of the test must hold as well:\n\n```python\n{rest}\n```"
 
 
 def _outcome_core(f: dict) -> str:
@@ -527,7 +535,7 @@ def _outcome_core(f: dict) -> str:
             sentence += " The text is compared as is, character for character."
         return sentence
     if kind == "error":
-        return f"On the current code the last line raises {_span(error)}; it should run without an error."
+        return f"On the current code the last line raises {_span(error)}; it should not raise."
     if kind == "fail":
         return f"On the current code the reproduction ends in the test's own failure: {_span(observed)}."
     if kind == "helper":
@@ -593,11 +601,30 @@ def evidence_section(groups: list[list[dict]], phr: _Phraser, reproduce: bool, l
         reported = _reported(f)
         if reported:
             text += f" {reported}"
+        if code and not f.get("unbound") and not f.get("long") and f.get("rest"):
+            text += "\n\n" + _rest_section(f)
         cases = [c for c in (_case_line(other, f) for other in group[1:5]) if c]
         if cases:
             text += "\n\nThe same check fails for other inputs:\n" + "\n".join(cases)
         parts.append(text)
+    more = [line for group in groups[limit : limit + 6] if (line := _other_test_line(group[0]))]
+    if more:
+        parts.append("Other failing tests show the same problem:\n" + "\n".join(more))
     return "\n\n".join(parts)
+
+
+def _other_test_line(f: dict) -> str:
+    """One line for a failing test beyond the ones shown in full: its check and values."""
+    name = str(f.get("id", "")).split("::")[-1].split("[")[0]
+    requirement = _requirement(f)
+    if f.get("unbound") or not f.get("call"):
+        return f"- `{name}`: " + (f"raises {_span(f['error'])}" if f.get("error") else "fails")
+    seen = (
+        f"raises {_span(f['error'])}"
+        if f.get("error")
+        else (f"gives {_span(f['observed'])}" if f.get("observed") else "fails")
+    )
+    return f"- `{name}`: {requirement}; the current code {seen}"
 
 
 def evidence_expected_actual(f: dict, strategy: str) -> str:
@@ -623,7 +650,7 @@ def evidence_expected_actual(f: dict, strategy: str) -> str:
             f"it raises {_span(error)}" if error else (f"it gives {_span(observed)}" if observed else "the check fails")
         )
     elif kind == "error":
-        expected_text, actual = f"{subject} runs without an error", f"it raises {_span(error)}"
+        expected_text, actual = f"{subject} does not raise", f"it raises {_span(error)}"
     elif kind in ("helper", "fail"):
         expected_text, actual = "The reproduction runs to its end", f"it fails with {_span(observed)}"
     else:
@@ -646,7 +673,7 @@ def _requirement(f: dict) -> str:
         )
         return f"{call} {relation}{' exactly' if f.get('exact') else ''} {_span(expected)}"
     if f.get("kind") == "error":
-        return f"{call} runs without an error"
+        return f"{call} does not raise"
     return f"{call} is {expected or 'true'}"
 
 

@@ -142,3 +142,29 @@ def test_a_signature_the_hunk_header_shows_is_no_leak():
     )
     assert not leak_report("It concerns `frozen_delattr(self, name)` in `pkg/core.py`.", patch).leaks()
     assert leak_report("Call `BaseException.__delattr__(self, name)` there.", patch).leaks()  # the fix itself
+
+
+def test_a_doctest_of_the_fix_is_documentation_not_a_leak():
+    from llm import leak_report
+
+    patch = "\n".join(
+        [
+            "diff --git a/pkg/t.py b/pkg/t.py",
+            "--- a/pkg/t.py",
+            "+++ b/pkg/t.py",
+            "@@ -1,3 +1,6 @@ def isoparse(text):",
+            '     """Parse.',
+            "+    >>> isoparse('1970-01-01T00:00:00.851')",
+            "+    datetime.datetime(1970, 1, 1, 0, 0, 0, 851000)",
+            '     """',
+            "-    args = [int(p) for p in split(text)]",
+            "+    args = scale([int(p) for p in split(text)])",
+            "",
+        ]
+    )
+    said = (
+        "On the current code it is `datetime.datetime(2020, 1, 2, 3, 4, 5, 851)`; "
+        "it should be `datetime.datetime(2020, 1, 2, 3, 4, 5, 851000)`."
+    )
+    assert not leak_report(said, patch).leaks()
+    assert leak_report("Use `args = scale([int(p) for p in split(text)])`.", patch).leaks()  # the fix's code is

@@ -76,6 +76,7 @@ AFTER = {
     ),
     "tests/test_prices.py": (
         "from shop.prices import parse_price\n\n\ndef test_dollar_sign():\n    assert parse_price('$3') == 3\n"
+        "    assert parse_price('$10') == 10\n"
     ),
     "tests/test_more.py": (
         "import functools\n\nfrom shop.cache import Cache\nfrom shop.money import money\n\n\n"
@@ -278,6 +279,8 @@ def test_an_exception_is_reported_with_its_type_and_message(shop):
     assert "it should return `3`" in text
     block = code_block(text)
     assert block.strip().splitlines()[-1] == "assert parse_price('$3') == 3"
+    # what the test requires after that line (it never ran on the buggy code) is stated too
+    assert "the rest of the test must hold as well:\n\n```python\nassert parse_price('$10') == 10\n```" in text
 
 
 def test_a_unittest_method_becomes_plain_python(shop):
