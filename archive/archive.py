@@ -37,7 +37,6 @@ RECALL_SAMPLE = 200
 # vectors on a busy 2-core machine, 31k on a quieter one); above it the IVF index takes over.
 APPROXIMATE_ABOVE = 20000
 EXCLUDE_LIMIT = 1024  # up to this many left-out ids are dropped from an over-fetch, not filtered
-FETCH_IDS = 500  # ids per SQL IN list when reading stored embeddings
 
 
 class Archive:
@@ -197,7 +196,7 @@ class Archive:
 
     def _fetch_embeddings(self, ids: np.ndarray) -> np.ndarray:
         """Stored embeddings of row ids (sorted), in that order, read in bounded chunks."""
-        return _embeddings_of(self._store, ids)
+        return self._store.embeddings_of(ids)
 
     # -- embedding ------------------------------------------------------------------------
     @property
@@ -590,30 +589,3 @@ def _passed(task: dict) -> bool:
 def _normalised(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return (vectors / np.where(norms == 0, 1, norms)).astype(np.float32)
-
-
-def _embeddings_of(store: Store, ids: np.ndarray) -> np.ndarray:
-    """Stored embeddings of the row ids `ids` (sorted, all present), in that order.
-
-    A dense run of ids is read as one id range, scattered ids as IN lists; either way in
-    chunks, so a million rows never sit in memory twice.
-    """
-    ids = np.asarray(ids, dtype=np.int64)
-    if len(ids) == 0:
-        return np.empty((0, 0), dtype=np.float32)
-    db = store._db  # the one read the index needs that Store has no method for
-    found: dict[int, bytes] = {}
-    if int(ids[-1] - ids[0]) < 2 * len(ids):
-        rows = db.execute("SELECT id, embedding FROM tasks WHERE id BETWEEN ? AND ?", (int(ids[0]), int(ids[-1])))
-        found = dict(rows)
-    else:
-        for start in range(0, len(ids), FETCH_IDS):
-            chunk = [int(i) for i in ids[start : start + FETCH_IDS]]
-            found.update(
-                db.execute(f"SELECT id, embedding FROM tasks WHERE id IN ({','.join('?' * len(chunk))})", chunk)
-            )
-    missing = [int(i) for i in ids if int(i) not in found]
-    if missing:
-        raise ArchiveError(f"Rows {missing[:5]} have no stored embedding; the archive changed while reading it.")
-    blob = b"".join(found[int(i)] for i in ids)
-    return np.frombuffer(blob, dtype="<f4").reshape(len(ids), -1).astype(np.float32)

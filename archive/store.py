@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import ArchiveError
+
 SCHEMA_VERSION = "1"
 
 _SCHEMA = """
@@ -61,6 +63,7 @@ CREATE TABLE IF NOT EXISTS generations (generation INTEGER PRIMARY KEY, stats TE
 """
 
 TASK_FILTERS = ("strategy_type", "strategy_id", "difficulty_level", "domain", "passed")
+FETCH_IDS = 500  # ids per SQL IN list when reading stored embeddings
 
 
 def _encode_vector(vector: np.ndarray) -> bytes:
@@ -168,6 +171,30 @@ class Store:
         if not ids:
             return np.empty(0, dtype=np.int64), np.empty((0, 0), dtype=np.float32)
         return np.asarray(ids, dtype=np.int64), np.vstack(vectors)
+
+    def embeddings_of(self, ids: np.ndarray) -> np.ndarray:
+        """Stored embeddings of the row ids `ids` (sorted, all present), in that order.
+
+        A dense run of ids is read as one id range, scattered ids as IN lists; either way in
+        chunks, so a million rows never sit in memory twice.
+        """
+        ids = np.asarray(ids, dtype=np.int64)
+        if len(ids) == 0:
+            return np.empty((0, 0), dtype=np.float32)
+        found: dict[int, bytes] = {}
+        if int(ids[-1] - ids[0]) < 2 * len(ids):
+            query = "SELECT id, embedding FROM tasks WHERE id BETWEEN ? AND ?"
+            found = dict(self._db.execute(query, (int(ids[0]), int(ids[-1]))))
+        else:
+            for start in range(0, len(ids), FETCH_IDS):
+                chunk = [int(i) for i in ids[start : start + FETCH_IDS]]
+                query = f"SELECT id, embedding FROM tasks WHERE id IN ({','.join('?' * len(chunk))})"
+                found.update(self._db.execute(query, chunk))
+        missing = [int(i) for i in ids if int(i) not in found]
+        if missing:
+            raise ArchiveError(f"Rows {missing[:5]} have no stored embedding; the archive changed while reading it.")
+        blob = b"".join(found[int(i)] for i in ids)
+        return np.frombuffer(blob, dtype="<f4").reshape(len(ids), -1).astype(np.float32)
 
     def task_ids(self, **filters) -> np.ndarray:
         """Ids of tasks matching equality filters (see TASK_FILTERS), sorted."""

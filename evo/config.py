@@ -114,7 +114,7 @@ class ArchiveConfig(Section):
     model: str = "all-MiniLM-L6-v2"
     k: int = Field(5, ge=1)
     duplicate_threshold: float = Field(0.95, gt=0, le=1)
-    approximate_above: int = Field(50000, ge=1)
+    approximate_above: int = Field(20000, ge=1)  # archive.APPROXIMATE_ABOVE (not imported: faiss loads with it)
 
 
 class RepoInstall(Section):

@@ -71,3 +71,10 @@ def test_no_suggestion_when_nothing_is_close():
     with pytest.raises(ConfigError) as info:
         load_config(QUICKSTART, ["evolution.zzzz=1"])
     assert "did you mean" not in str(info.value)
+
+
+def test_the_archive_default_is_the_archives_measured_threshold():
+    from archive.archive import APPROXIMATE_ABOVE
+    from evo.config import ArchiveConfig
+
+    assert ArchiveConfig().approximate_above == APPROXIMATE_ABOVE
