@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from archive import Archive, get_embedder
 from tests.archive.test_archive_support import many_statements
 
@@ -102,6 +104,7 @@ def assert_consistent(folder: Path, reported: dict[str, int]) -> Archive:
     return arc
 
 
+@pytest.mark.slow  # kills a writer process at a chosen point, then reopens: seconds each
 def test_sigkill_at_arbitrary_points_of_adding_loses_no_reported_task(tmp_path):
     folder = tmp_path / "archive"
     reported = run_child(folder, "plain", kill_after_lines=9)
@@ -113,6 +116,7 @@ def test_sigkill_at_arbitrary_points_of_adding_loses_no_reported_task(tmp_path):
     arc.close()
 
 
+@pytest.mark.slow  # kills a writer process at a chosen point, then reopens: seconds each
 def test_kill_between_row_commit_and_index_save_is_repaired(tmp_path, caplog):
     folder = tmp_path / "archive"
     reported = run_child(folder, "kill-before-index-save")
@@ -128,6 +132,7 @@ def test_kill_between_row_commit_and_index_save_is_repaired(tmp_path, caplog):
     assert "diverged" not in caplog.text  # the rebuilt index was saved
 
 
+@pytest.mark.slow  # kills a writer process at a chosen point, then reopens: seconds each
 def test_kill_before_index_rename_is_repaired(tmp_path, caplog):
     folder = tmp_path / "archive"
     reported = run_child(folder, "kill-before-rename")
@@ -137,6 +142,7 @@ def test_kill_before_index_rename_is_repaired(tmp_path, caplog):
     assert "index diverged from rows (4 vs 6)" in caplog.text
 
 
+@pytest.mark.slow  # kills a writer process at a chosen point, then reopens: seconds each
 def test_kill_during_truncate_drops_vectors_of_deleted_rows(tmp_path, caplog):
     folder = tmp_path / "archive"
     reported = run_child(folder, "plain", kill_after_lines=8)
@@ -149,6 +155,7 @@ def test_kill_during_truncate_drops_vectors_of_deleted_rows(tmp_path, caplog):
     arc.close()
 
 
+@pytest.mark.slow  # kills a writer process at a chosen point, then reopens: seconds each
 def test_sigkill_with_approximate_index_reopens_consistent(tmp_path):
     folder = tmp_path / "archive"
     reported = run_child(folder, "plain", kill_after_lines=12, env_extra={"APPROX_ABOVE": "6"})

@@ -405,12 +405,14 @@ def verification(built, manifest, tmp_path_factory) -> dict[str, list[str]]:
         return {key: future.result() for key, future in futures.items()}
 
 
+@pytest.mark.slow  # builds and runs each corpus task in a fresh environment
 @pytest.mark.parametrize("commit_id", _commit_ids(VERIFIED_KINDS))
 def test_fail_to_pass_claim_holds(verification, commit_id):
     assert commit_id in verification
     assert verification[commit_id] == []
 
 
+@pytest.mark.slow  # shares the verification of every corpus commit above
 @pytest.mark.parametrize("commit_id", _commit_ids(OTHER_KINDS))
 def test_filtered_commit_keeps_the_suite_green(verification, commit_id):
     assert commit_id in verification

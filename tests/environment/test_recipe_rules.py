@@ -74,6 +74,7 @@ def test_vcs_derived_version_gets_pretend_version_variables(tmp_path):
     assert any(f"SETUPTOOLS_SCM_PRETEND_VERSION={PRETEND_VERSION}" in c for c in install_commands(recipe, "pip"))
 
 
+@pytest.mark.slow  # builds an environment and runs the tests twice
 def test_a_version_file_written_at_build_is_written_into_each_runs_tree(tmp_path):
     files = {
         "pyproject.toml": VCS_PYPROJECT + VERSION_FILE_HOOK + '\n[tool.setuptools_scm]\nwrite_to = "x/_v.py"\n',

@@ -37,6 +37,7 @@ def test_missing_config_file(tmp_path):
     assert_clean_failure(proc, "does not exist", tmp_path / "r")
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_path_that_is_not_a_git_repo(tmp_path):
     (tmp_path / "plain").mkdir()
     proc = sebgen("mine", tmp_path / "plain")
@@ -45,6 +46,7 @@ def test_path_that_is_not_a_git_repo(tmp_path):
     assert_clean_failure(proc, "is not a git repository", tmp_path / "r")
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_repo_without_tests(tmp_path):
     repo = git.Repo.init(tmp_path / "notests")
     for i in range(3):
@@ -56,6 +58,7 @@ def test_repo_without_tests(tmp_path):
     assert not (tmp_path / "t.jsonl").exists()
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_model_returning_unparsable_json(tmp_path):
     proc = sebgen(
         "run",
@@ -93,6 +96,7 @@ def test_hof_of_a_missing_generation(tmp_path):
         ["mine"],
     ],
 )
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_a_path_that_does_not_exist_says_so(tmp_path, command):
     proc = sebgen(command[0], tmp_path / "nonexistent", *command[1:])
     assert_clean_failure(proc, f"{tmp_path / 'nonexistent'} does not exist")
@@ -104,18 +108,21 @@ def test_set_key_typo_gets_did_you_mean(tmp_path):
     assert_clean_failure(proc, "did you mean 'evolution.population'?", tmp_path / "r")
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_strategy_type_typo_gets_did_you_mean(tmp_path):
     proc = sebgen("generate", tmp_path, "--strategy", "bugfix", "--out", tmp_path / "t.jsonl")
     assert_clean_failure(proc, "unknown strategy 'bugfix' (did you mean 'BUG_FIX'?)")
     assert not (tmp_path / "t.jsonl").exists()
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_agent_typo_gets_did_you_mean(tmp_path):
     proc = sebgen("evaluate", tmp_path / "tasks.jsonl", "--agent", "orcle")
     assert_clean_failure(proc, "unknown agent 'orcle'")
     assert "(did you mean 'oracle'?)" in proc.stderr
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_missing_api_key_is_one_sentence_naming_the_variable(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     proc = sebgen(

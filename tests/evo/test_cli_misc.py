@@ -3,6 +3,8 @@
 import json
 import os
 
+import pytest
+
 from tests.e2e import sebgen
 
 
@@ -13,6 +15,7 @@ def test_corpus_prints_one_repo_per_line_and_is_repeatable(tmp_path):
     assert all((tmp_path / "c" / os.path.basename(p) / ".git").is_dir() for p in first)
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_mine_json_has_the_funnel_and_dated_candidates(tmp_path):
     repo = sebgen("corpus", tmp_path / "c", check=True).stdout.split()[0]
     data = json.loads(sebgen("mine", repo, "--json", check=True).stdout)
@@ -25,12 +28,14 @@ def test_mine_json_has_the_funnel_and_dated_candidates(tmp_path):
     assert all(c["created_at"] >= "2026-01-01" for c in cut["candidates"])
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_mine_rejects_a_malformed_date(tmp_path):
     repo = sebgen("corpus", tmp_path / "c", check=True).stdout.split()[0]
     proc = sebgen("mine", repo, "--since", "last tuesday")
     assert proc.returncode == 2 and "YYYY-MM-DD" in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_doctor_reports_every_part():
     proc = sebgen("doctor", check=True)
     for check in ("docker engine", "embedding model", "llm model"):

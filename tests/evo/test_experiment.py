@@ -77,6 +77,7 @@ def test_report_page_plots_the_arms(tmp_path):
     assert all(arm in page for arm in ARMS) and "0.610 [" in page
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_bad_experiment_setting_is_one_sentence_and_exit_2(tmp_path):
     proc = sebgen(
         "experiment",

@@ -48,6 +48,7 @@ def test_each_message_is_said_once_per_process(capsys):
     assert "cloning x into y" in err
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_loading_the_embedding_model_draws_no_progress_bar():
     proc = subprocess.run(
         [sys.executable, "-c", "from archive import get_embedder; print(get_embedder().dim)"],

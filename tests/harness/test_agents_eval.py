@@ -167,6 +167,7 @@ def test_attempt_report_requires_every_f2p_and_p2p():
     assert attempt_report(["t::a"], [], None, False, None)["patch_is_None"] is True
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_extract_diff_and_bad_predictions(tmp_path):
     assert extract_diff("text\n```diff\n--- a/x\n+++ b/x\n```\n") == "--- a/x\n+++ b/x\n"
     assert extract_diff("no diff here") == ""

@@ -96,6 +96,7 @@ def test_results_without_shared_tasks_is_an_error():
         capability_profile({"tasks": {"other": {"resolved": True}}}, panel())
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_cli_prints_counts_and_writes_the_order(tmp_path):
     tasks = panel()
     write_jsonl(tasks, tmp_path / "t.jsonl")

@@ -165,6 +165,7 @@ def test_no_export_holds_a_file_or_path_of_the_host(panel, tmp_path):
             assert marker not in text, f"{path} holds {marker!r}"
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_export_errors_are_one_sentence(tmp_path):
     with pytest.raises(ExportError):
         load_tasks(tmp_path)

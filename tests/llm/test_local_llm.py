@@ -42,6 +42,7 @@ def generate_with(repo, model: str, out, *extra: str, timeout: float = 900):
 # ------------------------------------------------------------------ bad model files: one sentence, exit 2
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_model_file_that_does_not_exist(tmp_path, pyledger):
     proc = generate_with(pyledger, f"local/{tmp_path / 'absent.gguf'}", tmp_path / "t.jsonl")
     assert proc.returncode == 2
@@ -49,6 +50,7 @@ def test_model_file_that_does_not_exist(tmp_path, pyledger):
     assert not (tmp_path / "t.jsonl").exists()
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_model_file_that_is_not_gguf(tmp_path, pyledger):
     fake = tmp_path / "weights.gguf"
     fake.write_text("this is a text file, not weights\n")
@@ -57,6 +59,7 @@ def test_model_file_that_is_not_gguf(tmp_path, pyledger):
     assert_clean_failure(proc, "is not a GGUF file")
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_model_file_too_large_for_memory(tmp_path, pyledger):
     huge = tmp_path / "huge.gguf"
     with open(huge, "wb") as fh:  # sparse: a GGUF header and a size beyond the memory available
@@ -67,6 +70,7 @@ def test_model_file_too_large_for_memory(tmp_path, pyledger):
     assert_clean_failure(proc, "GiB are available")
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_model_name_not_in_the_table(tmp_path, pyledger):
     proc = generate_with(
         pyledger, "local/no-such-model", tmp_path / "t.jsonl", "--set", "llm.local.models={tiny: /models/tiny.gguf}"

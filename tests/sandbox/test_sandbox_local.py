@@ -233,6 +233,7 @@ def test_environment_is_built_once_per_snapshot_and_keyed_by_dependency_files(ba
     assert backend.environment_id(repo, "HEAD") != backend.environment_id(repo, sha)
 
 
+@pytest.mark.slow  # builds an environment and runs the tests twice
 def test_install_override_runs_in_the_venv(tmp_path):
     repo, sha, _, _ = calc_task(tmp_path / "repo")
     install = {"repo": {"install": "python -c \"import sys; open(sys.prefix + '/installed', 'w').write('yes')\""}}

@@ -451,6 +451,7 @@ def assert_one_sentence_exit_2(proc, phrase: str):
     assert len(lines) == 1 and phrase in lines[0], proc.stderr
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_generate_with_a_commit_not_in_the_repo_or_without_test_change_says_why(pr_repo, tmp_path):
     repo, shas = pr_repo
     out = tmp_path / "t.jsonl"
