@@ -32,6 +32,7 @@ from .recipe_sources import (
     read_tox,
     requirement_files,
 )
+from .versions import PYTEST_FLOOR
 
 DEP_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "pytest.ini")
 
@@ -131,4 +132,5 @@ def _detect(repo: Path, commit: str, override: dict | None) -> InstallRecipe:
         build_packages=tuple(override.get("build_packages", ()) or ()),
         dropped=tuple(sorted(drop)),
         version_files=tuple(found.version_files),
+        pytest_floors=tuple(sorted(PYTEST_FLOOR.items())),
     )

@@ -42,6 +42,9 @@ class InstallRecipe:
     # files the build writes from VCS (setuptools-scm `version_file`, hatch-vcs `version-file`):
     # the tree is imported first, so each run writes them into the tree, not into the image
     version_files: tuple[str, ...] = ()
+    # (python "3.12" or "default", oldest pytest that runs there): the install's last step checks
+    # that the pytest the sources left behind is not older (an import alone passes on pytest 4)
+    pytest_floors: tuple[tuple[str, str], ...] = ()
 
     @property
     def needs_install(self) -> bool:
@@ -113,8 +116,22 @@ def install_steps(recipe: InstallRecipe, pip: str) -> list[tuple[str, str]]:
         steps.append(("packages", f"{pip} install " + " ".join(q(p) for p in extra)))
     if steps:  # a source may pin a pytest too old for this interpreter: the runner must still import
         python = pip[: -len(" -m pip")] if pip.endswith(" -m pip") else re.sub(r"pip3?$", "python", pip)
-        steps.append(("check", f"{python} -c 'import pytest'"))
+        steps.append(("check", f"{python} -c {q(pytest_check(recipe.pytest_floors))}"))
     return [(source, exports + cmd) for source, cmd in steps]
+
+
+def pytest_check(floors: tuple[tuple[str, str], ...]) -> str:
+    """One line of Python (it goes into a Dockerfile RUN) that imports pytest and, given floors,
+    exits with a sentence when its version is older than the running interpreter's floor."""
+    if not floors:
+        return "import pytest"
+    return (
+        f"import sys, pytest; floors = {json.dumps(dict(floors))}; "
+        'v = lambda s: tuple(int(p) for p in s.split(".")[:2] if p.isdigit()); '
+        'need = floors.get("%d.%d" % sys.version_info[:2], floors.get("default", "0")); '
+        'sys.exit("pytest %s is older than %s, the oldest that runs on this Python" % (pytest.__version__, need) '
+        "if v(pytest.__version__) < v(need) else 0)"
+    )
 
 
 STEP_MARK = "sebgen-step:"  # echoed before each install step, so a log names the step that failed

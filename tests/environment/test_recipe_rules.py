@@ -332,3 +332,37 @@ def test_docker_builds_a_vcs_versioned_project_and_loads_a_config_plugin(tmp_pat
     assert run.outcomes == {"tests/test_version.py::test_version_is_stamped": "passed"}, run.log_tail
     assert setup["recipe"]["plugins"] == ["pytest-timeout"]
     assert [a["ok"] for a in setup["attempts"]] == [True]  # detection alone was enough
+
+
+def test_a_pytest_too_old_for_the_interpreter_fails_the_install_check_and_its_source_is_dropped(tmp_path):
+    """pytest 4.6 imports on Python 3.11 but cannot rewrite asserts there: the install's last
+    step compares the version with the interpreter's floor, and the repair drops the source
+    (a tox deps list, say) that installed it."""
+    import shlex
+    import subprocess
+    import sys
+
+    import pytest as host_pytest
+
+    from sandbox.recipe import install_steps, pytest_check
+
+    files = {"pyproject.toml": '[project]\nname = "pkg"\nversion = "0"\n', "pkg/__init__.py": ""}
+    repo, sha = make_repo(tmp_path / "r", files)
+    recipe = detect_recipe(repo, sha)
+    assert dict(recipe.pytest_floors)["default"]  # the environment hands the floors to the check
+    check = dict(install_steps(recipe, "/venv/bin/python -m pip"))["check"]
+    assert check.startswith("/venv/bin/python -c ") and "oldest that runs on this Python" in check
+    here = "%d.%d" % sys.version_info[:2]
+    above = str(int(host_pytest.__version__.split(".")[0]) + 1) + ".0"
+    for floor, code in (("1.0", 0), (above, 1)):
+        line = f"{sys.executable} -c {shlex.quote(pytest_check(((here, floor),)))}"
+        proc = subprocess.run(["bash", "-c", line], capture_output=True, text=True)
+        assert proc.returncode == code, proc.stderr
+    assert f"older than {above}, the oldest that runs on this Python" in proc.stderr
+    log = (
+        "sebgen-step: project\nSuccessfully installed pkg-0\n"
+        "sebgen-step: dev_packages\nSuccessfully installed coverage-5.5 pytest-4.6.11 pytest-cov-2.12\n"
+        "sebgen-step: check\npytest 4.6.11 is older than 7.0.0, the oldest that runs on this Python\n"
+    )
+    fix = diagnose(log, recipe, {"pkg"}, "build")
+    assert fix.rule == "drop-source" and fix.drop == ["dev_packages"]
