@@ -122,7 +122,9 @@ def _boilerplate(statement: str) -> tuple[float, tuple[str, ...]]:
     title = lines[0] if lines else ""
     expected = [m.group(1) for m in _EXPECTED_LINE.finditer(statement)]
     actual = [m.group(1) for m in _ACTUAL_LINE.finditer(statement)]
-    sentences = [x for x in re.split(r"(?<=[.!?:])\s+|\n+", "\n".join(lines[1:])) if x.strip()]
+    # whole sentences: the part after a colon is no sentence of its own (quoting the failure the
+    # title names, "... ends in the test's own failure: `X`", restates nothing)
+    sentences = [x for x in re.split(r"(?<=[.!?])\s+|\n+", "\n".join(lines[1:])) if x.strip()]
     restated = (
         any(_overlap(e, a) >= 0.5 for e in expected for a in actual)
         or any(_overlap(x, title) >= 0.6 for x in expected + actual)
@@ -357,8 +359,9 @@ def judge_semantic(context: dict) -> dict:
     sig = statement_signals(statement, fns, f2p, patch, "")
     lines = statement.splitlines()
     has_title = len(lines) > 1 and 0 < _word_count(lines[0]) <= 15
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+", statement) if s.strip()]
-    mean_len = sig.words / max(1, len(sentences))
+    prose = re.sub(r"```.*?(?:```|$)", " ", statement, flags=re.S)  # a reproduction is no sentence
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", prose) if s.strip()]
+    mean_len = _word_count(prose) / max(1, len(sentences))
     paragraphs = len([p for p in re.split(r"\n\s*\n", statement) if p.strip()])
     finished = statement.endswith((".", "!", "?", "`", ")", "```"))
     clarity = (

@@ -168,3 +168,20 @@ def test_a_doctest_of_the_fix_is_documentation_not_a_leak():
     )
     assert not leak_report(said, patch).leaks()
     assert leak_report("Use `args = scale([int(p) for p in split(text)])`.", patch).leaks()  # the fix's code is
+
+
+def test_a_long_reproduction_and_a_title_naming_the_failure_keep_a_statement_clear():
+    """A dev-set statement the semantic judge once rejected as vague (clarity 4): its code block
+    counted as one 37-word 'sentence', and the failure quoted after a colon as a restated title."""
+    code = "\n".join(f"step_{i} = run_step({i}, retries=2, reraise=True)" for i in range(12))
+    statement = (
+        "`retry`: No exception caught\n\nWhen using tenacity I hit the problem described below.\n\n"
+        f"Reproduction:\n\n```python\nfrom tenacity import retry\n{code}\nassert False, 'No exception caught'\n```\n\n"
+        "On the current code the reproduction ends in the test's own failure: `No exception caught`.\n\n"
+        "Expected behaviour: The reproduction runs to its end.\nActual behaviour: It fails with `No exception caught`."
+    )
+    clarity = judge_semantic({"problem_statement": statement, "patch": "", "fail_to_pass": ["t.py::test_a"]})["clarity"]
+    assert clarity["score"] >= 8 and "boilerplate" not in clarity["reasoning"], clarity
+    filler = statement.replace("When using tenacity I hit the problem described below.", "No exception caught.")
+    restated = judge_semantic({"problem_statement": filler, "patch": "", "fail_to_pass": ["t.py::test_a"]})["clarity"]
+    assert "title restated" in restated["reasoning"]  # a sentence that only repeats the title still is filler
