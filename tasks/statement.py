@@ -923,13 +923,13 @@ def explain_failure(
     head.sort(key=lambda s: (not isinstance(s, (ast.Import, ast.ImportFrom)), getattr(s, "lineno", 0)))
     if "pytest" in _unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):
         imports.append("import pytest")
-    text_parts = [*dict.fromkeys(imports)]
-    for stmt in head:  # comments and docstrings out: shorter, still whole
-        text_parts.append(ast.unparse(_without_docstrings(stmt)))
     if any(isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith)) for s in code for n in _own_walk(s)):
         code = _in_event_loop(code)  # top-level awaits: run them in an event loop
         if "asyncio" not in _bound(head) and "import asyncio" not in imports:
             imports.append("import asyncio")
+    text_parts = [*dict.fromkeys(imports)]
+    for stmt in head:  # comments and docstrings out: shorter, still whole
+        text_parts.append(ast.unparse(_without_docstrings(stmt)))
     snippet_body = "\n".join(ast.unparse(s) for s in code)
     snippet = "\n".join(p for p in [*text_parts, snippet_body] if p.strip())
     out["reproduction"] = snippet

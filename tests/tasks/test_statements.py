@@ -177,8 +177,10 @@ def runs_to_the_failing_check(block: str) -> None:
     }
     bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) for a in n.args.args}
-    bound |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+    bound |= {
+        a.arg for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) for a in n.args.args
+    }
+    bound |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
     assert used - bound - set(dir(builtins)) == set(), block
 
 
@@ -357,6 +359,22 @@ def test_explain_failure_resolves_fixtures_and_loops():
     }
     found = explain_failure(source, "tests/test_t.py::test_total", first_pass, repo_modules={"pkg"})
     assert found["reproduction"].splitlines()[2:] == ["extra = 0", "assert total(items + [extra]) == 3 + extra"]
+
+
+def test_an_async_test_runs_in_an_event_loop_that_the_reproduction_imports():
+    """tenacity's async tests: the reproduction wraps the awaits in `asyncio.run` and imports
+    asyncio (a blind rater once got no reproduction at all: `asyncio` was left unbound)."""
+    source = (
+        "from pkg import retrying\n\n\nclass TestLoop:\n    async def test_result(self):\n"
+        "        async def attempt():\n            return 1\n\n"
+        "        result = await retrying(attempt)\n        assert result == 3\n"
+    )
+    evidence = {"type": "TypeError", "line": 9, "message": "'int' object is not callable", "locals": {}}
+    found = explain_failure(source, "tests/test_t.py::TestLoop::test_result", evidence, repo_modules={"pkg"})
+    lines = found["reproduction"].splitlines()
+    assert "import asyncio" in lines and lines[-1] == "asyncio.run(main())" and found["unbound"] == []
+    runs_to_the_failing_check(found["reproduction"])
+    assert found["rest"] == "assert result == 3"
 
 
 @pytest.mark.docker
