@@ -902,7 +902,10 @@ def explain_failure(
     for path, text in zip(_conftest_paths(test_id.split("::")[0]), conftests):  # what inlined fixtures use
         for name, stmt in _module_definitions(_safe_parse(text), path).items():
             definitions.setdefault(name, stmt)
-    rest = _rest_of_test(fn, failing, rewrite)  # what the test requires after the failing line
+    # what the test requires after the failing line: its checks; after a statement that raised
+    # (not a failed check), every statement, since each must run without raising too
+    raised = str(evidence.get("type") or "") not in ("", "AssertionError")
+    rest = _rest_of_test(fn, failing, rewrite, statements=raised)
     passed = {
         " ".join(ast.unparse(_plain_assert(n)).split())
         for n in _own_nodes(fn)
@@ -911,7 +914,7 @@ def explain_failure(
     rest = [
         r for r in rest if " ".join(ast.unparse(r).split()) not in passed
     ]  # a check that already passed: not repeated
-    if not any(isinstance(n, ast.Assert) or _is_check(n) for r in rest for n in ast.walk(r)):
+    if not raised and not any(isinstance(n, ast.Assert) or _is_check(n) for r in rest for n in ast.walk(r)):
         rest = []
     head: list[ast.stmt] = []
     for _ in range(4):  # names the snippet (and the rest) use: imports, constants, helpers of the test's module
@@ -965,10 +968,11 @@ def explain_failure(
 REST_LINES = 16
 
 
-def _rest_of_test(fn: ast.AST, failing: ast.stmt, rewrite: _Rewrite) -> list[ast.stmt]:
+def _rest_of_test(fn: ast.AST, failing: ast.stmt, rewrite: _Rewrite, statements: bool = False) -> list[ast.stmt]:
     """What the test does after the failing statement (it never ran on the buggy code): the
     statements that follow it in its block and in each enclosing block, as plain Python. The
-    checks among them are requirements too; none when there is no check among them."""
+    checks among them are requirements too; none when there is no check among them (unless
+    `statements`: then running them is the requirement)."""
     import copy
 
     end = failing.end_lineno or failing.lineno
@@ -977,7 +981,9 @@ def _rest_of_test(fn: ast.AST, failing: ast.stmt, rewrite: _Rewrite) -> list[ast
         after += [s for s in block if s.lineno > end and not _is_docstring(s)]
         end = max([end, *[s.end_lineno or s.lineno for s in block if s.lineno <= end]])
     after.sort(key=lambda s: s.lineno)
-    if not any(_is_check(n) or isinstance(n, ast.Assert) for s in after for n in ast.walk(s)):
+    if not after or (
+        not statements and not any(_is_check(n) or isinstance(n, ast.Assert) for s in after for n in ast.walk(s))
+    ):
         return []
     converted = [_PlainAsserts().visit(ast.Module(body=[copy.deepcopy(s) for s in after], type_ignores=[])).body]
     return [ast.fix_missing_locations(rewrite.visit(_plain_assert(s))) for s in converted[0]]

@@ -562,21 +562,28 @@ def _reported(f: dict) -> str:
 
 def _case_line(f: dict, lead: dict) -> str:
     call, observed, expected = str(f.get("call") or ""), str(f.get("observed") or ""), str(f.get("expected") or "")
-    if f.get("unbound") or not call:
-        return ""
-    if call == lead.get("call") and f.get("params"):  # the same line: the inputs tell the cases apart
+    same_line = call == lead.get("call") or (not call and f.get("kind") == lead.get("kind") == "raises")
+    if f.get("params") and same_line:  # the same check: the inputs tell the cases apart
         inputs = ", ".join(f"{k}={v}" for k, v in f["params"].items())
-        outcome = (
-            f"raises {_span(f['error'])}" if f.get("error") else f"gives {_span(observed)}" if observed else "fails"
-        )
+        if f.get("kind") == "raises" and (observed == "no exception" or not f.get("error")):
+            outcome = f"finishes without raising; it should raise {_span(f.get('expected') or 'an exception')}"
+        else:
+            outcome = (
+                f"raises {_span(f['error'])}" if f.get("error") else f"gives {_span(observed)}" if observed else "fails"
+            )
         if expected and f.get("kind") == "compare":
             outcome += f"; the check needs {_span(expected)}"
         return f"- with {_span(inputs)}: {outcome}"
+    if f.get("unbound") or not call:
+        return ""
     if f.get("kind") == "compare" and f.get("op") == "==" and observed and expected and not f.get("error"):
         return f"- {_span(call)} is {_span(observed)}; expected {_span(expected)}"
     if f.get("error"):
         return f"- {_span(call)} raises {_span(f['error'])}"
     return ""
+
+
+CASES = 16  # parametrized cases of one test listed (the tests check each one)
 
 
 def evidence_section(groups: list[list[dict]], phr: _Phraser, reproduce: bool, limit: int) -> str:
@@ -603,7 +610,9 @@ def evidence_section(groups: list[list[dict]], phr: _Phraser, reproduce: bool, l
             text += f" {reported}"
         if code and not f.get("unbound") and not f.get("long") and f.get("rest"):
             text += "\n\n" + _rest_section(f)
-        cases = [c for c in (_case_line(other, f) for other in group[1:5]) if c]
+        cases = [c for c in (_case_line(other, f) for other in group[1:CASES]) if c]
+        if len(group) > CASES:
+            cases.append(f"- and {len(group) - CASES} more cases of the same test")
         if cases:
             text += "\n\nThe same check fails for other inputs:\n" + "\n".join(cases)
         parts.append(text)

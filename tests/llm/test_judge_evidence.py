@@ -185,3 +185,16 @@ def test_a_long_reproduction_and_a_title_naming_the_failure_keep_a_statement_cle
     filler = statement.replace("When using tenacity I hit the problem described below.", "No exception caught.")
     restated = judge_semantic({"problem_statement": filler, "patch": "", "fail_to_pass": ["t.py::test_a"]})["clarity"]
     assert "title restated" in restated["reasoning"]  # a sentence that only repeats the title still is filler
+
+
+def test_parametrized_cases_of_a_raises_check_are_listed_with_their_inputs():
+    """click's colour validation: 36 cases of one `pytest.raises` block; the statement lists
+    the inputs (a blind rater once saw only the first and called the tests unfair)."""
+    from llm.offline.writer import CASES, _case_line
+
+    lead = {"kind": "raises", "call": "", "expected": "ValueError", "params": {"value": "-1"}}
+    other = {**lead, "params": {"value": "256", "channel": "'bg'"}, "observed": "no exception"}
+    line = _case_line(other, lead)
+    assert line == "- with `value=256, channel='bg'`: finishes without raising; it should raise `ValueError`"
+    assert _case_line({**other, "params": {}}, lead) == ""  # without inputs, nothing tells the cases apart
+    assert CASES >= 12

@@ -377,6 +377,24 @@ def test_an_async_test_runs_in_an_event_loop_that_the_reproduction_imports():
     assert found["rest"] == "assert result == 3"
 
 
+def test_after_a_statement_that_raised_the_rest_of_the_test_is_required_too():
+    """attrs' frozen exceptions: the first assignment raises, and every later one must work as
+    well (a blind rater found a fix of the first alone would still fail the hidden test)."""
+    source = (
+        "from pkg import Frozen\n\n\ndef test_set():\n    e = Frozen()\n    e.cause = 1\n"
+        "    e.context = 2\n    del e.context\n"
+    )
+    evidence = {"type": "FrozenInstanceError", "line": 6, "message": "", "locals": {}}
+    found = explain_failure(source, "tests/test_t.py::test_set", evidence, repo_modules={"pkg"})
+    assert found["reproduction"].splitlines()[-1] == "e.cause = 1"
+    assert found["rest"] == "e.context = 2\ndel e.context"
+    failed_check = {"type": "AssertionError", "line": 6, "message": "assert 1 == 2", "locals": {}}
+    plain = explain_failure(
+        source.replace("e.cause = 1", "assert e.cause == 2"), "tests/test_t.py::test_set", failed_check
+    )
+    assert "rest" not in plain  # after a failed check, only later checks are requirements, and there are none
+
+
 @pytest.mark.docker
 def test_the_evidence_comes_through_the_containers_verdict_channel_too(shop, tmp_path):
     from tests.sandbox_fixtures import require_docker
