@@ -8,8 +8,8 @@ the tests could rewrite. Setup/call/teardown are folded into one outcome per tes
 setup or teardown makes the test an `error`; a collection failure is recorded as `error` under
 the collector's nodeid. A test whose call raised counts as failed whatever its report says
 (a patched TestReport cannot turn an exception into a pass).
-$SEBGEN_CANARY names a module of two tests with random names, one that must fail and one that
-must pass; they are added to every session so that blanket tampering with outcomes shows.
+The canary tests (one must fail, one must pass; random names) come from their own plugin
+module (`sandbox.report.pytest_args`), so blanket tampering with outcomes shows.
 
 Evidence: for each test whose call (or setup) raised, the report's "failures" maps its nodeid
 to what a reader of the failure needs, all strings repr'd and cut (`_cut`): "when", "type" (the
@@ -36,7 +36,6 @@ _outcomes = {}
 _collect_errors = []
 _raised = set()
 _fd = os.environ.pop("SEBGEN_REPORT_FD", "")
-_canary = os.environ.pop("SEBGEN_CANARY", "")
 _failures = {}
 _compares = []  # (op, left, right) of the comparisons that failed in the running test
 EVIDENCE_TESTS = 64
@@ -168,18 +167,6 @@ def pytest_runtest_makereport(item, call):
                 _failures[item.nodeid] = _evidence(item, call)
             except Exception:  # evidence is optional; outcomes are not
                 pass
-
-
-def pytest_collection_modifyitems(session, config, items):
-    if not _canary:
-        return
-    from pathlib import Path
-
-    from _pytest.python import Module
-
-    # first: a bug that breaks the process for the tests after it (closes pytest's capture
-    # files, say) must not take the canaries down with it
-    items[:0] = Module.from_parent(session, path=Path(_canary)).collect()
 
 
 def pytest_runtest_logreport(report):
