@@ -648,8 +648,8 @@ def setup_cmd(
             shown = (
                 ", ".join(f"{k}={v}" for k, v in value.items())
                 if isinstance(value, dict)
-                else ", ".join(value)
-                if isinstance(value, (list, tuple))
+                else ", ".join("=".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v) for v in value)
+                if isinstance(value, (list, tuple))  # pairs (build_env, pytest_floors) as name=value
                 else value
             )
             out.print(f"  {key}: {shown}", markup=False)
