@@ -3,11 +3,9 @@ must give the same statement (object addresses and thread idents differ from run
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
-
 from environment import make_sandbox
 from sandbox import Limits
+from tests.sandbox_fixtures import make_repo
 
 TEST = """import threading
 
@@ -24,25 +22,9 @@ def test_identity():
 """
 
 
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-
-
 def test_two_runs_of_a_failing_test_give_the_same_evidence(tmp_path):
-    repo = tmp_path / "repo"
-    (repo / "tests").mkdir(parents=True)
-    (repo / "tests" / "test_box.py").write_text(TEST)
-    (repo / "pyproject.toml").write_text('[project]\nname = "box"\nversion = "0"\n')
-    git(repo, "init", "-q")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "box")
-    sha = git(repo, "rev-parse", "HEAD")
+    files = {"tests/test_box.py": TEST, "pyproject.toml": '[project]\nname = "box"\nversion = "0"\n'}
+    repo, sha = make_repo(tmp_path / "repo", files)
     backend = make_sandbox("local", limits=Limits(timeout_s=120), log=lambda m: None)
     runs = [backend.run_tests(repo, sha, [], ["tests/test_box.py"]) for _ in range(2)]
     evidence = [r.failures["tests/test_box.py::test_identity"] for r in runs]
