@@ -389,7 +389,8 @@ def judge(tasks: list[dict]) -> list[str]:
     """The quality and semantic layers on each task, as the pipeline runs them; their verdicts
     are recorded in the task; the rejections come back as lines."""
     from llm import LLMClient
-    from tasks import Task, Validator
+    from records import Task
+    from tasks import Validator
     from tasks.validate import check_quality, check_semantic
 
     validator = Validator(llm=LLMClient("offline/sebgen"))

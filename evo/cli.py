@@ -78,7 +78,7 @@ _USER_ERROR_HOMES = (
     ("corpus", "corpus", "CorpusError"),
     ("llm.client", "llm", "LLMError"),
     ("tasks.mining", "tasks", "MiningError"),
-    ("tasks.task", "tasks", "TaskFileError"),
+    ("records.task", "records", "TaskFileError"),
     ("evo.runfolder", "evo.runfolder", "RunFolderError"),
     ("sandbox", "sandbox", "SandboxError"),
     ("evo.lineage", "evo.lineage", "LineageError"),
@@ -446,7 +446,8 @@ def generate(
 ):
     """Pipeline mode, no evolution: validated tasks from a repo into JSONL, the rest into a rejects file."""
     from evo.pipeline import SYNTHETIC, generate_tasks, rejects_path
-    from tasks import StrategyType, write_jsonl
+    from records import write_jsonl
+    from tasks import StrategyType
 
     with friendly_errors():
         cfg = _config(config, set_)
@@ -520,7 +521,7 @@ class _GenerateStatus:
 
 
 def _layer_list(text: str) -> list[str]:
-    from tasks import LAYERS
+    from records import LAYERS
 
     chosen = [name.strip() for name in text.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in LAYERS]
@@ -544,7 +545,7 @@ def validate(
 ):
     """Re-run the validation layers on tasks; reports pass count and average score."""
     from evo.pipeline import revalidate, run_ablation
-    from tasks import read_jsonl, write_jsonl
+    from records import read_jsonl, write_jsonl
 
     with friendly_errors():
         cfg = _config(config, set_)
@@ -747,7 +748,7 @@ def evaluate_cmd(
         summarize,
         write_results,
     )
-    from tasks import read_jsonl
+    from records import read_jsonl
 
     with friendly_errors():
         if (predictions is None) == (agent is None):
@@ -819,7 +820,7 @@ def curriculum_cmd(
 ):
     """Order tasks for an agent: its ZPD from its results, easy-medium-easy-medium-hard interleaving."""
     from harness import capability_profile, curriculum, zone_counts
-    from tasks import read_jsonl, write_jsonl
+    from records import read_jsonl, write_jsonl
 
     with friendly_errors():
         if not results.is_file():
@@ -916,7 +917,7 @@ def _dataset(source: Path, load_tasks) -> list:
     """The tasks to publish: a JSONL file's, or what a run folder's archive kept."""
     if source.is_dir():
         from evo.runfolder import RunFolder
-        from tasks import Task
+        from records import Task
 
         run = RunFolder(source)
         if not run.is_run():

@@ -16,7 +16,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from fitness import DEFAULT_WEIGHTS
-from tasks import LAYERS, StrategyType
+from records import LAYERS
+from tasks import StrategyType
 
 
 class ConfigError(ValueError):

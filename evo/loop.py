@@ -46,7 +46,8 @@ from fitness import (
     score_tasks,
 )
 from operators import crossover, mutate_params, mutate_prompt, random_strategy, repair_selection, select_parents
-from tasks import Strategy, Task, seed_strategies
+from records import Task
+from tasks import Strategy, seed_strategies
 
 
 class RunError(RuntimeError):

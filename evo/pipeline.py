@@ -26,13 +26,13 @@ from pathlib import Path
 from evo.config import Config
 from evo.runtime import Workbench, make_llm, mine_repo
 from fitness import EvalSettings, OnlineFilter, apply_dataset_filter, commit_order, evaluate_strategy
+from records import Task
 from tasks import (
     SEED_PROMPTS,
     Candidate,
     MiningError,
     Strategy,
     StrategyType,
-    Task,
     ablation,
     generate_synthetic,
     mine_named,

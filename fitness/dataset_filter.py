@@ -26,7 +26,8 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from tasks import FILTERED_CRITERIA, LayerResult, Task
+from records import LayerResult, Task
+from tasks import FILTERED_CRITERIA
 
 CRITERIA = tuple(FILTERED_CRITERIA)
 DEFAULT_MIN_JUDGED = 20  # fitness.quartile_min_judged

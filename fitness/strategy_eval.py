@@ -18,14 +18,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from fitness.exploration import dimensions_of, exploration_value, gene_for_rejection, route_failures
+from records import Task, first_failure
 from tasks import (
     MODULE_KIND,
     Candidate,
     Generator,
     Strategy,
     StrategyType,
-    Task,
-    first_failure,
     pick_candidates,
     synthetic_attempts,
 )

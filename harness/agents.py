@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Protocol
 
 from harness.metrics import TaskResult, attempt_report
-from tasks import Task, changed_python_files, test_files_of
+from records import Task
+from tasks import changed_python_files, test_files_of
 
 
 class AgentError(ValueError):

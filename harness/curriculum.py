@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from tasks import Task
+from records import Task
 
 BASE_WIDTH = 0.3
 RECENT = 10  # how many of the latest results count as "recent"

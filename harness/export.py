@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tasks import Task, read_jsonl
+from records import Task, read_jsonl
 
 from .export_errors import ExportError
 from .harbor import export_harbor

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from environment import detect_recipe
+from records import Task
 from sandbox import (
     AUTOLOAD_NAMES,
     AUTOLOAD_SUFFIXES,
@@ -27,7 +28,7 @@ from sandbox import (
     install_commands,
     prepare_tree,
 )
-from tasks import Task, test_files_of
+from tasks import test_files_of
 
 from .export_errors import ExportError
 

@@ -16,7 +16,7 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-from tasks import Task
+from records import Task
 
 from .export_errors import ExportError
 

@@ -20,8 +20,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from environment import detect_recipe
+from records import Task, write_jsonl
 from sandbox import AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, install_commands
-from tasks import Task, test_files_of, write_jsonl
+from tasks import test_files_of
 
 from .export_errors import ExportError
 from .harbor import PYTEST_CONFIG_NAMES

@@ -17,6 +17,7 @@ from pathlib import Path
 import git
 
 from llm import LLMClient, LLMError
+from records import LayerResult, Task
 from tasks.difficulty import DifficultyInput, difficulty
 from tasks.hybrid import hybrid_partner, hybrid_skeleton, merge_candidates
 from tasks.mining import Candidate, diff_text, instance_prefix, mine
@@ -25,7 +26,6 @@ from tasks.selection import order_candidates
 from tasks.skills import tag
 from tasks.statement import file_at, repo_context, statement_context
 from tasks.strategy import GENES, Strategy, StrategyType
-from tasks.task import LayerResult, Task
 from tasks.validate import Validator, check_compile, check_functional_layer, check_quality, check_schema, check_semantic
 
 # Which mined commits each strategy takes (its contract's first clause).

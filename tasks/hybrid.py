@@ -11,10 +11,10 @@ from pathlib import Path
 
 import git
 
+from records import Task
 from sandbox import PatchError, apply_patch, export_tree
 from tasks.mining import Candidate, diff_text, instance_prefix
 from tasks.strategy import Strategy
-from tasks.task import Task
 
 PARTNER_KIND = {"bug_fix": "feature_add", "feature_add": "bug_fix", "refactor": "bug_fix"}
 

@@ -13,9 +13,9 @@ import git
 from unidiff import PatchSet, UnidiffParseError
 
 from llm import patch_added_lines, patch_sections
+from records import Task
 from tasks.mining import Candidate
 from tasks.strategy import Strategy
-from tasks.task import Task
 
 
 def defined_functions(source: str) -> set[str]:

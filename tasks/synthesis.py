@@ -35,11 +35,11 @@ from pathlib import Path
 
 import git
 
+from records import Task
 from sandbox import default_cache_dir, export_tree, file_lock, repo_name
 from tasks.difficulty import BRANCHES
 from tasks.mining import Candidate, instance_prefix, is_source_path, open_repo
 from tasks.strategy import OPERATOR_GENES, Strategy
-from tasks.task import Task
 
 STRATEGY_TYPE = "SYNTHETIC"
 FLIPPED: dict[type, type] = {

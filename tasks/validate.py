@@ -18,10 +18,10 @@ from typing import Any
 from unidiff import PatchSet
 
 from llm import LLMClient, LLMError, leak_report
+from records import LAYERS, LayerResult, Task
 from sandbox import PatchError, SandboxError, apply_patch, attempt_verdict, check_functional, export_tree, run_attempt
 from tasks.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
 from tasks.statement import failure_evidence, repo_modules, writer_failures
-from tasks.task import LAYERS, LayerResult, Task
 
 QUALITY_CRITERIA = ("task_correctness", "test_correctness", "test_completeness", "complexity")
 FILTERED_CRITERIA = QUALITY_CRITERIA[:3]  # complexity is kept as information only

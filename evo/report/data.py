@@ -10,7 +10,7 @@ from pathlib import Path
 from evo.lineage import family
 from evo.runfolder import RunFolder
 from fitness import DIMENSIONS
-from tasks import LAYERS, first_failure
+from records import LAYERS, first_failure
 
 LEVELS = ("easy", "medium", "hard")
 

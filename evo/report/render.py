@@ -18,7 +18,7 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from evo.lineage import ancestry  # noqa: E402
 from evo.report.data import LEVELS, ReportError, RunData, best_so_far, read_run  # noqa: E402
-from tasks import LAYERS  # noqa: E402
+from records import LAYERS  # noqa: E402
 
 # ------------------------------------------------------------------ plots
 

@@ -164,7 +164,7 @@ def statement(topic: str, case: str) -> str:
 
 def canned_task(strategy, n: int) -> dict:
     """A kept task (every layer passed) of `strategy`, on one of the topics."""
-    from tasks import Task
+    from records import Task
 
     criteria = {c: {"score": 8.0, "confidence": 0.9, "reasoning": ""}
                 for c in ("task_correctness", "test_correctness", "test_completeness", "complexity")}  # fmt: skip

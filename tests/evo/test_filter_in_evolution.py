@@ -8,7 +8,7 @@ from archive import Archive
 from evo.config import load_config
 from evo.loop import Evolution, failure_row
 from fitness import batch_filter
-from tasks import LayerResult, Task
+from records import LayerResult, Task
 
 
 def judged(name: str, completeness: float, semantic: bool = True) -> Task:

@@ -13,7 +13,8 @@ import pytest
 
 from evo.pipeline import GenerationResult, Outcome, _not_tried, rejects_path
 from fitness import EvalSettings, OnlineFilter
-from tasks import Candidate, LayerResult, Strategy, StrategyType, Task
+from records import LayerResult, Task
+from tasks import Candidate, Strategy, StrategyType
 from tests.e2e import sebgen
 from tests.evo.outcome_repo import build
 from tests.marks import require_mark

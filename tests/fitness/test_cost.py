@@ -16,7 +16,8 @@ from evo.individual import Individual
 from evo.loop import Evolution
 from fitness.strategy_eval import EvalSettings, Evaluation, evaluate_strategy, fitness_of, score_tasks, validations_of
 from llm import LLMClient
-from tasks import Strategy, StrategyType, Task
+from records import Task
+from tasks import Strategy, StrategyType
 from tasks.strategy import SEED_PROMPTS
 from tests.fitness.test_strategy_scoring import CannedRun, candidates, task
 

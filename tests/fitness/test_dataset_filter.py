@@ -10,7 +10,7 @@ from fitness import (
     quartile_cutoffs,
     surviving_batch_filter,
 )
-from tasks import LayerResult, Task
+from records import LayerResult, Task
 
 
 def judged(name: str, scores: tuple[float, float, float], semantic: bool = True) -> Task:

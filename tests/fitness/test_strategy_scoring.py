@@ -22,9 +22,9 @@ from evo.loop import Evolution, build_toolbox
 from fitness.exploration import ENVIRONMENT, PROMPT_FIXABLE, Dimensions, exploration_value
 from fitness.strategy_eval import EvalSettings, Evaluation, commit_order, evaluate_strategy
 from llm import LLMClient
+from records import Task
 from tasks.mining import Candidate
 from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
-from tasks.task import Task
 from tests.evo.test_archive_in_evolution import RecordingClient
 
 TOPICS = [

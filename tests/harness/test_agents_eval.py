@@ -15,7 +15,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from harness.agents import PredictionsError, RandomAgent, extract_diff, load_predictions  # noqa: E402
 from harness.metrics import attempt_report, pass_at_k, wilson_interval  # noqa: E402
-from tasks.task import read_jsonl  # noqa: E402
+from records import read_jsonl  # noqa: E402
 from tests.e2e import generated_tasks, sebgen  # noqa: E402
 from tests.sandbox_fixtures import new_file_patch  # noqa: E402
 

@@ -21,7 +21,7 @@ from harness.curriculum import (
     zone_counts,
     zpd_width,
 )
-from tasks.task import Task, write_jsonl  # noqa: E402
+from records import Task, write_jsonl  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 LEVEL_SCORE = {"easy": 0.2, "medium": 0.45, "hard": 0.8}

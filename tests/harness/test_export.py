@@ -20,7 +20,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from harness.export import ExportError, load_tasks  # noqa: E402
-from tasks.task import read_jsonl  # noqa: E402
+from records import read_jsonl  # noqa: E402
 from tests.e2e import ROOT, generated_tasks, sebgen  # noqa: E402
 
 BASE_IMAGE = "sebgen-base:bookworm"  # named in exports; built only by the Docker tests

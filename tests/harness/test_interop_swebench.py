@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tasks.task import read_jsonl, write_jsonl
+from records import read_jsonl, write_jsonl
 from tests.e2e import sebgen
 from tests.interop_fixtures import bundled_task, export_base_image, real_repo_task, swebench_python
 

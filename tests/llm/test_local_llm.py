@@ -98,7 +98,7 @@ def test_json_constraint_requires_the_keys_asked_for():
 
 def test_unrepairable_answer_rejects_the_task_as_bad_json():
     from llm import BadJSONError, LLMClient
-    from tasks.task import Task
+    from records import Task
     from tasks.validate import Validator, check_quality
 
     client = LLMClient(mock_response="Sure! The task looks fine to me.")

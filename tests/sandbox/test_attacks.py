@@ -431,8 +431,8 @@ def test_sigkill_of_a_run_leaves_no_running_container(task, tmp_path):
 
 def test_sigkill_of_evaluate_leaves_no_running_container(task, tmp_path):
     require_docker()
+    from records import Task
     from sandbox import clean_stragglers, docker_client
-    from tasks.task import Task
     from tests.e2e import env
 
     repo, sha, bug, gold = task
@@ -555,7 +555,7 @@ def test_wedged_warm_container_is_replaced_and_the_run_ends_in_time(task, tmp_pa
 
 # -- nop and oracle for real (the functional layer) ---------------------------------------------
 def calc_record(task, gold: str):
-    from tasks.task import Task
+    from records import Task
 
     repo, sha, bug, _ = task
     return Task(

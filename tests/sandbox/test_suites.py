@@ -207,7 +207,7 @@ def test_call_site(module, name):
 
 def call_site_task(root):
     """A commit that fixes add() and adds a test whose expected values come from its own call site."""
-    from tasks import Task
+    from records import Task
 
     root.mkdir(parents=True)
     git(root, "init", "-q")

@@ -5,9 +5,9 @@ import json
 import pytest
 
 from llm.client import LLMClient
+from records import Task
 from tasks.generate import skeleton
 from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
-from tasks.task import Task
 from tasks.validate import Validator, ablation
 from tests.fitness_fixtures import candidate_for, corpus_dir
 

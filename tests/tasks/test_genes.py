@@ -341,7 +341,8 @@ def test_evidence_genes_change_what_the_offline_writer_writes(three_commits):
     """Through the generator and the real offline writer: a prompt that does not forbid
     quoting the fix leaks it when the writer sees the fix, not when the gene withholds it; the
     length gene shortens the statement."""
-    from tasks import Task, Validator
+    from records import Task
+    from tasks import Validator
     from tasks.generate import Generator, skeleton
     from tests.evo.test_archive_in_evolution import RecordingClient
 

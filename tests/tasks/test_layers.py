@@ -8,11 +8,11 @@ import pytest
 
 from environment import make_sandbox
 from llm.client import LLMClient
+from records import LayerResult, Task
 from sandbox import Limits
 from tasks.generate import skeleton
 from tasks.statement import file_at
 from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
-from tasks.task import LayerResult, Task
 from tasks.validate import (
     Validator,
     bottom_quartile_filter,

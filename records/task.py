@@ -1,4 +1,4 @@
-"""The task record (docs/contracts.md, task record): SWE-bench fields plus SEBGen's own, one JSON object per line."""
+"""The task record: SWE-bench fields plus SEBGen's own, one JSON object per line (docs/contracts.md)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from .errors import UserError
+from .evidence import FailureEvidence
 
 # Failure categories shared by validation, the exploration value and prompt mutation.
 FAILURE_CATEGORIES = (
@@ -78,6 +81,16 @@ class Task:
     def failed_layer(self) -> tuple[str, dict] | None:
         return first_failure(self.validation)
 
+    def failure_evidence(self) -> list[FailureEvidence]:
+        """The functional layer's evidence of each FAIL_TO_PASS test that has some, in F2P order."""
+        details = (self.validation.get("functional") or {}).get("details") or {}
+        recorded = details.get("failures") if isinstance(details.get("failures"), dict) else {}
+        return [
+            FailureEvidence.from_dict(recorded[test_id], test_id=test_id)
+            for test_id in self.FAIL_TO_PASS
+            if isinstance(recorded.get(test_id), dict)
+        ]
+
     def record(self, layer: str, result: LayerResult) -> None:
         self.validation[layer] = asdict(result)
 
@@ -90,7 +103,7 @@ class Task:
         return cls(**known)
 
 
-class TaskFileError(ValueError):
+class TaskFileError(UserError, ValueError):
     pass
 
 
