@@ -9,10 +9,11 @@ no tests in any report; `JsReport.load_errors` names it, and `outcome` answers "
 id in it. A report that does not parse, or has an unknown shape, raises `RunnerReportError`: an
 empty run is never read as "no tests".
 
-jest and vitest are read from their own `--json` / `--reporter=json` files. mocha and node:test
-run with SEBGen's reporters (`_mocha_reporter.cjs`, `_node_test_reporter.mjs`): mocha's own
-`json` reporter joins the describe path and title with spaces and leaves out the tests a failing
-hook kept from running, and node:test has no JSON reporter.
+jest is read from its own `--json` file. vitest, mocha and node:test run with SEBGen's reporters
+(`_vitest_reporter.mjs`, `_mocha_reporter.cjs`, `_node_test_reporter.mjs`): vitest's own json
+report keeps no expected/actual values (its jest-shaped file is still read, as others write it);
+mocha's own `json` reporter joins the describe path and title with spaces and leaves out the
+tests a failing hook kept from running; node:test has no JSON reporter.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from records import FailureEvidence
 RUNNERS = ("jest", "vitest", "mocha", "node-test")
 OUTCOMES = ("passed", "failed", "skipped", "error")
 
+VITEST_REPORTER = Path(__file__).with_name("_vitest_reporter.mjs")
 MOCHA_REPORTER = Path(__file__).with_name("_mocha_reporter.cjs")
 NODE_TEST_REPORTER = Path(__file__).with_name("_node_test_reporter.mjs")
 
@@ -113,13 +115,14 @@ def runner_command(
             *files,
         ]
     if runner == "vitest":
+        # no --coverage.enabled=false: vitest 0.x then demands a coverage provider; a coverage
+        # threshold only changes the exit code, and verdicts read the report
         return [
             "node_modules/.bin/vitest",
             "run",
             *options,
-            "--reporter=json",
+            f"--reporter={VITEST_REPORTER}",
             f"--outputFile={report_path}",
-            "--coverage.enabled=false",
             *files,
         ]
     if runner == "mocha":
@@ -187,10 +190,10 @@ def parse_report(runner: str, text: str, root: str) -> JsReport:
         raise RunnerReportError(f"the {runner} report does not parse as JSON: {exc}") from exc
     if not isinstance(document, dict):
         raise RunnerReportError(f"the {runner} report is not a JSON object")
-    if runner in ("jest", "vitest"):
+    if runner == "jest" or (runner == "vitest" and "testResults" in document):
         return _parse_jest_shape(runner, document, root)
-    if runner == "mocha":
-        return _parse_mocha(document, root)
+    if runner in ("vitest", "mocha"):
+        return _parse_sebgen_tests(runner, document, root)
     if runner == "node-test":
         return _parse_node_test(document, root)
     raise ValueError(f"unknown JavaScript test runner {runner!r} (known: {', '.join(RUNNERS)})")
@@ -301,12 +304,11 @@ def _parse_jest_shape(runner: str, document: dict, root: str) -> JsReport:
         if not isinstance(tests, list):
             raise RunnerReportError(f"the {runner} report has no assertionResults for {file}")
         # a file whose suite failed to run (syntax error, missing module, a throw at the top of
-        # the file or of a describe) reports no tests and says why in its message
-        suite_error = result.get("testExecError") or (result.get("status") == "failed" and result.get("message"))
-        if not tests and suite_error:
-            message = result.get("message") or (suite_error if isinstance(suite_error, str) else "")
-            if isinstance(suite_error, dict):
-                message = message or str(suite_error.get("message", ""))
+        # the file or of a describe) reports no tests and says why in its message; vitest 0.x
+        # marks such a file "passed"
+        exec_error = result.get("testExecError")
+        message = result.get("message") or (exec_error.get("message") if isinstance(exec_error, dict) else "")
+        if not tests and message:
             report.load_errors[file] = _clean(str(message))
             continue
         for test in tests:
@@ -340,25 +342,31 @@ def _jest_failure(test: dict, file: str) -> FailureEvidence:
     return evidence
 
 
-def _parse_mocha(document: dict, root: str) -> JsReport:
-    if document.get("reporter") != "sebgen-mocha" or not isinstance(document.get("tests"), list):
-        raise RunnerReportError("the mocha report is not SEBGen's mocha reporter's (run it with _mocha_reporter.cjs)")
-    report = JsReport("mocha")
+def _parse_sebgen_tests(runner: str, document: dict, root: str) -> JsReport:
+    """SEBGen's vitest and mocha reporters: a list of tests, each with its file, title path,
+    outcome and error; vitest's also names the files that failed to load (mocha stops at one and
+    writes no report)."""
+    if document.get("reporter") != f"sebgen-{runner}" or not isinstance(document.get("tests"), list):
+        raise RunnerReportError(f"the {runner} report is not SEBGen's {runner} reporter's")
+    report = JsReport(runner)
     for test in document["tests"]:
         outcome, path, file = test.get("outcome"), test.get("path"), test.get("file")
         if outcome not in _SEVERITY or not isinstance(path, list) or not isinstance(file, str):
-            raise RunnerReportError(f"the mocha report has a malformed test entry: {str(test)[:200]}")
+            raise RunnerReportError(f"the {runner} report has a malformed test entry: {str(test)[:200]}")
         file = _relative(file, root)
         evidence = None
         error = test.get("error")
         if outcome in ("failed", "error") and isinstance(error, dict):
             evidence = _reported_failure(error, file, "setup" if outcome == "error" else "call")
-        _record(report, file, path, outcome, evidence)
+        _record(report, file, [str(t) for t in path], outcome, evidence)
+    for file, error in (document.get("load_errors") or {}).items():
+        said = error.get("message", "") if isinstance(error, dict) else error
+        report.load_errors[_relative(file, root)] = _clean(str(said) or "the file did not load")
     return report
 
 
 def _reported_failure(error: dict, file: str, phase: str) -> FailureEvidence:
-    """Evidence from an error as SEBGen's mocha and node:test reporters write it."""
+    """Evidence from an error as SEBGen's reporters write it."""
     stack = str(error.get("stack") or "")
     name, message = str(error.get("name", "")), str(error.get("message", ""))
     evidence = _evidence_from_stack(stack or f"{name}: {message}", file, phase)

@@ -18,6 +18,7 @@ import pytest
 from sandbox.js_report import (
     MOCHA_REPORTER,
     NODE_TEST_REPORTER,
+    VITEST_REPORTER,
     RunnerReportError,
     comparable_id,
     mocha_options_from_script,
@@ -87,6 +88,35 @@ def test_vitest_report_keys_tests_and_reads_the_error_head_and_the_test_file_lin
     assert evidence.message == "argument name is invalid: foo,bar"
 
 
+CASES = {
+    "math > add > adds two numbers": "failed",
+    "math > add > adds zero": "passed",
+    "math > add > skipped one": "skipped",
+    "math > add > todo one": "skipped",
+    "math > add > objects": "failed",
+    "math > hooked > never runs": "failed",  # vitest does not tell a failing hook apart either
+    "throws type error": "failed",
+}
+
+
+@pytest.mark.parametrize("name", ["vitest4-cases.json", "vitest034-cases.json"])
+def test_vitest_reporter_gives_outcomes_load_errors_and_the_values_vitest_json_loses(name):
+    parsed = report(name, "vitest")
+    assert parsed.outcomes == {f"test/sample.test.mjs::{path}": outcome for path, outcome in CASES.items()}
+    adds = parsed.failures["test/sample.test.mjs::math > add > adds two numbers"]
+    assert (adds.kind, adds.op, adds.expected, adds.observed, adds.line) == ("compare", "strictEqual", "5", "-1", 6)
+    thrown = parsed.failures["test/sample.test.mjs::throws type error"]
+    assert (thrown.kind, thrown.error_type, thrown.expected, thrown.line) == ("error", "TypeError", "", 18)
+    assert set(parsed.load_errors) == {"test/syntax.test.mjs", "test/missing.test.mjs"}
+    assert "no-such-module" in parsed.load_errors["test/missing.test.mjs"]
+
+
+def test_vitest_0_json_report_with_its_empty_file_suite_and_passed_load_failures():
+    parsed = report("vitest034-json-cases.json", "vitest")
+    assert parsed.outcomes == {f"test/sample.test.mjs::{path}": outcome for path, outcome in CASES.items()}
+    assert set(parsed.load_errors) == {"test/syntax.test.mjs", "test/missing.test.mjs"}  # reported "passed"
+
+
 @pytest.mark.parametrize("name", ["node-test20-cases.json", "node-test22-cases.json"])
 def test_node_test_report_rebuilds_describe_paths_and_tells_hooks_and_load_failures_apart(name):
     parsed = report(name, "node-test")
@@ -108,6 +138,44 @@ def test_node_test_report_rebuilds_describe_paths_and_tells_hooks_and_load_failu
     assert set(parsed.load_errors) == {"test/syntax.test.mjs", "test/missing.test.mjs"}
     assert "SyntaxError: Unexpected end of input" in parsed.load_errors["test/syntax.test.mjs"]
     assert "Cannot find package 'no-such-module'" in parsed.load_errors["test/missing.test.mjs"]
+
+
+def test_mocha_report_keeps_describe_titles_apart_and_assert_values():
+    parsed = report("mocha10-cookie-84a15674-buggy.json", "mocha")
+    option = 'with "partitioned" option'
+    failing = f"test/serialize.js::cookie.serialize(name, value, options) > {option} > should include partitioned flag when true"
+    assert parsed.outcomes == {
+        "test/serialize.js::cookie.serialize(name, value) > should serialize name and value": "passed",
+        failing: "failed",
+    }
+    evidence = parsed.failures[failing]
+    assert (evidence.kind, evidence.op, evidence.error_type) == ("compare", "==", "AssertionError")
+    assert (evidence.expected, evidence.observed, evidence.line) == ('"foo=bar; Partitioned"', '"foo=bar"', 118)
+    # mocha's own json reporter spells the same test with spaces only: the two spellings compare equal
+    checker = (
+        f"test/serialize.js::cookie.serialize(name, value, options) {option} should include partitioned flag when true"
+    )
+    assert comparable_id(failing) == comparable_id(checker)
+
+
+def test_mocha_report_puts_tests_a_failing_hook_kept_from_running_in_error():
+    parsed = report("mocha10-cases.json", "mocha")
+    assert parsed.outcomes == {
+        "test/sample.js::throws type error": "failed",
+        "test/sample.js::math > add > adds two numbers": "failed",
+        "test/sample.js::math > add > adds zero": "passed",
+        "test/sample.js::math > add > skipped one": "skipped",
+        "test/sample.js::math > add > todo one": "skipped",
+        "test/sample.js::math > add > objects": "failed",
+        "test/sample.js::math > hooked > never runs": "error",
+        "test/sample.js::math > hooked > never runs either": "error",
+        "test/sample.js::math > before all hooked > not run": "error",
+    }
+    hook = parsed.failures["test/sample.js::math > hooked > never runs either"]
+    assert (hook.phase, hook.message, hook.line) == ("setup", "setup broke", 14)
+    objects = parsed.failures["test/sample.js::math > add > objects"]
+    assert objects.expected == '{"a": [1, 2]}'
+    assert objects.observed == "{ a: [ 1, 0 ], f: undefined }"  # not JSON: util.inspect's words
 
 
 @pytest.mark.parametrize("runner", ["jest", "vitest", "mocha", "node-test"])
@@ -151,7 +219,7 @@ def test_runner_commands_call_the_runner_directly_with_its_machine_readable_repo
     assert {"--json", "--outputFile=/out/r.json", "--coverage=false"} <= set(jest)
     vitest = runner_command("vitest", files, "/out/r.json")
     assert vitest[:2] == ["node_modules/.bin/vitest", "run"] and vitest[-2:] == files
-    assert {"--reporter=json", "--outputFile=/out/r.json", "--coverage.enabled=false"} <= set(vitest)
+    assert {f"--reporter={VITEST_REPORTER}", "--outputFile=/out/r.json"} <= set(vitest)
     mocha = runner_command("mocha", files, "/out/r.json", options=["--ui", "qunit"])
     assert mocha[:3] == ["node_modules/.bin/mocha", "--ui", "qunit"]
     assert [str(MOCHA_REPORTER), "--reporter-options", "output=/out/r.json"] == mocha[4:7]
