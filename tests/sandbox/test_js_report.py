@@ -142,8 +142,8 @@ def test_node_test_report_rebuilds_describe_paths_and_tells_hooks_and_load_failu
 
 def test_mocha_report_keeps_describe_titles_apart_and_assert_values():
     parsed = report("mocha10-cookie-84a15674-buggy.json", "mocha")
-    option = 'with "partitioned" option'
-    failing = f"test/serialize.js::cookie.serialize(name, value, options) > {option} > should include partitioned flag when true"
+    suite, option, title = "cookie.serialize(name, value, options)", 'with "partitioned" option', "should include"
+    failing = f"test/serialize.js::{suite} > {option} > {title} partitioned flag when true"
     assert parsed.outcomes == {
         "test/serialize.js::cookie.serialize(name, value) > should serialize name and value": "passed",
         failing: "failed",
