@@ -178,6 +178,28 @@ def test_mocha_report_puts_tests_a_failing_hook_kept_from_running_in_error():
     assert objects.observed == "{ a: [ 1, 0 ], f: undefined }"  # not JSON: util.inspect's words
 
 
+def test_real_node_test_and_mocha_11_reports_give_the_failing_check_values():
+    head = report("node-test22-commander-head-buggy.json", "node-test")  # a synthetic bug at HEAD
+    failing = EXIT_OVERRIDE.replace(".exitOverride and error details", "Command.exitOverride") + (
+        "when specify excess argument then throw CommanderError"
+    )
+    assert head.outcomes[failing] == "failed" and list(head.outcomes.values()).count("passed") == 1
+    assert (head.failures[failing].expected, head.failures[failing].line) == (
+        '"error: too many arguments. Expected 0 arguments but got 1: excess."',
+        15,
+    )
+    yargs = report("mocha11-yargs-parser-60f2db5d-buggy.json", "mocha")
+    (tid,) = [t for t, outcome in yargs.outcomes.items() if outcome == "failed"]
+    assert tid.startswith("test/yargs-parser.mjs::yargs-parser > configuration > unknown-options-as-args = true > ")
+    evidence = yargs.failures[tid]
+    assert (evidence.op, evidence.expected, evidence.observed) == (
+        "deepStrictEqual",
+        '{"_": ["-known"]}',
+        '{"_": [], "known": true}',
+    )
+    assert evidence.line == 3357
+
+
 @pytest.mark.parametrize("runner", ["jest", "vitest", "mocha", "node-test"])
 @pytest.mark.parametrize("text", ["", "{", "[]", '{"testResults": 3}', '{"reporter": "other", "tests": []}'])
 def test_a_report_that_does_not_parse_is_an_error_never_an_empty_run(runner, text):
