@@ -79,7 +79,7 @@ class JsReport:
         return "error" if test_id.partition("::")[0] in self.load_errors else None
 
 
-def test_id(file: str, path: Iterable[str]) -> str:
+def js_test_id(file: str, path: Iterable[str]) -> str:
     return f"{file}::{PATH_SEPARATOR.join(t for t in path if t)}"
 
 
@@ -181,6 +181,17 @@ def mocha_options_from_script(script: str) -> list[str]:
     return out
 
 
+def read_report(runner: str, report_path: Path, root: str) -> JsReport:
+    """`parse_report` over the file the run wrote. No file is an error too: mocha writes none
+    when a test file fails to load, jest none when the code under test calls process.exit,
+    node:test none when a test file does not exist."""
+    try:
+        text = report_path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise RunnerReportError(f"the {runner} run wrote no report at {report_path}: {exc.strerror}") from exc
+    return parse_report(runner, text, root)
+
+
 def parse_report(runner: str, text: str, root: str) -> JsReport:
     """Per-test outcomes from `runner`'s report (the file's text); `root` is the repository root
     as the runner saw it (absolute), to make its absolute test paths relative."""
@@ -210,7 +221,7 @@ def _relative(path: str, root: str) -> str:
 
 
 def _record(report: JsReport, file: str, path: Sequence[str], outcome: str, evidence: FailureEvidence | None):
-    tid = test_id(file, path)
+    tid = js_test_id(file, path)
     previous = report.outcomes.get(tid)
     if previous is not None:
         report.duplicates.add(tid)

@@ -23,6 +23,7 @@ from sandbox.js_report import (
     comparable_id,
     mocha_options_from_script,
     parse_report,
+    read_report,
     runner_command,
 )
 
@@ -207,6 +208,11 @@ def test_a_report_that_does_not_parse_is_an_error_never_an_empty_run(runner, tex
         parse_report(runner, text, "/repo")
 
 
+def test_a_run_that_wrote_no_report_is_an_error(tmp_path):
+    with pytest.raises(RunnerReportError, match="the mocha run wrote no report"):
+        read_report("mocha", tmp_path / "report.json", str(tmp_path))
+
+
 def test_a_test_file_outside_the_repository_is_refused():
     text = json.dumps({"testResults": [{"name": "/elsewhere/a.test.js", "assertionResults": []}]})
     with pytest.raises(RunnerReportError, match="outside the repository root"):
@@ -286,7 +292,7 @@ def test_the_node_test_reporter_runs_on_this_node_and_its_report_parses(tmp_path
     )
     argv = runner_command("node-test", ["test/cut.test.mjs"], str(tmp_path / "report.json"))
     subprocess.run(argv, cwd=tmp_path, capture_output=True, timeout=120)
-    parsed = parse_report("node-test", (tmp_path / "report.json").read_text(), str(tmp_path))
+    parsed = read_report("node-test", tmp_path / "report.json", str(tmp_path))
     assert parsed.outcomes == {
         "test/cut.test.mjs::cut > keeps the head": "passed",
         "test/cut.test.mjs::cut > drops the tail": "failed",
