@@ -50,6 +50,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from records import FailureEvidence, Task  # noqa: E402
+
 REAL = Path(os.environ.get("SEBGEN_REAL_REPOS") or ROOT.parent / "shared" / "real-repos")
 EXECUTION_LAYERS = "[schema,compile,functional]"
 
@@ -335,13 +337,13 @@ def quotes_check(statement: str, expression: str, left: str, right: str) -> bool
     return False
 
 
-def passing_quotes(task: dict, repo: Path, failures: dict[str, dict]) -> list[str]:
+def passing_quotes(task: dict, repo: Path, failures: dict[str, FailureEvidence]) -> list[str]:
     """The checks the statement quotes that ran and passed on the buggy state (asserts on a
     line before the failing line of their test)."""
     out = []
     for test_id in task.get("FAIL_TO_PASS", []):
-        evidence = failures.get(test_id) or {}
-        line = evidence.get("line")
+        evidence = failures.get(test_id)
+        line = evidence.line if evidence is not None else None
         if not line:
             continue
         path = test_id.split("::")[0]
@@ -363,21 +365,23 @@ def passing_quotes(task: dict, repo: Path, failures: dict[str, dict]) -> list[st
     return out
 
 
-def evidence_runs(tasks: list[dict], repo: Path) -> dict[str, dict[str, dict]]:
-    """instance_id -> {test id -> failure evidence} from one run of the buggy state."""
+def evidence_runs(tasks: list[dict], repo: Path) -> dict[str, dict[str, FailureEvidence]]:
+    """instance_id -> {test id -> the runner's words on its failure} from one run of the buggy state."""
     from environment import make_sandbox
     from sandbox import Limits
     from tasks import test_files_of
 
     backend = make_sandbox("docker", limits=Limits(timeout_s=900), log=lambda m: None, setup_attempts=3)
-    out: dict[str, dict[str, dict]] = {}
+    out: dict[str, dict[str, FailureEvidence]] = {}
     try:
         for task in tasks:
             try:
                 run = backend.run_tests(
                     repo, task["base_commit"], [task["bug_patch"]], test_files_of(task["test_patch"]) or None
                 )
-                out[task["instance_id"]] = {t: e for t, e in getattr(run, "failures", {}).items()}
+                out[task["instance_id"]] = {
+                    t: FailureEvidence.from_dict(e, test_id=t) for t, e in getattr(run, "failures", {}).items()
+                }
             except Exception as exc:  # noqa: BLE001 - the share then says the evidence is missing
                 print(f"  evidence run of {task['instance_id']} failed: {type(exc).__name__}: {exc}", flush=True)
     finally:
@@ -389,7 +393,6 @@ def judge(tasks: list[dict]) -> list[str]:
     """The quality and semantic layers on each task, as the pipeline runs them; their verdicts
     are recorded in the task; the rejections come back as lines."""
     from llm import LLMClient
-    from records import Task
     from tasks import Validator
     from tasks.validate import check_quality, check_semantic
 
@@ -407,7 +410,7 @@ def judge(tasks: list[dict]) -> list[str]:
     return rejections
 
 
-def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[str, dict]]) -> dict:
+def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[str, FailureEvidence]]) -> dict:
     from llm import leak_report
 
     rows = {"unbound": [], "passing": [], "invisible": [], "leak": []}
@@ -437,9 +440,8 @@ def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[
     return rows
 
 
-def _recorded(task: dict) -> dict[str, dict]:
-    failures = ((task.get("validation") or {}).get("functional") or {}).get("details", {}).get("failures") or {}
-    return failures if isinstance(failures, dict) else {}
+def _recorded(task: dict) -> dict[str, FailureEvidence]:
+    return {f.test_id: f for f in Task.from_dict(task).failure_evidence()}
 
 
 def main() -> None:
@@ -484,7 +486,7 @@ def main() -> None:
             task["repo_path"] = str(repos[task["repo"]])
         verified = {r["commit"] for recs in by_repo.values() for r in recs}
         print(f"tasks: {len(tasks)} for {len(verified)} verified commits", flush=True)
-        evidence: dict[str, dict[str, dict]] = {}
+        evidence: dict[str, dict[str, FailureEvidence]] = {}
         if not args.no_evidence_run:
             for name, repo in repos.items():
                 evidence.update(evidence_runs([t for t in tasks if t["repo"] == name], repo))

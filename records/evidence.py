@@ -4,59 +4,64 @@ judges and the benches read, whatever the language and the test runner.
 A language's evidence producer fills it from its runner's structured report and the test's own
 source. What only one runner knows (pytest's frames and locals, parametrize indices) stays in
 that producer; this record holds what any runner can say: the check, its values, the error, a
-reproduction, the checks that passed before, the test's source."""
+reproduction, the checks that passed before, the test's source.
+
+Every field but the test id is None until the producer states it. A stated empty value is
+evidence too ("" error: nothing escaped the check; [] passed_checks: none passed before it), so
+the JSON holds exactly the stated fields and a record read back writes the same JSON: the
+offline writer seeds its choices on the JSON of its context, which holds these records."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 
-KINDS = ("compare", "truthy", "raises", "error")
+KINDS = ("compare", "truthy", "raises", "error", "fail", "helper")
 
 
 @dataclass
 class FailureEvidence:
     test_id: str
-    kind: str = ""  # one of KINDS; "" when only the runner's own words are known
-    check: str = ""  # the failing check as the test writes it (one line)
-    call: str = ""  # the computed side of the check, case values substituted
-    op: str = ""  # the comparison ("==", "in", "is", ...) when kind is "compare"
-    observed: str = ""  # what the buggy code gave (a repr), or the exception it raised
-    expected: str = ""  # the value, or the exception, the check requires
-    exact: bool = False  # the expected value is a string compared character for character
-    match: str = ""  # the pattern an expected exception's message must match
-    warns: bool = False  # the check expects a warning, not an exception
-    error: str = ""  # "Type: message" of an exception that escaped the check
-    error_type: str = ""  # the runner's name for what failed (AssertionError, TypeError, ...)
-    message: str = ""  # the runner's failure message, cut
-    phase: str = ""  # where the failure happened: "setup" or "call"
+    kind: str | None = None  # one of KINDS; None when only the runner's own words are known
+    check: str | None = None  # the failing check as the test writes it (one line)
+    call: str | None = None  # the computed side of the check, case values substituted
+    op: str | None = None  # the comparison ("==", "in", "is", ...) when kind is "compare"
+    expected: str | None = None  # the value, or the exception, the check requires
+    observed: str | None = None  # what the buggy code gave (a repr), or the exception it raised
+    error: str | None = None  # "Type: message" of an exception that escaped the check
+    exact: bool | None = None  # the expected value is a string compared character for character
+    passed_checks: list[str] | None = None  # checks that ran and passed before the failing one
+    match: str | None = None  # the pattern an expected exception's message must match
+    warns: bool | None = None  # the check expects a warning, not an exception
+    error_type: str | None = None  # the runner's name for what failed (AssertionError, TypeError, ...)
+    message: str | None = None  # the runner's failure message, cut
+    phase: str | None = None  # where the failure happened: "setup" or "call"
     line: int | None = None  # the failing line in the test's file
-    params: dict[str, str] = field(default_factory=dict)  # the failing case's inputs (parametrized tests)
-    reproduction: str = ""  # a self-contained snippet ending with the failing check
-    long: bool = False  # the reproduction is too long to quote
-    unbound: list[str] = field(default_factory=list)  # names the reproduction uses without defining
-    function: str = ""  # the project's public callable the failing check exercises
-    passed_checks: list[str] = field(default_factory=list)  # checks that ran and passed before the failing one
-    then: str = ""  # the check the test makes once a raising line runs
-    rest: str = ""  # what the test requires after the failing check
-    loop_value: str = ""  # "name = value" of the loop variable at the failure
-    source: list[str] = field(default_factory=list)  # the test's own lines up to the failing one
+    params: dict[str, str] | None = None  # the failing case's inputs (parametrized tests)
+    reproduction: str | None = None  # a self-contained snippet ending with the failing check
+    long: bool | None = None  # the reproduction is too long to quote
+    unbound: list[str] | None = None  # names the reproduction uses without defining
+    function: str | None = None  # the project's public callable the failing check exercises
+    then: str | None = None  # the check the test makes once a raising line runs
+    rest: str | None = None  # what the test requires after the failing check
+    loop_value: str | None = None  # "name = value" of the loop variable at the failure
+    source: list[str] | None = None  # the test's own lines up to the failing one
 
+    # The order above is the JSON's: a judge's prompt shows the failing check's fields first.
     # JSON keys that differ from the attribute names (the runner report's own words)
     _JSON_NAMES = {"test_id": "id", "error_type": "type", "phase": "when"}
 
     def to_dict(self) -> dict:
-        """JSON-ready, defaults left out: the record a writer reads is as short as its evidence."""
-        out = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            default = f.default_factory() if callable(f.default_factory) else f.default  # type: ignore[misc]
-            if value != default or f.name == "test_id":
-                out[self._JSON_NAMES.get(f.name, f.name)] = value
-        return out
+        """JSON-ready: the test id and every stated field, nothing unstated."""
+        return {
+            self._JSON_NAMES.get(f.name, f.name): getattr(self, f.name)
+            for f in fields(self)
+            if getattr(self, f.name) is not None
+        }
 
     @classmethod
     def from_dict(cls, data: dict, test_id: str | None = None) -> FailureEvidence:
-        """From JSON; unknown keys (another producer's extras) are ignored, ill-typed values are dropped."""
+        """From JSON; unknown keys (another producer's extras, a runner's own report) are
+        ignored, ill-typed values are dropped."""
         by_json = {cls._JSON_NAMES.get(f.name, f.name): f for f in fields(cls)}
         values: dict = {}
         for key, value in (data or {}).items():

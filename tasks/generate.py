@@ -19,12 +19,13 @@ import git
 from llm import LLMClient, LLMError
 from records import LayerResult, Task
 from tasks.difficulty import DifficultyInput, difficulty
+from tasks.evidence import file_at
 from tasks.hybrid import hybrid_partner, hybrid_skeleton, merge_candidates
 from tasks.mining import Candidate, diff_text, instance_prefix, mine
 from tasks.prompt import generation_prompt, render_instructions
 from tasks.selection import order_candidates
 from tasks.skills import tag
-from tasks.statement import file_at, repo_context, statement_context
+from tasks.statement import repo_context, statement_context
 from tasks.strategy import GENES, Strategy, StrategyType
 from tasks.validate import Validator, check_compile, check_functional_layer, check_quality, check_schema, check_semantic
 
@@ -129,7 +130,6 @@ class Generator:
 # ---------------------------------------------------------------- the evidence genes
 
 CODE_LEVELS = ("names", "signatures", "all")  # evidence_code below 1/3, below 2/3, from 2/3
-TEST_SOURCE_KEYS = ("added_lines", "source", "reproduction")  # a test's own lines, per failing test
 
 
 def code_level(value: float) -> str:
@@ -137,13 +137,14 @@ def code_level(value: float) -> str:
 
 
 def writer_context(context: dict, strategy: Strategy) -> tuple[dict, dict]:
-    """The statement context cut to the strategy's evidence genes, and what was shown.
+    """The statement context (`tasks.statement.statement_context`) cut to the strategy's
+    evidence genes, and what was shown.
 
-    - `evidence_tests`: the first ceil(share x n) failing tests (at least one) are shown, with
-      their evidence; any per-test mapping or list keyed by test id is cut to the same tests.
+    - `evidence_tests`: the first ceil(share x n) failing tests (at least one) are shown, and
+      the failure evidence of those tests only.
     - `evidence_code`: "all" shows everything; "signatures" withholds the fix (its added lines
-      and the diff of the change); "names" also reduces signatures to names and drops the
-      tests' own source lines.
+      and the diff of the change); "names" also reduces signatures to names and drops the lines
+      the change adds to the failing tests.
     - `statement_words`: below its maximum, `max_words` is in the context and the statement
       is cut to it (`cap_words`).
     Neutral genes return the context unchanged."""
@@ -154,17 +155,9 @@ def writer_context(context: dict, strategy: Strategy) -> tuple[dict, dict]:
     if failing and g["evidence_tests"] < 1.0:
         keep = max(1, math.ceil(g["evidence_tests"] * len(failing) - 1e-9))
         out["failing_tests"] = failing[:keep]
-        ids = {str(t.get("id")) for t in failing[:keep]}
-        all_ids = {str(t.get("id")) for t in failing}
-        for key, value in list(out.items()):
-            if key == "failing_tests":
-                continue
-            if isinstance(value, dict) and value and set(value) <= all_ids:
-                out[key] = {k: v for k, v in value.items() if k in ids}
-            elif (
-                isinstance(value, list) and value and all(isinstance(v, dict) and v.get("id") in all_ids for v in value)
-            ):
-                out[key] = [v for v in value if v.get("id") in ids]
+        shown_ids = {str(t.get("id")) for t in failing[:keep]}
+        if out.get("failures"):
+            out["failures"] = [f for f in out["failures"] if f.test_id in shown_ids]
     level = code_level(g["evidence_code"])
     if level != "all":
         out["added_lines"] = []
@@ -173,20 +166,15 @@ def writer_context(context: dict, strategy: Strategy) -> tuple[dict, dict]:
             {k: v for k, v in f.items() if k != "signature"} if isinstance(f, dict) else f
             for f in out.get("touched_functions") or []
         ]
-        out["failing_tests"] = [_without_source(t) for t in out.get("failing_tests") or []]
-        for key, value in list(out.items()):
-            if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
-                if set(value) & {str(t.get("id")) for t in failing}:
-                    out[key] = {k: _without_source(v) for k, v in value.items()}
+        out["failing_tests"] = [
+            {k: v for k, v in t.items() if k != "added_lines"} if isinstance(t, dict) else t
+            for t in out.get("failing_tests") or []
+        ]
     max_words = int(g["statement_words"]) if g["statement_words"] < GENES["statement_words"].high else None
     if max_words:
         out["max_words"] = max_words
     shown = {"tests": keep, "of_tests": len(failing), "code": level, "fix": level == "all", "max_words": max_words}
     return out, shown
-
-
-def _without_source(item):
-    return {k: v for k, v in item.items() if k not in TEST_SOURCE_KEYS} if isinstance(item, dict) else item
 
 
 def cap_words(statement: str, max_words: int | None) -> str:

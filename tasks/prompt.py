@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 
+from records import FailureEvidence
+
 DIFF_LIMIT = 3000
 FENCE = "```"
 OUTPUT_SCHEMA = {
@@ -66,37 +68,48 @@ def generation_prompt(*, instructions: str, context: dict, repo_context: str, di
         "## Output\nReturn only a JSON object like this example (hints_text may be empty):\n```json\n"
         + json.dumps(OUTPUT_EXAMPLE)
         + "\n```",
-        "<context>" + json.dumps(context, sort_keys=True) + "</context>",
+        "<context>" + context_json(context) + "</context>",
     ]
     return "\n\n".join(sections) + "\n"
+
+
+def context_json(context: dict, **options) -> str:
+    """The context as JSON, the records in it (`records.FailureEvidence`) as their own JSON."""
+    return json.dumps(context, default=_record_json, **({"sort_keys": True} | options))
+
+
+def _record_json(value):
+    if isinstance(value, FailureEvidence):
+        return value.to_dict()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 EVIDENCE_LIMIT = 2500
 
 
-def evidence_block(failures: list[dict], limit: int = EVIDENCE_LIMIT) -> str:
+def evidence_block(failures: list[FailureEvidence], limit: int = EVIDENCE_LIMIT) -> str:
     """The failure evidence, compact: per failing test the check that fails, what pytest
     reported, the value observed and the one required, and a self-contained reproduction."""
     parts = []
     for f in failures:
-        lines = [f"- {f.get('id', '')}"]
-        if f.get("check"):
-            lines.append(f"  failing check: {f['check']}")
-        first = next((ln.strip() for ln in str(f.get("message") or "").splitlines() if ln.strip()), "")
+        lines = [f"- {f.test_id}"]
+        if f.check:
+            lines.append(f"  failing check: {f.check}")
+        first = next((ln.strip() for ln in (f.message or "").splitlines() if ln.strip()), "")
         if first:
             lines.append(f"  pytest reports: {first[:200]}")
-        if f.get("error"):
-            lines.append(f"  raises: {f['error']}")
-        if f.get("observed") and f.get("observed") != f.get("error"):
-            lines.append(f"  observed on the current code: {f['call']} -> {f['observed']}")
-        if f.get("expected"):
-            exact = " (exact string)" if f.get("exact") else ""
-            lines.append(f"  required: {f.get('call', '')} {f.get('op', '') or 'gives'} {f['expected']}{exact}")
-        if f.get("params"):
-            lines.append("  parameters: " + ", ".join(f"{k}={v}" for k, v in f["params"].items()))
-        if f.get("reproduction") and not f.get("unbound"):
+        if f.error:
+            lines.append(f"  raises: {f.error}")
+        if f.observed and f.observed != f.error:
+            lines.append(f"  observed on the current code: {f.call} -> {f.observed}")
+        if f.expected:
+            exact = " (exact string)" if f.exact else ""
+            lines.append(f"  required: {f.call or ''} {f.op or 'gives'} {f.expected}{exact}")
+        if f.params:
+            lines.append("  parameters: " + ", ".join(f"{k}={v}" for k, v in f.params.items()))
+        if f.reproduction and not f.unbound:
             lines.append("  reproduction:")
-            lines += [f"    {ln}" for ln in str(f["reproduction"]).splitlines()]
+            lines += [f"    {ln}" for ln in f.reproduction.splitlines()]
         parts.append("\n".join(lines))
     text = "\n".join(parts)
     return text if len(text) <= limit else text[:limit] + f"\n... [evidence cut at {limit} of {len(text)} chars]"
@@ -105,14 +118,15 @@ def evidence_block(failures: list[dict], limit: int = EVIDENCE_LIMIT) -> str:
 def judge_prompt(task: str, context: dict, instructions: str) -> str:
     sections = [
         fenced(
-            key.replace("_", " ").capitalize(), cut(value if isinstance(value, str) else json.dumps(value, indent=1))
+            key.replace("_", " ").capitalize(),
+            cut(value if isinstance(value, str) else context_json(value, indent=1, sort_keys=False)),
         )
         for key, value in context.items()
     ]
     return (
         "\n\n".join([instructions.strip(), *sections])
         + "\n\n<context>"
-        + json.dumps({"task": task, **context}, sort_keys=True)
+        + context_json({"task": task, **context})
         + "</context>\n"
     )
 

@@ -18,10 +18,11 @@ from typing import Any
 from unidiff import PatchSet
 
 from llm import LLMClient, LLMError, leak_report
-from records import LAYERS, LayerResult, Task
+from records import LAYERS, FailureEvidence, LayerResult, Task
 from sandbox import PatchError, SandboxError, apply_patch, attempt_verdict, check_functional, export_tree, run_attempt
+from tasks.evidence import failure_evidence, repo_modules
 from tasks.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
-from tasks.statement import failure_evidence, repo_modules, writer_failures
+from tasks.statement import writer_failures
 
 QUALITY_CRITERIA = ("task_correctness", "test_correctness", "test_completeness", "complexity")
 FILTERED_CRITERIA = QUALITY_CRITERIA[:3]  # complexity is kept as information only
@@ -173,8 +174,13 @@ def check_functional_layer(task: Task, validator: Validator, repo_path: Path) ->
         "oracle_resolved": result.oracle_resolved,
         "duration_s": round(result.duration_s, 3),
         "reused_result_of_identical_state": reused,
-        # per FAIL_TO_PASS test, how it fails on the buggy state (tasks.statement, failure evidence)
-        "failures": failure_evidence(repo_path, task.base_commit, result.failures, result.fail_to_pass),
+        # per FAIL_TO_PASS test, how it fails on the buggy state (tasks.evidence; Task.failure_evidence reads it)
+        "failures": {
+            test_id: evidence.to_dict()
+            for test_id, evidence in failure_evidence(
+                repo_path, task.base_commit, result.failures, result.fail_to_pass
+            ).items()
+        },
     }
     if result.passed:
         return LayerResult(True, 1.0, result.reason, details=details)
@@ -231,19 +237,33 @@ def _functional_category(result) -> str:
 # ---------------------------------------------------------------- layer 4: quality
 
 
-JUDGE_EVIDENCE_KEYS = ("id", "kind", "check", "call", "op", "expected", "observed", "error", "exact", "passed_checks")
-
-
 def judge_evidence(task: Task) -> dict:
-    """What the judges read of the functional layer's failure evidence (tasks.statement): per
+    """What the judges read of the functional layer's failure evidence (tasks.evidence): per
     FAIL_TO_PASS test its failing check, values and the checks that passed before it; and the
     names a reproduction may use without defining them (the project's modules)."""
-    failures = [{k: f[k] for k in JUDGE_EVIDENCE_KEYS if k in f} for f in writer_failures(task)]
+    failures = [_judged(f) for f in writer_failures(task)]
     if not failures:
         return {}
     repo_path = getattr(task, "repo_path", "")
     modules = sorted(repo_modules(repo_path, task.base_commit)) if repo_path else []
     return {"failures": failures, "known_names": modules}
+
+
+def _judged(f: FailureEvidence) -> FailureEvidence:
+    """The part of a failure a judge weighs a statement against: the failing check, what the
+    code computed and gave, what the check requires, the error, the checks that passed."""
+    return FailureEvidence(
+        f.test_id,
+        kind=f.kind,
+        check=f.check,
+        call=f.call,
+        op=f.op,
+        observed=f.observed,
+        expected=f.expected,
+        exact=f.exact,
+        error=f.error,
+        passed_checks=f.passed_checks,
+    )
 
 
 def judge_context(task: Task) -> dict:

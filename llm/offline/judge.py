@@ -50,8 +50,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from records import FailureEvidence
+
 from ..leakage import leak_report
 from .directives import _EXPECTED
+from .evidence import failures_of
 from .text import _word_count, patch_added_lines, patch_removed_lines
 
 
@@ -253,7 +256,7 @@ def _asserting_helpers(test_lines: Sequence[str]) -> set[str]:
     return helpers
 
 
-def count_checks(test_lines: Sequence[str], failures: Sequence[dict] = ()) -> int:
+def count_checks(test_lines: Sequence[str], failures: Sequence[FailureEvidence] = ()) -> int:
     """The checks in the lines (see the module docstring); with failure evidence, at least the
     failing check of each failing test and the checks that passed before it."""
     helpers = _asserting_helpers(test_lines)
@@ -276,10 +279,8 @@ def count_checks(test_lines: Sequence[str], failures: Sequence[dict] = ()) -> in
             1 for ln in test_lines if (m := _HELPER_CALL.match(ln)) and m.group(1) not in ("print", "breakpoint")
         )
     evident = sum(
-        (1 if f.get("kind") in ("compare", "truthy", "raises") or f.get("check") else 0)
-        + len(f.get("passed_checks") or [])
+        (1 if f.kind in ("compare", "truthy", "raises") or f.check else 0) + len(f.passed_checks or [])
         for f in failures
-        if isinstance(f, dict)
     )
     return max(asserts, evident)
 
@@ -323,8 +324,7 @@ def judge_quality(context: dict) -> dict:
         )
     )
     test_added = patch_added_lines(test_patch)
-    failures = [f for f in (context.get("failures") or []) if isinstance(f, dict)]
-    asserts = count_checks(test_added, failures)
+    asserts = count_checks(test_added, failures_of(context))
     calls_touched = any(f.get("name") in set(_CALL_NAME.findall("\n".join(test_added))) for f in fns)
     relates = sig.test_relation > 0 or sig.reproduction > 0
     if f2p:
@@ -387,7 +387,7 @@ def judge_semantic(context: dict) -> dict:
         + (20 <= sig.words <= 800)
         - 3 * sig.boilerplate
     )
-    failures = [f for f in (context.get("failures") or []) if isinstance(f, dict)]
+    failures = failures_of(context)
     known = {str(n) for n in (context.get("known_names") or [])} | {str(f.get("name")) for f in fns}
     defects = evidence_defects(statement, failures, known) if failures else {}
     solvability -= (
@@ -486,7 +486,7 @@ def _normal(code: str) -> str:
         return " ".join(code.split())
 
 
-def evidence_defects(statement: str, failures: Sequence[dict], known: set[str]) -> dict[str, list[str]]:
+def evidence_defects(statement: str, failures: Sequence[FailureEvidence], known: set[str]) -> dict[str, list[str]]:
     """What the failure evidence shows wrong in a statement: names its reproduction never
     defines, checks it quotes that pass on the buggy code, expected values it omits."""
     import builtins
@@ -494,9 +494,7 @@ def evidence_defects(statement: str, failures: Sequence[dict], known: set[str]) 
     parsed = [(kind, tree) for kind, code in _code_spans(statement) if (tree := _parsed(code)) is not None]
     defined = set(dir(builtins)) | set(known) | {"__file__"}
     for f in failures:  # names in the values the run printed (`OrderedMultiDict([...])`) are the project's
-        defined |= set(
-            re.findall(r"[A-Za-z_]\w*", " ".join(str(f.get(k) or "") for k in ("observed", "expected", "error")))
-        )
+        defined |= set(re.findall(r"[A-Za-z_]\w*", " ".join(v or "" for v in (f.observed, f.expected, f.error))))
     for kind, tree in parsed:
         if kind == "block":
             defined |= _names(tree)[0]
@@ -508,14 +506,13 @@ def evidence_defects(statement: str, failures: Sequence[dict], known: set[str]) 
         unbound += sorted(n for n in used - bound - defined if n not in unbound)
     quoted = {_normal(code) for _, code in _code_spans(statement)}
     quoted |= {_normal(ln) for kind, code in _code_spans(statement) if kind == "block" for ln in code.splitlines()}
-    failing = {_normal(str(f.get("check") or "")) for f in failures}
+    failing = {_normal(f.check or "") for f in failures}
     passing = sorted(
         {
-            str(check)
+            check
             for f in failures
-            for check in (f.get("passed_checks") or [])
-            if _normal(str(check)) not in failing
-            and _quotes(str(check), quoted, statement, _normal(f.get("call") or ""))
+            for check in (f.passed_checks or [])
+            if _normal(check) not in failing and _quotes(check, quoted, statement, _normal(f.call or ""))
         }
     )
     flat = " ".join(statement.split())
@@ -525,14 +522,10 @@ def evidence_defects(statement: str, failures: Sequence[dict], known: set[str]) 
         return expected in flat or bool(inner and inner in flat)
 
     # the value a quoted failing check requires must be there; and at least one such value at all
-    compared = [f for f in failures if f.get("kind") == "compare" and 0 < len(str(f.get("expected") or "")) <= 80]
-    omitted = [
-        str(f["expected"])
-        for f in compared
-        if f.get("call") and _normal(str(f["call"])) in quoted and not said(str(f["expected"]))
-    ]
-    if compared and not any(said(str(f["expected"])) for f in compared):
-        omitted = omitted or [str(compared[0]["expected"])]
+    compared = [f for f in failures if f.kind == "compare" and 0 < len(f.expected or "") <= 80]
+    omitted = [f.expected for f in compared if f.call and _normal(f.call) in quoted and not said(f.expected)]
+    if compared and not any(said(f.expected) for f in compared):
+        omitted = omitted or [compared[0].expected]
     return {"unbound": unbound, "passing": passing, "omitted": sorted(set(omitted))}
 
 

@@ -17,11 +17,14 @@ from __future__ import annotations
 import random
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from records import FailureEvidence
 
 from ..leakage import leak_report, quotes_fix_expression
 from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, best_check
 from .directives import _ACTUAL, _EXPECTED, parse_directives
+from .evidence import failures_of
 from .subject import _request, _symptom, body_sentences, clean_subject, is_vague, split_subject
 from .text import _cap_words, _capitalize, _nontrivial, _Phraser, _strip_leaks, _word_count, seeded_rng
 
@@ -44,7 +47,7 @@ class _Facts:
     bodies: list[str]  # the commit body, then the pull request's title (when not the subject) and body
     issues: list[str]
     test_lines: dict[str, list[str]]  # failing test id -> the lines the change adds to it
-    failures: list[dict]  # per failing test, how it fails on the buggy code (the context's "failures")
+    failures: list[FailureEvidence]  # per failing test, how it fails on the buggy code (the context's "failures")
 
 
 def _facts(context: dict) -> _Facts:
@@ -67,7 +70,7 @@ def _facts(context: dict) -> _Facts:
     added = [str(x) for x in (context.get("added_lines") or [])]
     examples = [str(x) for x in (context.get("examples") or [])]
     issues = [str(x) for x in (context.get("issues") or []) if str(x).strip()]
-    failures = [f for f in (context.get("failures") or []) if isinstance(f, dict) and f.get("kind")]
+    failures = [f for f in failures_of(context) if f.derived]
     return _Facts(
         strategy,
         str(context.get("repo") or "the project"),
@@ -232,7 +235,7 @@ def write_statement(
             sections.append(_expected_actual_section(checks, strategy, values, fn0))
     if "test_behaviour" in directives and (groups or checks) and strategy != "TEST_DRIVEN":
         lines = (
-            [f"- {g[0]['id'].split('::')[-1].split('[')[0]}: {_requirement(g[0])}." for g in groups[:5]]
+            [f"- {g[0].test_id.split('::')[-1].split('[')[0]}: {_requirement(g[0])}." for g in groups[:5]]
             if groups
             else [f"- {c.test_name}: {_check_sentence(c)}." for c in checks[:5]]
         )
@@ -396,48 +399,48 @@ def _test_function(test_id: str) -> str:
     return str(test_id).split("[")[0]
 
 
-def _usable(f: dict) -> bool:
-    return bool(f.get("reproduction")) and not f.get("unbound") and not f.get("long")
+def _usable(f: FailureEvidence) -> bool:
+    return bool(f.reproduction) and not f.unbound and not f.long
 
 
-def distinct_failures(failures: list[dict]) -> list[list[dict]]:
+def distinct_failures(failures: list[FailureEvidence]) -> list[list[FailureEvidence]]:
     """Failures grouped by test function (parametrized cases together); the groups with a
     reproduction that can be quoted first, and within a group the cases with one first."""
-    groups: dict[str, list[dict]] = {}
+    groups: dict[str, list[FailureEvidence]] = {}
     for f in failures:
-        groups.setdefault(_test_function(f.get("id", "")), []).append(f)
+        groups.setdefault(_test_function(f.test_id), []).append(f)
     ordered = [sorted(g, key=lambda f: not _usable(f)) for g in groups.values()]
     return sorted(ordered, key=lambda g: not _usable(g[0]))
 
 
-def _named(f: dict) -> str:
+def _named(f: FailureEvidence) -> str:
     """What a title calls the code: the failing call when it is the project's function called
     with literal arguments, else the function's name."""
-    fn = str(f.get("function") or "")
-    call = str(f.get("call") or "")
-    if fn and call.startswith(fn + "(") and _short(call, 48) and not f.get("unbound"):
+    fn = f.function or ""
+    call = f.call or ""
+    if fn and call.startswith(fn + "(") and _short(call, 48) and not f.unbound:
         return _span(call)
     if fn:
         return _span(fn)
-    return _span(call) if _short(call, 60) and not f.get("unbound") else "the call"
+    return _span(call) if _short(call, 60) and not f.unbound else "the call"
 
 
-def _with_touched_function(f: dict, functions: list[dict]) -> dict:
+def _with_touched_function(f: FailureEvidence, functions: list[dict]) -> FailureEvidence:
     """The failure, named after a public function the fix touches when its reproduction uses
     it (`Option` rather than the test runner that drove it)."""
-    code = str(f.get("reproduction") or "")
+    code = f.reproduction or ""
     names = [str(fn.get("name")) for fn in functions if fn.get("name")]
     used = [n for n in names if not n.startswith("_") and re.search(rf"(?<![\w]){re.escape(n)}\b", code)]
-    current = str(f.get("function") or "")
+    current = f.function or ""
     if used and not any(n in current.split(".") for n in used):
-        return {**f, "function": used[0]}
+        return replace(f, function=used[0])
     return f
 
 
 _VAGUE_TITLE = re.compile(r"(?:gives a wrong result|returns a wrong value|fails)$")
 
 
-def _lead_symptom(f: dict, fallback: str) -> str:
+def _lead_symptom(f: FailureEvidence, fallback: str) -> str:
     """The evidence's symptom; the change's own words when the evidence can only say "wrong"."""
     title = evidence_symptom(f, fallback)
     if fallback and _VAGUE_TITLE.search(title):
@@ -446,20 +449,20 @@ def _lead_symptom(f: dict, fallback: str) -> str:
     return title
 
 
-def evidence_symptom(f: dict, fallback: str = "") -> str:
+def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
     """A title: the public function and what goes wrong, in the failing run's own values;
     `fallback` (the change's own symptom) when the evidence names no project function."""
-    call_usable = _short(f.get("call") or "", 60) and not f.get("unbound") and bool(re.search(r"[(=]", f["call"]))
-    if not f.get("function") and fallback and not call_usable:
+    call_usable = _short(f.call or "", 60) and not f.unbound and bool(re.search(r"[(=]", f.call))
+    if not f.function and fallback and not call_usable:
         return fallback
-    name, kind, op = _named(f), f.get("kind"), f.get("op", "")
-    call, fn = str(f.get("call") or ""), str(f.get("function") or "")
-    observed, expected, error = str(f.get("observed") or ""), str(f.get("expected") or ""), str(f.get("error") or "")
+    name, kind, op = _named(f), f.kind, f.op or ""
+    call, fn = f.call or "", f.function or ""
+    observed, expected, error = f.observed or "", f.expected or "", f.error or ""
     etype = error.split(":")[0]
     if kind == "raises":
-        wanted = str(f.get("expected") or "an exception")
+        wanted = f.expected or "an exception"
         if observed == "no exception" or not error:
-            return f"{name} does not {'warn with' if f.get('warns') else 'raise'} {_span(wanted)}"
+            return f"{name} does not {'warn with' if f.warns else 'raise'} {_span(wanted)}"
         return f"{name} raises {_span(etype)} where {_span(wanted)} is expected"
     if error:
         return f"{name} raises {_span(etype)}"
@@ -479,38 +482,38 @@ def evidence_symptom(f: dict, fallback: str = "") -> str:
     return f"{name} fails"
 
 
-def _outcome_sentence(f: dict) -> str:
+def _outcome_sentence(f: FailureEvidence) -> str:
     """What the failing check observes on the current code and what it requires (and, for a
     line that raises before its check, the check that follows it)."""
     text = _outcome_core(f)
-    if f.get("loop_value"):
-        text += f" It fails in the pass of the loop where {_span(f['loop_value'])}."
-    if f.get("then") and f.get("kind") == "error" and not f.get("rest"):
-        text += f" Once it runs, the test checks {_span(f['then'])}."
+    if f.loop_value:
+        text += f" It fails in the pass of the loop where {_span(f.loop_value)}."
+    if f.then and f.kind == "error" and not f.rest:
+        text += f" Once it runs, the test checks {_span(f.then)}."
     return text
 
 
-def _rest_section(f: dict) -> str:
+def _rest_section(f: FailureEvidence) -> str:
     """What the test requires after the failing check (it never ran on the current code)."""
-    rest = str(f.get("rest") or "").strip()
+    rest = (f.rest or "").strip()
     if not rest:
         return ""
     return f"Once that works, the rest of the test must hold as well:\n\n```python\n{rest}\n```"
 
 
-def _outcome_core(f: dict) -> str:
-    kind, op, call = f.get("kind"), f.get("op", "=="), str(f.get("call") or "")
-    observed, expected, error = str(f.get("observed") or ""), str(f.get("expected") or ""), str(f.get("error") or "")
-    subject = _span(call) if call and not f.get("unbound") else "the checked value"
+def _outcome_core(f: FailureEvidence) -> str:
+    kind, op, call = f.kind, f.op or "==", f.call or ""
+    observed, expected, error = f.observed or "", f.expected or "", f.error or ""
+    subject = _span(call) if call and not f.unbound else "the checked value"
     if kind == "raises":
-        wanted = _span(f.get("expected") or "an exception")
-        match = f" with a message matching {_span(f['match'])}" if f.get("match") else ""
-        what = "emit the warning" if f.get("warns") else "raise"
+        wanted = _span(f.expected or "an exception")
+        match = f" with a message matching {_span(f.match)}" if f.match else ""
+        what = "emit the warning" if f.warns else "raise"
         if observed == "no exception" or not error:
             return f"On the current code the block finishes without raising; it should {what} {wanted}{match}."
         return f"On the current code it raises {_span(error)}; it should {what} {wanted}{match}."
     if kind == "compare":
-        exact = " exactly" if f.get("exact") else ""
+        exact = " exactly" if f.exact else ""
         if error:
             literal = expected[:1] in "'\"[({-0123456789" or expected in ("True", "False", "None")
             requirement = (
@@ -531,7 +534,7 @@ def _outcome_core(f: dict) -> str:
         else:
             want = f"it should satisfy {_span(f'{call} {op} {expected}')}"
         sentence = f"On the current code {subject} {seen}; {want}."
-        if f.get("exact"):
+        if f.exact:
             sentence += " The text is compared as is, character for character."
         return sentence
     if kind == "error":
@@ -546,69 +549,59 @@ def _outcome_core(f: dict) -> str:
     return f"On the current code {subject} is not {expected or 'true'}{seen}; it should be {expected or 'true'}."
 
 
-def _reported(f: dict) -> str:
+def _reported(f: FailureEvidence) -> str:
     """pytest's own line for the failed assert ("assert '1 Bytes' == '1 Byte'"), when short."""
-    first = next((ln.strip() for ln in str(f.get("message") or "").splitlines() if ln.strip()), "")
-    if (
-        f.get("kind") == "compare"
-        and first.startswith("assert ")
-        and len(first) <= 160
-        and "..." not in first
-        and not f.get("error")
-    ):
+    first = next((ln.strip() for ln in (f.message or "").splitlines() if ln.strip()), "")
+    if f.kind == "compare" and first.startswith("assert ") and len(first) <= 160 and "..." not in first and not f.error:
         return f"pytest reports {_span(first)}."
     return ""
 
 
-def _case_line(f: dict, lead: dict) -> str:
-    call, observed, expected = str(f.get("call") or ""), str(f.get("observed") or ""), str(f.get("expected") or "")
-    same_line = call == lead.get("call") or (not call and f.get("kind") == lead.get("kind") == "raises")
-    if f.get("params") and same_line:  # the same check: the inputs tell the cases apart
-        inputs = ", ".join(f"{k}={v}" for k, v in f["params"].items())
-        if f.get("kind") == "raises" and (observed == "no exception" or not f.get("error")):
-            outcome = f"finishes without raising; it should raise {_span(f.get('expected') or 'an exception')}"
+def _case_line(f: FailureEvidence, lead: FailureEvidence) -> str:
+    call, observed, expected = f.call or "", f.observed or "", f.expected or ""
+    same_line = call == lead.call or (not call and f.kind == lead.kind == "raises")
+    if f.params and same_line:  # the same check: the inputs tell the cases apart
+        inputs = ", ".join(f"{k}={v}" for k, v in f.params.items())
+        if f.kind == "raises" and (observed == "no exception" or not f.error):
+            outcome = f"finishes without raising; it should raise {_span(f.expected or 'an exception')}"
         else:
-            outcome = (
-                f"raises {_span(f['error'])}" if f.get("error") else f"gives {_span(observed)}" if observed else "fails"
-            )
-        if expected and f.get("kind") == "compare":
+            outcome = f"raises {_span(f.error)}" if f.error else f"gives {_span(observed)}" if observed else "fails"
+        if expected and f.kind == "compare":
             outcome += f"; the check needs {_span(expected)}"
         return f"- with {_span(inputs)}: {outcome}"
-    if f.get("unbound") or not call:
+    if f.unbound or not call:
         return ""
-    if f.get("kind") == "compare" and f.get("op") == "==" and observed and expected and not f.get("error"):
+    if f.kind == "compare" and f.op == "==" and observed and expected and not f.error:
         return f"- {_span(call)} is {_span(observed)}; expected {_span(expected)}"
-    if f.get("error"):
-        return f"- {_span(call)} raises {_span(f['error'])}"
+    if f.error:
+        return f"- {_span(call)} raises {_span(f.error)}"
     return ""
 
 
 CASES = 16  # parametrized cases of one test listed (the tests check each one)
 
 
-def evidence_section(groups: list[list[dict]], phr: _Phraser, reproduce: bool, limit: int) -> str:
+def evidence_section(groups: list[list[FailureEvidence]], phr: _Phraser, reproduce: bool, limit: int) -> str:
     """A self-contained reproduction per failing test (at most `limit` tests), the value the
     current code gives and the value the test requires; other parametrized cases in a list."""
     parts: list[str] = []
     for group in groups[:limit]:
         f = group[0]
-        code = str(f.get("reproduction") or "").strip()
-        if code and not f.get("unbound") and not f.get("long"):
+        code = (f.reproduction or "").strip()
+        if code and not f.unbound and not f.long:
             head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS)
             text = f"{head}\n\n```python\n{code}\n```\n\n{_outcome_sentence(f)}"
         else:
-            name = f.get("id", "").split("::")[-1].split("[")[0]
-            seen, want = str(f.get("observed") or ""), str(f.get("expected") or "")
+            name = f.test_id.split("::")[-1].split("[")[0]
+            seen, want = f.observed or "", f.expected or ""
             if seen and want:
                 text = f"A check in `{name}` gets {_span(seen)} where it requires {_span(want)}."
             else:
-                text = f"`{name}` fails on the current code" + (
-                    f" with {_span(f['error'])}." if f.get("error") else "."
-                )
+                text = f"`{name}` fails on the current code" + (f" with {_span(f.error)}." if f.error else ".")
         reported = _reported(f)
         if reported:
             text += f" {reported}"
-        if code and not f.get("unbound") and not f.get("long") and f.get("rest"):
+        if code and not f.unbound and not f.long and f.rest:
             text += "\n\n" + _rest_section(f)
         cases = [c for c in (_case_line(other, f) for other in group[1:CASES]) if c]
         if len(group) > CASES:
@@ -622,31 +615,25 @@ def evidence_section(groups: list[list[dict]], phr: _Phraser, reproduce: bool, l
     return "\n\n".join(parts)
 
 
-def _other_test_line(f: dict) -> str:
+def _other_test_line(f: FailureEvidence) -> str:
     """One line for a failing test beyond the ones shown in full: its check and values."""
-    name = str(f.get("id", "")).split("::")[-1].split("[")[0]
+    name = f.test_id.split("::")[-1].split("[")[0]
     requirement = _requirement(f)
-    if f.get("unbound") or not f.get("call"):
-        return f"- `{name}`: " + (f"raises {_span(f['error'])}" if f.get("error") else "fails")
-    seen = (
-        f"raises {_span(f['error'])}"
-        if f.get("error")
-        else (f"gives {_span(f['observed'])}" if f.get("observed") else "fails")
-    )
+    if f.unbound or not f.call:
+        return f"- `{name}`: " + (f"raises {_span(f.error)}" if f.error else "fails")
+    seen = f"raises {_span(f.error)}" if f.error else (f"gives {_span(f.observed)}" if f.observed else "fails")
     return f"- `{name}`: {requirement}; the current code {seen}"
 
 
-def evidence_expected_actual(f: dict, strategy: str) -> str:
-    call = str(f.get("call") or "")
-    subject = _span(call) if call and not f.get("unbound") else "The checked value"
-    kind, op = f.get("kind"), f.get("op", "==")
-    observed, expected, error = str(f.get("observed") or ""), str(f.get("expected") or ""), str(f.get("error") or "")
-    exact = " exactly" if f.get("exact") else ""
+def evidence_expected_actual(f: FailureEvidence, strategy: str) -> str:
+    call = f.call or ""
+    subject = _span(call) if call and not f.unbound else "The checked value"
+    kind, op = f.kind, f.op or "=="
+    observed, expected, error = f.observed or "", f.expected or "", f.error or ""
+    exact = " exactly" if f.exact else ""
     if kind == "raises":
-        wanted = f.get("expected") or "an exception"
-        expected_text = f"{subject} raises {_span(wanted)}" + (
-            f" matching {_span(f['match'])}" if f.get("match") else ""
-        )
+        wanted = f.expected or "an exception"
+        expected_text = f"{subject} raises {_span(wanted)}" + (f" matching {_span(f.match)}" if f.match else "")
         actual = f"it raises {_span(error)}" if error else "nothing is raised"
     elif kind == "compare":
         relation = {"==": "returns", "!=": "differs from", "in": "contains", "not in": "does not contain"}.get(op)
@@ -670,23 +657,23 @@ def evidence_expected_actual(f: dict, strategy: str) -> str:
     return f"Expected behaviour: {_capitalize(expected_text)}.\nActual behaviour: {_capitalize(actual)}."
 
 
-def _requirement(f: dict) -> str:
+def _requirement(f: FailureEvidence) -> str:
     """One clause: what the failing check requires."""
-    call = _span(f.get("call")) if f.get("call") and not f.get("unbound") else "the checked value"
-    expected = str(f.get("expected") or "")
-    if f.get("kind") == "raises":
+    call = _span(f.call) if f.call and not f.unbound else "the checked value"
+    expected = f.expected or ""
+    if f.kind == "raises":
         return f"{call} raises {_span(expected or 'an exception')}"
-    if f.get("kind") == "compare" and expected:
+    if f.kind == "compare" and expected:
         relation = {"==": "is", "!=": "differs from", "in": "contains", "not in": "does not contain"}.get(
-            f.get("op", "=="), str(f.get("op"))
+            f.op or "==", str(f.op)
         )
-        return f"{call} {relation}{' exactly' if f.get('exact') else ''} {_span(expected)}"
-    if f.get("kind") == "error":
+        return f"{call} {relation}{' exactly' if f.exact else ''} {_span(expected)}"
+    if f.kind == "error":
         return f"{call} does not raise"
     return f"{call} is {expected or 'true'}"
 
 
-def _evidence_spec(groups: list[list[dict]]) -> str:
+def _evidence_spec(groups: list[list[FailureEvidence]]) -> str:
     spec = [f"- {_capitalize(_requirement(g[0]))}." for g in groups[:6]]
-    tests = [f"- `{f.get('id')}`" for g in groups for f in g]
+    tests = [f"- `{f.test_id}`" for g in groups for f in g]
     return "\n".join(["Specification:", *spec, "", "Tests that must pass:", *tests])

@@ -4,6 +4,7 @@ evidence of the buggy state's run read for solvability."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -12,6 +13,7 @@ import pytest  # noqa: E402
 
 from llm.offline import judge_quality, judge_semantic  # noqa: E402
 from llm.offline.judge import count_checks, evidence_defects  # noqa: E402
+from records import FailureEvidence  # noqa: E402
 
 PATCH = """diff --git a/pkg/sizes.py b/pkg/sizes.py
 --- a/pkg/sizes.py
@@ -60,7 +62,7 @@ def test_a_test_whose_changed_lines_hold_no_assert_counts_its_failing_check():
     changed = ["    (1, '1 Byte'),"]  # a new case in a parametrize list: the assert itself is unchanged
     assert count_checks(changed) == 0
     failures = [{"id": "t.py::test_units[1]", "kind": "compare", "check": "assert naturalsize(n) == want"}]
-    assert count_checks(changed, failures) == 1
+    assert count_checks(changed, [FailureEvidence.from_dict(f) for f in failures]) == 1
     context = {
         "problem_statement": "x",
         "patch": PATCH,
@@ -97,6 +99,7 @@ FAILURES = [
         "passed_checks": ["assert naturalsize(2) == '2 Bytes'"],
     }
 ]
+EVIDENCE = [FailureEvidence.from_dict(f) for f in FAILURES]  # as the judge reads the context's JSON
 
 
 def semantic(statement: str) -> dict:
@@ -106,13 +109,13 @@ def semantic(statement: str) -> dict:
 
 
 def test_a_good_statement_has_no_evidence_defect():
-    assert evidence_defects(GOOD, FAILURES, {"pkg"}) == {"unbound": [], "passing": [], "omitted": []}
+    assert evidence_defects(GOOD, EVIDENCE, {"pkg"}) == {"unbound": [], "passing": [], "omitted": []}
     assert semantic(GOOD)["score"] >= 8
 
 
 def test_a_reproduction_with_unbound_names_is_less_solvable():
     bad = GOOD.replace("assert naturalsize(1) == '1 Byte'", "assert naturalsize(*test_args) == expected")
-    assert evidence_defects(bad, FAILURES, {"pkg"})["unbound"] == ["expected", "test_args"]
+    assert evidence_defects(bad, EVIDENCE, {"pkg"})["unbound"] == ["expected", "test_args"]
     judged = semantic(bad)
     assert (
         judged["score"] <= semantic(GOOD)["score"] - 4 and "never defines: expected, test_args" in judged["reasoning"]
@@ -121,13 +124,13 @@ def test_a_reproduction_with_unbound_names_is_less_solvable():
 
 def test_quoting_a_check_that_passes_on_the_buggy_code_is_less_solvable():
     bad = GOOD + "\nAlso `naturalsize(2)` should return `'2 Bytes'`.\n"
-    assert evidence_defects(bad, FAILURES, {"pkg"})["passing"] == ["assert naturalsize(2) == '2 Bytes'"]
+    assert evidence_defects(bad, EVIDENCE, {"pkg"})["passing"] == ["assert naturalsize(2) == '2 Bytes'"]
     assert semantic(bad)["score"] <= semantic(GOOD)["score"] - 4
 
 
 def test_omitting_the_value_the_failing_check_requires_is_less_solvable():
     bad = "Bug: `naturalsize` is wrong for one byte\n\nCall `naturalsize(1)`: the unit is wrong on the current code.\n"
-    assert evidence_defects(bad, FAILURES, {"pkg"})["omitted"] == ["'1 Byte'"]
+    assert evidence_defects(bad, EVIDENCE, {"pkg"})["omitted"] == ["'1 Byte'"]
     assert "omits the value" in semantic(bad)["reasoning"]
 
 
@@ -192,9 +195,9 @@ def test_parametrized_cases_of_a_raises_check_are_listed_with_their_inputs():
     the inputs (a blind rater once saw only the first and called the tests unfair)."""
     from llm.offline.writer import CASES, _case_line
 
-    lead = {"kind": "raises", "call": "", "expected": "ValueError", "params": {"value": "-1"}}
-    other = {**lead, "params": {"value": "256", "channel": "'bg'"}, "observed": "no exception"}
+    lead = FailureEvidence("t[0]", kind="raises", call="", expected="ValueError", params={"value": "-1"})
+    other = replace(lead, test_id="t[1]", params={"value": "256", "channel": "'bg'"}, observed="no exception")
     line = _case_line(other, lead)
     assert line == "- with `value=256, channel='bg'`: finishes without raising; it should raise `ValueError`"
-    assert _case_line({**other, "params": {}}, lead) == ""  # without inputs, nothing tells the cases apart
+    assert _case_line(replace(other, params={}), lead) == ""  # without inputs, nothing tells the cases apart
     assert CASES >= 12

@@ -340,18 +340,23 @@ def test_judge_scores_specific_statement_above_vague_one():
 
 
 def test_judge_reads_bare_function_names_as_the_validator_sends_them():
-    from types import SimpleNamespace
-
     from llm.offline.judge import judge_quality
+    from records import Task
     from tasks.validate import judge_context
 
-    task = SimpleNamespace(
-        problem_statement=SPECIFIC,
+    task = Task(
+        instance_id="t",
+        repo="r",
+        base_commit="c",
         patch=PATCH,
         test_patch=TEST_PATCH,
+        problem_statement=SPECIFIC,
+        bug_patch="",
+        strategy_type="BUG_FIX",
+        strategy_id="s",
         FAIL_TO_PASS=F2P,
         generation={"touched_functions": ["paginate"]},
-    )  # what a Task carries
+    )
     reason = judge_quality(judge_context(task))["task_correctness"]["reasoning"]
     assert "names 1 of 1 touched functions" in reason, reason
 

@@ -14,28 +14,29 @@ import litellm  # noqa: E402
 import pytest  # noqa: E402
 
 from llm.client import LLMClient  # noqa: E402
+from records import FailureEvidence  # noqa: E402
 from tasks.prompt import evidence_block, generation_prompt  # noqa: E402
 
-FAILURE = {
-    "id": "tests/test_sizes.py::test_one_byte",
-    "kind": "compare",
-    "check": "assert naturalsize(1) == '1 Byte'",
-    "call": "naturalsize(1)",
-    "op": "==",
-    "observed": "'1 Bytes'",
-    "expected": "'1 Byte'",
-    "exact": True,
-    "message": "assert '1 Bytes' == '1 Byte'\n  - 1 Byte\n  + 1 Bytes",
-    "reproduction": "from pkg.sizes import naturalsize\nassert naturalsize(1) == '1 Byte'",
-    "unbound": [],
-}
+FAILURE = FailureEvidence(
+    "tests/test_sizes.py::test_one_byte",
+    kind="compare",
+    check="assert naturalsize(1) == '1 Byte'",
+    call="naturalsize(1)",
+    op="==",
+    observed="'1 Bytes'",
+    expected="'1 Byte'",
+    exact=True,
+    message="assert '1 Bytes' == '1 Byte'\n  - 1 Byte\n  + 1 Bytes",
+    reproduction="from pkg.sizes import naturalsize\nassert naturalsize(1) == '1 Byte'",
+    unbound=[],
+)
 CONTEXT = {
     "task": "write_statement",
     "strategy_type": "BUG_FIX",
     "repo": "acme/sizes",
     "commit_subject": "Singular unit for one byte",
     "commit_body": "",
-    "failing_tests": [{"id": FAILURE["id"], "assertion": FAILURE["check"]}],
+    "failing_tests": [{"id": FAILURE.test_id, "assertion": FAILURE.check}],
     "failures": [FAILURE],
 }
 
@@ -79,6 +80,12 @@ def test_the_prompt_holds_the_evidence_a_model_needs():
         "    assert naturalsize(1) == '1 Byte'",
     ]
     assert len(evidence_block([FAILURE] * 100)) < 2600  # bounded: a cut says where
+    # the machine-readable block holds the record's JSON: its id and exactly the stated fields
+    sent = json.loads(prompt.split("<context>")[1].split("</context>")[0])
+    assert sent["failures"] == [FAILURE.to_dict()] and sent["failures"][0]["unbound"] == []
+    assert set(sent["failures"][0]) == {
+        "id", "kind", "check", "call", "op", "observed", "expected", "exact", "message", "reproduction", "unbound"
+    }  # fmt: skip
 
 
 def test_a_hosted_model_gets_the_evidence_and_a_resumed_run_replays_its_answer(hosted, tmp_path):

@@ -17,6 +17,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 
+from records import FailureEvidence
 from tasks import Strategy, StrategyType, mine
 from tasks.difficulty import DifficultyInput, difficulty
 from tasks.generate import cap_words, pick_candidates, writer_context
@@ -297,10 +298,9 @@ CONTEXT = {
     "failing_tests": [
         {"id": f"tests/t.py::test_{i}", "assertion": f"assert f({i})", "added_lines": ["x"]} for i in range(4)
     ],
-    "failures": {
-        f"tests/t.py::test_{i}": {"message": "boom", "source": "def test(): ...", "reproduction": "f()"}
-        for i in range(4)
-    },
+    "failures": [
+        FailureEvidence(f"tests/t.py::test_{i}", kind="truthy", message="boom", reproduction="f()") for i in range(4)
+    ],
     "touched_functions": [{"file": "m.py", "name": "f", "signature": "def f(x, y=2)"}],
     "added_lines": ["return x + 1"],
 }
@@ -309,7 +309,7 @@ CONTEXT = {
 def test_evidence_tests_is_the_share_of_failing_tests_shown():
     shown, info = writer_context(CONTEXT, strategy(evidence_tests=0.5))
     assert [t["id"] for t in shown["failing_tests"]] == ["tests/t.py::test_0", "tests/t.py::test_1"]
-    assert set(shown["failures"]) == {"tests/t.py::test_0", "tests/t.py::test_1"}  # per-test evidence follows
+    assert [f.test_id for f in shown["failures"]] == ["tests/t.py::test_0", "tests/t.py::test_1"]  # evidence follows
     assert info["tests"] == 2 and info["of_tests"] == 4
     assert len(writer_context(CONTEXT, strategy(evidence_tests=0.0))[0]["failing_tests"]) == 1  # never none
     assert writer_context(CONTEXT, strategy())[0] == CONTEXT  # neutral genes: unchanged
@@ -323,9 +323,7 @@ def test_evidence_code_levels_withhold_the_fix_then_the_signatures_and_test_sour
     names, info = writer_context(CONTEXT, strategy(evidence_code=0.1))
     assert info["code"] == "names" and "signature" not in names["touched_functions"][0]
     assert "added_lines" not in names["failing_tests"][0]
-    assert (
-        "source" not in names["failures"]["tests/t.py::test_0"] and names["failures"]["tests/t.py::test_0"]["message"]
-    )
+    assert names["failures"] == CONTEXT["failures"]  # the evidence of the run stays
 
 
 def test_statement_words_caps_at_a_paragraph_boundary():

@@ -25,9 +25,12 @@ from environment import make_sandbox
 from llm.offline import judge_quality, judge_semantic, write_statement
 from sandbox import Limits
 from sandbox.report import clean_failures, parse_report
+from tasks.evidence import failure_evidence
+from tasks.evidence.python import explain_failure
 from tasks.generate import skeleton, strategy_instructions
 from tasks.mining import mine_commits
-from tasks.statement import explain_failure, failure_evidence, statement_context
+from tasks.prompt import context_json
+from tasks.statement import statement_context
 from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
 from tasks.validate import judge_context, judge_evidence
 
@@ -154,9 +157,17 @@ def statement(shop, key: str, strategy: Strategy = BUG_FIX) -> str:
     repo, sha, candidate, run, evidence = shop
     task = skeleton(candidate, strategy)
     task.FAIL_TO_PASS = [TESTS[key]]
-    task.validation["functional"] = {"passed": True, "details": {"failures": {TESTS[key]: evidence[TESTS[key]]}}}
-    context = statement_context(task, candidate, strategy)
+    task.validation["functional"] = {
+        "passed": True,
+        "details": {"failures": {TESTS[key]: evidence[TESTS[key]].to_dict()}},
+    }
+    context = as_sent(statement_context(task, candidate, strategy))
     return write_statement(context, strategy_instructions(strategy, candidate.repo))["problem_statement"]
+
+
+def as_sent(context: dict) -> dict:
+    """The context as a model receives it: the prompt's JSON."""
+    return json.loads(context_json(context))
 
 
 def code_block(text: str) -> str:
@@ -203,8 +214,8 @@ def test_the_buggy_run_records_each_failure_with_its_values(shop):
     assert error["type"] == "ValueError" and "'$3'" in error["message"] and error["raised_in"] == "parse_price"
     assert "tests/test_sizes.py::test_many" not in run.failures  # a passing test has no evidence
     first = evidence[TESTS["first_passes"]]
-    assert first["passed_checks"] == ["assert cache.ttl == 2"]  # it ran and passed before the failing one
-    assert first["source"][0] == "def test_get_after_put():" and first["source"][-1] == "    assert cache.get('k') == 1"
+    assert first.passed_checks == ["assert cache.ttl == 2"]  # it ran and passed before the failing one
+    assert first.source[0] == "def test_get_after_put():" and first.source[-1] == "    assert cache.get('k') == 1"
 
 
 def test_evidence_from_the_report_is_checked_and_bounded():
@@ -315,15 +326,18 @@ def test_the_judges_read_the_evidence_and_accept_these_statements(shop):
     for key, test_id in TESTS.items():
         task = skeleton(candidate, BUG_FIX)
         task.FAIL_TO_PASS = [test_id]
-        task.validation["functional"] = {"passed": True, "details": {"failures": {test_id: evidence[test_id]}}}
-        context = statement_context(task, candidate, BUG_FIX)
+        task.validation["functional"] = {
+            "passed": True,
+            "details": {"failures": {test_id: evidence[test_id].to_dict()}},
+        }
+        context = as_sent(statement_context(task, candidate, BUG_FIX))
         task.problem_statement = write_statement(context, strategy_instructions(BUG_FIX, candidate.repo))[
             "problem_statement"
         ]
         assert judge_evidence(task)["known_names"] == ["shop"]
-        quality = judge_quality(judge_context(task))
+        quality = judge_quality(as_sent(judge_context(task)))
         semantic = judge_semantic(
-            {"problem_statement": task.problem_statement, "patch": task.patch, **judge_evidence(task)}
+            as_sent({"problem_statement": task.problem_statement, "patch": task.patch, **judge_evidence(task)})
         )
         assert "with 0 asserts" not in quality["test_completeness"]["reasoning"], key
         assert min(semantic["clarity"]["score"], semantic["solvability"]["score"]) >= 5, (key, semantic)
@@ -344,21 +358,21 @@ def test_explain_failure_resolves_fixtures_and_loops():
     }
     found = explain_failure(source, "tests/test_t.py::test_total", evidence, repo_modules={"pkg"})
     # the second pass fails: the first one stays in the reproduction, the failing pass is named
-    assert found["reproduction"].splitlines() == [
+    assert found.reproduction.splitlines() == [
         "from pkg import total",
         "items = [1, 2]",
         "for extra in [0, 5]:",
         "    assert total(items + [extra]) == 3 + extra",
     ]
-    assert found["loop_value"] == "extra = 5" and found["unbound"] == [] and found["function"] == "total"
-    assert (found["observed"], found["expected"]) == ("7", "8")  # `3 + extra` is computed: its value
+    assert found.loop_value == "extra = 5" and found.unbound == [] and found.function == "total"
+    assert (found.observed, found.expected) == ("7", "8")  # `3 + extra` is computed: its value
     first_pass = {
         **evidence,
         "locals": {"items": "[1, 2]", "extra": "0"},
         "compare": {"op": "==", "left": "2", "right": "3"},
     }
     found = explain_failure(source, "tests/test_t.py::test_total", first_pass, repo_modules={"pkg"})
-    assert found["reproduction"].splitlines()[2:] == ["extra = 0", "assert total(items + [extra]) == 3 + extra"]
+    assert found.reproduction.splitlines()[2:] == ["extra = 0", "assert total(items + [extra]) == 3 + extra"]
 
 
 def test_an_async_test_runs_in_an_event_loop_that_the_reproduction_imports():
@@ -371,10 +385,10 @@ def test_an_async_test_runs_in_an_event_loop_that_the_reproduction_imports():
     )
     evidence = {"type": "TypeError", "line": 9, "message": "'int' object is not callable", "locals": {}}
     found = explain_failure(source, "tests/test_t.py::TestLoop::test_result", evidence, repo_modules={"pkg"})
-    lines = found["reproduction"].splitlines()
-    assert "import asyncio" in lines and lines[-1] == "asyncio.run(main())" and found["unbound"] == []
-    runs_to_the_failing_check(found["reproduction"])
-    assert found["rest"] == "assert result == 3"
+    lines = found.reproduction.splitlines()
+    assert "import asyncio" in lines and lines[-1] == "asyncio.run(main())" and found.unbound == []
+    runs_to_the_failing_check(found.reproduction)
+    assert found.rest == "assert result == 3"
 
 
 def test_after_a_statement_that_raised_the_rest_of_the_test_is_required_too():
@@ -386,13 +400,13 @@ def test_after_a_statement_that_raised_the_rest_of_the_test_is_required_too():
     )
     evidence = {"type": "FrozenInstanceError", "line": 6, "message": "", "locals": {}}
     found = explain_failure(source, "tests/test_t.py::test_set", evidence, repo_modules={"pkg"})
-    assert found["reproduction"].splitlines()[-1] == "e.cause = 1"
-    assert found["rest"] == "e.context = 2\ndel e.context"
+    assert found.reproduction.splitlines()[-1] == "e.cause = 1"
+    assert found.rest == "e.context = 2\ndel e.context"
     failed_check = {"type": "AssertionError", "line": 6, "message": "assert 1 == 2", "locals": {}}
     plain = explain_failure(
         source.replace("e.cause = 1", "assert e.cause == 2"), "tests/test_t.py::test_set", failed_check
     )
-    assert "rest" not in plain  # after a failed check, only later checks are requirements, and there are none
+    assert plain.rest is None  # after a failed check, only later checks are requirements, and there are none
 
 
 @pytest.mark.docker

@@ -1,0 +1,1347 @@
+"""The Python producer of failure evidence: pytest's report of each failing test, read against
+the test's own source at the task's commit (never the gold patch).
+
+From the report it keeps what any runner can say (the error type, the message, the phase, the
+line, the case's inputs); what only pytest knows (the compared values, the test frame's locals,
+parametrize indices) is read here and not stored. From the test's file and its conftests it
+derives the failing check, the observed and expected values, a self-contained reproduction
+(imports, module constants, helpers and fixtures it needs, parametrized values substituted,
+the setup lines up to the failing check, which ends it as a plain `assert` or
+`with pytest.raises`), the checks that passed before, what the test requires after, and the
+project's callable the check exercises."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import dataclasses
+import re
+from dataclasses import dataclass, replace
+
+import git
+
+from records import FailureEvidence
+
+from .repo import file_at
+
+EVIDENCE_TESTS = 20
+SOURCE_LINES = 40
+SNIPPET_LINES = 80
+REST_LINES = 16
+_CHECK_CONTEXTS = ("raises", "Raises", "warns", "Warns", "deprecated_call", "assertRaisesRegex", "assertWarns")
+_UNITTEST_OPS = {
+    "assertEqual": "==",
+    "assertEquals": "==",
+    "assertNotEqual": "!=",
+    "assertIs": "is",
+    "assertIsNot": "is not",
+    "assertIn": "in",
+    "assertNotIn": "not in",
+    "assertGreater": ">",
+    "assertGreaterEqual": ">=",
+    "assertLess": "<",
+    "assertLessEqual": "<=",
+    "assertListEqual": "==",
+    "assertDictEqual": "==",
+    "assertTupleEqual": "==",
+    "assertSetEqual": "==",
+    "assertSequenceEqual": "==",
+    "assertMultiLineEqual": "==",
+    "assertCountEqual": "==",
+}
+_AST_OPS = {
+    "==": ast.Eq,
+    "!=": ast.NotEq,
+    "is": ast.Is,
+    "is not": ast.IsNot,
+    "in": ast.In,
+    "not in": ast.NotIn,
+    ">": ast.Gt,
+    ">=": ast.GtE,
+    "<": ast.Lt,
+    "<=": ast.LtE,
+}
+_OP_TEXT = {v: k for k, v in _AST_OPS.items()}
+_BUILTIN_FIXTURES = {
+    "tmp_path": (["import pathlib", "import tempfile"], "tmp_path = pathlib.Path(tempfile.mkdtemp())"),
+    "monkeypatch": (["import pytest"], "monkeypatch = pytest.MonkeyPatch()"),
+}
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str, FailureEvidence]:
+    """Per test of `tests` that pytest reported a failure for (`failures`: nodeid -> its report,
+    `sandbox.clean_failures`): the report's words and what `explain_failure` derives from the
+    test's file (and its conftests) at `commit`."""
+    sources: dict[str, str] = {}
+    modules = repo_modules(str(repo_path), commit)
+    out: dict[str, FailureEvidence] = {}
+    for test_id in list(tests)[:EVIDENCE_TESTS]:
+        report = failures.get(test_id) if isinstance(failures, dict) else None
+        if not isinstance(report, dict):
+            continue
+        path = test_id.split("::")[0]
+        if path not in sources:
+            sources[path] = file_at(str(repo_path), commit, path)
+        conftests = [file_at(str(repo_path), commit, c) for c in _conftest_paths(path)]
+        try:
+            out[test_id] = explain_failure(sources[path], test_id, report, conftests=conftests, repo_modules=modules)
+        except (SyntaxError, ValueError, RecursionError, AttributeError, TypeError, IndexError):
+            out[test_id] = FailureEvidence.from_dict(report, test_id=test_id)  # a file this code cannot read
+    return out
+
+
+def _conftest_paths(test_path: str) -> list[str]:
+    parts = test_path.split("/")[:-1]
+    return ["/".join([*parts[:i], "conftest.py"]) for i in range(len(parts), -1, -1)]
+
+
+def repo_modules(repo_path: str, commit: str) -> set[str]:
+    """Top-level importable names of the project: packages and modules at the root or in src/."""
+    try:
+        files = git.Repo(repo_path).git.ls_tree("-r", "--name-only", commit).splitlines()
+    except (git.GitCommandError, git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return set()
+    names = set()
+    for f in files:
+        parts = f.split("/")
+        if parts[0] == "src":
+            parts = parts[1:]
+        if not parts or not f.endswith(".py"):
+            continue
+        top = parts[0][:-3] if len(parts) == 1 else parts[0]
+        if top not in ("setup", "conftest", "tests", "test", "docs", "noxfile", "tasks") and top.isidentifier():
+            names.add(top)
+    return names
+
+
+def _find_test(tree: ast.Module, test_id: str) -> tuple[ast.ClassDef | None, ast.AST | None]:
+    parts = test_id.split("::")[1:]
+    if not parts:
+        return None, None
+    name = parts[-1].split("[")[0]
+    scope, cls = tree.body, None
+    for part in parts[:-1]:
+        cls = next((n for n in scope if isinstance(n, ast.ClassDef) and n.name == part), None)
+        if cls is None:
+            break
+        scope = cls.body
+    fn = next((n for n in scope if isinstance(n, _FUNCS) and n.name == name), None)
+    if fn is None:
+        fn = next((n for n in ast.walk(tree) if isinstance(n, _FUNCS) and n.name == name), None)
+    return cls, fn
+
+
+def _callee(call: ast.Call) -> str:
+    try:
+        return ast.unparse(call.func)
+    except Exception:  # noqa: BLE001 - an exotic callee is simply not a check
+        return ""
+
+
+def _is_check_context(item: ast.withitem) -> bool:
+    expr = item.context_expr
+    return isinstance(expr, ast.Call) and _callee(expr).split(".")[-1].endswith(_CHECK_CONTEXTS)
+
+
+def _asserting_helpers(tree: ast.Module) -> set[str]:
+    """Module-level functions whose body asserts (`check(a, b)`, `assert_roundtrip(x)`)."""
+    out = set()
+    for node in tree.body:
+        if isinstance(node, _FUNCS) and not node.name.startswith("test"):
+            if any(isinstance(n, ast.Assert) for n in ast.walk(node)):
+                out.add(node.name)
+    return out
+
+
+def own_nodes(function: ast.AST):
+    """The nodes of a function's body, not of the helpers it defines (whose asserts speak of
+    their parameters, not of the test's values)."""
+    todo = list(ast.iter_child_nodes(function))
+    while todo:
+        node = todo.pop(0)
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def is_check(stmt: ast.stmt, helpers: set[str] = frozenset()) -> bool:
+    """An assert, a unittest `self.assert*(...)`, a `with pytest.raises/warns(...)` block
+    that binds nothing, or a call of a helper that asserts."""
+    if isinstance(stmt, ast.Assert):
+        return True
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return any(_is_check_context(i) for i in stmt.items) and all(i.optional_vars is None for i in stmt.items)
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        name = _callee(stmt.value).split(".")[-1]
+        return name.lstrip("_").startswith("assert") or name in helpers
+    return False
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.stmt]) -> list[ast.stmt]:
+    """`body` up to the statement holding `line`: earlier checks (they passed) and docstrings
+    left out, compound statements entered down to the failing statement (`chain` gets the
+    statements entered, the failing one last)."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        end = stmt.end_lineno or stmt.lineno
+        if end < line:
+            if not _is_docstring(stmt) and not is_check(stmt, helpers):
+                kept = _without_checks(copy.deepcopy(stmt), helpers)
+                if kept is not None:
+                    out.append(kept)
+            continue
+        if stmt.lineno > line:
+            break
+        chain.append(stmt)
+        if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            shell = copy.deepcopy(stmt)  # the block holding the line is cut at it, the others stay
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(stmt, field)
+                if block and block[0].lineno <= line <= (block[-1].end_lineno or block[-1].lineno):
+                    setattr(shell, field, _trim(block, line, helpers, chain) or [ast.Pass()])
+                    if field == "body":
+                        shell.orelse, shell.finalbody = [], []
+                    break
+            else:
+                for i, handler in enumerate(stmt.handlers):
+                    if handler.lineno <= line <= (handler.end_lineno or handler.lineno):
+                        shell.handlers[i].body = _trim(handler.body, line, helpers, chain) or [ast.Pass()]
+            out.append(shell)
+            break
+        inner = getattr(stmt, "body", None)
+        enterable = isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.If))
+        if enterable and inner and inner[0].lineno <= line <= (inner[-1].end_lineno or inner[-1].lineno):
+            shell = copy.copy(stmt)
+            shell.body = _trim(inner, line, helpers, chain) or [ast.Pass()]
+            if hasattr(shell, "orelse"):
+                shell.orelse = []
+            out.append(shell)
+        else:
+            failing = copy.deepcopy(stmt)
+            failing.sebgen_failing = True  # the check that failed (ast.unparse ignores it)
+            out.append(failing)
+        break
+    return out
+
+
+def _without_checks(stmt: ast.stmt, helpers: set[str]) -> ast.stmt | None:
+    """A statement that ran and passed, without the checks inside it (a loop of asserts that
+    passed is no part of the reproduction); None when nothing else is left."""
+    if isinstance(stmt, (*_FUNCS, ast.ClassDef, ast.Lambda)):
+        return stmt  # a definition: its checks run where it is called
+    changed = False
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(stmt, field, None)
+        if not isinstance(block, list) or not block:
+            continue
+        kept = [k for k in (_without_checks(s, helpers) for s in block if not is_check(s, helpers)) if k is not None]
+        changed |= len(kept) != len(block)
+        setattr(stmt, field, kept)
+    for handler in getattr(stmt, "handlers", []) or []:
+        handler.body = [
+            k for k in (_without_checks(s, helpers) for s in handler.body if not is_check(s, helpers)) if k is not None
+        ] or [ast.Pass()]
+    if not changed:
+        return stmt
+    if isinstance(stmt, (ast.With, ast.AsyncWith)) and not stmt.body:
+        stmt.body = [ast.Pass()]  # entering and leaving the context is the setup that matters
+    calls = any(isinstance(n, ast.Call) for n in ast.walk(getattr(stmt, "iter", None) or ast.Pass()))
+    if isinstance(stmt, (ast.For, ast.AsyncFor)) and not stmt.body and calls:
+        stmt.body = [ast.Pass()]  # an iterator that is called may do the work
+    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.If)) and not stmt.body:
+        if not getattr(stmt, "orelse", None):
+            return None
+        stmt.body = [ast.Pass()]
+    if isinstance(stmt, ast.Try) and not stmt.body:
+        stmt.body = [ast.Pass()]
+    return stmt
+
+
+def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
+    """Top-level `x = ...` that the next statements overwrite before reading `x` go (what a
+    test checked and then replaced), and so do `x = <literal>` and an undecorated helper
+    definition that nothing reads."""
+    out = []
+    for i, stmt in enumerate(code):
+        if isinstance(stmt, (*_FUNCS, ast.ClassDef)) and not stmt.decorator_list:
+            if not any(stmt.name in _used([other]) for j, other in enumerate(code) if j != i):
+                continue  # a helper nothing calls any more (its calls were checks that passed)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name = stmt.targets[0].id
+            if _literal(stmt.value) and not any(name in _used([later]) for later in code[i + 1 :]):
+                continue
+            dead = False
+            for later in code[i + 1 :]:
+                if name in _used([later]):
+                    break
+                if isinstance(later, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == name for t in later.targets
+                ):
+                    dead = name not in _used([later.value])
+                    break
+            if dead:
+                continue
+        out.append(stmt)
+    return out
+
+
+def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Module, report: dict) -> dict[str, ast.expr]:
+    """param name -> the source expression of its value: the parametrize decorator's element
+    at the collected index, else the plugin's repr when it parses."""
+    indices = report.get("indices") or {}
+    out: dict[str, ast.expr] = {}
+    decorators = [*getattr(fn, "decorator_list", []), *(cls.decorator_list if cls is not None else [])]
+    for deco in decorators:
+        if not (isinstance(deco, ast.Call) and _callee(deco).endswith("parametrize") and len(deco.args) >= 2):
+            continue
+        names_node, values = deco.args[0], deco.args[1]
+        if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
+            names = [n.strip() for n in names_node.value.split(",") if n.strip()]
+        elif isinstance(names_node, (ast.Tuple, ast.List)):
+            names = [e.value for e in names_node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        else:
+            continue
+        if isinstance(values, ast.Name):
+            values = _module_value(module, values.id)
+        if not isinstance(values, (ast.List, ast.Tuple)) or not names or names[0] not in indices:
+            continue
+        index = indices[names[0]]
+        if not 0 <= index < len(values.elts):
+            continue
+        element = values.elts[index]
+        if isinstance(element, ast.Call) and _callee(element).endswith("param"):
+            element = ast.Tuple(elts=list(element.args), ctx=ast.Load()) if len(names) > 1 else element.args[0]
+        if len(names) == 1:
+            out[names[0]] = element
+        elif isinstance(element, (ast.Tuple, ast.List)) and len(element.elts) == len(names):
+            out.update(zip(names, element.elts))
+    for name, text in (report.get("params") or {}).items():
+        if name not in out:
+            try:
+                out[name] = ast.parse(str(text), mode="eval").body
+            except SyntaxError:
+                continue
+    return out
+
+
+def _module_value(module: ast.Module, name: str) -> ast.expr | None:
+    for node in module.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return node.value
+    return None
+
+
+class _Rewrite(ast.NodeTransformer):
+    """Substitute names by expressions and `self.attr` by `attr` (attributes set in setUp)."""
+
+    def __init__(self, values: dict[str, ast.expr], self_attrs: set[str]):
+        self.values, self.self_attrs = values, self_attrs
+        self.renamed: set[str] = set()
+
+    def visit_Name(self, node: ast.Name):
+        if isinstance(node.ctx, ast.Load) and node.id in self.values:
+            return copy.deepcopy(self.values[node.id])
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute):
+        if isinstance(node.value, ast.Name) and node.value.id == "self" and node.attr in self.self_attrs:
+            self.renamed.add(node.attr)
+            return ast.copy_location(ast.Name(id=node.attr, ctx=node.ctx), node)
+        return self.generic_visit(node)
+
+
+def _plain_assert(stmt: ast.stmt) -> ast.stmt:
+    """A unittest `self.assertX(...)` (statement or context manager) as plain Python."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        call = stmt.value
+        name = _callee(call).split(".")[-1]
+        args = call.args
+        test: ast.expr | None = None
+        if name in _UNITTEST_OPS and len(args) >= 2:
+            test = ast.Compare(left=args[0], ops=[_AST_OPS[_UNITTEST_OPS[name]]()], comparators=[args[1]])
+        elif name in ("assertTrue", "assert_") and args:
+            test = args[0]
+        elif name == "assertFalse" and args:
+            test = ast.UnaryOp(op=ast.Not(), operand=args[0])
+        elif name in ("assertIsNone", "assertIsNotNone") and args:
+            op = ast.Is() if name == "assertIsNone" else ast.IsNot()
+            test = ast.Compare(left=args[0], ops=[op], comparators=[ast.Constant(None)])
+        elif name in ("assertIsInstance", "assertNotIsInstance") and len(args) >= 2:
+            test = ast.Call(func=ast.Name("isinstance", ast.Load()), args=args[:2], keywords=[])
+            if name == "assertNotIsInstance":
+                test = ast.UnaryOp(op=ast.Not(), operand=test)
+        elif name == "assertRaises" and len(args) >= 2:
+            body = ast.Expr(ast.Call(func=args[1], args=args[2:], keywords=call.keywords))
+            return _raises_block(args[0], [body])
+        if test is not None:
+            plain = ast.Assert(test=test, msg=None)
+            plain.sebgen_unittest = name  # how its failure message reads (`_unittest_compare`)
+            return plain
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        items = []
+        for item in stmt.items:
+            expr = item.context_expr
+            if isinstance(expr, ast.Call) and _callee(expr).split(".")[-1] in ("assertRaises", "assertRaisesRegex"):
+                keywords = []
+                if _callee(expr).endswith("Regex") and len(expr.args) >= 2:
+                    keywords = [ast.keyword(arg="match", value=expr.args[1])]
+                expr = ast.Call(
+                    func=ast.Attribute(ast.Name("pytest", ast.Load()), "raises", ast.Load()),
+                    args=expr.args[:1],
+                    keywords=keywords,
+                )
+            items.append(ast.withitem(context_expr=expr, optional_vars=item.optional_vars))
+        stmt.items = items
+    return stmt
+
+
+def _raises_block(exc: ast.expr, body: list[ast.stmt]) -> ast.With:
+    func = ast.Attribute(ast.Name("pytest", ast.Load()), "raises", ast.Load())
+    return ast.With(items=[ast.withitem(ast.Call(func=func, args=[exc], keywords=[]), None)], body=body)
+
+
+def _fixture_defs(sources: list[ast.Module]) -> dict[str, ast.AST]:
+    """name -> fixture function, nearest source first (the test module, then conftests)."""
+    out: dict[str, ast.AST] = {}
+    for tree in sources:
+        for node in ast.walk(tree):
+            if isinstance(node, _FUNCS) and node.name not in out:
+                for deco in node.decorator_list:
+                    target = deco.func if isinstance(deco, ast.Call) else deco
+                    try:
+                        text = ast.unparse(target)
+                    except Exception:  # noqa: BLE001
+                        continue
+                    if text.endswith("fixture") and not _fixture_is_parametrized(deco):
+                        out[node.name] = node
+    return out
+
+
+def _fixture_is_parametrized(deco: ast.expr) -> bool:
+    return isinstance(deco, ast.Call) and any(k.arg == "params" for k in deco.keywords)
+
+
+def _inline_fixture(name: str, fixture: ast.AST) -> list[ast.stmt] | None:
+    """The fixture's statements with its `return x` / first `yield x` as `name = x`, or None
+    for a fixture that needs `request` or ends without a value."""
+    args = [a.arg for a in fixture.args.args]
+    if "request" in args and "request" in _used(fixture.body):
+        return None
+    out: list[ast.stmt] = []
+    for stmt in fixture.body:
+        if _is_docstring(stmt):
+            continue
+        value = None
+        if isinstance(stmt, ast.Return):
+            value = stmt.value
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, (ast.Yield, ast.YieldFrom)):
+            value = stmt.value.value
+        if value is not None or isinstance(stmt, ast.Return):
+            out.append(
+                ast.Assign(targets=[ast.Name(name, ast.Store())], value=copy.deepcopy(value or ast.Constant(None)))
+            )
+            return out
+        out.append(copy.deepcopy(stmt))
+    return None
+
+
+def _bound(nodes) -> set[str]:
+    out: set[str] = set()
+    augmented = {id(n.target) for root in nodes for n in ast.walk(root) if isinstance(n, ast.AugAssign)}
+    for root in nodes:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in augmented:
+                out.add(node.id)
+            elif isinstance(node, (*_FUNCS, ast.ClassDef)):
+                out.add(node.name)
+            if isinstance(node, (*_FUNCS, ast.Lambda)):
+                a = node.args
+                out |= {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]}
+                out |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                out |= {(al.asname or al.name).split(".")[0] for al in node.names}
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                out.add(node.name)
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                out |= set(node.names)
+    return out
+
+
+def _used(nodes) -> set[str]:
+    """Names read: loads, and the targets of `x += 1` (it reads x first)."""
+    found = {n.id for root in nodes for n in ast.walk(root) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    found |= {
+        n.target.id
+        for root in nodes
+        for n in ast.walk(root)
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)
+    }
+    return found
+
+
+def _unbound(nodes) -> set[str]:
+    return _used(nodes) - _bound(nodes) - set(dir(builtins)) - {"__file__"}
+
+
+def _module_definitions(module: ast.Module, test_path: str) -> dict[str, ast.stmt]:
+    """Top-level name -> the statement of the test module that defines it (one alias per import)."""
+    package = ".".join(test_path.split("/")[:-1])
+    out: dict[str, ast.stmt] = {}
+    for node in module.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                out.setdefault((alias.asname or alias.name).split(".")[0], ast.Import(names=[alias]))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
+                base = ".".join([*parts, *([base] if base else [])])
+            for alias in node.names:
+                if alias.name != "*":
+                    out.setdefault(alias.asname or alias.name, ast.ImportFrom(module=base, names=[alias], level=0))
+        elif isinstance(node, (*_FUNCS, ast.ClassDef)):
+            out.setdefault(node.name, node)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        out.setdefault(n.id, node)
+        elif isinstance(node, ast.If):  # `if sys.version_info...: import x` / `try: import x`
+            continue
+    return out
+
+
+def explain_failure(
+    source: str, test_id: str, report: dict, conftests: list[str] = (), repo_modules: set[str] = frozenset()
+) -> FailureEvidence:
+    """What the statement writer needs from one failing test: pytest's `report` of the failure
+    (the runner's words are kept) and what reading the test's `source` derives from it."""
+    record = FailureEvidence.from_dict(report, test_id=test_id)
+    module = ast.parse(source)
+    cls, fn = _find_test(module, test_id)
+    if fn is None:
+        return record
+    lines = source.splitlines()
+    line = report.get("line") if isinstance(report.get("line"), int) else None
+    if line is None or not (fn.lineno <= line <= (fn.end_lineno or fn.lineno)):
+        line = None
+    record.source = _source_lines(lines, fn.lineno, line or fn.end_lineno or fn.lineno)
+    helpers = _asserting_helpers(module) | _own_asserting_helpers(fn)
+    failing, body = _failing_statement(fn, line, helpers, report)
+    if failing is None:
+        return record
+    record.check = " ".join(lines[failing.lineno - 1].split()) if failing.lineno <= len(lines) else ""
+    record.passed_checks = _passed_checks(fn, failing.lineno, helpers)[-6:]
+    repro = _reproduction(module, cls, fn, failing, body, helpers, report, test_id, conftests)
+    snippet = repro.text()
+    record.reproduction = snippet
+    record.long = len(snippet.splitlines()) > SNIPPET_LINES  # too long to quote: the writer describes it
+    if isinstance(report.get("params"), dict):
+        record.params = {k: _no_address(v) for k, v in report["params"].items()}
+    try:
+        record.unbound = sorted(_unbound([ast.parse(snippet)]))
+    except SyntaxError:
+        record.unbound = []
+    return _with_check_outcome(record, repro, fn, failing, helpers, report, repo_modules)
+
+
+def _own_asserting_helpers(fn: ast.AST) -> set[str]:
+    """The functions a test defines that assert (`def ck(val, inv): assert ...`)."""
+    return {
+        n.name
+        for n in ast.walk(fn)
+        if isinstance(n, _FUNCS) and n is not fn and any(isinstance(x, ast.Assert) for x in ast.walk(n))
+    }
+
+
+def _failing_statement(
+    fn: ast.AST, line: int | None, helpers: set[str], report: dict
+) -> tuple[ast.stmt | None, list[ast.stmt]]:
+    """The statement of the test that failed and the test's body trimmed to it (`_trim`). When
+    an exception escaped, or none came, inside a `with pytest.raises(...)` block, that block is
+    the failing check (it expected the exception)."""
+    chain: list[ast.stmt] = []
+    body = _trim(fn.body, line, helpers, chain) if line else []
+    failing = chain[-1] if chain else None
+    message = str(report.get("message") or "")
+    etype = str(report.get("type") or "")
+    escaped = etype not in ("", "AssertionError", "Failed") and not etype.endswith("AssertionError")
+    if failing is not None and (message.startswith(("DID NOT RAISE", "DID NOT WARN")) or escaped):
+        raising = [
+            s for s in chain if isinstance(s, (ast.With, ast.AsyncWith)) and any(_is_check_context(i) for i in s.items)
+        ]
+        if raising:
+            failing = raising[-1]
+            body = _trim(fn.body, failing.lineno, helpers, [])
+    return failing, body
+
+
+@dataclass
+class _Setup:
+    """What runs before the test's own statements: setUp's steps and the inlined fixtures
+    (`prelude`), parametrized values bound by name (`assign`) or substituted where they are
+    used once (`substitute`), the imports these need, and the attributes setUp sets on self."""
+
+    prelude: list[ast.stmt] = dataclasses.field(default_factory=list)
+    assign: list[ast.stmt] = dataclasses.field(default_factory=list)
+    substitute: dict[str, ast.expr] = dataclasses.field(default_factory=dict)
+    imports: list[str] = dataclasses.field(default_factory=list)
+    self_attrs: set[str] = dataclasses.field(default_factory=set)
+
+
+def _test_setup(
+    module: ast.Module, cls: ast.ClassDef | None, fn: ast.AST, body: list[ast.stmt], report: dict, conftests
+) -> _Setup:
+    setup = _Setup()
+    values = _parametrize_values(fn, cls, module, report)
+    args = _arg_names(fn)
+    fixtures = _fixture_defs([module, *[_safe_parse(c) for c in conftests]])
+    if cls is not None and "self" in args:
+        set_up = next((n for n in cls.body if isinstance(n, _FUNCS) and n.name in ("setUp", "setup_method")), None)
+        if set_up is not None:
+            steps = [copy.deepcopy(s) for s in set_up.body if not _is_docstring(s) and not _is_super_call(s)]
+            setup.self_attrs = {
+                t.attr
+                for s in steps
+                for t in ast.walk(s)
+                if isinstance(t, ast.Attribute)
+                and isinstance(t.value, ast.Name)
+                and t.value.id == "self"
+                and isinstance(t.ctx, ast.Store)
+            }
+            setup.prelude += steps
+    for name in args:
+        if name in ("self", "cls", "request"):
+            continue
+        if name in values:
+            uses = sum(isinstance(n, ast.Name) and n.id == name for s in body for n in ast.walk(s))
+            if uses <= 1 and len(ast.unparse(values[name])) <= 60:
+                setup.substitute[name] = values[name]
+            else:
+                setup.assign.append(
+                    ast.Assign(targets=[ast.Name(name, ast.Store())], value=copy.deepcopy(values[name]))
+                )
+            continue
+        if name in _BUILTIN_FIXTURES:
+            extra, stmt_text = _BUILTIN_FIXTURES[name]
+            setup.imports += extra
+            setup.prelude += ast.parse(stmt_text).body
+            continue
+        fixture = fixtures.get(name)
+        inlined = _inline_fixture_tree(name, fixture, fixtures, setup.imports) if fixture is not None else None
+        if inlined:
+            setup.prelude += inlined
+    return setup
+
+
+def _arg_names(fn: ast.AST) -> list[str]:
+    return [a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]]
+
+
+@dataclass
+class _Reproduction:
+    """The failing check's reproduction: `imports` and `head` (the test module's definitions it
+    uses), then `code` (setup and the test up to the failing check, the check last); `rest` is
+    what the test requires after it. `rewrite` turned the test's names into the snippet's."""
+
+    imports: list[str]
+    head: list[ast.stmt]
+    code: list[ast.stmt]
+    rest: list[ast.stmt]
+    rewrite: _Rewrite
+    definitions: dict[str, ast.stmt]
+
+    def text(self) -> str:
+        parts = [*dict.fromkeys(self.imports)]
+        for stmt in self.head:  # comments and docstrings out: shorter, still whole
+            parts.append(ast.unparse(_without_docstrings(stmt)))
+        body = "\n".join(ast.unparse(s) for s in self.code)
+        return "\n".join(p for p in [*parts, body] if p.strip())
+
+
+def _reproduction(
+    module: ast.Module,
+    cls: ast.ClassDef | None,
+    fn: ast.AST,
+    failing: ast.stmt,
+    body: list[ast.stmt],
+    helpers: set[str],
+    report: dict,
+    test_id: str,
+    conftests,
+) -> _Reproduction:
+    body = _replace_last(body, failing.lineno, _plain_assert)  # the failing check as plain Python, last
+    setup = _test_setup(module, cls, fn, body, report, conftests)
+    members = _class_members(cls) if cls is not None and "self" in _arg_names(fn) else {}
+    rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members))
+    code = [rewrite.visit(s) for s in [*setup.prelude, *setup.assign, *body]]
+    code = [*_members_reached(rewrite, members, setup.self_attrs), *code]
+    # a `for` around the failing check: its variables at the failure instead of the loop
+    code = _unroll_loops(code, report.get("locals") or {})
+    code = [ast.fix_missing_locations(s) for s in _without_dead_stores(code)]
+    definitions = _definitions(module, test_id.split("::")[0], conftests)
+    raised = str(report.get("type") or "") not in ("", "AssertionError")
+    rest = _required_after(fn, failing, rewrite, helpers, raised)
+    head = _head(definitions, [*code, *rest])
+    imports = setup.imports
+    if "pytest" in _unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):
+        imports.append("import pytest")
+    if any(isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith)) for s in code for n in _own_walk(s)):
+        code = _in_event_loop(code)  # top-level awaits: run them in an event loop
+        if "asyncio" not in _bound(head) and "import asyncio" not in imports:
+            imports.append("import asyncio")
+    return _Reproduction(imports, head, code, rest, rewrite, definitions)
+
+
+def _members_reached(rewrite: _Rewrite, members: dict[str, ast.stmt], self_attrs: set[str]) -> list[ast.stmt]:
+    """The class attributes and helper methods the test reaches through `self` (and those they
+    reach), as module-level definitions."""
+    added: list[ast.stmt] = []
+    for _ in range(3):
+        todo = sorted(
+            n for n in rewrite.renamed if n in members and n not in self_attrs and n not in _added_names(added)
+        )
+        if not todo:
+            break
+        for name in todo:
+            member = copy.deepcopy(members[name])
+            if isinstance(member, _FUNCS):
+                member.args.args = [a for a in member.args.args if a.arg not in ("self", "cls")]
+                member.decorator_list = []
+                member = _PlainAsserts().visit(member)
+            added.append(rewrite.visit(member))
+    return added
+
+
+def _definitions(module: ast.Module, test_path: str, conftests) -> dict[str, ast.stmt]:
+    """Top-level name -> its defining statement: the test module's, then its conftests' (what
+    inlined fixtures use)."""
+    definitions = _module_definitions(module, test_path)
+    for path, text in zip(_conftest_paths(test_path), conftests):
+        for name, stmt in _module_definitions(_safe_parse(text), path).items():
+            definitions.setdefault(name, stmt)
+    return definitions
+
+
+def _required_after(
+    fn: ast.AST, failing: ast.stmt, rewrite: _Rewrite, helpers: set[str], raised: bool
+) -> list[ast.stmt]:
+    """What the test requires after the failing line: its checks; after a statement that
+    raised (not a failed check), every statement, since each must run without raising too. A
+    check that already passed is not repeated."""
+    rest = _rest_of_test(fn, failing, rewrite, statements=raised)
+    passed = {
+        " ".join(ast.unparse(_plain_assert(n)).split())
+        for n in own_nodes(fn)
+        if isinstance(n, ast.stmt) and (n.end_lineno or n.lineno) < failing.lineno and is_check(n, helpers)
+    }
+    rest = [r for r in rest if " ".join(ast.unparse(r).split()) not in passed]
+    if not raised and not any(isinstance(n, ast.Assert) or is_check(n) for r in rest for n in ast.walk(r)):
+        return []
+    return rest
+
+
+def _head(definitions: dict[str, ast.stmt], stmts: list[ast.stmt]) -> list[ast.stmt]:
+    """The definitions of the test's module that `stmts` use (imports, constants, helpers, and
+    what those use in turn), imports first."""
+    head: list[ast.stmt] = []
+    for _ in range(4):
+        missing = _unbound([*head, *stmts]) - {n for s in head for n in _bound([s])}
+        new = [definitions[n] for n in sorted(missing) if n in definitions and definitions[n] not in head]
+        if not new:
+            break
+        head += new
+    head.sort(key=lambda s: (not isinstance(s, (ast.Import, ast.ImportFrom)), getattr(s, "lineno", 0)))
+    return head
+
+
+def _with_check_outcome(
+    record: FailureEvidence,
+    repro: _Reproduction,
+    fn: ast.AST,
+    failing: ast.stmt,
+    helpers: set[str],
+    report: dict,
+    repo_modules: set[str],
+) -> FailureEvidence:
+    """`record` with what the failing check observed and required, the loop pass it failed in,
+    the check that follows a raising line, the test's requirements after it, and the project
+    callable it exercises."""
+    head, code, rest, rewrite = repro.head, repro.code, repro.rest, repro.rewrite
+    last = next((n for s in code for n in ast.walk(s) if getattr(n, "sebgen_failing", False)), failing)
+    project_made = _project_made(code, repro.definitions, repo_modules)
+    record = replace(record, **_outcome(last, report, _bound(code) - _bound(head), project_made))
+    if "\n" in record.call:
+        record.call = ""  # a block is no call to quote
+    loop = [s for s in code for s in ast.walk(s) if isinstance(s, ast.For) and any(n is last for n in ast.walk(s))]
+    target = loop[-1].target if loop else None
+    local_values = report.get("locals") or {}
+    if isinstance(target, ast.Name) and target.id != "_" and target.id in local_values:
+        record.loop_value = f"{target.id} = {_no_address(local_values[target.id])}"
+    then = _next_check(fn, failing, helpers)
+    if then is not None and record.kind == "error":  # what the test checks once the line runs
+        then = ast.fix_missing_locations(rewrite.visit(_plain_assert(then)))
+        if not _unbound([*head, *code, then]) - _unbound([*head, *code]):  # only with names the snippet binds
+            record.then = ast.unparse(then)
+    bound_by_imports = {i.split()[-1].split(".")[0] for i in repro.imports}
+    if rest and not _unbound([*head, *code, *rest]) - _unbound([*head, *code]) - bound_by_imports:
+        text = "\n".join(ast.unparse(s) for s in rest)
+        if text.count("\n") < REST_LINES:
+            record.rest = text
+    record.function = _public_function(code, last, repro.definitions, repo_modules)
+    return record
+
+
+def _rest_of_test(fn: ast.AST, failing: ast.stmt, rewrite: _Rewrite, statements: bool = False) -> list[ast.stmt]:
+    """What the test does after the failing statement (it never ran on the buggy code): the
+    statements that follow it in its block and in each enclosing block, as plain Python. The
+    checks among them are requirements too; none when there is no check among them (unless
+    `statements`: then running them is the requirement)."""
+    end = failing.end_lineno or failing.lineno
+    after: list[ast.stmt] = []
+    for block in _blocks_holding(fn, failing):
+        after += [s for s in block if s.lineno > end and not _is_docstring(s)]
+        end = max([end, *[s.end_lineno or s.lineno for s in block if s.lineno <= end]])
+    after.sort(key=lambda s: s.lineno)
+    if not after or (
+        not statements and not any(is_check(n) or isinstance(n, ast.Assert) for s in after for n in ast.walk(s))
+    ):
+        return []
+    converted = [_PlainAsserts().visit(ast.Module(body=[copy.deepcopy(s) for s in after], type_ignores=[])).body]
+    return [ast.fix_missing_locations(rewrite.visit(_plain_assert(s))) for s in converted[0]]
+
+
+def _blocks_holding(fn: ast.AST, target: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists that hold `target`, innermost first (up to the function's body)."""
+    found: list[list[ast.stmt]] = []
+
+    def visit(node: ast.AST) -> bool:
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for stmt in block:
+                if stmt is target or (stmt.lineno == target.lineno and type(stmt) is type(target)):
+                    found.append(block)
+                    return True
+                if visit(stmt):
+                    if field != "handlers":
+                        found.append(block)
+                    return True
+        return False
+
+    visit(fn)
+    return found
+
+
+def _added_names(stmts: list[ast.stmt]) -> set[str]:
+    out: set[str] = set()
+    for stmt in stmts:
+        if isinstance(stmt, (*_FUNCS, ast.ClassDef)):
+            out.add(stmt.name)
+        elif isinstance(stmt, ast.Assign):
+            out |= {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+    return out
+
+
+def _class_members(cls: ast.ClassDef) -> dict[str, ast.stmt]:
+    """Class attributes (as `name = value`) and helper methods of a test class, by name."""
+    out: dict[str, ast.stmt] = {}
+    for node in cls.body:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    out[target.id] = ast.Assign(targets=[ast.Name(target.id, ast.Store())], value=node.value)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            out[node.target.id] = ast.Assign(targets=[ast.Name(node.target.id, ast.Store())], value=node.value)
+        elif isinstance(node, _FUNCS) and not node.name.startswith("test") and node.name not in _LIFECYCLE:
+            if not any(_callee_text(d).endswith("fixture") for d in node.decorator_list):
+                out[node.name] = node
+    return out
+
+
+_LIFECYCLE = ("setUp", "tearDown", "setup_method", "teardown_method", "setUpClass", "tearDownClass")
+
+
+def _callee_text(node: ast.expr) -> str:
+    try:
+        return ast.unparse(node.func if isinstance(node, ast.Call) else node)
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+class _PlainAsserts(ast.NodeTransformer):
+    """unittest `self.assertX(...)` statements of a helper as plain asserts."""
+
+    def generic_visit(self, node):
+        super().generic_visit(node)
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list):
+                setattr(node, field, [_plain_assert(s) if isinstance(s, (ast.Expr, ast.With)) else s for s in block])
+        return node
+
+
+def _own_walk(node: ast.AST):
+    """ast.walk without descending into nested functions (their awaits are their own)."""
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        yield current
+        for child in ast.iter_child_nodes(current):
+            if not isinstance(child, (*_FUNCS, ast.Lambda, ast.ClassDef)):
+                todo.append(child)
+
+
+def _in_event_loop(code: list[ast.stmt]) -> list[ast.stmt]:
+    main = ast.AsyncFunctionDef(
+        name="main", args=ast.arguments([], [], None, [], [], None, []), body=code, decorator_list=[], returns=None
+    )
+    if hasattr(main, "type_params"):
+        main.type_params = []
+    run = ast.Expr(
+        ast.Call(
+            func=ast.Attribute(ast.Name("asyncio", ast.Load()), "run", ast.Load()),
+            args=[ast.Call(func=ast.Name("main", ast.Load()), args=[], keywords=[])],
+            keywords=[],
+        )
+    )
+    return [ast.fix_missing_locations(main), ast.fix_missing_locations(run)]
+
+
+def _next_check(fn: ast.AST, failing: ast.stmt, helpers: set[str]) -> ast.stmt | None:
+    """The first check of the test after the failing statement (it never ran)."""
+    end = failing.end_lineno or failing.lineno
+    later = [n for n in ast.walk(fn) if isinstance(n, ast.stmt) and n.lineno > end and is_check(n, helpers)]
+    return copy.deepcopy(min(later, key=lambda n: n.lineno)) if later else None
+
+
+def _without_docstrings(node: ast.AST) -> ast.AST:
+    node = copy.deepcopy(node)
+    for inner in ast.walk(node):
+        body = getattr(inner, "body", None)
+        if isinstance(inner, (*_FUNCS, ast.ClassDef)) and isinstance(body, list) and body and _is_docstring(body[0]):
+            inner.body = body[1:] or [ast.Pass()]
+    return node
+
+
+def _safe_parse(text: str) -> ast.Module:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return ast.Module(body=[], type_ignores=[])
+
+
+def _is_super_call(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and "super(" in ast.unparse(stmt.value)
+
+
+def _inline_fixture_tree(name: str, fixture: ast.AST, fixtures: dict, imports: list[str], depth: int = 0):
+    if depth > 3:
+        return None
+    steps: list[ast.stmt] = []
+    for arg in [a.arg for a in fixture.args.args]:
+        if arg in _BUILTIN_FIXTURES:
+            extra, stmt_text = _BUILTIN_FIXTURES[arg]
+            imports += extra
+            steps += ast.parse(stmt_text).body
+        elif arg in fixtures and arg != name:
+            inner = _inline_fixture_tree(arg, fixtures[arg], fixtures, imports, depth + 1)
+            if inner is None:
+                return None
+            steps += inner
+        elif arg not in ("self", "cls", "request"):
+            return None
+    own = _inline_fixture(name, fixture)
+    return None if own is None else steps + own
+
+
+def _replace_last(body: list[ast.stmt], lineno: int, change) -> list[ast.stmt]:
+    """`body` with the statement at `lineno` (the last one, possibly nested) changed."""
+    if not body:
+        return body
+    last = body[-1]
+    if getattr(last, "lineno", None) == lineno:
+        body[-1] = change(last)
+        body[-1].sebgen_failing = True
+    elif hasattr(last, "body") and isinstance(last.body, list):
+        last.body = _replace_last(last.body, lineno, change)
+    return body
+
+
+def _unroll_loops(code: list[ast.stmt], local_values: dict) -> list[ast.stmt]:
+    """A `for x in ...:` holding the failing check becomes `x = <its value at the failure>`
+    followed by the loop body, when the value's repr is Python."""
+    if not code:
+        return code
+    last = code[-1]
+    if isinstance(last, ast.For):
+        names = [n.id for n in ast.walk(last.target) if isinstance(n, ast.Name)]
+        values = {}
+        for name in names:
+            try:
+                values[name] = ast.parse(str(local_values[name]), mode="eval").body
+            except (KeyError, SyntaxError):
+                return code
+        first = last.iter.elts[0] if isinstance(last.iter, (ast.List, ast.Tuple)) and last.iter.elts else None
+        target_value = (
+            values[names[0]]
+            if isinstance(last.target, ast.Name)
+            else ast.Tuple(elts=[values[n] for n in names], ctx=ast.Load())
+        )
+        if first is None or ast.unparse(first) != ast.unparse(target_value):
+            return code  # a later pass fails: the earlier ones matter, the loop stays
+        if isinstance(last.target, ast.Name):
+            assigns = [ast.Assign(targets=[ast.Name(names[0], ast.Store())], value=values[names[0]])]
+        else:
+            assigns = [ast.Assign(targets=[ast.Name(n, ast.Store())], value=values[n]) for n in names]
+        return [*code[:-1], *assigns, *_unroll_loops(last.body, local_values)]
+    if isinstance(last, (ast.With, ast.AsyncWith, ast.If, ast.While)) and isinstance(getattr(last, "body", None), list):
+        last.body = _unroll_loops(last.body, local_values)
+    return code
+
+
+def _source_lines(lines: list[str], start: int, end: int) -> list[str]:
+    chunk = lines[start - 1 : end]
+    if len(chunk) > SOURCE_LINES:
+        chunk = chunk[:5] + ["    ..."] + chunk[-(SOURCE_LINES - 6) :]
+    indent = min((len(ln) - len(ln.lstrip()) for ln in chunk if ln.strip()), default=0)
+    return [ln[indent:] for ln in chunk]
+
+
+def _passed_checks(fn: ast.AST, line: int, helpers: set[str]) -> list[str]:
+    """The test's own checks that ended before `line` (they ran and passed), one line each:
+    not those of the helpers it defines, nor a `with pytest.raises(...) as e:` whose value the
+    test goes on to use (setup, not a check)."""
+    found = []
+    for node in own_nodes(fn):
+        if isinstance(node, ast.stmt) and (node.end_lineno or node.lineno) < line:
+            if isinstance(node, (ast.With, ast.AsyncWith)) and any(i.optional_vars is not None for i in node.items):
+                continue
+            if not on_the_path(fn, node, line):
+                continue  # a branch the run did not take (the `except` of a `try` whose `else` failed)
+            if is_check(node, helpers):
+                text = ast.unparse(node).splitlines()[0] if not isinstance(node, ast.Assert) else ast.unparse(node)
+                found.append((node.lineno, " ".join(text.split())[:200]))
+    return [text for _, text in sorted(found)]
+
+
+def on_the_path(fn: ast.AST, node: ast.AST, line: int) -> bool:
+    """False when `node` sits in another branch (if/else, try/except/else) of a statement whose
+    branch holding `line` is the one the run took."""
+
+    def holds(block, target_line=None, target=None) -> bool:
+        for stmt in block or []:
+            if target is not None and any(n is target for n in ast.walk(stmt)):
+                return True
+            if target_line is not None and stmt.lineno <= target_line <= (stmt.end_lineno or stmt.lineno):
+                return True
+        return False
+
+    for branchy in ast.walk(fn):
+        if not isinstance(branchy, (ast.If, ast.Try)) or branchy is node:
+            continue
+        blocks = [
+            branchy.body,
+            branchy.orelse,
+            *([h.body for h in branchy.handlers] if isinstance(branchy, ast.Try) else []),
+        ]
+        if isinstance(branchy, ast.Try):
+            blocks.append(branchy.finalbody)
+        where_line = [i for i, b in enumerate(blocks) if holds(b, target_line=line)]
+        where_node = [i for i, b in enumerate(blocks) if holds(b, target=node)]
+        if where_line and where_node and where_line[0] != where_node[0]:
+            if isinstance(branchy, ast.Try) and {where_line[0], where_node[0]} & {0, len(blocks) - 1}:
+                continue  # the try body and the finally run on every path
+            return False
+    return True
+
+
+def _literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+        return True
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+
+
+def _first_line(text: str, limit: int = 200) -> str:
+    first = next((ln.strip() for ln in str(text).splitlines() if ln.strip()), "")
+    return first if len(first) <= limit else first[: limit - 4] + " ..."
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _no_address(text: str) -> str:
+    """A repr without its memory address (`<Future at 0x7f...>`): it differs on every run."""
+    return _ADDRESS.sub("", str(text))
+
+
+def _outcome(
+    stmt: ast.stmt, report: dict, local_names: set[str] = frozenset(), project_made: set[str] = frozenset()
+) -> dict:
+    """The FailureEvidence fields of the failing check `stmt` (kind, call, op, observed,
+    expected, exact, match, warns, error), from pytest's `report` of its failure."""
+    etype = str(report.get("type") or "")
+    message = _no_address(report.get("message") or "")
+    compare = _compared(stmt, report, message)
+    escaped = etype not in ("AssertionError", "Failed", "") and not etype.endswith("AssertionError")
+    error = f"{etype}: {_first_line(message)}".rstrip(": ") if escaped else ""
+    if isinstance(stmt, (ast.With, ast.AsyncWith)) and any(_is_check_context(i) for i in stmt.items):
+        return _raises_outcome(stmt, error, message)
+    if isinstance(stmt, ast.Assert):
+        return _assert_outcome(stmt, compare, error, message, local_names, project_made)
+    return _statement_outcome(stmt, compare, error, message)
+
+
+def _compared(stmt: ast.stmt, report: dict, message: str) -> dict | None:
+    """{op, left, right} of the failed comparison: pytest's (memory addresses out), else read
+    from the message of a unittest assertion."""
+    if isinstance(report.get("compare"), dict):
+        return {k: _no_address(v) for k, v in report["compare"].items()}
+    if getattr(stmt, "sebgen_unittest", None):
+        return _unittest_compare(stmt.sebgen_unittest, message)
+    return None
+
+
+def _raises_outcome(stmt: ast.With | ast.AsyncWith, error: str, message: str) -> dict:
+    """A `with pytest.raises/warns(...)` block: the exception it expected, and what came instead."""
+    item = next(i for i in stmt.items if _is_check_context(i))
+    call = item.context_expr
+    match = next((k.value for k in call.keywords if k.arg == "match"), None)
+    inner = stmt.body[-1] if stmt.body else None
+    return dict(
+        error=error,
+        kind="raises",
+        call=ast.unparse(inner.value if isinstance(inner, ast.Expr) else inner) if inner is not None else "",
+        expected=ast.unparse(call.args[0]) if call.args else "an exception",
+        match=ast.literal_eval(match) if match is not None and _literal(match) else "",
+        warns="warn" in _callee(call).lower() or "deprecated" in _callee(call).lower(),
+        observed=error or ("no exception" if "DID NOT" in message else _first_line(message)),
+    )
+
+
+def _assert_outcome(
+    stmt: ast.Assert,
+    compare: dict | None,
+    error: str,
+    message: str,
+    local_names: set[str],
+    project_made: set[str],
+) -> dict:
+    test = stmt.test
+    if isinstance(test, ast.Compare):
+        return _compare_outcome(test, compare, error, local_names, project_made)
+    if isinstance(test, ast.Constant) and not test.value and not error:  # `assert False, "..."`
+        note = _message_text(stmt.msg) or _first_line(message)
+        return dict(error=error, kind="fail", call="", observed=note, expected="")
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    return dict(
+        error=error,
+        kind="truthy",
+        call=ast.unparse(test.operand if negated else test),
+        expected="false" if negated else "true",
+        observed=error or _truthy_value(message),
+    )
+
+
+def _compare_outcome(
+    test: ast.Compare, compare: dict | None, error: str, local_names: set[str], project_made: set[str]
+) -> dict:
+    """An `assert a <op> b`: which side the code computed (the call) and which it must equal
+    (expected); the values pytest reported for them."""
+    left, op, right = _failing_pair(test, compare)
+
+    def constant(node: ast.expr) -> bool:  # a literal, or a name the test does not compute (`int`, `ValueError`)
+        return _literal(node) or (isinstance(node, (ast.Name, ast.Attribute)) and not (_used([node]) & local_names))
+
+    swap = op in ("in", "not in") or (constant(left) and not constant(right))
+    if not swap and op in ("==", "!=") and not constant(left) and not constant(right):
+        swap = bool(_used([right]) & project_made) and not (_used([left]) & project_made)
+    computed, wanted = (right, left) if swap else (left, right)
+    reported = bool(compare) and compare.get("op") == op
+    observed = compare.get("right" if swap else "left", "") if reported else ""
+    wanted_text = ast.unparse(wanted)
+    computed_value = not _literal(wanted) and bool(_used([wanted]) & local_names)  # a test variable
+    if computed_value and reported:
+        wanted_text = compare.get("left" if swap else "right", wanted_text)
+    return dict(
+        error=error,
+        kind="compare",
+        call=ast.unparse(computed),
+        op=op,
+        observed=error or observed,
+        expected=wanted_text,
+        exact=isinstance(wanted, ast.Constant) and isinstance(wanted.value, str) and op in ("==", "in"),
+    )
+
+
+def _statement_outcome(stmt: ast.stmt, compare: dict | None, error: str, message: str) -> dict:
+    """A statement that is no assert: a helper that asserted (its comparison or its message),
+    or a line that raised."""
+    call = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)) else stmt
+    if isinstance(stmt, (ast.Assign, ast.AugAssign)) and not all(
+        isinstance(t, ast.Name) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+    ):
+        call = stmt  # setting an attribute or an item is the action that fails
+    text = ast.unparse(call) if call is not None else ast.unparse(stmt)
+    if compare and isinstance(call, ast.Call):  # a helper's assert: its computed argument
+        computed = [a for a in call.args if not _literal(a)]
+        text = ast.unparse(computed[0]) if computed else text
+    if compare:  # a helper that asserted: its comparison
+        return dict(
+            error=error,
+            kind="compare",
+            call=text,
+            op=compare.get("op", "=="),
+            observed=compare.get("left", ""),
+            expected=compare.get("right", ""),
+            exact=str(compare.get("right", "")).startswith(("'", '"')),
+        )
+    if not error and isinstance(call, ast.Call):  # a helper that asserted: its own message
+        return dict(error=error, kind="helper", call=text, observed=_first_line(_no_address(message)), expected="")
+    return dict(
+        error=error, kind="error" if error else "truthy", call=text, observed=error or _first_line(message), expected=""
+    )
+
+
+_UNITTEST_MESSAGES = {  # assertion -> (op of the plain assert, how unittest's message joins the two values)
+    "assertEqual": ("==", " != "),
+    "assertEquals": ("==", " != "),
+    "assertListEqual": ("==", " != "),
+    "assertDictEqual": ("==", " != "),
+    "assertTupleEqual": ("==", " != "),
+    "assertNotEqual": ("!=", " == "),
+    "assertIs": ("is", " is not "),
+    "assertIsNot": ("is not", " is "),
+    "assertIn": ("in", " not found in "),
+    "assertNotIn": ("not in", " unexpectedly found in "),
+}
+
+
+def _unittest_compare(name: str, message: str) -> dict | None:
+    """{op, left, right} from a unittest failure message ("(1,) != None")."""
+    op, joint = _UNITTEST_MESSAGES.get(name, ("", ""))
+    first = next((ln for ln in message.splitlines() if ln.strip()), "")
+    first = first.split(" : ")[0]  # unittest appends the custom message after " : "
+    first = re.sub(r"^\w+ differ: ", "", first)  # "Lists differ: [1] != [2]"
+    if not joint or first.count(joint) != 1:
+        return None
+    left, right = first.split(joint)
+    return {"op": op, "left": left.strip(), "right": right.strip()}
+
+
+def _message_text(node: ast.expr | None) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return ast.unparse(node) if node is not None else ""
+
+
+def _truthy_value(message: str) -> str:
+    """`False`, or `False (where False = isinstance(None, EOFError))` from pytest's explanation."""
+    value, where = "", ""
+    for ln in message.splitlines():
+        ln = ln.strip()
+        if not value and ln.startswith("assert "):
+            value = ln[len("assert ") :][:120]
+        elif value and not where and ln.startswith("+") and "where" in ln:
+            where = ln.lstrip("+ ").strip()[:160]
+    return f"{value} ({where})" if where else value
+
+
+def _failing_pair(test: ast.Compare, compare: dict | None) -> tuple[ast.expr, str, ast.expr]:
+    """The (left, op, right) of a (chained) comparison that failed: the pair whose literal
+    matches what pytest reported, else the first."""
+    operands = [test.left, *test.comparators]
+    pairs = [(operands[i], _OP_TEXT.get(type(op), "=="), operands[i + 1]) for i, op in enumerate(test.ops)]
+    if compare and len(pairs) > 1:
+        for left, op, right in pairs:
+            if op != compare.get("op"):
+                continue
+            for node, side in ((left, "left"), (right, "right")):
+                if _literal(node) and ast.unparse(node) == str(compare.get(side, "")):
+                    return left, op, right
+    return next((p for p in pairs if _literal(p[0]) or _literal(p[2])), pairs[0])
+
+
+def _project_made(code: list[ast.stmt], definitions: dict, repo_modules: set[str]) -> set[str]:
+    """Snippet names whose value comes from the project's code (assigned from an expression
+    that uses a project name or another such name)."""
+    project = {
+        name
+        for name, stmt in definitions.items()
+        if isinstance(stmt, (ast.Import, ast.ImportFrom))
+        and ((getattr(stmt, "module", None) or stmt.names[0].name).split(".")[0] in repo_modules)
+    } | set(repo_modules)
+    made = set(project)
+    for _ in range(3):
+        for stmt in code:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Assign) and _used([node.value]) & made:
+                    made |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return made - project
+
+
+def _public_function(code: list[ast.stmt], last: ast.stmt, definitions: dict, repo_modules: set[str]) -> str:
+    """The project callable the failing check exercises: the outermost call in it that reaches
+    the project (a name the test imports from the project, a project module, or a method of a
+    value the snippet built with the project's code); else the last such call before it."""
+
+    def project(root: str) -> bool:
+        stmt = definitions.get(root)
+        if root in repo_modules:
+            return True
+        if isinstance(stmt, ast.ImportFrom):
+            return (stmt.module or "").split(".")[0] in repo_modules
+        if isinstance(stmt, ast.Import):
+            return stmt.names[0].name.split(".")[0] in repo_modules
+        return False
+
+    def root_of(node: ast.expr) -> str:
+        while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+            node = node.func if isinstance(node, ast.Call) else node.value
+        return node.id if isinstance(node, ast.Name) else ""
+
+    built: dict[str, str] = {}  # snippet names holding project objects -> the class that made them, if one
+    for stmt in code:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and project(root_of(node.value)):
+                maker = node.value.func
+                name = maker.attr if isinstance(maker, ast.Attribute) else getattr(maker, "id", "")
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        built[target.id] = name if name[:1].isupper() else ""
+            elif isinstance(node, (*_FUNCS, ast.ClassDef)) and any(project(root_of(d)) for d in node.decorator_list):
+                built[node.name] = ""
+
+    def name_of(call: ast.Call) -> str:
+        func = call.func
+        while isinstance(func, ast.Call):  # `f(x)()`: the call that makes the callable
+            func = func.func
+        root = root_of(func)
+        if project(root):
+            return ast.unparse(func)
+        if root in built and isinstance(func, ast.Attribute):
+            return f"{built[root]}.{func.attr}" if built[root] else func.attr
+        return ""
+
+    for scope in ([last], code[::-1]):
+        for stmt in scope:
+            todo = [stmt]
+            while todo:  # outermost calls first
+                node = todo.pop(0)
+                if isinstance(node, ast.Call):
+                    found = name_of(node)
+                    if found:
+                        return found
+                todo.extend(ast.iter_child_nodes(node))
+    return ""
