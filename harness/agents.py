@@ -23,10 +23,6 @@ class AgentError(UserError):
     pass
 
 
-class PredictionsError(ValueError):
-    pass
-
-
 class Agent(Protocol):
     name: str
 
