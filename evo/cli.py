@@ -908,7 +908,7 @@ def _run_folder(path: Path):
 
     run = RunFolder(_existing(path, "run folder"))
     if not run.is_run():
-        raise UserError(f"{path} is not a SEBGen run folder (no config.yaml and checkpoints/)")
+        raise UserError(f"{path} is not a SEBGen run folder: it has no config.yaml or no checkpoint yet")
     return run
 
 

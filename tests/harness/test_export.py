@@ -168,7 +168,8 @@ def test_no_export_holds_a_file_or_path_of_the_host(panel, tmp_path):
 def test_export_errors_are_one_sentence(tmp_path):
     proc = sebgen("export", str(tmp_path), "--format", "harbor", "--out", str(tmp_path / "x"))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip() == f"sebgen: {tmp_path} is not a SEBGen run folder (no config.yaml and checkpoints/)"
+    expected = f"sebgen: {tmp_path} is not a SEBGen run folder: it has no config.yaml or no checkpoint yet"
+    assert proc.stderr.strip() == expected
 
 
 CONFTEST_HOOK = (
