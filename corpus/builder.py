@@ -19,6 +19,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from corpus.repos import KINDS, Append, Replace, RepoSpec, Step, Write, all_repos
+from records import UserError
 
 CORPUS_VERSION = "1"
 DOMAINS: tuple[str, ...] = ("error_handling", "concurrency", "memory", "math", "validation", "security", "algorithm")
@@ -32,7 +33,7 @@ HISTORY_START = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
 HISTORY_END = datetime(2026, 10, 20, 17, 0, tzinfo=timezone.utc)
 
 
-class CorpusError(ValueError):
+class CorpusError(UserError):
     """The corpus cannot be built or read where it was asked for."""
 
 
@@ -47,7 +48,7 @@ def load_manifest(corpus_dir: Path) -> dict:
     path = Path(corpus_dir) / MANIFEST_NAME
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         raise CorpusError(f"{corpus_dir} holds no built corpus ({MANIFEST_NAME} is missing).") from None
     except json.JSONDecodeError as exc:
         raise CorpusError(f"{path} is not valid JSON: {exc}.") from None
@@ -67,7 +68,10 @@ def build_corpus(dest: Path) -> list[Path]:
             f"{dest} is not empty and holds no corpus of version {CORPUS_VERSION}; choose an empty or new folder."
         )
     existed = dest.exists()
-    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CorpusError(f"cannot create the folder {dest}: {exc.strerror}.") from None
     repos = {}
     try:
         for index, spec in enumerate(all_repos()):

@@ -15,11 +15,12 @@ import random
 from pathlib import Path
 
 from evo.faults import crash_point
+from records import UserError
 
 FORMAT = 1
 
 
-class CheckpointError(ValueError):
+class CheckpointError(UserError):
     pass
 
 

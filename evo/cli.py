@@ -27,7 +27,8 @@ from rich.console import Console
 from rich.table import Table
 from typer.core import TyperCommand
 
-from evo.checkpoint import CheckpointError, load_latest
+from evo.checkpoint import load_latest
+from records import UserError
 
 if TYPE_CHECKING:
     from evo.config import Config
@@ -49,10 +50,6 @@ ConfigOpt = typer.Option(None, "--config", help="YAML config (same schema as `ru
 SetOpt = typer.Option(None, "--set", help="Override a config key: a.b=value (repeatable).")
 
 
-class UserError(Exception):
-    pass
-
-
 class ReadmeUsage(TyperCommand):
     """A usage line written as the README writes it: `sebgen run CONFIG [--run-dir DIR] ...`."""
 
@@ -65,46 +62,11 @@ def usage(line: str) -> dict:
     return {"cls": ReadmeUsage, "options_metavar": line}
 
 
-# Where each user-error class lives: looked up only once its module is loaded, so a config error
-# is reported without importing litellm, torch or docker (a class never loaded was never raised).
-_USER_ERROR_HOMES = (
-    ("archive", "archive", "ArchiveError"),
-    ("evo.loop", "evo.loop", "RunError"),
-    ("evo.report", "evo.report", "ReportError"),
-    ("harness", "harness", "AgentError"),
-    ("harness", "harness", "PredictionsError"),
-    ("harness", "harness", "CurriculumError"),
-    ("harness", "harness", "ExportError"),
-    ("corpus", "corpus", "CorpusError"),
-    ("llm.client", "llm", "LLMError"),
-    ("tasks.mining", "tasks", "MiningError"),
-    ("records.task", "records", "TaskFileError"),
-    ("evo.runfolder", "evo.runfolder", "RunFolderError"),
-    ("sandbox", "sandbox", "SandboxError"),
-    ("evo.lineage", "evo.lineage", "LineageError"),
-    ("evo.config", "evo.config", "ConfigError"),
-)
-
-
-def _user_errors() -> tuple[type[BaseException], ...]:
-    """Exception classes that mean "the user asked for something that cannot be done"."""
-    import importlib
-
-    loaded = [
-        getattr(importlib.import_module(public), name)
-        for module, public, name in _USER_ERROR_HOMES
-        if module in sys.modules
-    ]
-    return (UserError, CheckpointError, *loaded)
-
-
 @contextmanager
 def friendly_errors():
     try:
         yield
-    except typer.Exit:
-        raise
-    except _user_errors() as exc:
+    except UserError as exc:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
         err.print(f"sebgen: {message}", markup=False)
         raise typer.Exit(2)
@@ -402,13 +364,12 @@ def _print_lineage(run_dir: Path, wanted: str) -> None:
 # ------------------------------------------------------------------ pipeline mode
 
 
-def _resolve_repo(repo: str) -> Path:
+def _local_repo(repo: str) -> Path:
+    """The git repository a command works on: a path, or a URL cloned once into the cache."""
     if "://" in repo or repo.startswith("git@"):
         import git
 
-        from sandbox import default_cache_dir
-
-        dest = default_cache_dir() / "clones" / repo.rstrip("/").split("/")[-1].removesuffix(".git")
+        dest = _clones_dir() / repo.rstrip("/").split("/")[-1].removesuffix(".git")
         if not dest.exists():
             _log(f"cloning {repo} into {dest}")
             try:
@@ -416,7 +377,16 @@ def _resolve_repo(repo: str) -> Path:
             except git.GitCommandError as exc:
                 raise UserError(f"could not clone {repo}: {exc.stderr.strip().splitlines()[-1] if exc.stderr else exc}")
         return dest
-    return Path(repo).expanduser().resolve()
+    path = _existing(Path(repo).expanduser().resolve(), "repository")
+    if not (path / ".git").exists() and not (path / "HEAD").exists():
+        raise UserError(f"{path} is not a git repository")
+    return path
+
+
+def _clones_dir() -> Path:
+    from sandbox import default_cache_dir
+
+    return default_cache_dir() / "clones"
 
 
 @app.command(**usage("REPO [--commit SHA]... [--strategy TYPE] [--n N] [--out FILE]"))
@@ -445,13 +415,12 @@ def generate(
     set_: Optional[list[str]] = SetOpt,
 ):
     """Pipeline mode, no evolution: validated tasks from a repo into JSONL, the rest into a rejects file."""
-    from evo.pipeline import SYNTHETIC, generate_tasks, rejects_path
     from records import write_jsonl
     from tasks import StrategyType
 
     with friendly_errors():
         cfg = _config(config, set_)
-        choices = list(dict.fromkeys([t.value for t in StrategyType] + [SYNTHETIC]))
+        choices = [t.value for t in StrategyType]
         if strategy is not None and strategy.upper() not in choices:
             from evo.config import did_you_mean
 
@@ -459,11 +428,14 @@ def generate(
                 f"unknown strategy {strategy!r}{did_you_mean(strategy.upper(), choices)}; "
                 f"choose one of {', '.join(choices)}"
             )
+        repo_path = _local_repo(repo)
+        from evo.pipeline import generate_tasks, rejects_path
+
         rejects_file = rejects or rejects_path(out_file)
         with _GenerateStatus(len(dict.fromkeys(commit)) if commit else n, bool(commit)) as status:
             result = generate_tasks(
                 cfg,
-                _resolve_repo(repo),
+                repo_path,
                 strategy.upper() if strategy else None,
                 n,
                 commit or (),
@@ -544,17 +516,20 @@ def validate(
     set_: Optional[list[str]] = SetOpt,
 ):
     """Re-run the validation layers on tasks; reports pass count and average score."""
-    from evo.pipeline import revalidate, run_ablation
     from records import read_jsonl, write_jsonl
 
     with friendly_errors():
         cfg = _config(config, set_)
+        layer_sets = [_layer_list(part) for part in ablation.split(";")] if ablation else None
+        chosen = None if ablation else _layer_list(layers)
         records = list(read_jsonl(tasks))
         for task in records:
             if not task.repo_path or not Path(task.repo_path).is_dir():
                 raise UserError(f"task {task.instance_id}: its repo_path {task.repo_path!r} is not on this machine")
-        if ablation:
-            rows = run_ablation(cfg, records, [_layer_list(part) for part in ablation.split(";")], log=_log)
+        from evo.pipeline import revalidate, run_ablation
+
+        if layer_sets:
+            rows = run_ablation(cfg, records, layer_sets, log=_log)
             table = Table(title="Layer ablation (SEBGen Table 9)")
             for col in ("layers", "tasks", "passed", "pass rate", "mean score"):
                 table.add_column(col)
@@ -569,7 +544,6 @@ def validate(
             err.print(table)
             sys.stdout.write(json.dumps(rows, sort_keys=True) + "\n")
             return
-        chosen = _layer_list(layers)
         records = revalidate(cfg, records, chosen, log=_log)
         passed = [t for t in records if t.passed]
         scores = [sum(v["score"] for v in t.validation.values()) / len(t.validation) for t in records if t.validation]
@@ -594,11 +568,12 @@ def mine_cmd(
     set_: Optional[list[str]] = SetOpt,
 ):
     """Candidate commits and the filter funnel counts."""
-    from evo.runtime import mine_repo
-
     with friendly_errors():
         cfg = _config(config, set_)
-        result = mine_repo(cfg, _resolve_repo(repo), since=since, until=until)
+        path = _local_repo(repo)
+        from evo.runtime import mine_repo
+
+        result = mine_repo(cfg, path, since=since, until=until)
         if as_json:
             sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
             return
@@ -619,13 +594,11 @@ def setup_cmd(
 ):
     """Build a commit's test environment (repairing it from its logs), run the suite there, and
     print passed / failed / errored counts, the install recipe and the attempts."""
-    from evo.runtime import make_sandbox
-
     with friendly_errors():
         cfg = _config(config, [f"sandbox.timeout_s={timeout}", *(set_ or [])])
-        path = _resolve_repo(repo)
-        if not (path / ".git").exists() and not path.joinpath("HEAD").exists():
-            raise UserError(f"{path} is not a git repository")
+        path = _local_repo(repo)
+        from evo.runtime import make_sandbox
+
         backend = make_sandbox(cfg, log=_log)
         try:
             report = backend.setup(path, commit)
@@ -676,10 +649,7 @@ def corpus(directory: Path = typer.Argument(..., help="Where to build the demo r
     from corpus import build_corpus
 
     with friendly_errors():
-        try:
-            paths = build_corpus(directory)
-        except ValueError as exc:
-            raise UserError(str(exc))
+        paths = build_corpus(directory)
         for path in paths:
             sys.stdout.write(f"{path}\n")
 
@@ -695,10 +665,10 @@ def doctor(
     set_: Optional[list[str]] = SetOpt,
 ):
     """What is available: Docker engine, base image, embedding model, LLM model."""
-    from evo.doctor import run_checks
-
     with friendly_errors():
         cfg = _config(config, set_)
+        from evo.doctor import run_checks
+
         if build_base:
             from sandbox import build_offline_base_image
 
@@ -723,11 +693,14 @@ def _fmt_rate(agg: dict, key: str) -> str:
 @app.command(
     "evaluate",
     **usage(
-        "TASKS.jsonl (--predictions P.jsonl | --agent nop|oracle|random|llm:MODEL) [--attempts N] [--k K] [--out FILE]"
+        "(RUN_DIR | TASKS.jsonl) (--predictions P.jsonl | --agent nop|oracle|random|llm:MODEL) [--attempts N] [--k K] "
+        "[--out FILE]"
     ),
 )
 def evaluate_cmd(
-    tasks: Path = typer.Argument(..., help="Tasks JSONL."),
+    tasks: Path = typer.Argument(
+        ..., help="Run folder (its kept tasks), tasks JSONL, or the SWE-bench JSONL of `sebgen export`."
+    ),
     predictions: Optional[Path] = typer.Option(None, "--predictions", help="SWE-bench predictions JSONL."),
     agent: Optional[str] = typer.Option(None, "--agent", help="nop, oracle, random or llm:<model>."),
     attempts: int = typer.Option(1, "--attempts", min=1, help="Attempts per task (built-in agents)."),
@@ -738,31 +711,29 @@ def evaluate_cmd(
     config: Optional[Path] = ConfigOpt,
     set_: Optional[list[str]] = SetOpt,
 ):
-    """Score an agent or a predictions file on tasks: resolved rate, pass@1, pass@k with 95% intervals."""
-    from evo.runtime import make_sandbox
-    from harness import (
-        agent_predictions,
-        evaluate_predictions,
-        load_predictions,
-        results_document,
-        summarize,
-        write_results,
-    )
-    from records import read_jsonl
-
+    """Score an agent or a predictions file on tasks: resolved rate, pass@1, pass@k with 95% intervals.
+    The source repositories of an export's rows are looked up among the config's `repos`."""
     with friendly_errors():
         if (predictions is None) == (agent is None):
             raise UserError("give exactly one of --predictions FILE or --agent NAME")
         cfg = _config(config, set_)
         chosen = _agent(agent, cfg.seed) if agent is not None else None
-        records = list(read_jsonl(tasks))
         if predictions is not None:
+            from harness import load_predictions
+
             preds, label = load_predictions(predictions, warn=_log), predictions.stem
+        records = _dataset(_existing(tasks, "run folder or tasks file"), lambda: _source_repos(cfg))
+        if predictions is not None:
             unknown = sorted(set(preds) - {t.instance_id for t in records})
             if unknown:
                 _log(f"warning: {len(unknown)} predictions name no task in {tasks} (e.g. {unknown[0]})")
         else:
+            from harness import agent_predictions
+
             preds, label = agent_predictions(chosen, records, attempts), chosen.name
+        from evo.runtime import make_sandbox
+        from harness import evaluate_predictions, results_document, summarize, write_results
+
         backend = make_sandbox(cfg, log=_log)
         try:
             # patches from a file or a model are an adversary's; SEBGen's own agents are not
@@ -802,10 +773,10 @@ def _agent(name: str, seed: int):
 
 def _results_path(tasks: Path, label: str) -> Path:
     """Where `evaluate` writes without --out: the run folder's results/ (the report's leaderboard
-    reads it) when the tasks file lies in a run folder, else beside the tasks file."""
+    reads it) when the tasks are a run folder's or a file in one, else beside the tasks file."""
     from evo.runfolder import RunFolder
 
-    run = RunFolder.enclosing(tasks)
+    run = RunFolder(tasks) if RunFolder(tasks).is_run() else RunFolder.enclosing(tasks)
     if run is not None:
         return run.path / "results" / f"{label}.json"
     return tasks.with_name(f"{tasks.stem}.{label}.results.json")
@@ -819,7 +790,6 @@ def curriculum_cmd(
     out_file: Optional[Path] = typer.Option(None, "--out", help="Write the ordered tasks here (JSONL)."),
 ):
     """Order tasks for an agent: its ZPD from its results, easy-medium-easy-medium-hard interleaving."""
-    from harness import capability_profile, curriculum, zone_counts
     from records import read_jsonl, write_jsonl
 
     with friendly_errors():
@@ -830,6 +800,8 @@ def curriculum_cmd(
         except json.JSONDecodeError as exc:
             raise UserError(f"results file {results} is not JSON: {exc}")
         records = list(read_jsonl(tasks))
+        from harness import capability_profile, curriculum, zone_counts
+
         profile = capability_profile(document, records, base_width=width)
         order = curriculum(records, profile)
         counts = zone_counts(records, profile)
@@ -879,8 +851,6 @@ def export_cmd(
     network: str = typer.Option("none", "--network", help="Harbor: the agent's network, none (default) or public."),
 ):
     """Export tasks as SWE-bench JSONL (with a dataset card) or Harbor task folders."""
-    from harness import export_harbor, export_swebench, load_tasks
-
     with friendly_errors():
         if format_ not in ("swebench", "harbor"):
             raise UserError(f"unknown format {format_!r}; choose swebench or harbor")
@@ -890,9 +860,9 @@ def export_cmd(
             raise UserError("--build-images applies only to --format swebench (Harbor builds its own)")
         if network not in ("none", "public"):
             raise UserError(f"unknown --network {network!r}; choose none or public")
-        records = _dataset(_existing(source, "run folder or tasks file"), load_tasks)
-        if not records:
-            raise UserError(f"{source} holds no task that passed validation")
+        records = _dataset(_existing(source, "run folder or tasks file"), lambda: _source_repos(_config(None, None)))
+        from harness import export_harbor, export_swebench
+
         if format_ == "swebench":
             if mirror is None and not build_images:
                 err.print(
@@ -913,25 +883,51 @@ def export_cmd(
         err.print(f"exported {count} tasks ({format_}) to {out_path}")
 
 
-def _dataset(source: Path, load_tasks) -> list:
-    """The tasks to publish: a JSONL file's, or what a run folder's archive kept."""
+def _dataset(source: Path, source_repos) -> list:
+    """The tasks `evaluate` and `export` work on: a run folder's dataset (what its archive kept),
+    a tasks JSONL file's, or the rows of a SWE-bench JSONL `sebgen export` wrote, whose source
+    repositories are found among `source_repos()`."""
     if source.is_dir():
-        from evo.runfolder import RunFolder
         from records import Task
 
-        run = RunFolder(source)
-        if not run.is_run():
-            raise UserError(f"{source} is neither a tasks JSONL file nor a SEBGen run folder")
-        return [Task.from_dict(t) for t in run.kept_tasks()]
-    return load_tasks(source)
+        records = [Task.from_dict(t) for t in _run_folder(source).kept_tasks()]
+        if not records:
+            raise UserError(f"run folder {source} holds no kept task yet")
+        return records
+    from harness import read_tasks
+
+    records = read_tasks(source, source_repos)
+    if not records:
+        raise UserError(f"{source} holds no task")
+    return records
+
+
+def _run_folder(path: Path):
+    """The run folder at `path`, or one sentence saying why it is not one."""
+    from evo.runfolder import RunFolder
+
+    run = RunFolder(_existing(path, "run folder"))
+    if not run.is_run():
+        raise UserError(f"{path} is not a SEBGen run folder: it has no config.yaml or no checkpoint yet")
+    return run
+
+
+def _source_repos(cfg: Config) -> list[Path]:
+    """Where the repositories of exported tasks may be on this machine: the config's repos (the
+    bundled corpus when it names none) and the clones of `generate` and `mine`."""
+    from evo.runtime import resolve_repos
+
+    clones = _clones_dir()
+    return [*resolve_repos(cfg), *(sorted(clones.iterdir()) if clones.is_dir() else [])]
 
 
 @app.command("report", **usage("RUN_DIR"))
 def report_cmd(run_dir: Path = typer.Argument(..., help="Run folder.")):
     """Static HTML report with plots: RUN_DIR/report/index.html (leaderboard from RUN_DIR/results/*.json)."""
-    from evo.report import build_report
-
     with friendly_errors():
+        _run_folder(run_dir)
+        from evo.report import build_report
+
         index = build_report(run_dir)
         out.print(f"report: {index}")
 
@@ -943,11 +939,11 @@ def experiment_cmd(
     set_: Optional[list[str]] = SetOpt,
 ):
     """Evolution gain on held-out commits: best seed vs evolved vs random search, with 95% intervals."""
-    from evo.experiment import ARMS, METRICS, run_experiment
-    from evo.report import build_experiment_report
-
     with friendly_errors():
         cfg = _config(config, set_)
+        from evo.experiment import ARMS, METRICS, run_experiment
+        from evo.report import build_experiment_report
+
         _preflight(cfg)
         out_dir = out_dir or Path("runs") / f"{config.stem}-experiment"
         document = run_experiment(cfg, out_dir, log=_log)

@@ -16,11 +16,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from fitness import DEFAULT_WEIGHTS
-from records import LAYERS
+from records import LAYERS, UserError
 from tasks import StrategyType
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError):
     """A configuration a user wrote that cannot be used; the message is one sentence."""
 
 

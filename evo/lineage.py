@@ -11,9 +11,10 @@ from pathlib import Path
 
 from evo.config import did_you_mean
 from evo.runfolder import RunFolder
+from records import UserError
 
 
-class LineageError(ValueError):
+class LineageError(UserError):
     pass
 
 

@@ -46,11 +46,11 @@ from fitness import (
     score_tasks,
 )
 from operators import crossover, mutate_params, mutate_prompt, random_strategy, repair_selection, select_parents
-from records import Task
+from records import Task, UserError
 from tasks import Strategy, seed_strategies
 
 
-class RunError(RuntimeError):
+class RunError(UserError):
     pass
 
 

@@ -20,12 +20,13 @@ import json
 from pathlib import Path
 
 from evo.checkpoint import Journal, load_latest
+from records import UserError
 
 ARCHIVE = "archive"
 JOURNAL = "evaluations.jsonl"
 
 
-class RunFolderError(ValueError):
+class RunFolderError(UserError):
     pass
 
 

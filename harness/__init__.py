@@ -1,6 +1,7 @@
 """Using the benchmark: agents attempt tasks and are scored (resolved, pass@1, pass@k), tasks
 are exported to SWE-bench and Harbor, and ordered into a ZPD curriculum for one agent.
 
+    tasks = read_tasks(path, source_repos)                      # a task JSONL or a `sebgen export` file
     predictions = load_predictions(path)                       # or agent_predictions(make_agent("oracle"), ...)
     results = evaluate_predictions(tasks, predictions, backend)
     summary = summarize(results, k)
@@ -8,19 +9,46 @@ are exported to SWE-bench and Harbor, and ordered into a ZPD curriculum for one 
 Scoring a *strategy* is fitness's job (`fitness.strategy_eval`); this package scores agents.
 """
 
-from .agents import (
-    AgentError,
-    PredictionsError,
-    agent_predictions,
-    evaluate_predictions,
-    extract_diff,
-    load_predictions,
-    make_agent,
-)
-from .curriculum import CurriculumError, capability_profile, curriculum, interleave, zone_counts
-from .export import ExportError, export_harbor, export_swebench, load_tasks, materialize
-from .metrics import TaskResult, attempt_report, pass_at_k, summarize, wilson_interval
-from .results import read_results, results_document, write_results
+from __future__ import annotations
+
+import importlib
+
+_HOMES = {  # public name -> the module that defines it (loaded on first use: reading a file or
+    # naming an agent answers before the export and agent machinery load git, the sandbox and
+    # the LLM client)
+    "AgentError": "agents",
+    "CurriculumError": "curriculum",
+    "ExportError": "export_errors",
+    "PredictionsError": "inputs",
+    "TaskResult": "metrics",
+    "agent_predictions": "agents",
+    "attempt_report": "metrics",
+    "capability_profile": "curriculum",
+    "curriculum": "curriculum",
+    "evaluate_predictions": "agents",
+    "export_harbor": "export",
+    "export_swebench": "export",
+    "extract_diff": "agents",
+    "interleave": "curriculum",
+    "load_predictions": "inputs",
+    "make_agent": "agents",
+    "materialize": "export",
+    "pass_at_k": "metrics",
+    "read_results": "results",
+    "read_tasks": "inputs",
+    "results_document": "results",
+    "summarize": "metrics",
+    "wilson_interval": "metrics",
+    "write_results": "results",
+    "zone_counts": "curriculum",
+}
+
+
+def __getattr__(name: str):
+    if name in _HOMES:
+        return getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AgentError",
@@ -38,11 +66,11 @@ __all__ = [
     "extract_diff",
     "interleave",
     "load_predictions",
-    "load_tasks",
     "make_agent",
     "materialize",
     "pass_at_k",
     "read_results",
+    "read_tasks",
     "results_document",
     "summarize",
     "wilson_interval",

@@ -1,4 +1,4 @@
-"""Agents that attempt tasks, predictions files, and running attempts in the sandbox.
+"""Agents that attempt tasks, and running their attempts in the sandbox.
 
 An agent sees the task's agent state (base_commit + bug_patch, tests withheld) and returns a
 unified diff, or None when it has nothing. Built-ins: nop, oracle, random, llm:<model>.
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 import random
 import re
 import tempfile
@@ -17,15 +16,10 @@ from pathlib import Path
 from typing import Protocol
 
 from harness.metrics import TaskResult, attempt_report
-from records import Task
-from tasks import changed_python_files, test_files_of
+from records import Task, UserError
 
 
-class AgentError(ValueError):
-    pass
-
-
-class PredictionsError(ValueError):
+class AgentError(UserError):
     pass
 
 
@@ -77,6 +71,8 @@ class RandomAgent:
         self.seed = seed
 
     def propose(self, task: Task, attempt: int) -> str | None:
+        from tasks import changed_python_files  # tasks loads the LLM client: only once an agent works
+
         rng = random.Random(int(hashlib.sha256(f"{self.seed}:{task.instance_id}:{attempt}".encode()).hexdigest(), 16))
         sources = buggy_sources(task, changed_python_files(task.patch))
         if not sources:
@@ -118,6 +114,8 @@ class LLMAgent:
         self.max_tokens = max_tokens
 
     def prompt(self, task: Task) -> str:
+        from tasks import changed_python_files
+
         files = buggy_sources(task, changed_python_files(task.patch))
         shown = "\n\n".join(f"### {path}\n```python\n{text}```" for path, text in sorted(files.items()))
         return (
@@ -145,65 +143,6 @@ def make_agent(name: str, seed: int = 0) -> Agent:
     raise AgentError(f"unknown agent {name!r}; choose nop, oracle, random or llm:<model>")
 
 
-def load_predictions(path: Path, warn: Callable[[str], None] | None = None) -> dict[str, list[str | None]]:
-    """SWE-bench predictions (JSONL, a JSON list, or a dict keyed by instance_id); repeated ids = attempts.
-
-    Types are checked (instance_id a non-empty string, model_patch a string or null); an empty
-    file, a missing model_patch and repeated instance ids are said through `warn`.
-    """
-    path = Path(path)
-    warn = warn or (lambda message: None)
-    if not path.is_file():
-        raise PredictionsError(f"predictions file {path} does not exist")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise PredictionsError(f"predictions file {path} is not UTF-8 text") from None
-    if not text.strip():
-        warn(f"warning: predictions file {path} is empty; every task gets no patch")
-        return {}
-    try:
-        data = json.loads(text)
-        rows = (
-            list(data.values())
-            if isinstance(data, dict) and "instance_id" not in data
-            else (data if isinstance(data, list) else [data])
-        )
-    except json.JSONDecodeError:
-        try:
-            rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError as exc:
-            raise PredictionsError(f"{path} is neither JSON nor JSONL: {exc}") from None
-    predictions: dict[str, list[str | None]] = {}
-    missing_patch = 0
-    for number, row in enumerate(rows, 1):
-        if not isinstance(row, dict) or "instance_id" not in row:
-            raise PredictionsError(f"{path} prediction {number} has no instance_id")
-        instance_id = row["instance_id"]
-        if not isinstance(instance_id, str) or not instance_id.strip():
-            raise PredictionsError(
-                f"{path} prediction {number}: instance_id must be a non-empty string, not {type(instance_id).__name__}"
-            )
-        if "model_patch" not in row:
-            missing_patch += 1
-        patch = row.get("model_patch")
-        if patch is not None and not isinstance(patch, str):
-            raise PredictionsError(
-                f"{path} prediction {number} ({instance_id}): model_patch must be a string "
-                f"or null, not {type(patch).__name__}"
-            )
-        predictions.setdefault(instance_id, []).append(patch)
-    if missing_patch:
-        warn(f"warning: {missing_patch} prediction(s) in {path} have no model_patch; they count as no patch")
-    repeated = sorted(i for i, patches in predictions.items() if len(patches) > 1)
-    if repeated:
-        warn(
-            f"warning: {len(repeated)} instance id(s) appear more than once in {path} (e.g. {repeated[0]}); "
-            "each line counts as one more attempt"
-        )
-    return predictions
-
-
 def agent_predictions(agent: Agent, tasks: list[Task], attempts: int) -> dict[str, list[str | None]]:
     return {t.instance_id: [agent.propose(t, a) for a in range(attempts)] for t in tasks}
 
@@ -213,6 +152,7 @@ def run_attempt(backend, task: Task, patch: str | None, untrusted: bool = True) 
     the patch, tests and test configuration put back, the supervised run."""
     from sandbox import PatchError
     from sandbox import run_attempt as sandbox_attempt
+    from tasks import test_files_of
 
     if not patch or not patch.strip():  # nothing to verify: no patch never resolves
         return attempt_report(task.FAIL_TO_PASS, task.PASS_TO_PASS, patch, False, None)

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from records import Task
+from records import Task, UserError
 
 BASE_WIDTH = 0.3
 RECENT = 10  # how many of the latest results count as "recent"
 PATTERN = ("easy", "medium", "easy", "medium", "hard")  # hard tasks stay sparse
 
 
-class CurriculumError(ValueError):
+class CurriculumError(UserError):
     pass
 
 

@@ -1,5 +1,7 @@
 """The one error every export step raises: a sentence for the user (the CLI exits 2 with it)."""
 
+from records import UserError
 
-class ExportError(ValueError):
+
+class ExportError(UserError):
     pass

@@ -109,6 +109,7 @@ def swebench_record(task: Task, buggy_commit: str | None = None) -> dict:
         PASS_TO_PASS=json.dumps(task.PASS_TO_PASS),
         environment_setup_commit=task.base_commit,
         bug_patch=task.bug_patch,
+        difficulty=task.difficulty,
         difficulty_level=task.difficulty_level,
         sebgen_fixed_commit=task.base_commit,
         log_parser=LOG_PARSER,
@@ -225,6 +226,7 @@ def dataset_card(rows: list[dict], jsonl_name: str) -> str:
         ("eval_type", f"{EVAL_TYPE}"),
         ("bug_patch", "SEBGen: diff from the fixed commit to the buggy state"),
         ("sebgen_fixed_commit", "SEBGen: the fixed commit in the source repository"),
+        ("difficulty", "SEBGen: 0..1 from code metrics and execution; the levels cut it"),
         ("difficulty_level", "SEBGen: easy, medium or hard"),
     ]
     lines = [

@@ -25,6 +25,7 @@ import openai  # noqa: E402  (litellm's exceptions subclass openai's)
 
 from llm.local import LOCAL_PROVIDER, LocalLLM, LocalModelError, is_local_model, json_response_format, load_local_model  # noqa: E402
 from llm.offline import OfflineLLM  # noqa: E402
+from records import UserError
 
 litellm.suppress_debug_info = True  # no "Provider List" banners on stdout for unknown models
 
@@ -32,7 +33,7 @@ DEFAULT_MODEL = "offline/sebgen"
 OFFLINE_PROVIDER = "offline"
 
 
-class LLMError(Exception):
+class LLMError(UserError):
     """An LLM call that failed for good: timeout, API error, or an answer that is not the JSON asked for."""
 
     category = "llm_error"  # the failure category a task rejected for this error gets

@@ -33,6 +33,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before any OpenMP runtime
 import litellm  # noqa: E402
 from litellm.types.utils import Usage as LiteLLMUsage  # noqa: E402
 
+from records import UserError
+
 LOCAL_PROVIDER = "local"
 GGUF_MAGIC = b"GGUF"
 # GGUF files that PyPI packages ship: name -> (package, file inside it)
@@ -45,7 +47,7 @@ MEMORY_RESERVE_BYTES = 512 * 2**20
 _CONTEXT_BLOCK = re.compile(r"\s*<context>.*?</context>\s*", re.S)
 
 
-class LocalModelError(Exception):
+class LocalModelError(UserError):
     """A local model that cannot be used; the message is one sentence."""
 
 

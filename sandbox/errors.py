@@ -1,7 +1,9 @@
 """Exceptions a user of the sandbox can cause; each carries one clear sentence."""
 
+from records import UserError
 
-class SandboxError(Exception):
+
+class SandboxError(UserError):
     """The sandbox cannot run what was asked (no engine, bad configuration, missing image)."""
 
 

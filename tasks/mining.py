@@ -17,6 +17,7 @@ from pathlib import Path
 import git
 
 from llm import is_prose_file
+from records import UserError
 from sandbox import repo_name
 from tasks.history import (
     CommitRecord,
@@ -32,7 +33,7 @@ from tasks.history import (
 TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_test\.py$|(^|/)conftest\.py$")
 
 
-class MiningError(ValueError):
+class MiningError(UserError):
     """A repository that cannot be mined (not a git repo, no history, no tests)."""
 
 

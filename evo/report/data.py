@@ -10,12 +10,12 @@ from pathlib import Path
 from evo.lineage import family
 from evo.runfolder import RunFolder
 from fitness import DIMENSIONS
-from records import LAYERS, first_failure
+from records import LAYERS, UserError, first_failure
 
 LEVELS = ("easy", "medium", "hard")
 
 
-class ReportError(ValueError):
+class ReportError(UserError):
     pass
 
 

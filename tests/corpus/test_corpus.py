@@ -107,7 +107,7 @@ def test_git_history_matches_manifest(built, manifest):
 
 def test_refuses_a_foreign_non_empty_folder(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
-    with pytest.raises(ValueError, match="not empty"):
+    with pytest.raises(corpus.CorpusError, match="not empty"):
         corpus.build_corpus(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
 
@@ -120,7 +120,7 @@ def test_rebuilding_a_built_folder_changes_nothing(built):
 
 
 def test_load_manifest_of_a_folder_without_corpus(tmp_path):
-    with pytest.raises(ValueError, match="no built corpus"):
+    with pytest.raises(corpus.CorpusError, match="no built corpus"):
         corpus.load_manifest(tmp_path)
 
 
@@ -226,7 +226,7 @@ def test_ensure_corpus_refuses_a_foreign_cache_folder(tmp_path):
     target = tmp_path / "corpus"
     target.mkdir()
     (target / "other.txt").write_text("x")
-    with pytest.raises(ValueError, match="holds no corpus"):
+    with pytest.raises(corpus.CorpusError, match="holds no corpus"):
         corpus.ensure_corpus(target)
     assert [p.name for p in tmp_path.iterdir()] == ["corpus"]
 

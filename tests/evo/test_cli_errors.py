@@ -141,3 +141,88 @@ def test_missing_api_key_is_one_sentence_naming_the_variable(tmp_path, monkeypat
         proc, "openai/gpt-4o-mini needs an API key: set the environment variable OPENAI_API_KEY", tmp_path / "r"
     )
     assert "attempts" not in proc.stderr and "transient" not in proc.stderr
+
+
+# One error class of every package that reports user mistakes (module, class): the CLI knows
+# none of them by name, only their base, records.UserError.
+USER_ERRORS = [
+    ("archive", "ArchiveError"),
+    ("corpus", "CorpusError"),
+    ("environment.setup", "SetupError"),
+    ("evo.checkpoint", "CheckpointError"),
+    ("evo.config", "ConfigError"),
+    ("evo.lineage", "LineageError"),
+    ("evo.loop", "RunError"),
+    ("evo.report", "ReportError"),
+    ("evo.runfolder", "RunFolderError"),
+    ("harness", "ExportError"),
+    ("harness", "PredictionsError"),
+    ("llm", "LLMError"),
+    ("llm", "LocalModelError"),
+    ("records", "TaskFileError"),
+    ("sandbox", "PatchError"),
+    ("tasks", "MiningError"),
+]
+
+
+@pytest.mark.parametrize(("module", "name"), USER_ERRORS)
+def test_the_cli_reports_each_packages_user_error_as_one_sentence(monkeypatch, module, name):
+    import importlib
+
+    from typer.testing import CliRunner
+
+    from evo import cli
+
+    error = getattr(importlib.import_module(module), name)
+
+    def fail(*_args):
+        raise error(f"the {name} sentence\nand a second line nobody needs")
+
+    monkeypatch.setattr(cli, "_config", fail)
+    result = CliRunner().invoke(cli.app, ["run", str(QUICKSTART)], prog_name="sebgen")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"sebgen: the {name} sentence\n"
+    assert result.stdout == ""
+
+
+def test_an_internal_failure_is_not_dressed_as_a_user_error(monkeypatch):
+    from typer.testing import CliRunner
+
+    from evo import cli
+
+    def fail(*_args):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(cli, "_config", fail)
+    result = CliRunner().invoke(cli.app, ["run", str(QUICKSTART)], prog_name="sebgen")
+    assert isinstance(result.exception, KeyError) and result.exit_code == 1
+
+
+def error_classes() -> list[tuple[str, str]]:
+    """(module, class) of every class named *Error defined in SEBGen's packages."""
+    import ast
+
+    from tests.test_layering import PACKAGES, package_files
+
+    found = []
+    for package in PACKAGES:
+        for path in package_files(package):
+            module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            found += [(module, node.name) for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    return [(module, name) for module, name in found if name.endswith("Error")]
+
+
+def test_every_error_class_of_the_packages_is_a_user_error():
+    import importlib
+
+    from records import UserError
+
+    classes = error_classes()
+    assert {name for _, name in USER_ERRORS} <= {name for _, name in classes}
+    not_user_errors = [
+        f"{module}.{name}"
+        for module, name in classes
+        if not issubclass(getattr(importlib.import_module(module), name), UserError)
+    ]
+    assert not_user_errors == []

@@ -117,17 +117,29 @@ def test_evaluate_writes_into_the_run_folder_or_beside_the_tasks(tmp_path):
 HEAVY = ("litellm", "torch", "sentence_transformers", "docker", "matplotlib", "dask", "numpy", "faiss", "git")
 
 
+def bench_usage_errors(scratch: Path) -> dict[str, list[str]]:
+    """bench/cli_startup.py's usage error of every command (one list for the bench and this test)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("cli_startup", ROOT / "bench" / "cli_startup.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench.usage_errors(scratch)
+
+
+def test_the_bench_covers_a_usage_error_of_every_command(tmp_path):
+    covered = {argv[0] for argv in bench_usage_errors(tmp_path).values()}
+    assert covered == {command.name or command.callback.__name__ for command in cli.app.registered_commands}
+
+
 @pytest.mark.parametrize(
-    "argv",
-    [
-        ["--help"],
-        ["run", "missing.yaml"],
-        ["run", "configs/quickstart.yaml", "--set", "evolution.populaton=3"],
-        ["hof", "/nonexistent"],
-    ],
+    "case",
+    ["--help", "run", "run --set typo", "resume", "hof", "generate", "validate", "evaluate", "export", "report"]
+    + ["mine", "doctor", "curriculum", "corpus", "setup", "experiment"],
 )
-def test_help_and_user_errors_import_no_heavy_module(argv):
+def test_help_and_user_errors_import_no_heavy_module(case, tmp_path):
     """Speed is measured in bench/cli_startup.py; this checks its cause: nothing heavy is loaded."""
+    argv = ["--help"] if case == "--help" else bench_usage_errors(tmp_path)[case]
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "evo.cli", *argv],
         cwd=ROOT,
@@ -136,7 +148,7 @@ def test_help_and_user_errors_import_no_heavy_module(argv):
         timeout=300,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    assert proc.returncode in (0, 2), proc.stderr[-2000:]
+    assert proc.returncode == (0 if case == "--help" else 2), proc.stderr[-2000:]
     loaded = {
         line.split("|")[-1].strip().split(".")[0]
         for line in proc.stderr.splitlines()

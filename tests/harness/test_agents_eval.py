@@ -13,7 +13,8 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from harness.agents import PredictionsError, RandomAgent, extract_diff, load_predictions  # noqa: E402
+from harness.agents import RandomAgent, extract_diff  # noqa: E402
+from harness.inputs import PredictionsError, load_predictions  # noqa: E402
 from harness.metrics import attempt_report, pass_at_k, wilson_interval  # noqa: E402
 from records import read_jsonl  # noqa: E402
 from tests.e2e import generated_tasks, sebgen  # noqa: E402
