@@ -5,7 +5,8 @@ repositories, one table per config, and the headline figure last.
     python bench/evolution_gain.py configs/experiment-boltons.yaml configs/experiment-tenacity.yaml
 
 A config whose `repos` entry is missing and names a dev-set repository (runs/repos/NAME) is
-cloned from ../shared/real-repos first. Results go to runs/bench-NAME/ (a re-run continues).
+cloned from the dev set first (`corpus.dev_set`: $SEBGEN_REAL_REPOS, else ../shared/real-repos).
+Results go to runs/bench-NAME/ (a re-run continues).
 The last line is `evolution_gain_kept_per_validation: D`: the mean over configs of the paired
 difference evolved - best seed in held-out kept tasks per container validation.
 """
@@ -20,7 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-BUNDLES = ROOT.parent / "shared" / "real-repos"
+from corpus import dev_set  # noqa: E402
+
+BUNDLES = dev_set("python")
 DEV_REPOS = {
     "boltons": "mahmoud__boltons",
     "tenacity": "jd__tenacity",

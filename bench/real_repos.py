@@ -41,7 +41,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-REAL = Path(os.environ.get("SEBGEN_REAL_REPOS") or ROOT.parent / "shared" / "real-repos")
+from corpus import dev_set  # noqa: E402
+
+REAL = dev_set("python")
 SETS = ["--set", "sandbox.backend=docker"]
 OUTCOME = re.compile(r"^\s+(kept|rejected) ([0-9a-f]{12})\b(.*)$")
 

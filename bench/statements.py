@@ -50,9 +50,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from corpus import dev_set  # noqa: E402
 from records import FailureEvidence, Task  # noqa: E402
 
-REAL = Path(os.environ.get("SEBGEN_REAL_REPOS") or ROOT.parent / "shared" / "real-repos")
+REAL = dev_set("python")
 EXECUTION_LAYERS = "[schema,compile,functional]"
 
 

@@ -110,34 +110,88 @@ def route_of(parent: Individual) -> str:
     return "selection" if routes.count("selection") > routes.count("prompt") else "prompt"
 
 
+# A variation that repeats a known genome is retried as a parameter mutation of its parent at
+# most this many times (a Gaussian step on every sampling parameter practically always moves),
+# then dropped: a copy would take an evaluation slot and explore nothing.
+COPY_RETRIES = 3
+
+
 def vary(
-    toolbox: base.Toolbox, config: Config, rng: random.Random, population: list[Individual], generation: int
+    toolbox: base.Toolbox,
+    config: Config,
+    rng: random.Random,
+    population: list[Individual],
+    generation: int,
+    *,
+    evaluated: dict[str, str] | None = None,
+    log: Callable[[str], None] = print,
 ) -> list[Strategy]:
     """Make the offspring strategies: epsilon-greedy exploration, else one of three operators.
     A drawn prompt mutation goes to selection repair instead when the parent's failures are
-    mostly ones selection can fix (no_f2p: a prompt cannot make a commit's tests fail)."""
-    e = config.evolution
-    size = e.offspring or e.population
+    mostly ones selection can fix (no_f2p: a prompt cannot make a commit's tests fail).
+
+    No child repeats a known genome: its parents', the population's, an earlier child's or one
+    in `evaluated` (genome hash -> strategy id of the run's earlier evaluations). Such a child
+    is retried as a parameter mutation of its parent, up to COPY_RETRIES times, then dropped;
+    each retry and drop is logged. Every draw comes from `rng`, so a seed gives one offspring."""
+    size = config.evolution.offspring or config.evolution.population
     parents = toolbox.select(population, size)
-    total = e.p_prompt_mutation + e.p_param_mutation + e.p_crossover
+    known = dict(evaluated or {})
+    known.update((ind.strategy.genome_hash(), ind.strategy.id) for ind in population)
     children = []
     for parent in parents:
-        if rng.random() < e.epsilon:
-            children.append(toolbox.explore(generation))
-            continue
-        roll = rng.random() * total
-        if roll < e.p_prompt_mutation:
-            if route_of(parent) == "selection":
-                children.append(toolbox.repair_selection(parent.strategy, generation))
-            else:
-                children.append(toolbox.mutate_prompt(parent.strategy, generation))
-        elif roll < e.p_prompt_mutation + e.p_param_mutation:
-            children.append(toolbox.mutate_params(parent.strategy, generation=generation))
-        else:
-            other = rng.choice(population)
-            better, worse = sorted([parent, other], key=lambda i: -i.fitness_value)
-            children.append(toolbox.mate(better.strategy, worse.strategy, generation))
+        child, made = draw_variation(toolbox, config, rng, population, parent, generation)
+        for retry in range(COPY_RETRIES + 1):
+            repeated = known.get(child.genome_hash())
+            if repeated is None:
+                known[child.genome_hash()] = child.id
+                children.append(child)
+                break
+            outcome = f"generation {generation}: {made} {why_a_copy(child, repeated)}"
+            if retry == COPY_RETRIES:
+                log(f"{outcome}; dropped after {COPY_RETRIES} retries")
+                break
+            log(f"{outcome}; retried as parameter mutation")
+            child = toolbox.mutate_params(parent.strategy, generation=generation)
+            made = f"parameter mutation of {parent.strategy.id}"
     return children
+
+
+def draw_variation(
+    toolbox: base.Toolbox,
+    config: Config,
+    rng: random.Random,
+    population: list[Individual],
+    parent: Individual,
+    generation: int,
+) -> tuple[Strategy, str]:
+    """One child of `parent` by a drawn operator, and what made it (for the log). Crossover
+    pairs the parent with a partner of another genome: a strategy crossed with itself is itself."""
+    e = config.evolution
+    name = parent.strategy.id
+    if rng.random() < e.epsilon:
+        return toolbox.explore(generation), "random exploration"
+    roll = rng.random() * (e.p_prompt_mutation + e.p_param_mutation + e.p_crossover)
+    if roll < e.p_prompt_mutation:
+        if route_of(parent) == "selection":
+            return toolbox.repair_selection(parent.strategy, generation), f"selection repair of {name}"
+        return toolbox.mutate_prompt(parent.strategy, generation), f"prompt mutation of {name}"
+    partners = [ind for ind in population if not same_genome(ind, parent)]
+    if roll < e.p_prompt_mutation + e.p_param_mutation or not partners:
+        return toolbox.mutate_params(parent.strategy, generation=generation), f"parameter mutation of {name}"
+    better, worse = sorted([parent, rng.choice(partners)], key=lambda i: -i.fitness_value)
+    return (
+        toolbox.mate(better.strategy, worse.strategy, generation),
+        f"crossover of {better.strategy.id} and {worse.strategy.id}",
+    )
+
+
+def why_a_copy(child: Strategy, repeated: str) -> str:
+    if child.operator == "prompt_mutation_failed":
+        return "got no answer from the LLM"
+    if repeated in child.parents:
+        return "changed nothing"
+    return f"repeats strategy {repeated}"
 
 
 def next_population(
@@ -338,7 +392,10 @@ class Evolution:
             e = self.config.evolution
             children = seed_strategies(list(e.strategy_types), e.population, generation=1)
         else:
-            children = vary(self.toolbox, self.config, self.rng, self.population, generation)
+            evaluated = {key: record["strategy_id"] for key, record in self.cache.items()}
+            children = vary(
+                self.toolbox, self.config, self.rng, self.population, generation, evaluated=evaluated, log=self.log
+            )
         after = self.bench.llm.usage.to_dict()
         usage = {k: round(after[k] - before[k], 6) for k in self.usage if k in after}  # prompt-mutation calls
         ckpt.atomic_write_text(

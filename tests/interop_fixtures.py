@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from corpus import dev_set
 from sandbox import file_lock
 from tests.sandbox_fixtures import require_docker
 
 CACHE = Path.home() / ".cache" / "sebgen" / "interop-venvs"
 HINT = "run `bash .ci/provision_interop.sh` (CI does)"
-REAL_REPOS = Path(__file__).resolve().parents[2] / "shared" / "real-repos"
+REAL_REPOS = dev_set("python")
 
 
 def _missing(what: str) -> None:

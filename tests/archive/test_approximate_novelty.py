@@ -258,7 +258,7 @@ def test_evolution_across_the_switch_scores_every_task_within_tolerance_of_exact
     monkeypatch.setattr(loop_module, "evaluate_strategy",
                         lambda strategy, candidates, generator, settings, progress=None, sample=1:
                         CannedEvaluation(strategy, sample))  # fmt: skip
-    monkeypatch.setattr(loop_module, "vary", lambda toolbox, config, rng, population, generation: [
+    monkeypatch.setattr(loop_module, "vary", lambda toolbox, config, rng, population, generation, **_: [
         ind.strategy.child(operator="prompt_mutation", parents=(ind.strategy.id,), generation=generation,
                            prompt=f"{ind.strategy.prompt} Variant {generation}.") for ind in population])  # fmt: skip
 

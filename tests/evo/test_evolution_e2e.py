@@ -6,6 +6,8 @@ import time
 
 import pytest
 
+from evo.runfolder import RunFolder
+from tasks import Strategy
 from tests.e2e import FAST, ROOT, hof_all, journal_lines, paid_llm_calls, popen, sebgen
 from tests.marks import require_mark  # noqa: E402
 
@@ -64,6 +66,19 @@ def test_hof_json_has_the_design_fields(reference):
     last = json.loads(sebgen("hof", reference, "--gen", 2, "--json", check=True).stdout)
     assert any(e["genes"]["sel_link"] != 0.0 or e["genes"]["statement_words"] != 400 for e in last)
     assert (reference / "config.yaml").is_file()
+
+
+def test_no_child_repeats_a_parent_or_an_earlier_strategy(reference):
+    """Variation retries or drops a child whose genome is already known (evo.loop.vary), so
+    every evaluation slot goes to a new strategy."""
+    seen: set[str] = set()
+    for generation, offspring in sorted(RunFolder(reference).offspring().items()):
+        for child in map(Strategy.from_dict, offspring):
+            genome = child.genome_hash()
+            assert genome[:12] not in child.parents, f"generation {generation}: {child.id} copies its parent"
+            assert genome not in seen, f"generation {generation}: {child.id} was met before"
+            seen.add(genome)
+    assert len(seen) > 3  # the seeds and their offspring
 
 
 def test_same_seed_gives_the_same_hall_of_fame(reference, tmp_path):

@@ -6,15 +6,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 
+from corpus import dev_set
 from tests.e2e import sebgen
 from tests.sandbox_fixtures import require_docker
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
-REAL = Path(__file__).resolve().parents[3] / "shared" / "real-repos"
+REAL = dev_set("python")
 BUNDLE = "mahmoud__boltons.bundle"
 COMMIT = "ec1ff9f672"  # first-parent bug fix; flit_core build, no dependencies: a quick image
 

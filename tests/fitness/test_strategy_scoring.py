@@ -147,7 +147,7 @@ def canned_run(tmp_path, monkeypatch):
 
     monkeypatch.setattr(loop_module, "Workbench", StubBench)
     monkeypatch.setattr(loop_module, "evaluate_strategy", run.evaluate)
-    monkeypatch.setattr(loop_module, "vary", lambda toolbox, config, rng, population, generation: list(children))
+    monkeypatch.setattr(loop_module, "vary", lambda toolbox, config, rng, population, generation, **_: list(children))
     run_dir = tmp_path / "run"
     outcome = Evolution(config, run_dir, log=lambda *_: None).run(2)
     return SimpleNamespace(

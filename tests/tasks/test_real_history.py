@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from corpus import dev_set
 from environment import make_sandbox
 from llm.offline import write_statement
 from sandbox import Limits, apply_patch, export_tree, repo_name
@@ -22,7 +23,7 @@ from tasks.validate import Validator, check_functional_layer
 from tests.e2e import sebgen
 
 EMPTY_CODE_SPAN = re.compile(r"(?<!`)``(?!`)")  # a fence (```) is not one
-REAL_REPOS = Path(__file__).resolve().parents[3] / "shared" / "real-repos"
+REAL_REPOS = dev_set("python")
 CALC = """import json
 import pathlib
 
