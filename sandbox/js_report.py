@@ -27,6 +27,8 @@ from pathlib import Path
 
 from records import FailureEvidence
 
+from .errors import SandboxError
+
 RUNNERS = ("jest", "vitest", "mocha", "node-test")
 OUTCOMES = ("passed", "failed", "skipped", "error")
 
@@ -60,7 +62,7 @@ _MATCHER_CALL = re.compile(r"^expect\(received\)\.(?:not\.)?(?:resolves\.|reject
 _MATCHER_VALUE = re.compile(r"^(?P<side>Expected|Received): (?P<value>.*)$", re.MULTILINE)
 
 
-class RunnerReportError(Exception):
+class RunnerReportError(SandboxError):
     """The runner's report is missing, does not parse, or is not the shape its runner writes."""
 
 

@@ -107,7 +107,7 @@ def test_vitest_reporter_gives_outcomes_load_errors_and_the_values_vitest_json_l
     adds = parsed.failures["test/sample.test.mjs::math > add > adds two numbers"]
     assert (adds.kind, adds.op, adds.expected, adds.observed, adds.line) == ("compare", "strictEqual", "5", "-1", 6)
     thrown = parsed.failures["test/sample.test.mjs::throws type error"]
-    assert (thrown.kind, thrown.error_type, thrown.expected, thrown.line) == ("error", "TypeError", "", 18)
+    assert (thrown.kind, thrown.error_type, thrown.expected, thrown.line) == ("error", "TypeError", None, 18)
     assert set(parsed.load_errors) == {"test/syntax.test.mjs", "test/missing.test.mjs"}
     assert "no-such-module" in parsed.load_errors["test/missing.test.mjs"]
 
