@@ -3,6 +3,8 @@ the config's overrides, the repair loop that reads build and collection logs, an
 
     backend = make_sandbox("auto", limits=Limits(...), install={...}, setup_attempts=3)
     recipe = detect_recipe(repo, commit)            # what an export installs
+    languages_of(repo, commit)                      # ("python",), ("javascript",), both or ()
+    js_recipe = detect_js_recipe(repo, commit)      # a JS/TS snapshot's node, package manager, build, runner
     report = backend.setup(repo, "HEAD")            # build, repair, run the suite
 
 Uses `sandbox` to try a recipe (the backends receive `RecipeBook.recipe_for`); the sandbox
@@ -10,6 +12,8 @@ never imports this package.
 """
 
 from .detect import DEP_FILES, detect_recipe, pretend_version_env
+from .js_detect import detect_js_recipe
+from .languages import LANGUAGE_NAMES, common_extensions, language_markers, languages_of, snapshot_files
 from .recipes import RecipeBook
 from .repair import Fix, diagnose
 from .setup import SetupBackend, SetupError, make_sandbox
@@ -17,11 +21,17 @@ from .setup import SetupBackend, SetupError, make_sandbox
 __all__ = [
     "DEP_FILES",
     "Fix",
+    "LANGUAGE_NAMES",
     "RecipeBook",
     "SetupBackend",
     "SetupError",
+    "common_extensions",
+    "detect_js_recipe",
     "detect_recipe",
     "diagnose",
+    "language_markers",
+    "languages_of",
     "make_sandbox",
     "pretend_version_env",
+    "snapshot_files",
 ]

@@ -40,6 +40,8 @@ from .integrity import (
     restore_for_verification,
     shadowed_module,
 )
+from .js_recipe import JsRecipe
+from .js_report import mocha_options_from_script
 from .local import LocalBackend
 from .parallel import run_parallel
 from .recipe import PRETEND_VERSION, STEP_MARK, InstallRecipe, RecipeFor, add_version_files, install_commands, no_recipe
@@ -89,6 +91,7 @@ __all__ = [
     "DockerBackend",
     "FunctionalResult",
     "InstallRecipe",
+    "JsRecipe",
     "Limits",
     "LocalBackend",
     "MAX_BINARY_BYTES",
@@ -124,6 +127,7 @@ __all__ = [
     "is_protected",
     "list_files_at",
     "make_backend",
+    "mocha_options_from_script",
     "no_recipe",
     "patch_files",
     "prepare_tree",

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import git
 
+from environment import LANGUAGE_NAMES, common_extensions, language_markers, snapshot_files
 from llm import is_prose_file
 from records import UserError
 from sandbox import repo_name
@@ -109,6 +110,32 @@ def open_repo(path: str | Path) -> git.Repo:
     except ValueError:
         raise MiningError(f"{path} is a git repository with no commits") from None
     return repo
+
+
+MINED_LANGUAGES = ("python",)  # the languages whose commits become tasks today
+
+
+def require_mined_language(path: str | Path) -> None:
+    """Raise MiningError with one sentence when the repository's HEAD holds none of the languages
+    mining reads: what it holds instead, and which languages SEBGen knows."""
+    files = snapshot_files(Path(path), "HEAD")
+    markers = language_markers(files)
+    if any(language in markers for language in MINED_LANGUAGES):
+        return
+    mined = " and ".join(LANGUAGE_NAMES[lang] for lang in MINED_LANGUAGES)
+    coming = " and ".join(name for lang, name in LANGUAGE_NAMES.items() if lang not in MINED_LANGUAGES)
+    today = f"SEBGen makes tasks from {mined} repositories today, and {coming} is being added"
+    name = repo_name(path)
+    if markers:
+        found = " and ".join(LANGUAGE_NAMES[lang] for lang in markers)
+        shown = ", ".join(f for lang in markers for f in markers[lang])
+        raise MiningError(f"{name} is a {found} repository ({shown}); {today}")
+    extensions = common_extensions(files)
+    holds = f"its files are mostly {', '.join(extensions)}" if extensions else "it holds no files with an extension"
+    raise MiningError(
+        f"{name} is in none of the languages SEBGen knows ({', '.join(LANGUAGE_NAMES.values())}): "
+        f"no Python packaging file or Python test, no package.json; {holds}. {today}"
+    )
 
 
 def _parse_day(value: str | date | None) -> date | None:
@@ -403,6 +430,7 @@ def mine(
     and tests and its message describes a pull request (`distinct_changes`); otherwise its
     change is already counted through those commits, which carry its title and description."""
     repo = open_repo(path)
+    require_mined_language(path)
     since_day, until_day = _parse_day(since), _parse_day(until)
     records = walk(repo, max_count=max_commits)
     history, on_chain = History(records), first_parent_chain(repo)
@@ -467,6 +495,7 @@ def mine_named(path: str | Path, shas: Sequence[str], *, max_source_files: int =
     else one sentence saying why it cannot become a task. Its kind is classified but never
     decides whether it is tried."""
     repo = open_repo(path)
+    require_mined_language(path)
     on_chain = first_parent_chain(repo)
     return [_named(repo, path, given, on_chain, max_source_files) for given in shas]
 
