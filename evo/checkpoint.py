@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections.abc import Iterable
 from pathlib import Path
 
 from evo.faults import crash_point
@@ -60,30 +61,20 @@ def restore_rng(rng: random.Random, data: dict) -> None:
     np.random.set_state((name, np.array(keys, dtype=np.uint32), pos, has_gauss, cached))
 
 
-def checkpoint_dir(run_dir: Path) -> Path:
-    return Path(run_dir) / "checkpoints"
-
-
-def checkpoint_path(run_dir: Path, generation: int) -> Path:
-    return checkpoint_dir(run_dir) / f"gen-{generation:04d}.json"
-
-
-def save(run_dir: Path, state: dict, keep: int) -> Path:
+def save(path: Path, state: dict) -> None:
+    """Write a generation's state to `path` (the run folder names it), stamped with the format."""
     state = {"format": FORMAT, **state}
-    path = checkpoint_path(run_dir, state["generation"])
     atomic_write_text(
         path,
         json.dumps(state, sort_keys=True),
         before_rename=lambda: crash_point("checkpoint_write", state["generation"]),
     )
-    for old in sorted(checkpoint_dir(run_dir).glob("gen-*.json"))[:-keep]:
-        old.unlink(missing_ok=True)
-    return path
 
 
-def load_latest(run_dir: Path, log=print) -> dict | None:
-    """The newest checkpoint that parses; earlier ones are the fallback for a corrupt newest."""
-    for path in sorted(checkpoint_dir(run_dir).glob("gen-*.json"), reverse=True):
+def load_latest(paths: Iterable[Path], log) -> dict | None:
+    """The first of `paths` (newest first) that parses; the later ones are the fallback for a
+    corrupt newest."""
+    for path in paths:
         try:
             state = json.loads(path.read_text(encoding="utf-8"))
             if state.get("format") != FORMAT or "generation" not in state:

@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.table import Table
 from typer.core import TyperCommand
 
-from evo.checkpoint import load_latest
+from evo.runfolder import ExperimentFolder, RunFolder
 from records import UserError
 
 if TYPE_CHECKING:
@@ -179,12 +179,6 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _journal_count(run_dir: Path) -> int:
-    from evo.runfolder import RunFolder
-
-    return len(RunFolder(run_dir).evaluations())
-
-
 def _run(config: Config, run_dir: Path, generations: int, resumed_from: Optional[int] = None) -> None:
     from evo.loop import Evolution
 
@@ -208,7 +202,8 @@ def _run(config: Config, run_dir: Path, generations: int, resumed_from: Optional
         err.print(
             f"run finished: {_count(outcome.generation - resumed_from, 'generation')} and "
             f"{_count(outcome.evaluations_performed, 'evaluation')} since resume in {elapsed:.0f}s "
-            f"({_count(outcome.generation, 'generation')} and {_count(_journal_count(run_dir), 'evaluation')} "
+            f"({_count(outcome.generation, 'generation')} and "
+            f"{_count(len(RunFolder(run_dir).evaluations()), 'evaluation')} "
             f"in all); run folder {run_dir}"
         )
     if best:
@@ -226,11 +221,11 @@ def run(
     with friendly_errors():
         cfg = _config(config, set_)
         run_dir = run_dir or Path("runs") / f"{config.stem}-{datetime.now():%Y%m%d-%H%M%S}"
-        if (run_dir / "config.yaml").exists():
+        folder = RunFolder(run_dir)
+        if folder.config_path.exists():
             raise UserError(f"run folder {run_dir} already holds a run; continue it with: sebgen resume {run_dir}")
         _preflight(cfg)
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "config.yaml").write_text(cfg.to_yaml(), encoding="utf-8")
+        folder.write_config(cfg.to_yaml())
         err.print(
             f"run folder {run_dir}: population {cfg.evolution.population}, "
             f"{cfg.evolution.generations} generations, model {cfg.llm.model}"
@@ -246,15 +241,15 @@ def resume(
 ):
     """Continue a run from its last complete checkpoint."""
     with friendly_errors():
-        if not (_existing(run_dir, "run folder") / "config.yaml").is_file():
-            raise UserError(f"{run_dir} is not a SEBGen run folder (no config.yaml)")
-        cfg = _config(run_dir / "config.yaml", set_)
+        folder = RunFolder(_existing(run_dir, "run folder"))
+        if not folder.config_path.is_file():
+            raise UserError(f"{run_dir} is not a SEBGen run folder (no {folder.config_path.name})")
+        cfg = _config(folder.config_path, set_)
         if generations is not None:
             cfg.evolution.generations = generations
-            (run_dir / "config.yaml").write_text(cfg.to_yaml(), encoding="utf-8")
-        (run_dir / "STOP").unlink(missing_ok=True)
-        state = load_latest(run_dir, log=lambda _m: None)
-        _run(cfg, run_dir, cfg.evolution.generations, resumed_from=state["generation"] if state else 0)
+            folder.write_config(cfg.to_yaml())
+        folder.clear_stop()
+        _run(cfg, run_dir, cfg.evolution.generations, resumed_from=folder.generation())
 
 
 @app.command(**usage("RUN_DIR [--gen N] [--json] [--lineage ID]"))
@@ -268,17 +263,17 @@ def hof(
 ):
     """Hall of fame as of generation N (default: the last)."""
     with friendly_errors():
-        _existing(run_dir, "run folder")
-        state = load_latest(run_dir, log=lambda _m: None) if run_dir.is_dir() else None
-        if state is None:
+        by_generation = RunFolder(_existing(run_dir, "run folder")).hall_of_fame_by_generation()
+        if not by_generation:
             raise UserError(f"{run_dir} has no checkpoint yet (is it a SEBGen run folder?)")
         if lineage is not None:
             _print_lineage(run_dir, lineage)
             return
-        gen = gen or state["generation"]
-        entries = state["hof_by_generation"].get(str(gen))
+        last = max(by_generation)
+        gen = gen or last
+        entries = by_generation.get(gen)
         if entries is None:
-            raise UserError(f"generation {gen} is not in {run_dir}; it has generations 1..{state['generation']}")
+            raise UserError(f"generation {gen} is not in {run_dir}; it has generations 1..{last}")
         if as_json:
             sys.stdout.write(json.dumps(entries, indent=2, sort_keys=True) + "\n")
             return
@@ -774,11 +769,9 @@ def _agent(name: str, seed: int):
 def _results_path(tasks: Path, label: str) -> Path:
     """Where `evaluate` writes without --out: the run folder's results/ (the report's leaderboard
     reads it) when the tasks are a run folder's or a file in one, else beside the tasks file."""
-    from evo.runfolder import RunFolder
-
     run = RunFolder(tasks) if RunFolder(tasks).is_run() else RunFolder.enclosing(tasks)
     if run is not None:
-        return run.path / "results" / f"{label}.json"
+        return run.results_path(label)
     return tasks.with_name(f"{tasks.stem}.{label}.results.json")
 
 
@@ -904,8 +897,6 @@ def _dataset(source: Path, source_repos) -> list:
 
 def _run_folder(path: Path):
     """The run folder at `path`, or one sentence saying why it is not one."""
-    from evo.runfolder import RunFolder
-
     run = RunFolder(_existing(path, "run folder"))
     if not run.is_run():
         raise UserError(f"{path} is not a SEBGen run folder: it has no config.yaml or no checkpoint yet")
@@ -981,7 +972,7 @@ def experiment_cmd(
                 markup=False,
             )
         out.print(document["verdict"], markup=False)
-        out.print(f"results: {out_dir / 'experiment.json'}; plot: {build_experiment_report(out_dir)}")
+        out.print(f"results: {ExperimentFolder(out_dir).document_path}; plot: {build_experiment_report(out_dir)}")
 
 
 def _shown_genes(strategy: dict) -> dict:

@@ -35,16 +35,15 @@ arm is still charged the validations it would have paid alone.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import statistics
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from evo import checkpoint as ckpt
 from evo.config import Config
 from evo.loop import Evolution, RunError
+from evo.runfolder import ExperimentFolder, RunFolder
 from evo.runtime import Workbench, eval_settings, mine_all, resolve_repos
 from fitness import (
     DIMENSIONS,
@@ -121,33 +120,30 @@ def t_interval(values: list[float], confidence: float = 0.95, bounds: tuple[floa
     return {"mean": round(mean, 4), "low": round(low, 4), "high": round(high, 4), "n": n}
 
 
-def training_scores(run_dir: Path) -> tuple[list[list[Strategy]], dict[str, float]]:
+def training_scores(run: RunFolder) -> tuple[list[list[Strategy]], dict[str, float]]:
     """(offspring per generation, each genome's fitness as last scored in the run; EV for runs
     scored before fitness existed)."""
-    folder = Path(run_dir) / "generations"
+    scores = run.scores()
     offspring, latest = [], {}
-    for path in sorted(folder.glob("gen-*.offspring.json")):
-        offspring.append([Strategy.from_dict(s) for s in json.loads(path.read_text(encoding="utf-8"))["offspring"]])
-        scores = path.with_name(path.name.replace(".offspring.", ".scores."))
-        for key, score in json.loads(scores.read_text(encoding="utf-8")).items():
+    for generation, children in sorted(run.offspring().items()):
+        offspring.append([Strategy.from_dict(s) for s in children])
+        for key, score in scores[generation].items():
             latest[key] = score.get("fitness", score["exploration_value"])
     return offspring, latest
 
 
-def generation_curve(run_dir: Path) -> list[dict]:
+def generation_curve(run: RunFolder) -> list[dict]:
     """Per generation of a training run: best and mean EV (and fitness) of its offspring as
     scored that generation, and the container validations its fresh evaluations spent."""
-    folder = Path(run_dir) / "generations"
-    journal = ckpt.Journal(Path(run_dir) / "evaluations.jsonl").read()
     spent: dict[int, int] = {}
-    for record in journal:
+    for record in run.evaluations():
         g = record.get("generation", 0)
         spent[g] = spent.get(g, 0) + record.get("validations", validations_of(record.get("tasks", [])))
+    scored = run.scores()
     curve = []
-    for path in sorted(folder.glob("gen-*.offspring.json")):
-        generation = int(path.name.split("-")[1].split(".")[0])
-        children = [Strategy.from_dict(s) for s in json.loads(path.read_text(encoding="utf-8"))["offspring"]]
-        scores = json.loads(path.with_name(path.name.replace(".offspring.", ".scores.")).read_text(encoding="utf-8"))
+    for generation, offspring in sorted(run.offspring().items()):
+        children = [Strategy.from_dict(s) for s in offspring]
+        scores = scored[generation]
         evs = [scores[c.genome_hash()]["exploration_value"] for c in children if c.genome_hash() in scores]
         fits = [scores[c.genome_hash()].get("fitness", 0.0) for c in children if c.genome_hash() in scores]
         curve.append(
@@ -163,10 +159,10 @@ def generation_curve(run_dir: Path) -> list[dict]:
     return curve
 
 
-def pick_arms(run_dir: Path) -> tuple[Strategy, Strategy | None, bool]:
+def pick_arms(run: RunFolder) -> tuple[Strategy, Strategy | None, bool]:
     """(best seed, best strategy made by the run or None, whether a made one tops the run).
     Ties go to the earlier generation and population order."""
-    offspring, latest = training_scores(run_dir)
+    offspring, latest = training_scores(run)
     seeds = offspring[0]
     seed_hashes = {s.genome_hash() for s in seeds}
     made = [s for generation in offspring[1:] for s in generation if s.genome_hash() not in seed_hashes]
@@ -228,7 +224,7 @@ def apply_heldout(
 def run_seed(
     config: Config,
     seed: int,
-    out: Path,
+    experiment: ExperimentFolder,
     train: list[Candidate],
     heldout: list[Candidate],
     log: Callable[[str], None],
@@ -239,28 +235,27 @@ def run_seed(
     random_search = seeded.model_copy(deep=True)
     random_search.evolution.epsilon = 1.0
     generations = seeded.evolution.generations
-    runs = {}
+    runs = {name: experiment.training_run(seed, name) for name in ("evolved", "random_search")}
     for name, cfg in (("evolved", seeded), ("random_search", random_search)):
-        run_dir = out / f"seed-{seed}" / name
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "config.yaml").write_text(cfg.to_yaml(), encoding="utf-8")
-        log(f"seed {seed}: {name} run on {len(train)} training candidates ({generations} generations) in {run_dir}")
-        runs[name] = Evolution(cfg, run_dir, log=log, candidates=train, functional_cache=verdicts).run(generations)
-        if not runs[name].finished:
-            raise RunError(f"experiment stopped during {run_dir}; run the same command again to continue")
-    seed_strategy, evolved, evolved_tops = pick_arms(out / f"seed-{seed}" / "evolved")
-    _, random_made, random_tops = pick_arms(out / f"seed-{seed}" / "random_search")
+        run = runs[name]
+        run.write_config(cfg.to_yaml())
+        log(f"seed {seed}: {name} run on {len(train)} training candidates ({generations} generations) in {run.path}")
+        outcome = Evolution(cfg, run.path, log=log, candidates=train, functional_cache=verdicts).run(generations)
+        if not outcome.finished:
+            raise RunError(f"experiment stopped during {run.path}; run the same command again to continue")
+    seed_strategy, evolved, evolved_tops = pick_arms(runs["evolved"])
+    _, random_made, random_tops = pick_arms(runs["random_search"])
     strategies = {
         "best_seed": seed_strategy,
         "evolved": evolved or seed_strategy,
         "random_search": random_made or seed_strategy,
     }
-    trained = {name: training_scores(out / f"seed-{seed}" / name)[1] for name in runs}
+    trained = {name: training_scores(run)[1] for name, run in runs.items()}
     training_fitness = {
         arm: trained["random_search" if arm == "random_search" else "evolved"].get(strategies[arm].genome_hash())
         for arm in ARMS
     }
-    curves = {name: generation_curve(out / f"seed-{seed}" / name) for name in runs}
+    curves = {name: generation_curve(run) for name, run in runs.items()}
     from archive import Archive
 
     bench = Workbench.build(seeded, None, log=log, candidates=heldout)
@@ -269,7 +264,7 @@ def run_seed(
     validations = config.experiment.heldout_validations
     try:
         with Archive.open(
-            out / f"seed-{seed}" / "heldout-novelty", model=config.archive.model, k=config.archive.k
+            experiment.heldout_novelty_dir(seed), model=config.archive.model, k=config.archive.k
         ) as reference:
             # novelty on held-out: against the arm's other held-out tasks (leave-one-out)
             novelty = lambda tasks: reference.novelty_of_tasks(tasks, peers=True)  # noqa: E731
@@ -277,9 +272,7 @@ def run_seed(
             for arm in ARMS:
                 arms[arm] = apply_heldout(strategies[arm], bench, heldout, seeded, validations, novelty)
                 tried = arms[arm].pop("tasks")
-                ckpt.atomic_write_text(  # the arm's held-out tasks, for inspection
-                    out / f"seed-{seed}" / f"heldout-{arm}.jsonl", "".join(json.dumps(t) + "\n" for t in tried)
-                )
+                experiment.write_heldout_tasks(seed, arm, tried)  # for inspection
                 arms[arm]["training_fitness"] = training_fitness[arm]
                 a = arms[arm]
                 log(
@@ -290,7 +283,7 @@ def run_seed(
                 )
     finally:
         bench.close()
-    usage = {name: dict(ckpt.load_latest(out / f"seed-{seed}" / name, log=lambda _m: None)["usage"]) for name in runs}
+    usage = {name: dict(run.checkpoint()["usage"]) for name, run in runs.items()}
     return {
         "seed": seed,
         "arms": arms,
@@ -359,8 +352,8 @@ def verdict(summary: dict, per_seed: list[dict]) -> str:
 
 
 def run_experiment(config: Config, out: Path, log: Callable[[str], None] = print) -> dict:
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    folder = ExperimentFolder(out)
+    folder.path.mkdir(parents=True, exist_ok=True)
     if config.parallel.backend != "serial":
         log("experiment: evaluating serially (the training runs use a commit subset that workers would not see)")
         config = config.model_copy(deep=True)
@@ -382,12 +375,10 @@ def run_experiment(config: Config, out: Path, log: Callable[[str], None] = print
     verdicts: dict | None = {} if config.fitness.reuse_functional_results else None
     per_seed = []
     for seed in e.seeds:
-        done = out / f"seed-{seed}" / "result.json"
-        if done.is_file():  # a re-run continues: finished seeds are not paid for twice
-            per_seed.append(json.loads(done.read_text(encoding="utf-8")))
-            continue
-        result = run_seed(config, seed, out, train, heldout, log, verdicts)
-        ckpt.atomic_write_text(done, json.dumps(result, sort_keys=True, indent=1))
+        result = folder.seed_result(seed)  # a re-run continues: finished seeds are not paid for twice
+        if result is None:
+            result = run_seed(config, seed, folder, train, heldout, log, verdicts)
+            folder.write_seed_result(seed, result)
         per_seed.append(result)
     summary = summarise(per_seed)
     document = {
@@ -405,5 +396,5 @@ def run_experiment(config: Config, out: Path, log: Callable[[str], None] = print
         "per_seed": per_seed,
         "verdict": verdict(summary, per_seed),
     }
-    ckpt.atomic_write_text(out / "experiment.json", json.dumps(document, sort_keys=True, indent=1))
+    folder.write_document(document)
     return document

@@ -16,7 +16,6 @@ scores all refer to the same archive (each entry says which).
 
 from __future__ import annotations
 
-import json
 import random
 import signal
 import time
@@ -32,6 +31,7 @@ from evo.config import Config
 from evo.faults import crash_point
 from evo.individual import Individual, same_genome
 from evo.parallel import make_runner
+from evo.runfolder import RunFolder
 from evo.runtime import Workbench, eval_settings, open_archive
 from fitness import (
     DIMENSIONS,
@@ -241,6 +241,7 @@ class Evolution:
         functional_cache: dict | None = None,
     ):
         self.config, self.run_dir, self.log = config, Path(run_dir), log
+        self.folder = RunFolder(self.run_dir)
         self.candidates = candidates  # None: mine the config's repos (workers do the same)
         # verdicts of identical code states shared with other runs in this process (an experiment's
         # arms); the validations they stand for are still counted (fitness.reuse_functional_results)
@@ -248,7 +249,7 @@ class Evolution:
         self.on_progress = on_progress or (lambda event: None)
         self.rng = random.Random(config.seed)
         np.random.seed(config.seed % (2**32))
-        self.journal = ckpt.Journal(self.run_dir / "evaluations.jsonl")
+        self.journal = self.folder.journal
         self.cache: dict[str, dict] = {}  # genome hash -> execution result (never novelty)
         self._filtered: dict[int, dict[str, list[dict]]] = {}  # generation -> tasks after its batch filter
         self.population: list[Individual] = []
@@ -264,7 +265,7 @@ class Evolution:
     # ------------------------------------------------------------ state
 
     def restore(self) -> None:
-        state = ckpt.load_latest(self.run_dir, log=self.log)
+        state = self.folder.checkpoint(log=self.log)
         for record in self.journal.read():
             self.cache[record["genome_hash"]] = record
         if state is None:
@@ -306,7 +307,11 @@ class Evolution:
             "hof_by_generation": self.hof_by_generation,
             "logbook": self.history,
             "evaluation_cache": summary,  # full records (with tasks) are in evaluations.jsonl
-            "archive": {"path": "archive", "generation": self.generation, "tasks": self.archive.count()},
+            "archive": {
+                "path": self.folder.archive_dir.name,
+                "generation": self.generation,
+                "tasks": self.archive.count(),
+            },
             "rng": ckpt.rng_state(self.rng),
             "usage": self.usage,
         }
@@ -331,7 +336,7 @@ class Evolution:
         return lambda: [signal.signal(s, h) for s, h in previous.items()]
 
     def should_stop(self) -> bool:
-        if self.stop_reason is None and (self.run_dir / "STOP").exists():
+        if self.stop_reason is None and self.folder.stop_requested():
             self.stop_reason = "STOP file"
             self.log("STOP file found: finishing the evaluations in flight, then stopping")
         return self.stop_reason is not None
@@ -381,9 +386,8 @@ class Evolution:
     def _offspring(self, generation: int) -> list[Strategy]:
         """Variation, journaled: a resumed run reuses the offspring (and their paid prompt
         mutations) instead of asking the LLM again."""
-        path = self.run_dir / "generations" / f"gen-{generation:04d}.offspring.json"
-        if path.is_file():
-            data = json.loads(path.read_text(encoding="utf-8"))
+        data = self.folder.offspring_record(generation)
+        if data is not None:
             ckpt.restore_rng(self.rng, data["rng"])
             self._add_usage(data.get("usage", {}))
             return [Strategy.from_dict(s) for s in data["offspring"]]
@@ -398,12 +402,9 @@ class Evolution:
             )
         after = self.bench.llm.usage.to_dict()
         usage = {k: round(after[k] - before[k], 6) for k in self.usage if k in after}  # prompt-mutation calls
-        ckpt.atomic_write_text(
-            path,
-            json.dumps(
-                {"offspring": [c.to_dict() for c in children], "rng": ckpt.rng_state(self.rng), "usage": usage},
-                sort_keys=True,
-            ),
+        self.folder.write_offspring(
+            generation,
+            {"offspring": [c.to_dict() for c in children], "rng": ckpt.rng_state(self.rng), "usage": usage},
         )
         self._add_usage(usage)
         return children
@@ -495,7 +496,7 @@ class Evolution:
         self.logbook.record(**record)
         self.history.append(record)
         self.generation = generation
-        ckpt.save(self.run_dir, self.snapshot(), keep=self.config.checkpoint.keep)
+        self.folder.save_checkpoint(self.snapshot(), keep=self.config.checkpoint.keep)
         crash_point("between_generations", generation)
         self.on_progress(
             {
@@ -580,9 +581,7 @@ class Evolution:
                     "archive_tasks": archive_tasks,
                 }
             ind.assign(scores[key])
-        ckpt.atomic_write_text(
-            self.run_dir / "generations" / f"gen-{generation:04d}.scores.json", json.dumps(scores, sort_keys=True)
-        )
+        self.folder.write_scores(generation, scores)
         self.on_progress(
             {
                 "event": "scored",

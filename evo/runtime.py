@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evo.config import Config
+from evo.runfolder import RunFolder
 from fitness import EvalSettings
 from llm import LLMClient
 from tasks import Candidate, Generator, MiningError, Validator, mine
@@ -53,7 +54,7 @@ def make_llm(config: Config, run_dir: Path | None = None) -> LLMClient:
         backoff_s=c.backoff_s,
         mock_response=c.mock_response,
         local=c.local.model_dump(),
-        replay_dir=Path(run_dir) / "llm_replay" if run_dir is not None else None,
+        replay_dir=RunFolder(run_dir).llm_replay_dir if run_dir is not None else None,
     )
 
 
@@ -93,7 +94,7 @@ def open_archive(config: Config, run_dir: Path | None, read_only: bool = False):
 
     a = config.archive
     return Archive.open(
-        Path(run_dir) / "archive",
+        RunFolder(run_dir).archive_dir,
         model=a.model,
         k=a.k,
         duplicate_threshold=a.duplicate_threshold,

@@ -18,6 +18,7 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from evo.lineage import ancestry  # noqa: E402
 from evo.report.data import LEVELS, ReportError, RunData, best_so_far, read_run  # noqa: E402
+from evo.runfolder import ExperimentFolder, RunFolder  # noqa: E402
 from records import LAYERS  # noqa: E402
 
 # ------------------------------------------------------------------ plots
@@ -383,10 +384,10 @@ def build_report(run_dir: Path) -> Path:
     run_dir = Path(run_dir)
     if not run_dir.exists():
         raise ReportError(f"run folder {run_dir} does not exist")
-    if not (run_dir / "checkpoints").is_dir() and (run_dir / "experiment.json").is_file():
+    if ExperimentFolder(run_dir).is_experiment():
         return build_experiment_report(run_dir)
     data = read_run(run_dir)
-    out = run_dir / "report"
+    out = RunFolder(run_dir).report_dir
     out.mkdir(parents=True, exist_ok=True)
     index = out / "index.html"
     index.write_text(run_page(data, out), encoding="utf-8")
@@ -487,12 +488,12 @@ def build_experiment_report(exp_dir: Path) -> Path:
     """EXP_DIR/report/index.html for `sebgen experiment`: per arm and metric, mean with 95% CI;
     the paired differences; the difficulty histograms; the training runs' best and mean EV per
     generation; validations per kept task and each arm's genes."""
-    exp_dir = Path(exp_dir)
-    doc = json.loads((exp_dir / "experiment.json").read_text(encoding="utf-8"))
+    experiment = ExperimentFolder(exp_dir)
+    doc = experiment.read_document()
     arms, metrics = list(doc["arms"]), list(next(iter(doc["arms"].values())))
     # the bars: the headline metrics (the EV's other dimensions are in the table)
     shown = [m for m in metrics if m not in ("quality", "novelty", "skill_diversity", "evolution_potential")]
-    out = exp_dir / "report"
+    out = experiment.report_dir
     out.mkdir(parents=True, exist_ok=True)
     fig, axes = plt.subplots(1, len(shown), figsize=(3 * len(shown), 3.4))
     for ax, metric in zip(axes if len(shown) > 1 else [axes], shown):
@@ -537,7 +538,7 @@ def build_experiment_report(exp_dir: Path) -> Path:
         else ""
     )
     page = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>SEBGen experiment {html.escape(exp_dir.name)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>SEBGen experiment {html.escape(experiment.path.name)}</title>
 <style>{STYLE}</style></head><body>
 <h1>Evolution gain on held-out commits</h1>
 <p>{doc["split"]["train"]} training commits, {doc["split"]["heldout"]} held-out; {budget}
