@@ -45,12 +45,20 @@ NAMES = 16
 
 
 # What changes from one run of the same test to the next: object addresses and thread idents
-# (`<Job object at 0x7f...>`, `<Thread(..., stopped 1403...)>`). Evidence feeds the statement,
-# which must be the same on every run of a seed.
+# (`<Job object at 0x7f...>`, `<Thread(..., stopped 1403...)>`), and the tree's own folder (a new
+# temporary folder on every local run): paths are kept relative to the tree. Evidence feeds the
+# statement, which must be the same on every run of a seed.
 _VOLATILE = re.compile(r"\b0x[0-9a-fA-F]{8,}\b|\b\d{9,}(?=\)>)")
+_tree_prefix = []  # "<the folder pytest was started in>/", set when the session is configured
+
+
+def pytest_configure(config):
+    _tree_prefix[:] = [str(config.invocation_params.dir).rstrip("/") + "/"]
 
 
 def _stable(text):
+    for prefix in _tree_prefix:
+        text = text.replace(prefix, "")
     return _VOLATILE.sub("…", text)
 
 

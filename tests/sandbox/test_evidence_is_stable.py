@@ -1,5 +1,6 @@
 """Failure evidence is the same on every run of a test: it feeds the statement, and a fixed seed
-must give the same statement (object addresses and thread idents differ from run to run)."""
+must give the same statement (object addresses, thread idents and the local backend's temporary
+tree folder differ from run to run)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,12 @@ def test_identity():
     thread.start()
     thread.join()
     assert [box, thread] == [], f"left {box!r} {thread!r}"
+
+
+def test_missing_module():
+    import os
+
+    assert os.path.exists("pkg/absent.py"), os.path.abspath("pkg/absent.py")
 """
 
 
@@ -31,3 +38,6 @@ def test_two_runs_of_a_failing_test_give_the_same_evidence(tmp_path):
     assert evidence[0]["message"].startswith("left <test_box.Box object at ")
     assert "0x" not in str(evidence[0]) and "stopped …)>" in evidence[0]["message"]
     assert evidence[0] == evidence[1]
+    paths = [r.failures["tests/test_box.py::test_missing_module"]["message"] for r in runs]
+    assert paths[0].startswith("pkg/absent.py"), paths[0]  # relative to the tree, not its temp folder
+    assert paths[0] == paths[1]
