@@ -250,7 +250,7 @@ def _run(config: Config, run_dir: Path, generations: int, resumed_from: Optional
             f"in all); run folder {run_dir}"
         )
     if best:
-        out.print(f"best strategy {best['id']} ({best['strategy_type']}) EV {best['exploration_value']:.3f}")
+        out.print(f"best strategy {best.id} ({best.strategy_type}) EV {best.exploration_value:.3f}")
     out.print(f"inspect: sebgen hof {run_dir}")
 
 
@@ -572,7 +572,7 @@ def validate(
         chosen = _layer_list(layers)
         records = revalidate(cfg, records, chosen, log=_log)
         passed = [t for t in records if t.passed]
-        scores = [sum(v["score"] for v in t.validation.values()) / len(t.validation) for t in records if t.validation]
+        scores = [sum(v.score for v in t.validation.values()) / len(t.validation) for t in records if t.validation]
         summary = {
             "layers": chosen,
             "tasks": len(records),

@@ -108,7 +108,8 @@ WRITER_KEYS = (
 
 def writer_failures(task: Task) -> list[dict]:
     """The functional layer's failure evidence of each FAIL_TO_PASS test, as the writer reads it."""
-    details = ((getattr(task, "validation", None) or {}).get("functional") or {}).get("details") or {}
+    functional = (getattr(task, "validation", None) or {}).get("functional")
+    details = functional.details if functional else {}
     recorded = details.get("failures") if isinstance(details.get("failures"), dict) else {}
     out = []
     for test_id in task.FAIL_TO_PASS:
