@@ -233,9 +233,14 @@ def test_evolution_across_the_switch_scores_every_task_within_tolerance_of_exact
     noise = rng.uniform(0.005, 0.05, (SEEDED, 1))  # some archived tasks nearly repeat a topic, most do not
     seeded = centres[owner] + noise * rng.standard_normal((SEEDED, DIM))
     seeded /= np.linalg.norm(seeded, axis=1, keepdims=True)
+    from records import Task
+
+    old = [
+        Task(f"old-{i}", "demo/lib", "", "", "", f"archived task {i}", "", "BUG_FIX", "old").to_dict()
+        for i in range(SEEDED)
+    ]  # task records: the loop reads the judged scores of the run's archive back
     with Archive.open(run_dir / "archive", embedder=embedder) as arc:
-        arc.add_tasks([{"instance_id": f"old-{i}", "problem_statement": f"archived task {i}"} for i in range(SEEDED)],
-                      generation=0, vectors=seeded)  # fmt: skip
+        arc.add_tasks(old, generation=0, vectors=seeded)  # fmt: skip
 
     scored, references = [], {}
     real = Archive.novelty_of_tasks
