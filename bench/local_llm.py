@@ -81,7 +81,7 @@ def main() -> None:
     )
     for task in local["tried"]:
         failed = task.failed_layer()
-        verdict = f"rejected at {failed[0]} ({failed[1].get('category')})" if failed else "kept"
+        verdict = f"rejected at {failed[0]} ({failed[1].category})" if failed else "kept"
         print(f"  {task.base_commit[:8]} {verdict}: {task.problem_statement[:100]!r}")
     print(f"local kept rate: {rate(local['kept'], local['attempts'])}")
 

@@ -407,7 +407,7 @@ def judge(tasks: list[dict]) -> list[str]:
             if not result.passed:
                 rejections.append(f"{task.instance_id} at {name} [{result.category}]: {result.reason}")
                 break
-        data["validation"] = task.validation
+        data["validation"] = {layer: result.to_dict() for layer, result in task.validation.items()}
     return rejections
 
 

@@ -207,7 +207,7 @@ def _run(config: Config, run_dir: Path, generations: int, resumed_from: Optional
             f"in all); run folder {run_dir}"
         )
     if best:
-        out.print(f"best strategy {best['id']} ({best['strategy_type']}) EV {best['exploration_value']:.3f}")
+        out.print(f"best strategy {best.id} ({best.strategy_type}) EV {best.exploration_value:.3f}")
     out.print(f"inspect: sebgen hof {run_dir}")
 
 
@@ -541,7 +541,7 @@ def validate(
             return
         records = revalidate(cfg, records, chosen, log=_log)
         passed = [t for t in records if t.passed]
-        scores = [sum(v["score"] for v in t.validation.values()) / len(t.validation) for t in records if t.validation]
+        scores = [sum(v.score for v in t.validation.values()) / len(t.validation) for t in records if t.validation]
         summary = {
             "layers": chosen,
             "tasks": len(records),

@@ -53,8 +53,8 @@ from fitness import (
     failure_categories,
     kept_tasks,
     score_tasks,
-    validations_of,
 )
+from records import Evaluation, Task
 from tasks import MODULE_KIND, Candidate, MiningError, Strategy, StrategyType, source_modules
 
 ARMS = ("best_seed", "evolved", "random_search")
@@ -138,7 +138,7 @@ def generation_curve(run: RunFolder) -> list[dict]:
     spent: dict[int, int] = {}
     for record in run.evaluations():
         g = record.get("generation", 0)
-        spent[g] = spent.get(g, 0) + record.get("validations", validations_of(record.get("tasks", [])))
+        spent[g] = spent.get(g, 0) + Evaluation.from_dict(record).validations
     scored = run.scores()
     curve = []
     for generation, offspring in sorted(run.offspring().items()):
@@ -172,10 +172,10 @@ def pick_arms(run: RunFolder) -> tuple[Strategy, Strategy | None, bool]:
     return best_seed, best_made, best_made is not None and rank(best_made) > rank(best_seed)
 
 
-def difficulty_histogram(tasks: list[dict], bins: int) -> list[int]:
+def difficulty_histogram(tasks: list[Task], bins: int) -> list[int]:
     counts = [0] * bins
     for t in tasks:
-        counts[min(int(float(t.get("difficulty", 0.0)) * bins), bins - 1)] += 1
+        counts[min(int(float(t.difficulty) * bins), bins - 1)] += 1
     return counts
 
 
@@ -188,15 +188,14 @@ def apply_heldout(
     cap = config.experiment.heldout_attempts or 2 * validations
     tried, spent = [], 0
     for task in attempts_of(strategy, heldout, bench.generator, config.seed, HELDOUT_SAMPLE, cap):
-        record = task.to_dict()
-        tried.append(record)
-        spent += "functional" in record["validation"]
+        tried.append(task)
+        spent += "functional" in task.validation
         if spent >= validations:
             break
     tasks = batch_filter({"arm": tried})["arm"]  # SWE-MERA's filter over the arm's judged batch
     kept = kept_tasks(tasks)
     categories = failure_categories(tasks)
-    judged = [t["validation"]["quality"]["score"] for t in tasks if "quality" in t["validation"]]
+    judged = [t.validation["quality"].score for t in tasks if "quality" in t.validation]
     settings = replace(eval_settings(config), cost_weight=config.fitness.cost_weight)
     score = score_tasks(tasks, settings, novelty)
     attempts = len(tasks)
@@ -211,7 +210,7 @@ def apply_heldout(
         "kept_rate": round(len(kept) / attempts, 4) if attempts else 0.0,
         "leak_rate": round(categories.count("leakage") / attempts, 4) if attempts else 0.0,
         "judge_quality": round(statistics.fmean(judged), 4) if judged else 0.0,
-        "difficulty_coverage": round(difficulty_coverage([t["difficulty"] for t in kept], bins), 4),
+        "difficulty_coverage": round(difficulty_coverage([t.difficulty for t in kept], bins), 4),
         "difficulty_histogram": difficulty_histogram(kept, bins),
         "exploration_value": score.exploration_value,
         "fitness": score.fitness,
@@ -267,7 +266,7 @@ def run_seed(
             experiment.heldout_novelty_dir(seed), model=config.archive.model, k=config.archive.k
         ) as reference:
             # novelty on held-out: against the arm's other held-out tasks (leave-one-out)
-            novelty = lambda tasks: reference.novelty_of_tasks(tasks, peers=True)  # noqa: E731
+            novelty = lambda tasks: reference.novelty_of_tasks([t.to_dict() for t in tasks], peers=True)  # noqa: E731
             arms = {}
             for arm in ARMS:
                 arms[arm] = apply_heldout(strategies[arm], bench, heldout, seeded, validations, novelty)

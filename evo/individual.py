@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from deap import base
 
+from records import HofEntry, Score
 from tasks import Strategy
 
-SUMMARY_KEYS = (
+# What the individual keeps of its score besides EV, fitness and dimensions (the checkpoint's "summary")
+SUMMARY_FIELDS = (
     "attempts",
     "passed",
     "failure_categories",
@@ -54,15 +56,13 @@ class Individual:
         passed, validations = self.summary.get("passed", 0), self.summary.get("validations")
         return round(validations / passed, 4) if passed and validations is not None else None
 
-    def assign(self, score: dict) -> None:
-        """Take a score: exploration_value, fitness (EV without one), dimensions, attempts,
-        passed, failure_categories, validations and where its novelty was measured
-        (`scored_at_generation`, `archive_tasks`)."""
-        self.ev = score["exploration_value"]
-        self.fitness.values = (score.get("fitness", score["exploration_value"]),)
-        self.dimensions = dict(score["dimensions"])
+    def assign(self, score: Score) -> None:
+        """Take a score: its EV, fitness, dimensions, counts and where its novelty was measured."""
+        self.ev = score.exploration_value
+        self.fitness.values = (score.fitness,)
+        self.dimensions = dict(score.dimensions)
         self.novelty = self.dimensions.get("novelty", 0.0)
-        self.summary = {k: score[k] for k in SUMMARY_KEYS if k in score}
+        self.summary = {name: getattr(score, name) for name in SUMMARY_FIELDS}
 
     def to_dict(self) -> dict:
         return {
@@ -85,30 +85,27 @@ class Individual:
         ind.summary = dict(data.get("summary", {}))
         return ind
 
-    def hof_entry(self) -> dict:
+    def hof_entry(self) -> HofEntry:
         s = self.strategy
-        return {
-            "id": s.id,
-            "generation": s.generation,
-            "exploration_value": self.exploration_value,
-            "fitness": self.fitness_value,
-            "dimensions": self.dimensions,
-            "strategy_type": s.strategy_type.value,
-            "params": s.params,
-            "genes": s.shown_genes(),
-            "prompt": s.prompt,
-            "parents": list(s.parents),
-            "operator": s.operator,
-            "tasks_passed": self.summary.get("passed", 0),
-            "tasks_attempted": self.summary.get("attempts", 0),
-            "validations": self.summary.get("validations"),
-            "validations_per_kept": self.validations_per_kept,
-            # novelty (and so EV) is as of this archive: re-scored each generation, never cached
-            "novelty_reference": {
-                "generation": self.summary.get("scored_at_generation"),
-                "archive_tasks": self.summary.get("archive_tasks"),
-            },
-        }
+        return HofEntry(
+            id=s.id,
+            generation=s.generation,
+            exploration_value=self.exploration_value,
+            fitness=self.fitness_value,
+            dimensions=self.dimensions,
+            strategy_type=s.strategy_type.value,
+            params=s.params,
+            genes=s.shown_genes(),
+            prompt=s.prompt,
+            parents=list(s.parents),
+            operator=s.operator,
+            tasks_passed=self.summary.get("passed", 0),
+            tasks_attempted=self.summary.get("attempts", 0),
+            validations=self.summary.get("validations"),
+            validations_per_kept=self.validations_per_kept,
+            novelty_generation=self.summary.get("scored_at_generation"),
+            novelty_archive_tasks=self.summary.get("archive_tasks"),
+        )
 
 
 def same_genome(a: Individual, b: Individual) -> bool:

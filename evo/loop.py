@@ -46,7 +46,7 @@ from fitness import (
     score_tasks,
 )
 from operators import crossover, mutate_params, mutate_prompt, random_strategy, repair_selection, select_parents
-from records import Task, UserError
+from records import Evaluation, HofEntry, LayerResult, Score, Task, UserError
 from tasks import Strategy, seed_strategies
 
 
@@ -60,7 +60,7 @@ class RunOutcome:
     finished: bool
     stopped: bool
     evaluations_performed: int
-    hall_of_fame: list[dict] = field(default_factory=list)
+    hall_of_fame: list[HofEntry] = field(default_factory=list)
 
 
 def build_toolbox(config: Config, rng: random.Random, bench: Workbench, tried: Callable | None = None) -> base.Toolbox:
@@ -250,11 +250,11 @@ class Evolution:
         self.rng = random.Random(config.seed)
         np.random.seed(config.seed % (2**32))
         self.journal = self.folder.journal
-        self.cache: dict[str, dict] = {}  # genome hash -> execution result (never novelty)
-        self._filtered: dict[int, dict[str, list[dict]]] = {}  # generation -> tasks after its batch filter
+        self.cache: dict[str, Evaluation] = {}  # genome hash -> execution result (never novelty)
+        self._filtered: dict[int, dict[str, list[Task]]] = {}  # generation -> tasks after its batch filter
         self.population: list[Individual] = []
         self.hof = tools.HallOfFame(config.evolution.hof_size, similar=same_genome)
-        self.hof_by_generation: dict[str, list[dict]] = {}
+        self.hof_by_generation: dict[str, list[HofEntry]] = {}
         self.logbook = tools.Logbook()
         self.history: list[dict] = []  # the logbook as plain records (DEAP files stats into chapters)
         self.generation = 0
@@ -267,26 +267,30 @@ class Evolution:
     def restore(self) -> None:
         state = self.folder.checkpoint(log=self.log)
         for record in self.journal.read():
-            self.cache[record["genome_hash"]] = record
+            evaluation = Evaluation.from_dict(record)
+            self.cache[evaluation.genome_hash] = evaluation
         if state is None:
             return
         self.generation = state["generation"]
         self.population = [Individual.from_dict(d) for d in state["population"]]
         for entry in reversed(state["hall_of_fame"]):  # DEAP puts a tie first: insert worst first
             self.hof.insert(Individual.from_dict(entry))
-        self.hof_by_generation = state["hof_by_generation"]
+        self.hof_by_generation = {
+            generation: [HofEntry.from_dict(e) for e in entries]
+            for generation, entries in state["hof_by_generation"].items()
+        }
         for record in state["logbook"]:
             self.logbook.record(**record)
             self.history.append(record)
-        for key, record in state["evaluation_cache"].items():
-            self.cache.setdefault(key, record)
+        for key, record in state["evaluation_cache"].items():  # summaries without tasks
+            self.cache.setdefault(key, Evaluation.from_dict(record))
         self.usage = state["usage"]
         ckpt.restore_rng(self.rng, state["rng"])
 
     def snapshot(self) -> dict:
         summary = {
             k: {
-                f: v.get(f)
+                f: getattr(v, f)
                 for f in (
                     "strategy_id",
                     "genome_hash",
@@ -304,7 +308,7 @@ class Evolution:
             "generation": self.generation,
             "population": [i.to_dict() for i in self.population],
             "hall_of_fame": [i.to_dict() for i in self.hof],
-            "hof_by_generation": self.hof_by_generation,
+            "hof_by_generation": {g: [e.to_dict() for e in entries] for g, entries in self.hof_by_generation.items()},
             "logbook": self.history,
             "evaluation_cache": summary,  # full records (with tasks) are in evaluations.jsonl
             "archive": {
@@ -374,14 +378,14 @@ class Evolution:
             self.generation, finished, self.stop_reason is not None, self.performed, [i.hof_entry() for i in self.hof]
         )
 
-    def _evaluate_local(self, job: dict) -> dict:
+    def _evaluate_local(self, job: dict) -> Evaluation:
         return evaluate_strategy(
             Strategy.from_dict(job["strategy"]),
             self.bench.candidates,
             self.bench.generator,
             eval_settings(self.config),
             sample=job["generation"],
-        ).to_dict()
+        )
 
     def _offspring(self, generation: int) -> list[Strategy]:
         """Variation, journaled: a resumed run reuses the offspring (and their paid prompt
@@ -396,7 +400,7 @@ class Evolution:
             e = self.config.evolution
             children = seed_strategies(list(e.strategy_types), e.population, generation=1)
         else:
-            evaluated = {key: record["strategy_id"] for key, record in self.cache.items()}
+            evaluated = {key: evaluation.strategy_id for key, evaluation in self.cache.items()}
             children = vary(
                 self.toolbox, self.config, self.rng, self.population, generation, evaluated=evaluated, log=self.log
             )
@@ -436,18 +440,18 @@ class Evolution:
             for i in todo
         ]
         for n, result in runner.run(jobs, self.should_stop):
-            result["generation"] = generation
-            self.cache[result["genome_hash"]] = result
-            self.journal.append(result)
+            result.generation = generation
+            self.cache[result.genome_hash] = result
+            self.journal.append(result.to_dict())
             self.performed += 1
-            self._add_usage(result["usage"])
+            self._add_usage(result.usage)
             self.on_progress(
                 {
                     "event": "evaluated",
                     "generation": generation,
-                    "strategy": result["strategy_id"],
-                    "tasks": result["attempts"],
-                    "passed": result["passed"],
+                    "strategy": result.strategy_id,
+                    "tasks": result.attempts,
+                    "passed": result.passed,
                     "usage": dict(self.usage),
                 }
             )
@@ -484,7 +488,7 @@ class Evolution:
             "gen": generation,
             "evals": len(todo),
             "seconds": round(time.monotonic() - started, 2),
-            "tasks": sum(self.cache[i.strategy.genome_hash()]["attempts"] for i in offspring),
+            "tasks": sum(self.cache[i.strategy.genome_hash()].attempts for i in offspring),
             "failures": {
                 "prompt_fixable": fixable,
                 "not_prompt_fixable": elsewhere,
@@ -515,16 +519,16 @@ class Evolution:
         fresh = []
         for ind in offspring:
             key = ind.strategy.genome_hash()
-            if key not in fresh and self.cache[key].get("generation") == generation:
+            if key not in fresh and self.cache[key].generation == generation:
                 fresh.append(key)
         return fresh
 
-    def _tasks_of(self, key: str) -> list[dict]:
+    def _tasks_of(self, key: str) -> list[Task]:
         """A genome's tasks after the quartile filter of the generation that executed it: that
         generation's whole batch, decided against the judged tasks archived before it."""
-        generation = self.cache[key].get("generation")
+        generation = self.cache[key].generation
         if generation not in self._filtered:
-            batch = {k: r.get("tasks", []) for k, r in self.cache.items() if r.get("generation") == generation}
+            batch = {k: e.tasks for k, e in self.cache.items() if e.generation == generation}
             reference = self._judged_before(generation)
             self._filtered[generation] = batch_filter(batch, reference, self.config.fitness.quartile_min_judged)
         return self._filtered[generation][key]
@@ -533,7 +537,7 @@ class Evolution:
         """The judge's scores of every task of the run archived before `generation`: the kept
         tasks, and the rejected ones the judge scored (their failure rows carry the scores). The
         archive never holds rows newer than the checkpoint, so a resumed run sees the same."""
-        kept = distribution_of(self.archive.tasks(max_generation=generation - 1))
+        kept = distribution_of(Task.from_dict(row) for row in self.archive.tasks(max_generation=generation - 1))
         rejected = [
             row["judged"]
             for row in self.archive.recent_failures(n=2**62)
@@ -544,11 +548,12 @@ class Evolution:
     def _archive_generation(self, generation: int, offspring: list[Individual]) -> None:
         self._filtered.pop(generation, None)  # the batch is complete only now
         for key in self._fresh(generation, offspring):
-            tasks = [Task.from_dict(t) for t in self._tasks_of(key)]
-            passed = [t.to_dict() for t in tasks if t.passed]
+            tasks = self._tasks_of(key)
+            passed = [t.to_dict() for t in tasks if t.passed]  # the archive's border: JSON rows
             failures = [failure_row(t, layer) for t in tasks if (layer := t.failed_layer())]
             for t in tasks:
-                dropped = ((t.validation.get("quality") or {}).get("details") or {}).get("dataset_filter")
+                quality = t.validation.get("quality")
+                dropped = quality.details.get("dataset_filter") if quality else None
                 if dropped:
                     self.log(f"generation {generation}: {t.instance_id} not kept: {dropped['reason']}")
             if passed:
@@ -561,25 +566,16 @@ class Evolution:
         returns this generation's rejection counts, prompt-fixable and not."""
         settings = replace(eval_settings(self.config), cost_weight=self.config.fitness.cost_weight)
         archive_tasks = self.archive.count_passed()
-        scores: dict[str, dict] = {}
+
+        def novelty(kept: list[Task]) -> list[float]:
+            return self.archive.novelty_of_tasks([t.to_dict() for t in kept])  # the archive reads JSON rows
+
+        scores: dict[str, Score] = {}
         for ind in [*offspring, *self.population, *self.hof]:
             key = ind.strategy.genome_hash()
             if key not in scores:
-                score = score_tasks(self._tasks_of(key), settings, self.archive.novelty_of_tasks)
-                scores[key] = {
-                    "exploration_value": score.exploration_value,
-                    "dimensions": score.dimensions,
-                    "attempts": score.attempts,
-                    "passed": score.passed,
-                    "failure_categories": score.failure_categories,
-                    "novelties": score.novelties,
-                    "validations": score.validations,
-                    "kept_per_validation": score.kept_per_validation,
-                    "failure_routes": score.failure_routes,
-                    "fitness": score.fitness,
-                    "scored_at_generation": generation,
-                    "archive_tasks": archive_tasks,
-                }
+                score = score_tasks(self._tasks_of(key), settings, novelty)
+                scores[key] = replace(score, scored_at_generation=generation, archive_tasks=archive_tasks)
             ind.assign(scores[key])
         self.folder.write_scores(generation, scores)
         self.on_progress(
@@ -588,21 +584,21 @@ class Evolution:
                 "generation": generation,
                 "archive_tasks": archive_tasks,
                 "strategies": [
-                    {"strategy": ind.strategy.id, **scores[ind.strategy.genome_hash()]} for ind in offspring
+                    {"strategy": ind.strategy.id, **scores[ind.strategy.genome_hash()].to_dict()} for ind in offspring
                 ],
             }
         )
         fixable: dict[str, int] = {}
         elsewhere: dict[str, int] = {}
         for key in self._fresh(generation, offspring):
-            ok, other = route_failures(scores[key]["failure_categories"])
+            ok, other = route_failures(scores[key].failure_categories)
             for category in ok:
                 fixable[category] = fixable.get(category, 0) + 1
             for category in other:
                 elsewhere[category] = elsewhere.get(category, 0) + 1
         return fixable, elsewhere
 
-    def _tried(self, generation: int) -> list[tuple]:
+    def _tried(self, generation: int) -> list[tuple[object, Task]]:
         """Every attempt of the run's generations before `generation`, as (its candidate commit,
         or None for a synthetic task, its record), in journal order: what selection repair learns
         from (in generation and genome-hash order). An attempt whose commit is not among the
@@ -610,14 +606,14 @@ class Evolution:
         by_sha = {(c.repo_path, c.sha): c for c in self.bench.candidates}
         out = []
         # a fixed order whatever order the evaluations finished in (pool and Dask runners)
-        for _, record in sorted(self.cache.items(), key=lambda kv: (kv[1].get("generation", 0), kv[0])):
-            if not record.get("generation", 0) < generation:
+        for _, evaluation in sorted(self.cache.items(), key=lambda kv: (kv[1].generation or 0, kv[0])):
+            if not (evaluation.generation or 0) < generation:
                 continue
-            for task in record.get("tasks", []):
-                if task.get("strategy_type") == "SYNTHETIC":
+            for task in evaluation.tasks:
+                if task.strategy_type == "SYNTHETIC":
                     out.append((None, task))
-                elif (task.get("repo_path"), task.get("base_commit")) in by_sha:
-                    out.append((by_sha[(task.get("repo_path"), task.get("base_commit"))], task))
+                elif (task.repo_path, task.base_commit) in by_sha:
+                    out.append((by_sha[(task.repo_path, task.base_commit)], task))
         return out
 
     def _archive_strategies(self, generation: int, offspring: list[Individual]) -> None:
@@ -638,14 +634,14 @@ class Evolution:
         self.archive.add_generation(generation, {"population": [i.strategy.id for i in offspring]})
 
 
-def failure_row(task: Task, failed: tuple[str, dict]) -> dict:
-    """What prompt mutation later reads back about a rejected task."""
+def failure_row(task: Task, failed: tuple[str, LayerResult]) -> dict:
+    """What prompt mutation later reads back about a rejected task (an archive row)."""
     _, result = failed
     return {
         "strategy_id": task.strategy_id,
         "strategy_type": task.strategy_type,
-        "category": result.get("category") or "other",
-        "detail": result.get("reason", ""),
+        "category": result.category or "other",
+        "detail": result.reason,
         "instance_id": task.instance_id,
         "problem_statement": task.problem_statement,
         "judged": judged_scores(task),  # the quartile filter's distribution counts judged rejects too

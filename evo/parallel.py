@@ -1,6 +1,7 @@
 """Where evaluations run: in this process, a local process pool, or a Dask cluster.
 
-Jobs are plain data (config, run folder, generation, strategy). Each worker process rebuilds
+Jobs are plain data (config, run folder, generation, strategy); results are `Evaluation`
+records (they pickle across processes). Each worker process rebuilds
 its workbench once and reopens the archive read-only for each generation, so every backend
 evaluates against the same frozen archive and gives the same answer.
 """
@@ -15,12 +16,13 @@ from pathlib import Path
 
 from evo.config import Config
 from fitness import evaluate_strategy
+from records import Evaluation
 from tasks import Strategy
 
 _WORKER: dict = {}
 
 
-def evaluate_job(job: dict) -> dict:
+def evaluate_job(job: dict) -> Evaluation:
     """Evaluate one strategy in a worker process (pool or Dask)."""
     from evo.runtime import Workbench, eval_settings, open_archive
 
@@ -38,14 +40,13 @@ def evaluate_job(job: dict) -> dict:
             bench.archive.close()
         bench.use_archive(open_archive(config, Path(job["run_dir"]), read_only=True))
         _WORKER["generation"] = job["generation"]
-    evaluation = evaluate_strategy(
+    return evaluate_strategy(
         Strategy.from_dict(job["strategy"]),
         bench.candidates,
         bench.generator,
         eval_settings(config),
         sample=job["generation"],
     )
-    return evaluation.to_dict()
 
 
 def _ignore_sigint() -> None:
@@ -54,10 +55,10 @@ def _ignore_sigint() -> None:
 
 
 class SerialRunner:
-    def __init__(self, evaluate: Callable[[dict], dict]):
+    def __init__(self, evaluate: Callable[[dict], Evaluation]):
         self.evaluate = evaluate
 
-    def run(self, jobs: list[dict], should_stop: Callable[[], bool]) -> Iterator[tuple[int, dict]]:
+    def run(self, jobs: list[dict], should_stop: Callable[[], bool]) -> Iterator[tuple[int, Evaluation]]:
         for index, job in enumerate(jobs):
             if should_stop():
                 return
@@ -98,7 +99,7 @@ class PoolRunner:
             return self.client.submit(evaluate_job, job, pure=False)
         return self.pool.submit(evaluate_job, job)
 
-    def run(self, jobs: list[dict], should_stop: Callable[[], bool]) -> Iterator[tuple[int, dict]]:
+    def run(self, jobs: list[dict], should_stop: Callable[[], bool]) -> Iterator[tuple[int, Evaluation]]:
         pending: dict = {}
         queue = list(enumerate(jobs))
         while queue or pending:
@@ -135,7 +136,7 @@ class PoolRunner:
             self.cluster.close()
 
 
-def make_runner(config: Config, evaluate_local: Callable[[dict], dict], log=print):
+def make_runner(config: Config, evaluate_local: Callable[[dict], Evaluation], log=print):
     p = config.parallel
     if p.backend == "serial":
         return SerialRunner(evaluate_local)

@@ -72,9 +72,9 @@ class Outcome:
         if failed is None:  # no layer ran (an empty layer list)
             return cls(REJECTED, layer="none", category="not_validated", reason="no layer ran", **base)
         layer, result = failed
-        filtered = "dataset_filter" in (result.get("details") or {})
-        category = "bottom_quartile" if filtered else (result.get("category") or "other")
-        return cls(REJECTED, layer=layer, category=category, reason=result.get("reason", ""), **base)
+        filtered = "dataset_filter" in result.details
+        category = "bottom_quartile" if filtered else (result.category or "other")
+        return cls(REJECTED, layer=layer, category=category, reason=result.reason, **base)
 
     @property
     def kept(self) -> bool:
@@ -111,7 +111,7 @@ class Outcome:
             "reason": self.reason,
             "kind": self.kind,
             "strategy_type": self.strategy_type,
-            "validation": self.task.validation if self.task else {},
+            "validation": {layer: r.to_dict() for layer, r in self.task.validation.items()} if self.task else {},
             "task": self.task.to_dict() if self.task else None,
         }
 

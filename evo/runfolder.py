@@ -28,7 +28,7 @@ import json
 from pathlib import Path
 
 from evo.checkpoint import Journal, atomic_write_text, load_latest, save
-from records import UserError
+from records import Score, Task, UserError
 
 CONFIG = "config.yaml"
 CHECKPOINTS = "checkpoints"
@@ -117,8 +117,9 @@ class RunFolder:
     def write_offspring(self, generation: int, record: dict) -> None:
         atomic_write_text(self._generation_path(generation, "offspring"), json.dumps(record, sort_keys=True))
 
-    def write_scores(self, generation: int, scores: dict) -> None:
-        atomic_write_text(self._generation_path(generation, "scores"), json.dumps(scores, sort_keys=True))
+    def write_scores(self, generation: int, scores: dict[str, Score]) -> None:
+        as_json = {key: score.to_dict() for key, score in scores.items()}
+        atomic_write_text(self._generation_path(generation, "scores"), json.dumps(as_json, sort_keys=True))
 
     # -- checkpoints -------------------------------------------------------------------------
     def _checkpoints(self) -> list[Path]:
@@ -241,5 +242,6 @@ class ExperimentFolder:
     def heldout_novelty_dir(self, seed: int) -> Path:
         return self._seed_dir(seed) / "heldout-novelty"
 
-    def write_heldout_tasks(self, seed: int, arm: str, tasks: list[dict]) -> None:
-        atomic_write_text(self._seed_dir(seed) / f"heldout-{arm}.jsonl", "".join(json.dumps(t) + "\n" for t in tasks))
+    def write_heldout_tasks(self, seed: int, arm: str, tasks: list[Task]) -> None:
+        lines = "".join(json.dumps(t.to_dict()) + "\n" for t in tasks)
+        atomic_write_text(self._seed_dir(seed) / f"heldout-{arm}.jsonl", lines)

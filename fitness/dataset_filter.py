@@ -33,17 +33,17 @@ CRITERIA = tuple(FILTERED_CRITERIA)
 DEFAULT_MIN_JUDGED = 20  # fitness.quartile_min_judged
 
 
-def judged_scores(task: Task | dict) -> dict[str, float] | None:
+def judged_scores(task: Task) -> dict[str, float] | None:
     """The filtered criteria's scores of a task the quality judge scored (passed or not)."""
-    validation = task.validation if isinstance(task, Task) else (task.get("validation") or {})
-    criteria = ((validation.get("quality") or {}).get("details") or {}).get("criteria") or {}
+    quality = task.validation.get("quality")
+    criteria = (quality.details.get("criteria") if quality else None) or {}
     try:
         return {c: float(criteria[c]["score"]) for c in CRITERIA}
     except (KeyError, TypeError, ValueError):
         return None
 
 
-def distribution_of(tasks: Iterable[Task | dict]) -> list[dict[str, float]]:
+def distribution_of(tasks: Iterable[Task]) -> list[dict[str, float]]:
     """The judged scores of those tasks that have them."""
     return [scores for t in tasks if (scores := judged_scores(t)) is not None]
 
@@ -96,11 +96,8 @@ def _below(task: Task, cutoffs: Cutoffs) -> Drop | None:
 
 def _mark(task: Task, drop: Drop, cutoffs: Cutoffs) -> None:
     quality = task.validation["quality"]
-    details = {
-        **copy.deepcopy(quality.get("details") or {}),
-        "dataset_filter": {**drop.to_dict(), "cutoffs": dict(cutoffs.values)},
-    }
-    task.record("quality", LayerResult(False, quality.get("score", 0.0), drop.reason, "judge_reject", details))
+    details = {**quality.details, "dataset_filter": {**drop.to_dict(), "cutoffs": dict(cutoffs.values)}}
+    task.record("quality", LayerResult(False, quality.score, drop.reason, "judge_reject", details))
 
 
 def apply_dataset_filter(
@@ -149,21 +146,21 @@ class OnlineFilter:
 
 
 def batch_filter(
-    task_lists: dict[str, list[dict]],
+    task_lists: dict[str, list[Task]],
     reference: Sequence[dict[str, float]] = (),
     min_judged: int = DEFAULT_MIN_JUDGED,
-) -> dict[str, list[dict]]:
+) -> dict[str, list[Task]]:
     """Copies of each strategy's tasks after the dataset filter, decided once over the judged
     tasks of the whole batch (a generation, not one strategy) plus `reference`."""
-    tasks = {key: [Task.from_dict(t) for t in copy.deepcopy(records)] for key, records in task_lists.items()}
+    tasks = copy.deepcopy(task_lists)
     apply_dataset_filter([t for key in sorted(tasks) for t in tasks[key]], reference, min_judged)
-    return {key: [t.to_dict() for t in items] for key, items in tasks.items()}
+    return tasks
 
 
 def surviving_batch_filter(
     tasks: list[Task], reference: Sequence[dict[str, float]] = (), min_judged: int = DEFAULT_MIN_JUDGED
 ) -> int:
     """How many of these tasks the dataset filter would keep (decided on copies)."""
-    copies = [Task.from_dict(t.to_dict()) for t in tasks]  # to_dict (asdict) copies deeply
+    copies = copy.deepcopy(tasks)
     apply_dataset_filter(copies, reference, min_judged)
     return sum(t.passed for t in copies)

@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import asdict, dataclass
 
+from records import Task
+
 DEFAULT_WEIGHTS = {
     "quality": 0.30,
     "novelty": 0.20,
@@ -129,19 +131,17 @@ def exploration_value(dims: Dimensions, weights: dict[str, float] | None = None)
 def dimensions_of(
     *,
     attempts: int,
-    passed_tasks: list[dict],
+    passed_tasks: list[Task],
     failure_categories: list[str],
     novelties: list[float],
     bins: int = 5,
     skill_norm: int = 10,
 ) -> Dimensions:
-    judge = [t["validation"]["quality"]["score"] for t in passed_tasks if "quality" in t["validation"]]
+    judge = [t.validation["quality"].score for t in passed_tasks if "quality" in t.validation]
     return Dimensions(
         quality=quality(len(passed_tasks) / attempts if attempts else 0.0, judge),
         novelty=novelty(novelties),
-        difficulty_coverage=difficulty_coverage([t["difficulty"] for t in passed_tasks], bins),
-        skill_diversity=skill_diversity(
-            [t["domain"] for t in passed_tasks], [t["skills"] for t in passed_tasks], skill_norm
-        ),
+        difficulty_coverage=difficulty_coverage([t.difficulty for t in passed_tasks], bins),
+        skill_diversity=skill_diversity([t.domain for t in passed_tasks], [t.skills for t in passed_tasks], skill_norm),
         evolution_potential=evolution_potential(attempts, len(passed_tasks), failure_categories),
     )

@@ -15,10 +15,10 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
-from fitness.exploration import dimensions_of, exploration_value, gene_for_rejection, route_failures
-from records import Task, first_failure
+from fitness.exploration import dimensions_of, exploration_value, gene_for_rejection
+from records import Evaluation, Score, Task, validations_of
 from tasks import (
     MODULE_KIND,
     Candidate,
@@ -42,71 +42,8 @@ class EvalSettings:
     skip_harvested: bool = True  # commits the archive already holds a kept task of are not tried again
 
 
-@dataclass
-class Evaluation:
-    """What executing a strategy produced: tasks and their validation, no novelty, no EV."""
-
-    strategy_id: str
-    genome_hash: str
-    sample: int  # the generation whose commit sample was used
-    attempts: int
-    passed: int
-    failure_categories: list[str]
-    tasks: list[dict]
-    usage: dict
-    validations: int = 0  # container validations spent (functional-layer runs, reused verdicts too)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Evaluation:
-        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
-        fields.setdefault("validations", validations_of(fields.get("tasks", [])))
-        return cls(**fields)
-
-    @property
-    def passed_tasks(self) -> list[dict]:
-        return kept_tasks(self.tasks)
-
-
-@dataclass
-class Score:
-    """A strategy's exploration value as of one archive state."""
-
-    exploration_value: float
-    dimensions: dict
-    attempts: int
-    passed: int
-    failure_categories: list[str]
-    novelties: dict  # instance_id -> novelty of each kept task
-    validations: int = 0  # container validations the tasks cost
-    kept_per_validation: float = 0.0
-    failure_routes: list = field(default_factory=list)  # per rejection, the gene that can fix it
-    fitness: float = 0.0  # what evolution ranks by: EV with the yield per validation folded in
-
-    @property
-    def validations_per_kept(self) -> float | None:
-        return round(self.validations / self.passed, 4) if self.passed else None
-
-    @property
-    def prompt_fixable(self) -> list[str]:
-        return route_failures(self.failure_categories)[0]
-
-
-def task_passed(task: dict) -> bool:
-    return bool(task.get("validation")) and all(v.get("passed") for v in task["validation"].values())
-
-
-def kept_tasks(tasks: list[dict]) -> list[dict]:
-    return [t for t in tasks if task_passed(t)]
-
-
-def validations_of(tasks: list[dict]) -> int:
-    """Container validations a list of tasks cost: each task that reached the functional layer
-    ran its states in containers once (a verdict reused from an identical state counts too:
-    it is what a dataset builder without that cache would pay)."""
-    return sum(1 for t in tasks if "functional" in (t.get("validation") or {}))
+def kept_tasks(tasks: list[Task]) -> list[Task]:
+    return [t for t in tasks if t.passed]
 
 
 def fitness_of(exploration: float, kept: int, validations: int, cost_weight: float) -> float:
@@ -115,28 +52,27 @@ def fitness_of(exploration: float, kept: int, validations: int, cost_weight: flo
     return round((1 - cost_weight) * exploration + cost_weight * yield_, 6)
 
 
-def failure_routes(tasks: list[dict]) -> list[str]:
+def failure_routes(tasks: list[Task]) -> list[str]:
     """Per rejected task, the part of the genome that can fix it ("prompt", "selection" or
     "environment"): its category's gene, a quality rejection decided on a test criterion
     (the judge's weakest, or the dataset filter's) going to selection."""
     out = []
     for t in tasks:
-        failed = first_failure(t.get("validation") or {})
+        failed = t.failed_layer()
         if not failed:
             continue
         layer, result = failed
-        details = result.get("details") or {}
-        criterion = (details.get("dataset_filter") or {}).get("criterion")
-        criteria = details.get("criteria") or {}
+        criterion = (result.details.get("dataset_filter") or {}).get("criterion")
+        criteria = result.details.get("criteria") or {}
         if criterion is None and layer == "quality" and criteria:
             judged = {c: v.get("score", 10) for c, v in criteria.items() if c != "complexity" and isinstance(v, dict)}
             criterion = min(judged, key=judged.get) if judged else None
-        out.append(gene_for_rejection(result.get("category") or "other", criterion))
+        out.append(gene_for_rejection(result.category or "other", criterion))
     return out
 
 
-def failure_categories(tasks: list[dict]) -> list[str]:
-    return [failed[1].get("category") or "other" for t in tasks if (failed := Task.from_dict(t).failed_layer())]
+def failure_categories(tasks: list[Task]) -> list[str]:
+    return [failed[1].category or "other" for t in tasks if (failed := t.failed_layer())]
 
 
 def commit_sample(candidates: list[Candidate], seed: int, sample: int) -> list[Candidate]:
@@ -221,22 +157,21 @@ def evaluate_strategy(
             progress(task)
         if count(tasks) >= settings.tasks_per_strategy or spent >= budget:
             break
-    records = [t.to_dict() for t in tasks]
     usage_after = generator.llm.usage.to_dict()
     return Evaluation(
         strategy_id=strategy.id,
         genome_hash=strategy.genome_hash(),
         sample=sample,
-        attempts=len(records),
-        passed=len(kept_tasks(records)),
-        failure_categories=failure_categories(records),
-        tasks=records,
+        attempts=len(tasks),
+        passed=len(kept_tasks(tasks)),
+        failure_categories=failure_categories(tasks),
+        tasks=tasks,
         usage={k: round(usage_after[k] - usage_before[k], 6) for k in usage_after},
-        validations=validations_of(records),
+        validations=validations_of(tasks),
     )
 
 
-def score_tasks(tasks: list[dict], settings: EvalSettings, novelty: Callable[[list[dict]], list[float]]) -> Score:
+def score_tasks(tasks: list[Task], settings: EvalSettings, novelty: Callable[[list[Task]], list[float]]) -> Score:
     """Exploration value of a strategy's tasks; `novelty` measures kept tasks against a reference
     (the archive as it stands, leave-one-out)."""
     kept = kept_tasks(tasks)
@@ -258,7 +193,7 @@ def score_tasks(tasks: list[dict], settings: EvalSettings, novelty: Callable[[li
         attempts=len(tasks),
         passed=len(kept),
         failure_categories=categories,
-        novelties={t["instance_id"]: v for t, v in zip(kept, novelties)},
+        novelties={t.instance_id: v for t, v in zip(kept, novelties)},
         validations=validations,
         kept_per_validation=round(len(kept) / validations, 4) if validations else 0.0,
         failure_routes=failure_routes(tasks),

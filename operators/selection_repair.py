@@ -23,6 +23,7 @@ from __future__ import annotations
 import random
 import statistics
 
+from records import Task
 from tasks import GENES, OPERATOR_GENES, Candidate, Strategy, StrategyType, feature_vectors
 
 FEATURE_GENES = {"size": "sel_size", "tests": "sel_tests", "link": "sel_link", "cue": "sel_cue", "age": "sel_age"}
@@ -31,12 +32,11 @@ STEP = 0.5
 NOISE = 0.05
 
 
-def attempt_value(task: dict) -> float:
-    validation = task.get("validation") or {}
-    if not validation or not all(v.get("passed") for v in validation.values()):
+def attempt_value(task: Task) -> float:
+    if not task.passed:
         return 0.0
-    judge = (validation.get("quality") or {}).get("score", 0.5)
-    return 0.5 + 0.5 * float(judge)
+    quality = task.validation.get("quality")
+    return 0.5 + 0.5 * float(quality.score if quality else 0.5)
 
 
 def _covariances(rows: list[dict[str, float]], values: list[float], names) -> dict[str, float]:
@@ -56,7 +56,7 @@ def _clamp(name: str, value: float) -> float:
 
 def repair_selection(
     strategy: Strategy,
-    tried: list[tuple[Candidate | None, dict]],
+    tried: list[tuple[Candidate | None, Task]],
     rng: random.Random,
     generation: int,
     step: float = STEP,
@@ -83,7 +83,7 @@ def repair_selection(
     return strategy.child(operator="selection_repair", parents=(strategy.id,), generation=generation, genes=genes)
 
 
-def _repair_commits(genes: dict, pairs: list[tuple[Candidate, dict]], step: float) -> bool:
+def _repair_commits(genes: dict, pairs: list[tuple[Candidate, Task]], step: float) -> bool:
     if len(pairs) < MIN_ATTEMPTS:
         return False
     values = [attempt_value(t) for _, t in pairs]
@@ -99,20 +99,20 @@ def _repair_commits(genes: dict, pairs: list[tuple[Candidate, dict]], step: floa
     return True
 
 
-def _repair_synthesis(genes: dict, tasks: list[dict], step: float) -> bool:
+def _repair_synthesis(genes: dict, tasks: list[Task], step: float) -> bool:
     if len(tasks) < MIN_ATTEMPTS:
         return False
     values = [attempt_value(t) for t in tasks]
     if max(values) == min(values):
         return False
-    ops = [str((t.get("generation") or {}).get("mutation", "")) for t in tasks]
+    ops = [str(t.generation.get("mutation", "")) for t in tasks]
     rows = [{gene: float(op == gene.removeprefix("op_")) for gene in OPERATOR_GENES} for op in ops]
     cov = _covariances(rows, values, OPERATOR_GENES)
     scale = max(abs(v) for v in cov.values())
     if scale > 0:
         for gene in OPERATOR_GENES:
             genes[gene] = _clamp(gene, genes[gene] + step * cov[gene] / scale)
-    kept = [int((t.get("generation") or {}).get("complexity", 0)) for t, v in zip(tasks, values) if v > 0]
+    kept = [int(t.generation.get("complexity", 0)) for t, v in zip(tasks, values) if v > 0]
     if kept:
         low, high = min(kept), max(kept)
         genes["complexity_low"] = _clamp(

@@ -1,5 +1,5 @@
 """The typed records every package reads: the task and its layer results, the failure evidence of
-a failing test, the user-error base.
+a failing test, a strategy's evaluation and score, a hall-of-fame entry, the user-error base.
 
 A leaf: it imports no other package of SEBGen, and every package may import it. A record owns
 its JSON conversion; inside the process records travel as objects, JSON exists only where a
@@ -7,6 +7,7 @@ record meets the disk (the run folder, the archive, exports)."""
 
 from .errors import UserError
 from .evidence import FailureEvidence
+from .scores import Evaluation, HofEntry, Score, validations_of
 from .task import (
     FAILURE_CATEGORIES,
     LAYERS,
@@ -19,14 +20,18 @@ from .task import (
 )
 
 __all__ = [
+    "Evaluation",
     "FAILURE_CATEGORIES",
     "FailureEvidence",
+    "HofEntry",
     "LAYERS",
     "LayerResult",
+    "Score",
     "Task",
     "TaskFileError",
     "UserError",
     "first_failure",
     "read_jsonl",
+    "validations_of",
     "write_jsonl",
 ]

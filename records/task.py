@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -30,22 +31,37 @@ FAILURE_CATEGORIES = (
 LAYERS = ("schema", "compile", "functional", "quality", "semantic")
 
 
-def first_failure(validation: dict) -> tuple[str, dict] | None:
-    """The first layer (in layer order) of a task's `validation` that did not pass, with its result."""
-    for name in LAYERS:
-        result = validation.get(name)
-        if result is not None and not result.get("passed"):
-            return name, result
-    return None
-
-
 @dataclass
 class LayerResult:
+    """What one validation layer decided about a task."""
+
     passed: bool
     score: float
     reason: str
     category: str | None = None  # failure category when not passed
-    details: dict = field(default_factory=dict)
+    details: dict = field(default_factory=dict)  # the layer's own findings (judge criteria, F2P evidence, ...)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> LayerResult:
+        return cls(
+            passed=bool(data.get("passed")),
+            score=data.get("score", 0.0),
+            reason=data.get("reason", ""),
+            category=data.get("category"),
+            details=data.get("details") or {},
+        )
+
+
+def first_failure(validation: dict[str, LayerResult]) -> tuple[str, LayerResult] | None:
+    """The first layer (in layer order) of a task's `validation` that did not pass, with its result."""
+    for name in LAYERS:
+        result = validation.get(name)
+        if result is not None and not result.passed:
+            return name, result
+    return None
 
 
 @dataclass
@@ -68,7 +84,7 @@ class Task:
     difficulty_level: str = ""
     domain: str = ""
     skills: list[str] = field(default_factory=list)
-    validation: dict[str, dict] = field(default_factory=dict)
+    validation: dict[str, LayerResult] = field(default_factory=dict)  # layer name -> its result
     image: str = ""
     generation: dict = field(default_factory=dict)
     repo_path: str = ""  # where the source repo lives on this machine (not part of SWE-bench)
@@ -76,14 +92,15 @@ class Task:
 
     @property
     def passed(self) -> bool:
-        return bool(self.validation) and all(v.get("passed") for v in self.validation.values())
+        return bool(self.validation) and all(v.passed for v in self.validation.values())
 
-    def failed_layer(self) -> tuple[str, dict] | None:
+    def failed_layer(self) -> tuple[str, LayerResult] | None:
         return first_failure(self.validation)
 
     def failure_evidence(self) -> list[FailureEvidence]:
         """The functional layer's evidence of each FAIL_TO_PASS test that has some, in F2P order."""
-        details = (self.validation.get("functional") or {}).get("details") or {}
+        functional = self.validation.get("functional")
+        details = functional.details if functional else {}
         recorded = details.get("failures") if isinstance(details.get("failures"), dict) else {}
         return [
             FailureEvidence.from_dict(recorded[test_id], test_id=test_id)
@@ -92,7 +109,8 @@ class Task:
         ]
 
     def record(self, layer: str, result: LayerResult) -> None:
-        self.validation[layer] = asdict(result)
+        """Keep a copy: the task's result never changes with the caller's object."""
+        self.validation[layer] = copy.deepcopy(result)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -100,6 +118,9 @@ class Task:
     @classmethod
     def from_dict(cls, data: dict) -> Task:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known["validation"] = {
+            layer: LayerResult.from_dict(result) for layer, result in (known.get("validation") or {}).items()
+        }
         return cls(**known)
 
 

@@ -323,24 +323,24 @@ def _criterion(value: Any) -> dict:
 
 def bottom_quartile_filter(tasks: list[Task]) -> list[Task]:
     """SWE-MERA: in a batch, drop tasks in the bottom quartile of any of the first three criteria."""
-    judged = [t for t in tasks if t.validation.get("quality", {}).get("passed")]
+    judged = [t for t in tasks if "quality" in t.validation and t.validation["quality"].passed]
     if len(judged) < 4:
         return []
     rejected = []
     for criterion in FILTERED_CRITERIA:
-        values = sorted(t.validation["quality"]["details"]["criteria"][criterion]["score"] for t in judged)
+        values = sorted(t.validation["quality"].details["criteria"][criterion]["score"] for t in judged)
         cutoff = statistics.quantiles(values, n=4, method="inclusive")[0]
         for t in judged:
-            score = t.validation["quality"]["details"]["criteria"][criterion]["score"]
+            score = t.validation["quality"].details["criteria"][criterion]["score"]
             if score < cutoff and t not in rejected:
                 t.record(
                     "quality",
                     LayerResult(
                         False,
-                        t.validation["quality"]["score"],
+                        t.validation["quality"].score,
                         f"bottom quartile of the batch on {criterion} ({score:g} < {cutoff:g})",
                         "judge_reject",
-                        t.validation["quality"]["details"],
+                        t.validation["quality"].details,
                     ),
                 )
                 rejected.append(t)
@@ -445,7 +445,7 @@ def ablation(
             for t in tasks
         ]
         kept = [t for t in checked if t.passed]
-        scores = [statistics.fmean(v["score"] for v in t.validation.values()) for t in kept]
+        scores = [statistics.fmean(v.score for v in t.validation.values()) for t in kept]
         rows.append(
             {
                 "layers": list(layers),

@@ -10,7 +10,7 @@ from pathlib import Path
 from evo.lineage import family
 from evo.runfolder import RunFolder
 from fitness import DIMENSIONS
-from records import LAYERS, UserError, first_failure
+from records import LAYERS, Evaluation, Task, UserError
 
 LEVELS = ("easy", "medium", "hard")
 
@@ -51,6 +51,7 @@ def read_run(run_dir: Path) -> RunData:
     attempted = list({t.get("instance_id", ""): t for t in reversed(run.attempted_tasks())}.values())[::-1]
     kept = run.kept_tasks()
     kept_ids = {t.get("instance_id", "") for t in kept}
+    attempted_tasks = [Task.from_dict(t) for t in attempted]
     return RunData(
         name=run.path.name,
         generation=int(state["generation"]),
@@ -60,8 +61,8 @@ def read_run(run_dir: Path) -> RunData:
         series=dimension_series(state.get("logbook", []), evaluations),
         novelty_rows=novelty_vs_archive(run.scores()),
         mix=strategy_mix(evaluations),
-        funnel=funnel(attempted, kept_ids),
-        reasons=funnel_by_reason(attempted, kept_ids),
+        funnel=funnel(attempted_tasks, kept_ids),
+        reasons=funnel_by_reason(attempted_tasks, kept_ids),
         usage=usage_per_generation(evaluations),
         hof=state.get("hof_by_generation", {}).get(str(state["generation"]), []),
         nodes=family(run.path),
@@ -108,8 +109,7 @@ def cost_per_generation(evaluations: list[dict]) -> list[tuple[int, int, int, fl
     kept: dict[int, int] = defaultdict(int)
     for record in evaluations:
         gen = int(record.get("generation", 0))
-        tasks = record.get("tasks") or []
-        spent[gen] += int(record.get("validations", sum("functional" in (t.get("validation") or {}) for t in tasks)))
+        spent[gen] += Evaluation.from_dict(record).validations
         kept[gen] += int(record.get("passed", 0))
     return [(g, spent[g], kept[g], round(spent[g] / kept[g], 3) if kept[g] else None) for g in sorted(spent)]
 
@@ -143,17 +143,17 @@ def usage_per_generation(evaluations: list[dict]) -> list[tuple[int, int, float]
 BATCH_FILTER = "batch filter"  # passed every layer, then dropped by the dataset's bottom-quartile filter
 
 
-def stopping_layer(task: dict, kept_ids: set[str] | None = None) -> str | None:
+def stopping_layer(task: Task, kept_ids: set[str] | None = None) -> str | None:
     """The layer that rejected the task; the batch filter for one that passed them all but is not kept."""
-    failed = first_failure(task.get("validation") or {})
+    failed = task.failed_layer()
     if failed:
         return failed[0]
-    if kept_ids is not None and task.get("instance_id", "") not in kept_ids:
+    if kept_ids is not None and task.instance_id not in kept_ids:
         return BATCH_FILTER
     return None
 
 
-def funnel(tasks: list[dict], kept_ids: set[str] | None = None) -> dict[str, int]:
+def funnel(tasks: list[Task], kept_ids: set[str] | None = None) -> dict[str, int]:
     """How many tasks stopped at each layer (and at the batch filter), and how many were kept."""
     counts = {layer: 0 for layer in LAYERS}
     counts[BATCH_FILTER] = 0
@@ -163,7 +163,7 @@ def funnel(tasks: list[dict], kept_ids: set[str] | None = None) -> dict[str, int
     return counts
 
 
-def funnel_by_reason(tasks: list[dict], kept_ids: set[str] | None = None) -> list[tuple[str, str, int]]:
+def funnel_by_reason(tasks: list[Task], kept_ids: set[str] | None = None) -> list[tuple[str, str, int]]:
     """(layer, reason, tasks) for every rejected task, in layer order, most frequent reason first.
 
     The reason is the layer's failure category (leakage, quality, flaky, ...), so a layer that
@@ -174,7 +174,7 @@ def funnel_by_reason(tasks: list[dict], kept_ids: set[str] | None = None) -> lis
         if layer == BATCH_FILTER:
             counts[(layer, "bottom quartile")] += 1
         elif layer:
-            counts[(layer, task["validation"][layer].get("category") or "other")] += 1
+            counts[(layer, task.validation[layer].category or "other")] += 1
     order = list(LAYERS) + [BATCH_FILTER]
     return sorted(
         ((layer, reason, n) for (layer, reason), n in counts.items()),

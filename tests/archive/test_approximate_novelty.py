@@ -162,9 +162,9 @@ def statement(topic: str, case: str) -> str:
             f"its boundary (case {case}).")  # fmt: skip
 
 
-def canned_task(strategy, n: int) -> dict:
+def canned_task(strategy, n: int):
     """A kept task (every layer passed) of `strategy`, on one of the topics."""
-    from records import Task
+    from records import LayerResult, Task
 
     criteria = {c: {"score": 8.0, "confidence": 0.9, "reasoning": ""}
                 for c in ("task_correctness", "test_correctness", "test_completeness", "complexity")}  # fmt: skip
@@ -179,22 +179,20 @@ def canned_task(strategy, n: int) -> dict:
     return Task(instance_id=f"demo__{key}-{n}", repo="demo/lib", base_commit=f"{n:040d}", patch="", test_patch="",
                 problem_statement=statement(topic, f"{key}-{n}"), bug_patch="",
                 strategy_type=strategy.strategy_type.value, strategy_id=strategy.id, difficulty=0.1 + 0.2 * (n % 4),
-                domain="math", skills=[f"skill-{n % 3}"], validation=validation).to_dict()  # fmt: skip
+                domain="math", skills=[f"skill-{n % 3}"],
+                validation={k: LayerResult.from_dict(v) for k, v in validation.items()})  # fmt: skip
 
 
-class CannedEvaluation:
-    def __init__(self, strategy, sample: int):
-        self.tasks = [canned_task(strategy, n) for n in range(3)]
-        self.data = {"strategy_id": strategy.id, "genome_hash": strategy.genome_hash(), "sample": sample,
-                     "attempts": 3, "passed": 3, "failure_categories": [], "tasks": self.tasks,
-                     "usage": {"calls": 3, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}}  # fmt: skip
+def canned_evaluation(strategy, sample: int):
+    from records import Evaluation
 
-    def to_dict(self) -> dict:
-        return self.data
+    return Evaluation(strategy.id, strategy.genome_hash(), sample, attempts=3, passed=3, failure_categories=[],
+                      tasks=[canned_task(strategy, n) for n in range(3)],
+                      usage={"calls": 3, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0})  # fmt: skip
 
 
 class StubBench:
-    """The workbench without corpus or sandbox: execution comes from CannedEvaluation."""
+    """The workbench without corpus or sandbox: execution comes from canned_evaluation."""
 
     def __init__(self):
         from llm import LLMClient
@@ -235,9 +233,14 @@ def test_evolution_across_the_switch_scores_every_task_within_tolerance_of_exact
     noise = rng.uniform(0.005, 0.05, (SEEDED, 1))  # some archived tasks nearly repeat a topic, most do not
     seeded = centres[owner] + noise * rng.standard_normal((SEEDED, DIM))
     seeded /= np.linalg.norm(seeded, axis=1, keepdims=True)
+    from records import Task
+
+    old = [
+        Task(f"old-{i}", "demo/lib", "", "", "", f"archived task {i}", "", "BUG_FIX", "old").to_dict()
+        for i in range(SEEDED)
+    ]  # task records: the loop reads the judged scores of the run's archive back
     with Archive.open(run_dir / "archive", embedder=embedder) as arc:
-        arc.add_tasks([{"instance_id": f"old-{i}", "problem_statement": f"archived task {i}"} for i in range(SEEDED)],
-                      generation=0, vectors=seeded)  # fmt: skip
+        arc.add_tasks(old, generation=0, vectors=seeded)  # fmt: skip
 
     scored, references = [], {}
     real = Archive.novelty_of_tasks
@@ -257,7 +260,7 @@ def test_evolution_across_the_switch_scores_every_task_within_tolerance_of_exact
     monkeypatch.setattr(loop_module, "Workbench", StubBench)
     monkeypatch.setattr(loop_module, "evaluate_strategy",
                         lambda strategy, candidates, generator, settings, progress=None, sample=1:
-                        CannedEvaluation(strategy, sample))  # fmt: skip
+                        canned_evaluation(strategy, sample))  # fmt: skip
     monkeypatch.setattr(loop_module, "vary", lambda toolbox, config, rng, population, generation, **_: [
         ind.strategy.child(operator="prompt_mutation", parents=(ind.strategy.id,), generation=generation,
                            prompt=f"{ind.strategy.prompt} Variant {generation}.") for ind in population])  # fmt: skip

@@ -8,7 +8,7 @@ from archive import Archive
 from evo.config import load_config
 from evo.loop import Evolution, failure_row
 from fitness import batch_filter
-from records import LayerResult, Task
+from records import Evaluation, LayerResult, Task
 
 
 def judged(name: str, completeness: float, semantic: bool = True) -> Task:
@@ -55,19 +55,21 @@ def test_the_cutoff_of_a_generation_comes_from_the_archive_plus_its_batch(tmp_pa
 
         batch = {"a": [judged("weak", 6), judged("fine", 8)], "b": [judged("good", 9)]}
         evolution.cache = {
-            key: {"generation": 2, "tasks": [t.to_dict() for t in tasks]} for key, tasks in batch.items()
+            key: Evaluation(key, key, 2, len(tasks), len(tasks), [], tasks, {}, generation=2)
+            for key, tasks in batch.items()
         }
         assert len(evolution._judged_before(2)) == 20
         after = {key: evolution._tasks_of(key) for key in batch}
         weak, fine = after["a"]
-        assert not weak["validation"]["quality"]["passed"]
-        assert weak["validation"]["quality"]["reason"] == (
+        assert not weak.validation["quality"].passed
+        assert weak.validation["quality"].reason == (
             "bottom quartile of the 23 judged tasks of the run on test_completeness (6 < cutoff 7)"
         )
-        assert fine["validation"]["quality"]["passed"] and after["b"][0]["validation"]["quality"]["passed"]
+        assert fine.validation["quality"].passed and after["b"][0].validation["quality"].passed
+        assert batch["a"][0].validation["quality"].passed  # the evaluation's own tasks are untouched
         # the batch alone (3 judged tasks) has no cutoffs: the drop came from the archive
-        alone = batch_filter({k: [t.to_dict() for t in v] for k, v in batch.items()}, min_judged=20)
-        assert all(t["validation"]["quality"]["passed"] for items in alone.values() for t in items)
+        alone = batch_filter(batch, min_judged=20)
+        assert all(t.validation["quality"].passed for items in alone.values() for t in items)
 
         archived: list[dict] = []  # what the generation archives (no embedding model needed to see it)
         archive.add_tasks = lambda tasks, generation: archived.extend(tasks)

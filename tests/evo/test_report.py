@@ -25,6 +25,7 @@ from evo.report import (
     funnel_by_reason,  # noqa: E402
     novelty_vs_archive,
 )
+from records import Task  # noqa: E402
 from tests.marks import require_mark  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -236,10 +237,22 @@ def test_lineage_follows_every_ancestor_through_crossover_and_unchanged_copies(t
     assert nodes["f"]["exploration_value"] == 0.5
 
 
+def attempted(instance_id: str = "t", **validation: dict) -> Task:
+    """A task record as the journal holds it, with only its layer results filled in."""
+    return Task.from_dict(
+        {
+            **dict.fromkeys(("repo", "base_commit", "patch", "test_patch", "problem_statement", "bug_patch"), ""),
+            **dict.fromkeys(("strategy_type", "strategy_id"), ""),
+            "instance_id": instance_id,
+            "validation": validation,
+        }
+    )
+
+
 def test_funnel_by_reason_and_best_so_far():
-    leak = {"validation": {"schema": {"passed": True}, "quality": {"passed": False, "category": "leakage"}}}
-    flaky = {"validation": {"schema": {"passed": True}, "functional": {"passed": False, "category": "flaky"}}}
-    vague = {"validation": {"semantic": {"passed": False, "category": None}}}
+    leak = attempted(schema={"passed": True}, quality={"passed": False, "category": "leakage"})
+    flaky = attempted(schema={"passed": True}, functional={"passed": False, "category": "flaky"})
+    vague = attempted(semantic={"passed": False, "category": None})
     assert funnel_by_reason([leak, flaky, leak, vague]) == [
         ("functional", "flaky", 1),
         ("quality", "leakage", 2),
@@ -249,9 +262,9 @@ def test_funnel_by_reason_and_best_so_far():
 
 
 def test_funnel_and_novelty_helpers():
-    ok = {"instance_id": "a", "validation": {"schema": {"passed": True}, "compile": {"passed": True}}}
-    dropped = {**ok, "instance_id": "b"}  # passed every layer, then the batch filter dropped it
-    bad = {"instance_id": "c", "validation": {"schema": {"passed": True}, "compile": {"passed": False}}}
+    ok = attempted("a", schema={"passed": True}, compile={"passed": True})
+    dropped = attempted("b", schema={"passed": True}, compile={"passed": True})  # then the batch filter dropped it
+    bad = attempted("c", schema={"passed": True}, compile={"passed": False})
     counts = funnel([ok, dropped, bad, bad], kept_ids={"a"})
     assert counts["compile"] == 2 and counts["kept"] == 1 and counts["batch filter"] == 1 and counts["schema"] == 0
     # the shape `Evolution._rescore` writes to generations/gen-N.scores.json

@@ -15,6 +15,7 @@ from evo.config import Config
 from evo.individual import Individual
 from evo.loop import COPY_RETRIES, build_toolbox, vary
 from llm import LLMError
+from records import Score
 from tasks import Strategy, StrategyType
 
 PROMPT = "Write a bug report for {repo}: the symptom, the expected and the actual behaviour."
@@ -45,7 +46,17 @@ def config(**evolution) -> Config:
 
 def scored(strategy: Strategy, ev: float = 0.4) -> Individual:
     ind = Individual(strategy)
-    ind.assign({"exploration_value": ev, "dimensions": {"novelty": 0.5}, "failure_categories": []})
+    ind.assign(
+        Score(
+            exploration_value=ev,
+            dimensions={"novelty": 0.5},
+            attempts=0,
+            passed=0,
+            failure_categories=[],
+            novelties={},
+            fitness=ev,
+        )
+    )
     return ind
 
 

@@ -16,7 +16,7 @@ from evo.individual import Individual
 from evo.loop import Evolution
 from fitness.strategy_eval import EvalSettings, Evaluation, evaluate_strategy, fitness_of, score_tasks, validations_of
 from llm import LLMClient
-from records import Task
+from records import LayerResult, Score, Task
 from tasks import Strategy, StrategyType
 from tasks.strategy import SEED_PROMPTS
 from tests.fitness.test_strategy_scoring import CannedRun, candidates, task
@@ -25,9 +25,9 @@ from tests.fitness.test_strategy_scoring import CannedRun, candidates, task
 def test_validations_are_the_attempts_that_reached_the_functional_layer():
     s = Strategy(StrategyType.BUG_FIX, "p")
     tasks = [task(s, 0, kept=True), task(s, 1, kept=False), task(s, 2, kept=False)]
-    tasks[0]["validation"]["functional"] = {"passed": True, "score": 1.0, "reason": "", "category": None}
+    tasks[0].validation["functional"] = LayerResult(True, 1.0, "")
     compile_error = task(s, 3, kept=False)
-    compile_error["validation"] = {"compile": {"passed": False, "category": "compile_error"}}
+    compile_error.validation = {"compile": LayerResult(False, 0.0, "", "compile_error")}
     assert validations_of(tasks + [compile_error]) == 3
     assert fitness_of(0.5, kept=1, validations=4, cost_weight=0.0) == 0.5
     assert fitness_of(0.5, kept=1, validations=4, cost_weight=0.4) == pytest.approx(0.6 * 0.5 + 0.4 * 0.25)
@@ -70,7 +70,7 @@ class Generator:
             bug_patch="",
             strategy_type=strategy.strategy_type.value,
             strategy_id=strategy.id,
-            validation={layer: {"passed": False, "score": 0, "reason": "", "category": "no_f2p"}},
+            validation={layer: LayerResult(False, 0, "", "no_f2p")},
         )
 
 
@@ -99,7 +99,7 @@ def costly_run(tmp_path, monkeypatch):
         for i, seed in enumerate(seeds):
             kept = [task(seed, n, kept=True, judge=0.8) for n in (1, 2)]
             for t in kept:
-                t["validation"]["functional"] = {"passed": True, "score": 1.0, "reason": "", "category": None}
+                t.validation["functional"] = LayerResult(True, 1.0, "")
             failed = [task(seed, n, kept=False) for n in range(3, 6)] if i == 0 else []
             canned.plans[seed.genome_hash()] = kept + failed
 
@@ -120,7 +120,7 @@ def costly_run(tmp_path, monkeypatch):
         monkeypatch.setattr(loop_module, "Workbench", StubBench)
         monkeypatch.setattr(loop_module, "evaluate_strategy", canned.evaluate)
         outcome = Evolution(config, tmp_path / name, log=lambda *_: None).run(1)
-        return seeds, outcome.hall_of_fame
+        return seeds, [entry.to_dict() for entry in outcome.hall_of_fame]  # as `sebgen hof --json` shows it
 
     return run
 
@@ -141,12 +141,10 @@ def test_cost_weight_ranks_the_cheaper_of_two_equal_strategies_first(costly_run)
 
 def test_an_individual_keeps_ev_and_fitness_apart_through_a_checkpoint():
     ind = Individual(Strategy(StrategyType.BUG_FIX, "p", genes={"sel_link": 0.5}))
-    ind.assign(
-        {"exploration_value": 0.5, "fitness": 0.42, "dimensions": {}, "attempts": 4, "passed": 2, "validations": 4}
-    )
+    ind.assign(Score(0.5, {}, attempts=4, passed=2, failure_categories=[], novelties={}, validations=4, fitness=0.42))
     again = Individual.from_dict(ind.to_dict())
     assert (again.exploration_value, again.fitness_value, again.validations_per_kept) == (0.5, 0.42, 2.0)
-    assert again.strategy.genes["sel_link"] == 0.5 and again.hof_entry()["genes"]["sel_link"] == 0.5
+    assert again.strategy.genes["sel_link"] == 0.5 and again.hof_entry().genes["sel_link"] == 0.5
 
 
 def test_commits_the_archive_already_holds_a_task_of_are_not_paid_for_again(tmp_path):
@@ -156,10 +154,10 @@ def test_commits_the_archive_already_holds_a_task_of_are_not_paid_for_again(tmp_
     pool = candidates(12)
     settings = EvalSettings(tasks_per_strategy=2, oversample=2, seed=5)
     generator = Generator(lambda n: True)
-    first = [t["base_commit"] for t in evaluate_strategy(strategy, pool, generator, settings).tasks]
+    first = [t.base_commit for t in evaluate_strategy(strategy, pool, generator, settings).tasks]
     with Archive.open(tmp_path / "archive") as archive:
         kept = task(strategy, 0, kept=True)
-        archive.add_tasks([{**kept, "repo": "demo/lib", "base_commit": first[0]}], generation=1)
+        archive.add_tasks([{**kept.to_dict(), "repo": "demo/lib", "base_commit": first[0]}], generation=1)
         generator.archive = archive
-        again = [t["base_commit"] for t in evaluate_strategy(strategy, pool, generator, settings).tasks]
+        again = [t.base_commit for t in evaluate_strategy(strategy, pool, generator, settings).tasks]
     assert first[0] not in again and again[: len(first) - 1] == first[1:]  # the rest keeps its order

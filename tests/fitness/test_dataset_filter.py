@@ -58,10 +58,10 @@ def test_cutoffs_come_from_the_reference_plus_the_batch():
         ("low", "test_completeness", 6.0, 7.0, 23)
     ]
     low = batch[0].validation["quality"]
-    assert not low["passed"] and low["category"] == "judge_reject"
-    assert low["reason"] == "bottom quartile of the 23 judged tasks of the run on test_completeness (6 < cutoff 7)"
-    assert low["details"]["dataset_filter"]["cutoffs"]["test_completeness"] == 7.0
-    assert low["details"]["criteria"]["test_completeness"]["score"] == 6  # the judge's scores stay
+    assert not low.passed and low.category == "judge_reject"
+    assert low.reason == "bottom quartile of the 23 judged tasks of the run on test_completeness (6 < cutoff 7)"
+    assert low.details["dataset_filter"]["cutoffs"]["test_completeness"] == 7.0
+    assert low.details["criteria"]["test_completeness"]["score"] == 6  # the judge's scores stay
     assert batch[1].passed and batch[2].passed
     # the same batch alone is too small to have cutoffs
     assert apply_dataset_filter([judged("low", (9, 9, 6))], min_judged=20) == []
@@ -73,7 +73,7 @@ def test_a_rejected_task_keeps_its_own_reason_but_counts_in_the_distribution():
     weak = judged("weak", (9, 9, 8))
     drops = apply_dataset_filter([vague, weak], reference, min_judged=20)
     assert [d.instance_id for d in drops] == ["weak"]  # cutoff 9 over 22 tasks, vague among them
-    assert vague.validation["quality"]["passed"] and vague.failed_layer()[0] == "semantic"
+    assert vague.validation["quality"].passed and vague.failed_layer()[0] == "semantic"
 
 
 def test_the_online_filter_decides_each_task_once():
@@ -89,14 +89,14 @@ def test_the_online_filter_decides_each_task_once():
 
 
 def test_batch_filter_works_on_copies_across_strategies():
-    records = {
-        "s1": [judged(f"a{i}", (9, 9, 9)).to_dict() for i in range(10)],
-        "s2": [judged(f"b{i}", (9, 9, 9)).to_dict() for i in range(9)] + [judged("weak", (9, 9, 2)).to_dict()],
+    batch = {
+        "s1": [judged(f"a{i}", (9, 9, 9)) for i in range(10)],
+        "s2": [judged(f"b{i}", (9, 9, 9)) for i in range(9)] + [judged("weak", (9, 9, 2))],
     }
-    filtered = batch_filter(records, min_judged=20)
-    weak = next(t for t in filtered["s2"] if t["instance_id"] == "weak")
-    assert not weak["validation"]["quality"]["passed"]
-    assert records["s2"][-1]["validation"]["quality"]["passed"]  # the input is untouched
-    tasks = [Task.from_dict(t) for t in records["s1"] + records["s2"]]
+    filtered = batch_filter(batch, min_judged=20)
+    weak = next(t for t in filtered["s2"] if t.instance_id == "weak")
+    assert not weak.validation["quality"].passed
+    assert batch["s2"][-1].validation["quality"].passed  # the input is untouched
+    tasks = batch["s1"] + batch["s2"]
     assert surviving_batch_filter(tasks, min_judged=20) == 19
     assert surviving_batch_filter(tasks, min_judged=21) == 20

@@ -3,6 +3,25 @@
 import pytest
 
 from fitness import exploration as ex
+from records import LayerResult, Task
+
+
+def kept_task(judge: float, difficulty: float, domain: str, skills: list[str]) -> Task:
+    return Task(
+        instance_id=f"{domain}-{difficulty}",
+        repo="r",
+        base_commit="b",
+        patch="",
+        test_patch="",
+        problem_statement="s",
+        bug_patch="",
+        strategy_type="BUG_FIX",
+        strategy_id="x",
+        difficulty=difficulty,
+        domain=domain,
+        skills=skills,
+        validation={"quality": LayerResult(True, judge, "")},
+    )
 
 
 def test_weighted_sum_with_default_weights():
@@ -51,10 +70,7 @@ def test_evolution_potential(attempts, passed, categories, expected):
 
 
 def test_dimensions_of_a_batch():
-    tasks = [
-        {"validation": {"quality": {"score": 0.8}}, "difficulty": 0.1, "domain": "math", "skills": ["x"]},
-        {"validation": {"quality": {"score": 0.6}}, "difficulty": 0.7, "domain": "security", "skills": ["y"]},
-    ]
+    tasks = [kept_task(0.8, 0.1, "math", ["x"]), kept_task(0.6, 0.7, "security", ["y"])]
     dims = ex.dimensions_of(
         attempts=4,
         passed_tasks=tasks,
@@ -92,7 +108,7 @@ def test_failure_routing_splits_prompt_fixable_from_environment():
 
 def test_two_of_two_kept_beats_two_of_three_with_a_duplicate():
     """The quickstart's old oddity: a rejection used to buy 0.6 of E and outrank a clean sibling."""
-    task = {"validation": {"quality": {"score": 0.8}}, "difficulty": 0.3, "domain": "math", "skills": ["x"]}
+    task = kept_task(0.8, 0.3, "math", ["x"])
     clean = ex.dimensions_of(attempts=2, passed_tasks=[task, task], failure_categories=[], novelties=[0.3, 0.3])
     one_dup = ex.dimensions_of(
         attempts=3, passed_tasks=[task, task], failure_categories=["duplicate"], novelties=[0.3, 0.3]

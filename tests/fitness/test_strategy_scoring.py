@@ -22,7 +22,7 @@ from evo.loop import Evolution, build_toolbox
 from fitness.exploration import ENVIRONMENT, PROMPT_FIXABLE, Dimensions, exploration_value
 from fitness.strategy_eval import EvalSettings, Evaluation, commit_order, evaluate_strategy
 from llm import LLMClient
-from records import Task
+from records import LayerResult, Task
 from tasks.mining import Candidate
 from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
 from tests.evo.test_archive_in_evolution import RecordingClient
@@ -41,7 +41,7 @@ TOPICS = [
 
 def task(
     strategy: Strategy, n: int, *, kept: bool, judge: float = 0.8, category: str = "no_f2p", topic: str | None = None
-) -> dict:
+) -> Task:
     subject = topic or TOPICS[n % len(TOPICS)]
     validation = {"schema": {"passed": True, "score": 1.0, "reason": "", "category": None, "details": {}}}
     if kept:
@@ -79,8 +79,8 @@ def task(
         difficulty=0.1 + 0.2 * (n % 4),
         domain="math",
         skills=[f"skill-{n % 3}"],
-        validation=validation,
-    ).to_dict()
+        validation={layer: LayerResult.from_dict(result) for layer, result in validation.items()},
+    )
 
 
 class CannedRun:
@@ -98,7 +98,7 @@ class CannedRun:
             genome_hash=strategy.genome_hash(),
             sample=sample,
             attempts=len(tasks),
-            passed=sum(all(v["passed"] for v in t["validation"].values()) for t in tasks),
+            passed=sum(t.passed for t in tasks),
             failure_categories=[],
             tasks=tasks,
             usage={"calls": len(tasks), "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0},
@@ -168,7 +168,7 @@ def old_exploration_value(entry: dict, novelty: float) -> float:
 
 
 def test_a_weak_generation_1_seed_no_longer_tops_the_hall_of_fame(canned_run):
-    hof = canned_run.outcome.hall_of_fame
+    hof = [entry.to_dict() for entry in canned_run.outcome.hall_of_fame]  # as `sebgen hof --json` shows it
     weak = next(e for e in hof if e["id"] == canned_run.weak.id)
     best_child = max((e for e in hof if e["generation"] == 2), key=lambda e: e["exploration_value"])
     weak_at_gen1 = scores(canned_run.run_dir, 1)[canned_run.weak.genome_hash()]
@@ -200,7 +200,7 @@ def test_a_genome_met_again_reuses_execution_but_gets_fresh_novelty(canned_run):
 def test_novelty_of_a_generation_counts_its_other_tasks(tmp_path):
     with Archive.open(tmp_path / "a") as archive:
         s = Strategy(StrategyType.BUG_FIX, "p")
-        same = [task(s, n, kept=True, topic=TOPICS[0]) for n in range(3)]
+        same = [task(s, n, kept=True, topic=TOPICS[0]).to_dict() for n in range(3)]  # the archive's JSON rows
         alone = archive.novelty_of_tasks(same[:1], peers=True)
         together = archive.novelty_of_tasks(same, peers=True)
         assert alone == [1.0]  # nothing to compare with
@@ -245,7 +245,7 @@ class RecordingGenerator:
             bug_patch="",
             strategy_type=strategy.strategy_type.value,
             strategy_id=strategy.id,
-            validation={"functional": {"passed": False, "score": 0, "reason": "", "category": "no_f2p"}},
+            validation={"functional": LayerResult(False, 0, "", "no_f2p")},
         )
 
 
@@ -311,7 +311,7 @@ class GeneRun:
         kept = 1 + (g["sel_link"] > 0) - (g["statement_words"] < 200)
         tasks = [task(strategy, n, kept=n < kept, judge=0.7 + 0.1 * (g["sel_tests"] > 0)) for n in range(3)]
         for t in tasks:
-            t["validation"].setdefault("functional", {"passed": True, "score": 1.0, "reason": "", "category": None})
+            t.validation.setdefault("functional", LayerResult(True, 1.0, ""))
         return Evaluation(
             strategy_id=strategy.id,
             genome_hash=strategy.genome_hash(),

@@ -13,7 +13,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from evo.config import Config
 from evo.individual import Individual
 from evo.loop import build_toolbox, route_of, vary
+from fitness import gene_for
 from operators import crossover, mutate_params, random_strategy, repair_selection
+from records import LayerResult, Score, Task
 from tasks import GENES, Strategy, StrategyType
 from tasks.strategy import GENE_DEFAULTS, relevant_genes
 from tests.evo.test_archive_in_evolution import RecordingClient
@@ -54,11 +56,15 @@ def test_random_exploration_draws_genes():
     assert any(one.genes[k] != GENE_DEFAULTS[k] for k in COMMIT_GENES)
 
 
-def attempt(kept: bool, category: str = "no_f2p", judge: float = 0.8, **generation) -> dict:
-    validation = {"functional": {"passed": kept, "category": None if kept else category}}
+def record(validation: dict[str, LayerResult], **generation) -> Task:
+    return Task("t", "r", "b", "", "", "s", "", "BUG_FIX", "x", validation=validation, generation=generation)
+
+
+def attempt(kept: bool, category: str = "no_f2p", judge: float = 0.8, **generation) -> Task:
+    validation = {"functional": LayerResult(kept, 1.0, "", None if kept else category)}
     if kept:
-        validation["quality"] = {"passed": True, "score": judge}
-    return {"validation": validation, "generation": generation, "strategy_type": "BUG_FIX"}
+        validation["quality"] = LayerResult(True, judge, "")
+    return record(validation, **generation)
 
 
 def test_selection_repair_moves_weights_towards_what_yielded(three_commits):  # noqa: F811
@@ -90,14 +96,16 @@ def test_selection_repair_of_synthetic_moves_operator_weights_and_band():
 def individual(strategy: Strategy, categories: list[str]) -> Individual:
     ind = Individual(strategy)
     ind.assign(
-        {
-            "exploration_value": 0.4,
-            "fitness": 0.4,
-            "dimensions": {"novelty": 0.5},
-            "attempts": 4,
-            "passed": 4 - len(categories),
-            "failure_categories": categories,
-        }
+        Score(
+            exploration_value=0.4,
+            fitness=0.4,
+            dimensions={"novelty": 0.5},
+            attempts=4,
+            passed=4 - len(categories),
+            failure_categories=categories,
+            novelties={},
+            failure_routes=[gene_for(c) for c in categories],
+        )
     )
     return ind
 
@@ -132,14 +140,14 @@ def test_no_f2p_failures_reach_selection_repair_not_prompt_mutation(three_commit
     assert [c.operator for c in children] == ["prompt_mutation", "param_mutation"] and llm.prompts
 
 
-def judged_reject(criterion: str, by_filter: bool) -> dict:
+def judged_reject(criterion: str, by_filter: bool) -> Task:
     criteria = {c: {"score": 9} for c in ("task_correctness", "test_correctness", "test_completeness", "complexity")}
     criteria[criterion] = {"score": 3}
     details = {"criteria": criteria}
     if by_filter:
         details["dataset_filter"] = {"criterion": criterion}
-    quality = {"passed": False, "score": 0.5, "reason": "", "category": "judge_reject", "details": details}
-    return {"validation": {"functional": {"passed": True}, "quality": quality}}
+    quality = LayerResult(False, 0.5, "", "judge_reject", details)
+    return record({"functional": LayerResult(True, 1.0, ""), "quality": quality})
 
 
 def test_a_judge_rejection_on_the_tests_is_selections_on_the_statement_the_prompts():

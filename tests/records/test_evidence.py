@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from records import FailureEvidence, Task
+from records import FailureEvidence, LayerResult, Task
 
 
 def test_stated_empty_values_are_kept_and_unstated_ones_left_out():
@@ -32,5 +32,5 @@ def test_ill_typed_values_are_dropped_and_values_made_plain():
 def test_a_task_reads_the_evidence_of_its_fail_to_pass_tests_in_order():
     stored = {"b": {"id": "b", "kind": "truthy"}, "a": {"kind": "raises"}, "gone": {"kind": "error"}}
     task = Task("i", "r", "c", "", "", "", "", "BUG_FIX", "s", FAIL_TO_PASS=["a", "b", "c"])
-    task.validation["functional"] = {"passed": True, "details": {"failures": stored}}
+    task.validation["functional"] = LayerResult(True, 1.0, "", details={"failures": stored})
     assert [(f.test_id, f.kind) for f in task.failure_evidence()] == [("a", "raises"), ("b", "truthy")]

@@ -108,8 +108,8 @@ def test_quality_drops_the_bottom_quartile_of_a_batch():
     rejected = bottom_quartile_filter(batch)
     assert [t.instance_id for t in rejected] == ["weak"]
     weak = batch[-1].validation["quality"]
-    assert not weak["passed"] and weak["category"] == "judge_reject"
-    assert "test_correctness" in weak["reason"]
+    assert not weak.passed and weak.category == "judge_reject"
+    assert "test_correctness" in weak.reason
     assert all(t.passed for t in batch[:-1])
 
 

@@ -23,6 +23,7 @@ import pytest
 
 from environment import make_sandbox
 from llm.offline import judge_quality, judge_semantic, write_statement
+from records import LayerResult
 from sandbox import Limits
 from sandbox.report import clean_failures, parse_report
 from tasks.evidence import failure_evidence
@@ -157,10 +158,8 @@ def statement(shop, key: str, strategy: Strategy = BUG_FIX) -> str:
     repo, sha, candidate, run, evidence = shop
     task = skeleton(candidate, strategy)
     task.FAIL_TO_PASS = [TESTS[key]]
-    task.validation["functional"] = {
-        "passed": True,
-        "details": {"failures": {TESTS[key]: evidence[TESTS[key]].to_dict()}},
-    }
+    failures = {"failures": {TESTS[key]: evidence[TESTS[key]].to_dict()}}
+    task.validation["functional"] = LayerResult(True, 1.0, "", details=failures)
     context = as_sent(statement_context(task, candidate, strategy))
     return write_statement(context, strategy_instructions(strategy, candidate.repo))["problem_statement"]
 
@@ -326,10 +325,8 @@ def test_the_judges_read_the_evidence_and_accept_these_statements(shop):
     for key, test_id in TESTS.items():
         task = skeleton(candidate, BUG_FIX)
         task.FAIL_TO_PASS = [test_id]
-        task.validation["functional"] = {
-            "passed": True,
-            "details": {"failures": {test_id: evidence[test_id].to_dict()}},
-        }
+        failures = {"failures": {test_id: evidence[test_id].to_dict()}}
+        task.validation["functional"] = LayerResult(True, 1.0, "", details=failures)
         context = as_sent(statement_context(task, candidate, BUG_FIX))
         task.problem_statement = write_statement(context, strategy_instructions(BUG_FIX, candidate.repo))[
             "problem_statement"

@@ -62,8 +62,8 @@ def test_a_synthetic_strategy_spends_its_validations_on_executed_functions(synth
     )
     assert evaluation.attempts >= 1 and evaluation.validations >= 1
     for t in evaluation.tasks:
-        assert t["generation"]["touched_functions"] == ["simple"]  # branchy is never executed
-        assert t["strategy_id"] == strategy.id and t["instance_id"].endswith(strategy.id[:6])
+        assert t.generation["touched_functions"] == ["simple"]  # branchy is never executed
+        assert t.strategy_id == strategy.id and t.instance_id.endswith(strategy.id[:6])
     assert evaluation.passed >= 1  # a mutation of `simple` fails test_simple
     held_out = Candidate(**{**repo.__dict__, "source_files": ["synlib/__init__.py"]})
     assert synthetic_targets([held_out]) == {str(synthetic_repo): {"synlib/__init__.py"}}
