@@ -158,7 +158,7 @@ class ProgressView:
                 self.bar.remove_task(self.task_id)
             err.print(
                 f"generation {event['generation']} done in {event['seconds']:.1f}s, "
-                f"population mean EV {event['mean']:.3f}, best EV so far {event['best']:.3f}"
+                f"population mean EV {event['mean']:.3f}, hall-of-fame best EV {event['best']:.3f}"
             )
 
     def close(self) -> None:

@@ -506,7 +506,7 @@ class Evolution:
             {
                 "event": "generation_end",
                 "generation": generation,
-                "best": self.hof[0].exploration_value if len(self.hof) else 0.0,
+                "best": max((ind.exploration_value for ind in self.hof), default=0.0),  # as the report draws it
                 "mean": record["exploration_value"]["avg"],
                 "seconds": time.monotonic() - started,
                 "usage": dict(self.usage),

@@ -29,6 +29,7 @@ class RunData:
     attempted: list[dict]  # every generated task, once per instance id (before the batch filter)
     kept: list[dict]  # the run's dataset: what the archive holds
     series: dict
+    hof_best: list  # (generation, the best EV of its hall of fame)
     novelty_rows: list
     mix: dict
     funnel: dict
@@ -59,6 +60,7 @@ def read_run(run_dir: Path) -> RunData:
         attempted=attempted,
         kept=kept,
         series=dimension_series(state.get("logbook", []), evaluations),
+        hof_best=hof_best(state.get("hof_by_generation", {})),
         novelty_rows=novelty_vs_archive(run.scores()),
         mix=strategy_mix(evaluations),
         funnel=funnel(attempted_tasks, kept_ids),
@@ -122,12 +124,14 @@ def strategy_mix(evaluations: list[dict]) -> dict[int, Counter]:
     return dict(sorted(mix.items()))
 
 
-def best_so_far(series_ev: list[tuple[int, float, float]]) -> list[tuple[int, float]]:
-    best, points = float("-inf"), []
-    for gen, _avg, top in series_ev:
-        best = max(best, top)
-        points.append((gen, best))
-    return points
+def hof_best(hof_by_generation: dict) -> list[tuple[int, float]]:
+    """Per generation: the best EV in its hall of fame, every entry re-scored against that
+    generation's archive. `sebgen run` prints the same figure at the end of each generation and
+    `sebgen hof --gen N` lists it; it can fall as the archive fills (novelty is re-measured)."""
+    return [
+        (int(g), max((float(e.get("exploration_value") or 0.0) for e in entries), default=0.0))
+        for g, entries in sorted(hof_by_generation.items(), key=lambda item: int(item[0]))
+    ]
 
 
 def usage_per_generation(evaluations: list[dict]) -> list[tuple[int, int, float]]:

@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from evo.lineage import ancestry  # noqa: E402
-from evo.report.data import LEVELS, ReportError, RunData, best_so_far, read_run  # noqa: E402
+from evo.report.data import LEVELS, ReportError, RunData, read_run  # noqa: E402
 from evo.runfolder import ExperimentFolder, RunFolder  # noqa: E402
 from records import LAYERS  # noqa: E402
 
@@ -31,18 +31,16 @@ def _save(fig, path: Path) -> str:
     return path.name
 
 
-def plot_dimensions(series: dict, out: Path) -> str:
+def plot_dimensions(series: dict, best: list[tuple[int, float]], out: Path) -> str:
     fig, ax = plt.subplots(figsize=(7, 4))
-    ev = series.get("exploration_value", [])
-    if ev:
-        best = best_so_far(ev)
+    if best:
         ax.plot(
             [p[0] for p in best],
             [p[1] for p in best],
             color="black",
             linestyle="--",
             linewidth=2.5,
-            label="best EV so far",
+            label="hall-of-fame best EV",
         )
     for name, points in series.items():
         if points:
@@ -397,7 +395,7 @@ def build_report(run_dir: Path) -> Path:
 def run_page(d: RunData, out: Path) -> str:
     series = d.series
     images = {
-        "dimensions": plot_dimensions(series, out),
+        "dimensions": plot_dimensions(series, d.hof_best, out),
         "novelty": plot_novelty(d.novelty_rows, out),
         "strategy_mix": plot_strategy_mix(d.mix, out),
         "difficulty": plot_difficulty(d.kept, out),
@@ -409,7 +407,7 @@ def run_page(d: RunData, out: Path) -> str:
     dim_rows = [[g] + [f"{dict((p[0], p[1]) for p in series[n]).get(g, 0.0):.3f}" for n in series] for g in gens]
     pages = write_task_pages(d.kept, out, d.name)
     level_counts = Counter(t.get("difficulty_level", "") or "unknown" for t in d.kept)
-    best = best_so_far(series.get("exploration_value", []))
+    best = d.hof_best
     img = lambda key, alt: f'<img src="{images[key]}" alt="{html.escape(alt)}">'
     novelty_table = [[g, s, "n/a" if v != v else f"{v:.3f}"] for g, s, v in d.novelty_rows]
     return f"""<!DOCTYPE html>
@@ -421,7 +419,7 @@ def run_page(d: RunData, out: Path) -> str:
 <h2>Exploration value and dimensions</h2>{img("dimensions", "EV and dimensions per generation")}
 {
         _table(
-            ["generation", "best EV so far"] + list(series),
+            ["generation", "hall-of-fame best EV"] + list(series),
             [[row[0], f"{dict(best).get(row[0], 0.0):.3f}"] + row[1:] for row in dim_rows],
         )
     }

@@ -19,10 +19,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from evo.lineage import ancestors, ancestry, family  # noqa: E402
 from evo.report import (
     ReportError,
-    best_so_far,
     build_report,
     funnel,
     funnel_by_reason,  # noqa: E402
+    hof_best,
     novelty_vs_archive,
 )
 from records import Task  # noqa: E402
@@ -249,7 +249,7 @@ def attempted(instance_id: str = "t", **validation: dict) -> Task:
     )
 
 
-def test_funnel_by_reason_and_best_so_far():
+def test_funnel_by_reason_and_hof_best():
     leak = attempted(schema={"passed": True}, quality={"passed": False, "category": "leakage"})
     flaky = attempted(schema={"passed": True}, functional={"passed": False, "category": "flaky"})
     vague = attempted(semantic={"passed": False, "category": None})
@@ -258,7 +258,8 @@ def test_funnel_by_reason_and_best_so_far():
         ("quality", "leakage", 2),
         ("semantic", "other", 1),
     ]
-    assert best_so_far([(1, 0.2, 0.5), (2, 0.3, 0.4), (3, 0.5, 0.7)]) == [(1, 0.5), (2, 0.5), (3, 0.7)]
+    by_generation = {"10": [{"exploration_value": 0.3}], "2": [{"exploration_value": 0.4}, {"exploration_value": 0.6}]}
+    assert hof_best(by_generation) == [(2, 0.6), (10, 0.3)]  # per generation, not a running maximum
 
 
 def test_funnel_and_novelty_helpers():
