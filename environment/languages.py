@@ -1,9 +1,10 @@
 """Which of SEBGen's languages a snapshot holds, read from its git tree (no checkout).
 
 A snapshot holds Python when it has a Python packaging file at its root (pyproject.toml,
-setup.py, setup.cfg, Pipfile, requirement files) or Python tests anywhere (`test_*.py`,
-`*_test.py`, `conftest.py`); it holds JavaScript/TypeScript when it has a package.json at its
-root, the file every JS/TS install starts from. A repository may hold both.
+setup.py, setup.cfg, Pipfile, requirement files), Python tests anywhere (`test_*.py`,
+`*_test.py`, `conftest.py`), or, with no package.json, more `.py` files than of any other
+extension; it holds JavaScript/TypeScript when it has a package.json at its root, the file
+every JS/TS install starts from. A repository may hold both.
 """
 
 from __future__ import annotations
@@ -38,8 +39,16 @@ def language_markers(files: list[str]) -> dict[str, tuple[str, ...]]:
     found: dict[str, tuple[str, ...]] = {}
     python = [f for f in files if f in PYTHON_PACKAGING or _REQUIREMENTS.match(f)]
     python_tests = [f for f in files if _PYTHON_TEST.search(f)]
-    if python or python_tests:
-        found[PYTHON] = tuple(python or [f"{len(python_tests)} Python test files"])
+    # plain .py sources make a Python project too when they are its main language (more .py files
+    # than of any other extension) and no package.json says they are a JS project's scripts
+    python_sources = [f for f in files if f.endswith(".py")]
+    others = Counter(ext for f in files if (ext := posixpath.splitext(f)[1]) and ext != ".py")
+    if "package.json" in files or len(python_sources) <= max(others.values(), default=0):
+        python_sources = []
+    if python or python_tests or python_sources:
+        found[PYTHON] = tuple(
+            python or [f"{len(python_tests)} Python test files" if python_tests else f"{len(python_sources)} .py files"]
+        )
     if "package.json" in files:
         found[JAVASCRIPT] = ("package.json", *(f for f in JS_LOCKFILES if f in files))
     return found

@@ -711,14 +711,13 @@ def evaluate_cmd(
     with friendly_errors():
         if (predictions is None) == (agent is None):
             raise UserError("give exactly one of --predictions FILE or --agent NAME")
-        source = _existing(tasks, "run folder or tasks file")
         if predictions is not None:  # a malformed file is told before the config loads
             from harness import load_predictions
 
             preds, label = load_predictions(predictions, warn=_log), predictions.stem
         cfg = _config(config, set_)
         chosen = _agent(agent, cfg.seed) if agent is not None else None
-        records = _dataset(source, lambda: _source_repos(cfg))
+        records = _dataset(_existing(tasks, "run folder or tasks file"), lambda: _source_repos(cfg))
         if predictions is not None:
             unknown = sorted(set(preds) - {t.instance_id for t in records})
             if unknown:

@@ -86,3 +86,13 @@ def test_a_repository_holding_python_beside_javascript_is_mined(tmp_path):
         ],
     )
     assert [c.test_files for c in mine(repo).candidates] == [["tests/test_mod.py"]]
+
+
+def test_python_sources_without_packaging_or_tests_are_python(tmp_path):
+    """A folder of .py files is a Python project (mining then says it has no tests), while .py
+    scripts beside a package.json do not make a JS project a Python one."""
+    from environment import language_markers
+
+    assert "python" in language_markers(["lib.py", "util.py", "README.md"])
+    assert "python" not in language_markers(["package.json", "scripts/release.py", "index.js"])
+    assert "python" not in language_markers(["Makefile", "main.c", "util.c", "scripts/gen.py"])
