@@ -18,10 +18,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
 from sandbox import STEP_MARK, InstallRecipe
 
 from .recipe_sources import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS
-from .versions import Snapshot, normalize, pytest_floor
+from .versions import Snapshot, installed_versions, normalize, pytest_floor
 
 MODULE_PACKAGES: dict[str, str] = KNOWN["module_packages"]  # import name -> distribution, where they differ
 FIXTURE_PLUGINS: dict[str, str] = KNOWN["fixture_plugins"]  # fixture -> the plugin that provides it
@@ -85,15 +87,15 @@ def _package_for(module: str) -> str:
     return MODULE_PACKAGES.get(top, top.replace("_", "-"))
 
 
-def _installed_pytest_major(log: str) -> int | None:
-    m = re.search(r"pytest-(\d+)\.\d+", log)
-    if m:
-        return int(m.group(1))
+def installed_pytest(log: str, recipe: InstallRecipe, snapshot: Snapshot | None) -> Version | None:
+    """The pytest the failing environment has: the log's word first, then the environment's own
+    build log (`snapshot.installed`), then an exact pin of the recipe; None when nothing tells."""
+    told = installed_versions(log).get("pytest") or (snapshot.installed.get("pytest") if snapshot else "")
+    if not told:
+        told = next((p.split("==", 1)[1] for p in recipe.packages if re.fullmatch(r"pytest==[\w.]+", p)), "")
     try:
-        import pytest
-
-        return int(pytest.__version__.split(".")[0])
-    except (ImportError, ValueError):
+        return Version(told) if told else None
+    except InvalidVersion:
         return None
 
 
@@ -183,11 +185,15 @@ def diagnose(
         r"\bhook\b.*\bargument\b.*\b(removed|unknown)",
         log,
     ):
-        major = int(removed.group(1)) if removed else _installed_pytest_major(log)
-        pin = f"pytest<{major}" if major else ""
-        if pin and pin not in recipe.packages:
+        # the diagnosis holds only when the environment's pytest is at least the release blamed:
+        # a PytestRemovedIn10Warning under pytest 9 is a deprecation, and pinning below 10 changes nothing
+        installed = installed_pytest(log, recipe, snapshot)
+        major = int(removed.group(1)) if removed else (installed.major if installed else 0)
+        pin = f"pytest<{major}"
+        if installed is not None and installed.major >= major and pin not in recipe.packages:
             return Fix(
-                f"the suite uses pytest features removed in pytest {major}: pin {pin}",
+                f"the suite uses pytest features removed in pytest {major} and the environment has pytest "
+                f"{installed}: pin {pin}",
                 packages=[pin],
                 rule="pytest-too-new",
             )

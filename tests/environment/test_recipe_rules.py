@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from environment import Fix, RecipeBook, SetupBackend, SetupError, detect_recipe, diagnose, make_sandbox
+from environment.versions import Snapshot, installed_versions
 from sandbox import PRETEND_VERSION, Limits, install_commands
 
 try:
@@ -193,7 +194,11 @@ def test_repair_rules_read_logs(tmp_path):
         "ERROR: usage: pytest\npytest: error: unrecognized arguments: --cov=pkg", recipe, names, "collection"
     ).packages == ["pytest-cov"]
     assert diagnose(
-        "E   pytest.PytestRemovedIn9Warning: the (path) argument is deprecated", recipe, names, "collection"
+        "platform linux -- Python 3.11.9, pytest-9.0.1, pluggy-1.6.0\n"
+        "E   pytest.PytestRemovedIn9Warning: the (path) argument is deprecated",
+        recipe,
+        names,
+        "collection",
     ).packages == ["pytest<9"]
     vcs = diagnose("LookupError: setuptools-scm was unable to detect version for /src", recipe, names, "build")
     assert vcs.rule == "vcs-version" and "SETUPTOOLS_SCM_PRETEND_VERSION" in vcs.env
@@ -208,6 +213,50 @@ def test_repair_rules_read_logs(tmp_path):
         "ModuleNotFoundError: No module named 'UserDict'\n"
     )
     assert diagnose(old_pin, recipe, names, "build").drop == ["requirements:requirements-test.txt"]
+
+
+CLICK_COLLECTION = (  # click 762c97ee's first collection: a deprecation under pytest 9, no pytest 10 exists
+    "ERROR tests/test_basic.py - pytest.PytestRemovedIn10Warning: The (fspath: py.path.local) argument "
+    "to Package is deprecated.\n!!! Interrupted: 1 error during collection !!!\n"
+)
+
+
+def test_pytest_too_new_fires_only_when_the_environment_has_the_pytest_it_blames(tmp_path):
+    repo, sha = make_repo(tmp_path / "r", {"pkg/__init__.py": ""})
+    recipe = detect_recipe(repo, sha)
+    names = {"pkg"}
+
+    def snapshot(installed: dict) -> Snapshot:
+        return Snapshot(date=None, installed=installed)
+
+    assert diagnose(CLICK_COLLECTION, recipe, names, "collection", snapshot({"pytest": "9.2.0"})) is None
+    assert diagnose(CLICK_COLLECTION, recipe, names, "collection") is None  # nothing tells the version
+    blamed = diagnose(CLICK_COLLECTION, recipe, names, "collection", snapshot({"pytest": "10.0.1"}))
+    assert blamed.rule == "pytest-too-new" and blamed.packages == ["pytest<10"] and "pytest 10.0.1" in blamed.reason
+    # pip's own word in the log wins over an older build log
+    assert (
+        diagnose(
+            "Successfully installed pytest-9.2.0\n" + CLICK_COLLECTION,
+            recipe,
+            names,
+            "collection",
+            snapshot({"pytest": "10.0.1"}),
+        )
+        is None
+    )
+
+
+def test_installed_versions_read_pip_and_the_pytest_header():
+    log = (
+        "Successfully installed click-8.1.7 pytest-9.2.0 pytest-asyncio-0.23.4\n"
+        "platform linux -- Python 3.11.9, pytest-8.0.0, pluggy-1.4.0\n"
+    )
+    assert installed_versions(log) == {
+        "click": "8.1.7",
+        "pytest": "8.0.0",
+        "pytest-asyncio": "0.23.4",
+        "pluggy": "1.4.0",
+    }
 
 
 class _FlakyInstall:
@@ -277,6 +326,24 @@ def test_a_model_is_asked_only_when_no_rule_explains_the_log(tmp_path):
     assert [a["rule"] for a in setup["attempts"]] == ["missing-module", "llm", ""]
     assert len(asked) == 1 and "<context>" in asked[0]
     assert setup["recipe"]["packages"] == ["PyYAML", "six"]
+
+
+def test_a_repair_that_leaves_the_recipe_as_it_is_is_not_retried_and_the_first_failure_is_kept(tmp_path):
+    repo, sha = make_repo(tmp_path / "noop", {"pkg/__init__.py": ""})
+    inner = _FlakyInstall(tmp_path / "cache", tmp_path / "build.log", needs="never-installed")
+    # the model's answer drops a source this recipe does not have: the recipe would stay the same
+    backend = SetupBackend(
+        inner, inner.book, attempts=3, advisor=lambda prompt: {"drop": ["dev_packages"]}, log=lambda m: None
+    )
+    with pytest.raises(SetupError, match="after 2 attempts.*leaves the recipe as it is"):
+        backend.ensure(repo, sha)
+    assert inner.builds == 2  # PyYAML by rule, then no third build for a change that changes nothing
+    setup = backend.environment_setup(repo, sha)
+    assert [a["rule"] for a in setup["attempts"]] == ["missing-module", ""]
+    assert "not retried" in setup["attempts"][1]["note"] and setup["fixes"] == [
+        "module yaml is missing: install PyYAML"
+    ]
+    assert setup["first_failure"] == "ModuleNotFoundError: No module named 'yaml'\n"
 
 
 def test_the_offline_model_is_never_asked_for_recipes():
