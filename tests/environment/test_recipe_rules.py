@@ -259,6 +259,81 @@ def test_installed_versions_read_pip_and_the_pytest_header():
     }
 
 
+PIN_CONFLICT_LOG = """\
+sebgen-step: project
+Successfully installed asyncdemo-0.1
+sebgen-step: packages
+Collecting pytest-asyncio==0.23.4
+  Downloading pytest_asyncio-0.23.4-py3-none-any.whl.metadata (3.9 kB)
+Collecting pytest==8.0.0
+  Downloading pytest-8.0.0-py3-none-any.whl.metadata (7.8 kB)
+INFO: pip is looking at multiple versions of pytest-asyncio to determine \
+which version is compatible with other requirements.
+ERROR: Cannot install pytest-asyncio==0.23.4 and pytest==8.0.0 because these \
+package versions have conflicting dependencies.
+
+The conflict is caused by:
+    The user requested pytest==8.0.0
+    pytest-asyncio 0.23.4 depends on pytest<8 and >=7.0.0
+
+To fix this you could try to:
+1. loosen the range of package versions you've specified
+2. remove package versions to allow pip to attempt to solve the dependency conflict
+
+ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/#dealing-with-dependency-conflicts
+"""
+OLD_TOX_LOG = """\
+sebgen-step: requirements:tests/requirements.txt
+Collecting tox==3.5.3 (from -r tests/requirements.txt (line 2))
+Collecting pluggy<1,>=0.3.0 (from tox==3.5.3->-r tests/requirements.txt (line 2))
+  Attempting uninstall: pluggy
+    Found existing installation: pluggy 1.6.0
+    Uninstalling pluggy-1.6.0:
+      Successfully uninstalled pluggy-1.6.0
+Successfully installed filelock-3.16.1 pluggy-0.13.1 py-1.11.0 six-1.16.0 toml-0.10.2 tox-3.5.3 virtualenv-20.26.6
+ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. \
+This behaviour is the source of the following dependency conflicts.
+pytest 9.2.0 requires pluggy<2,>=1.5, but you have pluggy 0.13.1 which is incompatible.
+sebgen-step: check
+Traceback (most recent call last):
+  File "<string>", line 1, in <module>
+  File "/usr/local/lib/python3.11/site-packages/pytest/__init__.py", line 8, in <module>
+    from _pytest._code import ExceptionInfo
+  File "/usr/local/lib/python3.11/site-packages/_pytest/_code/code.py", line 41, in <module>
+    from _pytest._io import TerminalWriter
+  File "/usr/local/lib/python3.11/site-packages/_pytest/config/__init__.py", line 44, in <module>
+    from pluggy import HookimplOpts
+ImportError: cannot import name 'HookimplOpts' from 'pluggy' \
+(/usr/local/lib/python3.11/site-packages/pluggy/__init__.py)
+"""
+
+
+def test_conflicting_pins_are_relaxed_to_what_the_resolver_can_satisfy(tmp_path):
+    repo, sha = make_repo(tmp_path / "r", {"pkg/__init__.py": ""})
+    recipe = detect_recipe(repo, sha, {"packages": ["pytest-asyncio==0.23.4", "pytest==8.0.0"]})
+    fix = diagnose(PIN_CONFLICT_LOG, recipe, {"pkg"}, "build")
+    assert fix.rule == "pin-conflict" and fix.packages == ["pytest<8,>=7.0.0"] and fix.unpin == ["pytest==8.0.0"]
+    assert fix.apply({"packages": ["pytest-asyncio==0.23.4", "pytest==8.0.0"]})["packages"] == [
+        "pytest-asyncio==0.23.4",
+        "pytest<8,>=7.0.0",
+    ]
+    # a conflict inside a requirement file is that source's: the source is dropped, as before
+    in_file = PIN_CONFLICT_LOG.replace("sebgen-step: packages", "sebgen-step: requirements:requirements-dev.txt")
+    assert diagnose(in_file, recipe, {"pkg"}, "build").drop == ["requirements:requirements-dev.txt"]
+
+
+def test_a_source_that_breaks_the_runner_gets_the_runners_own_requirement_installed_after_it(tmp_path):
+    repo, sha = make_repo(tmp_path / "r", {"pkg/__init__.py": ""})
+    recipe = detect_recipe(repo, sha)
+    fix = diagnose(OLD_TOX_LOG, recipe, {"pkg"}, "build")
+    assert fix.rule == "runner-dependency" and fix.packages == ["pluggy<2,>=1.5"]
+    # without pip's word on what pytest requires, the source that replaced pluggy is dropped
+    silent = OLD_TOX_LOG.replace(
+        "pytest 9.2.0 requires pluggy<2,>=1.5, but you have pluggy 0.13.1 which is incompatible.\n", ""
+    )
+    assert diagnose(silent, recipe, {"pkg"}, "build").drop == ["requirements:tests/requirements.txt"]
+
+
 class _FlakyInstall:
     """A stand-in backend whose build fails until the override carries the fix the log asks for."""
 
@@ -344,6 +419,31 @@ def test_a_repair_that_leaves_the_recipe_as_it_is_is_not_retried_and_the_first_f
         "module yaml is missing: install PyYAML"
     ]
     assert setup["first_failure"] == "ModuleNotFoundError: No module named 'yaml'\n"
+
+
+class _ConflictingPins(_FlakyInstall):
+    """A build that fails with pip's conflict while the recipe pins pytest==8.0.0 beside pytest-asyncio."""
+
+    def prepare(self, repo, commit):
+        from sandbox import BuildError
+
+        self.builds += 1
+        if "pytest==8.0.0" in self.recipe_for(repo, commit).packages:
+            self.log_path.write_text(PIN_CONFLICT_LOG)
+            raise BuildError(f"building environment image x failed: boom (log {self.log_path}); log tail:\n...")
+        return self.environment_id(repo, commit)
+
+
+def test_the_repair_loop_relaxes_a_pin_conflict_and_the_install_succeeds(tmp_path):
+    repo, sha = make_repo(tmp_path / "pins", {"pkg/__init__.py": ""})
+    inner = _ConflictingPins(tmp_path / "cache", tmp_path / "build.log", needs=None)
+    inner.book.install[repo.name] = {"packages": ["pytest-asyncio==0.23.4", "pytest==8.0.0"]}
+    backend = SetupBackend(inner, inner.book, attempts=3, log=lambda m: None)
+    backend.ensure(repo, sha)
+    setup = backend.environment_setup(repo, sha)
+    assert [(a["ok"], a["rule"]) for a in setup["attempts"]] == [(False, "pin-conflict"), (True, "")]
+    assert setup["recipe"]["packages"] == ["pytest-asyncio==0.23.4", "pytest<8,>=7.0.0"]
+    assert "ResolutionImpossible" in setup["first_failure"]
 
 
 def test_the_offline_model_is_never_asked_for_recipes():
