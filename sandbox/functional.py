@@ -192,6 +192,13 @@ def _no_f2p_reason(
             f"no FAIL_TO_PASS test: {len(failing_after)} test(s) fail in the gold state "
             f"({_short(failing_after)})" + (f"; {note}" if note else "")
         )
+    skipped = sorted(t for t in tests if before[t] == "skipped")
+    if skipped:  # a skipped test proves nothing: "already passes" would hide why the task was lost
+        when = "in both states" if all(after[t] == "skipped" for t in skipped) else "with bug_patch applied"
+        rest = len(tests) - len(skipped)
+        return f"no FAIL_TO_PASS test: {len(skipped)} test(s) of {where} skipped {when} ({_short(skipped)})" + (
+            f"; the other {rest} already pass with bug_patch applied" if rest else ""
+        )
     return f"no FAIL_TO_PASS test: every test of {where} already passes with bug_patch applied"
 
 
