@@ -124,7 +124,8 @@ def test_tests_skipped_in_both_states_are_reported_as_skipped_not_as_passing(bac
     res = check_functional(backend, repo, sha, bug, _reverse(bug), ["tests/test_calc.py"])
     assert not res.passed
     assert res.reason == (
-        "no FAIL_TO_PASS test: 1 test(s) of tests/test_calc.py skipped in both states (tests/test_calc.py::test_add); "
+        "no FAIL_TO_PASS test: 1 test(s) of tests/test_calc.py skipped in both states (tests/test_calc.py::test_add): "
+        "needs numpy; "
         "the other 1 already pass with bug_patch applied"
     )
 
