@@ -72,6 +72,7 @@ class RecipeBook:
             env=dict(learned.get("env", {})),
             drop=list(learned.get("drop", [])),
             build_packages=list(learned.get("build_packages", [])),
+            extras=list(learned.get("extras", [])),
         )
         if fix.changes(current):
             self._overrides[name] = fix.apply(current)

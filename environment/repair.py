@@ -24,7 +24,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from sandbox import STEP_MARK, InstallRecipe
+from sandbox import STEP_MARK, InstallRecipe, skip_reasons
 
 from .recipe_sources import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS
 from .versions import Snapshot, installed_versions, normalize, pytest_floor
@@ -56,13 +56,14 @@ class Fix:
     env: dict[str, str] = field(default_factory=dict)
     drop: list[str] = field(default_factory=list)
     build_packages: list[str] = field(default_factory=list)
+    extras: list[str] = field(default_factory=list)  # the project's extras to install as well
     unpin: list[str] = field(default_factory=list)  # the override's packages this fix takes out (relaxed pins)
     rule: str = ""
 
     def apply(self, override: dict) -> dict:
         """`override` with this fix merged in (a new dict)."""
         out = dict(override)
-        for key in ("packages", "drop", "build_packages"):
+        for key in ("packages", "drop", "build_packages", "extras"):
             merged = [p for p in out.get(key) or [] if key != "packages" or p not in self.unpin]
             merged += [p for p in getattr(self, key) if p not in merged]
             if merged:
@@ -397,6 +398,46 @@ def _contemporary_fix(log: str, recipe: InstallRecipe, tree_names: set[str], sna
         packages=new,
         rule="contemporary-versions",
     )
+
+
+# a skip reason naming a missing module: importorskip's "could not import 'numpy': No module named
+# 'numpy'", or a suite's own "numpy is not installed" / "requires numpy"
+_SKIPPED_FOR = re.compile(
+    r"No module named '?(?P<a>[\w.]+)'?|could not import '(?P<b>[\w.]+)'|"
+    r"(?P<c>[A-Za-z_][\w.]*) (?:is )?not (?:installed|available)|requires? (?P<d>[A-Za-z_][\w.]*)",
+    re.I,
+)
+
+
+def missing_extra(log: str, recipe: InstallRecipe, extras: dict[str, list[str]]) -> Fix | None:
+    """Tests skipped because a module is missing that an extra of the project provides -> that
+    extra (or its requirements, when the project itself is not installed); None otherwise."""
+    provides = {}
+    for name, reqs in extras.items():
+        for req in reqs:
+            parsed = _requirement(req.split(";")[0])
+            if parsed is not None and name not in recipe.extras:
+                provides.setdefault(normalize(parsed.name), (name, req))
+    for reason in (r for reasons in skip_reasons(log).values() for r in reasons):
+        for m in _SKIPPED_FOR.finditer(reason):
+            module = next(g for g in m.groups() if g)
+            found = provides.get(normalize(_package_for(module)))
+            if found is None:
+                continue
+            extra, req = found
+            if recipe.install_project:
+                return Fix(
+                    f"tests skip because {module} is missing ({reason}); the extra [{extra}] provides it: install it",
+                    extras=[extra],
+                    rule="missing-extra",
+                )
+            if req not in recipe.packages:
+                return Fix(
+                    f"tests skip because {module} is missing ({reason}); the extra [{extra}] lists {req}: install it",
+                    packages=[req],
+                    rule="missing-extra",
+                )
+    return None
 
 
 def advice_prompt(log: str, recipe: InstallRecipe, stage: str) -> str:

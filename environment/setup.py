@@ -5,7 +5,9 @@
 the wrapper builds the environment (`backend.prepare`); when the build fails, or a run cannot
 collect the suite for a reason of the environment (a missing third-party module, an unknown
 pytest option, ...), it reads the log, changes the repo's override in the book by rule (or by
-asking a model, when one is given), and tries again, at most `attempts` times. What worked is
+asking a model, when one is given), and tries again, at most `attempts` times; tests skipped
+because a module is missing that an extra of the project provides get that extra, and run
+again. A repair that would leave what gets installed as it is is not retried. What worked is
 kept by the book for later runs; each snapshot's attempts are reported by
 `environment_setup(repo, commit)`. `make_sandbox` wires the three together.
 """
@@ -34,9 +36,9 @@ from sandbox import (
     resolve_commit,
 )
 
-from .detect import suite_requirements
+from .detect import extras_at, suite_requirements
 from .recipes import RecipeBook
-from .repair import Fix, advice_prompt, diagnose, parse_advice
+from .repair import Fix, advice_prompt, diagnose, missing_extra, parse_advice
 from .versions import Index, Snapshot, commit_date, installed_versions, suite_pins
 
 # a model call: prompt in, parsed JSON object out (wired by the caller, who owns the client)
@@ -52,7 +54,7 @@ class SetupError(SandboxError):
 
 @dataclass
 class Attempt:
-    stage: str  # "build" or "collection"
+    stage: str  # "build", "collection" or "skip" (tests skipped for a missing extra)
     ok: bool
     fix: str = ""  # the change made after this attempt
     rule: str = ""
@@ -189,9 +191,13 @@ class SetupBackend:
             except Exception as exc:  # the model is a last resort: its failure is not the repo's
                 self.log(f"sandbox: asking the model for a recipe failed ({type(exc).__name__}: {exc})")
                 fix = None
+        return self._changing(fix, repo, commit, attempt)
+
+    def _changing(self, fix: Fix | None, repo: Path, commit: str, attempt: Attempt) -> Fix | None:
+        """`fix`, unless it would leave what gets installed as it is (the attempt's note says so)."""
         if fix is None:
             return None
-        if _installs(self.book.recipe_with(repo, commit, fix)) == _installs(recipe):
+        if _installs(self.book.recipe_with(repo, commit, fix)) == _installs(self.recipe(repo, commit)):
             attempt.note = f"the repair '{fix.reason}' ({fix.rule}) leaves the recipe as it is: not retried"
             self.log(f"sandbox: {repo_name(repo)}@{commit[:10]}: {attempt.note}")
             return None
@@ -269,6 +275,13 @@ class SetupBackend:
                 fix = self._fix_for(focused.log_tail, repo, commit, "collection", attempt)
         return fix
 
+    def _extra_fix(self, repo: Path, commit: str, run: TestRun, attempt: Attempt) -> Fix | None:
+        """The project's extra that tests skipped for, when their skip reason names its module."""
+        fix = missing_extra(run.log_tail, self.recipe(repo, commit), extras_at(repo, commit))
+        if fix is not None:
+            attempt.stage = "skip"
+        return self._changing(fix, repo, commit, attempt)
+
     # -- the backend protocol ---------------------------------------------------------------
     def environment_id(self, repo: Path, commit: str) -> str:
         return self.inner.environment_id(repo, commit)
@@ -293,6 +306,8 @@ class SetupBackend:
             with self._lock:
                 attempt = Attempt("collection", False, seconds=round(run.duration_s, 1))
                 fix = self._collection_fix(repo, commit, run, attempt, patches) if number < self.attempts else None
+                if fix is None and number < self.attempts and "skipped" in run.outcomes.values():
+                    fix = self._extra_fix(repo, commit, run, attempt)
                 record = self._record(repo, commit)
                 if fix is None:
                     if attempt.note:  # a repair was proposed and refused: the record says why

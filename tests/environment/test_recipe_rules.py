@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from environment import Fix, RecipeBook, SetupBackend, SetupError, detect_recipe, diagnose, make_sandbox
+from environment.detect import extras_at
+from environment.repair import missing_extra
 from environment.versions import Snapshot, installed_versions
 from sandbox import PRETEND_VERSION, Limits, install_commands
 
@@ -444,6 +446,64 @@ def test_the_repair_loop_relaxes_a_pin_conflict_and_the_install_succeeds(tmp_pat
     assert [(a["ok"], a["rule"]) for a in setup["attempts"]] == [(False, "pin-conflict"), (True, "")]
     assert setup["recipe"]["packages"] == ["pytest-asyncio==0.23.4", "pytest<8,>=7.0.0"]
     assert "ResolutionImpossible" in setup["first_failure"]
+
+
+EXTRAS_PYPROJECT = """\
+[project]
+name = "extrademo"
+version = "1.0"
+
+[project.optional-dependencies]
+test = ["pytest"]
+speed = ["ujson>=5"]
+"""
+SKIPPED_FOR_UJSON = (
+    "s.                                                                       [100%]\n"
+    "=========================== short test summary info ============================\n"
+    "SKIPPED [1] tests/test_fast.py:3: could not import 'ujson': No module named 'ujson'\n"
+    "1 passed, 1 skipped in 0.02s\n"
+)
+
+
+class _SkipsWithoutExtra(_FlakyInstall):
+    """Builds always; its tests skip until the recipe installs the project's `speed` extra."""
+
+    def __init__(self, cache_dir: Path, log_path: Path):
+        super().__init__(cache_dir, log_path, needs=None)
+        self.runs = 0
+
+    def prepare(self, repo, commit):
+        self.builds += 1
+        return self.environment_id(repo, commit)
+
+    def run_tests(self, repo, commit, patches=(), test_files=None):
+        from sandbox import TestRun
+
+        self.runs += 1
+        fast = "tests/test_fast.py::test_fast"
+        if "speed" in self.recipe_for(repo, commit).extras:
+            return TestRun({fast: "passed"}, 0, False, 0.1, "1 passed\n", "img")
+        return TestRun({fast: "skipped"}, 0, False, 0.1, SKIPPED_FOR_UJSON, "img")
+
+
+def test_tests_skipped_for_a_module_an_extra_provides_get_that_extra_and_run_again(tmp_path):
+    repo, sha = make_repo(tmp_path / "extras", {"pyproject.toml": EXTRAS_PYPROJECT, "extrademo/__init__.py": ""})
+    recipe = detect_recipe(repo, sha)
+    assert recipe.extras == ("test",)
+    assert missing_extra(SKIPPED_FOR_UJSON, recipe, extras_at(repo, sha)).extras == ["speed"]
+    assert missing_extra(SKIPPED_FOR_UJSON.replace("ujson", "orjson"), recipe, extras_at(repo, sha)) is None
+
+    inner = _SkipsWithoutExtra(tmp_path / "cache", tmp_path / "build.log")
+    backend = SetupBackend(inner, inner.book, attempts=3, log=lambda m: None)
+    run = backend.run_tests(repo, sha)
+    assert run.outcomes == {"tests/test_fast.py::test_fast": "passed"} and inner.runs == 2
+    setup = backend.environment_setup(repo, sha)
+    assert setup["recipe"]["extras"] == ["test", "speed"]
+    assert [(a["stage"], a["rule"]) for a in setup["attempts"]] == [
+        ("build", ""),
+        ("skip", "missing-extra"),
+        ("build", ""),
+    ]
 
 
 def test_the_offline_model_is_never_asked_for_recipes():
