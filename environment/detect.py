@@ -7,7 +7,7 @@ extras and setup.cfg / setup.py extras whose names suggest tests (dev otherwise)
 test-like names only), pytest plugins implied by the pytest config, VCS-derived versions
 (pretend-version variables) and `requires-python`. An override (config
 `sandbox.install.<repo>` or what the repair loop learned) adds packages, environment
-variables and sources to drop, or replaces everything with one `install` command.
+variables, extras and sources to drop, or replaces everything with one `install` command.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from .recipe_sources import (
     candidate_requirement_files,
     extra_requirements,
     ini,
+    project_extras,
     read_pyproject,
     read_pytest_options,
     read_setup_cfg,
@@ -53,6 +54,12 @@ def detect_recipe(repo: Path, commit: str, override: dict | None = None) -> Inst
 @functools.lru_cache(maxsize=256)
 def _detect_cached(repo: str, commit: str, override_json: str) -> InstallRecipe:
     return _detect(Path(repo), commit, json.loads(override_json))
+
+
+def extras_at(repo: Path, commit: str) -> dict[str, list[str]]:
+    """Every extra the snapshot's project declares -> its requirement strings."""
+    names = [n for n in ("pyproject.toml", "setup.cfg", "setup.py") if n in list_files_at(repo, commit)]
+    return project_extras({n: (read_file_at(repo, commit, n) or b"").decode(errors="replace") for n in names})
 
 
 def suite_requirements(repo: Path, commit: str, recipe: InstallRecipe) -> list[str]:
@@ -121,7 +128,10 @@ def _detect(repo: Path, commit: str, override: dict | None) -> InstallRecipe:
         packages=tuple(override.get("packages", ()) or ()),
         python=str(override.get("python", "") or ""),
         install_project=found.declares and "project" not in drop,
-        extras=tuple(found.extras) if "extras" not in drop else (),
+        # the override's extras (a repair's, for tests that skip without one) join the detected ones
+        extras=tuple(dict.fromkeys(found.extras + list(override.get("extras", ()) or ())))
+        if "extras" not in drop
+        else (),
         requirements=tuple(requirements),
         dep_files=digests,
         dev_packages=tuple(found.test_requirements()) if "dev_packages" not in drop else (),

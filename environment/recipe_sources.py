@@ -418,18 +418,20 @@ def candidate_requirement_files(repo: Path, commit: str, top: list[str]) -> list
 def extra_requirements(text: dict[str, str], extras) -> list[str]:
     """The requirement strings of the named extras in pyproject.toml, setup.cfg and setup.py."""
     wanted = {e.lower() for e in extras}
-    out: list[str] = []
-    if not wanted:
-        return out
+    return [r for name, reqs in project_extras(text).items() if name.lower() in wanted for r in reqs]
+
+
+def project_extras(text: dict[str, str]) -> dict[str, list[str]]:
+    """Every extra pyproject.toml, setup.cfg and setup.py declare -> its requirement strings."""
+    out: dict[str, list[str]] = {}
     optional = (_toml(text.get("pyproject.toml", "")).get("project", {}) or {}).get("optional-dependencies", {}) or {}
     for name, reqs in optional.items():
-        if name.lower() in wanted:
-            out += [str(r) for r in reqs or []]
+        out.setdefault(str(name), []).extend(str(r) for r in reqs or [])
     parser = ini(text.get("setup.cfg", ""))
     if parser.has_section("options.extras_require"):
         for name in parser.options("options.extras_require"):
-            if name.lower() in wanted:
-                out += [ln.strip() for ln in parser.get("options.extras_require", name).splitlines() if ln.strip()]
+            lines = parser.get("options.extras_require", name).splitlines()
+            out.setdefault(name, []).extend(ln.strip() for ln in lines if ln.strip())
     try:
         tree = ast.parse(text.get("setup.py", ""))
     except SyntaxError:
@@ -447,6 +449,6 @@ def extra_requirements(text: dict[str, str], extras) -> list[str]:
             value = _literal(kwargs["extras_require"], names) if "extras_require" in kwargs else None
             if isinstance(value, dict):
                 for name, reqs in value.items():
-                    if str(name).lower() in wanted and isinstance(reqs, (list, tuple)):
-                        out += [str(r) for r in reqs]
+                    if isinstance(reqs, (list, tuple)):
+                        out.setdefault(str(name), []).extend(str(r) for r in reqs)
     return out

@@ -35,6 +35,10 @@ class RecipeBook:
         """The recipe a backend builds `commit`'s environment from."""
         return detect_recipe(Path(repo), commit, self.override(repo))
 
+    def recipe_with(self, repo: Path, commit: str, fix: Fix) -> InstallRecipe:
+        """The recipe `commit` would get with `fix` learned (nothing is learned)."""
+        return detect_recipe(Path(repo), commit, fix.apply(self.override(repo)))
+
     def override(self, repo: Path) -> dict:
         """The repo's override as it stands: config entries plus learned fixes."""
         with self._lock:
@@ -68,6 +72,7 @@ class RecipeBook:
             env=dict(learned.get("env", {})),
             drop=list(learned.get("drop", [])),
             build_packages=list(learned.get("build_packages", [])),
+            extras=list(learned.get("extras", [])),
         )
         if fix.changes(current):
             self._overrides[name] = fix.apply(current)

@@ -1,7 +1,11 @@
 """Reading a failed install or test-collection log and deciding the recipe change that fixes it.
 
 Rules first (missing module -> its package; unknown pytest option or ini key -> the plugin that
-defines it; VCS version -> pretend version; a pytest too new for the suite -> pin below it; a
+defines it; VCS version -> pretend version; a pytest too new for the suite (the environment's
+pytest, read from the logs, at least the release the log blames) -> pin below it; two of the
+recipe's pins the resolver cannot satisfy together -> the one depended on relaxed to the range
+the other accepts; a source that replaced a dependency of the test runner (pytest no longer
+imports) -> the runner's own requirement installed after it, or that source dropped; a
 pytest plugin whose code the failure's traceback ends in (an internal error, a usage error, an
 error at collection or setup) -> that plugin and pytest at the releases contemporary with the
 commit, within the suite's own pins (`environment.versions`); a failing optional dependency
@@ -18,10 +22,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandbox import STEP_MARK, InstallRecipe
+from packaging.version import InvalidVersion, Version
+
+from sandbox import STEP_MARK, InstallRecipe, skip_reasons
 
 from .recipe_sources import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS
-from .versions import Snapshot, normalize, pytest_floor
+from .versions import Snapshot, installed_versions, normalize, pytest_floor
 
 MODULE_PACKAGES: dict[str, str] = KNOWN["module_packages"]  # import name -> distribution, where they differ
 FIXTURE_PLUGINS: dict[str, str] = KNOWN["fixture_plugins"]  # fixture -> the plugin that provides it
@@ -50,16 +56,20 @@ class Fix:
     env: dict[str, str] = field(default_factory=dict)
     drop: list[str] = field(default_factory=list)
     build_packages: list[str] = field(default_factory=list)
+    extras: list[str] = field(default_factory=list)  # the project's extras to install as well
+    unpin: list[str] = field(default_factory=list)  # the override's packages this fix takes out (relaxed pins)
     rule: str = ""
 
     def apply(self, override: dict) -> dict:
         """`override` with this fix merged in (a new dict)."""
         out = dict(override)
-        for key in ("packages", "drop", "build_packages"):
-            merged = list(out.get(key) or [])
+        for key in ("packages", "drop", "build_packages", "extras"):
+            merged = [p for p in out.get(key) or [] if key != "packages" or p not in self.unpin]
             merged += [p for p in getattr(self, key) if p not in merged]
             if merged:
                 out[key] = merged
+            else:
+                out.pop(key, None)
         if self.env:
             out["env"] = {**(out.get("env") or {}), **self.env}
         return out
@@ -85,15 +95,15 @@ def _package_for(module: str) -> str:
     return MODULE_PACKAGES.get(top, top.replace("_", "-"))
 
 
-def _installed_pytest_major(log: str) -> int | None:
-    m = re.search(r"pytest-(\d+)\.\d+", log)
-    if m:
-        return int(m.group(1))
+def installed_pytest(log: str, recipe: InstallRecipe, snapshot: Snapshot | None) -> Version | None:
+    """The pytest the failing environment has: the log's word first, then the environment's own
+    build log (`snapshot.installed`), then an exact pin of the recipe; None when nothing tells."""
+    told = installed_versions(log).get("pytest") or (snapshot.installed.get("pytest") if snapshot else "")
+    if not told:
+        told = next((p.split("==", 1)[1] for p in recipe.packages if re.fullmatch(r"pytest==[\w.]+", p)), "")
     try:
-        import pytest
-
-        return int(pytest.__version__.split(".")[0])
-    except (ImportError, ValueError):
+        return Version(told) if told else None
+    except InvalidVersion:
         return None
 
 
@@ -116,6 +126,10 @@ def diagnose(
             env=dict(pretend_version_env(_PRETEND_VARS)),
             rule="vcs-version",
         )
+    if stage == "build" and step == "packages":
+        fix = _pin_conflict_fix(log, recipe)
+        if fix is not None:
+            return fix
     if stage == "build" and step == "check":
         pinned = [
             s
@@ -128,6 +142,9 @@ def diagnose(
                 drop=[pinned[-1]],
                 rule="drop-source",
             )
+        fix = _runner_dependency_fix(log, recipe)
+        if fix is not None:
+            return fix
     for module in re.findall(r"No module named '?([\w.]+)'?", log):
         top = module.split(".")[0]
         if (
@@ -183,11 +200,15 @@ def diagnose(
         r"\bhook\b.*\bargument\b.*\b(removed|unknown)",
         log,
     ):
-        major = int(removed.group(1)) if removed else _installed_pytest_major(log)
-        pin = f"pytest<{major}" if major else ""
-        if pin and pin not in recipe.packages:
+        # the diagnosis holds only when the environment's pytest is at least the release blamed:
+        # a PytestRemovedIn10Warning under pytest 9 is a deprecation, and pinning below 10 changes nothing
+        installed = installed_pytest(log, recipe, snapshot)
+        major = int(removed.group(1)) if removed else (installed.major if installed else 0)
+        pin = f"pytest<{major}"
+        if installed is not None and installed.major >= major and pin not in recipe.packages:
             return Fix(
-                f"the suite uses pytest features removed in pytest {major}: pin {pin}",
+                f"the suite uses pytest features removed in pytest {major} and the environment has pytest "
+                f"{installed}: pin {pin}",
                 packages=[pin],
                 rule="pytest-too-new",
             )
@@ -221,6 +242,94 @@ def diagnose(
             return Fix(
                 "the project itself does not build: run the tests from the tree without installing it",
                 drop=["project"],
+                rule="drop-source",
+            )
+    return None
+
+
+# pip's account of a conflict between requested pins: "The user requested pytest==8.0.0" and
+# "pytest-asyncio 0.23.4 depends on pytest<8 and >=7.0.0"
+_REQUESTED = re.compile(r"The user requested (?P<req>[A-Za-z0-9][\w.\-]*\s*(?:[<>=!~]=?|===)\s*[\w.*+!\-]+[^\n]*)")
+_DEPENDS = re.compile(r"^\s*(?P<who>[A-Za-z0-9][\w.\-]*) (?P<version>[\w.+!]+) depends on (?P<req>[^\n]+)$", re.M)
+# pip's warning after a source replaced a dependency of something already installed:
+# "pytest 9.2.0 requires pluggy<2,>=1.5, but you have pluggy 0.13.1 which is incompatible."
+_BROKEN = re.compile(r"^(?P<who>[\w.\-]+) [\w.+!]+ requires (?P<req>[^\n]+?), but you have (?P<dep>[\w.\-]+) ", re.M)
+
+
+def _requirement(text: str):
+    """`text` ("pytest<8 and >=7.0.0", "pytest==8.0.0") as a packaging Requirement, or None."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        return Requirement(re.sub(r"\s+and\s+", ",", text.strip()))
+    except InvalidRequirement:
+        return None
+
+
+def _pin_conflict_fix(log: str, recipe: InstallRecipe) -> Fix | None:
+    """Two pins of the recipe's own packages the resolver cannot satisfy together -> the pin the
+    other one depends on is relaxed to the range that one accepts (pytest==8.0.0 -> pytest<8,>=7.0.0
+    for pytest-asyncio 0.23.4); None when the conflict is not between the recipe's packages."""
+    if not re.search(r"ResolutionImpossible|conflicting dependencies", log):
+        return None
+    requested = {}
+    for m in _REQUESTED.finditer(log):
+        req = _requirement(m.group("req"))
+        pin = next((p for p in recipe.packages if (r := _requirement(p)) and str(r) == str(req)), None)
+        if req is not None and pin is not None:
+            requested[normalize(req.name)] = pin
+    for m in _DEPENDS.finditer(log):
+        needed = _requirement(m.group("req"))
+        if (
+            needed is None
+            or normalize(needed.name) not in requested
+            or normalize(m.group("who")) == normalize(needed.name)
+        ):
+            continue
+        pin = requested[normalize(needed.name)]
+        relaxed = f"{needed.name}{needed.specifier}"
+        if relaxed in recipe.packages:
+            continue
+        return Fix(
+            f"the pins conflict: {m.group('who')} {m.group('version')} depends on {relaxed}, and the recipe pins "
+            f"{pin}: relax it to {relaxed}",
+            packages=[relaxed],
+            unpin=[pin],
+            rule="pin-conflict",
+        )
+    return None
+
+
+def _runner_dependency_fix(log: str, recipe: InstallRecipe) -> Fix | None:
+    """A source replaced a dependency of the test runner (an old tox bringing pluggy 0.13.1 under
+    pytest 9) and pytest no longer imports -> install the range the runner requires, last, so
+    it wins over that source's pin."""
+    outputs = step_outputs(log)
+    if not re.search(r"ImportError|ModuleNotFoundError|AttributeError", outputs.get("check", "")):
+        return None
+    for m in _BROKEN.finditer(log):
+        needed = _requirement(m.group("req"))
+        if needed is None or normalize(m.group("who")) not in ("pytest", *_KNOWN_PLUGINS):
+            continue
+        wanted = f"{needed.name}{needed.specifier}"
+        if wanted not in recipe.packages:
+            return Fix(
+                f"a source installs a {m.group('dep')} that {m.group('who')} does not run with: install {wanted} "
+                "after it",
+                packages=[wanted],
+                rule="runner-dependency",
+            )
+    # no word from pip on what the runner requires: drop the optional source that replaced the module
+    missing = re.search(r"cannot import name '\w+' from '(\w+)'", outputs["check"])
+    if missing is None or missing.group(1) not in _RUNNER:
+        return None
+    dist = re.escape(_package_for(missing.group(1)))
+    for source, out in reversed(outputs.items()):
+        optional = source.startswith("requirements:") or source == "dev_packages"
+        if optional and re.search(rf"Successfully installed .*\b{dist}-\d", out, flags=re.I):
+            return Fix(
+                f"{source} installs a {missing.group(1)} the test runner does not import with: drop that source",
+                drop=[source],
                 rule="drop-source",
             )
     return None
@@ -289,6 +398,46 @@ def _contemporary_fix(log: str, recipe: InstallRecipe, tree_names: set[str], sna
         packages=new,
         rule="contemporary-versions",
     )
+
+
+# a skip reason naming a missing module: importorskip's "could not import 'numpy': No module named
+# 'numpy'", or a suite's own "numpy is not installed" / "requires numpy"
+_SKIPPED_FOR = re.compile(
+    r"No module named '?(?P<a>[\w.]+)'?|could not import '(?P<b>[\w.]+)'|"
+    r"(?P<c>[A-Za-z_][\w.]*) (?:is )?not (?:installed|available)|requires? (?P<d>[A-Za-z_][\w.]*)",
+    re.I,
+)
+
+
+def missing_extra(log: str, recipe: InstallRecipe, extras: dict[str, list[str]]) -> Fix | None:
+    """Tests skipped because a module is missing that an extra of the project provides -> that
+    extra (or its requirements, when the project itself is not installed); None otherwise."""
+    provides = {}
+    for name, reqs in extras.items():
+        for req in reqs:
+            parsed = _requirement(req.split(";")[0])
+            if parsed is not None and name not in recipe.extras:
+                provides.setdefault(normalize(parsed.name), (name, req))
+    for reason in (r for reasons in skip_reasons(log).values() for r in reasons):
+        for m in _SKIPPED_FOR.finditer(reason):
+            module = next(g for g in m.groups() if g)
+            found = provides.get(normalize(_package_for(module)))
+            if found is None:
+                continue
+            extra, req = found
+            if recipe.install_project:
+                return Fix(
+                    f"tests skip because {module} is missing ({reason}); the extra [{extra}] provides it: install it",
+                    extras=[extra],
+                    rule="missing-extra",
+                )
+            if req not in recipe.packages:
+                return Fix(
+                    f"tests skip because {module} is missing ({reason}); the extra [{extra}] lists {req}: install it",
+                    packages=[req],
+                    rule="missing-extra",
+                )
+    return None
 
 
 def advice_prompt(log: str, recipe: InstallRecipe, stage: str) -> str:

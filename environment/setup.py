@@ -5,7 +5,9 @@
 the wrapper builds the environment (`backend.prepare`); when the build fails, or a run cannot
 collect the suite for a reason of the environment (a missing third-party module, an unknown
 pytest option, ...), it reads the log, changes the repo's override in the book by rule (or by
-asking a model, when one is given), and tries again, at most `attempts` times. What worked is
+asking a model, when one is given), and tries again, at most `attempts` times; tests skipped
+because a module is missing that an extra of the project provides get that extra, and run
+again. A repair that would leave what gets installed as it is is not retried. What worked is
 kept by the book for later runs; each snapshot's attempts are reported by
 `environment_setup(repo, commit)`. `make_sandbox` wires the three together.
 """
@@ -28,18 +30,22 @@ from sandbox import (
     Limits,
     SandboxError,
     TestRun,
+    install_commands,
     make_backend,
     repo_name,
     resolve_commit,
 )
 
-from .detect import suite_requirements
+from .detect import extras_at, suite_requirements
 from .recipes import RecipeBook
-from .repair import Fix, advice_prompt, diagnose, parse_advice
-from .versions import Index, Snapshot, commit_date, suite_pins
+from .repair import Fix, advice_prompt, diagnose, missing_extra, parse_advice
+from .versions import Index, Snapshot, commit_date, installed_versions, suite_pins
 
 # a model call: prompt in, parsed JSON object out (wired by the caller, who owns the client)
 Advisor = Callable[[str], dict]
+
+
+FIRST_FAILURE_CHARS = 3000
 
 
 class SetupError(SandboxError):
@@ -48,12 +54,13 @@ class SetupError(SandboxError):
 
 @dataclass
 class Attempt:
-    stage: str  # "build" or "collection"
+    stage: str  # "build", "collection" or "skip" (tests skipped for a missing extra)
     ok: bool
     fix: str = ""  # the change made after this attempt
     rule: str = ""
     log: str = ""
     seconds: float = 0.0
+    note: str = ""  # why a proposed repair was not applied
 
 
 @dataclass
@@ -62,6 +69,14 @@ class SetupRecord:
     commit: str
     environment: str = ""
     attempts: list[Attempt] = field(default_factory=list)
+    first_failure: str = ""  # the tail of the first failed attempt's log: what really went wrong
+
+    def failed(self, attempt: Attempt, log: str) -> Attempt:
+        """Record a failed attempt; the first failure's log tail is kept."""
+        self.attempts.append(attempt)
+        if not self.first_failure:
+            self.first_failure = log[-FIRST_FAILURE_CHARS:]
+        return attempt
 
     def to_dict(self, recipe: InstallRecipe) -> dict:
         return {
@@ -69,6 +84,7 @@ class SetupRecord:
             "recipe": recipe.to_dict(),
             "attempts": [asdict(a) for a in self.attempts],
             "fixes": [a.fix for a in self.attempts if a.fix],
+            "first_failure": self.first_failure,
         }
 
 
@@ -155,9 +171,17 @@ class SetupBackend:
             python=recipe.python or self.inner.python_version(),
             pins=suite_pins(suite_requirements(repo, commit, recipe)),
             index=self.index,
+            installed=installed_versions(_read(str(self._build_log(repo, commit)))),
         )
 
-    def _fix_for(self, log: str, repo: Path, commit: str, stage: str) -> Fix | None:
+    def _build_log(self, repo: Path, commit: str) -> Path:
+        """Where the backends keep the build log of the snapshot's environment (named by its id)."""
+        env_id = self.inner.environment_id(repo, commit)
+        return self.book.cache_dir / "build-logs" / f"{env_id.replace(':', '-')}.log"
+
+    def _fix_for(self, log: str, repo: Path, commit: str, stage: str, attempt: Attempt) -> Fix | None:
+        """The repair for a failed attempt; None when no rule (nor model) has one, or when the
+        one proposed would leave the recipe as it is (the attempt's note says so)."""
         recipe = self.recipe(repo, commit)
         snapshot = self._snapshot(repo, commit, recipe) if stage == "collection" else None
         fix = diagnose(log, recipe, set(tree_module_names(str(Path(repo).resolve()), commit)), stage, snapshot)
@@ -167,7 +191,17 @@ class SetupBackend:
             except Exception as exc:  # the model is a last resort: its failure is not the repo's
                 self.log(f"sandbox: asking the model for a recipe failed ({type(exc).__name__}: {exc})")
                 fix = None
-        return fix if fix is not None and fix.changes(self.book.override(repo)) else None
+        return self._changing(fix, repo, commit, attempt)
+
+    def _changing(self, fix: Fix | None, repo: Path, commit: str, attempt: Attempt) -> Fix | None:
+        """`fix`, unless it would leave what gets installed as it is (the attempt's note says so)."""
+        if fix is None:
+            return None
+        if _installs(self.book.recipe_with(repo, commit, fix)) == _installs(self.recipe(repo, commit)):
+            attempt.note = f"the repair '{fix.reason}' ({fix.rule}) leaves the recipe as it is: not retried"
+            self.log(f"sandbox: {repo_name(repo)}@{commit[:10]}: {attempt.note}")
+            return None
+        return fix
 
     # -- setting up -----------------------------------------------------------------------
     def _record(self, repo: Path, commit: str) -> SetupRecord:
@@ -200,14 +234,16 @@ class SetupBackend:
                 except BuildError as exc:
                     path = log_path_of(str(exc))
                     text = _read(path) or str(exc)
-                    attempt = Attempt("build", False, log=path, seconds=round(time.monotonic() - start, 1))
-                    record.attempts.append(attempt)
-                    fix = self._fix_for(text, repo, commit, "build") if number < self.attempts else None
+                    attempt = record.failed(
+                        Attempt("build", False, log=path, seconds=round(time.monotonic() - start, 1)), text
+                    )
+                    fix = self._fix_for(text, repo, commit, "build", attempt) if number < self.attempts else None
                     if fix is None:
                         tried = f"after {number} attempt{'s' if number > 1 else ''}"
                         raise SetupError(
                             f"installing {repo_name(repo)}@{commit[:10]} failed {tried}"
                             + (f"; see the log {path}" if path else f": {str(exc).splitlines()[0]}")
+                            + (f" ({attempt.note})" if attempt.note else "")
                         ) from None
                     attempt.fix, attempt.rule = fix.reason, fix.rule
                     self.log(
@@ -221,21 +257,30 @@ class SetupBackend:
                 return env_id
             raise SetupError(f"installing {repo_name(repo)}@{commit[:10]} failed after {self.attempts} attempts")
 
-    def _collection_fix(self, repo: Path, commit: str, run: TestRun, patches: Sequence[str] = ()) -> Fix | None:
+    def _collection_fix(
+        self, repo: Path, commit: str, run: TestRun, attempt: Attempt, patches: Sequence[str] = ()
+    ) -> Fix | None:
         """A fix when the run could not collect tests for a reason of the environment."""
         if run.timed_out or not (
             run.exit_code not in (0, 1, 5) or run.collect_errors or any(v == "error" for v in run.outcomes.values())
         ):
             return None
-        fix = self._fix_for(run.log_tail, repo, commit, "collection")
+        fix = self._fix_for(run.log_tail, repo, commit, "collection", attempt)
         if fix is None and run.collect_errors:
             # a long run's log tail may have lost the collection error: rerun just those files once
             key = (self.inner.environment_id(repo, commit), tuple(sorted(run.collect_errors)))
             if key not in self._probed:
                 self._probed.add(key)
                 focused = self.inner.run_tests(repo, commit, patches, sorted(run.collect_errors))
-                fix = self._fix_for(focused.log_tail, repo, commit, "collection")
+                fix = self._fix_for(focused.log_tail, repo, commit, "collection", attempt)
         return fix
+
+    def _extra_fix(self, repo: Path, commit: str, run: TestRun, attempt: Attempt) -> Fix | None:
+        """The project's extra that tests skipped for, when their skip reason names its module."""
+        fix = missing_extra(run.log_tail, self.recipe(repo, commit), extras_at(repo, commit))
+        if fix is not None:
+            attempt.stage = "skip"
+        return self._changing(fix, repo, commit, attempt)
 
     # -- the backend protocol ---------------------------------------------------------------
     def environment_id(self, repo: Path, commit: str) -> str:
@@ -259,13 +304,17 @@ class SetupBackend:
             self.ensure(repo, commit)
             run = self.inner.run_tests(repo, commit, patches, test_files)
             with self._lock:
-                fix = self._collection_fix(repo, commit, run, patches) if number < self.attempts else None
-                if fix is None:
-                    return run
+                attempt = Attempt("collection", False, seconds=round(run.duration_s, 1))
+                fix = self._collection_fix(repo, commit, run, attempt, patches) if number < self.attempts else None
+                if fix is None and number < self.attempts and "skipped" in run.outcomes.values():
+                    fix = self._extra_fix(repo, commit, run, attempt)
                 record = self._record(repo, commit)
-                record.attempts.append(
-                    Attempt("collection", False, fix.reason, fix.rule, seconds=round(run.duration_s, 1))
-                )
+                if fix is None:
+                    if attempt.note:  # a repair was proposed and refused: the record says why
+                        record.failed(attempt, run.log_tail)
+                    return run
+                attempt.fix, attempt.rule = fix.reason, fix.rule
+                record.failed(attempt, run.log_tail)
                 self.log(f"sandbox: tests of {repo_name(repo)}@{commit[:10]} could not run; repair: {fix.reason}")
                 self._learn(repo, fix, record)
         return run
@@ -338,6 +387,11 @@ def make_sandbox(
         warm_spares_total=warm_spares_total,
     )
     return SetupBackend(backend, book, attempts=setup_attempts, advisor=advisor, log=log)
+
+
+def _installs(recipe: InstallRecipe) -> tuple:
+    """What building from `recipe` does: its interpreter and its install commands."""
+    return recipe.python, install_commands(recipe, "pip")
 
 
 def _read(path: str) -> str:

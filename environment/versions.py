@@ -130,6 +130,7 @@ class Snapshot:
     python: str = ""  # major.minor of the environment's interpreter
     pins: dict[str, str] = field(default_factory=dict)  # normalized name -> the suite's specifier
     index: Index | None = None
+    installed: dict[str, str] = field(default_factory=dict)  # normalized name -> version in the environment
 
     def version_of(self, name: str, floor: str = "") -> str:
         """The version of `name` contemporary with the commit, within the suite's specifier; ''
@@ -185,6 +186,21 @@ def _fits(requires_python: str, python: str) -> bool:
 
 def pytest_floor(python: str) -> str:
     return PYTEST_FLOOR.get(python, PYTEST_FLOOR["default"])
+
+
+# pip's "Successfully installed a-1.0 b-2.0"; pytest's header "platform linux -- Python 3.11.9, pytest-9.2.0, ..."
+_INSTALLED_LINE = re.compile(r"^.*?(?:Successfully installed|platform \S+ -- Python [\d.]+,)\s+(.+)$", re.M)
+
+
+def installed_versions(log: str) -> dict[str, str]:
+    """normalized name -> version of what a build or test log says is installed (later lines win)."""
+    found: dict[str, str] = {}
+    for line in _INSTALLED_LINE.finditer(log):
+        for item in re.split(r"[\s,]+", line.group(1)):
+            name, _, version = item.rpartition("-")
+            if name and re.fullmatch(r"\d+(?:\.\w+)*", version):
+                found[normalize(name)] = version
+    return found
 
 
 def suite_pins(requirements: Iterable[str]) -> dict[str, str]:

@@ -46,6 +46,7 @@ from .local import LocalBackend
 from .parallel import run_parallel
 from .recipe import PRETEND_VERSION, STEP_MARK, InstallRecipe, RecipeFor, add_version_files, install_commands, no_recipe
 from .repo_id import repo_name
+from .report import skip_reasons
 from .tree import (
     apply_patch,
     attempt_tree,
@@ -134,6 +135,7 @@ __all__ = [
     "prune_images",
     "read_file_at",
     "repo_name",
+    "skip_reasons",
     "resolve_commit",
     "restore_for_verification",
     "run_attempt",

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .errors import PatchError
+from .report import skip_reasons
 from .tree import attempt_tree
 from .types import Backend, TestRun
 
@@ -191,6 +192,17 @@ def _no_f2p_reason(
         return (
             f"no FAIL_TO_PASS test: {len(failing_after)} test(s) fail in the gold state "
             f"({_short(failing_after)})" + (f"; {note}" if note else "")
+        )
+    skipped = sorted(t for t in tests if before[t] == "skipped")
+    if skipped:  # a skipped test proves nothing: "already passes" would hide why the task was lost
+        when = "in both states" if all(after[t] == "skipped" for t in skipped) else "with bug_patch applied"
+        rest = len(tests) - len(skipped)
+        files = {t.split("::")[0] for t in skipped}
+        reasons = [r for run in before_runs for f, rs in skip_reasons(run.log_tail).items() if f in files for r in rs]
+        because = f": {'; '.join(dict.fromkeys(reasons))}" if reasons else ""
+        return (
+            f"no FAIL_TO_PASS test: {len(skipped)} test(s) of {where} skipped {when} ({_short(skipped)}){because}"
+            + (f"; the other {rest} already pass with bug_patch applied" if rest else "")
         )
     return f"no FAIL_TO_PASS test: every test of {where} already passes with bug_patch applied"
 

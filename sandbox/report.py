@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -98,7 +99,7 @@ def pytest_args(test_files: Sequence[str] | None, rootdir: str, canary_module: s
         "--continue-on-collection-errors",
         "--maxfail=0",
         "-q",
-        "-rN",
+        "-rs",  # the short summary names each skip's reason: a task lost to skips says why
         "--color=no",
         *(test_files or []),
     ]
@@ -223,6 +224,20 @@ def _canary_problem(outcomes: dict[str, str], canaries: tuple[str, str], exit_co
     if status != exit_code:
         return f"the report names exit status {status} but pytest exited {exit_code}"
     return ""
+
+
+# pytest's short summary of a skip: "SKIPPED [1] tests/test_np.py:3: could not import 'numpy': ..."
+_SKIP_LINE = re.compile(r"^SKIPPED \[\d+\] (?P<path>[^\s:]+):\d+: (?P<reason>.+)$", re.M)
+
+
+def skip_reasons(log: str) -> dict[str, list[str]]:
+    """Test file -> the distinct reasons pytest's short summary gives for its skips."""
+    reasons: dict[str, list[str]] = {}
+    for m in _SKIP_LINE.finditer(log):
+        found = reasons.setdefault(m.group("path"), [])
+        if m.group("reason") not in found:
+            found.append(m.group("reason"))
+    return reasons
 
 
 def tail(text: str, limit: int = 4000) -> str:

@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 
 from environment import Fix, RecipeBook, SetupBackend, SetupError, detect_recipe, diagnose, make_sandbox
+from environment.detect import extras_at
+from environment.repair import missing_extra
+from environment.versions import Snapshot, installed_versions
 from sandbox import PRETEND_VERSION, Limits, install_commands
 
 try:
@@ -193,7 +196,11 @@ def test_repair_rules_read_logs(tmp_path):
         "ERROR: usage: pytest\npytest: error: unrecognized arguments: --cov=pkg", recipe, names, "collection"
     ).packages == ["pytest-cov"]
     assert diagnose(
-        "E   pytest.PytestRemovedIn9Warning: the (path) argument is deprecated", recipe, names, "collection"
+        "platform linux -- Python 3.11.9, pytest-9.0.1, pluggy-1.6.0\n"
+        "E   pytest.PytestRemovedIn9Warning: the (path) argument is deprecated",
+        recipe,
+        names,
+        "collection",
     ).packages == ["pytest<9"]
     vcs = diagnose("LookupError: setuptools-scm was unable to detect version for /src", recipe, names, "build")
     assert vcs.rule == "vcs-version" and "SETUPTOOLS_SCM_PRETEND_VERSION" in vcs.env
@@ -208,6 +215,125 @@ def test_repair_rules_read_logs(tmp_path):
         "ModuleNotFoundError: No module named 'UserDict'\n"
     )
     assert diagnose(old_pin, recipe, names, "build").drop == ["requirements:requirements-test.txt"]
+
+
+CLICK_COLLECTION = (  # click 762c97ee's first collection: a deprecation under pytest 9, no pytest 10 exists
+    "ERROR tests/test_basic.py - pytest.PytestRemovedIn10Warning: The (fspath: py.path.local) argument "
+    "to Package is deprecated.\n!!! Interrupted: 1 error during collection !!!\n"
+)
+
+
+def test_pytest_too_new_fires_only_when_the_environment_has_the_pytest_it_blames(tmp_path):
+    repo, sha = make_repo(tmp_path / "r", {"pkg/__init__.py": ""})
+    recipe = detect_recipe(repo, sha)
+    names = {"pkg"}
+
+    def snapshot(installed: dict) -> Snapshot:
+        return Snapshot(date=None, installed=installed)
+
+    assert diagnose(CLICK_COLLECTION, recipe, names, "collection", snapshot({"pytest": "9.2.0"})) is None
+    assert diagnose(CLICK_COLLECTION, recipe, names, "collection") is None  # nothing tells the version
+    blamed = diagnose(CLICK_COLLECTION, recipe, names, "collection", snapshot({"pytest": "10.0.1"}))
+    assert blamed.rule == "pytest-too-new" and blamed.packages == ["pytest<10"] and "pytest 10.0.1" in blamed.reason
+    # pip's own word in the log wins over an older build log
+    assert (
+        diagnose(
+            "Successfully installed pytest-9.2.0\n" + CLICK_COLLECTION,
+            recipe,
+            names,
+            "collection",
+            snapshot({"pytest": "10.0.1"}),
+        )
+        is None
+    )
+
+
+def test_installed_versions_read_pip_and_the_pytest_header():
+    log = (
+        "Successfully installed click-8.1.7 pytest-9.2.0 pytest-asyncio-0.23.4\n"
+        "platform linux -- Python 3.11.9, pytest-8.0.0, pluggy-1.4.0\n"
+    )
+    assert installed_versions(log) == {
+        "click": "8.1.7",
+        "pytest": "8.0.0",
+        "pytest-asyncio": "0.23.4",
+        "pluggy": "1.4.0",
+    }
+
+
+PIN_CONFLICT_LOG = """\
+sebgen-step: project
+Successfully installed asyncdemo-0.1
+sebgen-step: packages
+Collecting pytest-asyncio==0.23.4
+  Downloading pytest_asyncio-0.23.4-py3-none-any.whl.metadata (3.9 kB)
+Collecting pytest==8.0.0
+  Downloading pytest-8.0.0-py3-none-any.whl.metadata (7.8 kB)
+INFO: pip is looking at multiple versions of pytest-asyncio to determine \
+which version is compatible with other requirements.
+ERROR: Cannot install pytest-asyncio==0.23.4 and pytest==8.0.0 because these \
+package versions have conflicting dependencies.
+
+The conflict is caused by:
+    The user requested pytest==8.0.0
+    pytest-asyncio 0.23.4 depends on pytest<8 and >=7.0.0
+
+To fix this you could try to:
+1. loosen the range of package versions you've specified
+2. remove package versions to allow pip to attempt to solve the dependency conflict
+
+ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/#dealing-with-dependency-conflicts
+"""
+OLD_TOX_LOG = """\
+sebgen-step: requirements:tests/requirements.txt
+Collecting tox==3.5.3 (from -r tests/requirements.txt (line 2))
+Collecting pluggy<1,>=0.3.0 (from tox==3.5.3->-r tests/requirements.txt (line 2))
+  Attempting uninstall: pluggy
+    Found existing installation: pluggy 1.6.0
+    Uninstalling pluggy-1.6.0:
+      Successfully uninstalled pluggy-1.6.0
+Successfully installed filelock-3.16.1 pluggy-0.13.1 py-1.11.0 six-1.16.0 toml-0.10.2 tox-3.5.3 virtualenv-20.26.6
+ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. \
+This behaviour is the source of the following dependency conflicts.
+pytest 9.2.0 requires pluggy<2,>=1.5, but you have pluggy 0.13.1 which is incompatible.
+sebgen-step: check
+Traceback (most recent call last):
+  File "<string>", line 1, in <module>
+  File "/usr/local/lib/python3.11/site-packages/pytest/__init__.py", line 8, in <module>
+    from _pytest._code import ExceptionInfo
+  File "/usr/local/lib/python3.11/site-packages/_pytest/_code/code.py", line 41, in <module>
+    from _pytest._io import TerminalWriter
+  File "/usr/local/lib/python3.11/site-packages/_pytest/config/__init__.py", line 44, in <module>
+    from pluggy import HookimplOpts
+ImportError: cannot import name 'HookimplOpts' from 'pluggy' \
+(/usr/local/lib/python3.11/site-packages/pluggy/__init__.py)
+"""
+
+
+def test_conflicting_pins_are_relaxed_to_what_the_resolver_can_satisfy(tmp_path):
+    repo, sha = make_repo(tmp_path / "r", {"pkg/__init__.py": ""})
+    recipe = detect_recipe(repo, sha, {"packages": ["pytest-asyncio==0.23.4", "pytest==8.0.0"]})
+    fix = diagnose(PIN_CONFLICT_LOG, recipe, {"pkg"}, "build")
+    assert fix.rule == "pin-conflict" and fix.packages == ["pytest<8,>=7.0.0"] and fix.unpin == ["pytest==8.0.0"]
+    assert fix.apply({"packages": ["pytest-asyncio==0.23.4", "pytest==8.0.0"]})["packages"] == [
+        "pytest-asyncio==0.23.4",
+        "pytest<8,>=7.0.0",
+    ]
+    # a conflict inside a requirement file is that source's: the source is dropped, as before
+    in_file = PIN_CONFLICT_LOG.replace("sebgen-step: packages", "sebgen-step: requirements:requirements-dev.txt")
+    assert diagnose(in_file, recipe, {"pkg"}, "build").drop == ["requirements:requirements-dev.txt"]
+
+
+def test_a_source_that_breaks_the_runner_gets_the_runners_own_requirement_installed_after_it(tmp_path):
+    repo, sha = make_repo(tmp_path / "r", {"pkg/__init__.py": ""})
+    recipe = detect_recipe(repo, sha)
+    fix = diagnose(OLD_TOX_LOG, recipe, {"pkg"}, "build")
+    assert fix.rule == "runner-dependency" and fix.packages == ["pluggy<2,>=1.5"]
+    # without pip's word on what pytest requires, the source that replaced pluggy is dropped
+    silent = OLD_TOX_LOG.replace(
+        "pytest 9.2.0 requires pluggy<2,>=1.5, but you have pluggy 0.13.1 which is incompatible.\n", ""
+    )
+    assert diagnose(silent, recipe, {"pkg"}, "build").drop == ["requirements:tests/requirements.txt"]
 
 
 class _FlakyInstall:
@@ -277,6 +403,107 @@ def test_a_model_is_asked_only_when_no_rule_explains_the_log(tmp_path):
     assert [a["rule"] for a in setup["attempts"]] == ["missing-module", "llm", ""]
     assert len(asked) == 1 and "<context>" in asked[0]
     assert setup["recipe"]["packages"] == ["PyYAML", "six"]
+
+
+def test_a_repair_that_leaves_the_recipe_as_it_is_is_not_retried_and_the_first_failure_is_kept(tmp_path):
+    repo, sha = make_repo(tmp_path / "noop", {"pkg/__init__.py": ""})
+    inner = _FlakyInstall(tmp_path / "cache", tmp_path / "build.log", needs="never-installed")
+    # the model's answer drops a source this recipe does not have: the recipe would stay the same
+    backend = SetupBackend(
+        inner, inner.book, attempts=3, advisor=lambda prompt: {"drop": ["dev_packages"]}, log=lambda m: None
+    )
+    with pytest.raises(SetupError, match="after 2 attempts.*leaves the recipe as it is"):
+        backend.ensure(repo, sha)
+    assert inner.builds == 2  # PyYAML by rule, then no third build for a change that changes nothing
+    setup = backend.environment_setup(repo, sha)
+    assert [a["rule"] for a in setup["attempts"]] == ["missing-module", ""]
+    assert "not retried" in setup["attempts"][1]["note"] and setup["fixes"] == [
+        "module yaml is missing: install PyYAML"
+    ]
+    assert setup["first_failure"] == "ModuleNotFoundError: No module named 'yaml'\n"
+
+
+class _ConflictingPins(_FlakyInstall):
+    """A build that fails with pip's conflict while the recipe pins pytest==8.0.0 beside pytest-asyncio."""
+
+    def prepare(self, repo, commit):
+        from sandbox import BuildError
+
+        self.builds += 1
+        if "pytest==8.0.0" in self.recipe_for(repo, commit).packages:
+            self.log_path.write_text(PIN_CONFLICT_LOG)
+            raise BuildError(f"building environment image x failed: boom (log {self.log_path}); log tail:\n...")
+        return self.environment_id(repo, commit)
+
+
+def test_the_repair_loop_relaxes_a_pin_conflict_and_the_install_succeeds(tmp_path):
+    repo, sha = make_repo(tmp_path / "pins", {"pkg/__init__.py": ""})
+    inner = _ConflictingPins(tmp_path / "cache", tmp_path / "build.log", needs=None)
+    inner.book.install[repo.name] = {"packages": ["pytest-asyncio==0.23.4", "pytest==8.0.0"]}
+    backend = SetupBackend(inner, inner.book, attempts=3, log=lambda m: None)
+    backend.ensure(repo, sha)
+    setup = backend.environment_setup(repo, sha)
+    assert [(a["ok"], a["rule"]) for a in setup["attempts"]] == [(False, "pin-conflict"), (True, "")]
+    assert setup["recipe"]["packages"] == ["pytest-asyncio==0.23.4", "pytest<8,>=7.0.0"]
+    assert "ResolutionImpossible" in setup["first_failure"]
+
+
+EXTRAS_PYPROJECT = """\
+[project]
+name = "extrademo"
+version = "1.0"
+
+[project.optional-dependencies]
+test = ["pytest"]
+speed = ["ujson>=5"]
+"""
+SKIPPED_FOR_UJSON = (
+    "s.                                                                       [100%]\n"
+    "=========================== short test summary info ============================\n"
+    "SKIPPED [1] tests/test_fast.py:3: could not import 'ujson': No module named 'ujson'\n"
+    "1 passed, 1 skipped in 0.02s\n"
+)
+
+
+class _SkipsWithoutExtra(_FlakyInstall):
+    """Builds always; its tests skip until the recipe installs the project's `speed` extra."""
+
+    def __init__(self, cache_dir: Path, log_path: Path):
+        super().__init__(cache_dir, log_path, needs=None)
+        self.runs = 0
+
+    def prepare(self, repo, commit):
+        self.builds += 1
+        return self.environment_id(repo, commit)
+
+    def run_tests(self, repo, commit, patches=(), test_files=None):
+        from sandbox import TestRun
+
+        self.runs += 1
+        fast = "tests/test_fast.py::test_fast"
+        if "speed" in self.recipe_for(repo, commit).extras:
+            return TestRun({fast: "passed"}, 0, False, 0.1, "1 passed\n", "img")
+        return TestRun({fast: "skipped"}, 0, False, 0.1, SKIPPED_FOR_UJSON, "img")
+
+
+def test_tests_skipped_for_a_module_an_extra_provides_get_that_extra_and_run_again(tmp_path):
+    repo, sha = make_repo(tmp_path / "extras", {"pyproject.toml": EXTRAS_PYPROJECT, "extrademo/__init__.py": ""})
+    recipe = detect_recipe(repo, sha)
+    assert recipe.extras == ("test",)
+    assert missing_extra(SKIPPED_FOR_UJSON, recipe, extras_at(repo, sha)).extras == ["speed"]
+    assert missing_extra(SKIPPED_FOR_UJSON.replace("ujson", "orjson"), recipe, extras_at(repo, sha)) is None
+
+    inner = _SkipsWithoutExtra(tmp_path / "cache", tmp_path / "build.log")
+    backend = SetupBackend(inner, inner.book, attempts=3, log=lambda m: None)
+    run = backend.run_tests(repo, sha)
+    assert run.outcomes == {"tests/test_fast.py::test_fast": "passed"} and inner.runs == 2
+    setup = backend.environment_setup(repo, sha)
+    assert setup["recipe"]["extras"] == ["test", "speed"]
+    assert [(a["stage"], a["rule"]) for a in setup["attempts"]] == [
+        ("build", ""),
+        ("skip", "missing-extra"),
+        ("build", ""),
+    ]
 
 
 def test_the_offline_model_is_never_asked_for_recipes():

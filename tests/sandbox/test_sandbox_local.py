@@ -108,6 +108,28 @@ def test_bug_that_no_test_catches_is_rejected(backend, tmp_path):
     assert res.nop_resolved is True
 
 
+def test_tests_skipped_in_both_states_are_reported_as_skipped_not_as_passing(backend, tmp_path):
+    repo, sha = make_repo(
+        tmp_path / "repo",
+        {
+            "calc.py": "def add(a, b):\n    return a + b\n",
+            "tests/test_calc.py": (
+                "import pytest\n\nfrom calc import add\n\n\n"
+                "@pytest.mark.skip(reason='needs numpy')\ndef test_add():\n    assert add(1, 1) == 2\n\n\n"
+                "def test_add_zero():\n    assert add(0, 0) == 0\n"
+            ),
+        },
+    )
+    bug = diff_for(repo, {"calc.py": "def add(a, b):\n    return a - b\n"})
+    res = check_functional(backend, repo, sha, bug, _reverse(bug), ["tests/test_calc.py"])
+    assert not res.passed
+    assert res.reason == (
+        "no FAIL_TO_PASS test: 1 test(s) of tests/test_calc.py skipped in both states (tests/test_calc.py::test_add): "
+        "needs numpy; "
+        "the other 1 already pass with bug_patch applied"
+    )
+
+
 def _reverse(diff: str) -> str:
     """Swap the - and + sides of a one-hunk unified diff."""
     out = []
