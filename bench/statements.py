@@ -49,6 +49,7 @@ import argparse
 import ast
 import builtins
 import json
+import keyword
 import os
 import re
 import shutil
@@ -507,7 +508,7 @@ def title_names(title: str) -> list[str]:
         callee = re.match(r"\s*([A-Za-z_][\w.]*)\s*(?:\(|$)", span)
         if callee:
             names.append(callee.group(1))
-    return list(dict.fromkeys(n.strip(".") for n in names if n.strip(".")))
+    return list(dict.fromkeys(n.strip(".") for n in names if n.strip(".") and not keyword.iskeyword(n)))  # `None`
 
 
 def off_path_title(statement: str, failures: list[FailureEvidence]) -> list[str]:
