@@ -443,11 +443,12 @@ def unmentioned_cases(statement: str, test_ids: list[str], failures: dict[str, F
         if f is None or not f.derived:
             out.append(f"{name} (no evidence)")
             continue
-        missing = [f"input {piece!r}" for piece in case_input(f) if not states(text, piece)]
+        pieces = case_input(f)
+        missing = [f"input {piece!r}" for piece in pieces if not states(text, piece)] or (
+            [] if pieces else ["no input known"]
+        )
         if f.kind in ("compare", "raises") and f.expected and not states(text, f.expected):
             missing.append(f"expected {f.expected!r}")
-        if not case_input(f):
-            missing.append("no input known")
         if missing:
             out.append(f"{name} ({'; '.join(m[:70] for m in missing)})")
     return out
@@ -508,7 +509,8 @@ def title_names(title: str) -> list[str]:
         callee = re.match(r"\s*([A-Za-z_][\w.]*)\s*(?:\(|$)", span)
         if callee:
             names.append(callee.group(1))
-    return list(dict.fromkeys(n.strip(".") for n in names if n.strip(".") and not keyword.iskeyword(n)))  # `None`
+    names = [n.strip(".") for n in names if not keyword.iskeyword(n)]  # `None` names no function
+    return list(dict.fromkeys(n for n in names if n))
 
 
 def off_path_title(statement: str, failures: list[FailureEvidence]) -> list[str]:
@@ -601,9 +603,8 @@ def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[
         leak = leak_report(statement, task["patch"], task["test_patch"])
         if leak.leaks(0.5):
             rows["leak"].append(f"{iid}: {', '.join(leak.kinds)} ({leak.evidence[:80]!r})")
-        recorded = _recorded(
-            task
-        )  # the derived evidence the writer read (the evidence run has the runner's words only)
+        # the derived evidence the writer read: the evidence run holds the runner's words only
+        recorded = _recorded(task)
         for key, found in (
             ("unmentioned", unmentioned_cases(statement, task["FAIL_TO_PASS"], recorded)),
             ("internals", test_internals(statement, task["FAIL_TO_PASS"], recorded)),
