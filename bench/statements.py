@@ -389,29 +389,28 @@ def states(text: str, value: str) -> bool:
     return bool(value) and any(v in text for v in (value, value.replace("'", '"'), value.replace('"', "'")))
 
 
-def case_input(f: FailureEvidence) -> list[str]:
-    """What tells the case apart: its parameter values; else its call and the first line of each
-    statement of its reproduction that binds a name the call reads (`t.to_text()` says nothing
-    without `t = Table(...)`); else the last line of its reproduction (a bare `assert False`
-    test has no call)."""
-    if f.params:
-        return list(f.params.values())
+def case_inputs(f: FailureEvidence) -> list[list[str]]:
+    """The ways a statement can state the case's input, each a list of texts that must all
+    appear: its parameter values; its call (case values substituted) with the first line of
+    each statement of its reproduction that binds a name the call reads (`t.to_text()` says
+    nothing without `t = Table(...)`); without a call, the last line of its reproduction (a
+    bare `assert False` test)."""
+    ways = [list(f.params.values())] if f.params else []
     code = f.reproduction or ""
     if not f.call:
-        return [ln for ln in code.splitlines() if ln.strip()][-1:]
+        last = [ln for ln in code.splitlines() if ln.strip()][-1:]
+        return ways + ([last] if last else [])
     call_tree, tree = _parse(f.call), _parse(code)
-    if call_tree is None or tree is None:
-        return [f.call]
-    reads, lines = used_names(call_tree), code.splitlines()
+    reads, lines = (used_names(call_tree) if call_tree else set()), code.splitlines()
     setup = [
         lines[node.lineno - 1]
-        for node in ast.walk(tree)
+        for node in (ast.walk(tree) if tree else [])
         if isinstance(node, ast.stmt)
         and not isinstance(node, (ast.Import, ast.ImportFrom))
         and node.lineno <= len(lines)
         and reads & binds(node)
     ]
-    return [f.call, *dict.fromkeys(setup)]
+    return [*ways, [f.call, *dict.fromkeys(setup)]]
 
 
 def binds(statement: ast.stmt) -> set[str]:
@@ -433,7 +432,7 @@ def binds(statement: ast.stmt) -> set[str]:
 def unmentioned_cases(statement: str, test_ids: list[str], failures: dict[str, FailureEvidence]) -> list[str]:
     """The FAIL_TO_PASS tests (each parametrized case is one) whose input or required value the
     statement does not state. Mentioned means, verbatim up to whitespace and quote style: every
-    piece of its input (`case_input`) appears in the text, and so does its expected value when
+    piece of one way of stating its input (`case_inputs`) appears in the text, and so does its expected value when
     the check compares with one or expects an exception. A test without evidence is not mentioned."""
     text = _flat(statement)
     out = []
@@ -443,10 +442,8 @@ def unmentioned_cases(statement: str, test_ids: list[str], failures: dict[str, F
         if f is None or not f.derived:
             out.append(f"{name} (no evidence)")
             continue
-        pieces = case_input(f)
-        missing = [f"input {piece!r}" for piece in pieces if not states(text, piece)] or (
-            [] if pieces else ["no input known"]
-        )
+        gaps = [[piece for piece in way if not states(text, piece)] for way in case_inputs(f)]
+        missing = [f"input {piece!r}" for piece in min(reversed(gaps), key=len)] if gaps else ["no input known"]
         if f.kind in ("compare", "raises") and f.expected and not states(text, f.expected):
             missing.append(f"expected {f.expected!r}")
         if missing:
@@ -459,7 +456,8 @@ PLACEHOLDER = re.compile(r"(?:expected|actual)(?:_\w+)?")
 
 def test_internals(statement: str, test_ids: list[str], failures: dict[str, FailureEvidence]) -> list[str]:
     """Test internals in the text: a FAIL_TO_PASS test's function name, a parametrize id (the
-    case's whole id, or pytest's generated `argname<N>` piece of it), a parametrize argument
+    case's whole id unless it is part of a parameter's value, `EOFError` of `<class 'EOFError'>`,
+    or pytest's generated `argname<N>` piece of it), a parametrize argument
     name listed as `name=value`, a bare `expected` / `actual` used as a value (an inline span of
     that word, or a name the statement's code reads but never binds), an `if False:` block."""
     found: list[str] = []
@@ -474,8 +472,11 @@ def test_internals(statement: str, test_ids: list[str], failures: dict[str, Fail
             add("test name", function)
         case = case[:-1] if case.endswith("]") else case
         params = (failures.get(test_id) or FailureEvidence(test_id)).params or {}
-        values = {v.strip("'\"") for v in params.values()}
-        if case and case not in values and re.search(rf"(?<![\w/.-]){re.escape(case)}(?![\w/.-])", statement):
+        if (
+            case
+            and not any(case in value for value in params.values())
+            and re.search(rf"(?<![\w/.-]){re.escape(case)}(?![\w/.-])", statement)
+        ):
             add("parametrize id", case)
         for piece in case.split("-"):
             if re.fullmatch(r"[A-Za-z_]\w*?\d+", piece) and re.sub(r"\d+$", "", piece) in params:

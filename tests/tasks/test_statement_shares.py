@@ -22,7 +22,8 @@ NAVIGATE = dict(kind="error", call="url.navigate(path)", error="TypeError: boom"
 
 def navigate_case(ident: str, base: str, paths: str) -> FailureEvidence:
     params = {"base": base, "expected": "'https://host/b'", "paths": paths}
-    return FailureEvidence(CASE.format(ident), params=params, **NAVIGATE)
+    reproduction = f"url = URL({base})\nfor path in {paths}:\n    url = url.navigate(path)"
+    return FailureEvidence(CASE.format(ident), params=params, reproduction=reproduction, **NAVIGATE)
 
 
 def test_a_case_is_mentioned_only_with_all_its_inputs_and_its_expected_value():
@@ -49,6 +50,12 @@ def test_a_case_is_mentioned_only_with_all_its_inputs_and_its_expected_value():
     assert "'https://host/a'" in found[0] and "(None, 'b')" in found[0]
     assert "t.headers = ['a', 'b']" in found[1] and "expected" not in found[1]
     assert found[2] == "test_gone (no evidence)"
+
+    flag = FailureEvidence("t.py::test_flag[a]", kind="compare", call="Option(['-a']).flag", params={"o": "<Option a>"})
+    assert bench.unmentioned_cases("`Option(['-a']).flag` is wrong", [flag.test_id], {flag.test_id: flag}) == []
+    assert bench.unmentioned_cases("`Option` is wrong", [flag.test_id], {flag.test_id: flag}) == [
+        "test_flag[a] (input \"Option(['-a']).flag\")"
+    ]
 
     complete = statement + "\nWith `t.headers = ['a', 'b']` too; and from 'https://host/a' with paths (None, 'b')."
     assert bench.unmentioned_cases(complete, list(failures), failures) == []
