@@ -11,7 +11,7 @@ written). The tasks go to `--out` (a JSONL file for a blind rating). Then, per t
   test files of the task), which says which assert fails in each test; the asserts before it
   executed and passed.
 
-Four shares of statements, each with its target:
+Seven shares of statements, each with its target:
 
 1. unbound names: a reproduction (a fenced code block, or an inline code span holding a call or
    an operator) uses an identifier that the statement's code does not define and that is no
@@ -24,6 +24,18 @@ Four shares of statements, each with its target:
    sha. Target 0.
 4. flagged by the leak check (`llm.leak_report(...).leaks(0.5)`, the semantic layer's rule).
    Target at most 2%.
+5. a failing test or case not mentioned: a FAIL_TO_PASS test (each parametrized case is one)
+   whose input (its parameter values; else its call and the reproduction's lines that bind
+   the names the call reads) or whose expected value is not in the text verbatim, up to
+   whitespace and quote style (`unmentioned_cases`). Target 0.
+6. a test name or placeholder in the text: a FAIL_TO_PASS test's function name, a parametrize
+   id or argument name, a bare `expected` / `actual` used as a value, an `if False:` block
+   (`test_internals`). Target 0.
+7. a title off the call path: the title names a function (`name(` or `` `name` ``) that is in
+   none of the failing checks' `call`, `check`, `function`, `reproduction` (`off_path_title`).
+   Target 0.
+
+Shares 5-7 read the evidence recorded in the task (the derived evidence the writer was given).
 
     python bench/statements.py --out FILE [--repos attrs,click] [--limit N] [--from FILE]
 
@@ -37,6 +49,7 @@ import argparse
 import ast
 import builtins
 import json
+import keyword
 import os
 import re
 import shutil
@@ -366,6 +379,159 @@ def passing_quotes(task: dict, repo: Path, failures: dict[str, FailureEvidence])
     return out
 
 
+def _flat(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def states(text: str, value: str) -> bool:
+    """`value` appears in `text` (whitespace collapsed, either quote style)."""
+    value = _flat(value)
+    return bool(value) and any(v in text for v in (value, value.replace("'", '"'), value.replace('"', "'")))
+
+
+def case_inputs(f: FailureEvidence) -> list[list[str]]:
+    """The ways a statement can state the case's input, each a list of texts that must all
+    appear: its parameter values; its call (case values substituted) with the first line of
+    each statement of its reproduction that binds a name the call reads (`t.to_text()` says
+    nothing without `t = Table(...)`); without a call, the last line of its reproduction (a
+    bare `assert False` test)."""
+    ways = [list(f.params.values())] if f.params else []
+    code = f.reproduction or ""
+    if not f.call:
+        last = [ln for ln in code.splitlines() if ln.strip()][-1:]
+        return ways + ([last] if last else [])
+    call_tree, tree = _parse(f.call), _parse(code)
+    reads, lines = (used_names(call_tree) if call_tree else set()), code.splitlines()
+    setup = [
+        lines[node.lineno - 1]
+        for node in (ast.walk(tree) if tree else [])
+        if isinstance(node, ast.stmt)
+        and not isinstance(node, (ast.Import, ast.ImportFrom))
+        and node.lineno <= len(lines)
+        and reads & binds(node)
+    ]
+    return [*ways, [f.call, *dict.fromkeys(setup)]]
+
+
+def binds(statement: ast.stmt) -> set[str]:
+    """The names one statement binds itself (not those of the statements nested in it)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {statement.name}
+    targets = {
+        ast.Assign: lambda s: s.targets,
+        ast.AnnAssign: lambda s: [s.target],
+        ast.AugAssign: lambda s: [s.target],
+        ast.For: lambda s: [s.target],
+        ast.AsyncFor: lambda s: [s.target],
+        ast.With: lambda s: [i.optional_vars for i in s.items if i.optional_vars is not None],
+        ast.AsyncWith: lambda s: [i.optional_vars for i in s.items if i.optional_vars is not None],
+    }.get(type(statement), lambda s: [])(statement)
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def unmentioned_cases(statement: str, test_ids: list[str], failures: dict[str, FailureEvidence]) -> list[str]:
+    """The FAIL_TO_PASS tests (each parametrized case is one) whose input or required value the
+    statement does not state. Mentioned means, verbatim up to whitespace and quote style: every
+    piece of one way of stating its input (`case_inputs`) appears in the text, and so does its expected value when
+    the check compares with one or expects an exception. A test without evidence is not mentioned."""
+    text = _flat(statement)
+    out = []
+    for test_id in test_ids:
+        f = failures.get(test_id)
+        name = test_id.split("::")[-1]
+        if f is None or not f.derived:
+            out.append(f"{name} (no evidence)")
+            continue
+        gaps = [[piece for piece in way if not states(text, piece)] for way in case_inputs(f)]
+        missing = [f"input {piece!r}" for piece in min(reversed(gaps), key=len)] if gaps else ["no input known"]
+        if f.kind in ("compare", "raises") and f.expected and not states(text, f.expected):
+            missing.append(f"expected {f.expected!r}")
+        if missing:
+            out.append(f"{name} ({'; '.join(m[:70] for m in missing)})")
+    return out
+
+
+PLACEHOLDER = re.compile(r"(?:expected|actual)(?:_\w+)?")
+
+
+def test_internals(statement: str, test_ids: list[str], failures: dict[str, FailureEvidence]) -> list[str]:
+    """Test internals in the text: a FAIL_TO_PASS test's function name, a parametrize id (the
+    case's whole id unless it is part of a parameter's value, `EOFError` of `<class 'EOFError'>`,
+    or pytest's generated `argname<N>` piece of it), a parametrize argument
+    name listed as `name=value`, a bare `expected` / `actual` used as a value (an inline span of
+    that word, or a name the statement's code reads but never binds), an `if False:` block."""
+    found: list[str] = []
+
+    def add(kind: str, what: str) -> None:
+        if f"{kind} {what}" not in found:
+            found.append(f"{kind} {what}")
+
+    for test_id in test_ids:
+        function, _, case = test_id.split("::")[-1].partition("[")
+        if re.search(rf"(?<![\w.]){re.escape(function)}\b", statement):
+            add("test name", function)
+        case = case[:-1] if case.endswith("]") else case
+        params = (failures.get(test_id) or FailureEvidence(test_id)).params or {}
+        if (
+            case
+            and not any(case in value for value in params.values())
+            and re.search(rf"(?<![\w/.-]){re.escape(case)}(?![\w/.-])", statement)
+        ):
+            add("parametrize id", case)
+        for piece in case.split("-"):
+            if re.fullmatch(r"[A-Za-z_]\w*?\d+", piece) and re.sub(r"\d+$", "", piece) in params:
+                if re.search(rf"(?<![\w/.-]){re.escape(piece)}\b", statement):
+                    add("parametrize id", piece)
+        for span in re.findall(r"`([^`\n]+)`", statement):
+            if re.match(r"\s*\w+=(?!=)", span):  # `base='x', paths=(1, 2)`: the case listed by argument name
+                for name in re.findall(r"(?:^|,)\s*(\w+)=(?!=)", span):
+                    if name in params:
+                        add("parametrize argument", name)
+    spans = code_spans(statement)
+    trees = [(kind, tree) for kind, code in spans if (tree := _parse(code)) is not None]
+    bound = set().union(*[bound_names(tree) for kind, tree in trees if kind == "block"])
+    for kind, code in spans:
+        if kind == "inline" and PLACEHOLDER.fullmatch(code.strip()):
+            add("placeholder", code.strip())
+    for _, tree in trees:
+        for name in sorted(used_names(tree) - bound - bound_names(tree)):
+            if PLACEHOLDER.fullmatch(name):
+                add("placeholder", name)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Constant) and not node.test.value:
+                add("dead block", f"if {node.test.value!r}:")
+    return found
+
+
+def title_names(title: str) -> list[str]:
+    """The functions a title names: `name(` anywhere, and inline spans holding a dotted name or a call."""
+    names = re.findall(r"([A-Za-z_][\w.]*)\(", title)
+    for span in re.findall(r"`([^`\n]+)`", title):
+        callee = re.match(r"\s*([A-Za-z_][\w.]*)\s*(?:\(|$)", span)
+        if callee:
+            names.append(callee.group(1))
+    names = [n.strip(".") for n in names if not keyword.iskeyword(n)]  # `None` names no function
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def off_path_title(statement: str, failures: list[FailureEvidence]) -> list[str]:
+    """The names of the title (its first line) that appear in none of the failing checks'
+    `call`, `check`, `function`, `reproduction`: the title blames code the checks do not run. A
+    name found only in a check's values (`expected`, `observed`, `error`: an exception type, a
+    returned class) names no function and is left out. A dotted name counts when its last part
+    appears. Without evidence there is nothing to compare with: nothing is counted."""
+    if not failures:
+        return []
+    title = statement.strip().splitlines()[0] if statement.strip() else ""
+    path = "\n".join(filter(None, (x for f in failures for x in (f.call, f.check, f.function, f.reproduction))))
+    values = "\n".join(filter(None, (x for f in failures for x in (f.expected, f.observed, f.error))))
+
+    def appears(name: str, text: str) -> bool:
+        return bool(re.search(rf"(?<![\w]){re.escape(name.split('.')[-1])}\b", text))
+
+    return [n for n in title_names(title) if not appears(n, path) and not appears(n, values)]
+
+
 def evidence_runs(tasks: list[dict], repo: Path) -> dict[str, dict[str, FailureEvidence]]:
     """instance_id -> {test id -> the runner's words on its failure} from one run of the buggy state."""
     from environment import make_sandbox
@@ -414,7 +580,7 @@ def judge(tasks: list[dict]) -> list[str]:
 def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[str, FailureEvidence]]) -> dict:
     from llm import leak_report
 
-    rows = {"unbound": [], "passing": [], "invisible": [], "leak": []}
+    rows = {"unbound": [], "passing": [], "invisible": [], "leak": [], "unmentioned": [], "internals": [], "title": []}
     public_cache: dict[tuple[str, str], set[str]] = {}
     for task in tasks:
         repo = repos[task["repo"]]
@@ -438,6 +604,15 @@ def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[
         leak = leak_report(statement, task["patch"], task["test_patch"])
         if leak.leaks(0.5):
             rows["leak"].append(f"{iid}: {', '.join(leak.kinds)} ({leak.evidence[:80]!r})")
+        # the derived evidence the writer read: the evidence run holds the runner's words only
+        recorded = _recorded(task)
+        for key, found in (
+            ("unmentioned", unmentioned_cases(statement, task["FAIL_TO_PASS"], recorded)),
+            ("internals", test_internals(statement, task["FAIL_TO_PASS"], recorded)),
+            ("title", off_path_title(statement, list(recorded.values()))),
+        ):
+            if found:
+                rows[key].append(f"{iid}: {', '.join(found)}")
     return rows
 
 
@@ -508,6 +683,9 @@ def main() -> None:
         "passing": ("quoting a check that passes on the buggy state", "0"),
         "invisible": ("referring to an invisible issue or PR", "0"),
         "leak": ("flagged by the leak check", "<= 2%"),
+        "unmentioned": ("a failing test or case not mentioned", "0"),
+        "internals": ("a test name or placeholder in the text", "0"),
+        "title": ("a title naming a function off the failing checks' call path", "0"),
     }
     for key, (label, target) in labels.items():
         print(f"{label}: {len(rows[key])}/{len(tasks)} = {len(rows[key]) / n:.1%} (target {target})")

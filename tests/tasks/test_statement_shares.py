@@ -1,0 +1,103 @@
+"""The statements bench's shares of issue 30, on hand-made statements and evidence."""
+
+import importlib.util
+from pathlib import Path
+
+from records import FailureEvidence
+
+
+def _bench():
+    path = Path(__file__).resolve().parents[2] / "bench" / "statements.py"
+    spec = importlib.util.spec_from_file_location("bench_statements", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _bench()
+
+CASE = "tests/test_url.py::test_navigate[{}]"
+NAVIGATE = dict(kind="error", call="url.navigate(path)", error="TypeError: boom", function="URL.navigate")
+
+
+def navigate_case(ident: str, base: str, paths: str) -> FailureEvidence:
+    params = {"base": base, "expected": "'https://host/b'", "paths": paths}
+    reproduction = f"url = URL({base})\nfor path in {paths}:\n    url = url.navigate(path)"
+    return FailureEvidence(CASE.format(ident), params=params, reproduction=reproduction, **NAVIGATE)
+
+
+def test_a_case_is_mentioned_only_with_all_its_inputs_and_its_expected_value():
+    shown = navigate_case("paths1", "'https://host'", "('a', 'b')")
+    hidden = navigate_case("paths2", "'https://host/a'", "(None, 'b')")
+    table = FailureEvidence(
+        "tests/test_table.py::test_padded",
+        kind="compare",
+        call="t.to_text()",
+        op="==",
+        expected="'a | b'",
+        reproduction=(
+            "from tables import Table\nt = Table([[1]])\nt.headers = ['a', 'b']\nassert t.to_text() == 'a | b'"
+        ),
+    )
+    failures = {f.test_id: f for f in (shown, hidden, table)}
+    statement = (
+        "`URL.navigate` raises\n\n```python\nurl = URL('https://host')\nfor path in ('a', 'b'):\n"
+        '    url = url.navigate(path)\n```\n\nIt should give "https://host/b".\n\n'
+        "Also `t.to_text()` should be `'a | b'` after `t = Table([[1]])`."
+    )
+    found = bench.unmentioned_cases(statement, [*failures, "tests/test_x.py::test_gone"], failures)
+    assert [line.split(" (")[0] for line in found] == ["test_navigate[paths2]", "test_padded", "test_gone"]
+    assert "'https://host/a'" in found[0] and "(None, 'b')" in found[0]
+    assert "t.headers = ['a', 'b']" in found[1] and "expected" not in found[1]
+    assert found[2] == "test_gone (no evidence)"
+
+    flag = FailureEvidence("t.py::test_flag[a]", kind="compare", call="Option(['-a']).flag", params={"o": "<Option a>"})
+    assert bench.unmentioned_cases("`Option(['-a']).flag` is wrong", [flag.test_id], {flag.test_id: flag}) == []
+    assert bench.unmentioned_cases("`Option` is wrong", [flag.test_id], {flag.test_id: flag}) == [
+        "test_flag[a] (input \"Option(['-a']).flag\")"
+    ]
+
+    complete = statement + "\nWith `t.headers = ['a', 'b']` too; and from 'https://host/a' with paths (None, 'b')."
+    assert bench.unmentioned_cases(complete, list(failures), failures) == []
+
+
+def test_test_internals_are_found_and_a_plain_statement_has_none():
+    case = navigate_case("https://host-paths2", "'https://host'", "(None, 'b')")
+    failures = {case.test_id: case}
+    statement = (
+        "`test_navigate` fails for paths2.\n\n"
+        "- with `base='https://host', paths=(None, 'b')`: the check needs `expected`\n\n"
+        "```python\nif False:\n    url = None\nassert url.navigate('b') == actual\n```"
+    )
+    assert bench.test_internals(statement, list(failures), failures) == [
+        "test name test_navigate",
+        "parametrize id paths2",
+        "parametrize argument base",
+        "parametrize argument paths",
+        "placeholder expected",
+        "placeholder actual",
+        "dead block if False:",
+    ]
+    plain = (
+        "`URL('https://host').navigate(None)` raises `TypeError`.\n\n"
+        "```python\nexpected = 'https://host/b'\nassert url.navigate('b').to_text() == expected\n```"
+    )
+    assert bench.test_internals(plain, list(failures), failures) == []
+
+
+def test_a_title_naming_code_the_checks_do_not_run_is_off_the_call_path():
+    month = FailureEvidence(
+        "tests/test_locale.py::test_month_name",
+        kind="compare",
+        call="locale.month_name(3)",
+        check="assert locale.month_name(3) == 'mars'",
+        expected="'mars'",
+        observed="'March'",
+        error="",
+        reproduction="from arrow.locales import FrenchLocale\nlocale = FrenchLocale()",
+    )
+    assert bench.off_path_title("`humanize()` returns the wrong value\n\nbody", [month]) == ["humanize"]
+    assert bench.off_path_title("`FrenchLocale.month_name` gives `'March'`\n\nbody", [month]) == []
+    raised = FailureEvidence("t.py::test_x", kind="error", call="parse('x')", error="ParserError: no")
+    assert bench.off_path_title("`parse('x')` raises `ParserError`, not `None`", [raised]) == []
+    assert bench.off_path_title("`humanize()` is wrong", []) == []
