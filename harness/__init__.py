@@ -46,7 +46,13 @@ _HOMES = {  # public name -> the module that defines it (loaded on first use: re
 
 def __getattr__(name: str):
     if name in _HOMES:
-        return getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)
+        home = _HOMES[name]
+        module = importlib.import_module(f".{home}", __name__)
+        # importing `harness.curriculum` binds the module to the package's name `curriculum`, which
+        # is also a public function: bind every public name of that module, so the function wins
+        for public in [n for n, h in _HOMES.items() if h == home]:
+            globals()[public] = getattr(module, public)
+        return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

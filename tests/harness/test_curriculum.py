@@ -123,3 +123,14 @@ def test_cli_prints_counts_and_writes_the_order(tmp_path):
     assert "below 0, within 0, above 15" in proc.stdout  # ability 0, width 0.15: every task is above
     levels = [json.loads(line)["difficulty_level"] for line in (tmp_path / "o.jsonl").read_text().splitlines()]
     assert levels[:5] == ["easy", "medium", "easy", "medium", "hard"]
+
+
+def test_the_public_curriculum_is_the_function_whatever_is_loaded_first():
+    """`curriculum` is both a module of harness and its public function; loading the module
+    through another of its names must not hide the function (the CLI imports them together)."""
+    import subprocess
+    import sys
+
+    code = "from harness import capability_profile, curriculum; print(callable(curriculum))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.stdout.strip() == "True", proc.stderr
