@@ -22,6 +22,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from evo.runfolder import RunFolder  # noqa: E402  (the run folder's layout has one home)
+
 ROUNDS = 5
 LIMIT_S = 1.0  # every answer below, on an idle machine
 ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
@@ -54,7 +58,7 @@ def finished_run(run_dir: Path | None) -> Path:
     if run_dir is not None:
         return run_dir
     cached = Path.home() / ".cache" / "sebgen" / "bench-cli-startup-run"
-    if not (cached / "checkpoints").is_dir() or not any((cached / "checkpoints").glob("gen-*.json")):
+    if not RunFolder(cached).is_run() or RunFolder(cached).checkpoint() is None:
         import shutil
 
         shutil.rmtree(cached, ignore_errors=True)

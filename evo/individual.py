@@ -14,18 +14,6 @@ from deap import base
 from records import HofEntry, Score
 from tasks import Strategy
 
-# What the individual keeps of its score besides EV, fitness and dimensions (the checkpoint's "summary")
-SUMMARY_FIELDS = (
-    "attempts",
-    "passed",
-    "failure_categories",
-    "failure_routes",
-    "validations",
-    "kept_per_validation",
-    "scored_at_generation",
-    "archive_tasks",
-)
-
 
 class ExplorationFitness(base.Fitness):
     weights = (1.0,)
@@ -37,7 +25,7 @@ class Individual:
         self.fitness = ExplorationFitness()
         self.dimensions: dict[str, float] = {}
         self.novelty: float = 0.0
-        self.summary: dict = {}
+        self.score: Score | None = None  # the newest score; None until evaluated
         self.ev: float | None = None
 
     @property
@@ -53,8 +41,7 @@ class Individual:
 
     @property
     def validations_per_kept(self) -> float | None:
-        passed, validations = self.summary.get("passed", 0), self.summary.get("validations")
-        return round(validations / passed, 4) if passed and validations is not None else None
+        return self.score.validations_per_kept if self.score else None
 
     def assign(self, score: Score) -> None:
         """Take a score: its EV, fitness, dimensions, counts and where its novelty was measured."""
@@ -62,7 +49,7 @@ class Individual:
         self.fitness.values = (score.fitness,)
         self.dimensions = dict(score.dimensions)
         self.novelty = self.dimensions.get("novelty", 0.0)
-        self.summary = {name: getattr(score, name) for name in SUMMARY_FIELDS}
+        self.score = score
 
     def to_dict(self) -> dict:
         return {
@@ -70,7 +57,7 @@ class Individual:
             "exploration_value": self.exploration_value if self.fitness.valid else None,
             "fitness": self.fitness_value if self.fitness.valid else None,
             "dimensions": self.dimensions,
-            "summary": self.summary,
+            "score": self.score.to_dict() if self.score else None,
         }
 
     @classmethod
@@ -82,7 +69,7 @@ class Individual:
             ind.fitness.values = (fitness if fitness is not None else data["exploration_value"],)
         ind.dimensions = dict(data.get("dimensions", {}))
         ind.novelty = ind.dimensions.get("novelty", 0.0)
-        ind.summary = dict(data.get("summary", {}))
+        ind.score = _stored_score(data)
         return ind
 
     def hof_entry(self) -> HofEntry:
@@ -99,13 +86,36 @@ class Individual:
             prompt=s.prompt,
             parents=list(s.parents),
             operator=s.operator,
-            tasks_passed=self.summary.get("passed", 0),
-            tasks_attempted=self.summary.get("attempts", 0),
-            validations=self.summary.get("validations"),
+            tasks_passed=self.score.passed if self.score else 0,
+            tasks_attempted=self.score.attempts if self.score else 0,
+            validations=self.score.validations if self.score else None,
             validations_per_kept=self.validations_per_kept,
-            novelty_generation=self.summary.get("scored_at_generation"),
-            novelty_archive_tasks=self.summary.get("archive_tasks"),
+            novelty_generation=self.score.scored_at_generation if self.score else None,
+            novelty_archive_tasks=self.score.archive_tasks if self.score else None,
         )
+
+
+def _stored_score(data: dict) -> Score | None:
+    """The score a checkpoint holds; checkpoints written before individuals kept their `Score`
+    hold its counts as a "summary" beside the EV and dimensions."""
+    if data.get("score"):
+        return Score.from_dict(data["score"])
+    summary = data.get("summary")
+    if not summary or data.get("exploration_value") is None:
+        return None
+    fitness = data.get("fitness")
+    return Score.from_dict(
+        {
+            "exploration_value": data["exploration_value"],
+            "dimensions": dict(data.get("dimensions", {})),
+            "novelties": {},
+            "fitness": fitness if fitness is not None else data["exploration_value"],
+            "failure_categories": [],
+            "attempts": 0,
+            "passed": 0,
+            **summary,
+        }
+    )
 
 
 def same_genome(a: Individual, b: Individual) -> bool:

@@ -104,9 +104,10 @@ def route_of(parent: Individual) -> str:
     when more of its rejections are selection-fixable (no_f2p, or a judge's rejection on a test
     criterion) than prompt-fixable, else "prompt" (also when it has no failures: the
     configured operator)."""
-    routes = parent.summary.get("failure_routes")
-    if routes is None:  # scored before routes were recorded
-        routes = [gene_for(c) for c in parent.summary.get("failure_categories", [])]
+    score = parent.score
+    routes = score.failure_routes if score else []
+    if score and not routes:  # scored before routes were recorded
+        routes = [gene_for(c) for c in score.failure_categories]
     return "selection" if routes.count("selection") > routes.count("prompt") else "prompt"
 
 
@@ -219,7 +220,7 @@ def make_stats() -> tools.MultiStatistics:
     stats = {
         "exploration_value": tools.Statistics(lambda ind: ind.exploration_value),
         "fitness": tools.Statistics(lambda ind: ind.fitness_value),
-        "kept_per_validation": tools.Statistics(lambda ind: ind.summary.get("kept_per_validation", 0.0)),
+        "kept_per_validation": tools.Statistics(lambda ind: ind.score.kept_per_validation if ind.score else 0.0),
     }
     for name in DIMENSIONS:
         stats[name] = tools.Statistics(lambda ind, n=name: ind.dimensions.get(n, 0.0))

@@ -39,7 +39,6 @@ from tasks import (
     run_layers,
 )
 
-SYNTHETIC = "SYNTHETIC"
 KIND_STRATEGY = {  # the classifier's kind -> the strategy that writes its statement
     "bug_fix": StrategyType.BUG_FIX,
     "feature_add": StrategyType.FEATURE_ADD,
@@ -191,14 +190,14 @@ def generate_tasks(
         report(Outcome.of(task, kind))
 
     if commits:
-        if strategy_type == SYNTHETIC:
+        if strategy_type == StrategyType.SYNTHETIC:
             raise MiningError("--commit does not apply to SYNTHETIC tasks (their bugs are made, not mined)")
         return _named_commits(config, repo, strategy_type, commits, finish, report, outcomes, log)
     candidates = mine_repo(config, repo).candidates
     check_llm(config)
     bench = Workbench.build(config, None, log=log, candidates=candidates)
     try:
-        if strategy_type == SYNTHETIC:  # procedural bugs: no history needed, the writer still writes
+        if strategy_type == StrategyType.SYNTHETIC:  # procedural bugs: no history needed, the writer still writes
             writer = Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][-1])
             tried = generate_synthetic(repo, bench.generator, writer, n, config.seed)
             for task in tried:

@@ -147,6 +147,33 @@ def test_an_individual_keeps_ev_and_fitness_apart_through_a_checkpoint():
     assert again.strategy.genes["sel_link"] == 0.5 and again.hof_entry().genes["sel_link"] == 0.5
 
 
+def test_an_individual_keeps_its_score_and_reads_checkpoints_that_held_a_summary():
+    ind = Individual(Strategy(StrategyType.BUG_FIX, "p"))
+    score = Score(0.5, {"novelty": 0.3}, 4, 2, ["no_f2p"], {"t1": 0.3}, validations=4, failure_routes=["selection"])
+    ind.assign(score)
+    assert Individual.from_dict(ind.to_dict()).score == score
+    # a checkpoint written when individuals kept a summary dict instead of their Score
+    old = {
+        "strategy": ind.strategy.to_dict(),
+        "exploration_value": 0.5,
+        "fitness": 0.45,
+        "dimensions": {"novelty": 0.3},
+        "summary": {
+            "attempts": 4,
+            "passed": 2,
+            "failure_categories": ["no_f2p"],
+            "validations": 4,
+            "kept_per_validation": 0.5,
+            "scored_at_generation": 1,
+            "archive_tasks": 7,
+        },
+    }
+    again = Individual.from_dict(old)
+    assert (again.score.passed, again.score.validations, again.validations_per_kept) == (2, 4, 2.0)
+    assert (again.hof_entry().novelty_generation, again.hof_entry().novelty_archive_tasks) == (1, 7)
+    assert again.fitness_value == 0.45 and again.score.failure_categories == ["no_f2p"]
+
+
 def test_commits_the_archive_already_holds_a_task_of_are_not_paid_for_again(tmp_path):
     from archive import Archive
 

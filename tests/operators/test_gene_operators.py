@@ -163,5 +163,5 @@ def test_a_judge_rejection_on_the_tests_is_selections_on_the_statement_the_promp
     ]
     assert failure_routes(tasks) == ["selection", "selection", "prompt", "selection", "prompt", "environment"]
     ind = individual(Strategy(StrategyType.BUG_FIX, PROMPT), ["judge_reject", "judge_reject"])
-    ind.summary["failure_routes"] = ["selection", "selection"]
+    ind.score.failure_routes = ["selection", "selection"]
     assert route_of(ind) == "selection"
