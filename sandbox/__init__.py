@@ -43,7 +43,7 @@ from .integrity import (
     shadowed_module,
 )
 from .js_recipe import JsRecipe
-from .js_report import mocha_options_from_script
+from .js_report import mocha_options_from_script, mocha_spec_from_script
 from .local import LocalBackend
 from .parallel import run_parallel
 from .recipe import PRETEND_VERSION, STEP_MARK, InstallRecipe, RecipeFor, add_version_files, install_commands, no_recipe
@@ -131,6 +131,7 @@ __all__ = [
     "list_files_at",
     "make_backend",
     "mocha_options_from_script",
+    "mocha_spec_from_script",
     "no_recipe",
     "patch_files",
     "prepare_tree",

@@ -2,9 +2,10 @@
 
 Started by the supervisor as the sandbox user with the job file's path. The report pipe
 ($SEBGEN_REPORT_FD) stays with this process: the build steps and the runner get no copy of it
-(subprocess closes inherited descriptors), so only this script answers, with one JSON object:
-{"exit_code": the runner's, "report": the reporter file's text or null, "why": ...} or
-{"build_failed": step, "exit_code": ...}.
+(subprocess closes inherited descriptors), so only this script answers: one JSON line,
+{"exit_code": the runner's, "report": true, "why": ""}, followed by the reporter file's text as it
+is (no second level of JSON escaping: a large suite's report is tens of MB); or
+{"exit_code": ..., "report": null, "why": ...}; or {"build_failed": step, "exit_code": ...}.
 """
 
 import json
@@ -13,8 +14,6 @@ import shutil
 import subprocess
 import sys
 
-REPORT_LIMIT = 4 * 2**20 - 4096  # the supervisor's limit, less this script's envelope
-
 
 def main():
     fd = int(os.environ.pop("SEBGEN_REPORT_FD"))
@@ -22,8 +21,8 @@ def main():
         job = json.load(fh)
     tree = job["tree"]
 
-    def answer(obj):
-        data = json.dumps(obj).encode()
+    def answer(obj, text=""):
+        data = json.dumps(obj).encode() + b"\n" + text.encode("utf-8", errors="replace")
         while data:
             data = data[os.write(fd, data) :]
         os.close(fd)
@@ -45,12 +44,14 @@ def main():
     code = subprocess.run(job["argv"], cwd=tree, stdin=subprocess.DEVNULL).returncode
     try:
         with open(job["report"], encoding="utf-8", errors="replace") as fh:
-            report, why = fh.read(REPORT_LIMIT + 1), ""
-        if len(report) > REPORT_LIMIT:
-            report, why = None, "the report is over the size limit"
+            report = fh.read(job["report_limit"] + 1)
     except OSError as exc:
-        report, why = None, exc.strerror or str(exc)
-    answer({"exit_code": code, "report": report, "why": why})
+        answer({"exit_code": code, "report": None, "why": exc.strerror or str(exc)})
+        return 0
+    if len(report) > job["report_limit"]:
+        answer({"exit_code": code, "report": None, "why": f"the report is over {job['report_limit'] >> 20} MiB"})
+        return 0
+    answer({"exit_code": code, "report": True, "why": ""}, report)
     return 0
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from . import containers
-from ._supervisor import REPORT_LIMIT, canary_source
+from ._supervisor import MAX_REPORT_LIMIT, REPORT_LIMIT, canary_source
 from .cache import default_cache_dir, file_lock
 from .errors import SandboxError
 from .images import (
@@ -63,6 +63,7 @@ RESULT_MARGIN_S = 30  # beyond timeout_s for the verdict to arrive
 ENGINE_TIMEOUT_S = 120  # every other call to the engine
 LOG_OPTS = {"max-size": "10m", "max-file": "1"}  # the container's log on the host's disk
 MAX_VERDICT_BYTES = 8 * REPORT_LIMIT  # what is read of the supervisor's output (escaping included)
+MAX_JS_VERDICT_BYTES = 3 * MAX_REPORT_LIMIT  # a JS job may raise its report limit (escaping included)
 CAPABILITIES = ["CHOWN", "SETUID", "SETGID"]  # the supervisor hands the tree over and drops to the user
 
 
@@ -315,6 +316,7 @@ class DockerBackend:
             "timeout_s": self.limits.timeout_s,
             "args": [],
             "cmd": js["cmd"],
+            "report_limit": js["report_limit"],
             "policy": {},
             "files": js["files"],
             "env": js["env"],
@@ -422,7 +424,7 @@ class DockerBackend:
             warm.raw.sendall((json.dumps({**job, "tar_size": len(payload)}) + "\n").encode() + payload)
         except OSError as exc:  # socket.timeout included
             raise _Wedged(f"did not take the job within {SEND_TIMEOUT_S} s ({type(exc).__name__})") from None
-        frames = _Frames(warm.raw, MAX_VERDICT_BYTES)
+        frames = _Frames(warm.raw, MAX_JS_VERDICT_BYTES if job.get("report_limit") else MAX_VERDICT_BYTES)
         try:
             ack = frames.line(time.monotonic() + ACK_TIMEOUT_S)
         except (TimeoutError, ValueError, OSError):

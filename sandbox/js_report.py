@@ -195,6 +195,59 @@ def mocha_options_from_script(script: str) -> list[str]:
     return out
 
 
+# mocha options that take a value but choose no test file (so their value is no spec either)
+_MOCHA_OTHER_VALUE_OPTIONS = {
+    "--reporter",
+    "-R",
+    "--reporter-options",
+    "-O",
+    "--reporter-option",
+    "--config",
+    "--package",
+    "--ignore",
+    "--exclude",
+    "--grep",
+    "-g",
+    "--fgrep",
+    "-f",
+    "--retries",
+    "--jobs",
+    "-j",
+    "--node-option",
+    "-n",
+    "--watch-files",
+    "--watch-ignore",
+}
+
+
+def mocha_spec_from_script(script: str) -> list[str]:
+    """The test files or globs the `mocha` call in a test script runs (its positional words and
+    `--spec` values): a whole-suite run passes them, as mocha's default (`./test`) may differ."""
+    words = script.split()
+    if "mocha" not in words:
+        return []
+    words = words[words.index("mocha") + 1 :]
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in ("&&", "||", ";", "|"):
+            break
+        name, eq, value = word.partition("=")
+        if name == "--spec":
+            if eq:
+                out.append(value)
+            elif i + 1 < len(words):
+                out.append(words[i + 1])
+                i += 1
+        elif name in _MOCHA_VALUE_OPTIONS or name in _MOCHA_OTHER_VALUE_OPTIONS:
+            i += 0 if eq else 1
+        elif not word.startswith("-"):
+            out.append(word.strip("'\""))
+        i += 1
+    return out
+
+
 def read_report(runner: str, report_path: Path, root: str) -> JsReport:
     """`parse_report` over the file the run wrote. No file is an error too: mocha writes none
     when a test file fails to load, jest none when the code under test calls process.exit,

@@ -30,6 +30,7 @@ from .types import TestRun
 RUN_SCRIPT = Path(__file__).with_name("_js_run.py")
 JOB_NAME = "sebgen_js_job.json"
 # Variables every run gets: no colour codes in messages, runners in their non-interactive mode
+JS_REPORT_LIMIT = 48 * 2**20  # a reporter file of a suite of 60,000 parametrized tests is 13 MB
 RUN_ENV = {"CI": "1", "NO_COLOR": "1", "FORCE_COLOR": "0", "LANG": "C.UTF-8", "HOME": "/tmp"}
 
 
@@ -40,7 +41,11 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
         raise RunnerReportError("the recipe names no test runner: there is nothing to run the tests with")
     report = f"/tmp/sebgen-report-{secrets.token_hex(8)}.json"
     argv = runner_command(
-        recipe.runner, list(test_files or []), report, options=recipe.runner_options, reporters_dir=private
+        recipe.runner,
+        list(test_files or recipe.test_paths),
+        report,
+        options=recipe.runner_options,
+        reporters_dir=private,
     )
     job = {
         "tree": tree,
@@ -48,6 +53,7 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
         "build": list(recipe.build),
         "argv": argv,
         "report": report,
+        "report_limit": JS_REPORT_LIMIT,
     }
     files = {RUN_SCRIPT.name: RUN_SCRIPT.read_text(), JOB_NAME: json.dumps(job)}
     files.update({path.name: path.read_text() for path in REPORTERS})
@@ -60,6 +66,7 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
         "cmd": ["python3", "-I", "-S", posixpath.join(private, RUN_SCRIPT.name), posixpath.join(private, JOB_NAME)],
         "env": env,
         "files": files,
+        "report_limit": JS_REPORT_LIMIT + 4096,  # the run script's header line too
     }
 
 
@@ -73,7 +80,7 @@ def js_test_run(
     timeout_s: float,
 ) -> TestRun:
     """The TestRun of a finished JS run from the supervisor's verdict (its `report` is what
-    `_js_run.py` sent: the runner's exit code and the reporter's file)."""
+    `_js_run.py` sent: a JSON line with the runner's exit code, then the reporter's file)."""
     exit_code, timed_out = int(verdict.get("exit_code", -9)), bool(verdict.get("timed_out"))
     log = tail(str(verdict.get("log_tail", "")))
     requested = list(test_files) if test_files else ["<session>"]
@@ -96,10 +103,13 @@ def js_test_run(
         return lost("the report is over the size limit", broken=True)
     if verdict.get("stopped"):
         return lost("the run was stopped", broken=True)
+    header, _, text = (verdict.get("report") or "").partition("\n")
     try:
-        sent = json.loads(verdict.get("report") or "")
+        sent = json.loads(header)
     except ValueError:
         sent = None
+    if isinstance(sent, dict) and sent.get("report") is True:
+        sent["report"] = text
     if not isinstance(sent, dict):
         return lost(f"the run script sent no result (exit code {exit_code})")
     if sent.get("build_failed"):

@@ -137,3 +137,75 @@ def test_commits_sharing_their_dependencies_share_the_image(backend, repo):
     git(repo, "commit", "-qam", "a dependency change")
     assert backend.environment_id(repo, "HEAD") != backend.environment_id(repo, first)
     git(repo, "reset", "-q", "--hard", first)
+
+
+# -- integrity: agent patches that try to change how the tests run stay unresolved -----------
+F2P = [f"{MATH}::math > subtracts"]
+P2P = [f"{MATH}::math > adds"]
+GOLD = '"use strict";\nexports.add = (a, b) => a + b;\nexports.sub = (a, b) => a - b;\n'
+BUGGY = GOLD.replace("a - b", "a + b")
+# each would resolve the task if the file it writes were used: the tests pass on the buggy code
+ATTACKS = {
+    "rewrites the test file": {
+        MATH: 'const { describe, it } = require("node:test");\n'
+        'describe("math", () => { it("adds", () => {}); it("subtracts", () => {}); });\n'
+    },
+    "adds a node shim in node_modules/.bin that reports a pass": {
+        "node_modules/.bin/node": "#!/bin/sh\nfor a; do case $a in --test-reporter-destination=*) "
+        'printf \'{"reporter":"sebgen-node-test","events":[]}\' > "${a#*=}";; esac; done\n'
+    },
+    "fixes the code through a package it adds to node_modules": {
+        "node_modules/sebgen-math/index.js": GOLD,
+        "lib/math.js": 'module.exports = require("sebgen-math");\n',
+    },
+    "sets the test script and node options": {
+        "package.json": '{"name": "x", "scripts": {"test": "true"}}\n',
+        ".npmrc": "node-options=--require ./lib/evil.js\n",
+        ".nvmrc": "16\n",
+        "lib/evil.js": "process.exit(0);\n",
+    },
+    "adds runner configs": {".mocharc.json": '{"spec": []}\n', "jest.config.js": "module.exports = {};\n"},
+    "exits before any test reports": {"lib/math.js": GOLD + "process.exit(0);\n"},
+}
+
+
+def agent_patch(repo: Path, changes: dict[str, str]) -> str:
+    """The diff (new files included) from the buggy state to it plus `changes`; the repo is left as it was."""
+    (repo / "lib" / "math.js").write_text(BUGGY)
+    git(repo, "commit", "-qam", "buggy (temporary)")
+    for rel, text in changes.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    git(repo, "add", "-A", "--force")
+    diff = git(repo, "diff", "--cached") + "\n"
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    git(repo, "clean", "-qfdx")
+    return diff
+
+
+@pytest.fixture(scope="module")
+def bug_patch(repo):
+    (repo / "lib" / "math.js").write_text(BUGGY)
+    diff = git(repo, "diff") + "\n"
+    git(repo, "reset", "-q", "--hard")
+    return diff
+
+
+def verdict(backend, repo, bug, agent):
+    from sandbox import attempt_verdict, run_attempt
+
+    run = run_attempt(backend, repo, "HEAD", bug, "", agent, [MATH])
+    return attempt_verdict(run, F2P, P2P), run
+
+
+def test_gold_resolves_and_an_empty_patch_does_not(backend, repo, bug_patch):
+    (resolved, why), _ = verdict(backend, repo, bug_patch, agent_patch(repo, {"lib/math.js": GOLD}))
+    assert resolved, why
+    (resolved, _), run = verdict(backend, repo, bug_patch, "")
+    assert not resolved and run.outcomes[F2P[0]] == "failed"
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_attacks_stay_unresolved(backend, repo, bug_patch, attack):
+    (resolved, why), run = verdict(backend, repo, bug_patch, agent_patch(repo, ATTACKS[attack]))
+    assert not resolved, (attack, why, run.outcomes)

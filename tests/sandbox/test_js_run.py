@@ -97,7 +97,12 @@ def test_job_without_a_runner_is_refused():
 
 
 def _verdict(sent, **extra) -> dict:
-    return {"exit_code": 0, "timed_out": False, "report": json.dumps(sent) if sent is not None else "", **extra}
+    """The supervisor's verdict around what _js_run.py sends: a JSON line, then the report's text."""
+    text = ""
+    if sent is not None and isinstance(sent.get("report"), str):
+        sent, text = {**sent, "report": True}, sent["report"]
+    sent_text = json.dumps(sent) + "\n" + text if sent is not None else ""
+    return {"exit_code": 0, "timed_out": False, "report": sent_text, **extra}
 
 
 def _run(verdict, files=("test/a.test.js",)):
@@ -155,3 +160,27 @@ def test_a_file_that_did_not_load_is_an_error_and_a_collect_error():
     }
     run = _run(_verdict({"exit_code": 1, "report": json.dumps(report)}))
     assert run.outcomes == {"test/a.test.js": "error"} and run.collect_errors == ["test/a.test.js"]
+
+
+@pytest.mark.parametrize(
+    ("script", "spec"),
+    [
+        ("c8 --reporter=text --reporter=html mocha test/*.mjs", ["test/*.mjs"]),
+        ("mocha --reporter spec --bail --check-leaks test/", ["test/"]),
+        ("mocha --ui qunit --require ts-node/register 'test/**/*.ts' && npm run lint", ["test/**/*.ts"]),
+        ("mocha --spec test/a.js --spec=test/b.js -t 5000", ["test/a.js", "test/b.js"]),
+        ("mocha", []),
+        ("jest test/", []),
+    ],
+)
+def test_mocha_spec_is_what_the_test_script_runs(script, spec):
+    from sandbox import mocha_spec_from_script
+
+    assert mocha_spec_from_script(script) == spec
+
+
+def test_a_whole_suite_run_takes_the_scripts_test_paths():
+    job = js_job(replace(RECIPE, runner="mocha", test_paths=("test/*.mjs",)), None, "/work/tree", "/work/sebgen")
+    assert json.loads(job["files"][JOB_NAME])["argv"][-1] == "test/*.mjs"
+    job = js_job(replace(RECIPE, runner="mocha", test_paths=("test/*.mjs",)), ["test/a.mjs"], "/work/tree", "/tmp")
+    assert json.loads(job["files"][JOB_NAME])["argv"][-1] == "test/a.mjs"
