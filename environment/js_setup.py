@@ -78,16 +78,11 @@ def without_dev_dependencies(recipe: JsRecipe, names: Sequence[str]) -> JsRecipe
     )
 
 
-def js_setup(
-    backend: Backend,
-    repo: Path,
-    sha: str,
-    test_files: Sequence[str] | None = None,
-    book: JsRecipeBook | None = None,
-    attempts: int = 3,
-) -> dict:
-    """Build `sha`'s JS image (when missing; repaired from its log through `book`, which must be
-    the backend's `recipe_for`) and run its whole suite, or `test_files`, there."""
+def ensure_js(
+    backend: Backend, repo: Path, sha: str, book: JsRecipeBook | None = None, attempts: int = 3
+) -> tuple[str, list[Attempt]]:
+    """Build `sha`'s JS image when missing, repaired from its log through `book` (which must be
+    the backend's `recipe_for`): (the image, the attempts made). SetupError when it cannot."""
     repo = Path(repo)
     recipe_for = book.recipe_for if book is not None else detect_js_recipe
     try:
@@ -120,8 +115,22 @@ def js_setup(
             raise SetupError(f"{repo_name(repo)}@{sha[:10]}: {exc}") from None
         if environment in backend.builds:
             tried.append(Attempt("build", True, seconds=round(time.monotonic() - start, 1)))
-        break
-    recipe = recipe_for(repo, sha)
+        return environment, tried
+    raise SetupError(f"installing {repo_name(repo)}@{sha[:10]} failed after {attempts} attempts")
+
+
+def js_setup(
+    backend: Backend,
+    repo: Path,
+    sha: str,
+    test_files: Sequence[str] | None = None,
+    book: JsRecipeBook | None = None,
+    attempts: int = 3,
+) -> dict:
+    """`ensure_js`, then the whole suite (or `test_files`) run there: `sebgen setup`'s report."""
+    repo = Path(repo)
+    environment, tried = ensure_js(backend, repo, sha, book, attempts)
+    recipe = (book.recipe_for if book is not None else detect_js_recipe)(repo, sha)
     run_start = time.monotonic()
     run = backend.run_tests(repo, sha, (), test_files)
     counts = dict.fromkeys(OUTCOME_COUNTS.values(), 0)
