@@ -404,7 +404,7 @@ class SetupBackend:
         if self._js is None:
             from .js_setup import JsRecipeBook
 
-            self._js_book = JsRecipeBook()
+            self._js_book = JsRecipeBook(self.book.cache_dir)
             inner = self.inner
             if inner.name != "docker":
                 raise SetupError(
