@@ -383,7 +383,10 @@ class SetupBackend:
         """The snapshot is JavaScript/TypeScript only: its environment and runs are the Docker
         backend's JS ones (a snapshot with Python too is set up as Python)."""
         full_sha = re.fullmatch(r"[0-9a-f]{40}", commit) is not None  # a ref may move: read it each time
-        languages = _languages(str(Path(repo).resolve()), commit) if full_sha else languages_of(Path(repo), commit)
+        try:
+            languages = _languages(str(Path(repo).resolve()), commit) if full_sha else languages_of(Path(repo), commit)
+        except subprocess.CalledProcessError:  # no such commit: the Python path says so in its words
+            return False
         return JAVASCRIPT in languages and PYTHON not in languages
 
     def _ensure_js(self, repo: Path, commit: str) -> str:

@@ -67,3 +67,14 @@ def test_what_was_learned_serves_a_later_process(tmp_path):
     later = JsRecipeBook(tmp_path / "cache").recipe_for(root, "HEAD")
     assert later.install.startswith("npm pkg delete devDependencies.top-sites && ")
     assert JsRecipeBook(tmp_path / "other").recipe_for(root, "HEAD").install.startswith("npm ci ")
+
+
+def test_only_a_javascript_only_snapshot_takes_the_js_path(tmp_path):
+    from environment.setup import SetupBackend
+
+    backend = SetupBackend(inner=None, book=None, log=lambda m: None)
+    js = repo(tmp_path)
+    both, _ = make_repo(tmp_path / "both", {"package.json": "{}", "pyproject.toml": "[project]\nname = 'x'\n"})
+    assert backend.is_javascript(js, "HEAD") is True
+    assert backend.is_javascript(both, "HEAD") is False  # set up as Python, as before
+    assert backend.is_javascript(js, "no-such-commit") is False  # the Python path reports it
