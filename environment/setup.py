@@ -37,6 +37,7 @@ from sandbox import (
 )
 
 from .detect import extras_at, suite_requirements
+from .languages import JAVASCRIPT, PYTHON, languages_of
 from .recipes import RecipeBook
 from .repair import Fix, advice_prompt, diagnose, missing_extra, parse_advice
 from .versions import Index, Snapshot, commit_date, installed_versions, suite_pins
@@ -140,6 +141,8 @@ class SetupBackend:
         self._records: dict[tuple[str, str], SetupRecord] = {}
         self._probed: set[tuple] = set()  # (environment, files) whose collection errors were read alone
         self.index: Index | None = None  # release dates for the version rule, made when first needed
+        self._js: Backend | None = None  # runs JavaScript/TypeScript snapshots (made when first needed)
+        self._js_book = None  # its recipes and their repairs
 
     @property
     def name(self) -> str:
@@ -284,15 +287,22 @@ class SetupBackend:
 
     # -- the backend protocol ---------------------------------------------------------------
     def environment_id(self, repo: Path, commit: str) -> str:
+        if self.is_javascript(repo, commit):
+            return self.js_backend().environment_id(repo, commit)
         return self.inner.environment_id(repo, commit)
 
     def prepare(self, repo: Path, commit: str) -> str:
+        if self.is_javascript(repo, commit):
+            return self._ensure_js(repo, commit)
         self.ensure(repo, commit)
         return self.inner.prepare(repo, commit)
 
     def run_tree(
         self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None, untrusted: bool = False
     ) -> TestRun:
+        if self.is_javascript(repo, commit):
+            self._ensure_js(repo, commit)
+            return self.js_backend().run_tree(repo, commit, tree, test_files, untrusted)
         self.ensure(Path(repo), commit)
         return self.inner.run_tree(repo, commit, tree, test_files, untrusted)
 
@@ -300,6 +310,9 @@ class SetupBackend:
         self, repo: Path, commit: str, patches: Sequence[str] = (), test_files: Sequence[str] | None = None
     ) -> TestRun:
         repo = Path(repo)
+        if self.is_javascript(repo, commit):
+            self._ensure_js(repo, commit)
+            return self.js_backend().run_tests(repo, commit, patches, test_files)
         for number in range(1, self.attempts + 1):
             self.ensure(repo, commit)
             run = self.inner.run_tests(repo, commit, patches, test_files)
@@ -322,6 +335,15 @@ class SetupBackend:
     def environment_setup(self, repo: Path, commit: str) -> dict:
         """What set this snapshot's environment up: the recipe, its environment id and the attempts."""
         repo = Path(repo)
+        if self.is_javascript(repo, commit):
+            backend = self.js_backend()
+            return {
+                "environment": backend.environment_id(repo, commit),
+                "recipe": self._js_book.recipe_for(repo, commit).to_dict(),
+                "attempts": [],
+                "fixes": [],
+                "first_failure": "",
+            }
         with self._lock:
             record = self._record(repo, commit)
             if not record.environment:
@@ -329,9 +351,15 @@ class SetupBackend:
             return record.to_dict(self.recipe(repo, commit))
 
     def setup(self, repo: Path, commit: str = "HEAD", test_files: Sequence[str] | None = None) -> dict:
-        """Build the environment of `commit` and run its suite there (`sebgen setup`)."""
+        """Build the environment of `commit` and run its suite there (`sebgen setup`). A snapshot
+        in JavaScript/TypeScript only is set up by `js_setup` (a snapshot with both: Python)."""
         repo = Path(repo)
         sha = resolve_commit(repo, commit)
+        if self.is_javascript(repo, sha):
+            from .js_setup import js_setup
+
+            backend = self.js_backend()
+            return js_setup(backend, repo, sha, test_files, self._js_book, self.attempts)
         start = time.monotonic()
         run = self.run_tests(repo, sha, (), test_files)
         counts = {"passed": 0, "failed": 0, "errored": 0, "skipped": 0}
@@ -351,7 +379,55 @@ class SetupBackend:
             **self.environment_setup(repo, sha),
         }
 
+    def is_javascript(self, repo: Path, commit: str) -> bool:
+        """The snapshot is JavaScript/TypeScript only: its environment and runs are the Docker
+        backend's JS ones (a snapshot with Python too is set up as Python)."""
+        full_sha = re.fullmatch(r"[0-9a-f]{40}", commit) is not None  # a ref may move: read it each time
+        try:
+            languages = _languages(str(Path(repo).resolve()), commit) if full_sha else languages_of(Path(repo), commit)
+        except subprocess.CalledProcessError:  # no such commit: the Python path says so in its words
+            return False
+        return JAVASCRIPT in languages and PYTHON not in languages
+
+    def _ensure_js(self, repo: Path, commit: str) -> str:
+        from .js_setup import ensure_js
+
+        backend = self.js_backend()
+        environment = backend.environment_id(repo, commit)
+        with self._lock:
+            if environment in self._ready:
+                return environment
+        environment, _ = ensure_js(backend, Path(repo), commit, self._js_book, self.attempts)
+        with self._lock:
+            self._ready.add(environment)
+        return environment
+
+    def js_backend(self) -> Backend:
+        """The Docker backend for JavaScript/TypeScript recipes, with the wrapped backend's settings."""
+        if self._js is None:
+            from .js_setup import JsRecipeBook
+
+            self._js_book = JsRecipeBook(self.book.cache_dir)
+            inner = self.inner
+            if inner.name != "docker":
+                raise SetupError(
+                    "JavaScript/TypeScript tests run only in the Docker backend; start Docker "
+                    "(sandbox.backend: docker or auto)"
+                )
+            self._js = make_backend(
+                "docker",
+                limits=inner.limits,
+                cache_dir=getattr(inner, "cache_dir", None),
+                base_image=getattr(inner, "base_image", "python:3.11-slim"),
+                offline_base_image=getattr(inner, "offline_base_image", "sebgen-base:bookworm"),
+                recipe_for=self._js_book.recipe_for,
+                log=self.log,
+            )
+        return self._js
+
     def close(self) -> None:
+        if self._js is not None:
+            self._js.close()
         self.inner.close()
 
     def __enter__(self):
@@ -387,6 +463,11 @@ def make_sandbox(
         warm_spares_total=warm_spares_total,
     )
     return SetupBackend(backend, book, attempts=setup_attempts, advisor=advisor, log=log)
+
+
+@functools.lru_cache(maxsize=1024)
+def _languages(repo: str, commit: str) -> tuple[str, ...]:
+    return languages_of(Path(repo), commit)
 
 
 def _installs(recipe: InstallRecipe) -> tuple:
