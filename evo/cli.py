@@ -563,6 +563,8 @@ def farm(
         with _FarmProgress() as progress:
             result = Farm(cfg, paths, folder, settings, log=_log, on_event=progress).run()
         _farm_summary(result, out_dir)
+        if not result.finished:
+            raise typer.Exit(130)
 
 
 class _FarmProgress:
@@ -854,13 +856,15 @@ def _fmt_rate(agg: dict, key: str) -> str:
 @app.command(
     "evaluate",
     **usage(
-        "(RUN_DIR | TASKS.jsonl) (--predictions P.jsonl | --agent nop|oracle|random|llm:MODEL) [--attempts N] [--k K] "
-        "[--out FILE]"
+        "(RUN_DIR | DATASET_DIR | TASKS.jsonl) (--predictions P.jsonl | --agent nop|oracle|random|llm:MODEL) "
+        "[--attempts N] [--k K] [--out FILE]"
     ),
 )
 def evaluate_cmd(
     tasks: Path = typer.Argument(
-        ..., help="Run folder (its kept tasks), tasks JSONL, or the SWE-bench JSONL of `sebgen export`."
+        ...,
+        help="Run folder (its kept tasks), dataset folder (`sebgen farm`), tasks JSONL, or the SWE-bench JSONL "
+        "of `sebgen export`.",
     ),
     predictions: Optional[Path] = typer.Option(None, "--predictions", help="SWE-bench predictions JSONL."),
     agent: Optional[str] = typer.Option(None, "--agent", help="nop, oracle, random or llm:<model>."),
@@ -935,6 +939,10 @@ def _agent(name: str, seed: int):
 def _results_path(tasks: Path, label: str) -> Path:
     """Where `evaluate` writes without --out: the run folder's results/ (the report's leaderboard
     reads it) when the tasks are a run folder's or a file in one, else beside the tasks file."""
+    from evo.dataset import DatasetFolder
+
+    if DatasetFolder(tasks).is_dataset():
+        return DatasetFolder(tasks).results_path(label)
     run = RunFolder(tasks) if RunFolder(tasks).is_run() else RunFolder.enclosing(tasks)
     if run is not None:
         return run.results_path(label)
@@ -980,12 +988,12 @@ def curriculum_cmd(
 @app.command(
     "export",
     **usage(
-        "(RUN_DIR | TASKS.jsonl) --format swebench|harbor --out PATH [--mirror DIR] [--build-images] "
+        "(RUN_DIR | DATASET_DIR | TASKS.jsonl) --format swebench|harbor --out PATH [--mirror DIR] [--build-images] "
         "[--network none|public] [--base-image IMAGE]"
     ),
 )
 def export_cmd(
-    source: Path = typer.Argument(..., help="Run folder or tasks JSONL."),
+    source: Path = typer.Argument(..., help="Run folder, dataset folder (`sebgen farm`) or tasks JSONL."),
     format_: str = typer.Option(..., "--format", help="swebench or harbor."),
     out_path: Path = typer.Option(..., "--out", help="JSONL file (swebench) or folder (harbor)."),
     base_image: Optional[str] = typer.Option(
@@ -1037,6 +1045,13 @@ def export_cmd(
                 base_image=base_image,
                 log=lambda line: err.print(line, markup=False),
             )
+            from evo.dataset import DatasetFolder
+
+            farmed = DatasetFolder(source)
+            if farmed.is_dataset() and farmed.card_json_path.is_file():  # the farm's card: versions, window
+                import shutil
+
+                shutil.copyfile(farmed.card_json_path, out_path.parent / farmed.card_json_path.name)
         else:
             count = len(export_harbor(records, out_path, base_image=base_image, network=network))
         err.print(f"exported {count} tasks ({format_}) to {out_path}")
@@ -1046,6 +1061,13 @@ def _dataset(source: Path, source_repos) -> list:
     """The tasks `evaluate` and `export` work on: a run folder's dataset (what its archive kept),
     a tasks JSONL file's, or the rows of a SWE-bench JSONL `sebgen export` wrote, whose source
     repositories are found among `source_repos()`."""
+    from evo.dataset import DatasetFolder
+
+    if DatasetFolder(source).is_dataset():  # a farmed dataset: its released tasks
+        records = DatasetFolder(source).tasks()
+        if not records:
+            raise UserError(f"dataset {source} has released no task yet")
+        return records
     if source.is_dir():
         from records import Task
 

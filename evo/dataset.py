@@ -10,6 +10,7 @@ no other module names a file in it.
     releases/vNNNN.jsonl  the tasks a finished version added, ordered by unit id; written once
                           when the version ends and never rewritten
     CARD.md, card.json    the dataset card, rewritten when a version ends
+    results/AGENT.json    `sebgen evaluate` documents on the dataset
 
 The dataset is the releases, oldest first.
 """
@@ -25,6 +26,7 @@ from records import Task, UserError
 DOCUMENT = "dataset.json"
 STATE = "state.jsonl"
 RELEASES = "releases"
+RESULTS = "results"
 CARD_MD = "CARD.md"
 CARD_JSON = "card.json"
 FORMAT = 1
@@ -54,6 +56,10 @@ class DatasetFolder:
 
     def release_path(self, version: int) -> Path:
         return self.path / RELEASES / f"v{version:04d}.jsonl"
+
+    def results_path(self, label: str) -> Path:
+        """Where `sebgen evaluate` writes an agent's results on this dataset."""
+        return self.path / RESULTS / f"{label}.json"
 
     def is_dataset(self) -> bool:
         return self.document_path.is_file()

@@ -282,3 +282,35 @@ def test_pr_units_pass_the_layers_and_are_released(tmp_path, merges):
     assert rows[shas["merge"]]["outcome"] == "kept", rows[shas["merge"]]
     card = json.loads((out / "card.json").read_text())
     assert card["per_unit_kind"].get("pr", 0) >= 1
+
+
+@pytest.mark.slow
+def test_a_dataset_exports_and_evaluates(tmp_path, serial):
+    tasks = DatasetFolder(serial).tasks()
+    sebgen("export", serial, "--format", "swebench", "--out", tmp_path / "sb" / "data.jsonl", check=True)
+    rows = [json.loads(line) for line in (tmp_path / "sb" / "data.jsonl").read_text().splitlines()]
+    assert [r["instance_id"] for r in rows] == [t.instance_id for t in tasks]
+    assert json.loads((tmp_path / "sb" / "card.json").read_text())["tasks"] == len(tasks)
+    sebgen("export", serial, "--format", "harbor", "--out", tmp_path / "harbor", check=True)
+    assert sorted(p.name for p in (tmp_path / "harbor").iterdir()) == sorted(t.instance_id for t in tasks)
+    sebgen("evaluate", serial, "--agent", "oracle", *LOCAL, check=True)
+    document = json.loads((serial / "results" / "oracle.json").read_text())
+    assert document["summary"]["overall"]["resolved"] == len(tasks)
+
+
+@pytest.mark.slow
+def test_ctrl_c_finishes_the_unit_in_flight_and_the_same_command_continues(tmp_path, serial):
+    out = tmp_path / "ds"
+    state = out / "state.jsonl"
+    proc = popen("farm", _algos(), "--out", out, *FARM_ARGS)
+    deadline = time.monotonic() + 300
+    while proc.poll() is None and time.monotonic() < deadline and not state.exists():
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 130, stderr
+    assert "finishing the units in flight" in stderr and "run the same command to continue" in stderr
+    rows = DatasetFolder(out).rows()
+    assert 1 <= len(rows) < 4 and not DatasetFolder(out).release_path(1).exists()
+    sebgen("farm", _algos(), "--out", out, *FARM_ARGS, check=True)
+    assert _dataset(out) == _dataset(serial)
