@@ -647,7 +647,7 @@ def _farm_summary(result, out_dir: Path) -> None:
     out.print(table)
     for repo, why in result.skipped_repos.items():
         err.print(f"farm: {repo} gave no units: {why}", markup=False)
-    if result.finished:
+    if result.finished and result.planned:
         err.print(f"farm: version {result.version} released {result.released} tasks into {out_dir}", markup=False)
     else:
         err.print(

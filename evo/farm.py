@@ -318,7 +318,11 @@ class Farm:
         units_by_repo, skipped, repos = self._units()
         by_id = {u.id: u for units in units_by_repo.values() for u in units}
         version = self._version(units_by_repo, strategy, repos)
+        if not version:
+            self.log(f"farm: no new unit since version {len(self.folder.versions())}: nothing to do")
+            return FarmResult(len(self.folder.versions()), True, [], 0, skipped)
         number = int(version["version"])
+        strategy = Strategy.from_dict(version["strategy"])  # a resumed version keeps the strategy it began with
         rows = self.folder.rows()
         ended = {r["unit"] for r in rows if r.get("version") == number and r["outcome"] != DUPLICATE}
         todo = [u for u in version["plan"] if u not in ended]
@@ -385,7 +389,8 @@ class Farm:
         return units_by_repo, skipped, repos
 
     def _version(self, units_by_repo: dict[str, list[Unit]], strategy: Strategy, repos: dict) -> dict:
-        """The open version to continue, or a new one with its plan written down."""
+        """The open version to continue, or a new one with its plan written down ({} when an
+        earlier version exists and no unit is new)."""
         versions = self.folder.versions()
         key = self.settings.plan_key()
         if versions and not versions[-1].get("finished_at"):
@@ -398,12 +403,14 @@ class Farm:
             return open_version
         done = {r["unit"] for r in self.folder.rows() if r["outcome"] in FINAL}
         planned = plan(units_by_repo, strategy, done, self.settings.limit)
+        if not planned and versions:
+            return {}  # nothing new since the last version: no empty version
         version = {
             "version": len(versions) + 1,
             "started_at": _now(),
             "finished_at": None,
             "settings": key,
-            "strategy": {"id": strategy.id, "type": strategy.strategy_type.value},
+            "strategy": strategy.to_dict(),
             "repos": repos,
             "plan": [u.id for u in planned],
         }
@@ -517,7 +524,7 @@ def dataset_card(folder: DatasetFolder) -> dict:
                 "finished_at": v.get("finished_at"),
                 "tasks": sum(1 for n, _ in tasks if n == int(v["version"])),
                 "units_planned": len(v["plan"]),
-                "strategy": v.get("strategy"),
+                "strategy": {"id": v["strategy"]["id"], "type": v["strategy"]["strategy_type"]},
                 "since": v["settings"].get("since"),
                 "until": v["settings"].get("until"),
             }

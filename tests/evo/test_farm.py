@@ -17,7 +17,10 @@ import pytest
 from corpus.builder import ensure_corpus
 from evo.config import Config, farm_settings
 from evo.dataset import DatasetFolder
-from evo.farm import COMMIT, PR, fingerprints, repo_units
+from evo.farm import COMMIT, PR, farm_strategy, fingerprints, repo_units
+from evo.runfolder import RunFolder
+from records import UserError
+from tasks import Strategy, StrategyType
 from tests.e2e import popen, sebgen
 from tests.evo.outcome_repo import BASE, FIXES, git
 from tests.marks import require_mark
@@ -248,6 +251,10 @@ def test_a_rerun_after_new_commits_tries_only_them_and_adds_a_version(tmp_path):
     card = json.loads(folder.card_json_path.read_text())
     assert [v["version"] for v in card["versions"]] == [1, 2]
     assert "| 2 |" in folder.card_md_path.read_text()
+    rows = folder.rows()
+    proc = sebgen("farm", clone, "--out", out, "--since", since, *LOCAL, check=True)
+    assert "nothing to do" in proc.stderr and folder.rows() == rows
+    assert [v["version"] for v in json.loads(folder.card_json_path.read_text())["versions"]] == [1, 2]
 
 
 @pytest.mark.slow
@@ -314,3 +321,27 @@ def test_ctrl_c_finishes_the_unit_in_flight_and_the_same_command_continues(tmp_p
     assert 1 <= len(rows) < 4 and not DatasetFolder(out).release_path(1).exists()
     sebgen("farm", _algos(), "--out", out, *FARM_ARGS, check=True)
     assert _dataset(out) == _dataset(serial)
+
+
+def _run_folder(path: Path, hall_of_fame: list[dict]) -> Path:
+    folder = RunFolder(path)
+    folder.write_config(Config().to_yaml())
+    folder.save_checkpoint({"generation": 1, "hall_of_fame": hall_of_fame}, keep=1)
+    return path
+
+
+def test_strategy_from_a_run_is_its_hall_of_fame_leader(tmp_path):
+    best = Strategy(StrategyType.FEATURE_ADD, "Describe the new behaviour.", genes={"sel_size": 0.8, "sel_age": -0.5})
+    other = Strategy(StrategyType.BUG_FIX, "Report the bug.")
+    run = _run_folder(tmp_path / "run", [{"strategy": best.to_dict()}, {"strategy": other.to_dict()}])
+    chosen = farm_strategy(farm_settings(strategy_from=str(run)))
+    assert chosen.to_dict() == best.to_dict()
+    assert farm_strategy(farm_settings(strategy="refactor")).strategy_type == StrategyType.REFACTOR
+
+
+def test_strategy_from_a_run_without_a_hall_of_fame_is_one_sentence(tmp_path):
+    run = _run_folder(tmp_path / "run", [])
+    with pytest.raises(UserError, match="has no hall of fame yet"):
+        farm_strategy(farm_settings(strategy_from=str(run)))
+    with pytest.raises(UserError, match="does not exist"):
+        farm_strategy(farm_settings(strategy_from=str(tmp_path / "nowhere")))
