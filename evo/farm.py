@@ -130,9 +130,11 @@ def plan(units_by_repo: dict[str, list[Unit]], strategy: Strategy, done: set[str
     order its selection genes prefer; repositories interleaved one unit at a time; cut to `limit`."""
     queues = []
     for units in units_by_repo.values():
-        todo = [u for u in units if u.id not in done]
-        by_sha = {u.candidate.sha: u for u in todo}
-        queues.append([by_sha[c.sha] for c in pick_candidates([u.candidate for u in todo], strategy)])
+        # the strategy picks from the whole history, then the tried units drop out: which kinds it
+        # takes never depends on what earlier versions left
+        by_sha = {u.candidate.sha: u for u in units}
+        picked = [by_sha[c.sha] for c in pick_candidates([u.candidate for u in units], strategy)]
+        queues.append([u for u in picked if u.id not in done])
     planned: list[Unit] = []
     for i in range(max((len(q) for q in queues), default=0)):
         planned += [q[i] for q in queues if i < len(q)]

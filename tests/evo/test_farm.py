@@ -17,7 +17,7 @@ import pytest
 from corpus.builder import ensure_corpus
 from evo.config import Config, farm_settings
 from evo.dataset import DatasetFolder
-from evo.farm import COMMIT, PR, farm_strategy, fingerprints, repo_units
+from evo.farm import COMMIT, PR, farm_strategy, fingerprints, plan, repo_units
 from evo.runfolder import RunFolder
 from records import UserError
 from tasks import Strategy, StrategyType
@@ -345,3 +345,16 @@ def test_strategy_from_a_run_without_a_hall_of_fame_is_one_sentence(tmp_path):
         farm_strategy(farm_settings(strategy_from=str(run)))
     with pytest.raises(UserError, match="does not exist"):
         farm_strategy(farm_settings(strategy_from=str(tmp_path / "nowhere")))
+
+
+def test_a_plan_takes_the_strategys_kinds_of_the_whole_history_whatever_is_left(merges):
+    repo, shas = merges
+    units = repo_units(Config(), repo, farm_settings())
+    for u in units:
+        u.candidate.kind = "feature_add" if u.candidate.sha == shas["plain"] else "bug_fix"
+    strategy = farm_strategy(farm_settings())  # BUG_FIX
+    first = plan({"shelf": units}, strategy, set(), None)
+    assert {u.candidate.sha for u in first} == {shas["merge"], shas["squash"]}
+    # once its bug fixes are tried, BUG_FIX plans nothing: the feature is not a fallback
+    assert plan({"shelf": units}, strategy, {u.id for u in first}, None) == []
+    assert [u.id for u in plan({"shelf": units}, strategy, set(), 1)] == [first[0].id]
