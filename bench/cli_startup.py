@@ -91,6 +91,7 @@ def usage_errors(scratch: Path) -> dict[str, list[str]]:
         "resume": ["resume", str(missing)],
         "hof": ["hof", str(missing)],
         "generate": ["generate", str(plain), "--out", str(scratch / "out.jsonl")],
+        "farm": ["farm", str(plain), "--out", str(scratch / "dataset")],
         "validate": ["validate", str(bad_tasks)],
         "evaluate": ["evaluate", str(bad_tasks), "--predictions", str(bad_predictions)],
         "export": ["export", str(plain), "--format", "swebench", "--out", str(scratch / "export.jsonl")],

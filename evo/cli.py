@@ -487,6 +487,174 @@ class _GenerateStatus:
             self.status.update(self._text())
 
 
+def _repo_list(given: list[str]) -> list[str]:
+    """REPOS as given: paths and URLs, and `@FILE` for a file with one per line (# comments)."""
+    repos: list[str] = []
+    for item in given:
+        if item.startswith("@"):
+            listing = Path(item[1:])
+            if not listing.is_file():
+                raise UserError(f"repository list {listing} does not exist")
+            lines = listing.read_text(encoding="utf-8").splitlines()
+            repos += [line.split("#")[0].strip() for line in lines if line.split("#")[0].strip()]
+        else:
+            repos.append(item)
+    if not repos:
+        raise UserError("no repository given")
+    return list(dict.fromkeys(repos))
+
+
+@app.command(
+    **usage(
+        "REPOS... --out DATASET_DIR [--since D] [--until D] [--strategy TYPE | --strategy-from RUN_DIR] "
+        "[--unit commit|pr|both] [--min-source-files N] [--min-lines N] [--min-hunks N] [--workers N] "
+        "[--scheduler ADDRESS] [--seed S] [--limit N]"
+    )
+)
+def farm(
+    repos: list[str] = typer.Argument(..., help="Repository paths or URLs, or @FILE with one per line."),
+    out_dir: Path = typer.Option(..., "--out", help="The dataset folder (created, continued, or extended)."),
+    since: Optional[str] = typer.Option(None, "--since", help="Only commits on or after this day (YYYY-MM-DD)."),
+    until: Optional[str] = typer.Option(None, "--until", help="Only commits on or before this day (YYYY-MM-DD)."),
+    strategy: Optional[str] = typer.Option(None, "--strategy", help="BUG_FIX (default), FEATURE_ADD, REFACTOR, ..."),
+    strategy_from: Optional[Path] = typer.Option(
+        None, "--strategy-from", help="An evolution run folder: farm with its best strategy."
+    ),
+    unit: str = typer.Option("both", "--unit", help="commit, pr (merged pull requests) or both."),
+    min_source_files: int = typer.Option(0, "--min-source-files", help="Units changing at least N source files."),
+    min_lines: int = typer.Option(0, "--min-lines", help="Units whose gold patch changes at least N lines."),
+    min_hunks: int = typer.Option(0, "--min-hunks", help="Units whose gold patch has at least N hunks."),
+    workers: int = typer.Option(1, "--workers", help="Dask workers (1: serial, in this process)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="A Dask scheduler's address."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Default: the config's seed."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Units this version tries at most."),
+    config: Optional[Path] = ConfigOpt,
+    set_: Optional[list[str]] = SetOpt,
+):
+    """Build or extend a dataset from many repositories: resumable (rerun after a kill), incremental
+    (a rerun tries only new units and releases a new version), on Dask with --workers/--scheduler."""
+    with friendly_errors():
+        from evo.config import farm_settings
+
+        settings = farm_settings(
+            since=since,
+            until=until,
+            strategy=strategy,
+            strategy_from=str(strategy_from) if strategy_from else None,
+            unit=unit,
+            min_source_files=min_source_files,
+            min_lines=min_lines,
+            min_hunks=min_hunks,
+            workers=workers,
+            scheduler=scheduler,
+            seed=0 if seed is None else seed,
+            limit=limit,
+        )
+        cfg = _config(config, set_)
+        if seed is None:
+            settings.seed = cfg.seed
+        from evo.dataset import DatasetFolder
+
+        folder = DatasetFolder(out_dir)
+        folder.check_usable()
+        paths = [_local_repo(r) for r in _repo_list(repos)]
+        from evo.farm import Farm
+
+        with _FarmProgress() as progress:
+            result = Farm(cfg, paths, folder, settings, log=_log, on_event=progress).run()
+        _farm_summary(result, out_dir)
+        if not result.finished:
+            raise typer.Exit(130)
+
+
+class _FarmProgress:
+    """A live line on a terminal (units done of planned, kept, rejected by reason, time left) and
+    one plain line per unit always."""
+
+    def __init__(self):
+        self.done = self.todo = self.kept = 0
+        self.reasons: dict[str, int] = {}
+        self.started = time.monotonic()
+        self.status = err.status("farm: planning units") if err.is_terminal else None
+
+    def _text(self) -> str:
+        rejected = sum(self.reasons.values())
+        top = ", ".join(f"{n} {r}" for r, n in sorted(self.reasons.items(), key=lambda kv: -kv[1])[:3])
+        left = ""
+        if self.done:
+            seconds = (time.monotonic() - self.started) / self.done * (self.todo - self.done)
+            left = f", about {int(seconds // 60)} min {int(seconds % 60)} s left"
+        return (
+            f"farm: {self.done}/{self.todo} units done, {self.kept} kept, {rejected} rejected"
+            + (f" ({top})" if top else "")
+            + left
+        )
+
+    def __enter__(self):
+        if self.status:
+            self.status.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.status:
+            self.status.stop()
+
+    def __call__(self, event: dict) -> None:
+        if event["event"] == "start":
+            self.todo, self.started = event["todo"], time.monotonic()
+            already = event["planned"] - event["todo"]
+            err.print(
+                f"farm: version {event['version']}: {event['planned']} units planned"
+                + (f", {already} done before, {event['todo']} to do" if already else ""),
+                markup=False,
+            )
+        else:
+            row = event["row"]
+            self.done += 1
+            if row["outcome"] == "kept":
+                self.kept += 1
+                what = f"kept as {row['task']['instance_id']}"
+            else:
+                reason = f"{row['layer']}/{row['category']}" if row["layer"] else f"error/{row['category']}"
+                self.reasons[reason] = self.reasons.get(reason, 0) + 1
+                what = (
+                    f"{row['outcome']} at {reason}: {str(row['reason']).splitlines()[0][:160] if row['reason'] else ''}"
+                )
+            err.print(f"  [{self.done}/{self.todo}] {row['unit']}: {what}", markup=False)
+        if self.status:
+            self.status.update(self._text())
+
+
+def _farm_summary(result, out_dir: Path) -> None:
+    table = Table(title=f"version {result.version} of {out_dir}")
+    columns = ["repository", "tried", "kept", "PR kept", "commit kept", "kept/attempt", "validations/kept"]
+    for col in columns + ["duplicates", "errors", "top rejections"]:
+        table.add_column(col)
+    for repo, e in sorted(result.per_repo().items()):
+        top = ", ".join(f"{n} {r}" for r, n in e["reasons"].most_common(3))
+        table.add_row(
+            repo,
+            str(e["tried"]),
+            str(e["kept"]),
+            str(e["kept_pr"]),
+            str(e["kept_commit"]),
+            f"{e['kept'] / e['tried']:.2f}" if e["tried"] else "-",
+            f"{e['validations'] / e['kept']:.1f}" if e["kept"] else "-",
+            str(e["duplicates"]),
+            str(e["errors"]),
+            top,
+        )
+    out.print(table)
+    for repo, why in result.skipped_repos.items():
+        err.print(f"farm: {repo} gave no units: {why}", markup=False)
+    if result.finished and result.planned:
+        err.print(f"farm: version {result.version} released {result.released} tasks into {out_dir}", markup=False)
+    else:
+        err.print(
+            f"farm: version {result.version} stopped before its end: run the same command to continue", markup=False
+        )
+
+
 def _layer_list(text: str) -> list[str]:
     from records import LAYERS
 
@@ -688,13 +856,15 @@ def _fmt_rate(agg: dict, key: str) -> str:
 @app.command(
     "evaluate",
     **usage(
-        "(RUN_DIR | TASKS.jsonl) (--predictions P.jsonl | --agent nop|oracle|random|llm:MODEL) [--attempts N] [--k K] "
-        "[--out FILE]"
+        "(RUN_DIR | DATASET_DIR | TASKS.jsonl) (--predictions P.jsonl | --agent nop|oracle|random|llm:MODEL) "
+        "[--attempts N] [--k K] [--out FILE]"
     ),
 )
 def evaluate_cmd(
     tasks: Path = typer.Argument(
-        ..., help="Run folder (its kept tasks), tasks JSONL, or the SWE-bench JSONL of `sebgen export`."
+        ...,
+        help="Run folder (its kept tasks), dataset folder (`sebgen farm`), tasks JSONL, or the SWE-bench JSONL "
+        "of `sebgen export`.",
     ),
     predictions: Optional[Path] = typer.Option(None, "--predictions", help="SWE-bench predictions JSONL."),
     agent: Optional[str] = typer.Option(None, "--agent", help="nop, oracle, random or llm:<model>."),
@@ -769,6 +939,10 @@ def _agent(name: str, seed: int):
 def _results_path(tasks: Path, label: str) -> Path:
     """Where `evaluate` writes without --out: the run folder's results/ (the report's leaderboard
     reads it) when the tasks are a run folder's or a file in one, else beside the tasks file."""
+    from evo.dataset import DatasetFolder
+
+    if DatasetFolder(tasks).is_dataset():
+        return DatasetFolder(tasks).results_path(label)
     run = RunFolder(tasks) if RunFolder(tasks).is_run() else RunFolder.enclosing(tasks)
     if run is not None:
         return run.results_path(label)
@@ -814,12 +988,12 @@ def curriculum_cmd(
 @app.command(
     "export",
     **usage(
-        "(RUN_DIR | TASKS.jsonl) --format swebench|harbor --out PATH [--mirror DIR] [--build-images] "
+        "(RUN_DIR | DATASET_DIR | TASKS.jsonl) --format swebench|harbor --out PATH [--mirror DIR] [--build-images] "
         "[--network none|public] [--base-image IMAGE]"
     ),
 )
 def export_cmd(
-    source: Path = typer.Argument(..., help="Run folder or tasks JSONL."),
+    source: Path = typer.Argument(..., help="Run folder, dataset folder (`sebgen farm`) or tasks JSONL."),
     format_: str = typer.Option(..., "--format", help="swebench or harbor."),
     out_path: Path = typer.Option(..., "--out", help="JSONL file (swebench) or folder (harbor)."),
     base_image: Optional[str] = typer.Option(
@@ -871,6 +1045,13 @@ def export_cmd(
                 base_image=base_image,
                 log=lambda line: err.print(line, markup=False),
             )
+            from evo.dataset import DatasetFolder
+
+            farmed = DatasetFolder(source)
+            if farmed.is_dataset() and farmed.card_json_path.is_file():  # the farm's card: versions, window
+                import shutil
+
+                shutil.copyfile(farmed.card_json_path, out_path.parent / farmed.card_json_path.name)
         else:
             count = len(export_harbor(records, out_path, base_image=base_image, network=network))
         err.print(f"exported {count} tasks ({format_}) to {out_path}")
@@ -880,6 +1061,13 @@ def _dataset(source: Path, source_repos) -> list:
     """The tasks `evaluate` and `export` work on: a run folder's dataset (what its archive kept),
     a tasks JSONL file's, or the rows of a SWE-bench JSONL `sebgen export` wrote, whose source
     repositories are found among `source_repos()`."""
+    from evo.dataset import DatasetFolder
+
+    if DatasetFolder(source).is_dataset():  # a farmed dataset: its released tasks
+        records = DatasetFolder(source).tasks()
+        if not records:
+            raise UserError(f"dataset {source} has released no task yet")
+        return records
     if source.is_dir():
         from records import Task
 

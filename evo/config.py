@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal, Optional, get_args, get_origin
 
@@ -281,3 +282,69 @@ def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str
         return Config.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(describe(exc)) from None
+
+
+class FarmSettings(Section):
+    """`sebgen farm`'s choices (repositories and folder aside): what a dataset version plans.
+    Validated here, named by their CLI options in errors (`farm_error`)."""
+
+    since: Optional[str] = None
+    until: Optional[str] = None
+    strategy: Optional[str] = None  # a StrategyType; default BUG_FIX
+    strategy_from: Optional[str] = None  # an evolution run folder: its best strategy
+    unit: Literal["commit", "pr", "both"] = "both"
+    min_source_files: int = Field(0, ge=0)
+    min_lines: int = Field(0, ge=0)
+    min_hunks: int = Field(0, ge=0)
+    workers: int = Field(1, ge=1)
+    scheduler: Optional[str] = None
+    seed: int = 0
+    limit: Optional[int] = Field(None, ge=1)
+
+    @field_validator("since", "until")
+    @classmethod
+    def _day(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None:
+            try:
+                date.fromisoformat(value)
+            except ValueError:
+                raise ValueError(f"{value!r} is not a date in YYYY-MM-DD form") from None
+        return value
+
+    @field_validator("strategy")
+    @classmethod
+    def _strategy(cls, value: Optional[str]) -> Optional[str]:
+        if value is None:
+            return value
+        choices = [t.value for t in StrategyType if t != StrategyType.SYNTHETIC]
+        if value.upper() not in choices:
+            raise ValueError(
+                f"unknown strategy {value!r}{did_you_mean(value.upper(), choices)}; choose one of {', '.join(choices)}"
+            )
+        return value.upper()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> FarmSettings:
+        if self.strategy and self.strategy_from:
+            raise ValueError("give --strategy TYPE or --strategy-from RUN_DIR, not both")
+        if self.since and self.until and self.since > self.until:
+            raise ValueError(f"--since {self.since} is after --until {self.until}")
+        return self
+
+    def plan_key(self) -> dict:
+        """The settings that decide which units a version plans and how they are tried (the
+        workers and the scheduler only decide where)."""
+        return self.model_dump(exclude={"workers", "scheduler"})
+
+
+def farm_settings(**values: Any) -> FarmSettings:
+    """FarmSettings from CLI values, or ConfigError naming the option (`--min-lines: ...`)."""
+    try:
+        return FarmSettings.model_validate(values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        message = first["msg"].removeprefix("Value error, ")
+        if first["loc"]:
+            return_key = "--" + str(first["loc"][0]).replace("_", "-")
+            raise ConfigError(f"{return_key}: {message}") from None
+        raise ConfigError(message) from None

@@ -139,6 +139,15 @@ class RunFolder:
         state = self.checkpoint()
         return {int(g): entries for g, entries in state["hof_by_generation"].items()} if state else {}
 
+    def best_strategy(self) -> dict:
+        """The newest checkpoint's hall-of-fame leader, as a strategy record (`Strategy.to_dict`)."""
+        if not self.is_run():
+            raise RunFolderError(f"{self.path} is not a SEBGen run folder: it has no config.yaml or no checkpoint yet")
+        fame = (self.checkpoint() or {}).get("hall_of_fame") or []
+        if not fame:
+            raise RunFolderError(f"run folder {self.path} has no hall of fame yet (no generation finished)")
+        return dict(fame[0]["strategy"])
+
     # -- evaluations and their tasks -------------------------------------------------------
     def evaluations(self) -> list[dict]:
         return self.journal.read()

@@ -612,3 +612,36 @@ def _tree_paths(commit: git.Commit) -> list[str]:
 def instance_prefix(repo: str) -> str:
     """A repo name as it starts a task id: `owner/name` becomes SWE-bench's `owner__name`."""
     return repo.replace("/", "__")
+
+
+def mine_pull_requests(
+    path: str | Path,
+    *,
+    since: str | date | None = None,
+    until: str | date | None = None,
+    max_source_files: int = 15,
+    min_message_chars: int = 25,
+    max_commits: int = 2000,
+) -> list[Candidate]:
+    """Every merged pull request as one candidate, oldest first: a merge commit on the
+    first-parent chain whose change against its first parent touches source and tests, in
+    fewer than `max_source_files` source files, described by its message (the PR's title and
+    body, see `pull_request_of`). SWE-bench's unit: `mine` takes the commits inside it instead."""
+    repo = open_repo(path)
+    require_mined_language(path)
+    since_day, until_day = _parse_day(since), _parse_day(until)
+    on_chain = first_parent_chain(repo)
+    found = []
+    for record in walk(repo, max_count=max_commits):
+        if not record.is_merge or record.sha not in on_chain:
+            continue
+        source, tests = _split_files(record.files)
+        if not source or not tests or len(source) >= max_source_files:
+            continue
+        day = datetime.fromtimestamp(record.committed, tz=timezone.utc).date()
+        if (since_day and day < since_day) or (until_day and day > until_day):
+            continue
+        candidate = _candidate(repo, record, pull_request_of(record), True)
+        if len(candidate.description) >= min_message_chars:
+            found.append(_classified(repo, candidate))
+    return found

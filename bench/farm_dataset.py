@@ -1,0 +1,99 @@
+"""`sebgen farm` over the Python dev-set bundles, in Docker, the way users call it.
+
+Clones each bundle of `../shared/real-repos/` into a temp folder and farms them all into one
+dataset (`--since`, `--limit` spread over the repositories by the farm's interleaving) with the
+given workers. Per repository: units tried, kept, kept per attempt, validations per kept task,
+PR against commit tasks, tasks per hour (kept over the version's wall time), the rejections by
+reason and the difficulty histogram of the kept tasks.
+
+    python bench/farm_dataset.py [--since 2021-01-01] [--limit 16] [--workers 1] [--repos attrs,click]
+                                 [--unit both] [--out DIR]
+
+Long (image builds, validations): run it in the background with a log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from corpus import dev_set  # noqa: E402
+from evo.dataset import DatasetFolder  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--since", default="2021-01-01")
+    parser.add_argument("--limit", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--repos", default="", help="Comma-separated names (default: all four).")
+    parser.add_argument("--unit", default="both")
+    parser.add_argument("--out", type=Path, default=None, help="Dataset folder (default: a temp folder).")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="farm-bench-"))
+    wanted = [r for r in args.repos.split(",") if r]
+    clones = []
+    for bundle in sorted(dev_set("python").glob("*.bundle")):
+        if wanted and not any(w in bundle.stem for w in wanted):
+            continue
+        dest = work / bundle.stem.split("__")[-1]
+        subprocess.run(["git", "clone", "-q", str(bundle), str(dest)], check=True)
+        clones.append(dest)
+    out = args.out or work / "dataset"
+    command = [sys.executable, "-m", "evo.cli", "farm", *map(str, clones), "--out", str(out)]
+    command += ["--since", args.since, "--limit", str(args.limit), "--workers", str(args.workers)]
+    command += ["--unit", args.unit, "--set", "sandbox.backend=docker"]
+    started = time.monotonic()
+    proc = subprocess.run(command, cwd=ROOT, text=True, capture_output=True)
+    wall = time.monotonic() - started
+    sys.stderr.write(proc.stderr[-4000:])
+    print(proc.stdout)
+    report(DatasetFolder(out), wall, args)
+
+
+def report(folder: DatasetFolder, wall: float, args) -> None:
+    versions = folder.versions()
+    version = versions[-1]
+    hours = (
+        (datetime.fromisoformat(version["finished_at"]) - datetime.fromisoformat(version["started_at"])).total_seconds()
+        / 3600
+        if version.get("finished_at")
+        else wall / 3600
+    )
+    rows = [r for r in folder.rows() if r.get("version") == version["version"]]
+    print(f"farm: {len(rows)} rows, version {version['version']}, workers {args.workers}, wall {wall / 60:.1f} min")
+    header = "| repository | units tried | kept | kept/attempt | validations/kept | PR kept | commit kept |"
+    print(header + " tasks/hour | difficulty | top rejections |")
+    print("|---" * 10 + "|")
+    repos = sorted({r["repo"] for r in rows})
+    for repo in repos:
+        mine = [r for r in rows if r["repo"] == repo and r["outcome"] != "duplicate"]
+        kept = [r for r in mine if r["outcome"] == "kept"]
+        validations = sum(r.get("validations", 0) for r in mine)
+        difficulty = Counter(r["task"].get("difficulty_level") or "unrated" for r in kept)
+        reasons = Counter(f"{r['layer'] or 'error'}/{r['category']}" for r in mine if r["outcome"] != "kept")
+        print(
+            f"| {repo} | {len(mine)} | {len(kept)} | {len(kept) / len(mine):.2f} | "
+            f"{validations / len(kept) if kept else float('nan'):.1f} | "
+            f"{sum(r['kind'] == 'pr' for r in kept)} | {sum(r['kind'] == 'commit' for r in kept)} | "
+            f"{len(kept) / hours:.1f} | {dict(difficulty)} | {dict(reasons.most_common(3))} |"
+        )
+    kept = [r for r in rows if r["outcome"] == "kept"]
+    print(f"farm_kept_per_attempt: {len(kept) / max(1, len(rows)):.3f}")
+    print(json.dumps({"wall_s": round(wall), "rows": len(rows), "kept": len(kept)}))
+
+
+if __name__ == "__main__":
+    main()
