@@ -686,11 +686,11 @@ def _reproduction(
     code = [*_members_reached(rewrite, members, setup.self_attrs), *code]
     # a `for` around the failing check: its variables at the failure instead of the loop
     code = _unroll_loops(code, report.get("locals") or {})
-    code = [ast.fix_missing_locations(s) for s in _without_dead_stores(code)]
+    code = [ast.fix_missing_locations(s) for s in _without_dead_branches(_without_dead_stores(code))]
     definitions = _definitions(module, test_id.split("::")[0], conftests)
     raised = str(report.get("type") or "") not in ("", "AssertionError")
-    rest = _required_after(fn, failing, rewrite, helpers, raised)
-    head = _head(definitions, [*code, *rest])
+    rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
+    head = _without_dead_branches(_head(definitions, [*code, *rest]))
     imports = setup.imports
     if "pytest" in _unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):
         imports.append("import pytest")
@@ -699,6 +699,36 @@ def _reproduction(
         if "asyncio" not in _bound(head) and "import asyncio" not in imports:
             imports.append("import asyncio")
     return _Reproduction(imports, head, code, rest, rewrite, definitions)
+
+
+class _DeadBranches(ast.NodeTransformer):
+    """`if False:` / `if 0:` / `if TYPE_CHECKING:` blocks (code that never runs) replaced by
+    their `else`, `if True:` by its body: a reader sees only what runs."""
+
+    def visit_If(self, node: ast.If):
+        self.generic_visit(node)
+        test = node.test
+        never = (isinstance(test, ast.Constant) and not test.value) or (
+            _callee_text(test).split(".")[-1] == "TYPE_CHECKING"
+        )
+        always = isinstance(test, ast.Constant) and bool(test.value)
+        if never:
+            return node.orelse or None
+        if always:
+            return node.body
+        return node
+
+
+def _without_dead_branches(stmts: list[ast.stmt]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for stmt in stmts:
+        kept = _DeadBranches().visit(copy.deepcopy(stmt))
+        for one in kept if isinstance(kept, list) else [kept] if kept is not None else []:
+            for node in ast.walk(one):  # a body the dead branches emptied still has to parse
+                if isinstance(getattr(node, "body", None), list) and not node.body:
+                    node.body = [ast.Pass()]
+            out.append(ast.fix_missing_locations(one))
+    return out
 
 
 def _members_reached(rewrite: _Rewrite, members: dict[str, ast.stmt], self_attrs: set[str]) -> list[ast.stmt]:
