@@ -474,7 +474,19 @@ def _named(f: FailureEvidence) -> str:
     checked = f"{call}\n{f.check or ''}" if call else (f.reproduction or "")  # no call: what the snippet runs
     if fn and _uses(checked, fn):
         return _span(fn)
+    if _made_locally(f):
+        return _span(fn)  # `fun = after_log(...)`, then `fun(state)`: the project's function made it
     return _span(call) if _short(call, 60) and not f.unbound else "the call"
+
+
+def _made_locally(f: FailureEvidence) -> bool:
+    """The checked call starts at a name the snippet binds (`fun = after_log(...)`), and the
+    snippet uses the project's function."""
+    callee = re.match(r"\s*(?:await\s+)?([A-Za-z_]\w*)", f.call or "")
+    code = f.reproduction or ""
+    if not (callee and f.function and _uses(code, f.function)):
+        return False
+    return bool(re.search(rf"^\s*{callee.group(1)}\s*=(?!=)|\b(?:def|class) {callee.group(1)}\b", code, re.M))
 
 
 def _uses(code: str, name: str) -> bool:
@@ -539,7 +551,15 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
         if op in ("in", "not in"):
             verb = "lacks" if op == "in" else "should not contain"
             return f"Result of {name} {verb} {_span(expected)}" if _short(expected) else f"{name} gives a wrong result"
-        if fn and call and not call.startswith(fn) and _short(call, 40) and _short(observed) and _short(expected):
+        if (
+            fn
+            and call
+            and not call.startswith(fn)
+            and (_uses(call, fn) or _made_locally(f))
+            and _short(call, 40)
+            and _short(observed)
+            and _short(expected)
+        ):
             return f"With {_span(fn)}, {_span(call)} is {_span(observed)} where {_span(expected)} is expected"
         if _short(observed) and _short(expected):
             return f"{name} returns {_span(observed)} where {_span(expected)} is expected"
@@ -547,7 +567,7 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
     if kind == "truthy":
         return f"{name} gives a wrong result"
     if kind in ("helper", "fail") and _short(observed, 60):
-        return f"{name}: {observed.rstrip('.')}"
+        return f"{name}: {observed.rstrip('.')}" if name != "the call" else _capitalize(observed.rstrip("."))
     return f"{name} fails"
 
 
@@ -717,7 +737,7 @@ _CASE_HEADS = [
     "Other inputs fail the same way:",
     "It is not only this input:",
 ]
-_MORE_HEADS = ["Also:", "Another failing case:", "Likewise:", "This one fails too:"]
+_MORE_HEADS = ["Also:", "Another failing case:", "It also fails here:", "This one fails too:"]
 
 
 def evidence_section(
@@ -747,7 +767,7 @@ def evidence_section(
             text = ""
         elif quotable:
             shown_code.add(_flat(code))
-            if index < limit:
+            if not parts:
                 head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS)
             else:
                 head = phr.pick(_MORE_HEADS)
