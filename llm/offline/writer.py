@@ -234,9 +234,12 @@ def write_statement(
         sections.append(_functions_section(facts, phr, api=strategy == "REFACTOR"))
     if strategy == "TEST_DRIVEN":
         sections.append(_evidence_spec(groups) if groups else _spec_section(facts, checks))
+    evidence = ""
     if groups:  # one failing check per test, always the one that fails, with its values
         limit = 1 if concise else 5 if detailed else 3
-        sections.append(evidence_section(groups, phr, "reproduce" in directives, limit, missing))
+        # the test's own code, never the fix's: the leak filter below must not cut lines out of it
+        evidence = evidence_section(groups, phr, "reproduce" in directives, limit, missing)
+        sections.append(evidence)
         if "expected_actual" in directives:
             sections.append(evidence_expected_actual(lead, strategy, lead_missing))
     else:
@@ -263,9 +266,9 @@ def write_statement(
     if "no_leak" not in directives:
         sections.append(_suggested_fix(facts.added_lines, phr, rng))
 
-    statement = "\n\n".join(s for s in sections if s)
     if "no_leak" in directives:
-        statement = _strip_leaks(statement, facts.added_lines)
+        sections = [s if evidence and s == evidence else _strip_leaks(s, facts.added_lines) for s in sections]
+    statement = "\n\n".join(s for s in sections if s)
     budget = max(4, int(max_tokens * WORDS_PER_TOKEN) - JSON_OVERHEAD_WORDS)
     statement = _cap_words(statement, budget)
     hints = ""
@@ -674,8 +677,11 @@ def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
         "{Subject} {seen} at the moment; {want}.",
     ]
     form = phr.pick(forms) if phr else forms[0]
-    if f.kind == "raises" or (f.error and f.kind == "compare"):
-        subject = "the snippet" if f.kind == "raises" else subject
+    if f.kind == "raises":
+        subject = "the snippet"
+    elif f.error and f.kind == "compare" and f.op not in ("==", "is") and _short(f"{f.call} {f.op} {f.expected}", 120):
+        subject = _span(f"{f.call} {f.op} {f.expected}")  # the comparison raised, not its left side
+        return _fmt(form, {"subject": subject, "seen": _seen_clause(f), "want": "it should hold"})
     return _fmt(form, {"subject": subject, "seen": _seen_clause(f), "want": _want_clause(f)})
 
 

@@ -118,3 +118,19 @@ def test_the_title_never_blames_a_setup_function_the_check_does_not_call():
     unrelated = replace(made, reproduction="import attr\nfrom app import C\nassert C(1).x == 2")
     title = write_statement(context([unrelated]), BUG)["problem_statement"].splitlines()[0]
     assert "make_class" not in title and "`C(1).x`" in title  # the snippet never calls it
+
+
+def test_the_leak_filter_never_cuts_a_line_out_of_the_tests_reproduction():
+    """boltons' short headers: the fix adds `headers = []` and the test builds
+    `Table([[1, 2]], headers=[])`; cutting that line left `t` unbound in the snippet."""
+    padded = FailureEvidence(
+        "tests/test_tableutils.py::test_padded",
+        kind="error",
+        call="t.to_text()",
+        error="IndexError: list index out of range",
+        reproduction="from tables import Table\nt = Table([[1, 2]], headers=[])\nt.headers = ['a']\nt.to_text()",
+        function="Table.to_text",
+    )
+    leaky = BUG + " Never reveal the fix."
+    text = write_statement(context([padded], added=["        headers = []"]), leaky)["problem_statement"]
+    assert "t = Table([[1, 2]], headers=[])\nt.headers = ['a']" in text
