@@ -736,7 +736,7 @@ def _flat(text: str) -> str:
     return " ".join(str(text).replace('"', "'").split())
 
 
-CASES = 20  # parametrized cases of one test listed (the evidence covers at most 20 tests)
+CASES = 40  # parametrized cases of one test listed; the rest are counted
 TESTS = 8  # failing tests shown with their snippet; the rest are counted
 _CASE_HEADS = [
     "The same check fails for other inputs:",

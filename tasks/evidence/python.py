@@ -25,7 +25,7 @@ from records import FailureEvidence
 
 from .repo import file_at
 
-EVIDENCE_TESTS = 20
+EVIDENCE_TESTS = 64  # as many as the sandbox reports (`sandbox.report.EVIDENCE_TESTS`): every case gets stated
 SOURCE_LINES = 40
 SNIPPET_LINES = 80
 REST_LINES = 16
@@ -312,15 +312,20 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
         if not isinstance(values, (ast.List, ast.Tuple)) or not names or names[0] not in indices:
             continue
         index = indices[names[0]]
-        if not 0 <= index < len(values.elts):
+        if not values.elts:
             continue
-        element = values.elts[index]
-        if isinstance(element, ast.Call) and _callee(element).endswith("param"):
-            element = ast.Tuple(elts=list(element.args), ctx=ast.Load()) if len(names) > 1 else element.args[0]
-        if len(names) == 1:
-            out[names[0]] = element
-        elif isinstance(element, (ast.Tuple, ast.List)) and len(element.elts) == len(names):
-            out.update(zip(names, element.elts))
+        index = index if 0 <= index < len(values.elts) else 0
+        # stacked decorators: some pytest versions count the index over the product of the
+        # decorators; the element whose values are the reported ones is the case's own
+        reported = report.get("params") or {}
+        candidates = [values.elts[index], *(e for i, e in enumerate(values.elts) if i != index)]
+        for element in candidates:
+            case = _case_values(element, names)
+            if case and all(_same_value(case[n], reported.get(n)) for n in names):
+                out.update(case)
+                break
+        else:
+            out.update(_case_values(values.elts[index], names))
     for name, text in (report.get("params") or {}).items():
         if name not in out:
             try:
@@ -328,6 +333,28 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
             except SyntaxError:
                 continue
     return out
+
+
+def _case_values(element: ast.expr, names: list[str]) -> dict[str, ast.expr]:
+    """name -> expression of one parametrize element (a `pytest.param(...)` unwrapped)."""
+    if isinstance(element, ast.Call) and _callee(element).endswith("param"):
+        element = ast.Tuple(elts=list(element.args), ctx=ast.Load()) if len(names) > 1 else element.args[0]
+    if len(names) == 1:
+        return {names[0]: element}
+    if isinstance(element, (ast.Tuple, ast.List)) and len(element.elts) == len(names):
+        return dict(zip(names, element.elts))
+    return {}
+
+
+def _same_value(node: ast.expr, reported) -> bool:
+    """The expression is the reported value (its repr), or either is not a literal (nothing
+    to compare: the decorator's element is taken as it is)."""
+    if reported is None:
+        return True
+    try:
+        return ast.literal_eval(node) == ast.literal_eval(str(reported))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return True
 
 
 def _module_value(module: ast.Module, name: str) -> ast.expr | None:

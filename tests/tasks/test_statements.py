@@ -435,6 +435,10 @@ def test_stacked_parametrize_decorators_give_each_name_its_own_value():
     evidence = {"type": "Failed", "line": 8, "message": "DID NOT RAISE", "indices": {"value": 2, "param": 1}}
     found = explain_failure(source, "tests/t.py::test_invalid[256-bg]", evidence, repo_modules={"click"})
     assert "click.style('x', **{'bg': 256})" in found.reproduction
+    # pytest 8 counts stacked decorators' indices over their product: the reported values decide
+    product = {**evidence, "indices": {"value": 1, "param": 1}, "params": {"value": "256", "param": "'bg'"}}
+    found = explain_failure(source, "tests/t.py::test_invalid[256-bg]", product, repo_modules={"click"})
+    assert "click.style('x', **{'bg': 256})" in found.reproduction
 
 
 @pytest.mark.docker
