@@ -483,12 +483,14 @@ def _named(f: FailureEvidence) -> str:
 
 
 def _made_locally(f: FailureEvidence) -> bool:
-    """The checked call starts at a name the snippet binds (`fun = after_log(...)`), and the
-    snippet uses the project's function."""
+    """The checked call starts at a name the snippet binds (`fun = after_log(...)`) or at a
+    builtin, and the snippet uses the project's function."""
     callee = re.match(r"\s*(?:await\s+)?([A-Za-z_]\w*)", f.call or "")
     code = f.reproduction or ""
     if not (callee and f.function and _uses(code, f.function)):
         return False
+    if hasattr(builtins, callee.group(1)):
+        return True  # `isinstance(rv.exception, E)`: the builtin is no entry point of the project
     return bool(re.search(rf"^\s*{callee.group(1)}\s*=(?!=)|\b(?:def|class) {callee.group(1)}\b", code, re.M))
 
 
