@@ -470,7 +470,7 @@ def _named(f: FailureEvidence) -> str:
     """What a title calls the code: the failing call when it is the project's function called
     with literal arguments, else the function's name when the checked expression uses it, else
     the call itself when short."""
-    fn = f.function or ""
+    fn = _public_name(f.function or "", f.reproduction or "")
     call = f.call or ""
     if fn and call.startswith(fn + "(") and _short(call, 48) and not f.unbound:
         return _span(call)
@@ -480,6 +480,15 @@ def _named(f: FailureEvidence) -> str:
     if _made_locally(f):
         return _span(fn)  # `fun = after_log(...)`, then `fun(state)`: the project's function made it
     return _span(call) if _short(call, 60) and not f.unbound else "the call"
+
+
+def _public_name(fn: str, code: str) -> str:
+    """`fn` without a prefix that is only the snippet's import alias (`tasyncio.AsyncRetrying`
+    after `import ... as tasyncio`: the repository has no `tasyncio`)."""
+    head, _, rest = fn.partition(".")
+    if rest and re.search(rf"\bas\s+{re.escape(head)}\b", code):
+        return rest
+    return fn
 
 
 def _made_locally(f: FailureEvidence) -> bool:
@@ -542,7 +551,7 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
     if not f.function and fallback and not call_usable:
         return fallback
     name, kind, op = _named(f), f.kind, f.op or ""
-    call, fn = f.call or "", f.function or ""
+    call, fn = f.call or "", _public_name(f.function or "", f.reproduction or "")
     observed, expected, error = f.observed or "", f.expected or "", f.error or ""
     etype = error.split(":")[0]
     if kind == "raises":

@@ -134,3 +134,16 @@ def test_the_leak_filter_never_cuts_a_line_out_of_the_tests_reproduction():
     leaky = BUG + " Never reveal the fix."
     text = write_statement(context([padded], added=["        headers = []"]), leaky)["problem_statement"]
     assert "t = Table([[1, 2]], headers=[])\nt.headers = ['a']" in text
+
+
+def test_a_title_never_uses_the_snippets_import_alias():
+    aliased = FailureEvidence(
+        "tests/test_asyncio.py::test_retry",
+        kind="error",
+        call="await test()",
+        error="TypeError: 'int' object does not support the context manager protocol",
+        reproduction="from tenacity import _asyncio as tasyncio\nasync def test():\n    tasyncio.AsyncRetrying()",
+        function="tasyncio.AsyncRetrying",
+    )
+    title = write_statement(context([aliased]), BUG)["problem_statement"].splitlines()[0]
+    assert "tasyncio" not in title and "`AsyncRetrying`" in title
