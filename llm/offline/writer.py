@@ -199,6 +199,9 @@ def write_statement(
     missing = {
         f.test_id: name for g in groups for f in g if (name := missing_name(f, facts.functions, facts.added_lines))
     }
+    if missing and lead is not None and lead.test_id not in missing:  # the request leads the statement
+        groups = sorted(groups, key=lambda g: g[0].test_id not in missing)
+        lead = _with_touched_function(groups[0][0], facts.functions)
     lead_missing = missing.get(lead.test_id, "") if lead else ""
     request = _request(facts.kind, facts.verb, facts.rest, facts.subject) or fallback
     if lead is not None and (lead_missing or not confirmed(request, lead)):
@@ -554,6 +557,8 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
     call, fn = f.call or "", _public_name(f.function or "", f.reproduction or "")
     observed, expected, error = f.observed or "", f.expected or "", f.error or ""
     etype = error.split(":")[0]
+    if fn and call and _made_locally(f) and not _uses(call, fn) and _short(call, 40):
+        name = f"With {_span(fn)}, {_span(call)}"  # the function made the object; the call goes wrong
     if kind == "raises":
         wanted = f.expected or "an exception"
         if observed == "no exception" or not error:
@@ -723,6 +728,11 @@ def _changed_inputs(f: FailureEvidence, lead: FailureEvidence) -> list[tuple[str
     return [(theirs.get(k, ""), v) for k, v in mine.items() if theirs.get(k) != v]
 
 
+def _test_object(value: str) -> bool:
+    """A repr of an object the tests define, or one with an address: no input a reader can type."""
+    return bool(re.search(r"<(?:class|function|module) '?(?:tests?|testing)[._]|<[\w.]+ (?:object )?at |at …>", value))
+
+
 def _case_line(f: FailureEvidence, lead: FailureEvidence) -> str:
     """One other failing case of the lead's test: its input (its own call when that differs
     from the lead's, else its values in place of the lead's) and what it gives and needs."""
@@ -733,8 +743,8 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence) -> str:
     unshown = [(old, new) for old, new in changed if not usable_call or _flat(new) not in _flat(call)]
     if usable_call and not unshown:
         return f"- {_span(call)} {outcome}"
-    if not changed:
-        return ""
+    if not changed or any(_test_object(new) for _, new in changed):
+        return ""  # no input, or one that is the tests' own object (`<class 'tests.test_x.C'>`)
     code = lead.reproduction or ""
     placed = [f"{_span(new)} in place of {_span(old)}" for old, new in changed if old and _flat(old) in _flat(code)]
     loose = [_span(new) for old, new in changed if not (old and _flat(old) in _flat(code))]

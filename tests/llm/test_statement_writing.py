@@ -147,3 +147,25 @@ def test_a_title_never_uses_the_snippets_import_alias():
     )
     title = write_statement(context([aliased]), BUG)["problem_statement"].splitlines()[0]
     assert "tasyncio" not in title and "`AsyncRetrying`" in title
+
+
+def test_a_case_whose_input_is_an_object_of_the_tests_is_counted_not_quoted():
+    lead = replace(case(0, "1.5", "'1.50'", "'1.5'"), params={"cls": "Money"})
+    hidden = replace(lead, test_id="tests/test_money.py::test_format[1]", params={"cls": "<class 'tests.test_x.C'>"})
+    text = write_statement(context([lead, hidden]), BUG)["problem_statement"]
+    assert "tests.test_x" not in text and "1 more failing check of the same kind is not listed." in text
+
+
+def test_the_request_leads_when_one_failing_test_shows_a_missing_name():
+    plain = case(0, "1.5", "'1.50'", "'1.5'")
+    absent = FailureEvidence(
+        "tests/test_money.py::test_round_half",
+        kind="error",
+        call="money.round_half(2.5)",
+        error="AttributeError: module 'money' has no attribute 'round_half'",
+        reproduction="import money\nmoney.round_half(2.5)",
+        function="money.round_half",
+    )
+    fn = {"file": "money.py", "name": "round_half", "signature": "def round_half(value)"}
+    text = write_statement(context([plain, absent], functions=[fn]), BUG)["problem_statement"]
+    assert "round_half" in text.splitlines()[0] and "assert fmt(1.5) == '1.50'" in text
