@@ -774,9 +774,9 @@ def evidence_section(
     limit: int,
     missing: dict[str, str] | None = None,
 ) -> str:
-    """A self-contained reproduction per failing test: the first `limit` in full (what the
-    test requires after the failing check included), the others up to `TESTS` as a snippet and
-    one sentence, the rest counted; each parametrized test's other cases listed (up to `CASES`,
+    """A self-contained reproduction per failing test (what the test requires after the failing
+    check included): the first `limit` with pytest's own line, the others up to `TESTS` with
+    their outcome only, the rest counted; each parametrized test's other cases listed (up to `CASES`,
     then counted). A snippet already shown is not repeated. `missing`: test id -> the name the
     change adds that the test's error says is absent (stated as a request)."""
     missing = missing or {}
@@ -802,7 +802,7 @@ def evidence_section(
             reported = _reported(f) if index < limit else ""
             if reported:
                 text += f" {reported}"
-            if index < limit and f.rest:
+            if f.rest:  # what the test requires after the failing check is part of the requirement
                 rest = _rest_section(f, phr)
                 text += f"\n\n{rest}" if rest else ""
         elif f.call and not f.unbound and _short(f.call, 160):

@@ -169,3 +169,13 @@ def test_the_request_leads_when_one_failing_test_shows_a_missing_name():
     fn = {"file": "money.py", "name": "round_half", "signature": "def round_half(value)"}
     text = write_statement(context([plain, absent], functions=[fn]), BUG)["problem_statement"]
     assert "round_half" in text.splitlines()[0] and "assert fmt(1.5) == '1.50'" in text
+
+
+def test_what_a_later_test_requires_after_its_failing_check_is_stated_too():
+    tests = [
+        replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)
+        for i in range(5)
+    ]
+    tests[4] = replace(tests[4], rest="assert fmt(40) == '40.00'")
+    text = write_statement(context(tests), BUG)["problem_statement"]
+    assert "assert fmt(40) == '40.00'" in text
