@@ -733,10 +733,11 @@ def _test_object(value: str) -> bool:
     return bool(re.search(r"<(?:class|function|module) '?(?:tests?|testing)[._]|<[\w.]+ (?:object )?at |at …>", value))
 
 
-def _case_line(f: FailureEvidence, lead: FailureEvidence) -> str:
+def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) -> str:
     """One other failing case of the lead's test: its input (its own call when that differs
-    from the lead's, else its values in place of the lead's) and what it gives and needs."""
-    outcome = f"{_seen_clause(f)}; {_want_clause(f)}"
+    from the lead's, else its values in place of the lead's) and what it gives and needs
+    (`shared`: what it needs is said once for all the cases)."""
+    outcome = _seen_clause(f) if shared else f"{_seen_clause(f)}; {_want_clause(f)}"
     call = f.call or ""
     changed = _changed_inputs(f, lead)
     usable_call = bool(call) and call != (lead.call or "") and not f.unbound and _short(call, 160)
@@ -810,12 +811,15 @@ def evidence_section(
         else:
             text = ""
             untold += 1
-        cases = [c for c in (_case_line(other, f) for other in group[1:CASES]) if c]
+        wants = {_want_clause(other) for other in group[1:CASES]}
+        shared = len(group) > 3 and len(wants) == 1  # the rule the cases share, said once
+        cases = [c for c in (_case_line(other, f, shared) for other in group[1:CASES]) if c]
         untold += len(group[1:CASES]) - len(cases)
         if len(group) > CASES:
             untold += len(group) - CASES
         if cases:
-            text += ("\n\n" if text else "") + phr.pick(_CASE_HEADS) + "\n" + "\n".join(cases)
+            head = f"For each of these inputs, too, {next(iter(wants))}:" if shared else phr.pick(_CASE_HEADS)
+            text += ("\n\n" if text else "") + head + "\n" + "\n".join(cases)
         if text:
             parts.append(text)
     if untold:

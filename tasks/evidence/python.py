@@ -352,7 +352,7 @@ def _same_value(node: ast.expr, reported) -> bool:
     if reported is None:
         return True
     try:
-        return ast.literal_eval(node) == ast.literal_eval(str(reported))
+        return repr(ast.literal_eval(node)) == repr(ast.literal_eval(str(reported)))  # 0.0 == False: not the same
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return True
 

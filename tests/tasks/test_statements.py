@@ -435,6 +435,10 @@ def test_stacked_parametrize_decorators_give_each_name_its_own_value():
     evidence = {"type": "Failed", "line": 8, "message": "DID NOT RAISE", "indices": {"value": 2, "param": 1}}
     found = explain_failure(source, "tests/t.py::test_invalid[256-bg]", evidence, repo_modules={"click"})
     assert "click.style('x', **{'bg': 256})" in found.reproduction
+    falsy = {**evidence, "indices": {"value": 1, "param": 0}, "params": {"value": "0.0", "param": "'fg'"}}
+    source_with_false = source.replace("256]", "False, 0.0]")
+    found = explain_failure(source_with_false, "tests/t.py::test_invalid[0.0-fg]", falsy, repo_modules={"click"})
+    assert "click.style('x', **{'fg': 0.0})" in found.reproduction  # 0.0 == False, yet not the same value
     # pytest 8 counts stacked decorators' indices over their product: the reported values decide
     product = {**evidence, "indices": {"value": 1, "param": 1}, "params": {"value": "256", "param": "'bg'"}}
     found = explain_failure(source, "tests/t.py::test_invalid[256-bg]", product, repo_modules={"click"})
