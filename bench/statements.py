@@ -37,9 +37,13 @@ Seven shares of statements, each with its target:
 
 Shares 5-7 read the evidence recorded in the task (the derived evidence the writer was given).
 
-    python bench/statements.py --out FILE [--repos attrs,click] [--limit N] [--from FILE]
+    python bench/statements.py --out FILE [--repos attrs,click] [--limit N] [--from FILE [--rewrite]]
 
-`--from FILE` analyses tasks generated earlier (FILE is copied to `--out`) instead of generating.
+`--from FILE` analyses tasks generated earlier (FILE is copied to `--out`) instead of generating;
+with `--rewrite` their statements are written again first, by the generator's own
+`Generator.write_statement` on the stored task and its evidence (the commit mined again, the
+seed strategy of the task's type, the default config's model): minutes instead of the
+Docker run, for a change to the writer (a change to the evidence producer needs a new run).
 Long (image builds, 40 commits): run it in the background with a log.
 """
 
@@ -532,6 +536,28 @@ def off_path_title(statement: str, failures: list[FailureEvidence]) -> list[str]
     return [n for n in title_names(title) if not appears(n, path) and not appears(n, values)]
 
 
+def rewrite(tasks: list[dict], repos: dict[str, Path]) -> None:
+    """Each task's statement and hints written again in place, through the path `generate`
+    takes (`Generator.write_statement`) with the recorded failure evidence."""
+    from evo.config import load_config
+    from evo.runtime import make_llm
+    from tasks import SEED_PROMPTS, Strategy, StrategyType, Validator
+    from tasks.generate import Generator
+    from tasks.mining import mine_named
+
+    llm = make_llm(load_config(None, []))
+    generator = Generator(llm=llm, validator=Validator(llm=llm))
+    for data in tasks:
+        task = Task.from_dict(data)
+        entry = mine_named(repos[task.repo], [task.base_commit])[0]
+        if entry.candidate is None:
+            print(f"  {task.instance_id}: not rewritten: {entry.reason}", flush=True)
+            continue
+        stype = StrategyType(task.strategy_type)
+        generator.write_statement(task, entry.candidate, Strategy(stype, SEED_PROMPTS[stype][-1]))
+        data.update(problem_statement=task.problem_statement, hints_text=task.hints_text, generation=task.generation)
+
+
 def evidence_runs(tasks: list[dict], repo: Path) -> dict[str, dict[str, FailureEvidence]]:
     """instance_id -> {test id -> the runner's words on its failure} from one run of the buggy state."""
     from environment import make_sandbox
@@ -628,6 +654,7 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated commit prefixes to keep")
     ap.add_argument("--strategy", default="BUG_FIX", help="strategy of the first generate call per repository")
     ap.add_argument("--from", dest="source", type=Path, help="analyse this task file instead of generating")
+    ap.add_argument("--rewrite", action="store_true", help="with --from: write the statements again first")
     ap.add_argument("--cache", type=Path, help="SEBGEN_CACHE to use (default: a fresh temp folder)")
     ap.add_argument("--no-evidence-run", action="store_true", help="use the evidence recorded in the tasks")
     args = ap.parse_args()
@@ -655,6 +682,8 @@ def main() -> None:
         if args.source:
             tasks = [json.loads(ln) for ln in args.source.read_text().splitlines() if ln.strip()]
             tasks = [t for t in tasks if t.get("repo") in repos]
+            if args.rewrite:
+                rewrite(tasks, repos)
         else:
             for name, recs in by_repo.items():
                 tasks += generate_repo(repos[name], recs, Path(tmp), env, log_dir, args.strategy)

@@ -14,6 +14,7 @@ probability ``min(0.9, 0.6 * (T - 1))``; ``top_p`` widens the set of phrasings d
 
 from __future__ import annotations
 
+import builtins
 import random
 import re
 import textwrap
@@ -109,15 +110,15 @@ _TITLES = {
 _OPENINGS = {
     # the title already names the symptom: openings say where and how it shows, never restate it
     "BUG_FIX": [
-        "I ran into this while using {repo}; the failing check is below.",
-        "When using {repo} I hit the problem described below.",
-        "There is a bug in {repo}, shown by the failing check below.",
-        "Users of {repo} report the problem described below.",
+        "I ran into this while using {repo}.",
+        "This goes wrong in {repo}; a short snippet follows.",
+        "Here is a small case where {repo} misbehaves.",
+        "A minimal snippet against {repo} shows it.",
     ],
     "FEATURE_ADD": [
         "{Repo} does not offer {request} yet, and I would like to use it.",
-        "It would be useful if {repo} provided {request}; at the moment it is not available.",
-        "Currently there is no way to get {request} from {repo}.",
+        "It would be useful if {repo} provided {request}.",
+        "I would like {repo} to gain {request}; the examples below show how it should behave.",
     ],
     "REFACTOR": [
         "The current structure of {repo} makes this awkward; please {request}.",
@@ -194,14 +195,27 @@ def write_statement(
     fallback = f"`{fn0}` does not behave as expected" if fn0 else "the behaviour is wrong"
     groups = distinct_failures(facts.failures)  # the executed failure: the values a solver can act on
     lead = _with_touched_function(groups[0][0], facts.functions) if groups else None
+    # a name the change adds, where the failure only says it is absent: asked for, never a crash story
+    missing = {
+        f.test_id: name for g in groups for f in g if (name := missing_name(f, facts.functions, facts.added_lines))
+    }
+    if missing and lead is not None and lead.test_id not in missing:  # the request leads the statement
+        groups = sorted(groups, key=lambda g: g[0].test_id not in missing)
+        lead = _with_touched_function(groups[0][0], facts.functions)
+    lead_missing = missing.get(lead.test_id, "") if lead else ""
+    request = _request(facts.kind, facts.verb, facts.rest, facts.subject) or fallback
+    if lead is not None and (lead_missing or not confirmed(request, lead)):
+        request = _evidence_request(lead, lead_missing)
     values = {
         "repo": facts.repo,
         "symptom": _lead_symptom(lead, _symptom(facts.kind, facts.verb, facts.rest, ""))
         if lead
         else _symptom(facts.kind, facts.verb, facts.rest, fallback),
-        "request": _request(facts.kind, facts.verb, facts.rest, facts.subject) or fallback,
+        "request": request,
     }
     strategy = facts.strategy if facts.strategy in _TITLES else "BUG_FIX"
+    if lead_missing and strategy in ("BUG_FIX", "SYNTHETIC"):
+        strategy = "FEATURE_ADD"  # the evidence shows a missing piece: a request, whatever the strategy
     concise, detailed = "concise" in directives, "detailed" in directives
 
     sections = [_fmt(phr.pick(_TITLES[strategy]), values)]
@@ -223,11 +237,14 @@ def write_statement(
         sections.append(_functions_section(facts, phr, api=strategy == "REFACTOR"))
     if strategy == "TEST_DRIVEN":
         sections.append(_evidence_spec(groups) if groups else _spec_section(facts, checks))
+    evidence = ""
     if groups:  # one failing check per test, always the one that fails, with its values
         limit = 1 if concise else 5 if detailed else 3
-        sections.append(evidence_section(groups, phr, "reproduce" in directives, limit))
+        # the test's own code, never the fix's: the leak filter below must not cut lines out of it
+        evidence = evidence_section(groups, phr, "reproduce" in directives, limit, missing)
+        sections.append(evidence)
         if "expected_actual" in directives:
-            sections.append(evidence_expected_actual(lead, strategy))
+            sections.append(evidence_expected_actual(lead, strategy, lead_missing))
     else:
         if "reproduce" in directives:
             sections.append(_repro_section(checks, phr, facts, limit=1 if concise else 3))
@@ -235,7 +252,7 @@ def write_statement(
             sections.append(_expected_actual_section(checks, strategy, values, fn0))
     if "test_behaviour" in directives and (groups or checks) and strategy != "TEST_DRIVEN":
         lines = (
-            [f"- {g[0].test_id.split('::')[-1].split('[')[0]}: {_requirement(g[0])}." for g in groups[:5]]
+            [f"- {_capitalize(_requirement(g[0]))}." for g in groups[:5]]
             if groups
             else [f"- {c.test_name}: {_check_sentence(c)}." for c in checks[:5]]
         )
@@ -252,9 +269,9 @@ def write_statement(
     if "no_leak" not in directives:
         sections.append(_suggested_fix(facts.added_lines, phr, rng))
 
-    statement = "\n\n".join(s for s in sections if s)
     if "no_leak" in directives:
-        statement = _strip_leaks(statement, facts.added_lines)
+        sections = [s if evidence and s == evidence else _strip_leaks(s, facts.added_lines) for s in sections]
+    statement = "\n\n".join(s for s in sections if s)
     budget = max(4, int(max_tokens * WORDS_PER_TOKEN) - JSON_OVERHEAD_WORDS)
     statement = _cap_words(statement, budget)
     hints = ""
@@ -413,22 +430,92 @@ def distinct_failures(failures: list[FailureEvidence]) -> list[list[FailureEvide
     return sorted(ordered, key=lambda g: not _usable(g[0]))
 
 
+_ABSENT = [
+    re.compile(r"ImportError: cannot import name '(\w+)'"),
+    re.compile(r"TypeError: .*got an unexpected keyword argument '(\w+)'"),
+    re.compile(r"AttributeError: (?!'NoneType')(.+?) has no attribute '(\w+)'"),
+]
+
+
+def missing_name(f: FailureEvidence, functions: list[dict], added_lines: list[str]) -> str:
+    """The name the change adds, when the failure only says it is absent: an import of it, a
+    keyword argument of that name, or an attribute of that name the change defines (a new
+    function or class among the touched ones, or a definition in the fix's lines). "" when the
+    failure is a plain bug."""
+    error = (f.error or "").strip()
+    for pattern in _ABSENT:
+        m = pattern.match(error)
+        if not m:
+            continue
+        name = m.group(m.lastindex or 1)
+        if pattern is not _ABSENT[2]:
+            return name
+        touched = {str(fn.get("name")) for fn in functions}
+        defines = re.compile(rf"\b(?:def|class)\s+{re.escape(name)}\b|(?:^|\.)\s*{re.escape(name)}\s*(?::|=(?!=))")
+        if name in touched or any(defines.search(line.strip()) for line in added_lines):
+            return name
+    return ""
+
+
+def _evidence_request(f: FailureEvidence, missing: str) -> str:
+    """What a request asks for, from the failing check: the absent name (with the function it
+    belongs to), else the checked behaviour of the function."""
+    fn = f.function or ""
+    if missing and "keyword argument" in (f.error or ""):
+        return f"a `{missing}` argument" + (f" for `{fn}`" if fn and fn != missing else "")
+    if missing:
+        related = fn and not _uses(missing, fn) and not _uses(fn, missing)
+        return f"`{missing}`" + (f" (used with `{fn}`)" if related else "")
+    return f"support for the case below in {_named(f)}"
+
+
 def _named(f: FailureEvidence) -> str:
     """What a title calls the code: the failing call when it is the project's function called
-    with literal arguments, else the function's name."""
-    fn = f.function or ""
+    with literal arguments, else the function's name when the checked expression uses it, else
+    the call itself when short."""
+    fn = _public_name(f.function or "", f.reproduction or "")
     call = f.call or ""
     if fn and call.startswith(fn + "(") and _short(call, 48) and not f.unbound:
         return _span(call)
-    if fn:
+    checked = f"{call}\n{f.check or ''}" if call else (f.reproduction or "")  # no call: what the snippet runs
+    if fn and _uses(checked, fn):
         return _span(fn)
+    if _made_locally(f):
+        return _span(fn)  # `fun = after_log(...)`, then `fun(state)`: the project's function made it
     return _span(call) if _short(call, 60) and not f.unbound else "the call"
+
+
+def _public_name(fn: str, code: str) -> str:
+    """`fn` without a prefix that is only the snippet's import alias (`tasyncio.AsyncRetrying`
+    after `import ... as tasyncio`: the repository has no `tasyncio`)."""
+    head, _, rest = fn.partition(".")
+    if rest and re.search(rf"\bas\s+{re.escape(head)}\b", code):
+        return rest
+    return fn
+
+
+def _made_locally(f: FailureEvidence) -> bool:
+    """The checked call starts at a name the snippet binds (`fun = after_log(...)`) or at a
+    builtin, and the snippet uses the project's function."""
+    callee = re.match(r"\s*(?:await\s+)?([A-Za-z_]\w*)", f.call or "")
+    code = f.reproduction or ""
+    if not (callee and f.function and _uses(code, f.function)):
+        return False
+    if hasattr(builtins, callee.group(1)):
+        return True  # `isinstance(rv.exception, E)`: the builtin is no entry point of the project
+    return bool(re.search(rf"^\s*{callee.group(1)}\s*=(?!=)|\b(?:def|class) {callee.group(1)}\b", code, re.M))
+
+
+def _uses(code: str, name: str) -> bool:
+    """`code` uses `name` (a dotted name: its last part)."""
+    last = name.split(".")[-1]
+    return bool(last) and bool(re.search(rf"(?<![\w]){re.escape(last)}\b", code))
 
 
 def _with_touched_function(f: FailureEvidence, functions: list[dict]) -> FailureEvidence:
     """The failure, named after a public function the fix touches when its reproduction uses
     it (`Option` rather than the test runner that drove it)."""
-    code = f.reproduction or ""
+    code = f"{f.call or ''}\n{f.check or ''}"  # the checked expression, not the setup before it
     names = [str(fn.get("name")) for fn in functions if fn.get("name")]
     used = [n for n in names if not n.startswith("_") and re.search(rf"(?<![\w]){re.escape(n)}\b", code)]
     current = f.function or ""
@@ -440,8 +527,19 @@ def _with_touched_function(f: FailureEvidence, functions: list[dict]) -> Failure
 _VAGUE_TITLE = re.compile(r"(?:gives a wrong result|returns a wrong value|fails)$")
 
 
+def confirmed(subject: str, f: FailureEvidence) -> bool:
+    """The commit's words fit the failing check: they name its function, a name its checked
+    expression uses, or one of its values."""
+    names = [f.function or ""] + re.findall(r"[A-Za-z_]\w{2,}", f"{f.call or ''} {f.check or ''}")
+    names = [n for n in names if n and not hasattr(builtins, n.split(".")[-1]) and n not in ("assert", "self")]
+    values = [v.strip("'\"") for v in (f.expected, f.observed) if v and len(v.strip("'\"")) >= 2]
+    return any(_uses(subject, n) for n in names) or any(v in subject for v in values if _short(v, 40))
+
+
 def _lead_symptom(f: FailureEvidence, fallback: str) -> str:
-    """The evidence's symptom; the change's own words when the evidence can only say "wrong"."""
+    """The evidence's symptom; the change's own words when the evidence can only say "wrong"
+    and those words fit the failing check."""
+    fallback = fallback if fallback and confirmed(fallback, f) else ""
     title = evidence_symptom(f, fallback)
     if fallback and _VAGUE_TITLE.search(title):
         name = _named(f)
@@ -456,9 +554,11 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
     if not f.function and fallback and not call_usable:
         return fallback
     name, kind, op = _named(f), f.kind, f.op or ""
-    call, fn = f.call or "", f.function or ""
+    call, fn = f.call or "", _public_name(f.function or "", f.reproduction or "")
     observed, expected, error = f.observed or "", f.expected or "", f.error or ""
     etype = error.split(":")[0]
+    if fn and call and _made_locally(f) and not _uses(call, fn) and _short(call, 40):
+        name = f"With {_span(fn)}, {_span(call)}"  # the function made the object; the call goes wrong
     if kind == "raises":
         wanted = f.expected or "an exception"
         if observed == "no exception" or not error:
@@ -470,7 +570,15 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
         if op in ("in", "not in"):
             verb = "lacks" if op == "in" else "should not contain"
             return f"Result of {name} {verb} {_span(expected)}" if _short(expected) else f"{name} gives a wrong result"
-        if fn and call and not call.startswith(fn) and _short(call, 40) and _short(observed) and _short(expected):
+        if (
+            fn
+            and call
+            and not call.startswith(fn)
+            and (_uses(call, fn) or _made_locally(f))
+            and _short(call, 40)
+            and _short(observed)
+            and _short(expected)
+        ):
             return f"With {_span(fn)}, {_span(call)} is {_span(observed)} where {_span(expected)} is expected"
         if _short(observed) and _short(expected):
             return f"{name} returns {_span(observed)} where {_span(expected)} is expected"
@@ -478,182 +586,265 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
     if kind == "truthy":
         return f"{name} gives a wrong result"
     if kind in ("helper", "fail") and _short(observed, 60):
-        return f"{name}: {observed.rstrip('.')}"
+        return f"{name}: {observed.rstrip('.')}" if name != "the call" else _capitalize(observed.rstrip("."))
     return f"{name} fails"
 
 
-def _outcome_sentence(f: FailureEvidence) -> str:
+def _outcome_sentence(f: FailureEvidence, phr: _Phraser | None = None, missing: str = "") -> str:
     """What the failing check observes on the current code and what it requires (and, for a
-    line that raises before its check, the check that follows it)."""
-    text = _outcome_core(f)
+    line that raises before its check, the check that follows it). `missing`: the name the
+    change adds, when the error only says it does not exist yet (a request, not a crash)."""
+    text = _request_core(f, missing, phr) if missing else _outcome_core(f, phr)
     if f.loop_value:
         text += f" It fails in the pass of the loop where {_span(f.loop_value)}."
-    if f.then and f.kind == "error" and not f.rest:
-        text += f" Once it runs, the test checks {_span(f.then)}."
+    if f.then and f.kind == "error" and not f.rest and not _placeholder(f.then, f.reproduction or ""):
+        text += f" Once it runs, {_span(f.then)} should hold."
     return text
 
 
-def _rest_section(f: FailureEvidence) -> str:
+_REST_HEADS = [
+    "After that, the same code should also pass these checks:",
+    "These should hold as well, once the above works:",
+    "The snippet goes on; the following must also hold:",
+]
+
+
+def _rest_section(f: FailureEvidence, phr: _Phraser | None = None) -> str:
     """What the test requires after the failing check (it never ran on the current code)."""
     rest = (f.rest or "").strip()
-    if not rest:
+    if not rest or _has_dead_block(rest):
         return ""
-    return f"Once that works, the rest of the test must hold as well:\n\n```python\n{rest}\n```"
+    head = phr.pick(_REST_HEADS) if phr else _REST_HEADS[0]
+    return f"{head}\n\n```python\n{rest}\n```"
 
 
-def _outcome_core(f: FailureEvidence) -> str:
-    kind, op, call = f.kind, f.op or "==", f.call or ""
-    observed, expected, error = f.observed or "", f.expected or "", f.error or ""
-    subject = _span(call) if call and not f.unbound else "the checked value"
-    if kind == "raises":
-        wanted = _span(f.expected or "an exception")
-        match = f" with a message matching {_span(f.match)}" if f.match else ""
-        what = "emit the warning" if f.warns else "raise"
-        if observed == "no exception" or not error:
-            return f"On the current code the block finishes without raising; it should {what} {wanted}{match}."
-        return f"On the current code it raises {_span(error)}; it should {what} {wanted}{match}."
-    if kind == "compare":
-        exact = " exactly" if f.exact else ""
-        if error:
-            literal = expected[:1] in "'\"[({-0123456789" or expected in ("True", "False", "None")
-            requirement = (
-                f"it should return{exact} {_span(expected)}"
-                if op == "==" and literal
-                else f"the check {_span(f'{call} {op} {expected}')} should hold"
-            )
-            return f"On the current code the last line raises {_span(error)}; {requirement}."
-        seen = f"is {_span(observed)}" if observed else "does not satisfy the check"
-        if op == "==" or (op == "is" and expected in ("True", "False", "None")):
-            want = f"it should be{exact} {_span(expected)}"
-        elif op == "!=":
-            want = f"it should differ from {_span(expected)}"
-        elif op == "in":
-            want = f"it should contain{exact} {_span(expected)}"
-        elif op == "not in":
-            want = f"it should not contain {_span(expected)}"
-        else:
-            want = f"it should satisfy {_span(f'{call} {op} {expected}')}"
-        sentence = f"On the current code {subject} {seen}; {want}."
-        if f.exact:
-            sentence += " The text is compared as is, character for character."
-        return sentence
-    if kind == "error":
-        return f"On the current code the last line raises {_span(error)}; it should not raise."
-    if kind == "fail":
-        return f"On the current code the reproduction ends in the test's own failure: {_span(observed)}."
-    if kind == "helper":
-        return f"On the current code the check inside {_span(call)} fails: {_span(observed)}."
+def _has_dead_block(code: str) -> bool:
+    return bool(re.search(r"^\s*if (?:False|0|None)\s*:", code, flags=re.M))
+
+
+_PLACEHOLDER = re.compile(r"[a-z_]\w*")
+
+
+def _placeholder(value: str, code: str) -> bool:
+    """A bare lower-case name (`expected`, `ref`) that the shown code never binds: the test's
+    local variable, which tells a reader nothing."""
+    value = str(value or "").strip()
+    if not _PLACEHOLDER.fullmatch(value) or value in ("true", "false") or hasattr(builtins, value):
+        return False
+    name = re.escape(value)
+    binding = rf"(?<![\w.]){name}\s*(?:=(?!=)|\bin\b)|\b(?:def|class|as|for|import)\s+{name}\b"
+    return not re.search(binding, code)
+
+
+def _value(text: str, code: str = "", limit: int = 120) -> str:
+    """`text` as a span when a reader can use it: short, on one line, not a test-local name."""
+    text = str(text or "")
+    if not _short(text, limit) or _placeholder(text, code):
+        return ""
+    return _span(text)
+
+
+def _seen_clause(f: FailureEvidence) -> str:
+    """What the current code does at the failing check, as a verb phrase."""
+    observed, error = f.observed or "", f.error or ""
+    if f.kind == "raises" and (observed == "no exception" or not error):
+        return "does not warn" if f.warns else "does not raise"
     if error:
-        return f"On the current code the last line raises {_span(error)}; {subject} should be {expected or 'true'}."
-    seen = f" (pytest reports {_span('assert ' + observed)})" if observed else ""
-    return f"On the current code {subject} is not {expected or 'true'}{seen}; it should be {expected or 'true'}."
+        return f"raises {_span(error if _short(error, 120) else error.split(':')[0])}"
+    shown = _value(observed, f.reproduction or "")
+    if shown:
+        return f"gives {shown}"
+    return "is false" if f.kind == "truthy" else "gives a different value"
+
+
+_RELATION = {"==": "be", "is": "be", "!=": "differ from", "is not": "not be", "in": "contain", "not in": "not contain"}
+
+
+def _want_clause(f: FailureEvidence) -> str:
+    """What the failing check requires, as "it should ..."."""
+    expected, code = f.expected or "", f.reproduction or ""
+    if f.kind == "raises":
+        match = f" with a message matching {_span(f.match)}" if f.match else ""
+        return f"it should {'warn with' if f.warns else 'raise'} {_span(expected or 'an exception')}{match}"
+    if f.kind == "compare" and expected:
+        shown = _value(expected, code, 200)
+        relation = _RELATION.get(f.op or "==")
+        if shown and relation:
+            exact = " exactly" if f.exact and relation == "be" else ""
+            return f"it should {relation}{exact} {shown}"
+        if shown and f.call and not f.unbound:
+            return f"{_span(f'{f.call} {f.op} {expected}')} should hold"
+        return "the comparison at the end of the snippet should hold"
+    if f.kind == "error":
+        return "it should not raise"
+    return f"it should be {expected or 'true'}"
+
+
+def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
+    subject = _span(f.call) if f.call and not f.unbound and _short(f.call, 120) else "the last line"
+    if f.kind == "error":
+        return f"Right now the last line raises {_span(f.error)}; it should not raise."
+    if f.kind in ("fail", "helper"):
+        what = f"the check inside {_span(f.call)}" if f.kind == "helper" and f.call else "the snippet"
+        return f"Right now {what} fails: {_span(f.observed)}." if f.observed else f"Right now {what} fails."
+    forms = [
+        "Currently {subject} {seen}; {want}.",
+        "On the current code {subject} {seen}, but {want}.",
+        "{Subject} {seen} at the moment; {want}.",
+    ]
+    form = phr.pick(forms) if phr else forms[0]
+    if f.kind == "raises":
+        subject = "the snippet"
+    elif f.error and f.kind == "compare" and f.op not in ("==", "is") and _short(f"{f.call} {f.op} {f.expected}", 120):
+        subject = _span(f"{f.call} {f.op} {f.expected}")  # the comparison raised, not its left side
+        return _fmt(form, {"subject": subject, "seen": _seen_clause(f), "want": "it should hold"})
+    return _fmt(form, {"subject": subject, "seen": _seen_clause(f), "want": _want_clause(f)})
+
+
+def _request_core(f: FailureEvidence, missing: str, phr: _Phraser | None = None) -> str:
+    forms = [
+        "{name} does not exist yet; the snippet shows how it should work, and {want}.",
+        "There is no {name} yet. With it, the snippet above should run, and {want}.",
+        "The snippet needs {name}, which is not there yet; once it is, {want}.",
+    ]
+    form = phr.pick(forms) if phr else forms[0]
+    want = _want_clause(f) if f.kind in ("compare", "raises", "truthy") else "it should run without an error"
+    return _fmt(form, {"name": _span(missing), "want": want})
 
 
 def _reported(f: FailureEvidence) -> str:
     """pytest's own line for the failed assert ("assert '1 Bytes' == '1 Byte'"), when short."""
     first = next((ln.strip() for ln in (f.message or "").splitlines() if ln.strip()), "")
     if f.kind == "compare" and first.startswith("assert ") and len(first) <= 160 and "..." not in first and not f.error:
+        if _placeholder(f.expected or "", f.reproduction or "") or re.search(r"\bat 0x[0-9a-f]+|fd=\d+", first):
+            return ""
         return f"pytest reports {_span(first)}."
     return ""
 
 
-def _case_line(f: FailureEvidence, lead: FailureEvidence) -> str:
-    call, observed, expected = f.call or "", f.observed or "", f.expected or ""
-    same_line = call == lead.call or (not call and f.kind == lead.kind == "raises")
-    if f.params and same_line:  # the same check: the inputs tell the cases apart
-        inputs = ", ".join(f"{k}={v}" for k, v in f.params.items())
-        if f.kind == "raises" and (observed == "no exception" or not f.error):
-            outcome = f"finishes without raising; it should raise {_span(f.expected or 'an exception')}"
-        else:
-            outcome = f"raises {_span(f.error)}" if f.error else f"gives {_span(observed)}" if observed else "fails"
-        if expected and f.kind == "compare":
-            outcome += f"; the check needs {_span(expected)}"
-        return f"- with {_span(inputs)}: {outcome}"
-    if f.unbound or not call:
-        return ""
-    if f.kind == "compare" and f.op == "==" and observed and expected and not f.error:
-        return f"- {_span(call)} is {_span(observed)}; expected {_span(expected)}"
-    if f.error:
-        return f"- {_span(call)} raises {_span(f.error)}"
-    return ""
+def _changed_inputs(f: FailureEvidence, lead: FailureEvidence) -> list[tuple[str, str]]:
+    """(the lead case's value, this case's value) of each input the two cases differ in."""
+    mine, theirs = f.params or {}, lead.params or {}
+    return [(theirs.get(k, ""), v) for k, v in mine.items() if theirs.get(k) != v]
 
 
-CASES = 16  # parametrized cases of one test listed (the tests check each one)
+def _test_object(value: str) -> bool:
+    """A repr of an object the tests define, or one with an address: no input a reader can type."""
+    return bool(re.search(r"<(?:class|function|module) '?(?:tests?|testing)[._]|<[\w.]+ (?:object )?at |at …>", value))
 
 
-def evidence_section(groups: list[list[FailureEvidence]], phr: _Phraser, reproduce: bool, limit: int) -> str:
-    """A self-contained reproduction per failing test (at most `limit` tests), the value the
-    current code gives and the value the test requires; other parametrized cases in a list."""
+def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) -> str:
+    """One other failing case of the lead's test: its input (its own call when that differs
+    from the lead's, else its values in place of the lead's) and what it gives and needs
+    (`shared`: what it needs is said once for all the cases)."""
+    outcome = _seen_clause(f) if shared else f"{_seen_clause(f)}; {_want_clause(f)}"
+    call = f.call or ""
+    changed = _changed_inputs(f, lead)
+    usable_call = bool(call) and call != (lead.call or "") and not f.unbound and _short(call, 160)
+    unshown = [(old, new) for old, new in changed if not usable_call or _flat(new) not in _flat(call)]
+    if usable_call and not unshown:
+        return f"- {_span(call)} {outcome}"
+    if not changed or any(_test_object(new) for _, new in changed):
+        return ""  # no input, or one that is the tests' own object (`<class 'tests.test_x.C'>`)
+    code = lead.reproduction or ""
+    placed = [f"{_span(new)} in place of {_span(old)}" for old, new in changed if old and _flat(old) in _flat(code)]
+    loose = [_span(new) for old, new in changed if not (old and _flat(old) in _flat(code))]
+    inputs = ", ".join([*placed, *([f"input {', '.join(loose)}"] if loose else [])])
+    subject = _span(call) if usable_call else "the snippet"
+    return f"- with {inputs}: {subject} {outcome}"
+
+
+def _flat(text: str) -> str:
+    return " ".join(str(text).replace('"', "'").split())
+
+
+CASES = 40  # parametrized cases of one test listed; the rest are counted
+TESTS = 8  # failing tests shown with their snippet; the rest are counted
+_CASE_HEADS = [
+    "The same check fails for other inputs:",
+    "Other inputs fail the same way:",
+    "It is not only this input:",
+]
+_MORE_HEADS = ["Also:", "Another failing case:", "It also fails here:", "This one fails too:"]
+
+
+def evidence_section(
+    groups: list[list[FailureEvidence]],
+    phr: _Phraser,
+    reproduce: bool,
+    limit: int,
+    missing: dict[str, str] | None = None,
+) -> str:
+    """A self-contained reproduction per failing test (what the test requires after the failing
+    check included): the first `limit` with pytest's own line, the others up to `TESTS` with
+    their outcome only, the rest counted; each parametrized test's other cases listed (up to `CASES`,
+    then counted). A snippet already shown is not repeated. `missing`: test id -> the name the
+    change adds that the test's error says is absent (stated as a request)."""
+    missing = missing or {}
     parts: list[str] = []
-    for group in groups[:limit]:
+    shown_code: set[str] = set()
+    untold = 0
+    for index, group in enumerate(groups):
         f = group[0]
         code = (f.reproduction or "").strip()
-        if code and not f.unbound and not f.long:
-            head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS)
-            text = f"{head}\n\n```python\n{code}\n```\n\n{_outcome_sentence(f)}"
-        else:
-            name = f.test_id.split("::")[-1].split("[")[0]
-            seen, want = f.observed or "", f.expected or ""
-            if seen and want:
-                text = f"A check in `{name}` gets {_span(seen)} where it requires {_span(want)}."
+        if index >= TESTS:
+            untold += len(group)
+            continue
+        quotable = bool(code) and not f.unbound and not f.long and not _has_dead_block(code)
+        if quotable and _flat(code) in shown_code:
+            text = ""
+        elif quotable:
+            shown_code.add(_flat(code))
+            if not parts:
+                head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS)
             else:
-                text = f"`{name}` fails on the current code" + (f" with {_span(f.error)}." if f.error else ".")
-        reported = _reported(f)
-        if reported:
-            text += f" {reported}"
-        if code and not f.unbound and not f.long and f.rest:
-            text += "\n\n" + _rest_section(f)
-        cases = [c for c in (_case_line(other, f) for other in group[1:CASES]) if c]
+                head = phr.pick(_MORE_HEADS)
+            text = f"{head}\n\n```python\n{code}\n```\n\n{_outcome_sentence(f, phr, missing.get(f.test_id, ''))}"
+            reported = _reported(f) if index < limit else ""
+            if reported:
+                text += f" {reported}"
+            if f.rest:  # what the test requires after the failing check is part of the requirement
+                rest = _rest_section(f, phr)
+                text += f"\n\n{rest}" if rest else ""
+        elif f.call and not f.unbound and _short(f.call, 160):
+            text = f"{_capitalize(_span(f.call))} {_seen_clause(f)}; {_want_clause(f)}."
+        else:
+            text = ""
+            untold += 1
+        wants = {_want_clause(other) for other in group[1:CASES]}
+        shared = len(group) > 3 and len(wants) == 1  # the rule the cases share, said once
+        cases = [c for c in (_case_line(other, f, shared) for other in group[1:CASES]) if c]
+        untold += len(group[1:CASES]) - len(cases)
         if len(group) > CASES:
-            cases.append(f"- and {len(group) - CASES} more cases of the same test")
+            untold += len(group) - CASES
         if cases:
-            text += "\n\nThe same check fails for other inputs:\n" + "\n".join(cases)
-        parts.append(text)
-    more = [line for group in groups[limit : limit + 6] if (line := _other_test_line(group[0]))]
-    if more:
-        parts.append("Other failing tests show the same problem:\n" + "\n".join(more))
+            head = f"For each of these inputs, too, {next(iter(wants))}:" if shared else phr.pick(_CASE_HEADS)
+            text += ("\n\n" if text else "") + head + "\n" + "\n".join(cases)
+        if text:
+            parts.append(text)
+    if untold:
+        plural = untold > 1
+        parts.append(
+            f"{untold} more failing check{'s' * plural} of the same kind {'are' if plural else 'is'} not listed."
+        )
     return "\n\n".join(parts)
 
 
-def _other_test_line(f: FailureEvidence) -> str:
-    """One line for a failing test beyond the ones shown in full: its check and values."""
-    name = f.test_id.split("::")[-1].split("[")[0]
-    requirement = _requirement(f)
-    if f.unbound or not f.call:
-        return f"- `{name}`: " + (f"raises {_span(f.error)}" if f.error else "fails")
-    seen = f"raises {_span(f.error)}" if f.error else (f"gives {_span(f.observed)}" if f.observed else "fails")
-    return f"- `{name}`: {requirement}; the current code {seen}"
-
-
-def evidence_expected_actual(f: FailureEvidence, strategy: str) -> str:
+def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "") -> str:
+    """The lead failure as an expected/actual pair (the same clauses as its outcome sentence)."""
     call = f.call or ""
-    subject = _span(call) if call and not f.unbound else "The checked value"
-    kind, op = f.kind, f.op or "=="
-    observed, expected, error = f.observed or "", f.expected or "", f.error or ""
-    exact = " exactly" if f.exact else ""
-    if kind == "raises":
-        wanted = f.expected or "an exception"
-        expected_text = f"{subject} raises {_span(wanted)}" + (f" matching {_span(f.match)}" if f.match else "")
-        actual = f"it raises {_span(error)}" if error else "nothing is raised"
-    elif kind == "compare":
-        relation = {"==": "returns", "!=": "differs from", "in": "contains", "not in": "does not contain"}.get(op)
-        expected_text = (
-            f"{subject} {relation}{exact} {_span(expected)}"
-            if relation
-            else f"{_span(f'{call} {op} {expected}')} holds"
-        )
-        actual = (
-            f"it raises {_span(error)}" if error else (f"it gives {_span(observed)}" if observed else "the check fails")
-        )
-    elif kind == "error":
-        expected_text, actual = f"{subject} does not raise", f"it raises {_span(error)}"
-    elif kind in ("helper", "fail"):
-        expected_text, actual = "The reproduction runs to its end", f"it fails with {_span(observed)}"
+    subject = _span(call) if call and not f.unbound and _short(call, 120) else "the snippet"
+    want = _want_clause(f)
+    want = f"{subject} {want[3:]}" if want.startswith("it ") else want
+    if missing:
+        expected_text = f"{_span(missing)} exists, and {want}"
+        actual = f"{_span(missing)} is not available yet"
+    elif f.kind in ("helper", "fail"):
+        expected_text = "the snippet runs to its end"
+        actual = f"it fails with {_span(f.observed)}" if f.observed else "it fails"
     else:
-        expected_text = f"{subject} is {expected or 'true'}"
-        actual = f"it raises {_span(error)}" if error else "it is not"
-    if strategy in ("FEATURE_ADD", "TEST_DRIVEN") and error:
-        actual += " (not supported yet)"
+        expected_text = want
+        actual = f"{subject} {_seen_clause(f)}"
     return f"Expected behaviour: {_capitalize(expected_text)}.\nActual behaviour: {_capitalize(actual)}."
 
 

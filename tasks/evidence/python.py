@@ -25,7 +25,7 @@ from records import FailureEvidence
 
 from .repo import file_at
 
-EVIDENCE_TESTS = 20
+EVIDENCE_TESTS = 64  # as many as the sandbox reports (`sandbox.report.EVIDENCE_TESTS`): every case gets stated
 SOURCE_LINES = 40
 SNIPPET_LINES = 80
 REST_LINES = 16
@@ -312,15 +312,20 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
         if not isinstance(values, (ast.List, ast.Tuple)) or not names or names[0] not in indices:
             continue
         index = indices[names[0]]
-        if not 0 <= index < len(values.elts):
+        if not values.elts:
             continue
-        element = values.elts[index]
-        if isinstance(element, ast.Call) and _callee(element).endswith("param"):
-            element = ast.Tuple(elts=list(element.args), ctx=ast.Load()) if len(names) > 1 else element.args[0]
-        if len(names) == 1:
-            out[names[0]] = element
-        elif isinstance(element, (ast.Tuple, ast.List)) and len(element.elts) == len(names):
-            out.update(zip(names, element.elts))
+        index = index if 0 <= index < len(values.elts) else 0
+        # stacked decorators: some pytest versions count the index over the product of the
+        # decorators; the element whose values are the reported ones is the case's own
+        reported = report.get("params") or {}
+        candidates = [values.elts[index], *(e for i, e in enumerate(values.elts) if i != index)]
+        for element in candidates:
+            case = _case_values(element, names)
+            if case and all(_same_value(case[n], reported.get(n)) for n in names):
+                out.update(case)
+                break
+        else:
+            out.update(_case_values(values.elts[index], names))
     for name, text in (report.get("params") or {}).items():
         if name not in out:
             try:
@@ -328,6 +333,28 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
             except SyntaxError:
                 continue
     return out
+
+
+def _case_values(element: ast.expr, names: list[str]) -> dict[str, ast.expr]:
+    """name -> expression of one parametrize element (a `pytest.param(...)` unwrapped)."""
+    if isinstance(element, ast.Call) and _callee(element).endswith("param"):
+        element = ast.Tuple(elts=list(element.args), ctx=ast.Load()) if len(names) > 1 else element.args[0]
+    if len(names) == 1:
+        return {names[0]: element}
+    if isinstance(element, (ast.Tuple, ast.List)) and len(element.elts) == len(names):
+        return dict(zip(names, element.elts))
+    return {}
+
+
+def _same_value(node: ast.expr, reported) -> bool:
+    """The expression is the reported value (its repr), or either is not a literal (nothing
+    to compare: the decorator's element is taken as it is)."""
+    if reported is None:
+        return True
+    try:
+        return repr(ast.literal_eval(node)) == repr(ast.literal_eval(str(reported)))  # 0.0 == False: not the same
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return True
 
 
 def _module_value(module: ast.Module, name: str) -> ast.expr | None:
@@ -686,11 +713,11 @@ def _reproduction(
     code = [*_members_reached(rewrite, members, setup.self_attrs), *code]
     # a `for` around the failing check: its variables at the failure instead of the loop
     code = _unroll_loops(code, report.get("locals") or {})
-    code = [ast.fix_missing_locations(s) for s in _without_dead_stores(code)]
+    code = [ast.fix_missing_locations(s) for s in _without_dead_branches(_without_dead_stores(code))]
     definitions = _definitions(module, test_id.split("::")[0], conftests)
     raised = str(report.get("type") or "") not in ("", "AssertionError")
-    rest = _required_after(fn, failing, rewrite, helpers, raised)
-    head = _head(definitions, [*code, *rest])
+    rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
+    head = _without_dead_branches(_head(definitions, [*code, *rest]))
     imports = setup.imports
     if "pytest" in _unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):
         imports.append("import pytest")
@@ -699,6 +726,36 @@ def _reproduction(
         if "asyncio" not in _bound(head) and "import asyncio" not in imports:
             imports.append("import asyncio")
     return _Reproduction(imports, head, code, rest, rewrite, definitions)
+
+
+class _DeadBranches(ast.NodeTransformer):
+    """`if False:` / `if 0:` / `if TYPE_CHECKING:` blocks (code that never runs) replaced by
+    their `else`, `if True:` by its body: a reader sees only what runs."""
+
+    def visit_If(self, node: ast.If):
+        self.generic_visit(node)
+        test = node.test
+        never = (isinstance(test, ast.Constant) and not test.value) or (
+            _callee_text(test).split(".")[-1] == "TYPE_CHECKING"
+        )
+        always = isinstance(test, ast.Constant) and bool(test.value)
+        if never:
+            return node.orelse or None
+        if always:
+            return node.body
+        return node
+
+
+def _without_dead_branches(stmts: list[ast.stmt]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for stmt in stmts:
+        kept = _DeadBranches().visit(copy.deepcopy(stmt))
+        for one in kept if isinstance(kept, list) else [kept] if kept is not None else []:
+            for node in ast.walk(one):  # a body the dead branches emptied still has to parse
+                if isinstance(getattr(node, "body", None), list) and not node.body:
+                    node.body = [ast.Pass()]
+            out.append(ast.fix_missing_locations(one))
+    return out
 
 
 def _members_reached(rewrite: _Rewrite, members: dict[str, ast.stmt], self_attrs: set[str]) -> list[ast.stmt]:

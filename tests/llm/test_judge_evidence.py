@@ -195,9 +195,14 @@ def test_parametrized_cases_of_a_raises_check_are_listed_with_their_inputs():
     the inputs (a blind rater once saw only the first and called the tests unfair)."""
     from llm.offline.writer import CASES, _case_line
 
-    lead = FailureEvidence("t[0]", kind="raises", call="", expected="ValueError", params={"value": "-1"})
+    lead = FailureEvidence(
+        "t[0]", kind="raises", call="", expected="ValueError", params={"value": "-1"}, reproduction="style(x, fg=-1)"
+    )
     other = replace(lead, test_id="t[1]", params={"value": "256", "channel": "'bg'"}, observed="no exception")
     line = _case_line(other, lead)
-    assert line == "- with `value=256, channel='bg'`: finishes without raising; it should raise `ValueError`"
+    # the values, never the test's parameter names
+    assert (
+        line == "- with `256` in place of `-1`, input `'bg'`: the snippet does not raise; it should raise `ValueError`"
+    )
     assert _case_line(replace(other, params={}), lead) == ""  # without inputs, nothing tells the cases apart
     assert CASES >= 12

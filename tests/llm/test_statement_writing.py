@@ -1,0 +1,181 @@
+"""The offline writer's statements from failure evidence (issue 30): every failing case with its
+input, no test internals, titles the evidence confirms, a missing name asked for."""
+
+from dataclasses import replace
+
+from llm.offline.writer import TESTS, write_statement
+from records import FailureEvidence
+
+BUG = "Write a bug report for {repo}. Include reproduction steps and state the expected and actual behaviour."
+
+
+def context(failures, subject="Fix rounding", functions=(), added=(), strategy="BUG_FIX"):
+    return {
+        "task": "write_statement",
+        "strategy_type": strategy,
+        "repo": "acme/money",
+        "commit_subject": subject,
+        "commit_body": "",
+        "touched_functions": list(functions),
+        "failing_tests": [{"id": f.test_id, "assertion": f.check or ""} for f in failures],
+        "failures": [f.to_dict() for f in failures],
+        "added_lines": list(added),
+    }
+
+
+def case(index: int, amount: str, wanted: str, got: str) -> FailureEvidence:
+    return FailureEvidence(
+        f"tests/test_money.py::test_format[{index}]",
+        kind="compare",
+        call=f"fmt({amount})",
+        check="assert fmt(amount) == expected",
+        op="==",
+        expected=wanted,
+        observed=got,
+        params={"amount": amount, "expected": wanted},
+        reproduction=f"from money import fmt\nassert fmt({amount}) == {wanted}",
+        function="fmt",
+    )
+
+
+def test_every_failing_case_is_stated_with_its_input_and_value_never_its_parameter_names():
+    cases = [case(i, f"{i}.5", f"'{i}.50'", f"'{i}.5'") for i in range(6)]
+    text = write_statement(context(cases), BUG)["problem_statement"]
+    for f in cases:
+        assert f"`{f.call}`" in text and f"`{f.expected}`" in text and f"`{f.observed}`" in text
+    assert "amount=" not in text and "expected=" not in text and "`expected`" not in text
+    assert "test_format" not in text
+
+
+def test_other_failing_tests_come_as_snippets_and_beyond_the_cap_are_counted():
+    tests = [
+        replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)
+        for i in range(TESTS + 2)
+    ]
+    text = write_statement(context(tests), BUG)["problem_statement"]
+    assert "test_t" not in text
+    assert all(f"assert fmt({i}) == '{i}.00'" in text for i in range(TESTS))
+    assert "2 more failing checks of the same kind are not listed." in text
+
+
+def test_the_same_snippet_is_not_pasted_twice():
+    one = case(0, "1.5", "'1.50'", "'1.5'")
+    text = write_statement(context([one, replace(one, test_id="tests/test_other.py::test_same")]), BUG)
+    assert text["problem_statement"].count("assert fmt(1.5) == '1.50'") == 1
+
+
+def test_a_name_the_change_adds_is_asked_for_not_reported_as_a_crash():
+    absent = FailureEvidence(
+        "tests/test_money.py::test_round_half",
+        kind="error",
+        call="money.round_half(2.5)",
+        error="AttributeError: module 'money' has no attribute 'round_half'",
+        reproduction="import money\nmoney.round_half(2.5)",
+        function="money.round_half",
+        rest="assert money.round_half(2.5) == 3",
+    )
+    fn = {"file": "money.py", "name": "round_half", "signature": "def round_half(value)"}
+    text = write_statement(context([absent], subject="Fix docs", functions=[fn]), BUG)["problem_statement"]
+    title = text.splitlines()[0]
+    assert "round_half" in title and "AttributeError" not in title and not title.startswith("Bug")
+    assert "`round_half`" in text and "assert money.round_half(2.5) == 3" in text
+    assert "raises `AttributeError" not in text  # the request is no crash story
+
+    plain_bug = replace(absent, error="AttributeError: 'NoneType' object has no attribute 'value'")
+    text = write_statement(context([plain_bug], functions=[fn]), BUG)["problem_statement"]
+    assert "raises `AttributeError: 'NoneType' object has no attribute 'value'`" in text
+
+
+def test_a_commit_subject_titles_the_statement_only_when_it_fits_the_check():
+    vague = FailureEvidence(
+        "tests/test_money.py::test_total",
+        kind="truthy",
+        call="Ledger([1, 2]).balanced()",
+        check="assert Ledger([1, 2]).balanced()",
+        reproduction="from money import Ledger\nassert Ledger([1, 2]).balanced()",
+        function="Ledger",
+    )
+    unrelated = write_statement(context([vague], subject="Upgrade the linters to ruff 0.6"), BUG)
+    assert "linters" not in unrelated["problem_statement"].splitlines()[0].lower()
+    fitting = write_statement(context([vague], subject="Fix balanced() for ledgers of two entries"), BUG)
+    assert "balanced()" in fitting["problem_statement"].splitlines()[0]
+
+
+def test_the_title_never_blames_a_setup_function_the_check_does_not_call():
+    made = FailureEvidence(
+        "tests/test_make.py::test_frozen",
+        kind="compare",
+        call="C(1).x",
+        check="assert C(1).x == 2",
+        op="==",
+        expected="2",
+        observed="1",
+        reproduction="import attr\nC = attr.make_class('C', ['x'])\nassert C(1).x == 2",
+        function="attr.make_class",
+    )
+    title = write_statement(context([made]), BUG)["problem_statement"].splitlines()[0]
+    assert "`C(1).x` is `1` where `2` is expected" in title and not title.startswith("`attr.make_class` returns")
+    unrelated = replace(made, reproduction="import attr\nfrom app import C\nassert C(1).x == 2")
+    title = write_statement(context([unrelated]), BUG)["problem_statement"].splitlines()[0]
+    assert "make_class" not in title and "`C(1).x`" in title  # the snippet never calls it
+
+
+def test_the_leak_filter_never_cuts_a_line_out_of_the_tests_reproduction():
+    """boltons' short headers: the fix adds `headers = []` and the test builds
+    `Table([[1, 2]], headers=[])`; cutting that line left `t` unbound in the snippet."""
+    padded = FailureEvidence(
+        "tests/test_tableutils.py::test_padded",
+        kind="error",
+        call="t.to_text()",
+        error="IndexError: list index out of range",
+        reproduction="from tables import Table\nt = Table([[1, 2]], headers=[])\nt.headers = ['a']\nt.to_text()",
+        function="Table.to_text",
+    )
+    leaky = BUG + " Never reveal the fix."
+    text = write_statement(context([padded], added=["        headers = []"]), leaky)["problem_statement"]
+    assert "t = Table([[1, 2]], headers=[])\nt.headers = ['a']" in text
+
+
+def test_a_title_never_uses_the_snippets_import_alias():
+    aliased = FailureEvidence(
+        "tests/test_asyncio.py::test_retry",
+        kind="error",
+        call="await test()",
+        error="TypeError: 'int' object does not support the context manager protocol",
+        reproduction="from tenacity import _asyncio as tasyncio\nasync def test():\n    tasyncio.AsyncRetrying()",
+        function="tasyncio.AsyncRetrying",
+    )
+    title = write_statement(context([aliased]), BUG)["problem_statement"].splitlines()[0]
+    assert "tasyncio" not in title and "`AsyncRetrying`" in title
+
+
+def test_a_case_whose_input_is_an_object_of_the_tests_is_counted_not_quoted():
+    lead = replace(case(0, "1.5", "'1.50'", "'1.5'"), params={"cls": "Money"})
+    hidden = replace(lead, test_id="tests/test_money.py::test_format[1]", params={"cls": "<class 'tests.test_x.C'>"})
+    text = write_statement(context([lead, hidden]), BUG)["problem_statement"]
+    assert "tests.test_x" not in text and "1 more failing check of the same kind is not listed." in text
+
+
+def test_the_request_leads_when_one_failing_test_shows_a_missing_name():
+    plain = case(0, "1.5", "'1.50'", "'1.5'")
+    absent = FailureEvidence(
+        "tests/test_money.py::test_round_half",
+        kind="error",
+        call="money.round_half(2.5)",
+        error="AttributeError: module 'money' has no attribute 'round_half'",
+        reproduction="import money\nmoney.round_half(2.5)",
+        function="money.round_half",
+    )
+    fn = {"file": "money.py", "name": "round_half", "signature": "def round_half(value)"}
+    text = write_statement(context([plain, absent], functions=[fn]), BUG)["problem_statement"]
+    assert "round_half" in text.splitlines()[0] and "assert fmt(1.5) == '1.50'" in text
+
+
+def test_what_a_later_test_requires_after_its_failing_check_is_stated_too():
+    tests = [
+        replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)
+        for i in range(5)
+    ]
+    tests[4] = replace(tests[4], rest="assert fmt(40) == '40.00'")
+    text = write_statement(context(tests), BUG)["problem_statement"]
+    assert "assert fmt(40) == '40.00'" in text
