@@ -103,3 +103,36 @@ def test_the_config_switch_is_on_by_default_and_validated():
     assert load_config(overrides=["fitness.check_reproductions=false"]).fitness.check_reproductions is False
     with pytest.raises(ConfigError, match="check_reproductions"):
         load_config(overrides=["fitness.check_reproductions=maybe"])
+
+
+def test_the_statements_bench_counts_the_checks_per_repository():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "statements.py"
+    spec = importlib.util.spec_from_file_location("bench_statements_repro", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    checked = task_with(f"T\n\n{F}b = 2\n```\n\nAnd:\n\n{F}extra = 3\n```\n")
+    checked.reproduction = ReproductionReport(
+        [
+            ReproductionCheck("a = 1\n", "rewritten", "", "fails", "raised X", "ran", shown="b = 2\n"),
+            ReproductionCheck("c = 1\n", "dropped", "why", "fails", "ran", "ran"),
+            ReproductionCheck("try:\n", "dropped", "does not parse"),
+        ],
+        seconds=2.0,
+    )
+    unchecked = task_with("T")
+    counts = bench.reproduction_counts([checked.to_dict(), unchecked.to_dict()])
+    assert counts["all"] == {
+        "shown": 3,
+        "executed": 2,
+        "kept": 1,
+        "behaved": 1,
+        "dropped": 2,
+        "rewritten": 1,
+        "unchecked": 1,  # `extra = 3` is in the final statement, and no check covers it
+        "tasks": 1,
+        "seconds": 2.0,
+    }
+    assert counts["r"] == counts["all"]
