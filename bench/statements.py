@@ -622,28 +622,35 @@ def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[
 
 
 def reproduction_counts(tasks: list[dict]) -> dict[str, dict[str, float]]:
-    """Per repository and "all": blocks shown by the writer, executed on both states, kept in
-    the final statements and seen behaving as stated on both states, dropped, rewritten; blocks
+    """Per repository and "all": the reproductions the writer showed (fenced blocks, and calls
+    of the prose the text says the current code answers), how many ran on both states, how
+    many the final statements keep and were seen behaving as stated on both states, dropped,
+    rewritten; of those, the prose calls and the prose calls that could not run; fenced blocks
     the final statements show that no check covers; tasks checked; the check's seconds."""
     from tasks.reproduction import python_blocks
 
-    keys = ("shown", "executed", "kept", "behaved", "dropped", "rewritten", "unchecked", "tasks", "seconds")
+    keys = ("shown", "executed", "kept", "behaved", "dropped", "rewritten", "inline", "not_run", "unchecked")
     out: dict[str, dict[str, float]] = {}
     for data in tasks:
         report = Task.from_dict(data).reproduction
-        rows = [out.setdefault(name, dict.fromkeys(keys, 0)) for name in (data.get("repo", "?"), "all")]
+        rows = [
+            out.setdefault(name, dict.fromkeys((*keys, "tasks", "seconds"), 0))
+            for name in (data.get("repo", "?"), "all")
+        ]
         checks = report.checks if report is not None else []
         final = [b.code for b in python_blocks(data.get("problem_statement", ""))]
-        left = [c.shown or c.code for c in checks if c.verdict != "dropped"]
+        left = [c.shown or c.code for c in checks if c.verdict != "dropped" and c.kind == "block"]
         for row in rows:
             row["tasks"] += report is not None
             row["seconds"] += report.seconds if report is not None else 0.0
             row["shown"] += len(checks)
             row["executed"] += sum(bool(c.buggy and c.fixed) for c in checks)
-            row["kept"] += len(left)
+            row["kept"] += sum(c.verdict != "dropped" for c in checks)
             row["behaved"] += sum(bool(c.buggy and c.fixed) for c in checks if c.verdict in ("kept", "rewritten"))
             row["dropped"] += sum(c.verdict == "dropped" for c in checks)
             row["rewritten"] += sum(c.verdict == "rewritten" for c in checks)
+            row["inline"] += sum(c.kind == "inline" for c in checks)
+            row["not_run"] += sum(c.kind == "inline" and c.reason.startswith("not run") for c in checks)
             row["unchecked"] += sum(1 for code in final if code not in left)
     return out
 
@@ -731,7 +738,8 @@ def main() -> None:
         print(
             f"  {name}: shown {row['shown']}, executed {row['executed']}, kept {row['kept']}, "
             f"behaved as stated {row['behaved']}/{row['kept']} ({share}), dropped {row['dropped']}, "
-            f"rewritten {row['rewritten']}, shown but unchecked {row['unchecked']}; "
+            f"rewritten {row['rewritten']} (calls in prose: {row['inline']}, not runnable {row['not_run']}), "
+            f"blocks shown but unchecked {row['unchecked']}; "
             f"{row['tasks']} tasks checked in {row['seconds']:.0f} s"
         )
 

@@ -68,6 +68,7 @@ class ReproductionCheck:
     buggy: str = ""  # what it did on base_commit + bug_patch
     fixed: str = ""  # what it did on base_commit
     shown: str = ""  # the code the statement shows now (a rewritten block), "" when dropped
+    kind: str = "block"  # a fenced block, or "inline": a call in a line of prose (its line is dropped)
 
     @classmethod
     def from_dict(cls, data: dict) -> ReproductionCheck:

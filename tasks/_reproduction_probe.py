@@ -6,8 +6,8 @@ bounded in time, so it cannot see state another test left, cannot hang the run, 
 touch this process. Per reproduction (and variant) two tests:
 
 - `...-buggy` passes when the run behaves as the statement says it does on the current code
-  (the stated exception type; the stated value of the final assert's left side; else any
-  exception);
+  (the stated exception type; the stated value of the final assert's left side, or of a
+  final bare expression that must then run without error; else any exception);
 - `...-fixed` passes when the run finishes without an exception;
 - `...-seen` (the block as shown only) always fails, its message saying what the run did: the
   report carries it back as the record of what happened on each state.
@@ -43,7 +43,11 @@ try:
         keep = ast.Assign(targets=[ast.Name(id="_sebgen_left", ctx=ast.Store())], value=last.test.left)
         last.test.left = ast.Name(id="_sebgen_left", ctx=ast.Load())
         tree.body[-1:] = [ast.copy_location(keep, last), last]
-        ast.fix_missing_locations(tree)
+    elif isinstance(last, ast.Expr):  # a bare expression: its value, as an interpreter shows it
+        keep = ast.Assign(targets=[ast.Name(id="_sebgen_left", ctx=ast.Store())], value=last.value)
+        tree.body[-1:] = [ast.copy_location(keep, last)]
+        out["shows"] = True
+    ast.fix_missing_locations(tree)
     compiled = compile(tree, "<reproduction>", "exec")
 except (SyntaxError, ValueError) as exc:
     out = {"status": "syntax", "type": type(exc).__name__, "message": str(exc)}
@@ -52,9 +56,9 @@ else:
         exec(compiled, namespace)
     except SystemExit as exc:
         if exc.code not in (None, 0):
-            out = {"status": "raised", "type": "SystemExit", "message": str(exc.code)}
+            out.update({"status": "raised", "type": "SystemExit", "message": str(exc.code)})
     except BaseException as exc:
-        out = {"status": "raised", "type": type(exc).__name__, "message": str(exc)[:1000]}
+        out.update({"status": "raised", "type": type(exc).__name__, "message": str(exc)[:1000]})
     if "_sebgen_left" in namespace:
         value = namespace["_sebgen_left"]
         short = reprlib.Repr()
@@ -119,7 +123,8 @@ def shows(stated, actual):
 
 def happened(result):
     if result.get("status") == "ok":
-        return "ran without an exception"
+        shown = "; its last line gives %s" % result["left"][:200] if result.get("shows") and "left" in result else ""
+        return "ran without an exception" + shown
     if result.get("status") == "timeout":
         return "did not finish within %s s" % SPEC["timeout_s"]
     text = "raised %s: %s" % (result.get("type"), result.get("message", ""))
@@ -129,16 +134,19 @@ def happened(result):
 
 
 def behaves_as_stated(claim, result):
-    if result.get("status") in ("syntax", "timeout", "died") or result.get("status") == "ok":
+    if result.get("status") in ("syntax", "timeout", "died"):
         return False
     kind = result.get("type", "")
     if claim.get("error"):
-        return kind == claim["error"]
+        return result.get("status") == "raised" and kind == claim["error"]
     if claim.get("no_raise"):  # the checked call raised nothing: the check itself failed
-        return kind in ("AssertionError", "Failed") or str(result.get("message", "")).startswith("DID NOT")
+        failed = kind in ("AssertionError", "Failed") or str(result.get("message", "")).startswith("DID NOT")
+        return result.get("status") == "raised" and failed
     if claim.get("observed") is not None:
-        return kind == "AssertionError" and "left" in result and shows(claim["observed"], result["left"])
-    return True
+        if "left" not in result or not shows(claim["observed"], result["left"]):
+            return False
+        return result.get("status") == "ok" if claim.get("bare") else kind == "AssertionError"
+    return result.get("status") == "raised"
 
 
 CASES = [

@@ -14,8 +14,13 @@ error. A block that repeats an earlier one, or does not parse, is dropped withou
 block that does not behave as stated is rewritten when a deterministic fix works (leaving out
 one setup line that crashes, tried in order), else left out with the paragraph that
 introduces it and the one that describes its outcome. A block that reads names only an
-earlier block binds (the rest of a test) runs after that block. The task records every check
-(`Task.reproduction`).
+earlier block binds (the rest of a test) runs after that block.
+
+A call in the prose that the text says the current code answers ("`f(1)` is `2`; expected
+`3`", "- `g()` raises `TypeError`" in a list of failing cases) runs too, after the blocks' lines
+that bind the names it reads; its line is dropped when it does not behave as stated. A call
+that reads names no block binds cannot run: it is kept and recorded as not run. The task
+records every check (`Task.reproduction`).
 """
 
 from __future__ import annotations
@@ -60,6 +65,7 @@ class Claim:
     error: str = ""  # the exception type it raises
     no_raise: bool = False  # the checked call raises nothing (so the block's own check fails)
     observed: str | None = None  # the value the final assert's left side has
+    bare: bool = False  # the observed value is the last line's (an inline call with no required value)
     continuation: bool = False  # the rest of an earlier block: it only has to fail there
     after: int = -1  # that earlier block's index
 
@@ -69,11 +75,11 @@ class Claim:
         if self.no_raise:
             return "the checked call raises nothing"
         if self.observed is not None:
-            return f"the final check sees {self.observed}"
+            return f"{'gives' if self.bare else 'the final check sees'} {self.observed}"
         return "fails (no exception or value stated)"
 
     def to_spec(self) -> dict:
-        return {"error": self.error, "no_raise": self.no_raise, "observed": self.observed}
+        return {"error": self.error, "no_raise": self.no_raise, "observed": self.observed, "bare": self.bare}
 
 
 @dataclass
@@ -84,6 +90,9 @@ class Block:
     run: str = ""  # what is executed (an earlier block first for a continuation)
     claim: Claim = field(default_factory=Claim)
     variants: list[str] = field(default_factory=list)  # code to show: as shown, then rewrites
+    kind: str = "block"  # or "inline": a call in a line of prose, the line being its span
+    line: str = ""  # an inline claim's line as the writer wrote it
+    note: str = ""  # why an inline claim cannot run
 
 
 def python_blocks(statement: str) -> list[Block]:
@@ -135,11 +144,21 @@ def check_reproductions(
         block.claim, block.run = stated_claim(statement, block, {j: blocks[j] for j in runnable}, evidence)
         block.variants = setup_variants(block.code)
         runnable.append(i)
+    inline = inline_claims(statement, [blocks[i] for i in runnable])
+    for block in inline:
+        blocks.append(block)
+        i = len(blocks) - 1
+        if block.run:
+            runnable.append(i)
+        else:
+            checks[i] = ReproductionCheck(block.code, "kept", block.note, block.claim.describe(), kind="inline")
     results = _execute(task, backend, repo_path, [blocks[i] for i in runnable], runnable, timeout_s)
     if isinstance(results, str):
         report.note = results
         for i in runnable:
-            checks[i] = ReproductionCheck(blocks[i].code, "kept", "not executed", claim=blocks[i].claim.describe())
+            checks[i] = ReproductionCheck(
+                blocks[i].code, "kept", "not executed", claim=blocks[i].claim.describe(), kind=blocks[i].kind
+            )
     else:
         for i in runnable:
             checks[i] = _decide(blocks[i], i, results)
@@ -232,6 +251,114 @@ def _reads(tree: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
+_INLINE = re.compile(r"`([^`\n]+)`\s+(is|gives|returns|raises)\s+(?:exactly\s+)?`([^`\n]+)`")
+_NOW = re.compile(r"\b(?:current(?:ly)?|today|actual(?:ly)?|now|at the moment)\b", re.I)
+_REQUIRED = re.compile(
+    r"^\W*(?:expected|where (?:it|the check) (?:requires|needs)|the check needs|it should (?:be|return|give))"
+    r"\s+(?:exactly\s+)?`([^`\n]+)`",
+    re.I,
+)
+
+
+def inline_claims(statement: str, blocks: list[Block]) -> list[Block]:
+    """The calls of the prose that the text says the current code answers in some way: "`call`
+    is / gives / returns / raises `value`" in a line that speaks of the current code, or in a
+    list under a head about failing ("... fails for other inputs:"), or followed by the value
+    required ("; expected `5`"). Each runs after the lines of `blocks` that bind the names it
+    reads (no such lines: `run` stays empty, the claim cannot be run). Requirements ("should",
+    a specification list) are no claim about the current code and are left to the tests."""
+    out: list[Block] = []
+    offset = 0
+    in_fence = False
+    head = ""
+    for line in statement.splitlines(keepends=True):
+        start, offset = offset, offset + len(line)
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        if not line.strip():
+            head = ""
+            continue
+        if not head:
+            head = line
+        for m in _INLINE.finditer(line):
+            call, verb, value = m.group(1), m.group(2), m.group(3)
+            before, after = line[: m.start()], line[m.end() :]
+            required = _REQUIRED.match(after)
+            listed = line.lstrip().startswith(("- ", "* ")) and "fail" in head.lower() and head is not line
+            clause = re.split(r"[.;:]\s", before)[-1]
+            if _WANTED.search(clause) or not (_NOW.search(before) or listed or required):
+                continue
+            try:
+                tree = ast.parse(call.strip(), mode="eval")
+            except SyntaxError:
+                continue
+            if not any(isinstance(n, ast.Call) for n in ast.walk(tree)):
+                continue
+            claim = Claim()
+            if verb == "raises":
+                name = re.match(r"([A-Za-z_][\w.]*)", value)
+                if not name:
+                    continue
+                claim.error = name.group(1).split(".")[-1]
+                last = f"{call.strip()}\n"
+            else:
+                claim.observed = value
+                expected = required.group(1) if required else ""
+                if expected and _parses(expected):
+                    last = f"assert ({call.strip()}) == ({expected})\n"
+                else:
+                    claim.bare, last = True, f"{call.strip()}\n"
+            setup = setup_lines(tree, blocks)
+            block = Block(start, offset, call.strip(), kind="inline", claim=claim, line=line)
+            if setup is None:
+                names = ", ".join(sorted(_reads(tree) - set(dir(builtins))))
+                block.note = f"not run: it reads names no block binds ({names})"
+            else:
+                block.run = setup + last
+                block.variants = [call.strip()]
+            out.append(block)
+            break  # one claim per line: a dropped claim takes its line
+    return out
+
+
+def _parses(expression: str) -> bool:
+    try:
+        ast.parse(expression.strip(), mode="eval")
+    except SyntaxError:
+        return False
+    return True
+
+
+def setup_lines(tree: ast.AST, blocks: list[Block]) -> str | None:
+    """The top-level lines of `blocks` that bind what `tree` reads (and what those lines read),
+    in order; None when a name stays unbound."""
+    statements = [(node, block.code.splitlines()) for block in blocks for node in ast.parse(block.code).body]
+    needed = _reads(tree) - set(dir(builtins))
+    chosen = []
+    for node, lines in reversed(statements):
+        if _binds_top(node) & needed:
+            chosen.append((node, lines))
+            needed = (needed - _binds_top(node)) | (_reads(node) - set(dir(builtins)) - _binds(node))
+    if needed:
+        return None
+    return "".join(
+        "\n".join(lines[node.lineno - 1 : node.end_lineno or node.lineno]) + "\n" for node, lines in reversed(chosen)
+    )
+
+
+def _binds_top(node: ast.stmt) -> set[str]:
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.With, ast.For)):
+        return _binds(node)
+    return set()
+
+
 def setup_variants(code: str) -> list[str]:
     """The block as shown, then the block without one setup line (a top-level expression, or
     an assignment whose names nothing after it reads), first lines first: a setup line that
@@ -268,7 +395,10 @@ def _execute(
     cases = []
     for i, block in zip(indices, blocks):
         for j, variant in enumerate(block.variants):
-            code = variant if not block.claim.continuation else block.run.replace(block.code, variant)
+            if block.kind == "inline" or block.claim.continuation:
+                code = block.run if block.kind == "inline" else block.run.replace(block.code, variant)
+            else:
+                code = variant
             cases.append({"id": f"b{i}v{j}", "code": code, "claim": block.claim.to_spec()})
     spec = {"timeout_s": timeout_s, "cases": cases}
     out: dict[str, dict[str, tuple[str, str]]] = {c["id"]: {} for c in cases}
@@ -298,6 +428,12 @@ def _execute(
 
 
 def _decide(block: Block, i: int, results: dict) -> ReproductionCheck:
+    check = _verdict(block, i, results)
+    check.kind = block.kind
+    return check
+
+
+def _verdict(block: Block, i: int, results: dict) -> ReproductionCheck:
     claim = block.claim.describe() if not block.claim.continuation else "the rest of an earlier block"
     first = results.get(f"b{i}v0", {})
     buggy, fixed = ((first.get(f"seen-{s}") or ("", ""))[1] for s in ("buggy", "fixed"))
@@ -334,6 +470,10 @@ def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck
     that describes its outcome."""
     text = statement
     for block, check in sorted(zip(blocks, checks), key=lambda bc: bc[0].start, reverse=True):
+        if block.kind == "inline":
+            if check.verdict == "dropped" and text[block.start : block.end] == block.line:  # not gone with a block
+                text = text[: block.start] + text[block.end :]
+            continue
         if check.verdict == "rewritten":
             fence = text[block.start : block.end]
             head = fence.split("\n", 1)[0]

@@ -10,7 +10,7 @@ import pytest
 
 from evo.config import ConfigError, load_config
 from records import FailureEvidence, LayerResult, ReproductionCheck, ReproductionReport, Task
-from tasks.reproduction import check_reproductions, python_blocks, setup_variants, stated_claim
+from tasks.reproduction import check_reproductions, inline_claims, python_blocks, setup_variants, stated_claim
 
 F = "```python\n"
 
@@ -119,20 +119,43 @@ def test_the_statements_bench_counts_the_checks_per_repository():
             ReproductionCheck("a = 1\n", "rewritten", "", "fails", "raised X", "ran", shown="b = 2\n"),
             ReproductionCheck("c = 1\n", "dropped", "why", "fails", "ran", "ran"),
             ReproductionCheck("try:\n", "dropped", "does not parse"),
+            ReproductionCheck("f(1)", "kept", "not run: it reads names no block binds (f)", kind="inline"),
         ],
         seconds=2.0,
     )
     unchecked = task_with("T")
     counts = bench.reproduction_counts([checked.to_dict(), unchecked.to_dict()])
     assert counts["all"] == {
-        "shown": 3,
+        "shown": 4,
         "executed": 2,
-        "kept": 1,
-        "behaved": 1,
+        "kept": 2,
+        "behaved": 1,  # of 2 kept: the prose call never ran
         "dropped": 2,
         "rewritten": 1,
+        "inline": 1,
+        "not_run": 1,
         "unchecked": 1,  # `extra = 3` is in the final statement, and no check covers it
         "tasks": 1,
         "seconds": 2.0,
     }
     assert counts["r"] == counts["all"]
+
+
+def test_prose_calls_are_claims_only_where_the_text_speaks_of_the_current_code():
+    statement = (
+        f"T\n\n{F}from calc import add, sub\nx = 2\n```\n\n"
+        "On the current code `add(x, 3)` is `-1`; it should be `5`.\n\n"
+        "Expected behaviour: `add(2, 3)` returns `5`.\n\n"
+        "Specification:\n- `sub(1, 1)` is `0`.\n\n"
+        "The same check fails for other inputs:\n- `sub(3, 1)` raises `TypeError: no`\n- `mul(2)` gives `3`\n"
+    )
+    claims = inline_claims(statement, python_blocks(statement))
+    assert [(b.code, b.claim.describe()) for b in claims] == [
+        ("add(x, 3)", "the final check sees -1"),
+        ("sub(3, 1)", "raises TypeError"),
+        ("mul(2)", "gives 3"),
+    ]
+    assert claims[0].run == "from calc import add, sub\nx = 2\nassert (add(x, 3)) == (5)\n"
+    assert claims[1].run == "from calc import add, sub\nsub(3, 1)\n"
+    assert claims[2].run == "" and claims[2].note == "not run: it reads names no block binds (mul)"
+    assert claims[2].claim.bare and statement[claims[2].start : claims[2].end] == "- `mul(2)` gives `3`\n"

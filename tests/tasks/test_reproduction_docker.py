@@ -38,7 +38,13 @@ STATEMENT = (
     f"Network:\n\n{F}{NETWORK}```\n\n"
     f"Loop:\n\n{F}{LOOP}```\n\n"
     f"Setup:\n\n{F}{SETUP}```\n\nOn the current code the check fails.\n\n"
-    f"Again:\n\n{F}{KEPT}```\n"
+    f"Again:\n\n{F}{KEPT}```\n\n"
+    "The same check fails for other inputs:\n"
+    "- `add(1, 1)` is `0`; expected `2`\n"
+    "- `add(2, 2)` is `5`; expected `4`\n"
+    "- `sub(1, 0)` raises `TypeError`\n"
+    "- `mul(2, 3)` is `5`; expected `6`\n\n"
+    "Expected behaviour: `add(2, 3)` returns `5`.\n"
 )
 F2P = "tests/test_calc.py::test_add"
 
@@ -128,10 +134,26 @@ def test_a_crashing_setup_line_is_left_out(checked):
     assert "ctx.close()" not in task.problem_statement and check.shown in shown(task)
 
 
+def test_a_call_in_the_prose_is_kept_only_when_the_current_code_answers_as_stated(checked):
+    task, report, _ = checked
+    inline = {c.code: c for c in report.checks if c.kind == "inline"}
+    # the outcome sentence after the first block, the list of cases; the expected behaviour is no claim
+    assert set(inline) == {"add(2, 3)", "add(1, 1)", "add(2, 2)", "sub(1, 0)", "mul(2, 3)"}
+    assert inline["add(2, 3)"].verdict == "kept" and inline["add(2, 3)"].fixed == "ran without an exception"
+    assert inline["add(1, 1)"].verdict == "kept" and "left side is 0" in inline["add(1, 1)"].buggy
+    assert inline["add(2, 2)"].verdict == "dropped" and "`add(2, 2)` is `5`" not in task.problem_statement
+    assert inline["sub(1, 0)"].verdict == "dropped" and "on the buggy state it ran" in inline["sub(1, 0)"].reason
+    assert "`sub(1, 0)`" not in task.problem_statement
+    assert inline["mul(2, 3)"].reason == "not run: it reads names no block binds (mul)"
+    assert "- `add(1, 1)` is `0`; expected `2`\n" in task.problem_statement
+    assert "Expected behaviour: `add(2, 3)` returns `5`." in task.problem_statement
+
+
 def test_a_repeated_block_is_dropped_and_the_record_survives_json(checked):
     task, report, _ = checked
-    assert [c.verdict for c in report.checks].count("kept") == 2 and report.count("dropped") == 5
-    assert report.checks[-1].reason == "repeats block 1" and shown(task).count(KEPT) == 1
+    blocks = [c for c in report.checks if c.kind == "block"]
+    assert [c.verdict for c in blocks].count("kept") == 2 and [c.verdict for c in blocks].count("dropped") == 5
+    assert blocks[-1].reason == "repeats block 1" and shown(task).count(KEPT) == 1
     task.reproduction = report
     again = Task.from_dict(task.to_dict())
     assert again.reproduction == report and report.seconds > 0
@@ -161,6 +183,6 @@ def test_generate_checks_the_writers_blocks(tmp_path_factory):
     assert task.passed, task.failed_layer()
     report = task.reproduction
     assert report is not None and report.checks and not report.note
-    kept = [c.shown or c.code for c in report.checks if c.verdict != "dropped"]
+    kept = [c.shown or c.code for c in report.checks if c.verdict != "dropped" and c.kind == "block"]
     assert sorted(shown(task)) == sorted(kept)
     assert all(c.buggy and c.fixed == "ran without an exception" for c in report.checks if c.verdict != "dropped")
