@@ -415,6 +415,11 @@ def _execute(
                 return f"not executed: {exc}"
         if run.timed_out or run.broken:
             return f"not executed: the {state} state's run {run.note or 'gave no verdict'}"
+        if not any(re.search(rf"-{state}\]$", nodeid) for nodeid in run.outcomes):
+            # the project's pytest settings did not collect the probe: nothing was seen either way
+            return f"not executed: the {state} state's run reported no reproduction" + (
+                f" ({run.note})" if run.note else ""
+            )
         for nodeid, outcome in run.outcomes.items():
             m = re.search(r"\[(b\d+v\d+)-(buggy|fixed|seen)\]$", nodeid)
             if not m or m.group(1) not in out:

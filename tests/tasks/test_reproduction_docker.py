@@ -186,3 +186,11 @@ def test_generate_checks_the_writers_blocks(tmp_path_factory):
     kept = [c.shown or c.code for c in report.checks if c.verdict != "dropped" and c.kind == "block"]
     assert sorted(shown(task)) == sorted(kept)
     assert all(c.buggy and c.fixed == "ran without an exception" for c in report.checks if c.verdict != "dropped")
+
+
+def test_a_project_whose_settings_skip_the_probe_loses_no_block(backend, tmp_path):
+    repo, sha, bug, gold = calc_task(tmp_path / "repo", extra={"pytest.ini": "[pytest]\npython_functions = check_*\n"})
+    task = Task("calc-2", "calc", sha, gold, "", f"T\n\n{F}{PASSES}```\n", bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=4)
+    assert report.note.startswith("not executed: the buggy state's run reported no reproduction")
+    assert [c.reason for c in report.checks] == ["not executed"] and PASSES in task.problem_statement
