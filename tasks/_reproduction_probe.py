@@ -6,8 +6,8 @@ bounded in time, so it cannot see state another test left, cannot hang the run, 
 touch this process. Per reproduction (and variant) two tests:
 
 - `...-buggy` passes when the run behaves as the statement says it does on the current code
-  (the stated exception type; the stated value of the final assert's left side, or of a
-  final bare expression that must then run without error; else any exception);
+  (the stated exception type; the stated value on one side of the final assert's comparison,
+  or of a final bare expression that must then run without error; else any exception);
 - `...-fixed` passes when the run finishes without an exception;
 - `...-seen` (the block as shown only) always fails, its message saying what the run did: the
   report carries it back as the record of what happened on each state.
@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "sebgen_reproductions.json"), encoding="utf-8") as _fh:
     SPEC = json.load(_fh)
 
-# Runs in the child: the code, with the left side of a final `assert a <op> b` kept, so the
+# Runs in the child: the code, with both sides of a final `assert a <op> b` kept, so the
 # value the current code gives can be compared with the stated one.
 RUNNER = r"""
 import ast, json, reprlib, sys
@@ -41,8 +41,12 @@ try:
     last = tree.body[-1] if tree.body else None
     if isinstance(last, ast.Assert) and isinstance(last.test, ast.Compare) and len(last.test.ops) == 1:
         keep = ast.Assign(targets=[ast.Name(id="_sebgen_left", ctx=ast.Store())], value=last.test.left)
+        keep_right = ast.Assign(
+            targets=[ast.Name(id="_sebgen_right", ctx=ast.Store())], value=last.test.comparators[0]
+        )
         last.test.left = ast.Name(id="_sebgen_left", ctx=ast.Load())
-        tree.body[-1:] = [ast.copy_location(keep, last), last]
+        last.test.comparators[0] = ast.Name(id="_sebgen_right", ctx=ast.Load())
+        tree.body[-1:] = [ast.copy_location(keep, last), ast.copy_location(keep_right, last), last]
     elif isinstance(last, ast.Expr):  # a bare expression: its value, as an interpreter shows it
         keep = ast.Assign(targets=[ast.Name(id="_sebgen_left", ctx=ast.Store())], value=last.value)
         tree.body[-1:] = [ast.copy_location(keep, last)]
@@ -59,16 +63,18 @@ else:
             out.update({"status": "raised", "type": "SystemExit", "message": str(exc.code)})
     except BaseException as exc:
         out.update({"status": "raised", "type": type(exc).__name__, "message": str(exc)[:1000]})
-    if "_sebgen_left" in namespace:
-        value = namespace["_sebgen_left"]
-        short = reprlib.Repr()
-        short.maxstring = short.maxother = 240
-        short.maxlist = short.maxtuple = short.maxset = short.maxdict = 12
+    short = reprlib.Repr()
+    short.maxstring = short.maxother = 240
+    short.maxlist = short.maxtuple = short.maxset = short.maxdict = 12
+    for side in ("left", "right"):
+        if "_sebgen_" + side not in namespace:
+            continue
+        value = namespace["_sebgen_" + side]
         try:
             big = isinstance(value, (str, bytes, list, tuple, set, frozenset, dict)) and len(value) > 1000
-            out["left"] = short.repr(value) if big else repr(value)
+            out[side] = short.repr(value) if big else repr(value)
         except Exception as exc:
-            out["left"] = "<repr failed: %s>" % type(exc).__name__
+            out[side] = "<repr failed: %s>" % type(exc).__name__
 with open(result_path, "w", encoding="utf-8") as fh:
     json.dump(out, fh)
 """
@@ -128,8 +134,10 @@ def happened(result):
     if result.get("status") == "timeout":
         return "did not finish within %s s" % SPEC["timeout_s"]
     text = "raised %s: %s" % (result.get("type"), result.get("message", ""))
-    if "left" in result:
-        text += " (the final check's left side is %s)" % result["left"][:200]
+    if "right" in result:
+        text += " (the final check compares %s with %s)" % (result["left"][:200], result["right"][:200])
+    elif "left" in result:
+        text += " (the last line gives %s)" % result["left"][:200]
     return text[:600]
 
 
@@ -143,7 +151,8 @@ def behaves_as_stated(claim, result):
         failed = kind in ("AssertionError", "Failed") or str(result.get("message", "")).startswith("DID NOT")
         return result.get("status") == "raised" and failed
     if claim.get("observed") is not None:
-        if "left" not in result or not shows(claim["observed"], result["left"]):
+        # the check's computed side is either one (`assert f(x) == 3`, `assertEqual(want, f(x))`)
+        if not any(shows(claim["observed"], result[side]) for side in ("left", "right") if side in result):
             return False
         return result.get("status") == "ok" if claim.get("bare") else kind == "AssertionError"
     return result.get("status") == "raised"

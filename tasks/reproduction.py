@@ -9,7 +9,7 @@ the normal report plugin. Each block runs in its own bounded child process.
 
 A block behaves as stated when, on the buggy state, it raises the exception the text after it
 names (else the one the task's evidence records), or fails its final assert with the value
-the text states, or (nothing stated) fails at all; and, on the fixed state, runs without
+the text states on one of its sides, or (nothing stated) fails at all; and, on the fixed state, runs without
 error. A block that repeats an earlier one, or does not parse, is dropped without running. A
 block that does not behave as stated is rewritten when a deterministic fix works (leaving out
 one setup line that crashes, tried in order), else left out with the paragraph that
@@ -64,7 +64,7 @@ class Claim:
 
     error: str = ""  # the exception type it raises
     no_raise: bool = False  # the checked call raises nothing (so the block's own check fails)
-    observed: str | None = None  # the value the final assert's left side has
+    observed: str | None = None  # the value one side of the final assert's comparison has
     bare: bool = False  # the observed value is the last line's (an inline call with no required value)
     continuation: bool = False  # the rest of an earlier block: it only has to fail there
     after: int = -1  # that earlier block's index

@@ -94,7 +94,7 @@ def test_a_block_that_fails_as_stated_is_kept(checked):
     task, report, _ = checked
     check = check_of(report, KEPT)
     assert check.verdict == "kept" and check.claim == "the final check sees -1"
-    assert "left side is -1" in check.buggy and check.fixed == "ran without an exception"
+    assert "compares -1 with 5" in check.buggy and check.fixed == "ran without an exception"
     assert shown(task)[0] == KEPT and "is `-1`; it should be `5`" in task.problem_statement
 
 
@@ -140,7 +140,7 @@ def test_a_call_in_the_prose_is_kept_only_when_the_current_code_answers_as_state
     # the outcome sentence after the first block, the list of cases; the expected behaviour is no claim
     assert set(inline) == {"add(2, 3)", "add(1, 1)", "add(2, 2)", "sub(1, 0)", "mul(2, 3)"}
     assert inline["add(2, 3)"].verdict == "kept" and inline["add(2, 3)"].fixed == "ran without an exception"
-    assert inline["add(1, 1)"].verdict == "kept" and "left side is 0" in inline["add(1, 1)"].buggy
+    assert inline["add(1, 1)"].verdict == "kept" and "compares 0 with 2" in inline["add(1, 1)"].buggy
     assert inline["add(2, 2)"].verdict == "dropped" and "`add(2, 2)` is `5`" not in task.problem_statement
     assert inline["sub(1, 0)"].verdict == "dropped" and "on the buggy state it ran" in inline["sub(1, 0)"].reason
     assert "`sub(1, 0)`" not in task.problem_statement
