@@ -264,9 +264,10 @@ def inline_claims(statement: str, blocks: list[Block]) -> list[Block]:
     """The calls of the prose that the text says the current code answers in some way: "`call`
     is / gives / returns / raises `value`" in a line that speaks of the current code, or in a
     list under a head about failing ("... fails for other inputs:"), or followed by the value
-    required ("; expected `5`"). Each runs after the lines of `blocks` that bind the names it
-    reads (no such lines: `run` stays empty, the claim cannot be run). Requirements ("should",
-    a specification list) are no claim about the current code and are left to the tests."""
+    required ("; expected `5`"). Each runs after the lines of the `blocks` before it that bind
+    the names it reads, the nearest binding winning (no such lines: `run` stays empty, the claim
+    cannot run). Requirements ("should", a specification list) are no claim about the current
+    code and are left to the tests."""
     out: list[Block] = []
     offset = 0
     in_fence = False
@@ -311,7 +312,7 @@ def inline_claims(statement: str, blocks: list[Block]) -> list[Block]:
                     last = f"assert ({call.strip()}) == ({expected})\n"
                 else:
                     claim.bare, last = True, f"{call.strip()}\n"
-            setup = setup_lines(tree, blocks)
+            setup = setup_lines(tree, [b for b in blocks if b.start < start])
             block = Block(start, offset, call.strip(), kind="inline", claim=claim, line=line)
             if setup is None:
                 names = ", ".join(sorted(_reads(tree) - set(dir(builtins))))

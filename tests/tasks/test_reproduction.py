@@ -159,3 +159,11 @@ def test_prose_calls_are_claims_only_where_the_text_speaks_of_the_current_code()
     assert claims[1].run == "from calc import add, sub\nsub(3, 1)\n"
     assert claims[2].run == "" and claims[2].note == "not run: it reads names no block binds (mul)"
     assert claims[2].claim.bare and statement[claims[2].start : claims[2].end] == "- `mul(2)` gives `3`\n"
+
+
+def test_a_prose_call_is_set_up_by_the_blocks_before_it_only():
+    statement = (
+        f"T\n\n{F}from m import f\nx = 1\n```\n\nOn the current code `f(x)` raises `KeyError`.\n\n{F}x = 2\n```\n"
+    )
+    (claim,) = inline_claims(statement, python_blocks(statement))
+    assert claim.run == "from m import f\nx = 1\nf(x)\n"

@@ -194,3 +194,14 @@ def test_a_project_whose_settings_skip_the_probe_loses_no_block(backend, tmp_pat
     report = check_reproductions(task, backend, repo, timeout_s=4)
     assert report.note.startswith("not executed: the buggy state's run reported no reproduction")
     assert [c.reason for c in report.checks] == ["not executed"] and PASSES in task.problem_statement
+
+
+def test_a_block_runs_as_a_script_at_the_checkouts_root(backend, tmp_path):
+    repo, sha, bug, gold = calc_task(tmp_path / "repo")
+    code = (
+        "import os\nfrom calc import add\nassert os.path.isfile(os.path.join(os.path.dirname(__file__), 'calc.py'))\n"
+    )
+    code += "assert add(2, 3) == 5\n"
+    task = Task("calc-3", "calc", sha, gold, "", f"T\n\n{F}{code}```\n", bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=10)
+    assert [c.verdict for c in report.checks] == ["kept"], report.checks
