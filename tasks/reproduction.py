@@ -45,6 +45,7 @@ SPEC_FILE = f"{PROBE_DIR}/sebgen_reproductions.json"
 BLOCK_TIMEOUT_S = 20.0  # one block's child process
 MAX_BLOCKS = 8
 MAX_VARIANTS = 4  # the block as shown, then up to three with one setup line left out
+MAX_INLINE = 16  # calls of the prose run per statement (the rest are recorded as not run)
 
 _FENCE = re.compile(r"```([\w+-]*)[^\n]*\n(.*?)```", re.S)
 _PYTHON = ("", "python", "py", "python3", "pycon")
@@ -145,10 +146,12 @@ def check_reproductions(
         block.variants = setup_variants(block.code)
         runnable.append(i)
     inline = inline_claims(statement, [blocks[i] for i in runnable])
-    for block in inline:
+    for n, block in enumerate(inline):
         blocks.append(block)
         i = len(blocks) - 1
-        if block.run:
+        if block.run and n >= MAX_INLINE:
+            block.note = f"not run: more than {MAX_INLINE} calls in the prose"
+        if block.run and not block.note:
             runnable.append(i)
         else:
             checks[i] = ReproductionCheck(block.code, "kept", block.note, block.claim.describe(), kind="inline")
