@@ -137,8 +137,10 @@ def happened(result):
     text = "raised %s: %s" % (result.get("type"), result.get("message", ""))
     if "right" in result:
         text += " (the final check compares %s with %s)" % (result["left"][:200], result["right"][:200])
-    elif "left" in result:
+    elif "left" in result and result.get("shows"):
         text += " (the last line gives %s)" % result["left"][:200]
+    elif "left" in result:
+        text += " (the final check's left side is %s)" % result["left"][:200]
     return text[:600]
 
 
