@@ -88,7 +88,7 @@ def run(case):
     key = case["id"]
     if key not in _runs:
         with tempfile.TemporaryDirectory(prefix="sebgen-repro-") as tmp:
-            code_path, result_path = os.path.join(tmp, "code.py"), os.path.join(tmp, "result.json")
+            code_path, result_path = os.path.join(tmp, "code.py"), os.path.join(tmp, "outcome.json")
             with open(code_path, "w", encoding="utf-8") as fh:
                 fh.write(case["code"])
             try:
