@@ -93,6 +93,7 @@ class Block:
     variants: list[str] = field(default_factory=list)  # code to show: as shown, then rewrites
     kind: str = "block"  # or "inline": a call in a line of prose, the line being its span
     line: str = ""  # an inline claim's line as the writer wrote it
+    runs: list[str] = field(default_factory=list)  # an inline claim's ways to run (one per variant)
     note: str = ""  # why an inline claim cannot run
 
 
@@ -322,7 +323,11 @@ def inline_claims(statement: str, blocks: list[Block]) -> list[Block]:
                 block.note = f"not run: it reads names no block binds ({names})"
             else:
                 block.run = setup + last
-                block.variants = [call.strip()]
+                # a block line that crashes (a broken setup line) must not sink a true claim:
+                # the lines that bind what the call reads, alone, are the second way to run it
+                bare_setup = binding_lines(tree, [b for b in blocks if b.start < start])
+                block.runs = [block.run] + ([bare_setup + last] if bare_setup not in (None, setup) else [])
+                block.variants = [call.strip()] * len(block.runs)
             out.append(block)
             break  # one claim per line: a dropped claim takes its line
     return out
@@ -337,9 +342,25 @@ def _parses(expression: str) -> bool:
 
 
 def setup_lines(tree: ast.AST, blocks: list[Block]) -> str | None:
-    """The top-level lines of `blocks` that bind what `tree` reads (and what those lines read),
-    in order; None when a name stays unbound."""
-    statements = [(node, block.code.splitlines()) for block in blocks for node in ast.parse(block.code).body]
+    """The nearest of `blocks` that binds every name `tree` reads, as it runs (a continuation
+    with its earlier block), without its last line unless that line binds one of those names
+    (the last line is the block's own failing check); None when no block binds them all."""
+    needed = _reads(tree) - set(dir(builtins))
+    for block in reversed(blocks):
+        code = block.run or block.code
+        body = ast.parse(code).body
+        if body and not (_binds_top(body[-1]) & needed):
+            body = body[:-1]
+        if needed <= set().union(*(_binds_top(node) for node in body)):
+            lines = code.splitlines()
+            return "".join("\n".join(lines[_first_line(node) - 1 : node.end_lineno]) + "\n" for node in body)
+    return None
+
+
+def binding_lines(tree: ast.AST, blocks: list[Block]) -> str | None:
+    """Only the top-level lines of `blocks` that bind what `tree` reads (and what those lines
+    read), the nearest binding winning, in order; None when a name stays unbound."""
+    statements = [(node, (b.run or b.code).splitlines()) for b in blocks for node in ast.parse(b.run or b.code).body]
     needed = _reads(tree) - set(dir(builtins))
     chosen = []
     for node, lines in reversed(statements):
@@ -348,9 +369,13 @@ def setup_lines(tree: ast.AST, blocks: list[Block]) -> str | None:
             needed = (needed - _binds_top(node)) | (_reads(node) - set(dir(builtins)) - _binds(node))
     if needed:
         return None
-    return "".join(
-        "\n".join(lines[node.lineno - 1 : node.end_lineno or node.lineno]) + "\n" for node, lines in reversed(chosen)
-    )
+    return "".join("\n".join(lines[_first_line(node) - 1 : node.end_lineno]) + "\n" for node, lines in reversed(chosen))
+
+
+def _first_line(node: ast.stmt) -> int:
+    """A statement's first line, its decorators included."""
+    decorators = getattr(node, "decorator_list", None) or []
+    return min([node.lineno, *(d.lineno for d in decorators)])
 
 
 def _binds_top(node: ast.stmt) -> set[str]:
@@ -400,10 +425,11 @@ def _execute(
     for i, block in zip(indices, blocks):
         for j, variant in enumerate(block.variants):
             if block.kind == "inline" or block.claim.continuation:
-                code = block.run if block.kind == "inline" else block.run.replace(block.code, variant)
+                code = block.runs[j] if block.kind == "inline" else block.run.replace(block.code, variant)
             else:
                 code = variant
-            cases.append({"id": f"b{i}v{j}", "code": code, "claim": block.claim.to_spec()})
+            seen = j == 0 or block.kind == "inline"  # what happened is recorded from the way that is kept
+            cases.append({"id": f"b{i}v{j}", "code": code, "claim": block.claim.to_spec(), "seen": seen})
     spec = {"timeout_s": timeout_s, "cases": cases}
     out: dict[str, dict[str, tuple[str, str]]] = {c["id"]: {} for c in cases}
     for state, patches in (("buggy", [task.bug_patch]), ("fixed", [])):
@@ -449,7 +475,8 @@ def _verdict(block: Block, i: int, results: dict) -> ReproductionCheck:
     for j, variant in enumerate(block.variants):
         got = results.get(f"b{i}v{j}", {})
         if all((got.get(s) or ("",))[0] == "passed" for s in ("buggy", "fixed")):
-            if j == 0:
+            if j == 0 or block.kind == "inline":  # an inline claim's text is the same whichever way it ran
+                buggy, fixed = ((got.get(f"seen-{s}") or ("", ""))[1] for s in ("buggy", "fixed"))
                 return ReproductionCheck(block.code, "kept", "behaves as stated on both states", claim, buggy, fixed)
             return ReproductionCheck(
                 block.code,

@@ -167,3 +167,10 @@ def test_a_prose_call_is_set_up_by_the_blocks_before_it_only():
     )
     (claim,) = inline_claims(statement, python_blocks(statement))
     assert claim.run == "from m import f\nx = 1\nf(x)\n"
+
+
+def test_a_prose_call_runs_after_its_whole_block_but_the_failing_line():
+    code = "import io\nimport click\n@click.command()\ndef cli():\n    pass\nf = io.StringIO()\nf.write('x')\n"
+    statement = f"T\n\n{F}{code}assert f.getvalue() == ''\n```\n\nOn the current code `f.getvalue()` is `'x'`.\n"
+    (claim,) = inline_claims(statement, python_blocks(statement))
+    assert claim.run == code + "f.getvalue()\n"  # the decorator and the write that fills f are kept
