@@ -37,6 +37,11 @@ Seven shares of statements, each with its target:
 
 Shares 5-7 read the evidence recorded in the task (the derived evidence the writer was given).
 
+Then the reproduction check (`tasks.reproduction`, recorded in each task's `reproduction`): the
+blocks the writer showed, how many ran on both states, how many behaved as stated there (the
+target: every block the final statements show), and how many were dropped or rewritten, per
+repository and in all, with the check's seconds.
+
     python bench/statements.py --out FILE [--repos attrs,click] [--limit N] [--from FILE [--rewrite]]
 
 `--from FILE` analyses tasks generated earlier (FILE is copied to `--out`) instead of generating;
@@ -642,6 +647,40 @@ def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[
     return rows
 
 
+def reproduction_counts(tasks: list[dict]) -> dict[str, dict[str, float]]:
+    """Per repository and "all": the reproductions the writer showed (fenced blocks, and calls
+    of the prose the text says the current code answers), how many ran on both states, how
+    many the final statements keep and were seen behaving as stated on both states, dropped,
+    rewritten; of those, the prose calls and the prose calls that could not run; fenced blocks
+    the final statements show that no check covers; tasks checked; the check's seconds."""
+    from tasks.reproduction import python_blocks
+
+    keys = ("shown", "executed", "kept", "behaved", "dropped", "rewritten", "inline", "not_run", "unchecked")
+    out: dict[str, dict[str, float]] = {}
+    for data in tasks:
+        report = Task.from_dict(data).reproduction
+        rows = [
+            out.setdefault(name, dict.fromkeys((*keys, "tasks", "seconds"), 0))
+            for name in (data.get("repo", "?"), "all")
+        ]
+        checks = report.checks if report is not None else []
+        final = [b.code for b in python_blocks(data.get("problem_statement", ""))]
+        left = [c.shown or c.code for c in checks if c.verdict != "dropped" and c.kind == "block"]
+        for row in rows:
+            row["tasks"] += report is not None
+            row["seconds"] += report.seconds if report is not None else 0.0
+            row["shown"] += len(checks)
+            row["executed"] += sum(bool(c.buggy and c.fixed) for c in checks)
+            row["kept"] += sum(c.verdict != "dropped" for c in checks)
+            row["behaved"] += sum(bool(c.buggy and c.fixed) for c in checks if c.verdict in ("kept", "rewritten"))
+            row["dropped"] += sum(c.verdict == "dropped" for c in checks)
+            row["rewritten"] += sum(c.verdict == "rewritten" for c in checks)
+            row["inline"] += sum(c.kind == "inline" for c in checks)
+            row["not_run"] += sum(c.kind == "inline" and c.reason.startswith("not run") for c in checks)
+            row["unchecked"] += sum(1 for code in final if code not in left)
+    return out
+
+
 def _recorded(task: dict) -> dict[str, FailureEvidence]:
     return {f.test_id: f for f in Task.from_dict(task).failure_evidence()}
 
@@ -722,6 +761,16 @@ def main() -> None:
             print(f"    {line}")
     defects = len(set().union(*[{r.split(":")[0] for r in rows[k]} for k in rows]))
     print(f"statements_with_a_defect: {defects / n:.3f}")
+    print("reproductions (blocks the writer showed; behaved: ran as stated on both states, target = kept):")
+    for name, row in sorted(reproduction_counts(tasks).items(), key=lambda kv: (kv[0] == "all", kv[0])):
+        share = f"{row['behaved'] / row['kept']:.0%}" if row["kept"] else "-"
+        print(
+            f"  {name}: shown {row['shown']}, executed {row['executed']}, kept {row['kept']}, "
+            f"behaved as stated {row['behaved']}/{row['kept']} ({share}), dropped {row['dropped']}, "
+            f"rewritten {row['rewritten']} (calls in prose: {row['inline']}, not runnable {row['not_run']}), "
+            f"blocks shown but unchecked {row['unchecked']}; "
+            f"{row['tasks']} tasks checked in {row['seconds']:.0f} s"
+        )
 
 
 if __name__ == "__main__":

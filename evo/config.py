@@ -93,6 +93,8 @@ class FitnessConfig(Section):
     # run so far it has no cutoffs and the absolute thresholds above decide alone
     quartile_min_judged: int = Field(20, ge=4)
     reuse_functional_results: bool = True
+    # run every code block of a statement on both states; keep only those that behave as stated
+    check_reproductions: bool = True
     # fitness = (1 - cost_weight) x EV + cost_weight x kept tasks per container validation
     cost_weight: float = Field(0.3, ge=0, le=1)
 

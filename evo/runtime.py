@@ -144,7 +144,13 @@ class Workbench:
         )
         if candidates is None:
             candidates = mine_all(config, resolve_repos(config))
-        generator = Generator(llm=llm, validator=validator, archive=archive, layers=tuple(f.layers))
+        generator = Generator(
+            llm=llm,
+            validator=validator,
+            archive=archive,
+            layers=tuple(f.layers),
+            check_reproductions=f.check_reproductions,
+        )
         return cls(config, llm, backend, archive, candidates, generator)
 
     def use_archive(self, archive) -> None:

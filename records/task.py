@@ -55,6 +55,47 @@ class LayerResult:
         )
 
 
+@dataclass
+class ReproductionCheck:
+    """What the execution check (`tasks.reproduction`) found for one code block a statement
+    showed: the claim read from the text and the evidence, what the block did on each state,
+    and what became of it ("kept", "rewritten", "dropped")."""
+
+    code: str  # the block as the writer showed it
+    verdict: str  # kept | rewritten | dropped
+    reason: str = ""
+    claim: str = ""  # what the statement says the block does on the current code
+    buggy: str = ""  # what it did on base_commit + bug_patch
+    fixed: str = ""  # what it did on base_commit
+    shown: str = ""  # the code the statement shows now (a rewritten block), "" when dropped
+    kind: str = "block"  # a fenced block, or "inline": a call in a line of prose (its line is dropped)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ReproductionCheck:
+        return cls(**{k: str(v) for k, v in (data or {}).items() if k in cls.__dataclass_fields__})
+
+
+@dataclass
+class ReproductionReport:
+    """The execution check of a statement's reproductions: one check per block, its cost."""
+
+    checks: list[ReproductionCheck] = field(default_factory=list)
+    seconds: float = 0.0
+    note: str = ""  # why nothing was executed (no backend, no block, a sandbox failure)
+
+    def count(self, verdict: str) -> int:
+        return sum(c.verdict == verdict for c in self.checks)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ReproductionReport:
+        data = data or {}
+        return cls(
+            checks=[ReproductionCheck.from_dict(c) for c in data.get("checks") or [] if isinstance(c, dict)],
+            seconds=float(data.get("seconds") or 0.0),
+            note=str(data.get("note") or ""),
+        )
+
+
 def first_failure(validation: dict[str, LayerResult]) -> tuple[str, LayerResult] | None:
     """The first layer (in layer order) of a task's `validation` that did not pass, with its result."""
     for name in LAYERS:
@@ -89,6 +130,7 @@ class Task:
     generation: dict = field(default_factory=dict)
     repo_path: str = ""  # where the source repo lives on this machine (not part of SWE-bench)
     environment_setup: dict = field(default_factory=dict)  # the install recipe and attempts that built `image`
+    reproduction: ReproductionReport | None = None  # the statement's blocks executed on both states
 
     @property
     def passed(self) -> bool:
@@ -121,6 +163,8 @@ class Task:
         known["validation"] = {
             layer: LayerResult.from_dict(result) for layer, result in (known.get("validation") or {}).items()
         }
+        if isinstance(known.get("reproduction"), dict):
+            known["reproduction"] = ReproductionReport.from_dict(known["reproduction"])
         return cls(**known)
 
 

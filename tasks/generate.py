@@ -23,6 +23,7 @@ from tasks.evidence import file_at
 from tasks.hybrid import hybrid_partner, hybrid_skeleton, merge_candidates
 from tasks.mining import Candidate, diff_text, instance_prefix, mine
 from tasks.prompt import generation_prompt, render_instructions
+from tasks.reproduction import check_reproductions
 from tasks.selection import order_candidates
 from tasks.skills import tag
 from tasks.statement import repo_context, statement_context
@@ -47,6 +48,7 @@ class Generator:
     archive: object | None = None
     layers: tuple[str, ...] = ("schema", "compile", "functional", "quality", "semantic")
     mined: dict = field(default_factory=dict, repr=False)  # repo path -> candidates, for HYBRID partners
+    check_reproductions: bool = False  # run the statement's blocks on both states (config: fitness.check_reproductions)
 
     def generate(self, candidate: Candidate, strategy: Strategy) -> Task:
         if strategy.strategy_type == StrategyType.HYBRID:
@@ -78,6 +80,8 @@ class Generator:
         except LLMError as exc:
             task.record("schema", LayerResult(False, 0.0, f"writer failed: {exc}", exc.category))
             return task
+        if self.check_reproductions and "functional" in self.layers and task.FAIL_TO_PASS:
+            task.reproduction = check_reproductions(task, self.validator.backend, repo_path)
         score_difficulty(task, candidate)
         steps = (
             ("schema", lambda: check_schema(task, require_f2p="functional" in self.layers)),

@@ -1,0 +1,528 @@
+"""Every reproduction a statement shows is executed on both states, and kept only if it behaves as stated.
+
+After the writer, each fenced Python block of the statement runs in the sandbox that ran the
+task's tests: on the buggy state (base_commit + bug_patch) and on the fixed state
+(base_commit). The blocks travel as one generated test file (`tasks/_reproduction_probe.py`
+plus a JSON spec) in a folder of their own, run alone through the backend's `run_tree` (the
+task's tests are not in that run, so nothing here touches their verdicts) and report through
+the normal report plugin. Each block runs in its own bounded child process.
+
+A block behaves as stated when, on the buggy state, it raises the exception the text after it
+names (else the one the task's evidence records), or fails its final assert with the value
+the text states on one of its sides, or (nothing stated) fails at all; and, on the fixed state, runs without
+error. A block that repeats an earlier one, or does not parse, is dropped without running. A
+block that does not behave as stated is rewritten when a deterministic fix works (leaving out
+one setup line that crashes, tried in order), else left out with the paragraph that
+introduces it and the one that describes its outcome. A block that reads names only an
+earlier block binds (the rest of a test) runs after that block.
+
+A call in the prose that the text says the current code answers ("`f(1)` is `2`; expected
+`3`", "- `g()` raises `TypeError`" in a list of failing cases) runs too, after the blocks' lines
+that bind the names it reads; its line is dropped when it does not behave as stated. A call
+that reads names no block binds cannot run: it is kept and recorded as not run. The task
+records every check (`Task.reproduction`).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import json
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from records import FailureEvidence, ReproductionCheck, ReproductionReport, Task
+from sandbox import PatchError, SandboxError, prepare_tree
+
+PROBE = Path(__file__).with_name("_reproduction_probe.py")
+PROBE_DIR = "_sebgen_reproductions"  # a folder of its own in the tree: no clash with the project's modules
+PROBE_FILE = f"{PROBE_DIR}/test_sebgen_reproductions.py"
+SPEC_FILE = f"{PROBE_DIR}/sebgen_reproductions.json"
+BLOCK_TIMEOUT_S = 20.0  # one block's child process
+MAX_BLOCKS = 8
+MAX_VARIANTS = 4  # the block as shown, then up to three with one setup line left out
+MAX_INLINE = 16  # calls of the prose run per statement (the rest are recorded as not run)
+
+_FENCE = re.compile(r"```([\w+-]*)[^\n]*\n(.*?)```", re.S)
+_PYTHON = ("", "python", "py", "python3", "pycon")
+_NOW_RAISES = re.compile(r"\b(?:raises|raised|fails with|crashes with)\s+`([A-Za-z_][\w.]*)")
+_WANTED = re.compile(r"\b(?:should|must|expected to|ought to|wants? it to|instead of)\b[^.;]*$", re.I)
+_NO_RAISE = re.compile(r"without raising|nothing is raised|no exception is raised|does not raise anything", re.I)
+_ABOUT_BLOCK = re.compile(
+    r"^(?:on the current code|currently|today|this (?:prints|raises|gives|fails)|the (?:block|snippet|last line|"
+    r"reproduction|code above))",
+    re.I,
+)
+
+
+@dataclass
+class Claim:
+    """What the statement says a block does on the current code."""
+
+    error: str = ""  # the exception type it raises
+    no_raise: bool = False  # the checked call raises nothing (so the block's own check fails)
+    observed: str | None = None  # the value one side of the final assert's comparison has
+    bare: bool = False  # the observed value is the last line's (an inline call with no required value)
+    continuation: bool = False  # the rest of an earlier block: it only has to fail there
+    after: int = -1  # that earlier block's index
+
+    def describe(self) -> str:
+        if self.error:
+            return f"raises {self.error}"
+        if self.no_raise:
+            return "the checked call raises nothing"
+        if self.observed is not None:
+            return f"{'gives' if self.bare else 'the final check sees'} {self.observed}"
+        return "fails (no exception or value stated)"
+
+    def to_spec(self) -> dict:
+        return {"error": self.error, "no_raise": self.no_raise, "observed": self.observed, "bare": self.bare}
+
+
+@dataclass
+class Block:
+    start: int  # the fence's span in the statement
+    end: int
+    code: str  # as shown
+    run: str = ""  # what is executed (an earlier block first for a continuation)
+    claim: Claim = field(default_factory=Claim)
+    variants: list[str] = field(default_factory=list)  # code to show: as shown, then rewrites
+    kind: str = "block"  # or "inline": a call in a line of prose, the line being its span
+    line: str = ""  # an inline claim's line as the writer wrote it
+    runs: list[str] = field(default_factory=list)  # an inline claim's ways to run (one per variant)
+    note: str = ""  # why an inline claim cannot run
+
+
+def python_blocks(statement: str) -> list[Block]:
+    """The statement's fenced Python blocks (an untagged fence counts), in order."""
+    out = []
+    for m in _FENCE.finditer(statement):
+        if m.group(1).lower() in _PYTHON:
+            code = m.group(2)
+            if m.group(1).lower() == "pycon" or code.lstrip().startswith(">>>"):
+                code = "\n".join(ln[4:] for ln in code.splitlines() if ln.startswith((">>> ", "... ")))
+            out.append(Block(m.start(), m.end(), code.rstrip() + "\n"))
+    return out
+
+
+def check_reproductions(
+    task: Task, backend, repo_path: Path, *, timeout_s: float = BLOCK_TIMEOUT_S, max_blocks: int = MAX_BLOCKS
+) -> ReproductionReport:
+    """Execute the statement's blocks on both states, rewrite or drop those that do not behave
+    as stated (the statement is changed in place), and return the record of what was done."""
+    started = time.monotonic()
+    statement = task.problem_statement
+    blocks = python_blocks(statement)
+    report = ReproductionReport()
+    if not blocks:
+        report.note = "the statement shows no Python block"
+        return report
+    checks: dict[int, ReproductionCheck] = {}
+    runnable: list[int] = []
+    seen: dict[str, int] = {}
+    evidence = task.failure_evidence()
+    for i, block in enumerate(blocks):
+        key = " ".join(block.code.split())
+        problem = ""
+        if key in seen:
+            problem = f"repeats block {seen[key] + 1}"
+        elif not key:
+            problem = "empty"
+        else:
+            try:
+                ast.parse(block.code)
+            except SyntaxError as exc:
+                problem = f"does not parse: {exc.msg} (line {exc.lineno})"
+        if problem or len(runnable) >= max_blocks:
+            checks[i] = ReproductionCheck(
+                block.code, "dropped", problem or f"more than {max_blocks} blocks", claim="", buggy="", fixed=""
+            )
+            continue
+        seen[key] = i
+        block.claim, block.run = stated_claim(statement, block, {j: blocks[j] for j in runnable}, evidence)
+        block.variants = setup_variants(block.code)
+        runnable.append(i)
+    inline = inline_claims(statement, [blocks[i] for i in runnable])
+    for n, block in enumerate(inline):
+        blocks.append(block)
+        i = len(blocks) - 1
+        if block.run and n >= MAX_INLINE:
+            block.note = f"not run: more than {MAX_INLINE} calls in the prose"
+        if block.run and not block.note:
+            runnable.append(i)
+        else:
+            checks[i] = ReproductionCheck(block.code, "kept", block.note, block.claim.describe(), kind="inline")
+    results = _execute(task, backend, repo_path, [blocks[i] for i in runnable], runnable, timeout_s)
+    if isinstance(results, str):
+        report.note = results
+        for i in runnable:
+            checks[i] = ReproductionCheck(
+                blocks[i].code, "kept", "not executed", claim=blocks[i].claim.describe(), kind=blocks[i].kind
+            )
+    else:
+        for i in runnable:
+            checks[i] = _decide(blocks[i], i, results)
+            after = blocks[i].claim.after
+            if after >= 0 and checks[after].verdict == "dropped" and checks[i].verdict != "dropped":
+                checks[i].verdict, checks[i].shown = "dropped", ""
+                checks[i].reason = f"continues block {after + 1}, which was dropped"
+    report.checks = [checks[i] for i in range(len(blocks))]
+    task.problem_statement = _rewrite(statement, blocks, report.checks)
+    report.seconds = round(time.monotonic() - started, 3)
+    return report
+
+
+# ---------------------------------------------------------------- what the text claims
+
+
+def stated_claim(
+    statement: str, block: Block, earlier: dict[int, Block], evidence: list[FailureEvidence]
+) -> tuple[Claim, str]:
+    tree = ast.parse(block.code)
+    free = _reads(tree) - _binds(tree) - set(dir(builtins))
+    for j in sorted(earlier, reverse=True):
+        if free & _binds(ast.parse(earlier[j].code)):
+            return Claim(continuation=True, after=j), earlier[j].run.rstrip() + "\n" + block.code
+    after = _paragraph_after(statement, block.end)
+    found = _evidence_of(block, evidence)
+    claim = Claim()
+    for m in _NOW_RAISES.finditer(after):
+        if not _WANTED.search(after[max(0, m.start() - 80) : m.start()].split(".")[-1]):
+            claim.error = m.group(1).split(".")[-1]
+            break
+    if not claim.error and _NO_RAISE.search(after):
+        claim.no_raise = True
+    if not claim.error and not claim.no_raise and found is not None:
+        if found.error:
+            claim.error = found.error.split(":")[0].strip().split(".")[-1]
+        elif found.kind == "compare" and found.observed and _flat(found.observed) in _flat(after.replace('"', "'")):
+            if _final_compare(tree):
+                claim.observed = found.observed
+        elif found.kind == "raises":
+            claim.no_raise = True
+    return claim, block.code
+
+
+def _evidence_of(block: Block, evidence: list[FailureEvidence]) -> FailureEvidence | None:
+    code = _flat(block.code)
+    for f in evidence:
+        if f.reproduction and _flat(f.reproduction) == code:
+            return f
+    for f in evidence:
+        if f.call and _flat(f.call) in code:
+            return f
+    return None
+
+
+def _paragraph_after(statement: str, end: int) -> str:
+    rest = statement[end:]
+    nxt = rest.find("```")
+    rest = rest if nxt < 0 else rest[:nxt]
+    paragraphs = [p for p in re.split(r"\n\s*\n", rest) if p.strip()]
+    return paragraphs[0].strip() if paragraphs else ""
+
+
+def _final_compare(tree: ast.Module) -> bool:
+    last = tree.body[-1] if tree.body else None
+    return isinstance(last, ast.Assert) and isinstance(last.test, ast.Compare) and len(last.test.ops) == 1
+
+
+def _flat(text: str) -> str:
+    return " ".join(str(text).replace('"', "'").split())
+
+
+def _binds(tree: ast.AST) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+    return out
+
+
+def _reads(tree: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+_INLINE = re.compile(r"`([^`\n]+)`\s+(is|gives|returns|raises)\s+(?:exactly\s+)?`([^`\n]+)`")
+_NOW = re.compile(r"\b(?:current(?:ly)?|today|actual(?:ly)?|now|at the moment)\b", re.I)
+_REQUIRED = re.compile(
+    r"^\W*(?:expected|where (?:it|the check) (?:requires|needs)|the check needs|it should (?:be|return|give))"
+    r"\s+(?:exactly\s+)?`([^`\n]+)`",
+    re.I,
+)
+
+
+def inline_claims(statement: str, blocks: list[Block]) -> list[Block]:
+    """The calls of the prose that the text says the current code answers in some way: "`call`
+    is / gives / returns / raises `value`" in a line that speaks of the current code, or in a
+    list under a head about failing ("... fails for other inputs:"), or followed by the value
+    required ("; expected `5`"). Each runs after the lines of the `blocks` before it that bind
+    the names it reads, the nearest binding winning (no such lines: `run` stays empty, the claim
+    cannot run). Requirements ("should", a specification list) are no claim about the current
+    code and are left to the tests."""
+    out: list[Block] = []
+    offset = 0
+    in_fence = False
+    head = ""
+    for line in statement.splitlines(keepends=True):
+        start, offset = offset, offset + len(line)
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        if not line.strip():
+            head = ""
+            continue
+        if not head:
+            head = line
+        for m in _INLINE.finditer(line):
+            call, verb, value = m.group(1), m.group(2), m.group(3)
+            before, after = line[: m.start()], line[m.end() :]
+            required = _REQUIRED.match(after)
+            listed = line.lstrip().startswith(("- ", "* ")) and "fail" in head.lower() and head is not line
+            clause = re.split(r"[.;:]\s", before)[-1]
+            if _WANTED.search(clause) or not (_NOW.search(before) or listed or required):
+                continue
+            try:
+                tree = ast.parse(call.strip(), mode="eval")
+            except SyntaxError:
+                continue
+            if not any(isinstance(n, ast.Call) for n in ast.walk(tree)):
+                continue
+            claim = Claim()
+            if verb == "raises":
+                name = re.match(r"([A-Za-z_][\w.]*)", value)
+                if not name:
+                    continue
+                claim.error = name.group(1).split(".")[-1]
+                last = f"{call.strip()}\n"
+            else:
+                claim.observed = value
+                expected = required.group(1) if required else ""
+                if expected and _parses(expected):
+                    last = f"assert ({call.strip()}) == ({expected})\n"
+                else:
+                    claim.bare, last = True, f"{call.strip()}\n"
+            setup = setup_lines(tree, [b for b in blocks if b.start < start])
+            block = Block(start, offset, call.strip(), kind="inline", claim=claim, line=line)
+            if setup is None:
+                names = ", ".join(sorted(_reads(tree) - set(dir(builtins))))
+                block.note = f"not run: it reads names no block binds ({names})"
+            else:
+                block.run = setup + last
+                # a block line that crashes (a broken setup line) must not sink a true claim:
+                # the lines that bind what the call reads, alone, are the second way to run it
+                bare_setup = binding_lines(tree, [b for b in blocks if b.start < start])
+                block.runs = [block.run] + ([bare_setup + last] if bare_setup not in (None, setup) else [])
+                block.variants = [call.strip()] * len(block.runs)
+            out.append(block)
+            break  # one claim per line: a dropped claim takes its line
+    return out
+
+
+def _parses(expression: str) -> bool:
+    try:
+        ast.parse(expression.strip(), mode="eval")
+    except SyntaxError:
+        return False
+    return True
+
+
+def setup_lines(tree: ast.AST, blocks: list[Block]) -> str | None:
+    """The nearest of `blocks` that binds every name `tree` reads, as it runs (a continuation
+    with its earlier block), without its last line unless that line binds one of those names
+    (the last line is the block's own failing check); None when no block binds them all."""
+    needed = _reads(tree) - set(dir(builtins))
+    for block in reversed(blocks):
+        code = block.run or block.code
+        body = ast.parse(code).body
+        if body and not (_binds_top(body[-1]) & needed):
+            body = body[:-1]
+        if needed <= set().union(*(_binds_top(node) for node in body)):
+            lines = code.splitlines()
+            return "".join("\n".join(lines[_first_line(node) - 1 : node.end_lineno]) + "\n" for node in body)
+    return None
+
+
+def binding_lines(tree: ast.AST, blocks: list[Block]) -> str | None:
+    """Only the top-level lines of `blocks` that bind what `tree` reads (and what those lines
+    read), the nearest binding winning, in order; None when a name stays unbound."""
+    statements = [(node, (b.run or b.code).splitlines()) for b in blocks for node in ast.parse(b.run or b.code).body]
+    needed = _reads(tree) - set(dir(builtins))
+    chosen = []
+    for node, lines in reversed(statements):
+        if _binds_top(node) & needed:
+            chosen.append((node, lines))
+            needed = (needed - _binds_top(node)) | (_reads(node) - set(dir(builtins)) - _binds(node))
+    if needed:
+        return None
+    return "".join("\n".join(lines[_first_line(node) - 1 : node.end_lineno]) + "\n" for node, lines in reversed(chosen))
+
+
+def _first_line(node: ast.stmt) -> int:
+    """A statement's first line, its decorators included."""
+    decorators = getattr(node, "decorator_list", None) or []
+    return min([node.lineno, *(d.lineno for d in decorators)])
+
+
+def _binds_top(node: ast.stmt) -> set[str]:
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.With, ast.For)):
+        return _binds(node)
+    return set()
+
+
+def setup_variants(code: str) -> list[str]:
+    """The block as shown, then the block without one setup line (a top-level expression, or
+    an assignment whose names nothing after it reads), first lines first: a setup line that
+    crashes on both states is the one deterministic fix."""
+    tree = ast.parse(code)
+    lines = code.splitlines()
+    out = [code]
+    body = tree.body
+    for k, node in enumerate(body[:-1]):
+        if len(out) >= MAX_VARIANTS:
+            break
+        later = _reads(ast.Module(body=body[k + 1 :], type_ignores=[]))
+        if isinstance(node, ast.Expr) and not isinstance(node.value, ast.Constant):
+            pass
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and not (_binds(node) & later):
+            pass
+        else:
+            continue
+        kept = lines[: node.lineno - 1] + lines[(node.end_lineno or node.lineno) :]
+        out.append("\n".join(kept).rstrip() + "\n")
+    return out
+
+
+# ---------------------------------------------------------------- running them
+
+
+def _execute(
+    task: Task, backend, repo_path: Path, blocks: list[Block], indices: list[int], timeout_s: float
+) -> dict[str, dict[str, tuple[str, str]]] | str:
+    """{case id: {state: (outcome, ""), "seen-" + state: (outcome, what the run did)}} for
+    both states, or why nothing ran."""
+    if backend is None or not hasattr(backend, "run_tree"):
+        return "not executed: no sandbox backend"
+    cases = []
+    for i, block in zip(indices, blocks):
+        for j, variant in enumerate(block.variants):
+            if block.kind == "inline" or block.claim.continuation:
+                code = block.runs[j] if block.kind == "inline" else block.run.replace(block.code, variant)
+            else:
+                code = variant
+            seen = j == 0 or block.kind == "inline"  # what happened is recorded from the way that is kept
+            cases.append({"id": f"b{i}v{j}", "code": code, "claim": block.claim.to_spec(), "seen": seen})
+    spec = {"timeout_s": timeout_s, "cases": cases}
+    out: dict[str, dict[str, tuple[str, str]]] = {c["id"]: {} for c in cases}
+    for state, patches in (("buggy", [task.bug_patch]), ("fixed", [])):
+        with tempfile.TemporaryDirectory(prefix="sebgen-repro-") as tmp:
+            tree = Path(tmp) / "tree"
+            try:
+                prepare_tree(repo_path, task.base_commit, patches, tree)
+                (tree / PROBE_DIR).mkdir(exist_ok=True)
+                shutil.copy(PROBE, tree / PROBE_FILE)
+                (tree / SPEC_FILE).write_text(json.dumps(spec, sort_keys=True), encoding="utf-8")
+                run = backend.run_tree(repo_path, task.base_commit, tree, [PROBE_FILE], untrusted=True)
+            except (SandboxError, PatchError) as exc:
+                return f"not executed: {exc}"
+        if run.timed_out or run.broken:
+            return f"not executed: the {state} state's run {run.note or 'gave no verdict'}"
+        if not any(re.search(rf"-{state}\]$", nodeid) for nodeid in run.outcomes):
+            # the project's pytest settings did not collect the probe: nothing was seen either way
+            return f"not executed: the {state} state's run reported no reproduction" + (
+                f" ({run.note})" if run.note else ""
+            )
+        for nodeid, outcome in run.outcomes.items():
+            m = re.search(r"\[(b\d+v\d+)-(buggy|fixed|seen)\]$", nodeid)
+            if not m or m.group(1) not in out:
+                continue
+            if m.group(2) == "seen":
+                message = str((run.failures.get(nodeid) or {}).get("message", ""))
+                out[m.group(1)][f"seen-{state}"] = (outcome, message.strip()[:300])
+            elif m.group(2) == state:
+                out[m.group(1)][state] = (outcome, "")
+    return out
+
+
+def _decide(block: Block, i: int, results: dict) -> ReproductionCheck:
+    check = _verdict(block, i, results)
+    check.kind = block.kind
+    return check
+
+
+def _verdict(block: Block, i: int, results: dict) -> ReproductionCheck:
+    claim = block.claim.describe() if not block.claim.continuation else "the rest of an earlier block"
+    first = results.get(f"b{i}v0", {})
+    buggy, fixed = ((first.get(f"seen-{s}") or ("", ""))[1] for s in ("buggy", "fixed"))
+    for j, variant in enumerate(block.variants):
+        got = results.get(f"b{i}v{j}", {})
+        if all((got.get(s) or ("",))[0] == "passed" for s in ("buggy", "fixed")):
+            if j == 0 or block.kind == "inline":  # an inline claim's text is the same whichever way it ran
+                buggy, fixed = ((got.get(f"seen-{s}") or ("", ""))[1] for s in ("buggy", "fixed"))
+                return ReproductionCheck(block.code, "kept", "behaves as stated on both states", claim, buggy, fixed)
+            return ReproductionCheck(
+                block.code,
+                "rewritten",
+                "a setup line left out: the block as shown did not behave as stated",
+                claim,
+                buggy,
+                fixed,
+                shown=variant,
+            )
+    if not first:
+        return ReproductionCheck(block.code, "dropped", "no outcome reported", claim, buggy, fixed)
+    wrong = []
+    if (first.get("buggy") or ("",))[0] != "passed":
+        wrong.append(f"on the buggy state it {buggy or 'gave no outcome'}, not as stated ({claim})")
+    if (first.get("fixed") or ("",))[0] != "passed":
+        wrong.append(f"on the fixed state it {fixed or 'gave no outcome'}")
+    return ReproductionCheck(block.code, "dropped", "; ".join(wrong), claim, buggy, fixed)
+
+
+# ---------------------------------------------------------------- the statement after the check
+
+
+def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck]) -> str:
+    """The statement with rewritten blocks replaced and dropped ones left out, together with
+    the paragraph that introduces a dropped block (ending in ':') and the one right after it
+    that describes its outcome."""
+    text = statement
+    for block, check in sorted(zip(blocks, checks), key=lambda bc: bc[0].start, reverse=True):
+        if block.kind == "inline":
+            if check.verdict == "dropped" and text[block.start : block.end] == block.line:  # not gone with a block
+                text = text[: block.start] + text[block.end :]
+            continue
+        if check.verdict == "rewritten":
+            fence = text[block.start : block.end]
+            head = fence.split("\n", 1)[0]
+            text = text[: block.start] + f"{head}\n{check.shown}```" + text[block.end :]
+        elif check.verdict == "dropped":
+            start, end = block.start, block.end
+            before = text[:start]
+            intro = re.search(r"(?:^|\n\s*\n)([^\n`][^\n]*:)\s*$", before)
+            if intro and "```" not in intro.group(1):
+                start = intro.start(1)
+            after = text[end:]
+            m = re.match(r"\s*\n\s*\n([^\n]+(?:\n[^\n]+)*)", after)
+            if m and _ABOUT_BLOCK.match(m.group(1).strip()) and "```" not in m.group(1):
+                end += m.end()
+            text = text[:start].rstrip() + "\n\n" + text[end:].lstrip()
+    return re.sub(r"\n{3,}", "\n\n", text).strip()

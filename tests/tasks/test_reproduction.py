@@ -1,0 +1,176 @@
+"""What the reproduction check reads from a statement, without running anything (tasks.reproduction).
+
+The execution itself is in test_reproduction_docker.py."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evo.config import ConfigError, load_config
+from records import FailureEvidence, LayerResult, ReproductionCheck, ReproductionReport, Task
+from tasks.reproduction import check_reproductions, inline_claims, python_blocks, setup_variants, stated_claim
+
+F = "```python\n"
+
+
+def task_with(statement: str, evidence: list[FailureEvidence] = ()) -> Task:
+    task = Task("t-1", "r", "abc", "", "", statement, "", "BUG_FIX", "s", FAIL_TO_PASS=[e.test_id for e in evidence])
+    details = {"failures": {e.test_id: e.to_dict() for e in evidence}}
+    task.record("functional", LayerResult(True, 1.0, "ok", details=details))
+    return task
+
+
+def test_python_fences_count_and_others_do_not():
+    statement = f"T\n\n{F}a = 1\n```\n\n```\nb = 2\n```\n\n```console\n$ ls\n```\n\n```pycon\n>>> c = 3\n3\n```\n"
+    assert [b.code for b in python_blocks(statement)] == ["a = 1\n", "b = 2\n", "c = 3\n"]
+
+
+@pytest.mark.parametrize(
+    "after,expected",
+    [
+        ("On the current code it raises `TypeError: bad`; it should raise `ValueError`.", "raises TypeError"),
+        ("On the current code the last line raises `pkg.errors.ParseError`.", "raises ParseError"),
+        ("It should raise `ValueError`.", "fails (no exception or value stated)"),
+        ("On the current code the block finishes without raising; it should raise `X`.", "the checked call"),
+    ],
+)
+def test_the_claim_comes_from_the_text_after_the_block(after, expected):
+    statement = f"T\n\n{F}x = f()\n```\n\n{after}\n"
+    block = python_blocks(statement)[0]
+    claim, _ = stated_claim(statement, block, {}, [])
+    assert claim.describe().startswith(expected)
+
+
+def test_an_observed_value_is_claimed_when_the_text_states_the_evidence():
+    code = "from m import f\nassert f(1) == 2"
+    evidence = FailureEvidence("t::a", kind="compare", call="f(1)", op="==", observed="'x'", expected="2")
+    statement = f'T\n\n{F}{code}\n```\n\nOn the current code `f(1)` is `"x"`; it should be `2`.\n'
+    claim, _ = stated_claim(statement, python_blocks(statement)[0], {}, [evidence])
+    assert claim.observed == "'x'"
+    silent = f"T\n\n{F}{code}\n```\n\nIt is wrong.\n"
+    assert stated_claim(silent, python_blocks(silent)[0], {}, [evidence])[0].observed is None
+
+
+def test_a_block_reading_an_earlier_blocks_names_runs_after_it():
+    statement = f"T\n\n{F}from m import f\nr = f()\n```\n\nThen:\n\n{F}assert r.ok\n```\n"
+    first, second = python_blocks(statement)
+    first.run = first.code
+    claim, run = stated_claim(statement, second, {0: first}, [])
+    assert claim.continuation and claim.after == 0 and run == "from m import f\nr = f()\nassert r.ok\n"
+
+
+def test_variants_leave_out_one_setup_line_never_one_a_later_line_reads():
+    code = "import m\nctx = None\nctx.close()\nunused = m.g()\nassert m.f() == 1\n"
+    assert setup_variants(code) == [
+        code,
+        "import m\nctx = None\nunused = m.g()\nassert m.f() == 1\n",
+        "import m\nctx = None\nctx.close()\nassert m.f() == 1\n",
+    ]
+
+
+def test_without_a_backend_nothing_is_dropped_and_the_record_says_why():
+    statement = f"T\n\nSteps:\n\n{F}x = 1\nassert x == 2\n```\n\nOn the current code it fails.\n\n{F}try:\n    x\n```\n"
+    task = task_with(statement)
+    report = check_reproductions(task, None, "/nonexistent")
+    assert report.note == "not executed: no sandbox backend"
+    assert [c.verdict for c in report.checks] == ["kept", "dropped"]  # a SyntaxError needs no run
+    assert report.checks[0].reason == "not executed" and "try:" not in task.problem_statement
+    assert "x == 2" in task.problem_statement
+
+
+def test_a_statement_without_blocks_is_left_as_is():
+    task = task_with("Title\n\nNothing to run: `f(1)` is wrong.")
+    report = check_reproductions(task, None, "/nonexistent")
+    assert report.checks == [] and report.note == "the statement shows no Python block"
+    assert task.problem_statement == "Title\n\nNothing to run: `f(1)` is wrong."
+
+
+def test_the_record_round_trips_and_old_task_files_still_load():
+    task = task_with("T")
+    task.reproduction = ReproductionReport(
+        [ReproductionCheck("a = 1\n", "dropped", "why", "raises X", "ran", "ran")], seconds=1.5
+    )
+    data = json.loads(json.dumps(task.to_dict()))
+    assert Task.from_dict(data).reproduction == task.reproduction
+    del data["reproduction"]
+    assert Task.from_dict(data).reproduction is None
+
+
+def test_the_config_switch_is_on_by_default_and_validated():
+    assert load_config().fitness.check_reproductions is True
+    assert load_config(overrides=["fitness.check_reproductions=false"]).fitness.check_reproductions is False
+    with pytest.raises(ConfigError, match="check_reproductions"):
+        load_config(overrides=["fitness.check_reproductions=maybe"])
+
+
+def test_the_statements_bench_counts_the_checks_per_repository():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "statements.py"
+    spec = importlib.util.spec_from_file_location("bench_statements_repro", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    checked = task_with(f"T\n\n{F}b = 2\n```\n\nAnd:\n\n{F}extra = 3\n```\n")
+    checked.reproduction = ReproductionReport(
+        [
+            ReproductionCheck("a = 1\n", "rewritten", "", "fails", "raised X", "ran", shown="b = 2\n"),
+            ReproductionCheck("c = 1\n", "dropped", "why", "fails", "ran", "ran"),
+            ReproductionCheck("try:\n", "dropped", "does not parse"),
+            ReproductionCheck("f(1)", "kept", "not run: it reads names no block binds (f)", kind="inline"),
+        ],
+        seconds=2.0,
+    )
+    unchecked = task_with("T")
+    counts = bench.reproduction_counts([checked.to_dict(), unchecked.to_dict()])
+    assert counts["all"] == {
+        "shown": 4,
+        "executed": 2,
+        "kept": 2,
+        "behaved": 1,  # of 2 kept: the prose call never ran
+        "dropped": 2,
+        "rewritten": 1,
+        "inline": 1,
+        "not_run": 1,
+        "unchecked": 1,  # `extra = 3` is in the final statement, and no check covers it
+        "tasks": 1,
+        "seconds": 2.0,
+    }
+    assert counts["r"] == counts["all"]
+
+
+def test_prose_calls_are_claims_only_where_the_text_speaks_of_the_current_code():
+    statement = (
+        f"T\n\n{F}from calc import add, sub\nx = 2\n```\n\n"
+        "On the current code `add(x, 3)` is `-1`; it should be `5`.\n\n"
+        "Expected behaviour: `add(2, 3)` returns `5`.\n\n"
+        "Specification:\n- `sub(1, 1)` is `0`.\n\n"
+        "The same check fails for other inputs:\n- `sub(3, 1)` raises `TypeError: no`\n- `mul(2)` gives `3`\n"
+    )
+    claims = inline_claims(statement, python_blocks(statement))
+    assert [(b.code, b.claim.describe()) for b in claims] == [
+        ("add(x, 3)", "the final check sees -1"),
+        ("sub(3, 1)", "raises TypeError"),
+        ("mul(2)", "gives 3"),
+    ]
+    assert claims[0].run == "from calc import add, sub\nx = 2\nassert (add(x, 3)) == (5)\n"
+    assert claims[1].run == "from calc import add, sub\nsub(3, 1)\n"
+    assert claims[2].run == "" and claims[2].note == "not run: it reads names no block binds (mul)"
+    assert claims[2].claim.bare and statement[claims[2].start : claims[2].end] == "- `mul(2)` gives `3`\n"
+
+
+def test_a_prose_call_is_set_up_by_the_blocks_before_it_only():
+    statement = (
+        f"T\n\n{F}from m import f\nx = 1\n```\n\nOn the current code `f(x)` raises `KeyError`.\n\n{F}x = 2\n```\n"
+    )
+    (claim,) = inline_claims(statement, python_blocks(statement))
+    assert claim.run == "from m import f\nx = 1\nf(x)\n"
+
+
+def test_a_prose_call_runs_after_its_whole_block_but_the_failing_line():
+    code = "import io\nimport click\n@click.command()\ndef cli():\n    pass\nf = io.StringIO()\nf.write('x')\n"
+    statement = f"T\n\n{F}{code}assert f.getvalue() == ''\n```\n\nOn the current code `f.getvalue()` is `'x'`.\n"
+    (claim,) = inline_claims(statement, python_blocks(statement))
+    assert claim.run == code + "f.getvalue()\n"  # the decorator and the write that fills f are kept

@@ -1,0 +1,207 @@
+"""The statement's reproductions run on both states in the Docker sandbox (tasks.reproduction).
+
+One statement holds a block of each kind; its check runs once per module (two container runs).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from environment import detect_recipe, make_sandbox
+from llm.client import LLMClient
+from records import FailureEvidence, LayerResult, Task
+from sandbox import Limits, make_backend
+from tasks.generate import Generator
+from tasks.reproduction import check_reproductions, python_blocks
+from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
+from tasks.validate import Validator
+from tests.fitness_fixtures import candidate_for, corpus_dir
+from tests.sandbox_fixtures import calc_task, require_docker
+
+pytestmark = pytest.mark.docker
+F = "```python\n"
+KEPT = "from calc import add\nassert add(2, 3) == 5\n"
+REST = "assert add(0, 0) == 0\n"
+PASSES = "from calc import sub\nassert sub(5, 3) == 2\n"
+BROKEN = "try:\n    add(1, 2)\n"
+NETWORK = "import urllib.request\nurllib.request.urlopen('http://example.com', timeout=3)\n"
+LOOP = "while True:\n    pass\n"
+SETUP = "from calc import add\nctx = None\nctx.close()\nassert add(2, 3) == 5\n"
+STATEMENT = (
+    f"add gives a wrong sum\n\nSteps to reproduce:\n\n{F}{KEPT}```\n\n"
+    "On the current code `add(2, 3)` is `-1`; it should be `5`.\n\n"
+    f"Once that works, the rest of the test must hold as well:\n\n{F}{REST}```\n\n"
+    f"Subtraction:\n\n{F}{PASSES}```\n\nOn the current code it raises `ValueError`.\n\n"
+    f"Broken:\n\n{F}{BROKEN}```\n\n"
+    f"Network:\n\n{F}{NETWORK}```\n\n"
+    f"Loop:\n\n{F}{LOOP}```\n\n"
+    f"Setup:\n\n{F}{SETUP}```\n\nOn the current code the check fails.\n\n"
+    f"Again:\n\n{F}{KEPT}```\n\n"
+    "The same check fails for other inputs:\n"
+    "- `add(1, 1)` is `0`; expected `2`\n"
+    "- `add(2, 2)` is `5`; expected `4`\n"
+    "- `sub(1, 0)` raises `TypeError`\n"
+    "- `mul(2, 3)` is `5`; expected `6`\n\n"
+    "Expected behaviour: `add(2, 3)` returns `5`.\n"
+)
+F2P = "tests/test_calc.py::test_add"
+
+
+def calc_statement_task(root: Path) -> tuple[Task, Path]:
+    repo, sha, bug, gold = calc_task(root)
+    evidence = FailureEvidence(
+        F2P, kind="compare", call="add(2, 3)", op="==", observed="-1", expected="5", reproduction=KEPT
+    )
+    task = Task(
+        "calc-1", "calc", sha, gold, "", STATEMENT, bug, "BUG_FIX", "s", FAIL_TO_PASS=[F2P], repo_path=str(repo)
+    )
+    task.record("functional", LayerResult(True, 1.0, "ok", details={"failures": {F2P: evidence.to_dict()}}))
+    return task, repo
+
+
+@pytest.fixture(scope="module")
+def backend(tmp_path_factory):
+    require_docker()
+    b = make_backend(
+        "docker",
+        limits=Limits(timeout_s=90, memory_mb=512, pids=64),
+        cache_dir=tmp_path_factory.mktemp("cache"),
+        log=lambda m: None,
+        recipe_for=detect_recipe,
+    )
+    yield b
+    b.close()
+
+
+@pytest.fixture(scope="module")
+def checked(backend, tmp_path_factory):
+    task, repo = calc_statement_task(tmp_path_factory.mktemp("calc") / "repo")
+    report = check_reproductions(task, backend, repo, timeout_s=4)
+    return task, report, repo
+
+
+def check_of(report, code: str):
+    return next(c for c in report.checks if c.code == code)
+
+
+def shown(task: Task) -> list[str]:
+    return [b.code for b in python_blocks(task.problem_statement)]
+
+
+def test_a_block_that_fails_as_stated_is_kept(checked):
+    task, report, _ = checked
+    check = check_of(report, KEPT)
+    assert check.verdict == "kept" and check.claim == "the final check sees -1"
+    assert "compares -1 with 5" in check.buggy and check.fixed == "ran without an exception"
+    assert shown(task)[0] == KEPT and "is `-1`; it should be `5`" in task.problem_statement
+
+
+def test_the_rest_of_a_test_runs_after_its_block(checked):
+    task, report, _ = checked
+    assert check_of(report, REST).verdict == "kept" and REST in shown(task)
+
+
+def test_a_block_that_passes_on_the_buggy_state_is_dropped_with_its_claim(checked):
+    task, report, _ = checked
+    check = check_of(report, PASSES)
+    assert check.verdict == "dropped" and "on the buggy state it ran without an exception" in check.reason
+    assert PASSES not in shown(task)
+    assert "`ValueError`" not in task.problem_statement and "Subtraction:" not in task.problem_statement
+
+
+def test_a_block_with_a_syntax_error_is_dropped_unrun(checked):
+    task, report, _ = checked
+    check = check_of(report, BROKEN)
+    assert check.verdict == "dropped" and check.reason.startswith("does not parse") and not check.buggy
+    assert "try:" not in task.problem_statement
+
+
+def test_network_and_endless_loops_are_bounded_and_dropped(checked):
+    task, report, _ = checked
+    network, loop = check_of(report, NETWORK), check_of(report, LOOP)
+    assert network.verdict == "dropped" and "on the fixed state it raised URLError" in network.reason
+    assert loop.verdict == "dropped" and "did not finish within 4 s" in loop.fixed
+    assert "urlopen" not in task.problem_statement and "while True" not in task.problem_statement
+
+
+def test_a_crashing_setup_line_is_left_out(checked):
+    task, report, _ = checked
+    check = check_of(report, SETUP)
+    assert check.verdict == "rewritten" and "AttributeError" in check.fixed
+    assert check.shown == "from calc import add\nctx = None\nassert add(2, 3) == 5\n"
+    assert "ctx.close()" not in task.problem_statement and check.shown in shown(task)
+
+
+def test_a_call_in_the_prose_is_kept_only_when_the_current_code_answers_as_stated(checked):
+    task, report, _ = checked
+    inline = {c.code: c for c in report.checks if c.kind == "inline"}
+    # the outcome sentence after the first block, the list of cases; the expected behaviour is no claim
+    assert set(inline) == {"add(2, 3)", "add(1, 1)", "add(2, 2)", "sub(1, 0)", "mul(2, 3)"}
+    assert inline["add(2, 3)"].verdict == "kept" and inline["add(2, 3)"].fixed == "ran without an exception"
+    assert inline["add(1, 1)"].verdict == "kept" and "compares 0 with 2" in inline["add(1, 1)"].buggy
+    assert inline["add(2, 2)"].verdict == "dropped" and "`add(2, 2)` is `5`" not in task.problem_statement
+    assert inline["sub(1, 0)"].verdict == "dropped" and "on the buggy state it ran" in inline["sub(1, 0)"].reason
+    assert "`sub(1, 0)`" not in task.problem_statement
+    assert inline["mul(2, 3)"].reason == "not run: it reads names no block binds (mul)"
+    assert "- `add(1, 1)` is `0`; expected `2`\n" in task.problem_statement
+    assert "Expected behaviour: `add(2, 3)` returns `5`." in task.problem_statement
+
+
+def test_a_repeated_block_is_dropped_and_the_record_survives_json(checked):
+    task, report, _ = checked
+    blocks = [c for c in report.checks if c.kind == "block"]
+    assert [c.verdict for c in blocks].count("kept") == 2 and [c.verdict for c in blocks].count("dropped") == 5
+    assert blocks[-1].reason == "repeats block 1" and shown(task).count(KEPT) == 1
+    task.reproduction = report
+    again = Task.from_dict(task.to_dict())
+    assert again.reproduction == report and report.seconds > 0
+
+
+def test_the_same_task_gives_the_same_statement(checked, backend, tmp_path):
+    task, report, _ = checked
+    again, repo = calc_statement_task(tmp_path / "repo")
+    second = check_reproductions(again, backend, repo, timeout_s=4)
+    assert again.problem_statement == task.problem_statement
+    assert [(c.verdict, c.reason, c.buggy, c.fixed) for c in second.checks] == [
+        (c.verdict, c.reason, c.buggy, c.fixed) for c in report.checks
+    ]
+
+
+def test_generate_checks_the_writers_blocks(tmp_path_factory):
+    require_docker()
+    root = corpus_dir(tmp_path_factory)
+    llm = LLMClient()
+    backend = make_sandbox("docker", limits=Limits(timeout_s=120), log=lambda m: None)
+    try:
+        generator = Generator(llm, Validator(backend=backend, llm=llm, reruns=1), check_reproductions=True)
+        strategy = Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][-1] + " Never reveal the fix.")
+        task = generator.generate(candidate_for(root, "Fix binary_search missing"), strategy)
+    finally:
+        backend.close()
+    assert task.passed, task.failed_layer()
+    report = task.reproduction
+    assert report is not None and report.checks and not report.note
+    kept = [c.shown or c.code for c in report.checks if c.verdict != "dropped" and c.kind == "block"]
+    assert sorted(shown(task)) == sorted(kept)
+    assert all(c.buggy and c.fixed == "ran without an exception" for c in report.checks if c.verdict != "dropped")
+
+
+def test_a_project_whose_settings_skip_the_probe_loses_no_block(backend, tmp_path):
+    repo, sha, bug, gold = calc_task(tmp_path / "repo", extra={"pytest.ini": "[pytest]\npython_functions = check_*\n"})
+    task = Task("calc-2", "calc", sha, gold, "", f"T\n\n{F}{PASSES}```\n", bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=4)
+    assert report.note.startswith("not executed: the buggy state's run reported no reproduction")
+    assert [c.reason for c in report.checks] == ["not executed"] and PASSES in task.problem_statement
+
+
+def test_a_block_runs_as_a_script_at_the_checkouts_root(backend, tmp_path):
+    repo, sha, bug, gold = calc_task(tmp_path / "repo")
+    code = (
+        "import os\nfrom calc import add\nassert os.path.isfile(os.path.join(os.path.dirname(__file__), 'calc.py'))\n"
+    )
+    code += "assert add(2, 3) == 5\n"
+    task = Task("calc-3", "calc", sha, gold, "", f"T\n\n{F}{code}```\n", bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=10)
+    assert [c.verdict for c in report.checks] == ["kept"], report.checks
