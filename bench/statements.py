@@ -56,7 +56,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import atexit
 import builtins
+import functools
 import json
 import keyword
 import os
@@ -541,14 +543,16 @@ def off_path_title(statement: str, failures: list[FailureEvidence]) -> list[str]
     return [n for n in title_names(title) if not appears(n, path) and not appears(n, values)]
 
 
-def rewrite(tasks: list[dict], repos: dict[str, Path]) -> None:
+def rewrite(tasks: list[dict], repos: dict[str, Path], reproductions: bool = False) -> None:
     """Each task's statement and hints written again in place, through the path `generate`
-    takes (`Generator.write_statement`) with the recorded failure evidence."""
+    takes (`Generator.write_statement`) with the recorded failure evidence; with
+    `reproductions`, then the reproduction check `generate` runs after the writer (Docker)."""
     from evo.config import load_config
     from evo.runtime import make_llm
     from tasks import SEED_PROMPTS, Strategy, StrategyType, Validator
     from tasks.generate import Generator
     from tasks.mining import mine_named
+    from tasks.reproduction import check_reproductions
 
     llm = make_llm(load_config(None, []))
     generator = Generator(llm=llm, validator=Validator(llm=llm))
@@ -560,7 +564,21 @@ def rewrite(tasks: list[dict], repos: dict[str, Path]) -> None:
             continue
         stype = StrategyType(task.strategy_type)
         generator.write_statement(task, entry.candidate, Strategy(stype, SEED_PROMPTS[stype][-1]))
+        if reproductions:
+            task.reproduction = check_reproductions(task, reproduction_backend(), repos[task.repo])
+            data["reproduction"] = task.to_dict().get("reproduction")
         data.update(problem_statement=task.problem_statement, hints_text=task.hints_text, generation=task.generation)
+
+
+@functools.cache
+def reproduction_backend():
+    """The Docker backend the reproduction check runs in (one per bench run, closed at exit)."""
+    from environment import make_sandbox
+    from sandbox import Limits
+
+    backend = make_sandbox("docker", limits=Limits(timeout_s=900), log=lambda m: None, setup_attempts=3)
+    atexit.register(backend.close)
+    return backend
 
 
 def evidence_runs(tasks: list[dict], repo: Path) -> dict[str, dict[str, FailureEvidence]]:
@@ -694,6 +712,9 @@ def main() -> None:
     ap.add_argument("--strategy", default="BUG_FIX", help="strategy of the first generate call per repository")
     ap.add_argument("--from", dest="source", type=Path, help="analyse this task file instead of generating")
     ap.add_argument("--rewrite", action="store_true", help="with --from: write the statements again first")
+    ap.add_argument(
+        "--reproductions", action="store_true", help="with --rewrite: then run the reproduction check, as generate does"
+    )
     ap.add_argument("--cache", type=Path, help="SEBGEN_CACHE to use (default: a fresh temp folder)")
     ap.add_argument("--no-evidence-run", action="store_true", help="use the evidence recorded in the tasks")
     args = ap.parse_args()
@@ -722,7 +743,7 @@ def main() -> None:
             tasks = [json.loads(ln) for ln in args.source.read_text().splitlines() if ln.strip()]
             tasks = [t for t in tasks if t.get("repo") in repos]
             if args.rewrite:
-                rewrite(tasks, repos)
+                rewrite(tasks, repos, reproductions=args.reproductions)
         else:
             for name, recs in by_repo.items():
                 tasks += generate_repo(repos[name], recs, Path(tmp), env, log_dir, args.strategy)
