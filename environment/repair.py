@@ -24,7 +24,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from sandbox import STEP_MARK, InstallRecipe, skip_reasons
+from sandbox import STEP_MARK, InstallRecipe, sandbox_pytest_version, skip_reasons
 
 from .recipe_sources import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS
 from .versions import Snapshot, installed_versions, normalize, pytest_floor
@@ -97,10 +97,12 @@ def _package_for(module: str) -> str:
 
 def installed_pytest(log: str, recipe: InstallRecipe, snapshot: Snapshot | None) -> Version | None:
     """The pytest the failing environment has: the log's word first, then the environment's own
-    build log (`snapshot.installed`), then an exact pin of the recipe; None when nothing tells."""
+    build log (`snapshot.installed`), then an exact pin of the recipe, then the sandbox's own
+    pytest (what runs when no source installs one); None when nothing tells."""
     told = installed_versions(log).get("pytest") or (snapshot.installed.get("pytest") if snapshot else "")
     if not told:
         told = next((p.split("==", 1)[1] for p in recipe.packages if re.fullmatch(r"pytest==[\w.]+", p)), "")
+    told = told or sandbox_pytest_version() or ""
     try:
         return Version(told) if told else None
     except InvalidVersion:

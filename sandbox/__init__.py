@@ -46,7 +46,16 @@ from .js_recipe import JsRecipe
 from .js_report import mocha_options_from_script, mocha_spec_from_script
 from .local import LocalBackend
 from .parallel import run_parallel
-from .recipe import PRETEND_VERSION, STEP_MARK, InstallRecipe, RecipeFor, add_version_files, install_commands, no_recipe
+from .recipe import (
+    PRETEND_VERSION,
+    STEP_MARK,
+    InstallRecipe,
+    RecipeFor,
+    add_version_files,
+    install_commands,
+    no_recipe,
+    sandbox_pytest_version,
+)
 from .repo_id import repo_name
 from .report import skip_reasons
 from .tree import (
@@ -94,6 +103,7 @@ __all__ = [
     "DockerBackend",
     "FunctionalResult",
     "InstallRecipe",
+    "sandbox_pytest_version",
     "JsRecipe",
     "Limits",
     "LocalBackend",

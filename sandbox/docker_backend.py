@@ -47,7 +47,7 @@ from .images import (
 from .js_dist import node_tarball, npm_tarball
 from .js_recipe import JsRecipe
 from .js_run import js_job, js_test_run
-from .recipe import InstallRecipe, RecipeFor, add_version_files, no_recipe
+from .recipe import InstallRecipe, RecipeFor, add_version_files, no_recipe, sandbox_pytest_version
 from .repo_id import repo_name
 from .report import PLUGIN_MODULE, PLUGIN_SOURCE, POLICY_ARGS, new_canaries, parse_report, pytest_args, tail
 from .tree import archive_bytes, require_submodules, run_on_fresh_tree
@@ -690,9 +690,5 @@ def _running(client: Any, cid: str) -> bool:
 
 def _pytest_spec() -> str:
     """pytest pinned to the host's version, so both backends run the same test runner."""
-    try:
-        import pytest
-
-        return f"pytest=={pytest.__version__}"
-    except ImportError:
-        return "pytest"
+    version = sandbox_pytest_version()
+    return f"pytest=={version}" if version else "pytest"

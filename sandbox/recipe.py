@@ -8,6 +8,7 @@ the `environment` package's job; a backend only receives recipes (`recipe_for(re
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import re
 import shlex
@@ -75,6 +76,15 @@ class InstallRecipe:
 
 # (repo, commit) -> the snapshot's recipe: an InstallRecipe (Python) or a JsRecipe (JavaScript/TypeScript,
 # which the Docker backend runs: sandbox/js_run.py)
+def sandbox_pytest_version() -> str | None:
+    """The pytest every backend runs tests with unless a recipe installs another: the host's
+    (the Docker images pin it, so both backends run the same test runner); None without one."""
+    try:
+        return importlib.metadata.version("pytest")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 RecipeFor = Callable[[Path, str], "InstallRecipe | JsRecipe"]
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from environment import Fix, RecipeBook, SetupBackend, SetupError, detect_recipe, diagnose, make_sandbox
 from environment.detect import extras_at
 from environment.repair import missing_extra
 from environment.versions import Snapshot, installed_versions
-from sandbox import PRETEND_VERSION, Limits, install_commands
+from sandbox import PRETEND_VERSION, Limits, install_commands, sandbox_pytest_version
 
 try:
     from tests.sandbox_fixtures import make_repo, require_docker
@@ -223,6 +224,27 @@ CLICK_COLLECTION = (  # click 762c97ee's first collection: a deprecation under p
 )
 
 
+BOLTONS_COLLECTION = (  # boltons 395f690f: its conftest's `path` hook argument is gone in pytest 9
+    '  File "/opt/venv/lib/python3.11/site-packages/pluggy/_manager.py", line 44, in _warn_for_function\n'
+    "    warnings.warn_explicit(\n"
+    "pytest.PytestRemovedIn9Warning: The (path: py.path.local) argument is deprecated, please use "
+    "(collection_path: pathlib.Path)\n"
+)
+
+
+def test_pytest_too_new_blames_the_sandbox_pytest_when_no_source_installed_one(tmp_path):
+    """No install step installed pytest (the requirement file that pinned one was dropped): the
+    runner is the sandbox's own, and a hook removed in that major release pins below it."""
+    repo, sha = make_repo(tmp_path / "r", {"pkg/__init__.py": ""})
+    recipe = detect_recipe(repo, sha)
+    fix = diagnose(BOLTONS_COLLECTION, recipe, {"pkg"}, "collection", Snapshot(date=None, installed={"pkg": "1.0"}))
+    major = Version(sandbox_pytest_version()).major
+    if major >= 9:
+        assert fix.rule == "pytest-too-new" and fix.packages == ["pytest<9"]
+    else:
+        assert fix is None
+
+
 def test_pytest_too_new_fires_only_when_the_environment_has_the_pytest_it_blames(tmp_path):
     repo, sha = make_repo(tmp_path / "r", {"pkg/__init__.py": ""})
     recipe = detect_recipe(repo, sha)
@@ -232,7 +254,9 @@ def test_pytest_too_new_fires_only_when_the_environment_has_the_pytest_it_blames
         return Snapshot(date=None, installed=installed)
 
     assert diagnose(CLICK_COLLECTION, recipe, names, "collection", snapshot({"pytest": "9.2.0"})) is None
-    assert diagnose(CLICK_COLLECTION, recipe, names, "collection") is None  # nothing tells the version
+    # nothing in the log or the recipe tells the version: the sandbox's own pytest (the host's) runs
+    assert sandbox_pytest_version() and Version(sandbox_pytest_version()).major < 10
+    assert diagnose(CLICK_COLLECTION, recipe, names, "collection") is None
     blamed = diagnose(CLICK_COLLECTION, recipe, names, "collection", snapshot({"pytest": "10.0.1"}))
     assert blamed.rule == "pytest-too-new" and blamed.packages == ["pytest<10"] and "pytest 10.0.1" in blamed.reason
     # pip's own word in the log wins over an older build log
