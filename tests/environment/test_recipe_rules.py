@@ -596,6 +596,31 @@ def test_docker_builds_a_vcs_versioned_project_and_loads_a_config_plugin(tmp_pat
     assert [a["ok"] for a in setup["attempts"]] == [True]  # detection alone was enough
 
 
+@pytest.mark.docker
+def test_docker_repairs_a_warning_filter_naming_a_class_pytest_removed(tmp_path):
+    """pytest 9 exits 4 on the config's filter (pydash in 2023); the repair pins pytest<8 and the tests run."""
+    require_docker()
+    repo, sha = make_repo(
+        tmp_path / "real",
+        {
+            "setup.cfg": "[tool:pytest]\nfilterwarnings =\n    ignore::pytest.PytestRemovedIn8Warning:somewhere.*\n",
+            "pkg/__init__.py": "",
+            "tests/test_pkg.py": "import pytest\n\n\ndef test_runs():\n    assert pytest.version_tuple[0] == 7\n",
+        },
+    )
+    backend = make_sandbox(
+        "docker", limits=Limits(timeout_s=120), cache_dir=tmp_path / "cache", setup_attempts=2, log=lambda m: None
+    )
+    try:
+        run = backend.run_tests(repo, sha, (), ["tests/test_pkg.py"])
+        setup = backend.environment_setup(repo, sha)
+    finally:
+        backend.close()
+    assert run.outcomes == {"tests/test_pkg.py::test_runs": "passed"}, run.log_tail
+    assert [a["rule"] for a in setup["attempts"] if a["rule"]] == ["pytest-too-new"]
+    assert setup["recipe"]["packages"] == ["pytest<8"]
+
+
 def test_a_pytest_too_old_for_the_interpreter_fails_the_install_check_and_its_source_is_dropped(tmp_path):
     """pytest 4.6 imports on Python 3.11 but cannot rewrite asserts there: the install's last
     step compares the version with the interpreter's floor, and the repair drops the source
