@@ -2,7 +2,8 @@
 
 Rules first (missing module -> its package; unknown pytest option or ini key -> the plugin that
 defines it; VCS version -> pretend version; a pytest too new for the suite (the environment's
-pytest, read from the logs, at least the release the log blames) -> pin below it; two of the
+pytest, read from the logs, at least the release the log blames; or pytest's own error that a
+PytestRemovedInNWarning the suite names is gone) -> pin below it; two of the
 recipe's pins the resolver cannot satisfy together -> the one depended on relaxed to the range
 the other accepts; a source that replaced a dependency of the test runner (pytest no longer
 imports) -> the runner's own requirement installed after it, or that source dropped; a
@@ -38,6 +39,9 @@ _VCS_FAILURE = re.compile(
     r"PBR_VERSION|could not determine .*version from git|fatal: not a git repository",
     re.I,
 )
+# pytest's own account of a class the suite names that this pytest no longer has, e.g. a warning
+# filter "ignore::pytest.PytestRemovedIn8Warning" under pytest 9
+_MISSING_PYTEST_CLASS = re.compile(r"module 'pytest' has no attribute '(?P<name>PytestRemovedIn(?P<major>\d+)Warning)'")
 _PIP_FAILURE = re.compile(
     r"ResolutionImpossible|Could not find a version that satisfies|No matching distribution found|"
     r"subprocess-exited-with-error|Failed building wheel|requires a different Python|"
@@ -196,6 +200,20 @@ def diagnose(
         plugin = FIXTURE_PLUGINS.get(fixture)
         if plugin and plugin not in recipe.packages:
             return Fix(f"fixture {fixture} is missing: install {plugin}", packages=[plugin], rule="missing-fixture")
+    gone = _MISSING_PYTEST_CLASS.search(log)
+    if gone:
+        # pytest itself says the class is gone (a warning filter or a conftest names it): that is the
+        # diagnosis; the installed version only rules out a pytest too old to have it yet
+        installed = installed_pytest(log, recipe, snapshot)
+        major = int(gone.group("major"))
+        pin = f"pytest<{major}"
+        if (installed is None or installed.major >= major) and pin not in recipe.packages:
+            return Fix(
+                f"the suite names pytest.{gone.group('name')}, which pytest "
+                f"{installed or f'{major} and later'} no longer has: pin {pin}, the newest releases that have it",
+                packages=[pin],
+                rule="pytest-too-new",
+            )
     removed = re.search(r"PytestRemovedIn(\d+)Warning", log)
     if removed or re.search(
         r"PluginValidationError|unknown hook|has no argument named|"

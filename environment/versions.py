@@ -192,15 +192,23 @@ def pytest_floor(python: str) -> str:
 _INSTALLED_LINE = re.compile(r"^.*?(?:Successfully installed|platform \S+ -- Python [\d.]+,)\s+(.+)$", re.M)
 
 
+# an exact pin a build step installs ("RUN ... pip install 'pytest==9.0.3'"): the only word on a
+# version when the step came from the build cache and pip said nothing
+_PINNED_INSTALL = re.compile(r"\bpip install\b([^\n&;|]*)")
+_EXACT_PIN = re.compile(r"(?<![\w.\-])['\"]?([A-Za-z0-9][\w.\-]*)==(\d+(?:\.\w+)*)['\"]?(?=[\s'\"]|$)")
+
+
 def installed_versions(log: str) -> dict[str, str]:
     """normalized name -> version of what a build or test log says is installed (later lines win)."""
-    found: dict[str, str] = {}
+    said: list[tuple[int, str, str]] = []
     for line in _INSTALLED_LINE.finditer(log):
         for item in re.split(r"[\s,]+", line.group(1)):
             name, _, version = item.rpartition("-")
             if name and re.fullmatch(r"\d+(?:\.\w+)*", version):
-                found[normalize(name)] = version
-    return found
+                said.append((line.start(), name, version))
+    for command in _PINNED_INSTALL.finditer(log):
+        said += [(command.start(), m.group(1), m.group(2)) for m in _EXACT_PIN.finditer(command.group(1))]
+    return {normalize(name): version for _, name, version in sorted(said, key=lambda s: s[0])}
 
 
 def suite_pins(requirements: Iterable[str]) -> dict[str, str]:

@@ -458,7 +458,9 @@ class DockerBackend:
         if isinstance(recipe, JsRecipe):
             return self._js_verdict(client, warm, recipe, verdict, test_files, tag, duration)
         exit_code, timed_out = int(verdict.get("exit_code", -9)), bool(verdict.get("timed_out"))
-        parsed = parse_report(verdict.get("report"), exit_code, test_files, timed_out, canaries)
+        parsed = parse_report(
+            verdict.get("report"), exit_code, test_files, timed_out, canaries, str(verdict.get("log_tail", ""))
+        )
         broken, note = parsed.broken, parsed.note
         exit_code = parsed.exit_code if parsed.exit_code is not None else exit_code
         if timed_out:

@@ -324,7 +324,7 @@ class LocalBackend:
             result = run_child(cmd, str(tree), env, self.limits.timeout_s, kill_run(token))
             duration = time.monotonic() - start
         timed_out, exit_code = result["timed_out"], result["exit_code"]
-        parsed = parse_report(result["report"], exit_code, test_files, timed_out, canaries)
+        parsed = parse_report(result["report"], exit_code, test_files, timed_out, canaries, str(result["log_tail"]))
         broken, note = parsed.broken, parsed.note
         exit_code = parsed.exit_code if parsed.exit_code is not None else exit_code
         if timed_out:

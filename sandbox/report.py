@@ -132,8 +132,11 @@ def parse_report(
     test_files: Sequence[str] | None,
     timed_out: bool,
     canaries: tuple[str, str] | None = None,
+    log: str = "",
 ) -> ParsedReport:
     """Read the plugin's JSON and cross-check it with pytest's exit code (and the canaries).
+
+    `log` (pytest's output) only explains a session pytest gave up on: the note quotes its error.
 
     With canaries the run is trusted only when there is exactly one report, the must-fail
     canary failed, the must-pass canary passed, and pytest exited 1 (a failing test) with the
@@ -165,7 +168,7 @@ def parse_report(
         return ParsedReport(
             {t: "error" for t in requested},
             False,  # nothing passes: safe to keep as errors (a crash in the bug state may be the bug)
-            f"pytest exited with code {exit_code} and wrote no report",
+            f"pytest exited with code {exit_code} and wrote no report" + _because(exit_code, log),
         )
     outcomes = {str(k): str(v) for k, v in dict(data.get("outcomes") or {}).items()}
     collect_errors = [str(c) for c in data.get("collect_errors") or []]
@@ -173,6 +176,7 @@ def parse_report(
         stopped = _stopped_before_tests(outcomes, canaries, exit_code, data.get("exitstatus"))
         if stopped:  # pytest itself gave up (an internal or usage error): not a verdict, not tampering
             requested = list(test_files) if test_files else ["<session>"]
+            stopped += _because(exit_code, log)
             return ParsedReport({t: "error" for t in requested}, False, stopped, collect_errors, exit_code)
         problem = _canary_problem(outcomes, canaries, exit_code, data.get("exitstatus"))
         outcomes = {k: v for k, v in outcomes.items() if not k.endswith(tuple(f"::{c}" for c in canaries))}
@@ -191,6 +195,32 @@ def parse_report(
     if exit_code not in (_EXIT_OK, _EXIT_TESTS_FAILED, _EXIT_NO_TESTS):
         return ParsedReport(outcomes, False, f"pytest exited with code {exit_code}", collect_errors)
     return ParsedReport(outcomes, False, "", collect_errors)
+
+
+# pytest's first word on why it gave up: "ERROR: usage: ...", "ERROR: while parsing ...", "ImportError
+# while loading conftest ...", "INTERNALERROR> ..."; then the line naming the cause, if one follows
+_FIRST_ERROR = re.compile(r"^(?:ERROR: .+|INTERNALERROR> .+|\S.* while loading conftest .+)$", re.M)
+_CAUSE = re.compile(r"^(?:E\s+)?(?:[\w.]+: error: .+|(?:[A-Za-z_][\w.]*)?(?:Error|Exception): .+)$", re.M)
+_ERROR_TEXT_LIMIT = 300
+
+
+def pytest_error(log: str) -> str:
+    """pytest's first error line in `log` and the cause that follows it, on one line; '' if none.
+    The tail after the error is searched only for the cause (an exception or argparse's message)."""
+    first = _FIRST_ERROR.search(log or "")
+    if first is None:
+        return ""
+    text = first.group(0).strip()
+    cause = _CAUSE.search(log, first.end())
+    if cause is not None and cause.group(0).strip() != text:
+        text += " ... " + re.sub(r"^E\s+", "", cause.group(0).strip())
+    return text if len(text) <= _ERROR_TEXT_LIMIT else text[: _ERROR_TEXT_LIMIT - 3] + "..."
+
+
+def _because(exit_code: int, log: str) -> str:
+    """': <pytest's error>' for a session pytest gave up on (exit 2, 3 or 4), else ''."""
+    error = pytest_error(log) if exit_code in _STOPPED else ""
+    return f": {error}" if error else ""
 
 
 _STOPPED = {2: "was interrupted", 3: "stopped with an internal error", 4: "stopped with a usage error"}

@@ -7,6 +7,7 @@ hatch-vcs version with no git tags, and a pytest config option defined by a plug
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -243,6 +244,40 @@ def test_pytest_too_new_blames_the_sandbox_pytest_when_no_source_installed_one(t
         assert fix.rule == "pytest-too-new" and fix.packages == ["pytest<9"]
     else:
         assert fix is None
+
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+# pytest 9.0.3 on pydash 6ff0831a: setup.cfg filters "ignore::pytest.PytestRemovedIn8Warning:..." (exit 4)
+GONE_WARNING_CLASS = (DATA / "pytest9_gone_warning_class.log").read_text()
+# a build log whose base-image step came from the build cache: pip never says which pytest it installed
+CACHED_BUILD_LOG = (DATA / "build_log_cached_pytest.log").read_text()
+
+
+def test_a_warning_class_pytest_no_longer_has_pins_the_pytest_that_has_it(tmp_path):
+    repo, sha = make_repo(tmp_path / "r", {"pkg/__init__.py": ""})
+    recipe = detect_recipe(repo, sha)
+    installed = Snapshot(date=None, installed=installed_versions(CACHED_BUILD_LOG))
+    fix = diagnose(GONE_WARNING_CLASS, recipe, {"pkg"}, "collection", installed)
+    assert fix.rule == "pytest-too-new" and fix.packages == ["pytest<8"]
+    assert "PytestRemovedIn8Warning" in fix.reason and "pytest 9.0.3" in fix.reason
+    # pytest's own error is the diagnosis: it holds without a version to read
+    assert diagnose(GONE_WARNING_CLASS, recipe, {"pkg"}, "collection").packages == ["pytest<8"]
+    # a pytest older than the release that removed the class: pinning below 8 changes nothing
+    assert (
+        diagnose(GONE_WARNING_CLASS, recipe, {"pkg"}, "collection", Snapshot(None, installed={"pytest": "6.2.5"}))
+        is None
+    )
+    # already pinned: no loop
+    pinned = dataclasses.replace(recipe, packages=(*recipe.packages, "pytest<8"))
+    assert diagnose(GONE_WARNING_CLASS, pinned, {"pkg"}, "collection", installed) is None
+
+
+def test_installed_versions_read_an_exact_pin_of_a_cached_build_step():
+    assert installed_versions(CACHED_BUILD_LOG)["pytest"] == "9.0.3"
+    assert "pip" not in installed_versions(CACHED_BUILD_LOG)  # 'pip>=24' names no version
+    # what pip later says it installed wins over the earlier command's pin
+    later = CACHED_BUILD_LOG + "Successfully installed pytest-7.4.4 pluggy-1.6.0\n"
+    assert installed_versions(later)["pytest"] == "7.4.4"
 
 
 def test_pytest_too_new_fires_only_when_the_environment_has_the_pytest_it_blames(tmp_path):
@@ -583,6 +618,31 @@ def test_docker_builds_a_vcs_versioned_project_and_loads_a_config_plugin(tmp_pat
     assert run.outcomes == {"tests/test_version.py::test_version_is_stamped": "passed"}, run.log_tail
     assert setup["recipe"]["plugins"] == ["pytest-timeout"]
     assert [a["ok"] for a in setup["attempts"]] == [True]  # detection alone was enough
+
+
+@pytest.mark.docker
+def test_docker_repairs_a_warning_filter_naming_a_class_pytest_removed(tmp_path):
+    """pytest 9 exits 4 on the config's filter (pydash in 2023); the repair pins pytest<8 and the tests run."""
+    require_docker()
+    repo, sha = make_repo(
+        tmp_path / "real",
+        {
+            "setup.cfg": "[tool:pytest]\nfilterwarnings =\n    ignore::pytest.PytestRemovedIn8Warning:somewhere.*\n",
+            "pkg/__init__.py": "",
+            "tests/test_pkg.py": "import pytest\n\n\ndef test_runs():\n    assert pytest.version_tuple[0] == 7\n",
+        },
+    )
+    backend = make_sandbox(
+        "docker", limits=Limits(timeout_s=120), cache_dir=tmp_path / "cache", setup_attempts=2, log=lambda m: None
+    )
+    try:
+        run = backend.run_tests(repo, sha, (), ["tests/test_pkg.py"])
+        setup = backend.environment_setup(repo, sha)
+    finally:
+        backend.close()
+    assert run.outcomes == {"tests/test_pkg.py::test_runs": "passed"}, run.log_tail
+    assert [a["rule"] for a in setup["attempts"] if a["rule"]] == ["pytest-too-new"]
+    assert setup["recipe"]["packages"] == ["pytest<8"]
 
 
 def test_a_pytest_too_old_for_the_interpreter_fails_the_install_check_and_its_source_is_dropped(tmp_path):

@@ -86,6 +86,26 @@ def test_a_session_pytest_ends_before_any_test_is_no_tampering():
     assert "tampered" in parse_report(forged, 0, None, False, ("test_aa", "test_bb")).note
 
 
+def test_a_session_pytest_gave_up_on_says_why_from_its_output():
+    log = (Path(__file__).resolve().parent.parent / "data" / "pytest9_gone_warning_class.log").read_text()
+    parsed = parse_report("", 4, ["tests/test_objects.py"], False, ("test_aa", "test_bb"), log)
+    assert parsed.outcomes == {"tests/test_objects.py": "error"} and not parsed.broken
+    assert parsed.note.startswith("pytest exited with code 4 and wrote no report: ERROR: while parsing")
+    assert parsed.note.endswith("AttributeError: module 'pytest' has no attribute 'PytestRemovedIn8Warning'")
+    usage = "ERROR: usage: pytest [options]\npytest: error: unrecognized arguments: --cov\n  rootdir: /r\n"
+    assert parse_report("", 4, None, False, None, usage).note.endswith(
+        "... pytest: error: unrecognized arguments: --cov"
+    )
+    stopped = '{"outcomes": {}, "collect_errors": [], "exitstatus": 4}'
+    assert parse_report(stopped, 4, None, False, ("test_aa", "test_bb"), usage).note.startswith(
+        "pytest stopped with a usage error (exit 4) before any test ran: ERROR: usage:"
+    )
+    # no error line (or an ordinary failing run): the note stays as it was
+    assert parse_report("", 4, None, False, None, "").note == "pytest exited with code 4 and wrote no report"
+    assert parse_report("", 1, None, False, None, log).note == "pytest exited with code 1 and wrote no report"
+    assert len(parse_report("", 4, None, False, None, "ERROR: " + "x" * 1000).note) < 400
+
+
 # -- git submodules ------------------------------------------------------------------------
 SUB_CONFTEST = (
     "import pathlib\n\nDATA = (pathlib.Path(__file__).parent.parent / 'vendor' / 'data' / 'values.txt').read_text()\n"
