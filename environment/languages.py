@@ -95,6 +95,9 @@ _JS_GENERATED = re.compile(
 _JS_DECLARES_TESTS = re.compile(r"(^|[^\w$.])(describe|it|test|suite)(\.(only|skip|each|concurrent))?\s*[(`]")
 
 
+_NOT_RUNNABLE = r"(^|/)(fixtures?|__fixtures__|__mocks__|mocks?|helpers?|support|utils?|__snapshots__)/"
+
+
 def test_file_of(test_id: str) -> str:
     """The file a test id names (its text before the first "::"), in every language."""
     return test_id.partition("::")[0]
@@ -137,6 +140,16 @@ class Language:
     def is_generated(self, path: str) -> bool:
         """A file the install or the build makes: never part of a gold patch."""
         return bool(self.generated and self.generated.search(path))
+
+    def looks_runnable(self, path: str) -> bool:
+        """A test file by its name alone: `*.test.*` / `*.spec.*` / `test_*.py`, or a file of a
+        test folder that is not a fixture, mock or helper."""
+        if not self.is_test_path(path):
+            return False
+        name = posixpath.basename(path)
+        if re.search(r"\.(test|spec)\.|^test_|_test\.py$", name):
+            return True
+        return not re.search(_NOT_RUNNABLE, path) and not name.startswith(("_", "helper", "setup", "util"))
 
     def runnable_tests(self, files: dict[str, str]) -> list[str]:
         """Of test files (path -> text), those the runner should be given: every Python test

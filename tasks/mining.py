@@ -15,6 +15,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 
 import git
+from unidiff import PatchSet, UnidiffParseError
 
 from environment import (
     LANGUAGE_NAMES,
@@ -28,6 +29,7 @@ from environment import (
 from llm import is_prose_file
 from records import UserError
 from sandbox import repo_name
+from tasks.evidence import js as js_syntax
 from tasks.history import (
     CommitRecord,
     History,
@@ -283,6 +285,45 @@ def _js_functions_in_diff(diff_text: str) -> tuple[list[str], list[str]]:
             if name and name not in touched:
                 touched.append(name)
     return [n for n in added if n not in removed], touched
+
+
+def _js_functions_changed(repo: git.Repo, candidate: Candidate, src_diff: str) -> tuple[list[str], list[str]]:
+    """The functions, classes and methods around the lines a JS/TS change removes (in the parent)
+    and adds (in the commit), read with tree-sitter; added: those only the commit defines. The
+    diff's own lines are the fallback for a file the grammar cannot read."""
+    old_lines, new_lines = _changed_lines(src_diff)
+    old_sources = _sources_at(repo, candidate.parent, candidate.source_files)
+    new_sources = _sources_at(repo, candidate.sha, candidate.source_files)
+    touched: list[str] = []
+    added: list[str] = []
+    try:
+        for path in candidate.source_files:
+            old, new = old_sources.get(path, ""), new_sources.get(path, "")
+            for name in [
+                *js_syntax.enclosing_definitions(old, path, old_lines.get(path, set())),
+                *js_syntax.enclosing_definitions(new, path, new_lines.get(path, set())),
+            ]:
+                if name not in touched:
+                    touched.append(name)
+            before = {d[0] for d in js_syntax.definitions(old, path)} if old else set()
+            added += [d[0] for d in js_syntax.definitions(new, path) if d[0] not in before and d[0] not in added]
+    except (ValueError, RecursionError):
+        return _js_functions_in_diff(src_diff)
+    return added, touched
+
+
+def _changed_lines(diff: str) -> tuple[dict[str, set[int]], dict[str, set[int]]]:
+    """Per file, the old file's removed line numbers and the new file's added ones."""
+    old: dict[str, set[int]] = {}
+    new: dict[str, set[int]] = {}
+    try:
+        patched = PatchSet(diff) if diff.strip() else []
+    except UnidiffParseError:
+        return old, new
+    for f in patched:
+        old[f.path] = {ln.source_line_no for h in f for ln in h if ln.is_removed}
+        new[f.path] = {ln.target_line_no for h in f for ln in h if ln.is_added}
+    return old, new
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -714,7 +755,7 @@ def _classified(repo: git.Repo, candidate: Candidate) -> Candidate:
         candidate.added_functions, candidate.touched_functions = _functions_in_diff(src_diff)
         shape = _shape_of(repo, candidate.parent, candidate.sha, candidate.source_files)
     else:  # the diff's shape needs Python's AST; the wording and the added functions still tell
-        candidate.added_functions, candidate.touched_functions = _js_functions_in_diff(src_diff)
+        candidate.added_functions, candidate.touched_functions = _js_functions_changed(repo, candidate, src_diff)
         shape = ""
     candidate.kind = classify(candidate.subject, candidate.added_functions, shape)
     return candidate
