@@ -61,9 +61,11 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
     - "failures": [records.FailureEvidence] per FAIL_TO_PASS test, how it fails on the buggy
       state, from the functional layer's run (`tasks.evidence`; `writer_failures`); empty
       before that layer ran;
-    - "added_lines": the gold patch's added Python lines (for the leak filter; never shown).
+    - "added_lines": the gold patch's added Python lines (for the leak filter; never shown);
+    - "language": "javascript" for a JS/TS task (its writer quotes JS); absent for Python, whose
+      context stays as it was before languages were told apart.
     """
-    return {
+    context = {
         "task": "write_statement",
         "strategy_type": strategy.strategy_type.value,
         "repo": candidate.repo,
@@ -80,6 +82,9 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
         "failures": writer_failures(task),
         "added_lines": [line for line in patch_added_lines(code_part(task.patch, candidate.language)) if line.strip()],
     }
+    if candidate.language != "python":
+        context["language"] = candidate.language
+    return context
 
 
 def writer_failures(task: Task) -> list[FailureEvidence]:

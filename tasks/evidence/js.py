@@ -387,6 +387,19 @@ def _imports(root, test_path: str, package: str) -> tuple[list[str], list[set[st
 _ENABLING = re.compile(r"^(chai\.)?should\(\)|^chai\.use\(")
 
 
+_NAMED_IMPORT = re.compile(r"^import\s*\{(?P<names>[^}]*)\}\s*from\s*(?P<source>.+)$", re.S)
+
+
+def _only_used(line: str, used: set[str]) -> str:
+    """`import { a, b } from "x"` keeping only the names the reproduction uses."""
+    match = _NAMED_IMPORT.match(line)
+    if not match:
+        return line
+    names = [n.strip() for n in match["names"].split(",") if n.strip()]
+    kept = [n for n in names if n.split(" as ")[-1].strip() in used]
+    return f"import {{ {', '.join(kept)} }} from {match['source'].strip()}" if kept else line
+
+
 def _enabling_calls(root) -> list:
     """Top-level statements that make chai's `.should` work (`should()`, `chai.use(...)`)."""
     return [n for n in root.named_children if n.type == "expression_statement" and _ENABLING.match(node_text(n))]
@@ -559,7 +572,7 @@ def _reproduce(evidence, root, path: str, package: str, statements: list, failin
     if unbound or used & unusable:
         evidence.unbound = sorted(set(unbound) | (used & unusable))
         return
-    header = [line for line, names in zip(imports, bound) if not names or names & used]
+    header = [_only_used(line, used) for line, names in zip(imports, bound) if not names or names & used]
     header += [node_text(node) for node in enabling]
     if needs_assert:
         module = any(line.startswith("import ") for line in header) or path.endswith((".mjs", ".mts", ".ts", ".tsx"))
