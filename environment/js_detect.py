@@ -37,7 +37,7 @@ from pathlib import Path
 
 import yaml
 
-from sandbox import JsRecipe, mocha_options_from_script, read_file_at
+from sandbox import JsRecipe, mocha_options_from_script, mocha_spec_from_script, read_file_at
 
 from .languages import JS_LOCKFILES, snapshot_files
 
@@ -141,7 +141,7 @@ class _Snapshot:
             env["YARN_NODE_LINKER"] = "node-modules"
             if ignore_scripts:
                 env["YARN_ENABLE_SCRIPTS"] = "false"
-        runner, options = self.runner()
+        runner, options, test_paths = self.runner()
         return JsRecipe(
             node=str(node),
             package_manager=manager,
@@ -155,6 +155,7 @@ class _Snapshot:
             build=tuple(self.build_steps(self.run_prefix(manager, version, berry))),
             runner=runner,
             runner_options=tuple(options),
+            test_paths=tuple(test_paths),
             sources=tuple(self.sources),
         )
 
@@ -282,8 +283,8 @@ class _Snapshot:
 
     # -- runner ----------------------------------------------------------------------------------
 
-    def runner(self) -> tuple[str, list[str]]:
-        """(runner, the project's runner options the tests need)."""
+    def runner(self) -> tuple[str, list[str], list[str]]:
+        """(runner, the project's runner options the tests need, the test paths its script gives)."""
         commands = {c: name for name, spec in KNOWN["runners"].items() for c in spec["commands"]}
         for segment in self.segments("test"):
             words = _command_words(segment)
@@ -291,27 +292,27 @@ class _Snapshot:
                 continue
             if words[:1] == ["node"] and any(w == "--test" or w.startswith("--test-") for w in words):
                 self.sources.append("node-test: the test script runs node --test")
-                return "node-test", []
+                return "node-test", [], []
             for i, word in enumerate(words):
                 runner = commands.get(posixpath.basename(word))
                 if runner and ("/" not in word or "node_modules/" in word):
                     self.sources.append(f"{runner}: the test script runs {posixpath.basename(word)}")
-                    options = (
-                        mocha_options_from_script(" ".join(["mocha", *words[i + 1 :]])) if runner == "mocha" else []
-                    )
-                    return runner, options
+                    call = " ".join(["mocha", *words[i + 1 :]])
+                    if runner != "mocha":
+                        return runner, [], []
+                    return runner, mocha_options_from_script(call), mocha_spec_from_script(call)
         present = [name for name, spec in KNOWN["runners"].items() if spec["package"] in self.dependencies]
         if len(present) > 1:
             configured = [name for name in present if self.has_runner_config(name)]
             present = configured or present
         if present:
             self.sources.append(f"{present[0]}: a dependency (the test script names no runner)")
-            return present[0], []
+            return present[0], [], []
         if self.test_files_import("node:test"):
             self.sources.append("node-test: test files import node:test")
-            return "node-test", []
+            return "node-test", [], []
         self.sources.append("no test runner found")
-        return "", []
+        return "", [], []
 
     def has_runner_config(self, runner: str) -> bool:
         stems = KNOWN["runner_configs"].get(runner, [])

@@ -37,6 +37,7 @@ from sandbox import (
 )
 
 from .detect import extras_at, suite_requirements
+from .languages import JAVASCRIPT, PYTHON, languages_of
 from .recipes import RecipeBook
 from .repair import Fix, advice_prompt, diagnose, missing_extra, parse_advice
 from .versions import Index, Snapshot, commit_date, installed_versions, suite_pins
@@ -140,6 +141,8 @@ class SetupBackend:
         self._records: dict[tuple[str, str], SetupRecord] = {}
         self._probed: set[tuple] = set()  # (environment, files) whose collection errors were read alone
         self.index: Index | None = None  # release dates for the version rule, made when first needed
+        self._js: Backend | None = None  # runs JavaScript/TypeScript snapshots (made when first needed)
+        self._js_book = None  # its recipes and their repairs
 
     @property
     def name(self) -> str:
@@ -329,9 +332,16 @@ class SetupBackend:
             return record.to_dict(self.recipe(repo, commit))
 
     def setup(self, repo: Path, commit: str = "HEAD", test_files: Sequence[str] | None = None) -> dict:
-        """Build the environment of `commit` and run its suite there (`sebgen setup`)."""
+        """Build the environment of `commit` and run its suite there (`sebgen setup`). A snapshot
+        in JavaScript/TypeScript only is set up by `js_setup` (a snapshot with both: Python)."""
         repo = Path(repo)
         sha = resolve_commit(repo, commit)
+        languages = languages_of(repo, sha)
+        if JAVASCRIPT in languages and PYTHON not in languages:
+            from .js_setup import js_setup
+
+            backend = self.js_backend()
+            return js_setup(backend, repo, sha, test_files, self._js_book, self.attempts)
         start = time.monotonic()
         run = self.run_tests(repo, sha, (), test_files)
         counts = {"passed": 0, "failed": 0, "errored": 0, "skipped": 0}
@@ -351,7 +361,32 @@ class SetupBackend:
             **self.environment_setup(repo, sha),
         }
 
+    def js_backend(self) -> Backend:
+        """The Docker backend for JavaScript/TypeScript recipes, with the wrapped backend's settings."""
+        if self._js is None:
+            from .js_setup import JsRecipeBook
+
+            self._js_book = JsRecipeBook()
+            inner = self.inner
+            if inner.name != "docker":
+                raise SetupError(
+                    "JavaScript/TypeScript tests run only in the Docker backend; start Docker "
+                    "(sandbox.backend: docker or auto)"
+                )
+            self._js = make_backend(
+                "docker",
+                limits=inner.limits,
+                cache_dir=getattr(inner, "cache_dir", None),
+                base_image=getattr(inner, "base_image", "python:3.11-slim"),
+                offline_base_image=getattr(inner, "offline_base_image", "sebgen-base:bookworm"),
+                recipe_for=self._js_book.recipe_for,
+                log=self.log,
+            )
+        return self._js
+
     def close(self) -> None:
+        if self._js is not None:
+            self._js.close()
         self.inner.close()
 
     def __enter__(self):

@@ -606,7 +606,7 @@ def setup_cmd(
         out.print(f"{report['repo']}@{report['commit'][:12]}: environment {report['environment']}", markup=False)
         out.print(
             f"tests: {c['passed']} passed, {c['failed']} failed, {c['errored']} errored, {c['skipped']} skipped "
-            f"(pytest exit code {report['exit_code']}, {report['seconds']:.1f} s)"
+            f"({report.get('runner', 'pytest')} exit code {report['exit_code']}, {report['seconds']:.1f} s)"
             + (f"; {report['note']}" if report["note"] else ""),
             markup=False,
         )

@@ -22,6 +22,7 @@ import threading
 import time
 
 REPORT_LIMIT = 4 * 2**20  # bytes of report read; more voids the run
+MAX_REPORT_LIMIT = 64 * 2**20  # what a job may raise it to (a JS runner's report of a large suite)
 LOG_TAIL = 16 * 1024  # bytes of test output kept
 JOB_LINE_LIMIT = 1 << 20
 
@@ -123,12 +124,12 @@ def start_child(cmd, cwd, env, uid=None, stdin=subprocess.DEVNULL):
     return proc, report_r, log_r
 
 
-def run_child(cmd, cwd, env, timeout_s, cleanup, uid=None, stop=None):
+def run_child(cmd, cwd, env, timeout_s, cleanup, uid=None, stop=None, report_limit=REPORT_LIMIT):
     """Run cmd with a report pipe; returns exit_code, timed_out, report text, overflow, log tail."""
-    return supervise(*start_child(cmd, cwd, env, uid), timeout_s, cleanup, stop)
+    return supervise(*start_child(cmd, cwd, env, uid), timeout_s, cleanup, stop, report_limit)
 
 
-def supervise(proc, report_r, log_r, timeout_s, cleanup, stop=None):
+def supervise(proc, report_r, log_r, timeout_s, cleanup, stop=None, report_limit=REPORT_LIMIT):
     """Wait for a started child (deadline, stop event, report size), clean up, drain the pipes."""
     report, log = bytearray(), bytearray()
     fds = {report_r: report, log_r: log}
@@ -150,7 +151,7 @@ def supervise(proc, report_r, log_r, timeout_s, cleanup, stop=None):
         if not fds:
             time.sleep(min(remaining, 0.1))
         for fd in ready:
-            still_open, over = _read_ready(fd, fds[fd], LOG_TAIL if fd == log_r else REPORT_LIMIT, fd == log_r)
+            still_open, over = _read_ready(fd, fds[fd], LOG_TAIL if fd == log_r else report_limit, fd == log_r)
             overflow = overflow or over
             if not still_open:
                 os.close(fd)
@@ -171,7 +172,7 @@ def supervise(proc, report_r, log_r, timeout_s, cleanup, stop=None):
         while not overflow:
             if not select.select([fd], [], [], 0)[0]:
                 break
-            still_open, over = _read_ready(fd, fds[fd], LOG_TAIL if fd == log_r else REPORT_LIMIT, fd == log_r)
+            still_open, over = _read_ready(fd, fds[fd], LOG_TAIL if fd == log_r else report_limit, fd == log_r)
             overflow = overflow or over
             if not still_open:
                 break
@@ -328,7 +329,10 @@ def main():
     timeout_s, cleanup = float(job["timeout_s"]), kill_user(uid)
     if job.get("cmd"):  # a custom test command: started now, the zygote is not needed
         zygote[0].stdin.close()  # it ends on EOF (root may not signal it: no CAP_KILL)
-        result = run_child(job["cmd"], job["cwd"], dict(base_env, **env), timeout_s, cleanup, uid=uid, stop=stop)
+        limit = min(int(job.get("report_limit") or REPORT_LIMIT), MAX_REPORT_LIMIT)
+        result = run_child(
+            job["cmd"], job["cwd"], dict(base_env, **env), timeout_s, cleanup, uid=uid, stop=stop, report_limit=limit
+        )
     else:
         proc = zygote[0]
         go = {"env": env, "path": job["path"], "cwd": job["cwd"], "args": job["args"], "policy": job.get("policy")}

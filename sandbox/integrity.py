@@ -15,6 +15,13 @@ exported task gives the agent, no .git), then the agent patch, then:
   added or changed are removed;
 - a patch that adds a top-level module shadowing the test runner or the standard library
   (pytest.py, _pytest/, json.py, ...) voids the attempt.
+
+JavaScript/TypeScript: what decides how tests are collected, run or reported is protected the
+same way, at any depth: the runners' config files (`jest.config.*`, `vitest.config.*`,
+`vite.config.*`, `vitest.workspace.*`, `.mocharc.*`, babel's), `package.json` (its `scripts`,
+`jest`/`mocha` keys and dependencies: restored whole), the package manager's and Node's files
+(`.npmrc`, `.yarnrc*`, `.pnpmfile.cjs`, `.nvmrc`, `.node-version`), test files (`*.test.*`,
+`*.spec.*`, `__tests__/`) and anything under `node_modules/` (a run uses the image's anyway).
 """
 
 from __future__ import annotations
@@ -38,6 +45,20 @@ CONFIG_NAMES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.
 AUTOLOAD_NAMES = ("sitecustomize.py", "usercustomize.py")
 AUTOLOAD_SUFFIXES = (".pth",)
 _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
+JS_PROTECTED_DIRS = ("node_modules", "__tests__")
+JS_CONFIG_NAMES = (
+    "package.json",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pnpmfile.cjs",
+    ".nvmrc",
+    ".node-version",
+    ".babelrc",
+)
+# config files by stem, any extension (jest.config.ts, .mocharc.yml, babel.config.cjs, ...)
+JS_CONFIG_STEMS = ("jest.config", "vitest.config", "vite.config", "vitest.workspace", ".mocharc", "babel.config")
+_JS_TEST_FILE = re.compile(r"\.(test|spec)\.[cm]?[jt]sx?$")
 # modules the verifier itself imports: a tree module of that name would replace it
 RUNNER_MODULES = frozenset(
     {"pytest", "_pytest", "pluggy", "py", "iniconfig", "packaging", "site", "sebgen_report_plugin"}
@@ -85,6 +106,19 @@ def is_protected(rel: str, test_patch_files: frozenset[str] | set[str] = frozens
         or path.name in CONFIG_NAMES
         or bool(_TEST_FILE.match(path.name))
         or any(part in PROTECTED_DIRS for part in path.parts[:-1])
+        or is_js_protected(path)
+    )
+
+
+def is_js_protected(path: PurePosixPath) -> bool:
+    """A JavaScript/TypeScript path that decides how tests are collected, run or reported."""
+    name = path.name
+    return (
+        name in JS_CONFIG_NAMES
+        or name.startswith(".babelrc")
+        or any(name.startswith(stem + ".") or name == stem for stem in JS_CONFIG_STEMS)
+        or bool(_JS_TEST_FILE.search(name))
+        or any(part in JS_PROTECTED_DIRS for part in path.parts)
     )
 
 

@@ -29,6 +29,9 @@ class JsRecipe:
     build: tuple[str, ...] = ()  # commands the tests need first (compiling what they import)
     runner: str = ""  # jest | vitest | mocha | node-test | ava; empty when none was found
     runner_options: tuple[str, ...] = ()  # the project's own runner options tests need (mocha's --ui qunit)
+    # the test files or globs the test script hands the runner (mocha's `test/*.mjs`): what a run of
+    # the whole suite runs; empty: the runner's own default or config
+    test_paths: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # where each part came from, for people reading the recipe
 
     def key(self) -> str:
@@ -60,6 +63,6 @@ class JsRecipe:
             raise ValueError(f"unknown JsRecipe fields: {', '.join(sorted(unknown))}")
         values = dict(data)
         values["env"] = tuple(sorted((str(k), str(v)) for k, v in (data.get("env") or {}).items()))
-        for name in ("build", "runner_options", "sources"):
+        for name in ("build", "runner_options", "test_paths", "sources"):
             values[name] = tuple(data.get(name) or ())
         return cls(**values)

@@ -1,0 +1,59 @@
+"""A JavaScript/TypeScript test run inside a container (standard library only; see sandbox/js_run.py).
+
+Started by the supervisor as the sandbox user with the job file's path. The report pipe
+($SEBGEN_REPORT_FD) stays with this process: the build steps and the runner get no copy of it
+(subprocess closes inherited descriptors), so only this script answers: one JSON line,
+{"exit_code": the runner's, "report": true, "why": ""}, followed by the reporter file's text as it
+is (no second level of JSON escaping: a large suite's report is tens of MB); or
+{"exit_code": ..., "report": null, "why": ...}; or {"build_failed": step, "exit_code": ...}.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+
+def main():
+    fd = int(os.environ.pop("SEBGEN_REPORT_FD"))
+    with open(sys.argv[1], encoding="utf-8") as fh:
+        job = json.load(fh)
+    tree = job["tree"]
+
+    def answer(obj, text=""):
+        data = json.dumps(obj).encode() + b"\n" + text.encode("utf-8", errors="replace")
+        while data:
+            data = data[os.write(fd, data) :]
+        os.close(fd)
+
+    # the image's node_modules, whatever the tree brought at that name
+    installed = os.path.join(tree, "node_modules")
+    if os.path.islink(installed) or os.path.isfile(installed):
+        os.unlink(installed)
+    elif os.path.isdir(installed):
+        shutil.rmtree(installed)
+    os.symlink(job["node_modules"], installed)
+    for step in job["build"]:
+        print(f"sebgen: build step: {step}", flush=True)
+        code = subprocess.run(["/bin/sh", "-c", step], cwd=tree, stdin=subprocess.DEVNULL).returncode
+        if code != 0:
+            answer({"build_failed": step, "exit_code": code})
+            return 3
+    print("sebgen: " + " ".join(job["argv"]), flush=True)
+    code = subprocess.run(job["argv"], cwd=tree, stdin=subprocess.DEVNULL).returncode
+    try:
+        with open(job["report"], encoding="utf-8", errors="replace") as fh:
+            report = fh.read(job["report_limit"] + 1)
+    except OSError as exc:
+        answer({"exit_code": code, "report": None, "why": exc.strerror or str(exc)})
+        return 0
+    if len(report) > job["report_limit"]:
+        answer({"exit_code": code, "report": None, "why": f"the report is over {job['report_limit'] >> 20} MiB"})
+        return 0
+    answer({"exit_code": code, "report": True, "why": ""}, report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

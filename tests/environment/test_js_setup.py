@@ -1,0 +1,61 @@
+"""JS/TS setup without an engine: the repair of a dev dependency whose pinned tarball is gone."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from environment.js_detect import detect_js_recipe
+from environment.js_setup import JsRecipeBook, without_dev_dependencies
+
+try:
+    from tests.sandbox_fixtures import make_repo
+except ImportError:  # tests/ is not a package
+    from sandbox_fixtures import make_repo
+
+PACKAGE = {
+    "name": "p",
+    "version": "1.0.0",
+    "scripts": {"test": "node --test"},
+    "devDependencies": {"top-sites": "1.1.225", "@scope/bench": "1.0.0"},
+}
+LOCK = json.dumps({"name": "p", "lockfileVersion": 3, "packages": {}})
+GONE = (
+    "npm error code E404\n"
+    "npm error 404 Not Found - GET https://registry.npmjs.org/top-sites/-/top-sites-1.1.225.tgz\n"
+    "npm error 404  The requested resource 'top-sites@https://registry.npmjs.org/top-sites/-/top-sites-1.1.225.tgz'\n"
+)
+
+
+def repo(tmp_path: Path) -> Path:
+    root, _ = make_repo(tmp_path / "p", {"package.json": json.dumps(PACKAGE), "package-lock.json": LOCK})
+    return root
+
+
+def test_a_gone_dev_dependency_is_dropped_and_the_install_may_update_the_lockfile(tmp_path):
+    root = repo(tmp_path)
+    book = JsRecipeBook()
+    assert detect_js_recipe(root, "HEAD").install.startswith("npm ci ")
+    assert "top-sites" in book.repair(root, "HEAD", GONE)
+    recipe = book.recipe_for(root, "HEAD")
+    # top-sites is one of the known packages whose install script needs the network: scripts stay off
+    assert recipe.install == (
+        "npm pkg delete devDependencies.top-sites && npm install --no-audit --no-fund --ignore-scripts"
+    )
+    assert recipe.key() != detect_js_recipe(root, "HEAD").key()  # a new image
+    assert book.repair(root, "HEAD", GONE) == ""  # nothing new to learn: the loop stops
+
+
+def test_a_gone_scoped_package_and_a_gone_package_that_is_no_dev_dependency(tmp_path):
+    root = repo(tmp_path)
+    log = "404 Not Found - GET https://registry.npmjs.org/@scope/bench/-/bench-1.0.0.tgz\n"
+    assert "@scope/bench" in JsRecipeBook().repair(root, "HEAD", log)
+    other = "404 Not Found - GET https://registry.npmjs.org/left-pad/-/left-pad-1.0.0.tgz\n"
+    assert JsRecipeBook().repair(root, "HEAD", other) == ""  # a runtime dependency is not dropped
+
+
+def test_frozen_switches_go_with_a_dropped_dependency(tmp_path):
+    recipe = detect_js_recipe(repo(tmp_path), "HEAD")
+    pnpm = without_dev_dependencies(replace(recipe, install="pnpm install --frozen-lockfile"), ["x"])
+    assert pnpm.install == "npm pkg delete devDependencies.x && pnpm install"
