@@ -143,6 +143,7 @@ class SetupBackend:
         self.index: Index | None = None  # release dates for the version rule, made when first needed
         self._js: Backend | None = None  # runs JavaScript/TypeScript snapshots (made when first needed)
         self._js_book = None  # its recipes and their repairs
+        self._js_snapshots: dict[tuple[str, str], bool] = {}  # (repo, commit) -> JS/TS only
 
     @property
     def name(self) -> str:
@@ -287,15 +288,50 @@ class SetupBackend:
 
     # -- the backend protocol ---------------------------------------------------------------
     def environment_id(self, repo: Path, commit: str) -> str:
+        if self.is_js_snapshot(repo, commit):
+            return self.js_backend().environment_id(repo, commit)
         return self.inner.environment_id(repo, commit)
 
+    def is_js_snapshot(self, repo: Path, commit: str) -> bool:
+        """The snapshot holds JavaScript/TypeScript and no Python: its tests run in the JS backend
+        (a snapshot with both languages is set up as Python, as `setup` does)."""
+        key = (str(Path(repo).resolve()), commit)
+        with self._lock:
+            known = self._js_snapshots.get(key)
+        if known is None:
+            languages = languages_of(Path(repo), commit)
+            known = JAVASCRIPT in languages and PYTHON not in languages
+            with self._lock:
+                self._js_snapshots[key] = known
+        return known
+
+    def _js_prepared(self, repo: Path, commit: str) -> Backend:
+        """The JS backend with `commit`'s image built, repaired from its install log through the
+        recipe book when a rule fits (as `sebgen setup` does); BuildError when none does."""
+        backend = self.js_backend()
+        for number in range(1, self.attempts + 1):
+            try:
+                backend.prepare(repo, commit)
+                return backend
+            except BuildError as exc:
+                path = log_path_of(str(exc))
+                fix = self._js_book.repair(repo, commit, _read(path) or str(exc)) if number < self.attempts else ""
+                if not fix:
+                    raise
+                self.log(f"setup: {repo_name(repo)}@{commit[:10]}: {fix}; building again")
+        return backend
+
     def prepare(self, repo: Path, commit: str) -> str:
+        if self.is_js_snapshot(repo, commit):
+            return self._js_prepared(Path(repo), commit).prepare(repo, commit)
         self.ensure(repo, commit)
         return self.inner.prepare(repo, commit)
 
     def run_tree(
         self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None, untrusted: bool = False
     ) -> TestRun:
+        if self.is_js_snapshot(repo, commit):
+            return self._js_prepared(Path(repo), commit).run_tree(repo, commit, tree, test_files, untrusted)
         self.ensure(Path(repo), commit)
         return self.inner.run_tree(repo, commit, tree, test_files, untrusted)
 
@@ -303,6 +339,8 @@ class SetupBackend:
         self, repo: Path, commit: str, patches: Sequence[str] = (), test_files: Sequence[str] | None = None
     ) -> TestRun:
         repo = Path(repo)
+        if self.is_js_snapshot(repo, commit):
+            return self._js_prepared(repo, commit).run_tests(repo, commit, patches, test_files)
         for number in range(1, self.attempts + 1):
             self.ensure(repo, commit)
             run = self.inner.run_tests(repo, commit, patches, test_files)
@@ -325,6 +363,14 @@ class SetupBackend:
     def environment_setup(self, repo: Path, commit: str) -> dict:
         """What set this snapshot's environment up: the recipe, its environment id and the attempts."""
         repo = Path(repo)
+        if self.is_js_snapshot(repo, commit):
+            backend = self.js_backend()
+            recipe = self._js_book.recipe_for(repo, commit)
+            return {
+                "language": JAVASCRIPT,
+                "recipe": recipe.to_dict(),
+                "environment": backend.environment_id(repo, commit),
+            }
         with self._lock:
             record = self._record(repo, commit)
             if not record.environment:
