@@ -144,6 +144,8 @@ class _TestCall:
     path: list[str | None]  # enclosing suite titles, then the title
     node: object  # the call expression
     body: object | None  # the callback's statement block (or expression)
+    each: bool = False  # it.each(table)(title, fn): the title is a printf template
+    params: list[str] | None = None  # the callback's parameter names (None: not plain identifiers)
 
 
 def _called_name(call) -> str:
@@ -178,10 +180,78 @@ def _string_value(node) -> str | None:
 
 
 def _callback(arguments) -> object | None:
-    for arg in arguments.named_children:
-        if arg.type in ("arrow_function", "function_expression", "function"):
-            return arg.child_by_field_name("body")
-    return None
+    function = _callback_function(arguments)
+    return function.child_by_field_name("body") if function is not None else None
+
+
+def _callback_function(arguments):
+    return next(
+        (a for a in arguments.named_children if a.type in ("arrow_function", "function_expression", "function")),
+        None,
+    )
+
+
+def _parameter_names(function) -> list[str] | None:
+    """The callback's parameters when each is a plain identifier (`(name, value) =>`, `name =>`)."""
+    if function is None:
+        return None
+    single = function.child_by_field_name("parameter")
+    if single is not None:
+        return [node_text(single)] if single.type == "identifier" else None
+    params = function.child_by_field_name("parameters")
+    names = []
+    for param in params.named_children if params is not None else []:
+        inner = (
+            param.child_by_field_name("pattern")
+            if param.type in ("required_parameter", "optional_parameter")
+            else param
+        )
+        if inner is None or inner.type != "identifier":
+            return None
+        names.append(node_text(inner))
+    return names
+
+
+def _is_each(call) -> bool:
+    function = call.child_by_field_name("function")
+    if function is None or function.type != "call_expression":
+        return False
+    inner = function.child_by_field_name("function")
+    return (
+        inner is not None
+        and inner.type == "member_expression"
+        and node_text(inner.child_by_field_name("property")) == "each"
+    )
+
+
+_PRINTF = re.compile(r"%[sdifjopP#%]")
+
+
+def each_params(test: _TestCall, test_id: str) -> dict[str, str]:
+    """name -> JS literal of each callback parameter of an `it.each` test whose title template
+    prints every parameter once with %s/%d/%i/%f (read back from the test id's own title)."""
+    if not test.each or not test.title or not test.params:
+        return {}
+    placeholders = [p for p in _PRINTF.findall(test.title) if p != "%%"]
+    if len(placeholders) != len(test.params) or any(p not in ("%s", "%d", "%i", "%f") for p in placeholders):
+        return {}
+    title = test_id.partition("::")[2].split(PATH_SEPARATOR)[-1]
+    pattern = "".join(
+        "(.*?)" if piece in ("%s", "%d", "%i", "%f") else re.escape("%" if piece == "%%" else piece)
+        for piece in re.split(r"(%[sdifjopP#%])", test.title)
+    )
+    match = re.fullmatch(pattern, title, flags=re.S)
+    if not match:
+        return {}
+    out = {}
+    for name, kind, value in zip(test.params, placeholders, match.groups()):
+        if kind == "%s":
+            out[name] = json.dumps(value, ensure_ascii=False)
+        elif re.fullmatch(r"-?\d+(\.\d+)?(e[+-]?\d+)?|NaN|-?Infinity", value):
+            out[name] = value
+        else:
+            return {}
+    return out
 
 
 def test_calls(root) -> list[_TestCall]:
@@ -207,7 +277,8 @@ def test_calls(root) -> list[_TestCall]:
             elif name in SUITE_CALLS:
                 visit(body, [*suites, *flat_suite, title])
             elif name in TEST_CALLS and args:
-                found.append(_TestCall(title, [*suites, *flat_suite, title], call, body))
+                params = _parameter_names(_callback_function(arguments))
+                found.append(_TestCall(title, [*suites, *flat_suite, title], call, body, _is_each(call), params))
             else:
                 visit(child, suites + flat_suite)
 
@@ -486,10 +557,16 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
     return out
 
 
+_DERIVED = ("check", "call", "passed_checks", "reproduction", "long", "unbound", "function", "rest", "source", "params")
+
+
 def explain_failure(source: str, test_id: str, report: dict, package: str = "") -> FailureEvidence:
     """The runner's evidence of one failure completed from the test's source: the failing check,
     the call under test, the checks before it, the test's lines, a reproduction."""
     evidence = FailureEvidence.from_dict(report, test_id=test_id)
+    # what this producer derives is never taken from its input (a stored record read again)
+    for name in _DERIVED:
+        setattr(evidence, name, None)
     if not source:
         return evidence
     path = test_id.partition("::")[0]
@@ -528,7 +605,10 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
     if failing is not None:
         rest = [read_check(s) for s in statements if s.start_point.row > failing.end_point.row]
         evidence.rest = " ".join(c.text for c in rest if c)[:CHECK_CHARS] or None
-    _reproduce(evidence, root, path, package, statements, failing, check if helper is None else None)
+    params = each_params(test, test_id)
+    if params:
+        evidence.params = params
+    _reproduce(evidence, root, path, package, statements, failing, check if helper is None else None, params)
     return evidence
 
 
@@ -545,7 +625,9 @@ def _callee_name(subject: str | None) -> str | None:
     return None
 
 
-def _reproduce(evidence, root, path: str, package: str, statements: list, failing, check: _Check | None) -> None:
+def _reproduce(
+    evidence, root, path: str, package: str, statements: list, failing, check: _Check | None, params: dict | None = None
+) -> None:
     """A snippet that runs on its own with the package installed and ends with the failing check."""
     if failing is None or check is None or check.style in ("async", "other"):
         return
@@ -567,7 +649,8 @@ def _reproduce(evidence, root, path: str, package: str, statements: list, failin
     imported = {name for names in bound for name in names}
     # node:assert is imported for a rewritten expect, and for a bare `assert` the file gets from elsewhere
     needs_assert = check.style == "expect" or ("assert" in used and "assert" not in imported)
-    defined = _defined(setup) | _GLOBALS | imported | ({"assert"} if needs_assert else set())
+    params = {name: value for name, value in (params or {}).items() if name in used}
+    defined = _defined(setup) | _GLOBALS | imported | set(params) | ({"assert"} if needs_assert else set())
     unbound = sorted(used - defined)
     if unbound or used & unusable:
         evidence.unbound = sorted(set(unbound) | (used & unusable))
@@ -577,7 +660,12 @@ def _reproduce(evidence, root, path: str, package: str, statements: list, failin
     if needs_assert:
         module = any(line.startswith("import ") for line in header) or path.endswith((".mjs", ".mts", ".ts", ".tsx"))
         header.insert(0, "import assert from 'node:assert';" if module else "const assert = require('node:assert');")
-    body = [_dedent(node_text(s), s.start_point.column) for s in setup] + [_dedent(last, failing.start_point.column)]
+    cases = [f"const {name} = {value};" for name, value in params.items()]
+    body = [
+        *cases,
+        *(_dedent(node_text(s), s.start_point.column) for s in setup),
+        _dedent(last, failing.start_point.column),
+    ]
     evidence.reproduction = "\n".join([*header, "", *body])
     evidence.long = len(evidence.reproduction.splitlines()) > SOURCE_LINES or None
 

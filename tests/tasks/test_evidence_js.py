@@ -168,3 +168,27 @@ def test_find_test_by_titles_and_qunit_suites():
 def test_syntax_errors_by_grammar(text, path, error):
     found = syntax_error(text, path)
     assert (found is None) if error is None else found.startswith(error)
+
+
+def test_an_each_test_gets_its_case_values_from_its_title():
+    """`it.each(table)("... %s", (name) => ...)`: the failing case's value is read back from the
+    test's title, named as the callback's parameter, and the reproduction defines it."""
+    text = (
+        'import * as cookie from "../src/index";\n\n'
+        'describe("serialize", () => {\n'
+        '  it.each([["foo"], [\'foo"bar\']])("should serialize name: %s", (name) => {\n'
+        '    expect(cookie.serialize(name, "baz")).toEqual(`${name}=baz`);\n'
+        "  });\n"
+        "});\n"
+    )
+    test_id = 'src/serialize.spec.ts::serialize > should serialize name: foo"bar'
+    report = FailureEvidence("", kind="error", error='TypeError: argument name is invalid: foo"bar', line=5)
+    evidence = explain_failure(text, test_id, report.to_dict(), package="cookie")
+    assert evidence.params == {"name": '"foo\\"bar"'}
+    assert evidence.unbound is None
+    assert evidence.reproduction == (
+        "import assert from 'node:assert';\n"
+        'import * as cookie from "cookie";\n\n'
+        'const name = "foo\\"bar";\n'
+        'assert.deepEqual(cookie.serialize(name, "baz"), `${name}=baz`);'
+    )
