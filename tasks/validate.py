@@ -8,6 +8,7 @@ only reject a task that executed correctly, never rescue one that did not.
 
 from __future__ import annotations
 
+import re
 import statistics
 import tempfile
 from collections.abc import Callable, Sequence
@@ -17,7 +18,7 @@ from typing import Any
 
 from unidiff import PatchSet
 
-from environment import JS_LANGUAGE, PYTHON_LANGUAGE
+from environment import JS_LANGUAGE, PYTHON_LANGUAGE, language_of_test
 from llm import LLMClient, LLMError, leak_report
 from records import LAYERS, FailureEvidence, LayerResult, Task
 from sandbox import PatchError, SandboxError, apply_patch, attempt_verdict, check_functional, export_tree, run_attempt
@@ -289,7 +290,27 @@ def judge_evidence(task: Task) -> dict:
         return {}
     repo_path = getattr(task, "repo_path", "")
     modules = sorted(repo_modules(repo_path, task.base_commit)) if repo_path else []
-    return {"failures": failures, "known_names": modules}
+    return {"failures": failures, "known_names": sorted({*modules, *js_known_names(writer_failures(task))})}
+
+
+_JS_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+_JS_LITERALS = ("true", "false", "null", "undefined", "NaN", "Infinity")
+
+
+def js_known_names(failures: Sequence[FailureEvidence]) -> set[str]:
+    """The names a JS/TS reproduction may use: every identifier of a reproduction the JS
+    producer found self-contained (it checked each name's binding with the JS parser; the judges
+    read code as Python, where `{ partitioned: true }` holds two unbound names), and JS's
+    literals. Empty for Python tests."""
+    names: set[str] = set()
+    for f in failures:
+        language = language_of_test(f.test_id)
+        if language is None or language.name != JS_LANGUAGE.name:
+            continue
+        names.update(_JS_LITERALS)
+        if f.reproduction and not f.unbound:
+            names.update(_JS_NAME.findall(f.reproduction))
+    return names
 
 
 def _judged(f: FailureEvidence) -> FailureEvidence:

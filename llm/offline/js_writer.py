@@ -58,11 +58,16 @@ def is_js_context(context: dict) -> bool:
 
 
 def _span(text: str) -> str:
-    return f"`{str(text).replace('`', chr(39))}`"
+    return f"`{_value(str(text)).replace('`', chr(39))}`"
+
+
+def _value(text: str) -> str:
+    """A value as a statement quotes it: an error's first line, never its stack."""
+    return text.split("\n")[0].rstrip() if re.search(r"\n\s+at ", text) else text
 
 
 def _short(text: str | None, limit: int = SHORT) -> bool:
-    return bool(text) and len(str(text)) <= limit and "\n" not in str(text)
+    return bool(text) and len(_value(str(text))) <= limit and "\n" not in _value(str(text))
 
 
 def _fmt(template: str, values: dict[str, str]) -> str:

@@ -143,3 +143,42 @@ def test_an_error_with_no_call_under_test_titles_the_statement():
     assert statement.splitlines()[0].endswith(
         "The code below throws `TypeError: program.allowExcessArguments is not a function`"
     )
+
+
+def test_an_error_value_is_quoted_by_its_first_line_never_its_stack():
+    ctx = context()
+    stack = (
+        "Error: maxAge should be a Number\n    at Object.serialize (/work/tree/index.js:123:30)\n    at next (x.js:1:1)"
+    )
+    ctx["failures"] = [
+        FailureEvidence(
+            "test/serialize.js::serialize > maxAge",
+            kind="compare",
+            call="cookie.serialize('foo', 'bar', { maxAge: 'buzz' })",
+            op="==",
+            expected="/option maxAge is invalid/",
+            observed=stack,
+            error="",
+            reproduction="var cookie = require('cookie');\ncookie.serialize('foo', 'bar', { maxAge: 'buzz' });",
+        ).to_dict()
+    ]
+    statement = write_js_statement(ctx, "Write a bug report.")["problem_statement"]
+    assert "`Error: maxAge should be a Number`" in statement and "Object.serialize" not in statement
+
+
+def test_the_judges_know_the_names_a_self_contained_js_reproduction_binds():
+    from records import LayerResult, Task
+    from tasks.validate import js_known_names, judge_evidence
+
+    evidence = FailureEvidence.from_dict(context()["failures"][0])
+    assert {"parseQuery", "query", "assert", "true", "null"} <= js_known_names([evidence])
+    looped = FailureEvidence.from_dict(context()["failures"][1])  # unbound: its names are not vouched for
+    assert "withBase" not in js_known_names([looped])
+    python = FailureEvidence("tests/test_q.py::test_q", kind="compare", reproduction="from q import parse\nparse(x)")
+    assert js_known_names([python]) == set()
+    task = Task(
+        instance_id="i", repo="unjs/ufo", base_commit="c", patch="", test_patch="", problem_statement="",
+        bug_patch="", strategy_type="BUG_FIX", strategy_id="s", FAIL_TO_PASS=[TEST_ID],
+    )  # fmt: skip
+    task.record("functional", LayerResult(True, 1.0, "", details={"failures": {TEST_ID: evidence.to_dict()}}))
+    assert "parseQuery" in judge_evidence(task)["known_names"]
