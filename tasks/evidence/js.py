@@ -369,6 +369,10 @@ def read_check(statement) -> _Check | None:
         obj, prop = function.child_by_field_name("object"), node_text(function.child_by_field_name("property"))
         if obj.type == "identifier" and node_text(obj) in ("assert", "t", "expect"):
             if node_text(obj) != "expect":
+                nodes = args.named_children if args is not None else []
+                # assert.equal('expected', actual()): the literal is the expected side, whichever comes first
+                if len(nodes) > 1 and _is_literal(nodes[0]) and not _is_literal(nodes[1]):
+                    arg_texts[0], arg_texts[1] = arg_texts[1], arg_texts[0]
                 return _Check(
                     text,
                     arg_texts[0] if arg_texts else None,
@@ -397,6 +401,12 @@ def read_check(statement) -> _Check | None:
         if ".should" in text:
             return _Check(text, style="chai-should")
     return None
+
+
+def _is_literal(node) -> bool:
+    if node.type in ("string", "number", "regex", "true", "false", "null", "undefined"):
+        return True
+    return node.type == "template_string" and not any(c.type == "template_substitution" for c in node.children)
 
 
 def _called_identifier(call) -> str:
@@ -585,6 +595,8 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
     checks_before = [
         c for s in statements if failing and s.end_point.row < failing.start_point.row if (c := read_check(s))
     ]
+    if check is not None and check.style == "expect":
+        _matcher_failure(evidence, check)
     if check is not None:
         evidence.check = check.text[:CHECK_CHARS]
         evidence.call = check.subject
@@ -614,6 +626,24 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
 
 _CALLEE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(")
 _NOT_CALLEES = {"function", "if", "for", "while", "switch", "catch", "return", "typeof", "async", "await", "new"}
+
+
+_MATCHER_LINE = re.compile(r"^(?P<side>Expected|Received)(?: [a-z]+)*: (?P<value>.+)$", re.MULTILINE)
+_IMPLIED = {"toBeUndefined": "undefined", "toBeNull": "null", "toBeDefined": "defined", "toBeTruthy": "truthy",
+            "toBeFalsy": "falsy", "toBeNaN": "NaN"}  # fmt: skip
+
+
+def _matcher_failure(evidence: FailureEvidence, check: _Check) -> None:
+    """A jest/vitest matcher that failed without values in the report (`Error: expect(received)
+    .toBeUndefined()`) is a failed check, not a throw: its values come from the matcher's
+    message, or the matcher itself says what it requires."""
+    if evidence.kind != "error" or not (evidence.error or "").startswith(("Error: expect(", "JestAssertionError")):
+        return
+    sides = {m["side"]: m["value"].strip() for m in _MATCHER_LINE.finditer(evidence.message or "")}
+    evidence.kind, evidence.error = "compare", ""
+    evidence.observed = sides.get("Received", "")
+    evidence.expected = sides.get("Expected") or _IMPLIED.get(check.matcher) or (check.expected or "")
+    evidence.op = _op(check.matcher)
 
 
 def _callee_name(subject: str | None) -> str | None:

@@ -192,3 +192,40 @@ def test_an_each_test_gets_its_case_values_from_its_title():
         'const name = "foo\\"bar";\n'
         'assert.deepEqual(cookie.serialize(name, "baz"), `${name}=baz`);'
     )
+
+
+def test_a_matcher_without_values_is_a_failed_check_with_the_messages_values():
+    text = (
+        "const commander = require('../');\n"
+        "test('source is undefined', () => {\n"
+        "  const program = new commander.Command();\n"
+        "  expect(program.getOptionValueSource('foo')).toBeUndefined();\n"
+        "});\n"
+    )
+    report = FailureEvidence(
+        "",
+        kind="error",
+        error="Error: expect(received).toBeUndefined()",
+        message='expect(received).toBeUndefined()\n\nReceived: "cli"',
+        line=4,
+    ).to_dict()
+    evidence = explain_failure(text, "tests/source.test.js::source is undefined", report, "commander")
+    assert (evidence.kind, evidence.error, evidence.observed, evidence.expected, evidence.op) == (
+        "compare",
+        "",
+        '"cli"',
+        "undefined",
+        "toBeUndefined",
+    )
+    assert evidence.reproduction.endswith("assert.strictEqual(program.getOptionValueSource('foo'), undefined);")
+
+
+def test_assert_equal_with_the_literal_first_checks_the_call():
+    evidence = explain_failure(
+        "var assert = require('assert');\nvar cookie = require('..');\n"
+        "test('sameSite', function() {\n  assert.equal('foo=bar; SameSite=None', cookie.serialize('foo', 'bar'));\n});\n",
+        "test/serialize.js::sameSite",
+        FailureEvidence("", kind="error", error="TypeError: option sameSite is invalid", line=4).to_dict(),
+        "cookie",
+    )
+    assert (evidence.call, evidence.function) == ("cookie.serialize('foo', 'bar')", "cookie.serialize")
