@@ -1,7 +1,8 @@
 """Real repositories: `sebgen generate` in Docker on the verified commits, the way users call it.
 
-Reads `../shared/real-repos/commits.json` (next to the repo) and clones each bundle into a temp
-folder. Three modes:
+Reads `../shared/real-repos/commits.json` (next to the repo; `--dev-set js`:
+`../shared/real-repos-js/`, whose FAIL_TO_PASS ids are compared with describe paths spelled with
+spaces) and clones each bundle into a temp folder. Three modes:
 
 - `--mode per-commit` (default): one `generate --commit SHA` call per verified commit. Per
   repository: whether `sebgen setup` builds the environment at HEAD, the yield (tasks whose
@@ -17,8 +18,8 @@ folder. Three modes:
   layer / kept), tasks per hour, and why mined commits were not tried. Last line
   `whole_repo_kept_per_attempt: X`.
 
-    python bench/real_repos.py [--mode per-commit|batch|whole-repo] [--repos attrs,click] [--limit N]
-                               [--first-parent-only | --pr-branch-only] [--ratio-commits 2]
+    python bench/real_repos.py [--mode per-commit|batch|whole-repo] [--dev-set python|js] [--repos attrs,click]
+                               [--limit N] [--first-parent-only | --pr-branch-only] [--ratio-commits 2]
                                [--n 30] [--strategy BUG_FIX|auto]
 
 Long (image builds, many generate runs): run it in the background with a log.
@@ -43,7 +44,20 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from corpus import dev_set  # noqa: E402
 
-REAL = dev_set("python")
+REAL = dev_set("python")  # `--dev-set js` points it at the JavaScript/TypeScript dev set
+PATH_SEPARATOR = " > "  # between a JS test id's describe titles (sandbox.js_report)
+
+
+def comparable(test_ids) -> set[str]:
+    """Test ids with a JS describe path joined by spaces (as the dev set's checker spells mocha's
+    ids, `sandbox.comparable_id`); Python ids have no describe path and stay as they are."""
+    out = set()
+    for test_id in test_ids:
+        file, sep, path = str(test_id).partition("::")
+        out.add(f"{file}{sep}{' '.join(t for t in path.split(PATH_SEPARATOR) if t)}" if sep else str(test_id))
+    return out
+
+
 SETS = ["--set", "sandbox.backend=docker"]
 OUTCOME = re.compile(r"^\s+(kept|rejected) ([0-9a-f]{12})\b(.*)$")
 
@@ -63,6 +77,18 @@ def cli(*args: str, timeout: float = 3600) -> subprocess.CompletedProcess:
 
 def clone(bundle: Path, dest: Path) -> Path:
     subprocess.run(["git", "clone", "-q", str(bundle), str(dest)], check=True)
+    # a bundle whose HEAD names a branch it does not hold clones with no checkout: check its
+    # first branch out, as a user would
+    if subprocess.run(["git", "-C", str(dest), "rev-parse", "-q", "--verify", "HEAD"], capture_output=True).returncode:
+        branches = subprocess.run(
+            ["git", "-C", str(dest), "for-each-ref", "--format=%(refname:strip=3)", "refs/remotes/origin"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        branch = next((b for b in branches if b != "HEAD"), "")
+        if branch:
+            subprocess.run(["git", "-C", str(dest), "checkout", "-q", "-b", branch, f"origin/{branch}"], check=True)
     return dest
 
 
@@ -134,8 +160,8 @@ def generate_one(repo: Path, record: dict, out: Path, strategy: str = "BUG_FIX")
         }
     wall = time.monotonic() - start
     tasks = [json.loads(ln) for ln in out.read_text().splitlines() if ln.strip()] if out.exists() else []
-    verified = set(record["tests"])
-    hit = [t for t in tasks if verified & set(t.get("FAIL_TO_PASS", []))]
+    verified = comparable(record["tests"])
+    hit = [t for t in tasks if verified & comparable(t.get("FAIL_TO_PASS", []))]
     duration = None
     for t in hit or tasks:
         duration = (t.get("validation", {}).get("functional", {}).get("details", {}) or {}).get("duration_s")
@@ -200,12 +226,12 @@ def generate_batch(repo: Path, recs: list[dict], out: Path, strategy: str) -> li
     tasks, rejects, lines = read_jsonl(out), rejects_of(out), outcome_lines(stderr)
     rows = []
     for rec in recs:
-        sha, verified = rec["commit"], set(rec["tests"])
+        sha, verified = rec["commit"], comparable(rec["tests"])
         task = next((t for t in tasks if t["base_commit"] == sha), None)
         record = next((r for r in rejects if r["commit"] == sha), None)
         said = lines.get(sha[:12], [])
         why = ""
-        if task is not None and not verified & set(task.get("FAIL_TO_PASS", [])):
+        if task is not None and not verified & comparable(task.get("FAIL_TO_PASS", [])):
             why = f"task kept but FAIL_TO_PASS {task.get('FAIL_TO_PASS')} misses {sorted(verified)[:2]}"
         elif task is None:
             why = (
@@ -282,6 +308,7 @@ def select(args) -> dict[str, list[dict]]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mode", choices=("per-commit", "batch", "whole-repo"), default="per-commit")
+    ap.add_argument("--dev-set", choices=("python", "js"), default="python", help="which dev set (commits.json)")
     ap.add_argument("--repos", default="", help="comma-separated substrings of repo names to keep")
     ap.add_argument("--limit", type=int, default=0, help="commits per repo (0: all)")
     ap.add_argument("--offset", type=int, default=0, help="skip this many commits per repo (to split a run)")
@@ -291,6 +318,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=30, help="whole-repo mode: tasks to keep per repository")
     ap.add_argument("--strategy", default="BUG_FIX", help="the --strategy users pass ('auto': none, the classifier's)")
     args = ap.parse_args()
+    global REAL
+    REAL = dev_set("javascript" if args.dev_set == "js" else "python")
     by_repo = select(args)
     with tempfile.TemporaryDirectory(prefix="sebgen-real-") as tmp:
         {"per-commit": per_commit, "batch": batch, "whole-repo": whole}[args.mode](args, by_repo, Path(tmp))

@@ -4,6 +4,7 @@ the config's overrides, the repair loop that reads build and collection logs, an
     backend = make_sandbox("auto", limits=Limits(...), install={...}, setup_attempts=3)
     recipe = detect_recipe(repo, commit)            # what an export installs
     languages_of(repo, commit)                      # ("python",), ("javascript",), both or ()
+    language_named("javascript").is_test_path(p)   # the language seam: file roles, test ids, producers
     js_recipe = detect_js_recipe(repo, commit)      # a JS/TS snapshot's node, package manager, build, runner
     report = backend.setup(repo, "HEAD")            # build, repair, run the suite
 
@@ -13,7 +14,20 @@ never imports this package.
 
 from .detect import DEP_FILES, detect_recipe, pretend_version_env
 from .js_detect import detect_js_recipe
-from .languages import LANGUAGE_NAMES, common_extensions, language_markers, languages_of, snapshot_files
+from .languages import (
+    JS_LANGUAGE,
+    LANGUAGE_NAMES,
+    LANGUAGE_OF,
+    PYTHON_LANGUAGE,
+    Language,
+    common_extensions,
+    language_markers,
+    language_named,
+    language_of_test,
+    languages_of,
+    snapshot_files,
+    test_file_of,
+)
 from .recipes import RecipeBook
 from .repair import Fix, diagnose
 from .setup import SetupBackend, SetupError, make_sandbox
@@ -21,7 +35,11 @@ from .setup import SetupBackend, SetupError, make_sandbox
 __all__ = [
     "DEP_FILES",
     "Fix",
+    "JS_LANGUAGE",
     "LANGUAGE_NAMES",
+    "LANGUAGE_OF",
+    "Language",
+    "PYTHON_LANGUAGE",
     "RecipeBook",
     "SetupBackend",
     "SetupError",
@@ -30,8 +48,11 @@ __all__ = [
     "detect_recipe",
     "diagnose",
     "language_markers",
+    "language_named",
+    "language_of_test",
     "languages_of",
     "make_sandbox",
     "pretend_version_env",
     "snapshot_files",
+    "test_file_of",
 ]

@@ -15,11 +15,21 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 
 import git
+from unidiff import PatchSet, UnidiffParseError
 
-from environment import LANGUAGE_NAMES, common_extensions, language_markers, snapshot_files
+from environment import (
+    LANGUAGE_NAMES,
+    LANGUAGE_OF,
+    PYTHON_LANGUAGE,
+    Language,
+    common_extensions,
+    language_markers,
+    snapshot_files,
+)
 from llm import is_prose_file
 from records import UserError
 from sandbox import repo_name
+from tasks.evidence import js as js_syntax
 from tasks.history import (
     CommitRecord,
     History,
@@ -31,7 +41,7 @@ from tasks.history import (
     walk,
 )
 
-TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_test\.py$|(^|/)conftest\.py$")
+TEST_PATH = PYTHON_LANGUAGE.test_path  # Python's; every language's file roles are in `environment.Language`
 
 
 class MiningError(UserError):
@@ -59,6 +69,7 @@ class Candidate:
     merge: str = ""  # sha of that merge commit
     issues: list[str] = field(default_factory=list)  # "#12" references in the messages
     first_parent: bool = True  # on the branch's first-parent chain (False: from a merged branch)
+    language: str = "python"  # the language whose source and tests it changes (environment.LANGUAGE_OF)
 
     @property
     def message(self) -> str:
@@ -90,11 +101,13 @@ class MiningResult:
 
 
 def is_test_path(path: str) -> bool:
-    return bool(TEST_PATH.search(path))
+    """Where Python keeps its tests (any file type); `environment.Language` for every language."""
+    return PYTHON_LANGUAGE.in_test_tree(path)
 
 
 def is_source_path(path: str) -> bool:
-    return path.endswith(".py") and not is_test_path(path) and not path.startswith(("docs/", "doc/"))
+    """A Python source module (synthetic bugs target these)."""
+    return PYTHON_LANGUAGE.is_source_path(path)
 
 
 def open_repo(path: str | Path) -> git.Repo:
@@ -112,24 +125,24 @@ def open_repo(path: str | Path) -> git.Repo:
     return repo
 
 
-MINED_LANGUAGES = ("python",)  # the languages whose commits become tasks today
+MINED_LANGUAGES = ("python", "javascript")  # the languages whose commits become tasks
 
 
-def require_mined_language(path: str | Path) -> None:
-    """Raise MiningError with one sentence when the repository's HEAD holds none of the languages
-    mining reads: what it holds instead, and which languages SEBGen knows."""
+def require_mined_language(path: str | Path) -> tuple[Language, ...]:
+    """The languages mining reads that the repository's HEAD holds; MiningError with one
+    sentence when it holds none of them: what it holds instead, and which languages SEBGen knows."""
     files = snapshot_files(Path(path), "HEAD")
     markers = language_markers(files)
-    if any(language in markers for language in MINED_LANGUAGES):
-        return
+    found = tuple(LANGUAGE_OF[language] for language in MINED_LANGUAGES if language in markers)
+    if found:
+        return found
     mined = " and ".join(LANGUAGE_NAMES[lang] for lang in MINED_LANGUAGES)
-    coming = " and ".join(name for lang, name in LANGUAGE_NAMES.items() if lang not in MINED_LANGUAGES)
-    today = f"SEBGen makes tasks from {mined} repositories today, and {coming} is being added"
+    today = f"SEBGen makes tasks from {mined} repositories"
     name = repo_name(path)
     if markers:
-        found = " and ".join(LANGUAGE_NAMES[lang] for lang in markers)
+        found_names = " and ".join(LANGUAGE_NAMES[lang] for lang in markers)
         shown = ", ".join(f for lang in markers for f in markers[lang])
-        raise MiningError(f"{name} is a {found} repository ({shown}); {today}")
+        raise MiningError(f"{name} is a {found_names} repository ({shown}); {today}")
     extensions = common_extensions(files)
     holds = f"its files are mostly {', '.join(extensions)}" if extensions else "it holds no files with an extension"
     raise MiningError(
@@ -229,6 +242,88 @@ def classify(subject: str, added_functions: list[str], shape: str = "") -> str:
     if shape == "additive" and added_functions:
         return "feature_add"
     return "bug_fix"
+
+
+_JS_NAME = r"[A-Za-z_$][\w$]*"
+_JS_DEFINITIONS = (
+    re.compile(rf"\bfunction\s*\*?\s*({_JS_NAME})\s*[(<]"),
+    re.compile(rf"\bclass\s+({_JS_NAME})"),
+    re.compile(
+        rf"\b(?:const|let|var)\s+({_JS_NAME})\s*(?::[^=]+)?=\s*(?:async\s*)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|{_JS_NAME}\s*=>)"
+    ),
+    # a method: `name(args) {`, maybe static/async/get/set/access modifiers first
+    re.compile(
+        rf"^\s*(?:(?:static|async|get|set|public|private|protected|override)\s+)*\*?({_JS_NAME})\s*(?:<[^>]*>)?\([^)]*\)\s*(?::[^{{]+)?\{{\s*$"
+    ),
+)
+_JS_KEYWORDS = {"if", "for", "while", "switch", "catch", "function", "return", "with", "else", "do", "try"}
+
+
+def _js_definition(text: str) -> str | None:
+    for pattern in _JS_DEFINITIONS:
+        match = pattern.search(text)
+        if match and match.group(1) not in _JS_KEYWORDS:
+            return match.group(1)
+    return None
+
+
+def _js_functions_in_diff(diff_text: str) -> tuple[list[str], list[str]]:
+    """`_functions_in_diff` for JS/TS: functions, classes and methods the diff adds, and those
+    it touches (its definition lines and git's hunk headers)."""
+    added, removed, touched = [], set(), []
+    for line in diff_text.splitlines():
+        if line.startswith(("+++", "---")):
+            continue
+        if line.startswith(("+", "-")):
+            name = _js_definition(line[1:])
+            if name:
+                (added.append(name) if line.startswith("+") else removed.add(name))
+                if name not in touched:
+                    touched.append(name)
+        elif line.startswith("@@"):
+            name = _js_definition(line.split("@@")[-1]) if line.count("@@") >= 2 else None
+            if name and name not in touched:
+                touched.append(name)
+    return [n for n in added if n not in removed], touched
+
+
+def _js_functions_changed(repo: git.Repo, candidate: Candidate, src_diff: str) -> tuple[list[str], list[str]]:
+    """The functions, classes and methods around the lines a JS/TS change removes (in the parent)
+    and adds (in the commit), read with tree-sitter; added: those only the commit defines. The
+    diff's own lines are the fallback for a file the grammar cannot read."""
+    old_lines, new_lines = _changed_lines(src_diff)
+    old_sources = _sources_at(repo, candidate.parent, candidate.source_files)
+    new_sources = _sources_at(repo, candidate.sha, candidate.source_files)
+    touched: list[str] = []
+    added: list[str] = []
+    try:
+        for path in candidate.source_files:
+            old, new = old_sources.get(path, ""), new_sources.get(path, "")
+            for name in [
+                *js_syntax.enclosing_definitions(old, path, old_lines.get(path, set())),
+                *js_syntax.enclosing_definitions(new, path, new_lines.get(path, set())),
+            ]:
+                if name not in touched:
+                    touched.append(name)
+            before = {d[0] for d in js_syntax.definitions(old, path)} if old else set()
+            added += [d[0] for d in js_syntax.definitions(new, path) if d[0] not in before and d[0] not in added]
+    except (ValueError, RecursionError):
+        return _js_functions_in_diff(src_diff)
+    return added, touched
+
+
+def _changed_lines(diff: str) -> tuple[dict[str, set[int]], dict[str, set[int]]]:
+    """Per file, the old file's removed line numbers and the new file's added ones."""
+    old: dict[str, set[int]] = {}
+    new: dict[str, set[int]] = {}
+    try:
+        patched = PatchSet(diff) if diff.strip() else []
+    except UnidiffParseError:
+        return old, new
+    for f in patched:
+        old[f.path] = {ln.source_line_no for h in f for ln in h if ln.is_removed}
+        new[f.path] = {ln.target_line_no for h in f for ln in h if ln.is_added}
+    return old, new
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -430,7 +525,7 @@ def mine(
     and tests and its message describes a pull request (`distinct_changes`); otherwise its
     change is already counted through those commits, which carry its title and description."""
     repo = open_repo(path)
-    require_mined_language(path)
+    languages = require_mined_language(path)
     since_day, until_day = _parse_day(since), _parse_day(until)
     records = walk(repo, max_count=max_commits)
     history, on_chain = History(records), first_parent_chain(repo)
@@ -440,21 +535,23 @@ def mine(
     saw_tests = False
     for record in records:
         if not record.parents:
-            saw_tests |= any(is_test_path(p) for p in _tree_paths(repo.commit(record.sha)))
+            paths = _tree_paths(repo.commit(record.sha))
+            saw_tests |= any(lang.is_test_path(p) for lang in languages for p in paths)
             continue
         funnel["commits"] += 1
-        source, tests = _split_files(record.files)
-        saw_tests |= bool(tests)
-        if record.is_merge and not _merge_is_own_change(record, history):
+        language = _language_of_change(record.files, languages)
+        saw_tests |= any(lang.is_test_path(p) for lang in languages for p in record.files)
+        if record.is_merge and not _merge_is_own_change(record, history, languages):
             continue
         funnel["distinct_changes"] += 1
-        if not source or not tests:
+        if language is None or not _snapshot_holds(repo, record.sha, language):
             continue
+        source, _ = _split_files(record.files, language)
         funnel["changes_source_and_tests"] += 1
         if len(source) >= max_source_files:
             continue
         funnel["small_enough"] += 1
-        candidate = _candidate(repo, record, pulls.get(record.sha), record.sha in on_chain)
+        candidate = _candidate(repo, record, pulls.get(record.sha), record.sha in on_chain, language)
         if len(candidate.description) < min_message_chars:
             continue
         funnel["message_length"] += 1
@@ -464,17 +561,35 @@ def mine(
         funnel["date_window"] += 1
         candidates.append(_classified(repo, candidate))
     if not saw_tests:
-        raise MiningError(f"{path} has no tests: no commit touches a test file (tests/ or test_*.py)")
+        where = "; ".join(_TEST_PLACES[lang.name] for lang in languages)
+        raise MiningError(f"{path} has no tests: no commit touches a test file ({where})")
     return MiningResult(
         repo=candidates[0].repo if candidates else repo_name(path), funnel=funnel, candidates=candidates
     )
 
 
-def _merge_is_own_change(record: CommitRecord, history: History) -> bool:
+_TEST_PLACES = {"python": "tests/ or test_*.py", "javascript": "test/, tests/, __tests__/ or *.test.*, *.spec.*"}
+
+
+def _merge_is_own_change(record: CommitRecord, history: History, languages: Sequence[Language]) -> bool:
     if pull_request_of(record) is None:  # "Merge branch 'x'": nothing to say about its change
         return False
     inner = (history.records[history.index[sha]] for sha in history.brought_in(record.sha))
-    return not any(all(_split_files(r.files)) for r in inner if not r.is_merge)
+    return not any(_language_of_change(r.files, languages) for r in inner if not r.is_merge)
+
+
+def _language_of_change(files: list[str], languages: Sequence[Language]) -> Language | None:
+    """The first of `languages` in which the change touches both source and tests, or None."""
+    return next((lang for lang in languages if all(_split_files(files, lang))), None)
+
+
+def _snapshot_holds(repo: git.Repo, sha: str, language: Language) -> bool:
+    """The commit's own tree holds the language (a JS/TS change needs the package.json its
+    install starts from). A Python change always does: a changed Python test file is itself
+    one of Python's markers, so its tree is not read."""
+    if language is PYTHON_LANGUAGE:
+        return True
+    return language.name in language_markers(snapshot_files(Path(repo.git_dir).parent, sha))
 
 
 @dataclass
@@ -495,18 +610,25 @@ def mine_named(path: str | Path, shas: Sequence[str], *, max_source_files: int =
     else one sentence saying why it cannot become a task. Its kind is classified but never
     decides whether it is tried."""
     repo = open_repo(path)
-    require_mined_language(path)
+    languages = require_mined_language(path)
     on_chain = first_parent_chain(repo)
-    return [_named(repo, path, given, on_chain, max_source_files) for given in shas]
+    return [_named(repo, path, given, on_chain, max_source_files, languages) for given in shas]
 
 
-def _named(repo: git.Repo, path, given: str, on_chain, max_source_files: int) -> NamedCommit:
+def _named(
+    repo: git.Repo, path, given: str, on_chain, max_source_files: int, languages: Sequence[Language]
+) -> NamedCommit:
     try:
         sha = _resolve(repo, given, path)
     except MiningError as exc:
         return NamedCommit(given, reason=str(exc), category="unknown_commit")
     record = walk(repo, "-1", sha)[0]
-    source, tests = _split_files(record.files)
+    language = _language_of_change(record.files, languages)
+    if language is not None:
+        source, tests = _split_files(record.files, language)
+    else:  # no language has both: say which of the two the change lacks
+        split = [_split_files(record.files, lang) for lang in languages]
+        source, tests = [p for s, _ in split for p in s], [p for _, t in split for p in t]
     why = ""
     if not record.parents:
         why, category = f"commit {given} is the first commit of {path}: it has no parent to compare with", "root_commit"
@@ -514,6 +636,11 @@ def _named(repo: git.Repo, path, given: str, on_chain, max_source_files: int) ->
         why, category = f"commit {given} changes no test file, so no test can show what it fixes", "no_test_change"
     elif not source:
         why, category = f"commit {given} changes no source file (only tests or other files)", "no_source_change"
+    elif language is None:
+        why, category = (
+            f"commit {given} changes source and tests in different languages, so no test can show what it fixes",
+            "no_test_change",
+        )
     elif len(source) >= max_source_files:
         why, category = (
             f"commit {given} is too large: it changes {len(source)} source files "
@@ -526,7 +653,7 @@ def _named(repo: git.Repo, path, given: str, on_chain, max_source_files: int) ->
     # within the commits descending from it, a merge brought it in when its second parent
     # descends from it (or is it) and its first parent does not
     pulls = History([record, *records]).merged_by()
-    candidate = _candidate(repo, record, pulls.get(sha), sha in on_chain)
+    candidate = _candidate(repo, record, pulls.get(sha), sha in on_chain, language)
     return NamedCommit(given, sha, candidate=_classified(repo, candidate))
 
 
@@ -556,13 +683,41 @@ def _is_ancestor(repo: git.Repo, sha: str, of: str) -> bool:
     return True
 
 
-def _split_files(files: list[str]) -> tuple[list[str], list[str]]:
-    """(source files, test files) among changed paths."""
-    return ([p for p in files if is_source_path(p)], [p for p in files if is_test_path(p) and p.endswith(".py")])
+def _split_files(files: list[str], language: Language = PYTHON_LANGUAGE) -> tuple[list[str], list[str]]:
+    """(source files, test files) of `language` among changed paths."""
+    return [p for p in files if language.is_source_path(p)], [p for p in files if language.is_test_path(p)]
 
 
-def _candidate(repo: git.Repo, record: CommitRecord, pull: PullRequest | None, first_parent: bool) -> Candidate:
-    source, tests = _split_files(record.files)
+def _test_patch_files(files: list[str], language: Language) -> list[str]:
+    """What the test patch holds: the language's test files; for JS/TS also the fixtures and
+    snapshots beside them (`__snapshots__/*.snap`, `test/fixtures/*.json`), which its tests read.
+    Python's stays its test modules, as before the seam."""
+    if language is PYTHON_LANGUAGE:
+        return _split_files(files, language)[1]
+    return [p for p in files if language.in_test_tree(p) and not language.is_generated(p) and not is_prose_file(p)]
+
+
+def _fix_files(files: list[str], language: Language) -> list[str]:
+    """Every non-test change but prose and what the install or the build generates."""
+    return [
+        p
+        for p in files
+        if not is_test_path(p)
+        and not language.in_test_tree(p)
+        and not is_prose_file(p)
+        and not language.is_generated(p)
+    ]
+
+
+def _candidate(
+    repo: git.Repo,
+    record: CommitRecord,
+    pull: PullRequest | None,
+    first_parent: bool,
+    language: Language = PYTHON_LANGUAGE,
+) -> Candidate:
+    source, _ = _split_files(record.files, language)
+    tests = _test_patch_files(record.files, language)
     subject, body = record.subject, record.body
     if record.is_merge:
         pull = pull_request_of(record) or pull
@@ -583,20 +738,25 @@ def _candidate(repo: git.Repo, record: CommitRecord, pull: PullRequest | None, f
         source_files=source,
         test_files=tests,
         kind="",
-        fix_files=[p for p in record.files if not is_test_path(p) and not is_prose_file(p)],
+        fix_files=_fix_files(record.files, language),
         pr_number=pr_number,
         pr_title=pr_title,
         pr_body=pr_body,
         merge=pull.merge if pull else "",
         issues=issues,
         first_parent=first_parent,
+        language=language.name,
     )
 
 
 def _classified(repo: git.Repo, candidate: Candidate) -> Candidate:
     src_diff = diff_text(repo, candidate.parent, candidate.sha, candidate.source_files)
-    candidate.added_functions, candidate.touched_functions = _functions_in_diff(src_diff)
-    shape = _shape_of(repo, candidate.parent, candidate.sha, candidate.source_files)
+    if candidate.language == PYTHON_LANGUAGE.name:
+        candidate.added_functions, candidate.touched_functions = _functions_in_diff(src_diff)
+        shape = _shape_of(repo, candidate.parent, candidate.sha, candidate.source_files)
+    else:  # the diff's shape needs Python's AST; the wording and the added functions still tell
+        candidate.added_functions, candidate.touched_functions = _js_functions_changed(repo, candidate, src_diff)
+        shape = ""
     candidate.kind = classify(candidate.subject, candidate.added_functions, shape)
     return candidate
 

@@ -12,8 +12,10 @@ from dataclasses import replace
 import git
 from unidiff import PatchSet, UnidiffParseError
 
+from environment import JS_LANGUAGE, language_named, language_of_test
 from llm import patch_added_lines, patch_sections
 from records import FailureEvidence, Task
+from tasks.evidence import js as js_evidence
 from tasks.evidence.python import is_check, own_nodes
 from tasks.evidence.repo import file_at
 from tasks.mining import Candidate
@@ -38,9 +40,10 @@ def touched_signatures(candidate: Candidate) -> list[dict]:
     def at(sha: str) -> dict[str, str]:
         return {p: file_at(candidate.repo_path, sha, p) for p in candidate.source_files}
 
-    found = signatures(at(candidate.parent), candidate.touched_functions) if candidate.parent else []
+    read = js_signatures if candidate.language == JS_LANGUAGE.name else signatures
+    found = read(at(candidate.parent), candidate.touched_functions) if candidate.parent else []
     missing = [n for n in candidate.touched_functions if n not in {f["name"] for f in found}]
-    return found + (signatures(at(candidate.sha), missing) if missing else [])
+    return found + (read(at(candidate.sha), missing) if missing else [])
 
 
 def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> dict:
@@ -58,9 +61,11 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
     - "failures": [records.FailureEvidence] per FAIL_TO_PASS test, how it fails on the buggy
       state, from the functional layer's run (`tasks.evidence`; `writer_failures`); empty
       before that layer ran;
-    - "added_lines": the gold patch's added Python lines (for the leak filter; never shown).
+    - "added_lines": the gold patch's added Python lines (for the leak filter; never shown);
+    - "language": "javascript" for a JS/TS task (its writer quotes JS); absent for Python, whose
+      context stays as it was before languages were told apart.
     """
-    return {
+    context = {
         "task": "write_statement",
         "strategy_type": strategy.strategy_type.value,
         "repo": candidate.repo,
@@ -71,21 +76,46 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
         "issues": candidate.issues,
         "created_at": candidate.created_at,
         "touched_functions": touched_signatures(candidate),
-        "failing_tests": failing_tests(candidate, task.FAIL_TO_PASS, test_patch=task.test_patch),
+        "failing_tests": (js_failing_tests if candidate.language == JS_LANGUAGE.name else failing_tests)(
+            candidate, task.FAIL_TO_PASS, test_patch=task.test_patch
+        ),
         "failures": writer_failures(task),
-        "added_lines": [line for line in patch_added_lines(python_part(task.patch)) if line.strip()],
+        "added_lines": [line for line in patch_added_lines(code_part(task.patch, candidate.language)) if line.strip()],
     }
+    if candidate.language != "python":
+        context["language"] = candidate.language
+    return context
 
 
 def writer_failures(task: Task) -> list[FailureEvidence]:
     """The derived failure evidence of each FAIL_TO_PASS test, as the writer reads it: the
     runner's message cut; the runner's error type, phase and line and the test's own source
-    lines, which the reproduction and the check already say, left out."""
+    lines, which the reproduction and the check already say, left out. A JS/TS test keeps its
+    lines when it has no reproduction: they are what shows the failing check's context (a check
+    in a helper, a value set up by the test)."""
     return [
-        replace(f, message=(f.message or "")[:MESSAGE_CHARS], error_type=None, phase=None, line=None, source=None)
+        replace(
+            f,
+            message=(f.message or "")[:MESSAGE_CHARS],
+            error_type=None,
+            phase=None,
+            line=None,
+            source=f.source if _keeps_source(f) else None,
+        )
         for f in task.failure_evidence()
         if f.derived
     ]
+
+
+def _keeps_source(f: FailureEvidence) -> bool:
+    language = language_of_test(f.test_id)
+    return language is not None and language.name == JS_LANGUAGE.name and not f.reproduction
+
+
+def code_part(patch: str, language: str = "python") -> str:
+    """The file sections of a git diff that change the language's code files."""
+    owns = language_named(language).owns
+    return patch_sections(patch, owns) if "diff --git " in patch else ""
 
 
 def python_part(patch: str) -> str:
@@ -200,5 +230,75 @@ def _one_line(node: ast.AST) -> str:
 def repo_context(candidate: Candidate) -> str:
     readme = file_at(candidate.repo_path, candidate.sha, "README.md")[:400]
     files = git.Repo(candidate.repo_path).git.ls_tree("-r", "--name-only", candidate.sha).splitlines()
+    if candidate.language == JS_LANGUAGE.name:
+        sources = [f for f in files if JS_LANGUAGE.is_source_path(f)][:30]
+        return f"Repository {candidate.repo}.\n{readme}\nJavaScript/TypeScript files: {', '.join(sources)}"
     python_files = [f for f in files if f.endswith(".py")][:30]
     return f"Repository {candidate.repo}.\n{readme}\nPython files: {', '.join(python_files)}"
+
+
+# ---------------------------------------------------------------- JavaScript/TypeScript
+
+_JS_DEFINITIONS = ("function_declaration", "generator_function_declaration", "class_declaration", "method_definition")
+
+
+def js_signatures(sources: dict[str, str], names: list[str]) -> list[dict]:
+    """`signatures` for JS/TS: the first line of each function, class, method or function-valued
+    `const` named in `names`, up to its body."""
+    found = []
+    for path, text in sorted(sources.items()):
+        if not text:
+            continue
+        lines = text.splitlines()
+        for node in js_evidence.walk_nodes(js_evidence.parse(text, path).root_node):
+            name = None
+            if node.type in _JS_DEFINITIONS:
+                name = node.child_by_field_name("name")
+            elif node.type == "variable_declarator":
+                value = node.child_by_field_name("value")
+                if value is not None and value.type in ("arrow_function", "function_expression", "function"):
+                    name = node.child_by_field_name("name")
+            if name is None or js_evidence.node_text(name) not in names:
+                continue
+            line = lines[node.start_point.row].strip() if node.type != "variable_declarator" else ""
+            line = line or lines[node.parent.start_point.row].strip()
+            signature = line.split(" {")[0].rstrip("{").strip() if "{" in line else line
+            found.append({"file": path, "name": js_evidence.node_text(name), "signature": signature})
+    found.sort(key=lambda f: (f["file"], names.index(f["name"])))
+    seen, unique = set(), []
+    for f in found:
+        if (f["file"], f["name"]) not in seen:
+            seen.add((f["file"], f["name"]))
+            unique.append(f)
+    return unique
+
+
+def js_failing_tests(candidate: Candidate, test_ids: list[str], per_test: int = 2, test_patch: str = "") -> list[dict]:
+    """`failing_tests` for JS/TS: each failing test with its checks on lines the change adds
+    (all of them for a test it does not touch) and the lines it adds to the test."""
+    added = added_line_numbers(test_patch)
+    out, sources = [], {}
+    for test_id in test_ids:
+        path = test_id.partition("::")[0]
+        if path not in sources:
+            sources[path] = file_at(candidate.repo_path, candidate.sha, path)
+        source, new = sources[path], added.get(path, set())
+        test = js_evidence.find_test(js_evidence.parse(source, path).root_node, test_id, None) if source else None
+        if test is None:
+            out.append({"id": test_id, "assertion": "", "added_lines": []})
+            continue
+        statements = js_evidence.test_statements(test.body)
+        spans = [(set(range(s.start_point.row + 1, s.end_point.row + 2)), s) for s in statements]
+        checks = [(span, c.text) for span, s in spans if (c := js_evidence.read_check(s)) and len(c.text) <= 240]
+        touched = [(span, s) for span, s in spans if span & new]
+        if touched:
+            checks = [item for item in checks if item[0] & new]
+        lines = source.splitlines()
+        new_lines = [ln for span, _ in touched for n in sorted(span) if (ln := lines[n - 1]).strip()][:12]
+        if new_lines:
+            indent = min(len(ln) - len(ln.lstrip()) for ln in new_lines)
+            new_lines = [ln[indent:] for ln in new_lines]
+        out.append(
+            {"id": test_id, "assertion": " | ".join(text for _, text in checks[:per_test]), "added_lines": new_lines}
+        )
+    return out

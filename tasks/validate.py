@@ -8,6 +8,7 @@ only reject a task that executed correctly, never rescue one that did not.
 
 from __future__ import annotations
 
+import re
 import statistics
 import tempfile
 from collections.abc import Callable, Sequence
@@ -17,10 +18,12 @@ from typing import Any
 
 from unidiff import PatchSet
 
+from environment import JS_LANGUAGE, PYTHON_LANGUAGE, language_of_test
 from llm import LLMClient, LLMError, leak_report
 from records import LAYERS, FailureEvidence, LayerResult, Task
 from sandbox import PatchError, SandboxError, apply_patch, attempt_verdict, check_functional, export_tree, run_attempt
-from tasks.evidence import failure_evidence, repo_modules
+from tasks.evidence import failure_evidence, file_at, repo_modules
+from tasks.evidence.js import syntax_error
 from tasks.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
 from tasks.statement import writer_failures
 
@@ -90,19 +93,34 @@ def check_schema(task: Task, *, require_f2p: bool = True, require_statement: boo
 # ---------------------------------------------------------------- layer 2: compile
 
 
-def changed_python_files(patch: str) -> list[str]:
+def changed_files(patch: str, extensions: tuple[str, ...]) -> list[str]:
     try:
-        return sorted({f.path for f in PatchSet(patch) if f.path.endswith(".py") and not f.is_removed_file})
+        return sorted({f.path for f in PatchSet(patch) if f.path.endswith(extensions) and not f.is_removed_file})
     except Exception:
         return []
 
 
+def changed_python_files(patch: str) -> list[str]:
+    return changed_files(patch, PYTHON_LANGUAGE.extensions)
+
+
+def changed_js_files(patch: str) -> list[str]:
+    return changed_files(patch, JS_LANGUAGE.extensions)
+
+
 def check_compile(task: Task, repo_path: Path) -> LayerResult:
+    """The changed files parse in both states: Python's with `compile`; JS/TS files with
+    tree-sitter's JS/TS grammars (no Node on the host needed, and TypeScript is read without
+    type-checking: its type errors are the tests' business). A JS/TS file the grammar cannot read
+    in the fixed state, which its own tests ran, is left unchecked in both states: the grammar,
+    not the file, is wrong there."""
     files = changed_python_files(task.patch) + changed_python_files(task.test_patch)
+    js_files = changed_js_files(task.patch) + changed_js_files(task.test_patch)
     with tempfile.TemporaryDirectory(prefix="sebgen-compile-") as tmp:
         tree = Path(tmp) / "tree"
         export_tree(repo_path, task.base_commit, tree)
         error = _compile_all(tree, files)
+        unreadable = {rel for rel in set(js_files) if _parse_error(tree, rel)}
         if error:
             return _fail(f"fixed state does not compile: {error}", "compile_error")
         try:
@@ -110,9 +128,17 @@ def check_compile(task: Task, repo_path: Path) -> LayerResult:
         except PatchError as exc:
             return _fail(f"bug_patch does not apply to base_commit: {exc}", "patch_error")
         error = _compile_all(tree, changed_python_files(task.bug_patch) + files)
+        if not error:
+            js_checked = set(changed_js_files(task.bug_patch) + js_files) - unreadable
+            error = next((e for rel in sorted(js_checked) if (e := _parse_error(tree, rel))), None)
         if error:
             return _fail(f"buggy state does not compile: {error}", "compile_error")
-    return LayerResult(True, 1.0, f"{len(set(files))} changed Python files compile in both states")
+    if not js_files:
+        return LayerResult(True, 1.0, f"{len(set(files))} changed Python files compile in both states")
+    said = f"{len(set(js_files)) - len(unreadable)} changed JS/TS files parse in both states"
+    if unreadable:
+        said += f" ({len(unreadable)} the grammar cannot read left unchecked: {', '.join(sorted(unreadable)[:3])})"
+    return LayerResult(True, 1.0, f"{len(set(files))} changed Python files compile; {said}" if files else said)
 
 
 def _compile_all(tree: Path, files: Sequence[str]) -> str | None:
@@ -127,11 +153,29 @@ def _compile_all(tree: Path, files: Sequence[str]) -> str | None:
     return None
 
 
+def _parse_error(tree: Path, rel: str) -> str | None:
+    path = tree / rel
+    if not path.is_file():
+        return None
+    error = syntax_error(path.read_text(encoding="utf-8", errors="replace"), rel)
+    return f"{rel} {error}" if error else None
+
+
 # ---------------------------------------------------------------- layer 3: functional
 
 
-def test_files_of(test_patch: str) -> list[str]:
-    return [f for f in changed_python_files(test_patch) if Path(f).name.startswith("test") or f.endswith("_test.py")]
+def test_files_of(test_patch: str, repo_path: str | Path | None = None, commit: str = "") -> list[str]:
+    """The test files a run of the task's tests is given: the Python test modules the patch
+    changes, and the JS/TS files it changes that declare tests (read at `commit` when a
+    repository is given, else from the file's name: `*.test.*`, `*.spec.*`, or a test folder's
+    file outside fixtures and helpers)."""
+    python = PYTHON_LANGUAGE.runnable_tests(dict.fromkeys(changed_python_files(test_patch), ""))
+    js = [f for f in changed_js_files(test_patch) if JS_LANGUAGE.is_test_path(f)]
+    if js and repo_path is not None and commit:
+        js = JS_LANGUAGE.runnable_tests({f: file_at(str(repo_path), commit, f) for f in js})
+    elif js:
+        js = [f for f in js if JS_LANGUAGE.looks_runnable(f)]
+    return python + js
 
 
 def check_functional_layer(task: Task, validator: Validator, repo_path: Path) -> LayerResult:
@@ -152,7 +196,7 @@ def check_functional_layer(task: Task, validator: Validator, repo_path: Path) ->
                 task.base_commit,
                 task.bug_patch,
                 task.patch,
-                test_files_of(task.test_patch) or None,
+                test_files_of(task.test_patch, repo_path, task.base_commit) or None,
                 reruns=validator.reruns,
             )
             if result.passed:
@@ -191,7 +235,7 @@ def _nop_and_oracle(result, task: Task, backend, repo_path: Path) -> None:
     """The empty patch and the gold patch through the path `evaluate` uses (agent state, tests
     and config restored, supervised run): a nop that resolves or an oracle that does not
     rejects the task. Updates `result` in place."""
-    test_files = test_files_of(task.test_patch) or None
+    test_files = test_files_of(task.test_patch, repo_path, task.base_commit) or None
     verdicts = {}
     for label, patch in (("nop", ""), ("oracle", task.patch)):
         try:
@@ -246,7 +290,27 @@ def judge_evidence(task: Task) -> dict:
         return {}
     repo_path = getattr(task, "repo_path", "")
     modules = sorted(repo_modules(repo_path, task.base_commit)) if repo_path else []
-    return {"failures": failures, "known_names": modules}
+    return {"failures": failures, "known_names": sorted({*modules, *js_known_names(writer_failures(task))})}
+
+
+_JS_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+_JS_LITERALS = ("true", "false", "null", "undefined", "NaN", "Infinity")
+
+
+def js_known_names(failures: Sequence[FailureEvidence]) -> set[str]:
+    """The names a JS/TS reproduction may use: every identifier of a reproduction the JS
+    producer found self-contained (it checked each name's binding with the JS parser; the judges
+    read code as Python, where `{ partitioned: true }` holds two unbound names), and JS's
+    literals. Empty for Python tests."""
+    names: set[str] = set()
+    for f in failures:
+        language = language_of_test(f.test_id)
+        if language is None or language.name != JS_LANGUAGE.name:
+            continue
+        names.update(_JS_LITERALS)
+        if f.reproduction and not f.unbound:
+            names.update(_JS_NAME.findall(f.reproduction))
+    return names
 
 
 def _judged(f: FailureEvidence) -> FailureEvidence:

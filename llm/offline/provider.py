@@ -32,6 +32,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm:
 import litellm  # noqa: E402
 from litellm.types.utils import Usage as LiteLLMUsage  # noqa: E402
 
+from .js_writer import is_js_context, write_js_statement  # noqa: E402
 from .judge import judge_quality, judge_semantic  # noqa: E402
 from .mutator import mutate_prompt  # noqa: E402
 from .text import _word_count  # noqa: E402
@@ -85,7 +86,8 @@ def respond(messages: Sequence[Any], temperature: float = 0.7, top_p: float = 1.
         return json.dumps({"error": "the <context> block must hold a JSON object"})
     task = context.get("task")
     if task == "write_statement":
-        result = write_statement(context, instructions, temperature, top_p, max_tokens)
+        writer = write_js_statement if is_js_context(context) else write_statement
+        result = writer(context, instructions, temperature, top_p, max_tokens)
     elif task == "judge_quality":
         result = judge_quality(context)
     elif task == "judge_semantic":

@@ -1,5 +1,6 @@
-"""Mining a repository in a language it does not read ends with one sentence that says what the
-repository holds, instead of an empty funnel."""
+"""Mining reads each of SEBGen's languages through `environment.Language`: Python and
+JavaScript/TypeScript commits become candidates (a repository holding both yields both), and a
+repository in neither ends with one sentence that says what it holds, instead of an empty funnel."""
 
 import subprocess
 from pathlib import Path
@@ -48,13 +49,16 @@ def c_repo(tmp_path):
     )
 
 
-def test_a_javascript_repository_is_named_as_such(js_repo):
-    with pytest.raises(MiningError) as raised:
-        mine(js_repo)
-    assert str(raised.value) == (
-        f"{repo_name(js_repo)} is a JavaScript/TypeScript repository (package.json); "
-        "SEBGen makes tasks from Python repositories today, and JavaScript/TypeScript is being added"
+def test_a_javascript_repository_is_mined(js_repo):
+    result = mine(js_repo)
+    assert result.funnel["changes_source_and_tests"] == 1
+    [candidate] = result.candidates
+    assert (candidate.language, candidate.source_files, candidate.test_files) == (
+        "javascript",
+        ["index.js"],
+        ["test/index.test.js"],
     )
+    assert candidate.fix_files == ["index.js"]
 
 
 def test_a_repository_in_no_known_language_names_the_known_ones(c_repo):
@@ -66,15 +70,19 @@ def test_a_repository_in_no_known_language_names_the_known_ones(c_repo):
         f"{repo_name(c_repo)} is in none of the languages SEBGen knows (Python, JavaScript/TypeScript)"
     )
     assert "its files are mostly .c, .h" in message
-    assert message.endswith(
-        "SEBGen makes tasks from Python repositories today, and JavaScript/TypeScript is being added"
-    )
+    assert message.endswith("SEBGen makes tasks from Python and JavaScript/TypeScript repositories")
 
 
-def test_named_commits_of_a_javascript_repository_get_the_same_sentence(js_repo):
+def test_named_commits_of_a_repository_in_no_known_language_get_the_same_sentence(c_repo):
+    head = subprocess.run(["git", "-C", str(c_repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    with pytest.raises(MiningError, match="is in none of the languages SEBGen knows"):
+        mine_named(c_repo, [head.strip()])
+
+
+def test_named_javascript_commits_become_candidates(js_repo):
     head = subprocess.run(["git", "-C", str(js_repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
-    with pytest.raises(MiningError, match="is a JavaScript/TypeScript repository"):
-        mine_named(js_repo, [head.strip()])
+    [named] = mine_named(js_repo, [head.strip()])
+    assert named.candidate is not None and named.candidate.language == "javascript"
 
 
 def test_a_repository_holding_python_beside_javascript_is_mined(tmp_path):
@@ -85,7 +93,63 @@ def test_a_repository_holding_python_beside_javascript_is_mined(tmp_path):
             {"pkg/mod.py": "def f():\n    return 2\n", "tests/test_mod.py": "def test_f():\n    pass\n"},
         ],
     )
-    assert [c.test_files for c in mine(repo).candidates] == [["tests/test_mod.py"]]
+    assert [(c.language, c.test_files) for c in mine(repo).candidates] == [("python", ["tests/test_mod.py"])]
+
+
+def test_a_repository_holding_both_languages_yields_tasks_in_both(tmp_path):
+    repo = git_repo(
+        tmp_path / "both",
+        [
+            {"package.json": "{}", "setup.py": "", "pkg/mod.py": "X = 1\n", "web/app.js": "exports.x = 1\n"},
+            {"pkg/mod.py": "X = 2\n", "tests/test_mod.py": "def test_x():\n    pass\n"},
+            {"web/app.js": "exports.x = 2\n", "web/app.test.js": "test('x', () => {})\n"},
+        ],
+    )
+    found = [(c.language, c.source_files, c.test_files) for c in mine(repo).candidates]
+    assert found == [
+        ("python", ["pkg/mod.py"], ["tests/test_mod.py"]),
+        ("javascript", ["web/app.js"], ["web/app.test.js"]),
+    ]
+
+
+def test_javascript_file_roles(tmp_path):
+    """Tests by name or folder, in every JS/TS extension; build output, tool configs, docs and
+    lockfiles are never source; lockfile and build output never enter the gold patch; fixtures
+    beside the tests go with the test patch."""
+    repo = git_repo(
+        tmp_path / "roles",
+        [
+            {"package.json": "{}", "src/a.ts": "export const a = 1\n"},
+            {
+                "src/a.ts": "export const a = 2\n",
+                "src/b.mts": "export const b = 2\n",
+                "dist/a.js": "exports.a = 2\n",
+                "vitest.config.ts": "export default {}\n",
+                "docs/guide.js": "x\n",
+                "package-lock.json": "{}",
+                "package.json": '{"version": "2"}',
+                "src/__tests__/a.tsx": "it('a', () => {})\n",
+                "test/fixtures/a.json": "{}",
+                "spec/b.spec.cjs": "describe('b', () => {})\n",
+            },
+        ],
+    )
+    [candidate] = mine(repo).candidates
+    assert candidate.source_files == ["src/a.ts", "src/b.mts"]
+    assert candidate.test_files == ["spec/b.spec.cjs", "src/__tests__/a.tsx", "test/fixtures/a.json"]
+    assert "package-lock.json" not in candidate.fix_files and "dist/a.js" not in candidate.fix_files
+    assert {"package.json", "src/a.ts", "src/b.mts", "vitest.config.ts"} <= set(candidate.fix_files)
+
+
+def test_a_javascript_change_of_only_a_lockfile_and_tests_is_no_candidate(tmp_path):
+    repo = git_repo(
+        tmp_path / "lock",
+        [
+            {"package.json": "{}", "index.js": "module.exports = 1\n"},
+            {"package-lock.json": "{}", "test/index.test.js": "test('x', () => {})\n"},
+        ],
+    )
+    assert mine(repo).funnel["changes_source_and_tests"] == 0
 
 
 def test_python_sources_without_packaging_or_tests_are_python(tmp_path):

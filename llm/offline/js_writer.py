@@ -1,0 +1,273 @@
+"""The offline writer for JavaScript/TypeScript tasks: an issue-style statement from the executed
+failure of each failing test (`records.FailureEvidence` from `tasks/evidence/js.py`): a
+reproduction in a ```js block when the test allows one, else the failing check as the test
+writes it, and the value the current code gives against the one the test requires. Test names
+never appear (the solver does not see the tests), except in a TEST_DRIVEN statement, whose
+contract is to list them.
+
+The context says its language (`"language": "javascript"`); Python contexts never reach this
+module (`llm.offline.writer` writes them, unchanged). Directives are read as for Python
+(`directives.parse_directives`); draws come from the same seeded generator."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from records import FailureEvidence
+
+from ..leakage import leak_report
+from .directives import _ACTUAL, _EXPECTED, parse_directives
+from .evidence import failures_of
+from .subject import _request, _symptom, body_sentences, clean_subject, is_vague, split_subject
+from .text import _cap_words, _capitalize, _Phraser, _strip_leaks, _word_count, seeded_rng
+
+LANGUAGE = "javascript"
+WORDS_PER_TOKEN = 0.75
+JSON_OVERHEAD_WORDS = 6
+SHORT = 60
+
+_TITLES = {
+    "BUG_FIX": ["{Symptom}", "Bug: {symptom}", "Unexpected behaviour: {symptom}"],
+    "FEATURE_ADD": ["Feature request: {request}", "Please add {request}", "Missing capability: {request}"],
+    "REFACTOR": ["Refactor request: {request}", "API change: {request}"],
+    "TEST_DRIVEN": ["Specification: {request}", "Implement: {request}"],
+    "HYBRID": ["Bug and enhancement: {symptom}", "Fix and extend: {request}"],
+    "SYNTHETIC": ["Regression: {symptom}", "Broken behaviour: {symptom}"],
+}
+_OPENINGS = {
+    "BUG_FIX": [
+        "I ran into this while using {repo}; the failing code is below.",
+        "There is a bug in {repo}, shown by the code below.",
+    ],
+    "FEATURE_ADD": [
+        "{Repo} does not offer {request} yet, and I would like to use it.",
+        "Currently there is no way to get {request} from {repo}.",
+    ],
+    "REFACTOR": ["To keep {repo} maintainable, {request} is needed."],
+    "TEST_DRIVEN": ["Implement the behaviour specified below so that the listed tests pass."],
+    "HYBRID": ["In {repo}, the problem in the title needs both a fix and a small extension."],
+    "SYNTHETIC": ["After a recent change, {repo} shows the problem described below."],
+}
+_REPRO_HEADS = ["To reproduce:", "Reproduction:", "This shows it:"]
+_CHECK_HEADS = ["The failing check:", "This check fails:"]
+
+
+def is_js_context(context: dict) -> bool:
+    return context.get("language") == LANGUAGE
+
+
+def _span(text: str) -> str:
+    return f"`{_value(str(text)).replace('`', chr(39))}`"
+
+
+def _value(text: str) -> str:
+    """A value as a statement quotes it: an error's first line, never its stack."""
+    return text.split("\n")[0].rstrip() if re.search(r"\n\s+at ", text) else text
+
+
+def _short(text: str | None, limit: int = SHORT) -> bool:
+    return bool(text) and len(_value(str(text))) <= limit and "\n" not in _value(str(text))
+
+
+def _fmt(template: str, values: dict[str, str]) -> str:
+    values = dict(values)
+    for key in list(values):
+        values[key.capitalize()] = _capitalize(values[key])
+    return template.format(**values)
+
+
+def _subject_of(f: FailureEvidence) -> str:
+    """What the statement calls the code under test: the call when it stands alone, else the function."""
+    if f.call and not f.unbound and _short(f.call, 48) and "=>" not in f.call and "function" not in f.call:
+        return _span(f.call)
+    if f.function:
+        return _span(f.function)
+    return "the checked value"
+
+
+def symptom(f: FailureEvidence, fallback: str) -> str:
+    """A title from the executed failure: the call and the value it gives against the one required."""
+    name = _subject_of(f)
+    if name == "the checked value":
+        if f.error and f.kind != "compare" and _short(f.error, 100):
+            return f"The code below throws {_span(f.error)}"
+        if fallback:
+            return fallback
+    if f.kind == "raises":
+        wanted = f" {_span(f.expected)}" if _short(f.expected) else ""
+        return f"{name} does not throw{wanted}" if not f.observed else f"{name} throws the wrong error"
+    if f.kind == "compare" and _short(f.observed, 40) and _short(f.expected, 40):
+        relation = "where" if (f.op or "==") == "==" else f"({f.op}) where"
+        return f"{name} gives {_span(f.observed)} {relation} {_span(f.expected)} is expected"
+    if f.error and not f.kind == "compare":
+        return f"{name} throws {_span(f.error.split(':')[0])}"
+    return fallback or f"{name} gives a wrong result"
+
+
+def outcome(f: FailureEvidence) -> str:
+    """What the failing check sees on the current code and what it requires."""
+    subject = _checked(f)
+    if f.kind == "raises":
+        wanted = _span(f.expected) if f.expected else "an error"
+        return f"On the current code nothing is thrown; it should throw {wanted}."
+    if f.kind == "compare":
+        if f.op not in (None, "", "==", "!="):
+            return (
+                f"On the current code {subject} is {_span(f.observed)}; the check ({_span(f.op)}) "
+                f"requires {_span(f.expected)}."
+            )
+        want = "differ from" if f.op == "!=" else "be"
+        exact = " exactly" if f.exact and f.op != "!=" else ""
+        seen, wanted = _span(f.observed or ""), _span(f.expected or "")
+        text = f"On the current code {subject} is {seen}; it should {want}{exact} {wanted}."
+        return text + (" The string is compared character for character." if f.exact and f.op != "!=" else "")
+    if f.error:
+        return f"On the current code it throws {_span(f.error)}."
+    return "On the current code the check fails."
+
+
+def _checked(f: FailureEvidence) -> str:
+    """The checked expression, or the result of the function it calls when it uses names the
+    reader cannot see (a loop variable of a generated test)."""
+    if f.call and not f.unbound and _short(f.call, 120):
+        return _span(f.call)
+    return f"the result of {_span(f.function)}" if f.function else "the checked value"
+
+
+def requirement(f: FailureEvidence) -> str:
+    subject = _checked(f)
+    if subject == "the checked value" and f.kind not in ("raises", "compare"):
+        return "the code runs without throwing"
+    if f.kind == "raises":
+        return f"{subject} throws {_span(f.expected) if f.expected else 'an error'}"
+    if f.kind == "compare" and f.expected:
+        relation = "differs from" if f.op == "!=" else "is" if f.op in (None, "", "==") else f"satisfies {f.op} with"
+        return f"{subject} {relation} {_span(f.expected)}"
+    return f"{subject} does not throw"
+
+
+def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int) -> str:
+    parts = []
+    shown: set[str] = set()
+    for f in failures:
+        if len(parts) >= limit:
+            break
+        code = (f.reproduction or "").strip() if not f.unbound and not f.long else ""
+        block = code or test_lines(f) or (f.check or "").strip()
+        if not block or block in shown:
+            continue
+        shown.add(block)
+        head = phr.pick(_REPRO_HEADS if code else _CHECK_HEADS)
+        parts.append(f"{head}\n\n```js\n{block}\n```\n\n{outcome(f)}")
+    rest = [f for f in failures if (f.reproduction or f.check or "").strip() not in shown][:5]
+    if rest and parts:
+        parts.append("Other checks fail the same way:\n" + "\n".join(f"- {_capitalize(requirement(f))}." for f in rest))
+    return "\n\n".join(parts)
+
+
+_CALLBACK_START = re.compile(r"=>\s*\{?\s*$|function\s*[\w$]*\s*\([^)]*\)\s*\{\s*$")
+
+
+def test_lines(f: FailureEvidence, limit: int = 25) -> str:
+    """The test's own lines up to its failing check, without the line that opens the test (it
+    holds the test's name) and a closing line, dedented: the check with what sets it up."""
+    source = list(f.source or [])
+    # the lines that open the test (its title, an it.each table) end where its callback starts
+    opener = next((i for i, ln in enumerate(source) if _CALLBACK_START.search(ln)), 0)
+    lines = [ln for ln in source[opener + 1 :] if ln.strip()]
+    if lines and lines[-1].strip() in ("});", "})", "});\n", "}"):
+        lines = lines[:-1]
+    if not lines or len(lines) > limit:
+        return ""
+    indent = min(len(ln) - len(ln.lstrip()) for ln in lines)
+    return "\n".join(ln[indent:] for ln in lines)
+
+
+def _test_code_section(context: dict) -> str:
+    """With no failure evidence (the run gave none): the lines the change adds to a failing test."""
+    for test in context.get("failing_tests") or []:
+        lines = [str(x) for x in (test.get("added_lines") or [])] if isinstance(test, dict) else []
+        if lines:
+            return "This should work, and does not on the current code:\n\n```js\n" + "\n".join(lines[:20]) + "\n```"
+    return ""
+
+
+def _directives(context: dict, instructions: str, temperature: float, rng: random.Random) -> set[str]:
+    directives = parse_directives(instructions)
+    examples = [str(x) for x in (context.get("examples") or [])]
+    if examples:  # imitate the structure of most similar successes
+        half = len(examples) / 2
+        if sum("reproduc" in e.lower() for e in examples) >= half:
+            directives.add("reproduce")
+        if sum(bool(_EXPECTED.search(e) and _ACTUAL.search(e)) for e in examples) >= half:
+            directives.add("expected_actual")
+    drop_p = min(0.9, max(0.0, 0.6 * (temperature - 1.0)))
+    for name in sorted(directives):
+        if rng.random() < drop_p:
+            directives.discard(name)
+    return directives
+
+
+def write_js_statement(
+    context: dict, instructions: str, temperature: float = 0.7, top_p: float = 1.0, max_tokens: int = 1024
+) -> dict:
+    """An issue-style ``{"problem_statement", "hints_text"}`` for a JS/TS task."""
+    rng = seeded_rng("write_statement", context, instructions, temperature, top_p, max_tokens)
+    directives = _directives(context, instructions, temperature, rng)
+    phr = _Phraser(rng, temperature, top_p, reverse="different_angle" in directives)
+    strategy = str(context.get("strategy_type") or "BUG_FIX").upper()
+    strategy = strategy if strategy in _TITLES else "BUG_FIX"
+    subject = str(context.get("commit_subject") or "")
+    pr_title = str(context.get("pr_title") or "")
+    bodies = [str(context.get("commit_body") or ""), pr_title, str(context.get("pr_body") or "")]
+    if pr_title and is_vague(subject) and not is_vague(pr_title):
+        subject = pr_title
+    subject = clean_subject(subject) or subject
+    kind, verb, rest = split_subject(subject)
+    functions = [f for f in (context.get("touched_functions") or []) if isinstance(f, dict) and f.get("name")]
+    fn0 = str(functions[0]["name"]) if functions else ""
+    fallback = f"`{fn0}` does not behave as expected" if fn0 else "the behaviour is wrong"
+    failures = [f for f in failures_of(context) if f.derived]
+    failures.sort(key=lambda f: not (f.reproduction and not f.unbound and not f.long))
+    lead = failures[0] if failures else None
+    said = _symptom(kind, verb, rest, fallback)
+    values = {
+        "repo": str(context.get("repo") or "the project"),
+        "symptom": symptom(lead, said) if lead else said,
+        "request": _request(kind, verb, rest, subject) or fallback,
+    }
+    added = [str(x) for x in (context.get("added_lines") or [])]
+    no_leak = "no_leak" in directives
+    concise, detailed = "concise" in directives, "detailed" in directives
+
+    sections = [_fmt(phr.pick(_TITLES[strategy]), values)]
+    body = body_sentences("\n\n".join(bodies), no_leak, skip=(subject,))
+    if no_leak:
+        fix = "".join(f"+{line}\n" for line in added)
+        body = [s for s in body if not leak_report(s, fix).score]
+    body = body[: 0 if concise else 4 if detailed else 2]
+    sections.append(" ".join([_fmt(phr.pick(_OPENINGS[strategy]), values), *body]))
+    if ("name_function" in directives or strategy == "REFACTOR") and functions:
+        named = ", ".join(f"`{f.get('signature') or f['name']}` in `{f.get('file')}`" for f in functions[:3])
+        sections.append(f"The code involved: {named}.")
+    if strategy == "TEST_DRIVEN" and failures:
+        spec = [f"- {_capitalize(requirement(f))}." for f in failures[:6]]
+        tests = [f"- `{f.test_id}`" for f in failures]
+        sections.append("\n".join(["Specification:", *spec, "", "Tests that must pass:", *tests]))
+    if failures:
+        sections.append(evidence_section(failures, phr, 1 if concise else 5 if detailed else 3))
+    else:
+        sections.append(_test_code_section(context))
+        if "expected_actual" in directives and lead is not None:
+            sections.append(f"Expected behaviour: {_capitalize(requirement(lead))}.\nActual behaviour: {outcome(lead)}")
+    statement = "\n\n".join(s for s in sections if s)
+    if no_leak:
+        statement = _strip_leaks(statement, added)
+    budget = max(4, int(max_tokens * WORDS_PER_TOKEN) - JSON_OVERHEAD_WORDS)
+    statement = _cap_words(statement, budget)
+    hints = ""
+    if "hint" in directives and fn0 and budget - _word_count(statement) >= 5:
+        where = functions[0].get("file")
+        hints = f"Look at `{fn0}`" + (f" in `{where}`." if where else ".")
+    return {"problem_statement": statement, "hints_text": hints}

@@ -1,0 +1,745 @@
+"""The JavaScript/TypeScript producer of failure evidence: the runner's report of each failing
+test (`sandbox.js_report`: the error, the expected and received values, the matcher, the failing
+line) read against the test's own source at the task's commit, parsed with tree-sitter's JS and
+TS grammars (never the gold patch).
+
+From the source it derives the failing check as the test writes it, the call under test, the
+checks that passed before it, the test's own lines up to it, the project's callable the check
+exercises, and a self-contained reproduction where the test allows one: the test file's imports
+(the project's own modules rewritten to the package's entry point, its name from package.json),
+the test's setup lines, and the failing check as a `node:assert` call (a jest/vitest `expect`
+only runs inside its runner; chai and `assert` checks stay as written). A test whose lines use a
+name neither they nor the imports define (a loop variable of a generated test, a fixture of a
+hook) gets no reproduction: `unbound` lists those names."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from dataclasses import dataclass
+from functools import cache
+
+import tree_sitter
+import tree_sitter_javascript
+import tree_sitter_typescript
+
+from records import FailureEvidence
+
+from .repo import file_at
+
+EVIDENCE_TESTS = 20
+SOURCE_LINES = 40
+CHECK_CHARS = 240
+PATH_SEPARATOR = " > "  # sandbox.js_report's, between describe titles and the test's title
+TEST_CALLS = {"it", "test", "specify"}
+SUITE_CALLS = {"describe", "suite", "context"}
+_MODIFIERS = {"only", "skip", "concurrent", "sequential", "todo", "failing"}
+# jest/vitest matchers -> the node:assert call a reproduction ends with ({x}: received, {y}: expected)
+_ASSERT_FOR = {
+    "toBe": "assert.strictEqual({x}, {y});",
+    "toEqual": "assert.deepEqual({x}, {y});",
+    "toStrictEqual": "assert.deepStrictEqual({x}, {y});",
+    "toBeTruthy": "assert.ok({x});",
+    "toBeFalsy": "assert.ok(!{x});",
+    "toBeUndefined": "assert.strictEqual({x}, undefined);",
+    "toBeNull": "assert.strictEqual({x}, null);",
+    "toBeDefined": "assert.notStrictEqual({x}, undefined);",
+    "toContain": "assert.ok({x}.includes({y}));",
+    "toHaveLength": "assert.strictEqual({x}.length, {y});",
+    "toBeInstanceOf": "assert.ok({x} instanceof {y});",
+    "toThrow": "assert.throws({x}, {y});",
+    "toThrowError": "assert.throws({x}, {y});",
+}
+_NEGATED = {
+    "toBe": "assert.notStrictEqual({x}, {y});",
+    "toEqual": "assert.notDeepEqual({x}, {y});",
+    "toStrictEqual": "assert.notDeepStrictEqual({x}, {y});",
+    "toBeTruthy": "assert.ok(!{x});",
+    "toBeFalsy": "assert.ok({x});",
+    "toContain": "assert.ok(!{x}.includes({y}));",
+    "toThrow": "assert.doesNotThrow({x});",
+}
+# matcher or node:assert/chai operator -> the comparison it makes, in records.FailureEvidence's words
+_EQUALITY = {
+    "toBe",
+    "toEqual",
+    "toStrictEqual",
+    "equal",
+    "equals",
+    "eql",
+    "strictEqual",
+    "deepEqual",
+    "deepStrictEqual",
+    "==",
+    "===",
+    "is",
+}
+_INEQUALITY = {"notEqual", "notStrictEqual", "notDeepEqual", "notDeepStrictEqual", "!=", "!=="}
+_GLOBALS = set(
+    "undefined NaN Infinity globalThis Object Array JSON String Number Boolean Math Date RegExp Error TypeError "
+    "RangeError SyntaxError Promise Map Set WeakMap WeakSet Symbol BigInt console process Buffer URL URLSearchParams "
+    "encodeURIComponent decodeURIComponent encodeURI decodeURI parseInt parseFloat isNaN isFinite setTimeout "
+    "clearTimeout setImmediate queueMicrotask require module exports __dirname __filename arguments this "
+    "TextEncoder TextDecoder structuredClone Uint8Array ArrayBuffer Reflect Proxy".split()
+)
+_REQUIRE = re.compile(r"""require\(\s*(['"])(?P<spec>[^'"]+)\1\s*\)""")
+
+
+# ---------------------------------------------------------------- parsing
+
+
+@cache
+def _parser(grammar: str) -> tree_sitter.Parser:
+    language = {
+        "javascript": tree_sitter_javascript.language,
+        "typescript": tree_sitter_typescript.language_typescript,
+        "tsx": tree_sitter_typescript.language_tsx,
+    }[grammar]()
+    return tree_sitter.Parser(tree_sitter.Language(language))
+
+
+def grammar_of(path: str) -> str:
+    if path.endswith(".tsx"):
+        return "tsx"
+    if path.endswith((".ts", ".mts", ".cts")):
+        return "typescript"
+    return "javascript"
+
+
+def parse(text: str, path: str) -> tree_sitter.Tree:
+    """The file's syntax tree with the grammar its extension names (JSX is in the JS grammar)."""
+    return _parser(grammar_of(path)).parse(text.encode("utf-8"))
+
+
+def syntax_error(text: str, path: str) -> str | None:
+    """ "line N: ..." at the file's first syntax error, or None when it parses."""
+    root = parse(text, path).root_node
+    if not root.has_error:
+        return None
+    stack = [root]
+    while stack:
+        node = stack.pop(0)
+        if node.type == "ERROR" or node.is_missing:
+            what = f"missing {node.type}" if node.is_missing else f"unexpected {node_text(node)[:40]!r}"
+            return f"line {node.start_point.row + 1}: {what}"
+        stack = [c for c in node.children if c.has_error or c.is_missing] + stack
+    return "the file does not parse"
+
+
+def node_text(node) -> str:
+    return node.text.decode("utf-8", errors="replace")
+
+
+def _one_line(node) -> str:
+    return " ".join(node_text(node).split())
+
+
+# ---------------------------------------------------------------- the test in its file
+
+
+@dataclass
+class _TestCall:
+    title: str | None  # None: not a plain string (a template with substitutions, a variable)
+    path: list[str | None]  # enclosing suite titles, then the title
+    node: object  # the call expression
+    body: object | None  # the callback's statement block (or expression)
+    each: bool = False  # it.each(table)(title, fn): the title is a printf template
+    params: list[str] | None = None  # the callback's parameter names (None: not plain identifiers)
+
+
+def _called_name(call) -> str:
+    """`it` for it(...), it.only(...), it.each(...)(...) and test.skip(...)."""
+    function = call.child_by_field_name("function")
+    while function is not None:
+        if function.type == "identifier":
+            return node_text(function)
+        if function.type == "member_expression":
+            prop = function.child_by_field_name("property")
+            if prop is not None and node_text(prop) not in _MODIFIERS and node_text(prop) != "each":
+                return ""
+            function = function.child_by_field_name("object")
+        elif function.type == "call_expression":  # test.each(table)(title, fn)
+            function = function.child_by_field_name("function")
+        else:
+            return ""
+    return ""
+
+
+def _string_value(node) -> str | None:
+    if node is None:
+        return None
+    if node.type == "string":
+        try:
+            return json.loads('"' + node_text(node)[1:-1].replace('"', '\\"').replace("\\'", "'") + '"')
+        except ValueError:
+            return node_text(node)[1:-1]
+    if node.type == "template_string" and not any(c.type == "template_substitution" for c in node.children):
+        return node_text(node)[1:-1]
+    return None
+
+
+def _callback(arguments) -> object | None:
+    function = _callback_function(arguments)
+    return function.child_by_field_name("body") if function is not None else None
+
+
+def _callback_function(arguments):
+    return next(
+        (a for a in arguments.named_children if a.type in ("arrow_function", "function_expression", "function")),
+        None,
+    )
+
+
+def _parameter_names(function) -> list[str] | None:
+    """The callback's parameters when each is a plain identifier (`(name, value) =>`, `name =>`)."""
+    if function is None:
+        return None
+    single = function.child_by_field_name("parameter")
+    if single is not None:
+        return [node_text(single)] if single.type == "identifier" else None
+    params = function.child_by_field_name("parameters")
+    names = []
+    for param in params.named_children if params is not None else []:
+        inner = (
+            param.child_by_field_name("pattern")
+            if param.type in ("required_parameter", "optional_parameter")
+            else param
+        )
+        if inner is None or inner.type != "identifier":
+            return None
+        names.append(node_text(inner))
+    return names
+
+
+def _is_each(call) -> bool:
+    function = call.child_by_field_name("function")
+    if function is None or function.type != "call_expression":
+        return False
+    inner = function.child_by_field_name("function")
+    return (
+        inner is not None
+        and inner.type == "member_expression"
+        and node_text(inner.child_by_field_name("property")) == "each"
+    )
+
+
+_PRINTF = re.compile(r"%[sdifjopP#%]")
+
+
+def each_params(test: _TestCall, test_id: str) -> dict[str, str]:
+    """name -> JS literal of each callback parameter of an `it.each` test whose title template
+    prints every parameter once with %s/%d/%i/%f (read back from the test id's own title)."""
+    if not test.each or not test.title or not test.params:
+        return {}
+    placeholders = [p for p in _PRINTF.findall(test.title) if p != "%%"]
+    if len(placeholders) != len(test.params) or any(p not in ("%s", "%d", "%i", "%f") for p in placeholders):
+        return {}
+    title = test_id.partition("::")[2].split(PATH_SEPARATOR)[-1]
+    pattern = "".join(
+        "(.*?)" if piece in ("%s", "%d", "%i", "%f") else re.escape("%" if piece == "%%" else piece)
+        for piece in re.split(r"(%[sdifjopP#%])", test.title)
+    )
+    match = re.fullmatch(pattern, title, flags=re.S)
+    if not match:
+        return {}
+    out = {}
+    for name, kind, value in zip(test.params, placeholders, match.groups()):
+        if kind == "%s":
+            out[name] = json.dumps(value, ensure_ascii=False)
+        elif re.fullmatch(r"-?\d+(\.\d+)?(e[+-]?\d+)?|NaN|-?Infinity", value):
+            out[name] = value
+        else:
+            return {}
+    return out
+
+
+def test_calls(root) -> list[_TestCall]:
+    """Every it/test call of a file with its enclosing describe titles. A qunit-style
+    `suite('x')` statement (no callback) titles the tests after it."""
+    found: list[_TestCall] = []
+
+    def visit(node, suites: list[str | None]) -> None:
+        flat_suite: list[str | None] = []
+        for child in node.named_children:
+            call = child.named_children[0] if child.type == "expression_statement" and child.named_children else child
+            if call.type == "await_expression" and call.named_children:
+                call = call.named_children[0]
+            if call.type != "call_expression":
+                visit(child, suites + flat_suite)
+                continue
+            name, arguments = _called_name(call), call.child_by_field_name("arguments")
+            args = arguments.named_children if arguments is not None else []
+            title = _string_value(args[0]) if args else None
+            body = _callback(arguments) if arguments is not None else None
+            if name in SUITE_CALLS and body is None:
+                flat_suite = [title]
+            elif name in SUITE_CALLS:
+                visit(body, [*suites, *flat_suite, title])
+            elif name in TEST_CALLS and args:
+                params = _parameter_names(_callback_function(arguments))
+                found.append(_TestCall(title, [*suites, *flat_suite, title], call, body, _is_each(call), params))
+            else:
+                visit(child, suites + flat_suite)
+
+    visit(root, [])
+    return found
+
+
+def find_test(root, test_id: str, line: int | None) -> _TestCall | None:
+    """The test a test id names: by its titles; a generated title (a template, a loop) by the
+    failing line inside it."""
+    wanted = [t for t in test_id.partition("::")[2].split(PATH_SEPARATOR) if t]
+    calls = test_calls(root)
+    # compared as `sandbox.comparable_id` spells them (titles joined by spaces), so mocha's
+    # `fullTitle` spelling of an id finds its test too
+    spelled = " ".join(wanted)
+    exact = [c for c in calls if None not in c.path and " ".join(t for t in c.path if t) == spelled]
+    if exact:
+        return exact[0]
+    titled = [c for c in calls if c.title and (spelled == c.title or spelled.endswith(" " + c.title))]
+    if len(titled) == 1:
+        return titled[0]
+    if line is not None:
+        spanning = [c for c in calls if c.node.start_point.row + 1 <= line <= c.node.end_point.row + 1]
+        if spanning:
+            return max(spanning, key=lambda c: c.node.start_point.row)
+    return None
+
+
+def test_statements(body) -> list:
+    if body is None:
+        return []
+    return list(body.named_children) if body.type == "statement_block" else [body]
+
+
+def _statement_at(statements: list, line: int):
+    return next((s for s in statements if s.start_point.row + 1 <= line <= s.end_point.row + 1), None)
+
+
+def _innermost_statement(root, line: int):
+    """The smallest statement of the file that holds `line` (a helper's check)."""
+    best = None
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if not node.start_point.row + 1 <= line <= node.end_point.row + 1:
+            continue
+        if node.type.endswith("statement") and node.type != "statement_block":
+            best = node
+        stack.extend(node.named_children)
+    return best
+
+
+# ---------------------------------------------------------------- checks
+
+
+@dataclass
+class _Check:
+    text: str
+    subject: str | None = None  # what is checked (expect's argument, assert's first)
+    expected: str | None = None  # the expectation's source text
+    matcher: str = ""
+    negated: bool = False
+    style: str = ""  # expect | assert | chai-should | other
+
+
+def _outer_call(statement):
+    node = statement.named_children[0] if statement.named_children else None
+    if node is not None and node.type == "await_expression" and node.named_children:
+        node = node.named_children[0]
+    return node if node is not None and node.type == "call_expression" else None
+
+
+def read_check(statement) -> _Check | None:
+    """The check a statement makes, or None when it is not one."""
+    if statement is None or statement.type != "expression_statement":
+        return None
+    text = _one_line(statement)
+    call = _outer_call(statement)
+    if call is None:
+        return _Check(text, style="chai-should") if ".should." in text else None
+    function = call.child_by_field_name("function")
+    args = call.child_by_field_name("arguments")
+    arg_texts = [node_text(a) for a in args.named_children] if args is not None else []
+    # assert(x), assert.equal(a, b), t.is(a, b) (ava)
+    if function.type == "identifier" and node_text(function) == "assert":
+        return _Check(text, arg_texts[0] if arg_texts else None, None, "ok", style="assert")
+    if function.type == "member_expression":
+        obj, prop = function.child_by_field_name("object"), node_text(function.child_by_field_name("property"))
+        if obj.type == "identifier" and node_text(obj) in ("assert", "t", "expect"):
+            if node_text(obj) != "expect":
+                nodes = args.named_children if args is not None else []
+                # assert.equal('expected', actual()): the literal is the expected side, whichever comes first
+                if len(nodes) > 1 and _is_literal(nodes[0]) and not _is_literal(nodes[1]):
+                    arg_texts[0], arg_texts[1] = arg_texts[1], arg_texts[0]
+                return _Check(
+                    text,
+                    arg_texts[0] if arg_texts else None,
+                    arg_texts[1] if len(arg_texts) > 1 else None,
+                    prop,
+                    style="assert",
+                )
+        # expect(x)[.not][.resolves].matcher(y), or chai's expect(x).to.be.equal(y)
+        chain, node = [prop], obj
+        while node is not None and node.type == "member_expression":
+            chain.append(node_text(node.child_by_field_name("property")))
+            node = node.child_by_field_name("object")
+        if node is not None and node.type == "call_expression" and _called_identifier(node) == "expect":
+            inner = node.child_by_field_name("arguments")
+            subject = node_text(inner.named_children[0]) if inner is not None and inner.named_children else None
+            modifiers = chain[1:]
+            style = "expect" if set(modifiers) <= {"not", "resolves", "rejects"} else "chai-expect"
+            return _Check(
+                text,
+                subject,
+                arg_texts[0] if arg_texts else None,
+                prop,
+                negated="not" in modifiers,
+                style=style if not {"resolves", "rejects"} & set(modifiers) else "async",
+            )
+        if ".should" in text:
+            return _Check(text, style="chai-should")
+    return None
+
+
+def _is_literal(node) -> bool:
+    if node.type in ("string", "number", "regex", "true", "false", "null", "undefined"):
+        return True
+    return node.type == "template_string" and not any(c.type == "template_substitution" for c in node.children)
+
+
+def _called_identifier(call) -> str:
+    function = call.child_by_field_name("function")
+    return node_text(function) if function is not None and function.type == "identifier" else ""
+
+
+def _op(matcher: str | None) -> str | None:
+    if not matcher:
+        return None
+    if matcher in _EQUALITY:
+        return "=="
+    if matcher in _INEQUALITY:
+        return "!="
+    return matcher
+
+
+# ---------------------------------------------------------------- imports and names
+
+
+def _imports(root, test_path: str, package: str) -> tuple[list[str], list[set[str]], set[str]]:
+    """(the file's import lines, rewritten for a reproduction; the names each binds; the names
+    bound by imports that a reproduction cannot use: test helpers beside the test, test runners)."""
+    lines, bound, unusable = [], [], set()
+    for node in root.named_children:
+        spec, names = None, set()
+        if node.type == "import_statement":
+            source = node.child_by_field_name("source")
+            spec = _string_value(source) if source is not None else None
+            names = {node_text(n) for n in walk_nodes(node) if n.type == "identifier"}
+        elif node.type in ("lexical_declaration", "variable_declaration") and "require(" in node_text(node):
+            match = _REQUIRE.search(node_text(node))
+            spec = match["spec"] if match else None
+            for declarator in node.named_children:
+                name = declarator.child_by_field_name("name")
+                if name is not None:
+                    names |= {
+                        node_text(n)
+                        for n in walk_nodes(name)
+                        if n.type in ("identifier", "shorthand_property_identifier_pattern")
+                    }
+        if spec is None:
+            continue
+        text = node_text(node)
+        if spec in ("vitest", "@jest/globals", "mocha", "node:test", "ava", "tap", "uvu"):
+            unusable |= names - {"assert"}
+            continue
+        if spec.startswith("."):
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(test_path), spec))
+            if _in_tests(target) or not package:
+                unusable |= names
+                continue
+            text = text.replace(f"'{spec}'", f"'{package}'").replace(f'"{spec}"', f'"{package}"')
+        lines.append(" ".join(text.split()) if len(text) > 200 else text)
+        bound.append(names)
+    return lines, bound, unusable
+
+
+_ENABLING = re.compile(r"^(chai\.)?should\(\)|^chai\.use\(")
+
+
+_NAMED_IMPORT = re.compile(r"^import\s*\{(?P<names>[^}]*)\}\s*from\s*(?P<source>.+)$", re.S)
+
+
+def _only_used(line: str, used: set[str]) -> str:
+    """`import { a, b } from "x"` keeping only the names the reproduction uses."""
+    match = _NAMED_IMPORT.match(line)
+    if not match:
+        return line
+    names = [n.strip() for n in match["names"].split(",") if n.strip()]
+    kept = [n for n in names if n.split(" as ")[-1].strip() in used]
+    return f"import {{ {', '.join(kept)} }} from {match['source'].strip()}" if kept else line
+
+
+def _enabling_calls(root) -> list:
+    """Top-level statements that make chai's `.should` work (`should()`, `chai.use(...)`)."""
+    return [n for n in root.named_children if n.type == "expression_statement" and _ENABLING.match(node_text(n))]
+
+
+def _in_tests(path: str) -> bool:
+    return bool(re.search(r"(^|/)(tests?|__tests__|spec|fixtures?)(/|$)|\.(test|spec)\.", path))
+
+
+def walk_nodes(node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
+
+
+def _defined(statements: list) -> set[str]:
+    names = set()
+    for statement in statements:
+        for node in walk_nodes(statement):
+            if node.type == "variable_declarator":
+                name = node.child_by_field_name("name")
+                names |= {
+                    node_text(n)
+                    for n in walk_nodes(name)
+                    if n.type in ("identifier", "shorthand_property_identifier_pattern")
+                }
+            elif node.type in ("function_declaration", "class_declaration"):
+                name = node.child_by_field_name("name")
+                if name is not None:
+                    names.add(node_text(name))
+            elif node.type in ("formal_parameters",):
+                names |= {node_text(n) for n in walk_nodes(node) if n.type == "identifier"}
+            elif node.type == "arrow_function":
+                param = node.child_by_field_name("parameter")
+                if param is not None:
+                    names.add(node_text(param))
+    return names
+
+
+def _used(nodes: list) -> set[str]:
+    return {
+        node_text(n)
+        for node in nodes
+        for n in walk_nodes(node)
+        if n.type in ("identifier", "shorthand_property_identifier")
+        and (n.parent is None or n.parent.type != "member_expression" or n.parent.child_by_field_name("object") == n)
+    }
+
+
+def package_name(repo_path: str, commit: str) -> str:
+    try:
+        data = json.loads(file_at(repo_path, commit, "package.json") or "{}")
+    except ValueError:
+        return ""
+    name = data.get("name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else ""
+
+
+# ---------------------------------------------------------------- the producer
+
+
+def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str, FailureEvidence]:
+    """Per test of `tests` that the runner reported a failure for (`failures`: test id -> the
+    report's `FailureEvidence` or its JSON): the report's words and what `explain_failure`
+    derives from the test's file at `commit`."""
+    sources: dict[str, str] = {}
+    package = package_name(str(repo_path), commit)
+    out: dict[str, FailureEvidence] = {}
+    for test_id in list(tests)[:EVIDENCE_TESTS]:
+        report = failures.get(test_id) if isinstance(failures, dict) else None
+        if isinstance(report, FailureEvidence):
+            report = report.to_dict()
+        if not isinstance(report, dict):
+            continue
+        path = test_id.partition("::")[0]
+        if path not in sources:
+            sources[path] = file_at(str(repo_path), commit, path)
+        try:
+            out[test_id] = explain_failure(sources[path], test_id, report, package)
+        except (ValueError, RecursionError, AttributeError, TypeError, IndexError):
+            out[test_id] = FailureEvidence.from_dict(report, test_id=test_id)  # a file this code cannot read
+    return out
+
+
+_DERIVED = ("check", "call", "passed_checks", "reproduction", "long", "unbound", "function", "rest", "source", "params")
+
+
+def explain_failure(source: str, test_id: str, report: dict, package: str = "") -> FailureEvidence:
+    """The runner's evidence of one failure completed from the test's source: the failing check,
+    the call under test, the checks before it, the test's lines, a reproduction."""
+    evidence = FailureEvidence.from_dict(report, test_id=test_id)
+    # what this producer derives is never taken from its input (a stored record read again)
+    for name in _DERIVED:
+        setattr(evidence, name, None)
+    if not source:
+        return evidence
+    path = test_id.partition("::")[0]
+    root = parse(source, path).root_node
+    test = find_test(root, test_id, evidence.line)
+    if test is None:
+        return evidence
+    statements = test_statements(test.body)
+    lines = source.splitlines()
+    failing = _statement_at(statements, evidence.line) if evidence.line else None
+    helper = None
+    if failing is None and evidence.line:  # the check sits in a helper the test calls
+        helper = _innermost_statement(root, evidence.line)
+    check = read_check(helper if helper is not None else failing)
+    # before a helper's check, which of the test's own checks ran is not known
+    checks_before = [
+        c for s in statements if failing and s.end_point.row < failing.start_point.row if (c := read_check(s))
+    ]
+    if check is not None and check.style == "expect":
+        _matcher_failure(evidence, check)
+    if check is not None:
+        evidence.check = check.text[:CHECK_CHARS]
+        evidence.call = check.subject
+        if evidence.kind == "compare" or evidence.kind is None:
+            evidence.op = evidence.op and _op(evidence.op) or _op(check.matcher)
+        if check.matcher.startswith("toThrow") or check.matcher in ("throws", "rejects"):
+            evidence.kind = "raises" if evidence.kind != "compare" else evidence.kind
+        evidence.function = _callee_name(check.subject)
+    elif evidence.kind == "compare" and evidence.op:
+        evidence.op = _op(evidence.op)
+    if evidence.expected is not None and evidence.exact is None:
+        evidence.exact = evidence.expected.startswith('"')
+    if failing is not None:
+        evidence.passed_checks = [c.text[:CHECK_CHARS] for c in checks_before]
+    start = test.node.start_point.row
+    end = (failing.end_point.row if failing is not None else test.node.end_point.row) + 1
+    evidence.source = lines[start:end][:SOURCE_LINES]
+    if failing is not None:
+        rest = [read_check(s) for s in statements if s.start_point.row > failing.end_point.row]
+        evidence.rest = " ".join(c.text for c in rest if c)[:CHECK_CHARS] or None
+    params = each_params(test, test_id)
+    if params:
+        evidence.params = params
+    _reproduce(evidence, root, path, package, statements, failing, check if helper is None else None, params)
+    return evidence
+
+
+_CALLEE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(")
+_NOT_CALLEES = {"function", "if", "for", "while", "switch", "catch", "return", "typeof", "async", "await", "new"}
+
+
+_MATCHER_LINE = re.compile(r"^(?P<side>Expected|Received)(?: [a-z]+)*: (?P<value>.+)$", re.MULTILINE)
+_IMPLIED = {"toBeUndefined": "undefined", "toBeNull": "null", "toBeDefined": "defined", "toBeTruthy": "truthy",
+            "toBeFalsy": "falsy", "toBeNaN": "NaN"}  # fmt: skip
+
+
+def _matcher_failure(evidence: FailureEvidence, check: _Check) -> None:
+    """A jest/vitest matcher that failed without values in the report (`Error: expect(received)
+    .toBeUndefined()`) is a failed check, not a throw: its values come from the matcher's
+    message, or the matcher itself says what it requires."""
+    if evidence.kind != "error" or not (evidence.error or "").startswith(("Error: expect(", "JestAssertionError")):
+        return
+    sides = {m["side"]: m["value"].strip() for m in _MATCHER_LINE.finditer(evidence.message or "")}
+    evidence.kind, evidence.error = "compare", ""
+    evidence.observed = sides.get("Received", "")
+    evidence.expected = sides.get("Expected") or _IMPLIED.get(check.matcher) or (check.expected or "")
+    evidence.op = _op(check.matcher)
+
+
+def _callee_name(subject: str | None) -> str | None:
+    """`parseQuery` of `parseQuery("a=b")`, `cookie.parse` of `cookie.parse(x, y)` and of
+    `function () { cookie.parse(x) }`: the first call the checked expression makes."""
+    for match in _CALLEE.finditer(subject or ""):
+        if match.group(1) not in _NOT_CALLEES:
+            return match.group(1)
+    return None
+
+
+def _reproduce(
+    evidence, root, path: str, package: str, statements: list, failing, check: _Check | None, params: dict | None = None
+) -> None:
+    """A snippet that runs on its own with the package installed and ends with the failing check."""
+    if failing is None or check is None or check.style in ("async", "other"):
+        return
+    if check.style == "expect":
+        table = _NEGATED if check.negated else _ASSERT_FOR
+        template = table.get(check.matcher)
+        if template is None or (check.subject is None) or ("{y}" in template and check.expected is None):
+            return
+        if check.matcher.startswith("toThrow") and check.expected is None:
+            template = "assert.throws({x});"
+        last = template.format(x=check.subject, y=check.expected)
+    else:
+        last = node_text(failing)
+    setup = [s for s in statements if s.end_point.row < failing.start_point.row and read_check(s) is None]
+    imports, bound, unusable = _imports(root, path, package)
+    used = _used([*setup, failing]) - ({"assert", "expect"} if check.style == "expect" else set())
+    enabling = _enabling_calls(root) if check.style == "chai-should" else []
+    used |= _used(enabling)
+    imported = {name for names in bound for name in names}
+    # node:assert is imported for a rewritten expect, and for a bare `assert` the file gets from elsewhere
+    needs_assert = check.style == "expect" or ("assert" in used and "assert" not in imported)
+    params = {name: value for name, value in (params or {}).items() if name in used}
+    defined = _defined(setup) | _GLOBALS | imported | set(params) | ({"assert"} if needs_assert else set())
+    unbound = sorted(used - defined)
+    if unbound or used & unusable:
+        evidence.unbound = sorted(set(unbound) | (used & unusable))
+        return
+    header = [_only_used(line, used) for line, names in zip(imports, bound) if not names or names & used]
+    header += [node_text(node) for node in enabling]
+    if needs_assert:
+        module = any(line.startswith("import ") for line in header) or path.endswith((".mjs", ".mts", ".ts", ".tsx"))
+        header.insert(0, "import assert from 'node:assert';" if module else "const assert = require('node:assert');")
+    cases = [f"const {name} = {value};" for name, value in params.items()]
+    body = [
+        *cases,
+        *(_dedent(node_text(s), s.start_point.column) for s in setup),
+        _dedent(last, failing.start_point.column),
+    ]
+    evidence.reproduction = "\n".join([*header, "", *body])
+    evidence.long = len(evidence.reproduction.splitlines()) > SOURCE_LINES or None
+
+
+def _dedent(text: str, column: int) -> str:
+    lines = text.split("\n")
+    return "\n".join([lines[0], *(ln[column:] if ln[:column].strip() == "" else ln for ln in lines[1:])])
+
+
+# ---------------------------------------------------------------- definitions (mining, statements)
+
+_DEFINITION_TYPES = (
+    "function_declaration",
+    "generator_function_declaration",
+    "class_declaration",
+    "method_definition",
+)
+
+
+def definitions(text: str, path: str) -> list[tuple[str, int, int, object]]:
+    """(name, first line, last line, node) of each named function, class, method and
+    function-valued variable of a JS/TS file (lines 1-based)."""
+    found = []
+    for node in walk_nodes(parse(text, path).root_node):
+        name = None
+        if node.type in _DEFINITION_TYPES:
+            name = node.child_by_field_name("name")
+        elif node.type == "variable_declarator":
+            value = node.child_by_field_name("value")
+            if value is not None and value.type in ("arrow_function", "function_expression", "function"):
+                name = node.child_by_field_name("name")
+        if name is not None and name.type in ("identifier", "property_identifier", "type_identifier"):
+            found.append((node_text(name), node.start_point.row + 1, node.end_point.row + 1, node))
+    return found
+
+
+def enclosing_definitions(text: str, path: str, lines: set[int]) -> list[str]:
+    """The innermost definition around each of `lines`, in line order, each name once."""
+    spans = definitions(text, path)
+    out: list[str] = []
+    for line in sorted(lines):
+        around = [d for d in spans if d[1] <= line <= d[2]]
+        if around:
+            name = min(around, key=lambda d: d[2] - d[1])[0]
+            if name not in out:
+                out.append(name)
+    return out

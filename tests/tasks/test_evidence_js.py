@@ -1,0 +1,231 @@
+"""The JS/TS evidence producer (tasks/evidence/js.py) on test files in the styles of jest, vitest,
+mocha with node:assert (qunit UI) and mocha with chai's should, read with tree-sitter: the failing
+check, the call under test, the checks before it, and a reproduction that runs outside the runner."""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from records import FailureEvidence
+from tasks.evidence.js import explain_failure, find_test, parse, syntax_error
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "js"
+
+
+def source(name: str) -> str:
+    return (DATA / name).read_text()
+
+
+def compare(line: int, expected: str, observed: str, op: str) -> dict:
+    """A failure as sandbox.js_report reports a failed comparison."""
+    return FailureEvidence(
+        "",
+        kind="compare",
+        expected=expected,
+        observed=observed,
+        op=op,
+        error="",
+        error_type="AssertionError",
+        line=line,
+    ).to_dict()
+
+
+def test_a_vitest_check_becomes_a_node_assert_reproduction_with_the_package_entry_point():
+    test_id = "test/url.test.ts::parseQuery > keeps a repeated key"
+    evidence = explain_failure(
+        source("url.test.ts"), test_id, compare(18, '{"a":["1","2"]}', '{"a":"2"}', "toEqual"), package="ufo"
+    )
+    assert evidence.check == 'expect(parseQuery(query)).toEqual({ a: ["1", "2"] });'
+    assert (evidence.call, evidence.function, evidence.op) == ("parseQuery(query)", "parseQuery", "==")
+    assert evidence.passed_checks == ['expect(parseQuery("")).toEqual({});']
+    assert evidence.rest == 'expect(parseQuery("b")).toEqual({ b: "" });'
+    assert evidence.reproduction == (
+        "import assert from 'node:assert';\n"
+        'import { parseQuery } from "ufo";\n'
+        "\n"
+        'const query = "a=1&a=2";\n'
+        'assert.deepEqual(parseQuery(query), { a: ["1", "2"] });'
+    )
+    assert evidence.exact is False and evidence.source[0].strip().startswith('test("keeps a repeated key"')
+
+
+def test_a_generated_title_is_found_by_its_failing_line_and_its_loop_variable_is_unbound():
+    test_id = 'test/url.test.ts::withBase > "/admin" + "/admin-dashboard"'
+    evidence = explain_failure(
+        source("url.test.ts"), test_id, compare(9, '"/admin/admin-dashboard"', '"/admin-dashboard"', "toBe"), "ufo"
+    )
+    assert evidence.check == "expect(withBase(t.input, t.base)).toBe(t.out);"
+    assert evidence.reproduction is None and evidence.unbound == ["t"]
+    assert evidence.exact is True
+
+
+def test_a_helper_import_keeps_a_test_from_a_reproduction():
+    test_id = "test/url.test.ts::parseQuery > reads the fixture"
+    evidence = explain_failure(source("url.test.ts"), test_id, compare(23, "null", "null", "toBe"), "ufo")
+    assert evidence.check == "expect(parseQuery(fixture)).not.toBe(null);"
+    assert evidence.reproduction is None and evidence.unbound == ["fixture"]
+
+
+def test_a_mocha_qunit_assert_throws_keeps_its_own_words():
+    test_id = "test/serialize.js::serialize maxAge"
+    report = FailureEvidence(
+        "", kind="error", error="AssertionError: Missing expected exception.", error_type="AssertionError", line=19
+    ).to_dict()
+    evidence = explain_failure(source("serialize.js"), test_id, report, package="cookie")
+    assert evidence.kind == "raises" and evidence.function == "cookie.serialize"
+    assert evidence.passed_checks == [
+        "assert.throws(function () { cookie.serialize('foo', 'bar', { maxAge: 'buzz' }); }, /option maxAge is invalid/)"
+    ]
+    assert evidence.reproduction == (
+        "var assert = require('assert');\nvar cookie = require('cookie');\n\n"
+        "assert.throws(function () {\n  cookie.serialize('foo', 'bar', {\n    maxAge: Infinity\n  })\n"
+        "}, /option maxAge is invalid/)"
+    )
+
+
+def test_chai_should_keeps_the_call_that_enables_it_and_only_the_imports_it_uses():
+    test_id = "test/parser.mjs::yargs-parser > configuration > should not parse known short option groups"
+    evidence = explain_failure(
+        source("parser.mjs"),
+        test_id,
+        compare(16, '{"_":["-known"]}', '{"_":[],"k":true}', "deepStrictEqual"),
+        package="yargs-parser",
+    )
+    assert evidence.check == "argv.should.deep.equal({ _: ['-known'] })" and evidence.op == "=="
+    assert evidence.reproduction.splitlines()[:3] == [
+        "import { should } from 'chai'",
+        "import parser from 'yargs-parser'",
+        "should()",
+    ]
+    assert "node:fs" not in evidence.reproduction
+
+
+def test_a_check_in_a_helper_is_the_failing_check_and_the_checks_before_are_unstated():
+    test_id = "tests/command.test.js::.exitOverride > when excess argument then throw"
+    evidence = explain_failure(
+        source("command.test.js"), test_id, compare(6, '"error: too many arguments"', '"error"', "toBe"), "commander"
+    )
+    assert evidence.check == "expect(err.message).toBe(message);"
+    assert evidence.passed_checks is None and evidence.reproduction is None
+    assert evidence.source[-1].strip() == "});"
+
+
+def test_to_throw_becomes_assert_throws():
+    test_id = "tests/command.test.js::.exitOverride > throws on a clash"
+    report = FailureEvidence("", kind="error", error="Error: expected a throw", line=24).to_dict()
+    evidence = explain_failure(source("command.test.js"), test_id, report, "commander")
+    assert evidence.kind == "raises" and evidence.function == "program.option"
+    assert evidence.reproduction.endswith("assert.throws(() => program.option('--cheese'), 'clash');")
+    assert evidence.reproduction.startswith(
+        "const assert = require('node:assert');\nconst commander = require('commander');"
+    )
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_reproduction_runs_under_node_and_fails_as_the_test_did(tmp_path):
+    """The reproduction is real JS: with a stand-in package that has the bug, node exits with the
+    assertion error; with the fixed package it exits 0."""
+    test_id = "test/url.test.ts::parseQuery > keeps a repeated key"
+    evidence = explain_failure(
+        source("url.test.ts"), test_id, compare(18, '{"a":["1","2"]}', '{"a":"2"}', "toEqual"), package="ufo"
+    )
+    package = tmp_path / "node_modules" / "ufo"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "ufo", "type": "module", "main": "index.js"}')
+    script = tmp_path / "repro.mjs"
+    script.write_text(evidence.reproduction)
+    for body, code in (("return Object.fromEntries(new URLSearchParams(q))", 1), (FIXED, 0)):
+        (package / "index.js").write_text(
+            f"export function withBase() {{}}\nexport function parseQuery(q) {{ {body} }}\n"
+        )
+        run = subprocess.run(["node", str(script)], cwd=tmp_path, capture_output=True, text=True)
+        assert run.returncode == code, run.stderr
+        assert ("AssertionError" in run.stderr) == (code == 1)
+
+
+FIXED = "const o = {}; for (const [k, v] of new URLSearchParams(q)) o[k] = k in o ? [].concat(o[k], v) : v; return o"
+
+
+def test_find_test_by_titles_and_qunit_suites():
+    root = parse(source("serialize.js"), "test/serialize.js").root_node
+    assert find_test(root, "test/serialize.js::serialize basic", None).title == "basic"
+    assert find_test(root, "test/serialize.js::serialize > basic", None).title == "basic"
+    assert find_test(root, "test/serialize.js::serialize nothing", None) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "error"),
+    [
+        ("const a: number = 1;\n", "a.ts", None),
+        ("const a = <div>{x}</div>;\n", "a.jsx", None),
+        ("const a = <T,>(x: T) => x;\n", "a.tsx", None),
+        ("function f( {\n  return 1\n}\n", "a.js", "line 1"),
+        ("const a: number = ;\n", "a.mts", "line 1"),
+    ],
+)
+def test_syntax_errors_by_grammar(text, path, error):
+    found = syntax_error(text, path)
+    assert (found is None) if error is None else found.startswith(error)
+
+
+def test_an_each_test_gets_its_case_values_from_its_title():
+    """`it.each(table)("... %s", (name) => ...)`: the failing case's value is read back from the
+    test's title, named as the callback's parameter, and the reproduction defines it."""
+    text = (
+        'import * as cookie from "../src/index";\n\n'
+        'describe("serialize", () => {\n'
+        '  it.each([["foo"], [\'foo"bar\']])("should serialize name: %s", (name) => {\n'
+        '    expect(cookie.serialize(name, "baz")).toEqual(`${name}=baz`);\n'
+        "  });\n"
+        "});\n"
+    )
+    test_id = 'src/serialize.spec.ts::serialize > should serialize name: foo"bar'
+    report = FailureEvidence("", kind="error", error='TypeError: argument name is invalid: foo"bar', line=5)
+    evidence = explain_failure(text, test_id, report.to_dict(), package="cookie")
+    assert evidence.params == {"name": '"foo\\"bar"'}
+    assert evidence.unbound is None
+    assert evidence.reproduction == (
+        "import assert from 'node:assert';\n"
+        'import * as cookie from "cookie";\n\n'
+        'const name = "foo\\"bar";\n'
+        'assert.deepEqual(cookie.serialize(name, "baz"), `${name}=baz`);'
+    )
+
+
+def test_a_matcher_without_values_is_a_failed_check_with_the_messages_values():
+    text = (
+        "const commander = require('../');\n"
+        "test('source is undefined', () => {\n"
+        "  const program = new commander.Command();\n"
+        "  expect(program.getOptionValueSource('foo')).toBeUndefined();\n"
+        "});\n"
+    )
+    report = FailureEvidence(
+        "",
+        kind="error",
+        error="Error: expect(received).toBeUndefined()",
+        message='expect(received).toBeUndefined()\n\nReceived: "cli"',
+        line=4,
+    ).to_dict()
+    evidence = explain_failure(text, "tests/source.test.js::source is undefined", report, "commander")
+    assert (evidence.kind, evidence.error, evidence.observed, evidence.expected, evidence.op) == (
+        "compare",
+        "",
+        '"cli"',
+        "undefined",
+        "toBeUndefined",
+    )
+    assert evidence.reproduction.endswith("assert.strictEqual(program.getOptionValueSource('foo'), undefined);")
+
+
+def test_assert_equal_with_the_literal_first_checks_the_call():
+    evidence = explain_failure(
+        "var assert = require('assert');\nvar cookie = require('..');\n"
+        "test('sameSite', function() {\n  assert.equal('foo=bar; SameSite=None', cookie.serialize('foo', 'bar'));\n});\n",
+        "test/serialize.js::sameSite",
+        FailureEvidence("", kind="error", error="TypeError: option sameSite is invalid", line=4).to_dict(),
+        "cookie",
+    )
+    assert (evidence.call, evidence.function) == ("cookie.serialize('foo', 'bar')", "cookie.serialize")
