@@ -1,7 +1,10 @@
 """SEBGen's verifier of a JavaScript/TypeScript Harbor task (standard library and the SEBGen
 modules shipped beside it only; see harness/harbor.py). Run as root by tests/test.sh:
 
-    python3 -I -S verify.py CONFIG.json
+    python3 -I -S verify.py CONFIG.json [FIXED_TREE]
+
+(the SWE-bench export's eval script runs it too, from its image, with the whole fixed tree it
+unpacked, on /testbed; its log parser reads the `PASSED id` / `FAILED id` lines this prints)
 
 1. every `node_modules` in /app goes and the image's installed one is linked in its place;
 2. the test files and whatever decides how tests are installed, collected or run are put back to
@@ -33,8 +36,7 @@ js_report = importlib.import_module("sandbox.js_report")
 RunnerReportError, js_test_id = js_report.RunnerReportError, js_report.js_test_id
 parse_report, runner_command = js_report.parse_report, js_report.runner_command
 
-APP = "/app"
-LOGS = "/logs/verifier"
+STATUS = {"passed": "PASSED", "failed": "FAILED", "skipped": "SKIPPED", "error": "ERROR"}
 
 # one passing and one failing test, by runner; {p} and {f} are the titles
 CANARIES = {
@@ -67,8 +69,8 @@ def canary_path(runner, first_test, token):
     return os.path.join(folder, f"sebgen-canary-{token}.test{ext}")
 
 
-def remove_node_modules():
-    for dirpath, dirnames, _ in os.walk(APP):
+def remove_node_modules(app):
+    for dirpath, dirnames, _ in os.walk(app):
         for name in list(dirnames):
             if name == "node_modules":
                 path = os.path.join(dirpath, name)
@@ -77,7 +79,7 @@ def remove_node_modules():
                 else:
                     shutil.rmtree(path, ignore_errors=True)
                 dirnames.remove(name)
-    path = os.path.join(APP, "node_modules")
+    path = os.path.join(app, "node_modules")
     if os.path.lexists(path):  # a file the agent put there
         os.unlink(path)
 
@@ -100,28 +102,30 @@ def fixed_tree():
 def main():
     with open(sys.argv[1], encoding="utf-8") as fh:
         config = json.load(fh)
-    os.makedirs(LOGS, exist_ok=True)
-    log = open(os.path.join(LOGS, "test_output.log"), "w", encoding="utf-8")
-    remove_node_modules()
-    restoration = restore_for_verification(APP, fixed_tree(), set(config["withheld"]))
+    app, logs = config.get("app", "/app"), config.get("logs", "/logs/verifier")
+    os.makedirs(logs, exist_ok=True)
+    log = open(os.path.join(logs, "test_output.log"), "w", encoding="utf-8")
+    remove_node_modules(app)
+    fixed = sys.argv[2] if len(sys.argv) > 2 else fixed_tree()
+    restoration = restore_for_verification(app, fixed, set(config["withheld"]))
     if restoration.void:
         say(log, f"sebgen: verdict void: {restoration.void}")
         return 0
     if restoration.reverted or restoration.removed:
         say(log, f"sebgen: put back to the fixed state: {restoration.summary()}")
-    os.symlink(config["node_modules"], os.path.join(APP, "node_modules"))
+    os.symlink(config["node_modules"], os.path.join(app, "node_modules"))
     runner, tests = config["runner"], config["test_files"]
     token = secrets.token_hex(8)
     canary = canary_path(runner, tests[0], token)
     passing, failing = f"sebgen canary passes {token}", f"sebgen canary fails {token}"
-    with open(os.path.join(APP, canary), "w", encoding="utf-8") as fh:
+    with open(os.path.join(app, canary), "w", encoding="utf-8") as fh:
         fh.write(CANARIES[runner].format(p=passing, f=failing))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NODE_", "npm_", "NPM_"))}
     env.update(config["env"])
-    env["PATH"] = f"{APP}/node_modules/.bin:" + env.get("PATH", "/usr/bin:/bin")
+    env["PATH"] = f"{app}/node_modules/.bin:" + env.get("PATH", "/usr/bin:/bin")
     for step in config["build"]:
         say(log, f"sebgen: build step: {step}")
-        done = subprocess.run(["/bin/sh", "-c", step], cwd=APP, env=env, stdout=log, stderr=subprocess.STDOUT)
+        done = subprocess.run(["/bin/sh", "-c", step], cwd=app, env=env, stdout=log, stderr=subprocess.STDOUT)
         if done.returncode != 0:
             say(log, f"sebgen: the build step failed with exit code {done.returncode}")
             return 0
@@ -131,25 +135,25 @@ def main():
         runner, [*tests, canary], report, options=config["options"], reporters_dir=os.path.join(HERE, "reporters")
     )
     say(log, "sebgen: " + " ".join(argv))
-    done = subprocess.run(argv, cwd=APP, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-    os.unlink(os.path.join(APP, canary))
+    done = subprocess.run(argv, cwd=app, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    os.unlink(os.path.join(app, canary))
     try:
         with open(report, encoding="utf-8", errors="replace") as fh:
-            outcomes = parse_report(runner, fh.read(), APP).outcomes
+            outcomes = parse_report(runner, fh.read(), app).outcomes
     except (OSError, RunnerReportError) as exc:
         say(log, f"sebgen: no readable report (exit code {done.returncode}): {exc}")
         return 0
-    for test_id, outcome in sorted(outcomes.items()):
-        say(log, f"sebgen: {outcome.upper()} {test_id}")
-    canaries = (outcomes.get(js_test_id(canary, [passing])), outcomes.get(js_test_id(canary, [failing])))
+    canaries = (outcomes.pop(js_test_id(canary, [passing]), None), outcomes.pop(js_test_id(canary, [failing]), None))
     if canaries != ("passed", "failed") or done.returncode == 0:
         say(log, f"sebgen: verdict void: the canaries ({canaries}) or the exit code ({done.returncode}) show tampering")
         return 0
+    for test_id, outcome in sorted(outcomes.items()):
+        say(log, f"{STATUS[outcome]} {test_id}")
     missing = [t for t in config["expected"] if outcomes.get(t) != "passed"]
     for test_id in missing:
         say(log, f"sebgen: not passed: {test_id} ({outcomes.get(test_id, 'not reported')})")
     if not missing:
-        with open(os.path.join(LOGS, "reward.txt"), "w") as fh:
+        with open(os.path.join(logs, "reward.txt"), "w") as fh:
             fh.write("1\n")
         say(log, "sebgen: every listed test passed")
     return 0

@@ -292,6 +292,26 @@ exit 0
 """
 
 
+def write_js_verifier(folder: Path) -> None:
+    """The JS verifier's program into `folder`: verify.py, the copies of SEBGen's modules it
+    imports and the runners' reporters (the Harbor tests folder and the SWE-bench image hold it)."""
+    for rel, path in {**js_verifier_files(), "verify.py": JS_VERIFY_SCRIPT}.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, folder / rel)
+    for rel, text in JS_VERIFIER_PACKAGES.items():
+        (folder / rel).write_text(text)
+
+
+def node_dists(task: Task, recipe: JsRecipe):
+    """The Node and npm releases of the recipe's Node line (SEBGen's cache, else the registry)."""
+    try:
+        return node_tarball(recipe.node), npm_tarball(recipe.node)
+    except BuildError as exc:
+        raise ExportError(
+            f"task {task.instance_id}: Node {recipe.node} is neither reachable nor cached: {exc}"
+        ) from None
+
+
 def js_verifier_config(task: Task, recipe: JsRecipe, withheld: list[str], listed: list[str]) -> dict:
     """What sebgen/verify.py reads: the runner and its options, the test files, the ids that
     must pass, the withheld test files, the build steps and the run's environment."""
@@ -320,12 +340,7 @@ def _write_js_environment_and_tests(
 ) -> None:
     if not recipe.runner:
         raise ExportError(f"task {task.instance_id}: its JS recipe names no test runner")
-    try:
-        node, npm = node_tarball(recipe.node), npm_tarball(recipe.node)
-    except BuildError as exc:
-        raise ExportError(
-            f"task {task.instance_id}: Node {recipe.node} is neither reachable nor cached: {exc}"
-        ) from None
+    node, npm = node_dists(task, recipe)
     shutil.copyfile(node.path, env / "node.tgz")
     shutil.copyfile(npm.path, env / "npm.tgz")
     (env / "Dockerfile").write_text(js_dockerfile(base_image, recipe, node.version, npm.version))
@@ -342,11 +357,7 @@ def _write_js_environment_and_tests(
             shutil.copy2(fixed_tree / rel, verifier / "fixed" / rel, follow_symlinks=False)
     (verifier / "fixed").mkdir(parents=True, exist_ok=True)
     (verifier / "tree_files.txt").write_text("".join(f"{rel}\n" for rel in files if rel not in set(kept)))
-    for rel, path in {**js_verifier_files(), "verify.py": JS_VERIFY_SCRIPT}.items():
-        (verifier / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, verifier / rel)
-    for rel, text in JS_VERIFIER_PACKAGES.items():
-        (verifier / rel).write_text(text)
+    write_js_verifier(verifier)
     config = js_verifier_config(task, recipe, withheld, listed)
     (verifier / "verify.json").write_text(json.dumps(config, indent=2) + "\n")
     (tests / "test.sh").write_text(JS_TEST_SCRIPT)

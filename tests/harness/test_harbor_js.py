@@ -183,4 +183,19 @@ def test_the_oracle_gets_1_and_nop_0(exported_image):
 def test_an_agent_that_games_the_tests_gets_0(exported_image, attack):
     reward, log = _verdict(exported_image, ATTACKS[attack])
     assert reward == "0", log
-    assert "sebgen: FAILED test/math.test.js::math > adds" in log
+    assert "\nFAILED test/math.test.js::math > adds\n" in log
+
+
+def test_a_js_swebench_row_runs_sebgens_verifier_on_the_fixed_tests(tmp_path):
+    from harness.swebench import swebench_record
+
+    task = js_task(fix_history(tmp_path / "repo"), 1)
+    row = swebench_record(task)
+    script = row["eval_script"]
+    assert "pytest" not in script and task.test_patch.rstrip("\n") in script
+    assert script.index(">>>>> Start Test Output") < script.index("/opt/sebgen/verifier/verify.py")
+    assert script.index("/opt/sebgen/verifier/verify.py") < script.index(">>>>> End Test Output")
+    config = json.loads(script.split("<<'SEBGEN_VERIFY_CONFIG'\n")[1].split("\nSEBGEN_VERIFY_CONFIG")[0])
+    assert (config["app"], config["runner"], config["test_files"]) == ("/testbed", "node-test", [MATH_TEST])
+    assert config["expected"] == task.FAIL_TO_PASS + task.PASS_TO_PASS
+    assert json.loads(row["FAIL_TO_PASS"]) == [f"{MATH_TEST}::math > adds"]
