@@ -77,6 +77,18 @@ def cli(*args: str, timeout: float = 3600) -> subprocess.CompletedProcess:
 
 def clone(bundle: Path, dest: Path) -> Path:
     subprocess.run(["git", "clone", "-q", str(bundle), str(dest)], check=True)
+    # a bundle whose HEAD names a branch it does not hold clones with no checkout: check its
+    # first branch out, as a user would
+    if subprocess.run(["git", "-C", str(dest), "rev-parse", "-q", "--verify", "HEAD"], capture_output=True).returncode:
+        branches = subprocess.run(
+            ["git", "-C", str(dest), "for-each-ref", "--format=%(refname:strip=3)", "refs/remotes/origin"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        branch = next((b for b in branches if b != "HEAD"), "")
+        if branch:
+            subprocess.run(["git", "-C", str(dest), "checkout", "-q", "-b", branch, f"origin/{branch}"], check=True)
     return dest
 
 

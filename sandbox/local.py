@@ -191,7 +191,13 @@ class LocalBackend:
 
     # -- environment -------------------------------------------------------------------
     def _recipe(self, repo: Path, commit: str) -> InstallRecipe:
-        return self.recipe_for(Path(repo), commit)
+        recipe = self.recipe_for(Path(repo), commit)
+        if not isinstance(recipe, InstallRecipe):  # a JsRecipe: Node runs are the Docker backend's
+            raise SandboxError(
+                f"{repo_name(repo)}@{commit[:10]} is a JavaScript/TypeScript snapshot; its tests run only "
+                "in the Docker backend (start Docker, sandbox.backend: docker)"
+            )
+        return recipe
 
     def python_version(self) -> str:
         """The Python (major.minor) this backend's environments run."""

@@ -12,7 +12,7 @@ from dataclasses import replace
 import git
 from unidiff import PatchSet, UnidiffParseError
 
-from environment import JS_LANGUAGE, language_named
+from environment import JS_LANGUAGE, language_named, language_of_test
 from llm import patch_added_lines, patch_sections
 from records import FailureEvidence, Task
 from tasks.evidence import js as js_evidence
@@ -90,12 +90,26 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
 def writer_failures(task: Task) -> list[FailureEvidence]:
     """The derived failure evidence of each FAIL_TO_PASS test, as the writer reads it: the
     runner's message cut; the runner's error type, phase and line and the test's own source
-    lines, which the reproduction and the check already say, left out."""
+    lines, which the reproduction and the check already say, left out. A JS/TS test keeps its
+    lines when it has no reproduction: they are what shows the failing check's context (a check
+    in a helper, a value set up by the test)."""
     return [
-        replace(f, message=(f.message or "")[:MESSAGE_CHARS], error_type=None, phase=None, line=None, source=None)
+        replace(
+            f,
+            message=(f.message or "")[:MESSAGE_CHARS],
+            error_type=None,
+            phase=None,
+            line=None,
+            source=f.source if _keeps_source(f) else None,
+        )
         for f in task.failure_evidence()
         if f.derived
     ]
+
+
+def _keeps_source(f: FailureEvidence) -> bool:
+    language = language_of_test(f.test_id)
+    return language is not None and language.name == JS_LANGUAGE.name and not f.reproduction
 
 
 def code_part(patch: str, language: str = "python") -> str:

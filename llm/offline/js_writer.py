@@ -12,6 +12,7 @@ module (`llm.offline.writer` writes them, unchanged). Directives are read as for
 from __future__ import annotations
 
 import random
+import re
 
 from records import FailureEvidence
 
@@ -83,8 +84,11 @@ def _subject_of(f: FailureEvidence) -> str:
 def symptom(f: FailureEvidence, fallback: str) -> str:
     """A title from the executed failure: the call and the value it gives against the one required."""
     name = _subject_of(f)
-    if name == "the checked value" and fallback:
-        return fallback
+    if name == "the checked value":
+        if f.error and f.kind != "compare" and _short(f.error, 100):
+            return f"The code below throws {_span(f.error)}"
+        if fallback:
+            return fallback
     if f.kind == "raises":
         wanted = f" {_span(f.expected)}" if _short(f.expected) else ""
         return f"{name} does not throw{wanted}" if not f.observed else f"{name} throws the wrong error"
@@ -128,6 +132,8 @@ def _checked(f: FailureEvidence) -> str:
 
 def requirement(f: FailureEvidence) -> str:
     subject = _checked(f)
+    if subject == "the checked value" and f.kind not in ("raises", "compare"):
+        return "the code runs without throwing"
     if f.kind == "raises":
         return f"{subject} throws {_span(f.expected) if f.expected else 'an error'}"
     if f.kind == "compare" and f.expected:
@@ -143,7 +149,7 @@ def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int)
         if len(parts) >= limit:
             break
         code = (f.reproduction or "").strip() if not f.unbound and not f.long else ""
-        block = code or (f.check or "").strip()
+        block = code or test_lines(f) or (f.check or "").strip()
         if not block or block in shown:
             continue
         shown.add(block)
@@ -153,6 +159,33 @@ def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int)
     if rest and parts:
         parts.append("Other checks fail the same way:\n" + "\n".join(f"- {_capitalize(requirement(f))}." for f in rest))
     return "\n\n".join(parts)
+
+
+_CALLBACK_START = re.compile(r"=>\s*\{?\s*$|function\s*[\w$]*\s*\([^)]*\)\s*\{\s*$")
+
+
+def test_lines(f: FailureEvidence, limit: int = 25) -> str:
+    """The test's own lines up to its failing check, without the line that opens the test (it
+    holds the test's name) and a closing line, dedented: the check with what sets it up."""
+    source = list(f.source or [])
+    # the lines that open the test (its title, an it.each table) end where its callback starts
+    opener = next((i for i, ln in enumerate(source) if _CALLBACK_START.search(ln)), 0)
+    lines = [ln for ln in source[opener + 1 :] if ln.strip()]
+    if lines and lines[-1].strip() in ("});", "})", "});\n", "}"):
+        lines = lines[:-1]
+    if not lines or len(lines) > limit:
+        return ""
+    indent = min(len(ln) - len(ln.lstrip()) for ln in lines)
+    return "\n".join(ln[indent:] for ln in lines)
+
+
+def _test_code_section(context: dict) -> str:
+    """With no failure evidence (the run gave none): the lines the change adds to a failing test."""
+    for test in context.get("failing_tests") or []:
+        lines = [str(x) for x in (test.get("added_lines") or [])] if isinstance(test, dict) else []
+        if lines:
+            return "This should work, and does not on the current code:\n\n```js\n" + "\n".join(lines[:20]) + "\n```"
+    return ""
 
 
 def _directives(context: dict, instructions: str, temperature: float, rng: random.Random) -> set[str]:
@@ -219,6 +252,8 @@ def write_js_statement(
         sections.append("\n".join(["Specification:", *spec, "", "Tests that must pass:", *tests]))
     if failures:
         sections.append(evidence_section(failures, phr, 1 if concise else 5 if detailed else 3))
+    else:
+        sections.append(_test_code_section(context))
         if "expected_actual" in directives and lead is not None:
             sections.append(f"Expected behaviour: {_capitalize(requirement(lead))}.\nActual behaviour: {outcome(lead)}")
     statement = "\n\n".join(s for s in sections if s)

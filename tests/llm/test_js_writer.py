@@ -83,3 +83,63 @@ def test_the_provider_sends_js_contexts_to_the_js_writer_and_is_deterministic():
     assert "```js\n" in first["problem_statement"]
     python = {k: v for k, v in context().items() if k != "language"}
     assert is_js_context(context()) and not is_js_context(python)
+
+
+def test_a_check_in_a_helper_is_shown_with_the_tests_own_lines_but_not_its_name():
+    """No reproduction (the check sits in a helper): the test's lines set the check up; the line
+    that names the test is left out."""
+    ctx = context()
+    ctx["failures"] = [
+        FailureEvidence(
+            "tests/exit.test.js::.exitOverride > when excess argument then throw",
+            kind="compare",
+            check="expect(err.message).toBe(message);",
+            call="err.message",
+            op="==",
+            expected='"error: too many arguments: excess."',
+            observed='"error: too many arguments."',
+            error="",
+            exact=True,
+            source=[
+                "  test('when excess argument then throw', () => {",
+                "    const program = new commander.Command();",
+                "    let caughtErr;",
+                "    try {",
+                "      program.parse(['node', 'test', 'excess']);",
+                "    } catch (err) {",
+                "      caughtErr = err;",
+                "    }",
+                "    expectCommanderError(caughtErr, 1, 'commander.excessArguments', 'error: too many: excess.');",
+                "  });",
+            ],
+        ).to_dict()
+    ]
+    statement = write_js_statement(ctx, "Write a bug report.")["problem_statement"]
+    assert "```js\nconst program = new commander.Command();\nlet caughtErr;\ntry {\n" in statement
+    assert "when excess argument then throw" not in statement
+
+
+def test_with_no_failure_evidence_the_lines_the_change_adds_to_a_test_are_shown():
+    ctx = context()
+    ctx["failures"] = []
+    ctx["failing_tests"] = [
+        {"id": TEST_ID, "assertion": "", "added_lines": ["expect(parseQuery('a=1&a=2')).toEqual({ a: ['1', '2'] });"]}
+    ]
+    statement = write_js_statement(ctx, "Write a bug report.")["problem_statement"]
+    assert "```js\nexpect(parseQuery('a=1&a=2')).toEqual({ a: ['1', '2'] });\n```" in statement
+
+
+def test_an_error_with_no_call_under_test_titles_the_statement():
+    ctx = context()
+    ctx["failures"] = [
+        FailureEvidence(
+            "tests/args.test.js::allowExcessArguments > when false then error",
+            kind="error",
+            error="TypeError: program.allowExcessArguments is not a function",
+            source=["  test('when false then error', () => {", "    program.allowExcessArguments(false);"],
+        ).to_dict()
+    ]
+    statement = write_js_statement(ctx, "Write a bug report.")["problem_statement"]
+    assert statement.splitlines()[0].endswith(
+        "The code below throws `TypeError: program.allowExcessArguments is not a function`"
+    )

@@ -209,3 +209,13 @@ def test_gold_resolves_and_an_empty_patch_does_not(backend, repo, bug_patch):
 def test_attacks_stay_unresolved(backend, repo, bug_patch, attack):
     (resolved, why), run = verdict(backend, repo, bug_patch, agent_patch(repo, ATTACKS[attack]))
     assert not resolved, (attack, why, run.outcomes)
+
+
+def test_setup_of_a_javascript_snapshot_prints_its_runner_counts(node_dist, repo, tmp_path_factory):
+    from environment import make_sandbox
+
+    with make_sandbox("docker", limits=LIMITS, cache_dir=tmp_path_factory.mktemp("cache"), log=lambda m: None) as b:
+        report = b.setup(repo, "HEAD", test_files=[MATH, SANDBOX])
+    assert report["language"] == "javascript" and report["runner"] == "node-test"
+    assert report["counts"] == {"passed": 3, "failed": 2, "errored": 0, "skipped": 0}
+    assert report["recipe"]["node"] == "20" and report["environment"].startswith("sebgen-env:js-")

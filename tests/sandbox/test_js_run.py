@@ -184,3 +184,37 @@ def test_a_whole_suite_run_takes_the_scripts_test_paths():
     assert json.loads(job["files"][JOB_NAME])["argv"][-1] == "test/*.mjs"
     job = js_job(replace(RECIPE, runner="mocha", test_paths=("test/*.mjs",)), ["test/a.mjs"], "/work/tree", "/tmp")
     assert json.loads(job["files"][JOB_NAME])["argv"][-1] == "test/a.mjs"
+
+
+@pytest.mark.parametrize(
+    ("path", "protected"),
+    [
+        ("jest.config.js", True),
+        ("packages/a/vitest.config.mts", True),
+        ("vite.config.ts", True),
+        (".mocharc.yml", True),
+        ("package.json", True),
+        (".npmrc", True),
+        (".nvmrc", True),
+        (".node-version", True),
+        ("node_modules/.bin/jest", True),
+        ("node_modules/chai/index.js", True),
+        ("src/parse.spec.ts", True),
+        ("src/__tests__/a.js", True),
+        ("src/index.ts", False),
+        ("lib/config.js", False),
+        ("docs/jest.md", False),
+    ],
+)
+def test_what_decides_how_js_tests_run_is_protected(path, protected):
+    from sandbox import is_protected
+
+    assert is_protected(path) is protected
+
+
+def test_the_local_backend_refuses_a_js_recipe_with_a_sentence(tmp_path):
+    from sandbox import LocalBackend, SandboxError
+
+    backend = LocalBackend(cache_dir=tmp_path, recipe_for=lambda repo, commit: RECIPE, log=lambda m: None)
+    with pytest.raises(SandboxError, match="run only in the Docker backend"):
+        backend.environment_id(tmp_path, "HEAD")
