@@ -136,7 +136,8 @@ def main():
     )
     say(log, "sebgen: " + " ".join(argv))
     done = subprocess.run(argv, cwd=app, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-    os.unlink(os.path.join(app, canary))
+    if os.path.lexists(os.path.join(app, canary)):
+        os.unlink(os.path.join(app, canary))
     try:
         with open(report, encoding="utf-8", errors="replace") as fh:
             outcomes = parse_report(runner, fh.read(), app).outcomes

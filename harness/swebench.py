@@ -5,6 +5,8 @@ Rows carry the 5.x fields: `image` (built by `build_images` from the task's mirr
 the buggy state at /testbed), `eval_script` (withheld tests applied, test config and conftest
 files put back, files Python or pytest load by themselves removed, `pytest -rA` between the
 harness's markers), `log_parser` = parse_log_pytest_v2 and `eval_type` = pass_and_fail.
+A JavaScript/TypeScript row's eval script runs SEBGen's JS verifier (harness/harbor.py) from
+its image instead; it prints the `PASSED id` / `FAILED id` lines that parser reads.
 """
 
 from __future__ import annotations
