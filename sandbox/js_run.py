@@ -34,6 +34,19 @@ JS_REPORT_LIMIT = 48 * 2**20  # a reporter file of a suite of 60,000 parametrize
 RUN_ENV = {"CI": "1", "NO_COLOR": "1", "FORCE_COLOR": "0", "LANG": "C.UTF-8", "HOME": "/tmp"}
 
 
+def js_verifier_files() -> dict[str, Path]:
+    """The sources a standalone JS verifier (the Harbor export's) runs, by their path in a folder
+    it puts on sys.path: SEBGen's integrity rules and report reader as they are (with the modules
+    they import) and the runners' reporters, so an exported verdict is read as SEBGen reads it."""
+    import records
+
+    here, records_dir = Path(__file__).parent, Path(records.__file__).parent
+    files = {f"sandbox/{name}": here / name for name in ("errors.py", "integrity.py", "js_report.py")}
+    files.update({f"records/{name}": records_dir / name for name in ("errors.py", "evidence.py")})
+    files.update({f"reporters/{path.name}": path for path in REPORTERS})
+    return files
+
+
 def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, private: str) -> dict:
     """What the supervisor needs to run `test_files` (all of the runner's own when None) of a JS
     tree: `cmd`, `env` and the private `files` (the run script, its job, the reporters)."""
