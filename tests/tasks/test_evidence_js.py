@@ -223,7 +223,8 @@ def test_a_matcher_without_values_is_a_failed_check_with_the_messages_values():
 def test_assert_equal_with_the_literal_first_checks_the_call():
     evidence = explain_failure(
         "var assert = require('assert');\nvar cookie = require('..');\n"
-        "test('sameSite', function() {\n  assert.equal('foo=bar; SameSite=None', cookie.serialize('foo', 'bar'));\n});\n",
+        "test('sameSite', function() {\n"
+        "  assert.equal('foo=bar; SameSite=None', cookie.serialize('foo', 'bar'));\n});\n",
         "test/serialize.js::sameSite",
         FailureEvidence("", kind="error", error="TypeError: option sameSite is invalid", line=4).to_dict(),
         "cookie",
