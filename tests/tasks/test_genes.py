@@ -338,7 +338,7 @@ def test_statement_words_caps_at_a_paragraph_boundary():
 def test_evidence_genes_change_what_the_offline_writer_writes(three_commits):
     """Through the generator and the real offline writer: a prompt that does not forbid
     quoting the fix leaks it when the writer sees the fix, not when the gene withholds it; the
-    length gene shortens the statement."""
+    length gene reaches the writer."""
     from records import Task
     from tasks import Validator
     from tasks.generate import Generator, skeleton
@@ -361,7 +361,10 @@ def test_evidence_genes_change_what_the_offline_writer_writes(three_commits):
     assert "return a + b" in outcomes["all"][0]  # the careless writer quotes the fix
     assert "return a + b" not in outcomes["withheld"][0] and "return a + b" not in outcomes["withheld"][1]
     assert outcomes["withheld"][2]["fix"] is False
-    assert len(outcomes["short"][0].split()) <= 40 < len(outcomes["all"][0].split())
+    # the length gene reaches the writer and caps what it wrote (this fixture's whole statement is
+    # already under the gene's floor of 40 words, so the cut itself is `cap_words`' test above)
+    assert outcomes["short"][2]["max_words"] == 40 and outcomes["all"][2]["max_words"] is None
+    assert len(outcomes["short"][0].split()) <= 40
 
 
 # ---------------------------------------------------------------- difficulty's execution signal
