@@ -165,9 +165,15 @@ _IMPERATIVE = re.compile(
     r"set|pass|store|wrap|replace|change|update|remove|drop|introduce|implement|support|allow|extend|convert|"
     r"normali[sz]e|scale|resolve|cope|validate|fix|bump|clean|simplify|refactor|rename|document|test|improve|"
     r"reraise|re-raise|skip|cache|expose|restore|reset|apply|catch|propagate|forward|delegate|split|merge|stop|"
-    r"seek|pad|keep|treat|let|teach|tighten|loosen|accept|reject|honou?r|emit|default)\b",
+    r"seek|pad|keep|treat|let|teach|tighten|loosen|accept|reject|honou?r|emit|default|clamp|carry|consume|"
+    r"compute|round|limit|cap|trim|strip|escape|unescape|encode|decode|sort|filter|ignore|include|exclude|"
+    r"reuse|track|record|count|compare|match|map|assign|initiali[sz]e|coerce|cast|build|create|generate|"
+    r"register|load|save|read|write|close|lock|release|retry|wait|defer|shift|align|unwrap|flatten|join|quote|"
+    r"unquote|lower|insert|append|prepend|consult|look|query|fetch|inherit|override|feed|parse|guard)\b",
     re.I,
 )
+# a name only code has: a private or snake_case identifier, an attribute of self, a dotted call path
+_CODE_NAME = re.compile(r"\b(?:self\.\w+|_\w+|[a-z]+_[a-z_]+|\w+\.\w+\(\))")
 _SCOPED = re.compile(r"^[\w.]+(?:\s*/\s*[\w.]+)*\s*:\s")  # "BaseRetrying.__iter__: if not enabled, ..."
 
 
@@ -200,8 +206,10 @@ def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_ch
         ):
             continue  # headings, bot lines ("[pre-commit.ci] ..."), list intros, references
         seen.add(_norm(s))
-        if no_leak and re.search(r"`[^`]*`|[=(){}\[\]]", s):
+        if no_leak and (re.search(r"`[^`]*`|[=(){}\[\]]", s) or _CODE_NAME.search(s)):
             continue  # code in prose can give the fix away
+        if no_leak and any(_IMPERATIVE.match(clause.strip()) for clause in re.split(r"[;:]", s)[1:]):
+            continue  # "...; carry it through": the change to make, after a semicolon
         if no_leak and _HOW.search(s):
             continue  # how the fix works
         if _DEVELOPER.search(s) or _SCOPED.match(s) or re.match(r"this (?:commit|pr|patch|change)\b", s, re.I):

@@ -222,14 +222,15 @@ def write_statement(
     opening = _fmt(phr.pick(_OPENINGS[strategy]), values)
     if angle and fn0:
         opening = f"From the point of view of code calling `{fn0}`: {opening[:1].lower()}{opening[1:]}"
-    body = body_sentences("\n\n".join(facts.bodies), "no_leak" in directives, skip=(facts.subject,))
-    if "no_leak" in directives:  # a developer's body often says how the fix works: keep the symptom only
-        fix = "".join(f"+{line}\n" for line in facts.added_lines)
-        body = [
-            sentence
-            for sentence in body
-            if not leak_report(sentence, fix).score and not quotes_fix_expression(sentence, facts.added_lines)
-        ]
+    # a developer's body often says how the fix works: whatever the prompt, a statement keeps only
+    # its symptoms (no real issue tells the solver the change to make; the leak check misses prose)
+    body = body_sentences("\n\n".join(facts.bodies), True, skip=(facts.subject,))
+    fix = "".join(f"+{line}\n" for line in facts.added_lines)
+    body = [
+        sentence
+        for sentence in body
+        if not leak_report(sentence, fix).score and not quotes_fix_expression(sentence, facts.added_lines)
+    ]
     body = body[: 0 if concise else 4 if detailed else 2]  # issues and PRs are never cited: the solver cannot read them
     sections.append(" ".join([opening, *body]))
 

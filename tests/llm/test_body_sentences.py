@@ -1,0 +1,26 @@
+"""Which sentences of a commit or pull-request body a statement may carry: symptoms, never the fix."""
+
+from llm.offline import body_sentences
+
+# sentences of real fix commits' bodies (croniter, mistune) that blind raters called leaks
+HOW_THE_FIX_WORKS = [
+    "Clamp the offset to the declared range and emit it as a single value when the step cannot reach a second one.",
+    "self.tzinfo is already resolved before _expand runs; carry it through.",
+    "The bare-destination branch in parse_link_href already consumes the next char, so the machinery is in place.",
+    "Consume the escape as a unit like the sibling branch does; an unescaped bracket still terminates as before.",
+]
+SYMPTOMS = [
+    "Hour, day-of-month, month and day-of-week were all affected, and at a date boundary the day could be out.",
+    "Divisors that fit their range keep their existing hashes, so no schedule that was already correct moves.",
+]
+
+
+def test_a_body_sentence_that_says_how_the_fix_works_is_left_out():
+    kept = body_sentences("\n\n".join(HOW_THE_FIX_WORKS + SYMPTOMS), no_leak=True)
+    assert kept == SYMPTOMS
+
+
+def test_without_no_leak_a_developer_body_keeps_its_code_names():
+    # the vague-subject path (keep_changes) reads bodies with no_leak off: it may keep a change line
+    kept = body_sentences(HOW_THE_FIX_WORKS[0], no_leak=False, keep_changes=True)
+    assert kept == [HOW_THE_FIX_WORKS[0]]
