@@ -44,4 +44,12 @@ else
     (cd "$ROOT" && "$PYTHON" -c "import sys; from sandbox import build_offline_base_image; build_offline_base_image(sys.argv[1])" "$BASE_IMAGE") \
         || die "building the offline base image $BASE_IMAGE failed (see the message above)"
 fi
+
+# 4. Node 20 and its npm for the JavaScript images (tests/sandbox/test_js_docker.py): fetched once
+# from the npm registry into SEBGen's cache (~45 MB); a run without a registry uses the cached copy
+if (cd "$ROOT" && "$PYTHON" -c "from sandbox.js_dist import node_tarball, npm_tarball; print(node_tarball(20).version, npm_tarball(20).version)") ; then
+    log "Node 20 and npm cached for JavaScript images"
+else
+    log "WARNING: Node 20 could not be fetched from the npm registry; the JavaScript docker tests will fail in CI"
+fi
 log "ready: engine up, base image $BASE_IMAGE present"

@@ -8,7 +8,9 @@
     backend.close()                                                  # or `with make_backend(...) as b:`
 
 A backend executes an `InstallRecipe` it is handed (`recipe_for(repo, commit)`); deciding what
-a snapshot needs is the `environment` package's job. Backends are safe to call from several
+a snapshot needs is the `environment` package's job. The Docker backend also runs a `JsRecipe`
+(JavaScript/TypeScript: Node image keyed by the lockfile, the runner's reporter read back;
+sandbox/js_run.py), with the same `run_tests`/`run_tree` and `TestRun`. Backends are safe to call from several
 threads (`run_parallel(fn, items, workers)`). The Docker backend builds one environment image
 per recipe key and runs every test run in a fresh, locked-down container whose root
 supervisor owns the verdict; it keeps started, never used containers ready for the next run

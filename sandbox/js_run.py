@@ -1,0 +1,129 @@
+"""Running a JavaScript/TypeScript recipe's tests in a container, and reading the run back.
+
+    job = js_job(recipe, test_files, tree="/work/tree", private="/work/sebgen")  # files + argv for the supervisor
+    run = js_test_run(recipe, verdict, test_files, tree="/work/tree", image=tag)   # -> TestRun
+
+The supervisor (root) writes `job.files` into its root-owned private folder and starts `job.cmd`
+as the sandbox user: `_js_run.py` replaces whatever the tree holds at `node_modules` with a
+symlink to the image's installed one (read-only: the root filesystem is), runs the recipe's build
+steps in the tree (they compile sources, which differ between a task's states), then the runner
+straight from `node_modules/.bin` (`js_report.runner_command`) with SEBGen's reporter from the
+private folder, and sends the reporter's file back over the report pipe. Outcomes come only from
+that file (`js_report.parse_report`); no report, a report that does not parse or a failed build
+makes every requested test file an error, with the reason in `note`.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import secrets
+from collections.abc import Sequence
+from pathlib import Path
+
+from .images import JS_APP, NODE_HOME
+from .js_recipe import JsRecipe
+from .js_report import REPORTERS, RunnerReportError, parse_report, runner_command
+from .report import tail
+from .types import TestRun
+
+RUN_SCRIPT = Path(__file__).with_name("_js_run.py")
+JOB_NAME = "sebgen_js_job.json"
+# Variables every run gets: no colour codes in messages, runners in their non-interactive mode
+RUN_ENV = {"CI": "1", "NO_COLOR": "1", "FORCE_COLOR": "0", "LANG": "C.UTF-8", "HOME": "/tmp"}
+
+
+def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, private: str) -> dict:
+    """What the supervisor needs to run `test_files` (all of the runner's own when None) of a JS
+    tree: `cmd`, `env` and the private `files` (the run script, its job, the reporters)."""
+    if not recipe.runner:
+        raise RunnerReportError("the recipe names no test runner: there is nothing to run the tests with")
+    report = f"/tmp/sebgen-report-{secrets.token_hex(8)}.json"
+    argv = runner_command(
+        recipe.runner, list(test_files or []), report, options=recipe.runner_options, reporters_dir=private
+    )
+    job = {
+        "tree": tree,
+        "node_modules": f"{JS_APP}/node_modules",
+        "build": list(recipe.build),
+        "argv": argv,
+        "report": report,
+    }
+    files = {RUN_SCRIPT.name: RUN_SCRIPT.read_text(), JOB_NAME: json.dumps(job)}
+    files.update({path.name: path.read_text() for path in REPORTERS})
+    env = dict(RUN_ENV)
+    env.update(dict(recipe.env))
+    # node_modules/.bin first, as package.json scripts see it; NODE_OPTIONS and npm config from the
+    # host never reach a run (the supervisor starts from a clean environment)
+    env["PATH"] = f"{tree}/node_modules/.bin:{NODE_HOME}/bin:/usr/local/bin:/usr/bin:/bin"
+    return {
+        "cmd": ["python3", "-I", "-S", posixpath.join(private, RUN_SCRIPT.name), posixpath.join(private, JOB_NAME)],
+        "env": env,
+        "files": files,
+    }
+
+
+def js_test_run(
+    recipe: JsRecipe,
+    verdict: dict,
+    test_files: Sequence[str] | None,
+    tree: str,
+    image: str,
+    duration_s: float,
+    timeout_s: float,
+) -> TestRun:
+    """The TestRun of a finished JS run from the supervisor's verdict (its `report` is what
+    `_js_run.py` sent: the runner's exit code and the reporter's file)."""
+    exit_code, timed_out = int(verdict.get("exit_code", -9)), bool(verdict.get("timed_out"))
+    log = tail(str(verdict.get("log_tail", "")))
+    requested = list(test_files) if test_files else ["<session>"]
+
+    def lost(note: str, broken: bool = False) -> TestRun:
+        return TestRun(
+            outcomes={} if broken else {t: "error" for t in requested},
+            exit_code=exit_code,
+            timed_out=timed_out,
+            duration_s=duration_s,
+            log_tail=log,
+            image=image,
+            broken=broken,
+            note=note,
+        )
+
+    if timed_out:
+        return lost(f"timed out after {timeout_s:g} s")
+    if verdict.get("report_overflow"):
+        return lost("the report is over the size limit", broken=True)
+    if verdict.get("stopped"):
+        return lost("the run was stopped", broken=True)
+    try:
+        sent = json.loads(verdict.get("report") or "")
+    except ValueError:
+        sent = None
+    if not isinstance(sent, dict):
+        return lost(f"the run script sent no result (exit code {exit_code})")
+    if sent.get("build_failed"):
+        return lost(f"the build step `{sent['build_failed']}` failed with exit code {sent.get('exit_code')}")
+    runner_exit = int(sent.get("exit_code", exit_code))
+    if sent.get("report") is None:
+        why = sent.get("why") or "no report"
+        return lost(f"the {recipe.runner} run (exit code {runner_exit}) wrote no report: {why}")
+    try:
+        report = parse_report(recipe.runner, sent["report"], tree)
+    except RunnerReportError as exc:
+        return lost(f"{exc} (exit code {runner_exit})")
+    outcomes = dict(report.outcomes)
+    # a test file that did not load has no test ids: the file itself stands as an error
+    outcomes.update({file: "error" for file in report.load_errors})
+    if not outcomes:
+        return lost(f"the {recipe.runner} run (exit code {runner_exit}) reported no tests")
+    return TestRun(
+        outcomes=outcomes,
+        exit_code=runner_exit,
+        timed_out=False,
+        duration_s=duration_s,
+        log_tail=log,
+        image=image,
+        collect_errors=sorted(report.load_errors),
+        failures={tid: evidence.to_dict() for tid, evidence in report.failures.items()},
+    )
