@@ -15,6 +15,14 @@ exported task gives the agent, no .git), then the agent patch, then:
   added or changed are removed;
 - a patch that adds a top-level module shadowing the test runner or the standard library
   (pytest.py, _pytest/, json.py, ...) voids the attempt.
+
+JavaScript/TypeScript the same way: JS/TS test files (`*.test.*`, `*.spec.*`, any JS/TS file
+under `__tests__/` or `spec/`, besides the directories above) and what decides how tests are
+collected, loaded or run (`package.json` with its `scripts` and runner keys, `.npmrc` and the
+other package-manager configs, the runners' config files `jest.config.*`, `vitest.config.*`,
+`vite.config.*`, `.mocharc.*`, `ava.config.*` and the setup files they conventionally name, the
+Babel and TypeScript configs) are put back to the fixed state. A tree's `node_modules` is the
+backend's business: the run replaces it with the image's installed one.
 """
 
 from __future__ import annotations
@@ -38,6 +46,26 @@ CONFIG_NAMES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.
 AUTOLOAD_NAMES = ("sitecustomize.py", "usercustomize.py")
 AUTOLOAD_SUFFIXES = (".pth",)
 _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
+JS_EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+JS_PROTECTED_DIRS = ("__tests__", "spec")  # with PROTECTED_DIRS: where JS/TS tests live
+_JS_TEST_FILE = re.compile(r"\.(test|spec)\.[cm]?[jt]sx?$")
+JS_CONFIG_NAMES = (
+    "package.json",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pnpmfile.cjs",
+    "pnpm-workspace.yaml",
+    ".babelrc",
+    ".swcrc",
+)
+# runner, bundler, transpiler and TypeScript configs, in any of their extensions
+_JS_CONFIG = re.compile(
+    r"^((jest|vitest|vite|ava|babel|playwright|cypress)\.config|vitest\.workspace|\.mocharc|\.babelrc|tsconfig[^/]*)"
+    r"(\.[cm]?[jt]s|\.json5?|\.jsonc|\.ya?ml|\.json)?$"
+)
+# the setup files those configs conventionally name (jest.setup.js, setupTests.ts, test-setup.mjs)
+_JS_SETUP = re.compile(r"^((jest|vitest|mocha|ava)[.-]setup|setup[-_.]?tests?|tests?[-_.]?setup)\b", re.I)
 # modules the verifier itself imports: a tree module of that name would replace it
 RUNNER_MODULES = frozenset(
     {"pytest", "_pytest", "pluggy", "py", "iniconfig", "packaging", "site", "sebgen_report_plugin"}
@@ -77,7 +105,8 @@ class Restoration:
 
 
 def is_protected(rel: str, test_patch_files: frozenset[str] | set[str] = frozenset()) -> bool:
-    """A path the agent may not change: tests, conftest files and test configuration."""
+    """A path the agent may not change: tests, conftest files and test configuration (Python's
+    and JavaScript/TypeScript's)."""
     path = PurePosixPath(rel)
     return (
         rel in test_patch_files
@@ -85,6 +114,18 @@ def is_protected(rel: str, test_patch_files: frozenset[str] | set[str] = frozens
         or path.name in CONFIG_NAMES
         or bool(_TEST_FILE.match(path.name))
         or any(part in PROTECTED_DIRS for part in path.parts[:-1])
+        or is_js_protected(path)
+    )
+
+
+def is_js_protected(path: PurePosixPath) -> bool:
+    """A JS/TS test file, or a file that decides how JS/TS tests are installed, collected or run."""
+    if path.name in JS_CONFIG_NAMES or _JS_CONFIG.match(path.name):
+        return True
+    if path.name.endswith(JS_EXTENSIONS) and _JS_SETUP.match(path.name):
+        return True
+    return path.name.endswith(JS_EXTENSIONS) and (
+        bool(_JS_TEST_FILE.search(path.name)) or any(part in JS_PROTECTED_DIRS for part in path.parts[:-1])
     )
 
 
