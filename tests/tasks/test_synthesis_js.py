@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -211,3 +212,30 @@ def test_which_js_files_are_source(path, source):
     from environment import is_js_source_path
 
     assert is_js_source_path(path) is source
+
+
+# ---------------------------------------------------------------- the bugs, caught by real tests
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node binary on PATH to run jskit's tests")
+def test_synthetic_bugs_in_the_js_corpus_fail_its_own_tests(tmp_path):
+    """jskit (the bundled JS corpus) at HEAD: most synthetic bugs turn passing node:test tests
+    into failing ones (the functional layer's FAIL_TO_PASS), natively with the host's Node."""
+    import corpus
+    from tests.corpus.test_corpus import _export
+    from tests.corpus.test_js_corpus import node_outcomes
+
+    (repo,) = corpus.build_corpus(tmp_path / "c", "javascript")
+    tasks = synthesize(repo, 6, seed=0)
+    head = tmp_path / "head"
+    _export(repo, tasks[0].base_commit, head)
+    base = node_outcomes(head, tmp_path)
+    assert base and set(base.values()) == {"passed"}
+    caught = 0
+    for index, task in enumerate(tasks):
+        tree = tmp_path / f"bug{index}"
+        shutil.copytree(head, tree)
+        subprocess.run(["git", "apply", "-"], cwd=tree, input=task.bug_patch.encode(), check=True)
+        outcomes = node_outcomes(tree, tmp_path)
+        caught += any(outcomes.get(test) != "passed" for test in base)
+    assert caught >= len(tasks) // 2, caught
