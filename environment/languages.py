@@ -25,7 +25,7 @@ _REQUIREMENTS = re.compile(r"^requirements[^/]*\.(txt|in)$|^requirements/")
 _PYTHON_TEST = re.compile(r"(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$")
 JS_LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock")
 JS_EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
-JS_TEST = re.compile(r"(^|/)(tests?|__tests__|spec)/|\.(test|spec)\.[cm]?[jt]sx?$")
+JS_TEST = re.compile(r"(^|/)(tests?|__tests__|spec)/|\.(test|spec)(-d)?\.[cm]?[jt]sx?$")
 # JS/TS files that are not the project's code: installed or built output, declarations, bundles,
 # tool configs (jest.config.js, .eslintrc.cjs), scripts, benchmarks, docs and examples
 _JS_NOT_SOURCE = re.compile(

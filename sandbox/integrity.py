@@ -48,7 +48,7 @@ AUTOLOAD_SUFFIXES = (".pth",)
 _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 JS_EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 JS_PROTECTED_DIRS = ("__tests__", "spec")  # with PROTECTED_DIRS: where JS/TS tests live
-_JS_TEST_FILE = re.compile(r"\.(test|spec)\.[cm]?[jt]sx?$")
+_JS_TEST_FILE = re.compile(r"\.(test|spec)(-d)?\.[cm]?[jt]sx?$")  # -d: tsd type tests
 JS_CONFIG_NAMES = (
     "package.json",
     ".npmrc",

@@ -33,6 +33,7 @@ from sandbox import is_protected, restore_for_verification
         "src/setupTests.ts",
         "src/parse.test.ts",
         "lib/util.spec.mjs",
+        "typings/index.test-d.ts",
         "src/__tests__/util.js",
         "spec/util.js",
         "test/helpers.js",

@@ -205,6 +205,7 @@ def test_strategy_genes_steer_js_operators(js_repo):
         (".eslintrc.cjs", False),
         ("scripts/release.js", False),
         ("src/parse.bench.ts", False),
+        ("typings/index.test-d.ts", False),
         ("src/index.py", False),
     ],
 )
