@@ -13,7 +13,15 @@ never imports this package.
 
 from .detect import DEP_FILES, detect_recipe, pretend_version_env
 from .js_detect import detect_js_recipe
-from .languages import LANGUAGE_NAMES, common_extensions, language_markers, languages_of, snapshot_files
+from .languages import (
+    JAVASCRIPT,
+    LANGUAGE_NAMES,
+    common_extensions,
+    is_js_source_path,
+    language_markers,
+    languages_of,
+    snapshot_files,
+)
 from .recipes import RecipeBook
 from .repair import Fix, diagnose
 from .setup import SetupBackend, SetupError, make_sandbox
@@ -21,6 +29,7 @@ from .setup import SetupBackend, SetupError, make_sandbox
 __all__ = [
     "DEP_FILES",
     "Fix",
+    "JAVASCRIPT",
     "LANGUAGE_NAMES",
     "RecipeBook",
     "SetupBackend",
@@ -29,6 +38,7 @@ __all__ = [
     "detect_js_recipe",
     "detect_recipe",
     "diagnose",
+    "is_js_source_path",
     "language_markers",
     "languages_of",
     "make_sandbox",

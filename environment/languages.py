@@ -24,6 +24,24 @@ PYTHON_PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg", "Pipfile")
 _REQUIREMENTS = re.compile(r"^requirements[^/]*\.(txt|in)$|^requirements/")
 _PYTHON_TEST = re.compile(r"(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$")
 JS_LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock")
+JS_EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+JS_TEST = re.compile(r"(^|/)(tests?|__tests__|spec)/|\.(test|spec)(-d)?\.[cm]?[jt]sx?$")
+# JS/TS files that are not the project's code: installed or built output, declarations, bundles,
+# tool configs (jest.config.js, .eslintrc.cjs), scripts, benchmarks, docs and examples
+_JS_NOT_SOURCE = re.compile(
+    r"(^|/)(node_modules|dist|build|coverage|vendor|scripts?|docs?|examples?|bench(marks?)?|fixtures?)/"
+    r"|\.bench\.[cm]?[jt]sx?$|\.d\.[cm]?ts$|\.min\.[cm]?js$|(^|/)\.[^/]*$|(^|/)[^/]*\.config\.[cm]?[jt]s$"
+)
+
+
+def is_js_test_path(path: str) -> bool:
+    """A JS/TS test file: under tests/, test/, __tests__/ or spec/, or named *.test.* / *.spec.*."""
+    return path.endswith(JS_EXTENSIONS) and bool(JS_TEST.search(path))
+
+
+def is_js_source_path(path: str) -> bool:
+    """A JS/TS file of the project's own code (not a test, a build output, a declaration or a config)."""
+    return path.endswith(JS_EXTENSIONS) and not JS_TEST.search(path) and not _JS_NOT_SOURCE.search(path)
 
 
 def snapshot_files(repo: Path, commit: str) -> list[str]:
