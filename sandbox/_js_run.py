@@ -17,6 +17,11 @@ import sys
 
 def main():
     fd = int(os.environ.pop("SEBGEN_REPORT_FD"))
+    # the key pipe (when the runner's reporter signs) goes to the runner alone, not to the build steps
+    key_fd = os.environ.pop("SEBGEN_KEY_FD", None)
+    runner_fds, runner_env = (), dict(os.environ)
+    if key_fd is not None:
+        runner_fds, runner_env = (int(key_fd),), dict(os.environ, SEBGEN_KEY_FD=key_fd)
     with open(sys.argv[1], encoding="utf-8") as fh:
         job = json.load(fh)
     tree = job["tree"]
@@ -41,7 +46,11 @@ def main():
             answer({"build_failed": step, "exit_code": code})
             return 3
     print("sebgen: " + " ".join(job["argv"]), flush=True)
-    code = subprocess.run(job["argv"], cwd=tree, stdin=subprocess.DEVNULL).returncode
+    code = subprocess.run(
+        job["argv"], cwd=tree, stdin=subprocess.DEVNULL, env=runner_env, pass_fds=runner_fds
+    ).returncode
+    for key_r in runner_fds:
+        os.close(key_r)
     try:
         with open(job["report"], encoding="utf-8", errors="replace") as fh:
             report = fh.read(job["report_limit"] + 1)

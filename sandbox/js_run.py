@@ -15,6 +15,8 @@ makes every requested test file an error, with the reason in `note`.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import posixpath
 import secrets
@@ -28,6 +30,11 @@ from .report import tail
 from .types import TestRun
 
 RUN_SCRIPT = Path(__file__).with_name("_js_run.py")
+# preloaded in every Node process of a run: node:assert cannot be reassigned by the code under test
+ASSERT_GUARD = Path(__file__).with_name("_js_guard.cjs")
+# runners whose report SEBGen's own reporter writes, signed with the run's key (jest writes its own)
+SIGNED_RUNNERS = frozenset({"node-test", "mocha", "vitest"})
+MAC_PREFIX = "sebgen-mac "
 JOB_NAME = "sebgen_js_job.json"
 # Variables every run gets: no colour codes in messages, runners in their non-interactive mode
 JS_REPORT_LIMIT = 48 * 2**20  # a reporter file of a suite of 60,000 parametrized tests is 13 MB
@@ -36,7 +43,9 @@ RUN_ENV = {"CI": "1", "NO_COLOR": "1", "FORCE_COLOR": "0", "LANG": "C.UTF-8", "H
 
 def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, private: str) -> dict:
     """What the supervisor needs to run `test_files` (all of the runner's own when None) of a JS
-    tree: `cmd`, `env` and the private `files` (the run script, its job, the reporters)."""
+    tree: `cmd`, `env`, the private `files` (the run script, its job, the reporters, the assert
+    guard) and `key`: the run's secret for SEBGen's reporter to sign its report with (None for a
+    runner that writes its own), which the supervisor hands over through a pipe of its own."""
     if not recipe.runner:
         raise RunnerReportError("the recipe names no test runner: there is nothing to run the tests with")
     report = f"/tmp/sebgen-report-{secrets.token_hex(8)}.json"
@@ -56,9 +65,11 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
         "report_limit": JS_REPORT_LIMIT,
     }
     files = {RUN_SCRIPT.name: RUN_SCRIPT.read_text(), JOB_NAME: json.dumps(job)}
-    files.update({path.name: path.read_text() for path in REPORTERS})
+    files.update({path.name: path.read_text() for path in (*REPORTERS, ASSERT_GUARD)})
     env = dict(RUN_ENV)
     env.update(dict(recipe.env))
+    guard = f"--require {posixpath.join(private, ASSERT_GUARD.name)}"
+    env["NODE_OPTIONS"] = f"{env.get('NODE_OPTIONS', '')} {guard}".strip()
     # node_modules/.bin first, as package.json scripts see it; NODE_OPTIONS and npm config from the
     # host never reach a run (the supervisor starts from a clean environment)
     env["PATH"] = f"{tree}/node_modules/.bin:{NODE_HOME}/bin:/usr/local/bin:/usr/bin:/bin"
@@ -66,7 +77,8 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
         "cmd": ["python3", "-I", "-S", posixpath.join(private, RUN_SCRIPT.name), posixpath.join(private, JOB_NAME)],
         "env": env,
         "files": files,
-        "report_limit": JS_REPORT_LIMIT + 4096,  # the run script's header line too
+        "report_limit": JS_REPORT_LIMIT + 4096,  # the run script's header line and the signature too
+        "key": secrets.token_hex(32) if recipe.runner in SIGNED_RUNNERS else None,
     }
 
 
@@ -78,9 +90,11 @@ def js_test_run(
     image: str,
     duration_s: float,
     timeout_s: float,
+    key: str | None = None,
 ) -> TestRun:
     """The TestRun of a finished JS run from the supervisor's verdict (its `report` is what
-    `_js_run.py` sent: a JSON line with the runner's exit code, then the reporter's file)."""
+    `_js_run.py` sent: a JSON line with the runner's exit code, then the reporter's file). With
+    the run's `key`, a report whose signature does not check is no report."""
     exit_code, timed_out = int(verdict.get("exit_code", -9)), bool(verdict.get("timed_out"))
     log = tail(str(verdict.get("log_tail", "")))
     requested = list(test_files) if test_files else ["<session>"]
@@ -119,7 +133,8 @@ def js_test_run(
         why = sent.get("why") or "no report"
         return lost(f"the {recipe.runner} run (exit code {runner_exit}) wrote no report: {why}")
     try:
-        report = parse_report(recipe.runner, sent["report"], tree)
+        text = sent["report"] if key is None else signed_text(sent["report"], key)
+        report = parse_report(recipe.runner, text, tree)
     except RunnerReportError as exc:
         return lost(f"{exc} (exit code {runner_exit})")
     outcomes = dict(report.outcomes)
@@ -137,3 +152,13 @@ def js_test_run(
         collect_errors=sorted(report.load_errors),
         failures={tid: evidence.to_dict() for tid, evidence in report.failures.items()},
     )
+
+
+def signed_text(report: str, key: str) -> str:
+    """The report SEBGen's reporter signed with `key` (its first line is the HMAC-SHA256 of the
+    rest); anything else, a report the tests' processes wrote or changed, is refused."""
+    first, _, text = report.partition("\n")
+    mac = hmac.new(key.encode(), text.encode(), hashlib.sha256).hexdigest()
+    if not first.startswith(MAC_PREFIX) or not hmac.compare_digest(first[len(MAC_PREFIX) :], mac):
+        raise RunnerReportError("the report is not the one SEBGen's reporter wrote: its signature does not check")
+    return text

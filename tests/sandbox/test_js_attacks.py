@@ -136,6 +136,42 @@ function _forge() {
   }
 }
 """
+# the run's key hunted in every descriptor and environment of this process and its parents, then a
+# report signed with whatever was found (the shape of SEBGen's signature) written at exit
+KEY_THIEF = """
+const _crypto = require("node:crypto");
+const _found = [];
+for (const _pid of ["self", String(process.ppid)]) {
+  for (const _fd of (() => { try { return _fs.readdirSync(`/proc/${_pid}/fd`); } catch { return []; } })()) {
+    let _link = "";
+    try { _link = _fs.readlinkSync(`/proc/${_pid}/fd/${_fd}`); } catch {}
+    if (!_link.startsWith("pipe:") || ["0", "1", "2"].includes(_fd)) continue;
+    try { _found.push(_fs.readFileSync(`/proc/${_pid}/fd/${_fd}`)); } catch {}
+  }
+  try { _found.push(Buffer.from(_fs.readFileSync(`/proc/${_pid}/environ`, "latin1"))); } catch {}
+}
+const _key = _found.find((b) => b.length === 64) || Buffer.from(process.env.SEBGEN_KEY_FD || "none");
+const _sign = (text) => `sebgen-mac ${_crypto.createHmac("sha256", _key).update(text).digest("hex")}\n${text}`;
+for (const _kind of ["node", "mocha"]) _forged[_kind] = _sign(_forged[_kind]);
+process.on("exit", _forge);
+"""
+# the report's writers reassigned in the code under test's process: every file written says "passed"
+WRITERS_PATCHED = """
+const _fsw = require("node:fs");
+const _write = _fsw.writeFileSync;
+_fsw.writeFileSync = (file, text, ...rest) => _write(file, String(text).replaceAll('"failed"', '"passed"'), ...rest);
+const _stringify = JSON.stringify;
+JSON.stringify = (...args) => { const t = _stringify(...args); return t && t.replaceAll('"failed"', '"passed"'); };
+"""
+# node:assert's checks redefined (not assigned) and the strict variant loaded by its own name
+ASSERT_REDEFINED = """
+for (const _mod of [require("node:assert"), require("node:assert/strict")]) {
+  for (const _name of ["strictEqual", "equal", "deepStrictEqual", "ok"]) {
+    try { Object.defineProperty(_mod, _name, { value: () => {} }); } catch {}
+  }
+  try { Object.setPrototypeOf(_mod, null); } catch {}
+}
+"""
 BACKGROUND_FORGER = """
 if (!process.env.SEBGEN_FORGER) {
   require("node:child_process")
@@ -214,35 +250,14 @@ def attacks(runner: str) -> dict[str, str]:
         "report_file_replaced_at_import": edit_math(FORGE + "_forge();\n"),
         "report_file_rewritten_at_exit": edit_math(FORGE + 'process.on("exit", _forge);\n'),
         "report_file_rewritten_by_a_background_process": edit_math(FORGE + BACKGROUND_FORGER),
+        "report_signed_with_a_key_hunted_in_descriptors": edit_math(FORGE + KEY_THIEF),
+        "report_writers_patched_in_process": edit_math(WRITERS_PATCHED),
+        "assert_redefined_with_define_property": edit_math(ASSERT_REDEFINED),
     }
 
 
 RUNNERS = ("node-test", "mocha")
-# attacks the in-process run does not stop yet: the code under test shares its process (and its
-# user) with the runner and the reporter (see the report to the lead; strict: a fix makes them fail)
-IN_PROCESS = "node:assert patched by the code under test, which shares the test's process"
-WRITABLE_REPORT = "the reporter's output file is writable by the user the tests run as"
-OPEN = {
-    ("node-test", "assert_monkeypatched_at_import"): IN_PROCESS,
-    ("mocha", "assert_monkeypatched_at_import"): IN_PROCESS,
-    ("node-test", "report_file_replaced_at_import"): WRITABLE_REPORT,  # node:test opens it before the tests load
-    ("node-test", "report_file_rewritten_at_exit"): WRITABLE_REPORT,
-    ("mocha", "report_file_rewritten_at_exit"): WRITABLE_REPORT,
-    ("node-test", "report_file_rewritten_by_a_background_process"): WRITABLE_REPORT,
-    ("mocha", "report_file_rewritten_by_a_background_process"): WRITABLE_REPORT,
-}
-RACES = {"report_file_rewritten_by_a_background_process"}  # wins a race: not strict, it may lose it
-CASES = [
-    pytest.param(
-        runner,
-        name,
-        marks=[pytest.mark.xfail(strict=name not in RACES, reason=OPEN[(runner, name)])]
-        if (runner, name) in OPEN
-        else [],
-    )
-    for runner in RUNNERS
-    for name in sorted(attacks(runner))
-]
+CASES = [(runner, name) for runner in RUNNERS for name in sorted(attacks(runner))]
 
 
 # -- fixtures ---------------------------------------------------------------------------------
