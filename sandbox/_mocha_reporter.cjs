@@ -41,6 +41,34 @@ function signed(text) {
 
 const VALUE_LIMIT = 4000;
 
+// mocha's own methods as they are when mocha loads this reporter, before the tests load: code under
+// test shares mocha's process and could reassign one (Runner#fail emitting "pass") so that a failing
+// test is reported as passed. A run where one changed gets no signature, only the names.
+const TAMPERED_PREFIX = "sebgen-tampered ";
+function harnessMethods() {
+  const prototypes = [["EventEmitter", require("events").prototype]];
+  for (const file of Object.keys(require.cache)) {
+    const m = /[\\/]mocha[\\/]lib[\\/](runner|runnable|test|suite|hook)\.js$/.exec(file);
+    const exported = m && require.cache[file].exports;
+    if (exported && exported.prototype) prototypes.push([m[1], exported.prototype]);
+  }
+  const methods = [];
+  for (const [name, proto] of prototypes) {
+    for (const key of Object.getOwnPropertyNames(proto)) {
+      const d = Object.getOwnPropertyDescriptor(proto, key);
+      if (typeof d.value === "function") methods.push([`${name}.prototype.${key}`, proto, key, d.value]);
+    }
+  }
+  return methods;
+}
+const HARNESS = harnessMethods();
+
+function reassigned() {
+  const names = [];
+  for (const [name, proto, key, original] of HARNESS) if (proto[key] !== original) names.push(name);
+  return names;
+}
+
 // A value as JSON when it survives JSON unchanged, else as util.inspect's text.
 function value(v) {
   if (v === null || typeof v === "string" || typeof v === "boolean") return { json: v };
@@ -109,7 +137,8 @@ function SebgenReporter(runner, options) {
   });
   runner.once("end", () => {
     const doc = { reporter: "sebgen-mocha", tests: Array.from(results.values()), hook_failures: hookFailures };
-    const text = signed(stringify(doc));
+    const changed = KEY ? reassigned() : [];
+    const text = changed.length ? `${TAMPERED_PREFIX}${changed.join(" ")}\n${stringify(doc)}` : signed(stringify(doc));
     if (output) writeFileSync(output, text);
     else process.stdout.write(text + "\n");
   });

@@ -35,6 +35,8 @@ ASSERT_GUARD = Path(__file__).with_name("_js_guard.cjs")
 # runners whose report SEBGen's own reporter writes, signed with the run's key (jest writes its own)
 SIGNED_RUNNERS = frozenset({"node-test", "mocha", "vitest"})
 MAC_PREFIX = "sebgen-mac "
+# what the mocha reporter writes instead when the run reassigned mocha's own methods
+TAMPERED_PREFIX = "sebgen-tampered "
 JOB_NAME = "sebgen_js_job.json"
 # Variables every run gets: no colour codes in messages, runners in their non-interactive mode
 JS_REPORT_LIMIT = 48 * 2**20  # a reporter file of a suite of 60,000 parametrized tests is 13 MB
@@ -158,6 +160,10 @@ def signed_text(report: str, key: str) -> str:
     """The report SEBGen's reporter signed with `key` (its first line is the HMAC-SHA256 of the
     rest); anything else, a report the tests' processes wrote or changed, is refused."""
     first, _, text = report.partition("\n")
+    if first.startswith(TAMPERED_PREFIX):
+        raise RunnerReportError(
+            f"the code under test reassigned the test runner's own methods: {first[len(TAMPERED_PREFIX) :]}"
+        )
     mac = hmac.new(key.encode(), text.encode(), hashlib.sha256).hexdigest()
     if not first.startswith(MAC_PREFIX) or not hmac.compare_digest(first[len(MAC_PREFIX) :], mac):
         raise RunnerReportError("the report is not the one SEBGen's reporter wrote: its signature does not check")

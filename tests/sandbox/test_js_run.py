@@ -181,6 +181,11 @@ def test_a_report_signed_with_the_runs_key_is_read_and_any_other_is_refused():
     for report in (text, _signed(text, "x" * 64), _signed(text, key).replace(text, forged), _signed(forged, "")):
         run = js_test_run(RECIPE, _verdict({"exit_code": 0, "report": report}), ["t"], "/work/tree", "i", 1, 30, key)
         assert run.outcomes == {"t": "error"} and "signature does not check" in run.note, run.note
+    tampered = f"sebgen-tampered runner.prototype.fail\n{text}"
+    run = js_test_run(RECIPE, _verdict({"exit_code": 0, "report": tampered}), ["t"], "/work/tree", "i", 1, 30, key)
+    assert (
+        run.outcomes == {"t": "error"} and "reassigned the test runner's own methods: runner.prototype.fail" in run.note
+    )
 
 
 def test_a_timeout_is_said():
