@@ -4,7 +4,8 @@
 
 The report has the keys of `SetupBackend.setup`'s (counts, recipe, attempts, ...), plus `runner`.
 One repair so far (`JsRecipeBook`): a dev dependency whose pinned tarball the registry no longer
-has (404) is dropped from package.json and the install follows the lockfile for the rest.
+has (404) is dropped from package.json and the install follows the lockfile for the rest. What
+was learned is kept per repository in `<cache>/recipes/<repo>.js.json` for later processes.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from sandbox import Backend, BuildError, JsRecipe, SandboxError, read_file_at, repo_name
+from sandbox import Backend, BuildError, JsRecipe, SandboxError, default_cache_dir, read_file_at, repo_name
 
 from .js_detect import detect_js_recipe
 from .setup import Attempt, SetupError, log_path_of
@@ -36,14 +37,29 @@ class JsRecipeBook:
     """Detected JS recipes with the repairs learned for each repository (every later snapshot of
     the repository gets them too): `recipe_for` is what the backend builds from."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache_dir: Path | None = None) -> None:
+        self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self._dropped: dict[str, tuple[str, ...]] = {}
         self._lock = threading.Lock()
+
+    def _cache_file(self, repo: Path) -> Path:
+        return self.cache_dir / "recipes" / f"{repo_name(repo)}.js.json"
+
+    def _known(self, repo: Path) -> tuple[str, ...]:
+        """The dependencies dropped for `repo`, read from the cache the first time (lock held)."""
+        key = str(Path(repo).resolve())
+        if key not in self._dropped:
+            try:
+                data = json.loads(self._cache_file(repo).read_text())
+                self._dropped[key] = tuple(str(n) for n in data.get("dropped_dev_dependencies", []))
+            except (OSError, ValueError, AttributeError):
+                self._dropped[key] = ()
+        return self._dropped[key]
 
     def recipe_for(self, repo: Path, commit: str) -> JsRecipe:
         recipe = detect_js_recipe(repo, commit)
         with self._lock:
-            dropped = self._dropped.get(str(Path(repo).resolve()), ())
+            dropped = self._known(repo)
         return without_dev_dependencies(recipe, dropped) if dropped else recipe
 
     def repair(self, repo: Path, commit: str, log: str) -> str:
@@ -54,13 +70,25 @@ class JsRecipeBook:
         except (ValueError, AttributeError):
             return ""
         gone = sorted({m for m in _GONE_TARBALL.findall(log) if m in dev})
-        key = str(Path(repo).resolve())
         with self._lock:
-            new = [name for name in gone if name not in self._dropped.get(key, ())]
+            known = self._known(repo)
+            new = [name for name in gone if name not in known]
             if not new:
                 return ""
-            self._dropped[key] = (*self._dropped.get(key, ()), *new)
-        return f"dropped the dev dependency {', '.join(new)}: the registry no longer has its pinned tarball (404)"
+            reason = f"dropped the dev dependency {', '.join(new)}: the registry no longer has its pinned tarball (404)"
+            self._dropped[str(Path(repo).resolve())] = (*known, *new)
+            path = self._cache_file(repo)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                data = json.loads(path.read_text())
+            except (OSError, ValueError):
+                data = {}
+            data["dropped_dev_dependencies"] = [*known, *new]
+            data.setdefault("fixes", []).append({"commit": commit, "rule": "registry-gone", "fix": reason})
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+            tmp.replace(path)
+        return reason
 
 
 def without_dev_dependencies(recipe: JsRecipe, names: Sequence[str]) -> JsRecipe:
@@ -78,16 +106,11 @@ def without_dev_dependencies(recipe: JsRecipe, names: Sequence[str]) -> JsRecipe
     )
 
 
-def js_setup(
-    backend: Backend,
-    repo: Path,
-    sha: str,
-    test_files: Sequence[str] | None = None,
-    book: JsRecipeBook | None = None,
-    attempts: int = 3,
-) -> dict:
-    """Build `sha`'s JS image (when missing; repaired from its log through `book`, which must be
-    the backend's `recipe_for`) and run its whole suite, or `test_files`, there."""
+def ensure_js(
+    backend: Backend, repo: Path, sha: str, book: JsRecipeBook | None = None, attempts: int = 3
+) -> tuple[str, list[Attempt]]:
+    """Build `sha`'s JS image when missing, repaired from its log through `book` (which must be
+    the backend's `recipe_for`): (the image, the attempts made). SetupError when it cannot."""
     repo = Path(repo)
     recipe_for = book.recipe_for if book is not None else detect_js_recipe
     try:
@@ -120,8 +143,22 @@ def js_setup(
             raise SetupError(f"{repo_name(repo)}@{sha[:10]}: {exc}") from None
         if environment in backend.builds:
             tried.append(Attempt("build", True, seconds=round(time.monotonic() - start, 1)))
-        break
-    recipe = recipe_for(repo, sha)
+        return environment, tried
+    raise SetupError(f"installing {repo_name(repo)}@{sha[:10]} failed after {attempts} attempts")
+
+
+def js_setup(
+    backend: Backend,
+    repo: Path,
+    sha: str,
+    test_files: Sequence[str] | None = None,
+    book: JsRecipeBook | None = None,
+    attempts: int = 3,
+) -> dict:
+    """`ensure_js`, then the whole suite (or `test_files`) run there: `sebgen setup`'s report."""
+    repo = Path(repo)
+    environment, tried = ensure_js(backend, repo, sha, book, attempts)
+    recipe = (book.recipe_for if book is not None else detect_js_recipe)(repo, sha)
     run_start = time.monotonic()
     run = backend.run_tests(repo, sha, (), test_files)
     counts = dict.fromkeys(OUTCOME_COUNTS.values(), 0)

@@ -287,15 +287,22 @@ class SetupBackend:
 
     # -- the backend protocol ---------------------------------------------------------------
     def environment_id(self, repo: Path, commit: str) -> str:
+        if self.is_javascript(repo, commit):
+            return self.js_backend().environment_id(repo, commit)
         return self.inner.environment_id(repo, commit)
 
     def prepare(self, repo: Path, commit: str) -> str:
+        if self.is_javascript(repo, commit):
+            return self._ensure_js(repo, commit)
         self.ensure(repo, commit)
         return self.inner.prepare(repo, commit)
 
     def run_tree(
         self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None, untrusted: bool = False
     ) -> TestRun:
+        if self.is_javascript(repo, commit):
+            self._ensure_js(repo, commit)
+            return self.js_backend().run_tree(repo, commit, tree, test_files, untrusted)
         self.ensure(Path(repo), commit)
         return self.inner.run_tree(repo, commit, tree, test_files, untrusted)
 
@@ -303,6 +310,9 @@ class SetupBackend:
         self, repo: Path, commit: str, patches: Sequence[str] = (), test_files: Sequence[str] | None = None
     ) -> TestRun:
         repo = Path(repo)
+        if self.is_javascript(repo, commit):
+            self._ensure_js(repo, commit)
+            return self.js_backend().run_tests(repo, commit, patches, test_files)
         for number in range(1, self.attempts + 1):
             self.ensure(repo, commit)
             run = self.inner.run_tests(repo, commit, patches, test_files)
@@ -325,6 +335,15 @@ class SetupBackend:
     def environment_setup(self, repo: Path, commit: str) -> dict:
         """What set this snapshot's environment up: the recipe, its environment id and the attempts."""
         repo = Path(repo)
+        if self.is_javascript(repo, commit):
+            backend = self.js_backend()
+            return {
+                "environment": backend.environment_id(repo, commit),
+                "recipe": self._js_book.recipe_for(repo, commit).to_dict(),
+                "attempts": [],
+                "fixes": [],
+                "first_failure": "",
+            }
         with self._lock:
             record = self._record(repo, commit)
             if not record.environment:
@@ -336,8 +355,7 @@ class SetupBackend:
         in JavaScript/TypeScript only is set up by `js_setup` (a snapshot with both: Python)."""
         repo = Path(repo)
         sha = resolve_commit(repo, commit)
-        languages = languages_of(repo, sha)
-        if JAVASCRIPT in languages and PYTHON not in languages:
+        if self.is_javascript(repo, sha):
             from .js_setup import js_setup
 
             backend = self.js_backend()
@@ -361,12 +379,35 @@ class SetupBackend:
             **self.environment_setup(repo, sha),
         }
 
+    def is_javascript(self, repo: Path, commit: str) -> bool:
+        """The snapshot is JavaScript/TypeScript only: its environment and runs are the Docker
+        backend's JS ones (a snapshot with Python too is set up as Python)."""
+        full_sha = re.fullmatch(r"[0-9a-f]{40}", commit) is not None  # a ref may move: read it each time
+        try:
+            languages = _languages(str(Path(repo).resolve()), commit) if full_sha else languages_of(Path(repo), commit)
+        except subprocess.CalledProcessError:  # no such commit: the Python path says so in its words
+            return False
+        return JAVASCRIPT in languages and PYTHON not in languages
+
+    def _ensure_js(self, repo: Path, commit: str) -> str:
+        from .js_setup import ensure_js
+
+        backend = self.js_backend()
+        environment = backend.environment_id(repo, commit)
+        with self._lock:
+            if environment in self._ready:
+                return environment
+        environment, _ = ensure_js(backend, Path(repo), commit, self._js_book, self.attempts)
+        with self._lock:
+            self._ready.add(environment)
+        return environment
+
     def js_backend(self) -> Backend:
         """The Docker backend for JavaScript/TypeScript recipes, with the wrapped backend's settings."""
         if self._js is None:
             from .js_setup import JsRecipeBook
 
-            self._js_book = JsRecipeBook()
+            self._js_book = JsRecipeBook(self.book.cache_dir)
             inner = self.inner
             if inner.name != "docker":
                 raise SetupError(
@@ -422,6 +463,11 @@ def make_sandbox(
         warm_spares_total=warm_spares_total,
     )
     return SetupBackend(backend, book, attempts=setup_attempts, advisor=advisor, log=log)
+
+
+@functools.lru_cache(maxsize=1024)
+def _languages(repo: str, commit: str) -> tuple[str, ...]:
+    return languages_of(Path(repo), commit)
 
 
 def _installs(recipe: InstallRecipe) -> tuple:

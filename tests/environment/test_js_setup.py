@@ -35,7 +35,7 @@ def repo(tmp_path: Path) -> Path:
 
 def test_a_gone_dev_dependency_is_dropped_and_the_install_may_update_the_lockfile(tmp_path):
     root = repo(tmp_path)
-    book = JsRecipeBook()
+    book = JsRecipeBook(tmp_path / "cache")
     assert detect_js_recipe(root, "HEAD").install.startswith("npm ci ")
     assert "top-sites" in book.repair(root, "HEAD", GONE)
     recipe = book.recipe_for(root, "HEAD")
@@ -50,12 +50,31 @@ def test_a_gone_dev_dependency_is_dropped_and_the_install_may_update_the_lockfil
 def test_a_gone_scoped_package_and_a_gone_package_that_is_no_dev_dependency(tmp_path):
     root = repo(tmp_path)
     log = "404 Not Found - GET https://registry.npmjs.org/@scope/bench/-/bench-1.0.0.tgz\n"
-    assert "@scope/bench" in JsRecipeBook().repair(root, "HEAD", log)
+    assert "@scope/bench" in JsRecipeBook(tmp_path / "cache").repair(root, "HEAD", log)
     other = "404 Not Found - GET https://registry.npmjs.org/left-pad/-/left-pad-1.0.0.tgz\n"
-    assert JsRecipeBook().repair(root, "HEAD", other) == ""  # a runtime dependency is not dropped
+    assert JsRecipeBook(tmp_path / "cache").repair(root, "HEAD", other) == ""  # a runtime dependency is not dropped
 
 
 def test_frozen_switches_go_with_a_dropped_dependency(tmp_path):
     recipe = detect_js_recipe(repo(tmp_path), "HEAD")
     pnpm = without_dev_dependencies(replace(recipe, install="pnpm install --frozen-lockfile"), ["x"])
     assert pnpm.install == "npm pkg delete devDependencies.x && pnpm install"
+
+
+def test_what_was_learned_serves_a_later_process(tmp_path):
+    root = repo(tmp_path)
+    JsRecipeBook(tmp_path / "cache").repair(root, "HEAD", GONE)
+    later = JsRecipeBook(tmp_path / "cache").recipe_for(root, "HEAD")
+    assert later.install.startswith("npm pkg delete devDependencies.top-sites && ")
+    assert JsRecipeBook(tmp_path / "other").recipe_for(root, "HEAD").install.startswith("npm ci ")
+
+
+def test_only_a_javascript_only_snapshot_takes_the_js_path(tmp_path):
+    from environment.setup import SetupBackend
+
+    backend = SetupBackend(inner=None, book=None, log=lambda m: None)
+    js = repo(tmp_path)
+    both, _ = make_repo(tmp_path / "both", {"package.json": "{}", "pyproject.toml": "[project]\nname = 'x'\n"})
+    assert backend.is_javascript(js, "HEAD") is True
+    assert backend.is_javascript(both, "HEAD") is False  # set up as Python, as before
+    assert backend.is_javascript(js, "no-such-commit") is False  # the Python path reports it

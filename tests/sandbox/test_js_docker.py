@@ -211,11 +211,24 @@ def test_attacks_stay_unresolved(backend, repo, bug_patch, attack):
     assert not resolved, (attack, why, run.outcomes)
 
 
-def test_setup_of_a_javascript_snapshot_prints_its_runner_counts(node_dist, repo, tmp_path_factory):
+def test_setup_and_runs_of_a_javascript_snapshot_through_make_sandbox(node_dist, repo, tmp_path_factory):
     from environment import make_sandbox
 
     with make_sandbox("docker", limits=LIMITS, cache_dir=tmp_path_factory.mktemp("cache"), log=lambda m: None) as b:
         report = b.setup(repo, "HEAD", test_files=[MATH, SANDBOX])
+        run = b.run_tests(repo, git(repo, "rev-parse", "HEAD"), test_files=[MATH])  # validation's path
+        assert b.environment_id(repo, "HEAD") == report["environment"]
+    assert run.outcomes == {f"{MATH}::math > adds": "passed", f"{MATH}::math > subtracts": "passed"}
     assert report["language"] == "javascript" and report["runner"] == "node-test"
     assert report["counts"] == {"passed": 3, "failed": 2, "errored": 0, "skipped": 0}
     assert report["recipe"]["node"] == "20" and report["environment"].startswith("sebgen-env:js-")
+
+
+def test_the_functional_check_judges_a_js_task(backend, repo, bug_patch):
+    from sandbox import check_functional
+
+    gold = agent_patch(repo, {"lib/math.js": GOLD})
+    result = check_functional(backend, repo, "HEAD", bug_patch, gold, [MATH], reruns=2)
+    assert result.passed, result.reason
+    assert (result.fail_to_pass, result.pass_to_pass, result.flaky) == (F2P, P2P, [])
+    assert not result.nop_resolved and result.oracle_resolved
