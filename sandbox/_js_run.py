@@ -6,6 +6,7 @@ Started by the supervisor as the sandbox user with the job file's path. The repo
 {"exit_code": the runner's, "report": true, "why": ""}, followed by the reporter file's text as it
 is (no second level of JSON escaping: a large suite's report is tens of MB); or
 {"exit_code": ..., "report": null, "why": ...}; or {"build_failed": step, "exit_code": ...}.
+The key pipe ($SEBGEN_KEY_FD, when the runner's reporter signs its report) goes to the runner only.
 """
 
 import json

@@ -1,7 +1,7 @@
 """Running a JavaScript/TypeScript recipe's tests in a container, and reading the run back.
 
     job = js_job(recipe, test_files, tree="/work/tree", private="/work/sebgen")  # files + argv for the supervisor
-    run = js_test_run(recipe, verdict, test_files, tree="/work/tree", image=tag)   # -> TestRun
+    run = js_test_run(recipe, verdict, test_files, tree="/work/tree", image=tag, key=job["key"])  # -> TestRun
 
 The supervisor (root) writes `job.files` into its root-owned private folder and starts `job.cmd`
 as the sandbox user: `_js_run.py` replaces whatever the tree holds at `node_modules` with a
@@ -11,6 +11,11 @@ straight from `node_modules/.bin` (`js_report.runner_command`) with SEBGen's rep
 private folder, and sends the reporter's file back over the report pipe. Outcomes come only from
 that file (`js_report.parse_report`); no report, a report that does not parse or a failed build
 makes every requested test file an error, with the reason in `note`.
+
+The tests run as the user the reporter runs as, so its file proves nothing by itself: SEBGen's
+reporters sign it (HMAC-SHA256) with the run's `key`, which the supervisor hands over through a
+root-made pipe that the reporter drains when it loads, before any test code (`signed_text` checks
+it). Every Node process of the run preloads `_js_guard.cjs`, which freezes `node:assert`.
 """
 
 from __future__ import annotations
