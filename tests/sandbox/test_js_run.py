@@ -10,6 +10,7 @@ import os
 import secrets
 import shutil
 import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -315,3 +316,23 @@ def test_the_guard_keeps_node_assert_checks_the_originals(tmp_path):
     assert sloppy.returncode != 0 and "AssertionError" in sloppy.stderr, sloppy.stderr
     unguarded = subprocess.run(["node", "-e", patch + "a.strictEqual(1, 2);"], capture_output=True, timeout=60)
     assert unguarded.returncode == 0  # what the guard stops
+
+
+def test_the_supervisor_hands_the_key_over_in_a_pipe_read_once():
+    from sandbox._supervisor import run_child
+
+    reader = (
+        "import os; fd = int(os.environ['SEBGEN_KEY_FD']); first = os.read(fd, 100); second = os.read(fd, 100);"
+        "os.write(int(os.environ['SEBGEN_REPORT_FD']), first + b'|' + second)"
+    )
+    cmd = [sys.executable, "-I", "-S", "-c", reader]
+    with_key = run_child(cmd, "/", {"PATH": "/usr/bin:/bin"}, 30, lambda proc: None, key="ab" * 32)
+    assert with_key["report"] == "ab" * 32 + "|"  # the whole key, then the end of the pipe: no second copy
+    without = run_child(
+        [sys.executable, "-I", "-S", "-c", "import os; assert 'SEBGEN_KEY_FD' not in os.environ"],
+        "/",
+        {"PATH": "/usr/bin:/bin"},
+        30,
+        lambda proc: None,
+    )
+    assert without["exit_code"] == 0
