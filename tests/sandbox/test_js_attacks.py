@@ -188,6 +188,21 @@ try {
   };
 } catch {}
 """
+# a root hook, registered by the code under test while the test file loads, that wraps every test's
+# function so that what it throws is swallowed (no runner method or assert check is reassigned)
+MOCHA_ROOT_HOOK_SWALLOWS = """
+if (typeof beforeEach === "function") {
+  beforeEach(function () {
+    const _test = this.currentTest;
+    const _fn = _test.fn;
+    _test.fn = function () {
+      try {
+        _fn.call(this);
+      } catch {}
+    };
+  });
+}
+"""
 BACKGROUND_FORGER = """
 if (!process.env.SEBGEN_FORGER) {
   require("node:child_process")
@@ -270,12 +285,33 @@ def attacks(runner: str) -> dict[str, str]:
         "report_writers_patched_in_process": edit_math(WRITERS_PATCHED),
         "assert_redefined_with_define_property": edit_math(ASSERT_REDEFINED),
         # mocha only (node:test runs each file's harness in a child process of its own)
-        **({"runner_methods_patched_in_process": edit_math(MOCHA_RUNNER_PATCHED)} if runner == "mocha" else {}),
+        **(
+            {
+                "runner_methods_patched_in_process": edit_math(MOCHA_RUNNER_PATCHED),
+                "root_hook_swallows_what_tests_throw": edit_math(MOCHA_ROOT_HOOK_SWALLOWS),
+            }
+            if runner == "mocha"
+            else {}
+        ),
     }
 
 
 RUNNERS = ("node-test", "mocha")
-CASES = [(runner, name) for runner in RUNNERS for name in sorted(attacks(runner))]
+# open: mocha runs the code under test in its own process, and a hook that code registers changes how
+# every test runs (strict: a fix makes it fail)
+OPEN = {
+    ("mocha", "root_hook_swallows_what_tests_throw"): "code under test registers a mocha hook that swallows "
+    "what each test throws: mocha runs it in the runner's process; canaries would catch it (not done)",
+}
+CASES = [
+    pytest.param(
+        runner,
+        name,
+        marks=[pytest.mark.xfail(strict=True, reason=OPEN[(runner, name)])] if (runner, name) in OPEN else [],
+    )
+    for runner in RUNNERS
+    for name in sorted(attacks(runner))
+]
 
 
 # -- fixtures ---------------------------------------------------------------------------------
