@@ -321,6 +321,7 @@ class DockerBackend:
             "files": js["files"],
             "env": js["env"],
             "key": js["key"],
+            "canary": js["canary"],
         }
 
     def _job(
@@ -457,7 +458,7 @@ class DockerBackend:
                 note=problem,
             )
         if isinstance(recipe, JsRecipe):
-            return self._js_verdict(client, warm, recipe, verdict, test_files, tag, duration, job["key"])
+            return self._js_verdict(client, warm, recipe, verdict, test_files, tag, duration, job["key"], job["canary"])
         exit_code, timed_out = int(verdict.get("exit_code", -9)), bool(verdict.get("timed_out"))
         parsed = parse_report(verdict.get("report"), exit_code, test_files, timed_out, canaries)
         broken, note = parsed.broken, parsed.note
@@ -498,8 +499,9 @@ class DockerBackend:
         tag: str,
         duration: float,
         key: str | None,
+        canary: dict | None,
     ) -> TestRun:
-        run = js_test_run(recipe, verdict, test_files, TREE, tag, duration, self.limits.timeout_s, key)
+        run = js_test_run(recipe, verdict, test_files, TREE, tag, duration, self.limits.timeout_s, key, canary)
         if int(verdict.get("oom_kills", 0)) > 0 and not run.timed_out:
             run.note = f"the tests ran out of memory (limit {self.limits.memory_mb} MB) and were killed"
             run.broken, run.outcomes = True, {}

@@ -56,13 +56,13 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
     if not recipe.runner:
         raise RunnerReportError("the recipe names no test runner: there is nothing to run the tests with")
     report = f"/tmp/sebgen-report-{secrets.token_hex(8)}.json"
-    argv = runner_command(
-        recipe.runner,
-        list(test_files or recipe.test_paths),
-        report,
-        options=recipe.runner_options,
-        reporters_dir=private,
-    )
+    files_to_run = list(test_files or recipe.test_paths)
+    # a run of mocha's own default spec gets none: a positional file would replace that default, and
+    # a spec in package.json's "mocha" would add to whatever default were spelled out here
+    canary = mocha_canary(recipe.runner_options, private) if recipe.runner == "mocha" and files_to_run else None
+    if canary is not None:
+        files_to_run = [canary["file"], *files_to_run]  # first: a crash in a later file cannot take it down
+    argv = runner_command(recipe.runner, files_to_run, report, options=recipe.runner_options, reporters_dir=private)
     job = {
         "tree": tree,
         "node_modules": f"{JS_APP}/node_modules",
@@ -73,6 +73,8 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
     }
     files = {RUN_SCRIPT.name: RUN_SCRIPT.read_text(), JOB_NAME: json.dumps(job)}
     files.update({path.name: path.read_text() for path in (*REPORTERS, ASSERT_GUARD)})
+    if canary is not None:
+        files[posixpath.basename(canary["file"])] = canary.pop("source")
     env = dict(RUN_ENV)
     env.update(dict(recipe.env))
     guard = f"--require {posixpath.join(private, ASSERT_GUARD.name)}"
@@ -86,6 +88,7 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
         "files": files,
         "report_limit": JS_REPORT_LIMIT + 4096,  # the run script's header line and the signature too
         "key": secrets.token_hex(32) if recipe.runner in SIGNED_RUNNERS else None,
+        "canary": canary,
     }
 
 
@@ -98,10 +101,12 @@ def js_test_run(
     duration_s: float,
     timeout_s: float,
     key: str | None = None,
+    canary: dict | None = None,
 ) -> TestRun:
     """The TestRun of a finished JS run from the supervisor's verdict (its `report` is what
     `_js_run.py` sent: a JSON line with the runner's exit code, then the reporter's file). With
-    the run's `key`, a report whose signature does not check is no report."""
+    the run's `key`, a report whose signature does not check is no report; with its mocha
+    `canary`, neither is one where the canaries did not come out as planted."""
     exit_code, timed_out = int(verdict.get("exit_code", -9)), bool(verdict.get("timed_out"))
     log = tail(str(verdict.get("log_tail", "")))
     requested = list(test_files) if test_files else ["<session>"]
@@ -141,6 +146,8 @@ def js_test_run(
         return lost(f"the {recipe.runner} run (exit code {runner_exit}) wrote no report: {why}")
     try:
         text = sent["report"] if key is None else signed_text(sent["report"], key)
+        if canary is not None:
+            text = without_canaries(text, canary)
         report = parse_report(recipe.runner, text, tree)
     except RunnerReportError as exc:
         return lost(f"{exc} (exit code {runner_exit})")
@@ -173,3 +180,58 @@ def signed_text(report: str, key: str) -> str:
     if not first.startswith(MAC_PREFIX) or not hmac.compare_digest(first[len(MAC_PREFIX) :], mac):
         raise RunnerReportError("the report is not the one SEBGen's reporter wrote: its signature does not check")
     return text
+
+
+# mocha's interfaces whose canaries SEBGen can write: (suite call, test call)
+_MOCHA_UI_CALLS = {"bdd": ("describe", "it"), "tdd": ("suite", "test"), "qunit": ("suite", "test")}
+
+
+def mocha_canary(options: Sequence[str], private: str) -> dict | None:
+    """Two canary tests for a mocha run, in the run's interface (None for one SEBGen cannot write,
+    `--ui exports`): one must fail, one must pass, under random names. Mocha runs the code under
+    test in its own process, so a hook or wrapper that code installs (swallowing what tests throw)
+    reaches the canaries too, and the run is refused. `file`, `fail`/`pass` (title paths), `source`."""
+    ui = "bdd"
+    for flag, value in zip(options, [*options[1:], ""]):
+        if flag in ("--ui", "-u"):
+            ui = value
+        elif flag.startswith("--ui="):
+            ui = flag.split("=", 1)[1]
+    if ui not in _MOCHA_UI_CALLS:
+        return None
+    suite_call, test_call = _MOCHA_UI_CALLS[ui]
+    token = secrets.token_hex(6)
+    suite, fail, ok = f"sebgen canary {token}", f"must fail {secrets.token_hex(6)}", f"must pass {secrets.token_hex(6)}"
+    tests = (
+        f"  {test_call}({json.dumps(fail)}, function () {{\n"
+        '    throw new Error("sebgen canary: this test must fail");\n  });\n'
+        f"  {test_call}({json.dumps(ok)}, function () {{}});\n"
+    )
+    if ui == "qunit":
+        body = f"{suite_call}({json.dumps(suite)});\n{tests}"
+    else:
+        body = f"{suite_call}({json.dumps(suite)}, function () {{\n{tests}}});\n"
+    return {
+        "file": posixpath.join(private, f"_sebgen_canary_{token}.cjs"),
+        "fail": [suite, fail],
+        "pass": [suite, ok],
+        "source": '"use strict";\n// SEBGen\'s canary tests: the first must fail, the second must pass\n' + body,
+    }
+
+
+def without_canaries(text: str, canary: dict) -> str:
+    """The mocha report without the canaries, once they came out as planted (else refused)."""
+    try:
+        doc = json.loads(text)
+        tests = list(doc["tests"])
+    except (ValueError, TypeError, KeyError) as exc:
+        raise RunnerReportError(f"the mocha report does not parse: {exc}") from None
+    mine = {tuple(t.get("path") or ()): t.get("outcome") for t in tests if t.get("file") == canary["file"]}
+    planted = {tuple(canary["fail"]): "failed", tuple(canary["pass"]): "passed"}
+    if mine != planted:
+        raise RunnerReportError(
+            "the canary tests did not come out as planted (one must fail, one must pass): "
+            "the code under test changed how tests run"
+        )
+    doc["tests"] = [t for t in tests if t.get("file") != canary["file"]]
+    return json.dumps(doc)

@@ -297,21 +297,7 @@ def attacks(runner: str) -> dict[str, str]:
 
 
 RUNNERS = ("node-test", "mocha")
-# open: mocha runs the code under test in its own process, and a hook that code registers changes how
-# every test runs (strict: a fix makes it fail)
-OPEN = {
-    ("mocha", "root_hook_swallows_what_tests_throw"): "code under test registers a mocha hook that swallows "
-    "what each test throws: mocha runs it in the runner's process; canaries would catch it (not done)",
-}
-CASES = [
-    pytest.param(
-        runner,
-        name,
-        marks=[pytest.mark.xfail(strict=True, reason=OPEN[(runner, name)])] if (runner, name) in OPEN else [],
-    )
-    for runner in RUNNERS
-    for name in sorted(attacks(runner))
-]
+CASES = [(runner, name) for runner in RUNNERS for name in sorted(attacks(runner))]
 
 
 # -- fixtures ---------------------------------------------------------------------------------

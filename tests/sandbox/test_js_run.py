@@ -20,7 +20,7 @@ from sandbox.images import JS_APP, js_dockerfile
 from sandbox.js_dist import cached_release, newest_release
 from sandbox.js_recipe import JsRecipe
 from sandbox.js_report import RunnerReportError, runner_command
-from sandbox.js_run import ASSERT_GUARD, JOB_NAME, js_job, js_test_run, signed_text
+from sandbox.js_run import ASSERT_GUARD, JOB_NAME, js_job, js_test_run, signed_text, without_canaries
 
 RECIPE = JsRecipe(
     node="20",
@@ -336,3 +336,46 @@ def test_the_supervisor_hands_the_key_over_in_a_pipe_read_once():
         lambda proc: None,
     )
     assert without["exit_code"] == 0
+
+
+@pytest.mark.parametrize(
+    ("options", "calls"),
+    [((), ("describe(", "it(")), (("--ui", "tdd"), ("suite(", "test(")), (("--ui=qunit",), ("suite(", "test("))],
+)
+def test_a_mocha_run_of_named_files_gets_canaries_first_in_its_interface(options, calls):
+    recipe = replace(RECIPE, runner="mocha", runner_options=options)
+    job = js_job(recipe, ["test/a.test.js"], "/work/tree", "/work/sebgen")
+    canary = job["canary"]
+    argv = json.loads(job["files"][JOB_NAME])["argv"]
+    assert argv[-2:] == [canary["file"], "test/a.test.js"] and canary["file"].startswith("/work/sebgen/")
+    source = job["files"][canary["file"].rsplit("/", 1)[1]]
+    assert all(call in source for call in calls) and json.dumps(canary["fail"][1]) in source
+    assert canary["fail"] != canary["pass"] and "source" not in canary
+    other = js_job(recipe, ["test/a.test.js"], "/work/tree", "/work/sebgen")["canary"]
+    assert other["fail"] != canary["fail"]  # random per run
+
+
+def test_no_canaries_where_sebgen_cannot_write_them_or_the_default_spec_runs():
+    mocha = replace(RECIPE, runner="mocha")
+    assert js_job(replace(mocha, runner_options=("--ui", "exports")), ["t.js"], "/w", "/p")["canary"] is None
+    assert js_job(mocha, None, "/w", "/p")["canary"] is None  # mocha's own default spec
+    assert js_job(RECIPE, ["t.js"], "/w", "/p")["canary"] is None  # node:test
+
+
+def test_a_mocha_report_keeps_its_tests_only_when_the_canaries_came_out_as_planted():
+    canary = {"file": "/p/_sebgen_canary_x.cjs", "fail": ["c", "f"], "pass": ["c", "p"]}
+    real = {"path": ["math", "adds"], "file": "/w/test/a.js", "outcome": "failed", "error": None}
+
+    def report(fail_outcome: str) -> str:
+        tests = [
+            {"path": ["c", "f"], "file": canary["file"], "outcome": fail_outcome, "error": None},
+            {"path": ["c", "p"], "file": canary["file"], "outcome": "passed", "error": None},
+            real,
+        ]
+        return json.dumps({"reporter": "sebgen-mocha", "tests": tests, "hook_failures": []})
+
+    assert json.loads(without_canaries(report("failed"), canary))["tests"] == [real]
+    with pytest.raises(RunnerReportError, match="canary tests did not come out as planted"):
+        without_canaries(report("passed"), canary)
+    with pytest.raises(RunnerReportError, match="canary"):
+        without_canaries(json.dumps({"reporter": "sebgen-mocha", "tests": [real]}), canary)
