@@ -379,3 +379,16 @@ def test_a_mocha_report_keeps_its_tests_only_when_the_canaries_came_out_as_plant
         without_canaries(report("passed"), canary)
     with pytest.raises(RunnerReportError, match="canary"):
         without_canaries(json.dumps({"reporter": "sebgen-mocha", "tests": [real]}), canary)
+
+
+def test_a_mocha_runs_exit_code_leaves_the_must_fail_canary_out():
+    canary = {"file": "/p/_sebgen_canary_x.cjs", "fail": ["c", "f"], "pass": ["c", "p"]}
+    tests = [
+        {"path": ["c", "f"], "file": canary["file"], "outcome": "failed", "error": None},
+        {"path": ["c", "p"], "file": canary["file"], "outcome": "passed", "error": None},
+        {"path": ["math", "adds"], "file": "/work/tree/test/a.js", "outcome": "failed", "error": None},
+    ]
+    text = json.dumps({"reporter": "sebgen-mocha", "tests": tests, "hook_failures": []})
+    mocha = replace(RECIPE, runner="mocha")
+    run = js_test_run(mocha, _verdict({"exit_code": 2, "report": text}), ["t"], "/work/tree", "i", 1, 30, None, canary)
+    assert run.outcomes == {"test/a.js::math > adds": "failed"} and run.exit_code == 1, (run.outcomes, run.note)
