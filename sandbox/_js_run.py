@@ -47,11 +47,10 @@ def main():
             answer({"build_failed": step, "exit_code": code})
             return 3
     print("sebgen: " + " ".join(job["argv"]), flush=True)
-    code = subprocess.run(
-        job["argv"], cwd=tree, stdin=subprocess.DEVNULL, env=runner_env, pass_fds=runner_fds
-    ).returncode
-    for key_r in runner_fds:
+    runner = subprocess.Popen(job["argv"], cwd=tree, stdin=subprocess.DEVNULL, env=runner_env, pass_fds=runner_fds)
+    for key_r in runner_fds:  # the runner has its copy: none stays here while the tests run
         os.close(key_r)
+    code = runner.wait()
     try:
         with open(job["report"], encoding="utf-8", errors="replace") as fh:
             report = fh.read(job["report_limit"] + 1)
