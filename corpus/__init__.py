@@ -1,5 +1,7 @@
 """The bundled demo corpus: small real git repositories built from data, with a manifest of
-what every commit is (kind, domain, fail-to-pass tests). `repos/` holds the repositories as
+what every commit is (kind, domain, fail-to-pass tests). The Python corpus is the default (the
+quickstart's); `build_corpus(dest, "javascript")` / `ensure_corpus(language="javascript")`
+build the JavaScript one (jskit) on its own. `repos/` holds the repositories as
 data; `builder` writes them out deterministically. `dev_set` says where the dev set of real
 repositories (git bundles beside the checkout) lies.
 

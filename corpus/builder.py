@@ -18,7 +18,7 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from corpus.repos import KINDS, Append, Replace, RepoSpec, Step, Write, all_repos
+from corpus.repos import KINDS, LANGUAGES, Append, Replace, RepoSpec, Step, Write, all_repos
 from records import UserError
 
 CORPUS_VERSION = "1"
@@ -37,10 +37,12 @@ class CorpusError(UserError):
     """The corpus cannot be built or read where it was asked for."""
 
 
-def default_corpus_dir() -> Path:
-    """$SEBGEN_CACHE (or ~/.cache/sebgen) / corpus-<CORPUS_VERSION>: the cache root is the sandbox's too."""
+def default_corpus_dir(language: str = "python") -> Path:
+    """$SEBGEN_CACHE (or ~/.cache/sebgen) / corpus-<CORPUS_VERSION> (corpus-js-<CORPUS_VERSION> for the
+    JavaScript corpus): the cache root is the sandbox's too."""
     root = os.environ.get("SEBGEN_CACHE") or str(Path.home() / ".cache" / "sebgen")
-    return Path(root) / f"corpus-{CORPUS_VERSION}"
+    prefix = "corpus" if language == "python" else "corpus-js"
+    return Path(root) / f"{prefix}-{CORPUS_VERSION}"
 
 
 def load_manifest(corpus_dir: Path) -> dict:
@@ -54,14 +56,17 @@ def load_manifest(corpus_dir: Path) -> dict:
         raise CorpusError(f"{path} is not valid JSON: {exc}.") from None
 
 
-def build_corpus(dest: Path) -> list[Path]:
-    """Create dest/<repo> for every repository and dest/manifest.json; return the repo paths.
+def build_corpus(dest: Path, language: str = "python") -> list[Path]:
+    """Create dest/<repo> for every repository of `language`'s corpus (the Python one by
+    default; "javascript" builds the JS corpus on its own) and dest/manifest.json; return the
+    repo paths.
 
-    A folder that already holds a corpus of this version is returned as it is; any other
+    A folder that already holds that corpus at this version is returned as it is; any other
     non-empty folder is refused.
     """
     dest = Path(dest)
-    if _is_built(dest):
+    specs = _specs(language)
+    if _is_built(dest, language):
         return _repo_paths(dest, load_manifest(dest))
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise CorpusError(
@@ -74,9 +79,15 @@ def build_corpus(dest: Path) -> list[Path]:
         raise CorpusError(f"cannot create the folder {dest}: {exc.strerror}.") from None
     repos = {}
     try:
-        for index, spec in enumerate(all_repos()):
-            repos[spec.name] = _build_repo(spec, dest / spec.name, index)
-        manifest = {"version": CORPUS_VERSION, "domains": list(DOMAINS), "counts": _counts(repos), "repos": repos}
+        for spec in specs:
+            repos[spec.name] = _build_repo(spec, dest / spec.name, _date_index(spec))
+        manifest = {
+            "version": CORPUS_VERSION,
+            "language": language,
+            "domains": list(DOMAINS),
+            "counts": _counts(repos),
+            "repos": repos,
+        }
         # Written last and renamed into place: its presence marks a complete corpus.
         partial = dest / (MANIFEST_NAME + ".partial")
         partial.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
@@ -94,14 +105,16 @@ def build_corpus(dest: Path) -> list[Path]:
     return _repo_paths(dest, manifest)
 
 
-def ensure_corpus(cache_dir: Path | None = None) -> list[Path]:
-    """The corpus in `cache_dir` (default: default_corpus_dir()), built there on first use.
+def ensure_corpus(cache_dir: Path | None = None, language: str = "python") -> list[Path]:
+    """`language`'s corpus in `cache_dir` (default: default_corpus_dir(language)), built there on
+    first use.
 
     The build goes to a temporary sibling folder that is renamed into place when complete,
     so a killed build never leaves a half corpus behind.
     """
-    target = Path(cache_dir) if cache_dir is not None else default_corpus_dir()
-    if _is_built(target):
+    _specs(language)
+    target = Path(cache_dir) if cache_dir is not None else default_corpus_dir(language)
+    if _is_built(target, language):
         return _repo_paths(target, load_manifest(target))
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise CorpusError(
@@ -113,11 +126,11 @@ def ensure_corpus(cache_dir: Path | None = None) -> list[Path]:
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
     os.chmod(staging, 0o755)  # mkdtemp makes it private; the cache is an ordinary folder
     try:
-        build_corpus(staging)
+        build_corpus(staging, language)
         try:
             os.rename(staging, target)  # atomic; replaces an empty folder
         except OSError:
-            if not _is_built(target):  # another process did not win the race: a real clash
+            if not _is_built(target, language):  # another process did not win the race: a real clash
                 raise CorpusError(
                     f"{target} exists and holds no corpus of version "
                     f"{CORPUS_VERSION}; remove it or choose another cache folder."
@@ -160,12 +173,23 @@ def _counts(repos: dict) -> dict:
     return {"commits": len(commits), "kinds": kinds, "bug_fix_domains": domains}
 
 
-def _is_built(dest: Path) -> bool:
+def _specs(language: str) -> list[RepoSpec]:
+    if language not in LANGUAGES:
+        raise CorpusError(f"there is no bundled corpus for {language!r}; known: {', '.join(LANGUAGES)}.")
+    return all_repos(language)
+
+
+def _date_index(spec: RepoSpec) -> int:
+    """The repository's place in every corpus (Python first): it staggers its commit dates."""
+    return [s.name for language in LANGUAGES for s in all_repos(language)].index(spec.name)
+
+
+def _is_built(dest: Path, language: str = "python") -> bool:
     try:
         manifest = load_manifest(dest)
     except CorpusError:
         return False
-    names = [spec.name for spec in all_repos()]
+    names = [spec.name for spec in all_repos(language)]
     return (
         manifest.get("version") == CORPUS_VERSION
         and sorted(manifest.get("repos", {})) == sorted(names)
@@ -238,11 +262,19 @@ def _apply(root: Path, edit: Write | Replace | Append) -> None:
     path.write_bytes(text.encode("utf-8"))
 
 
+JS_SOURCE_SUFFIXES = (".js", ".mjs", ".cjs", ".ts")
+
+
 def _is_test_file(path: str) -> bool:
-    return path.startswith("tests/") or path.rsplit("/", 1)[-1] == "conftest.py"
+    return path.startswith(("tests/", "test/")) or path.rsplit("/", 1)[-1] == "conftest.py"
 
 
-def _record(step: Step, sha: str, parent: str | None, when: datetime, files: list[str]) -> dict:
+def _is_source_file(path: str, language: str) -> bool:
+    suffixes = (".py",) if language == "python" else JS_SOURCE_SUFFIXES
+    return path.endswith(suffixes) and not _is_test_file(path)
+
+
+def _record(step: Step, sha: str, parent: str | None, when: datetime, files: list[str], language: str) -> dict:
     subject, _, body = step.message.partition("\n")
     if step.kind not in KINDS:
         raise CorpusError(f"unknown commit kind {step.kind!r} in corpus data")
@@ -259,7 +291,7 @@ def _record(step: Step, sha: str, parent: str | None, when: datetime, files: lis
         "fail_to_pass": list(step.fail_to_pass),
         "functions": list(step.functions),
         "files": files,
-        "source_files": [f for f in files if f.endswith(".py") and not _is_test_file(f)],
+        "source_files": [f for f in files if _is_source_file(f, language)],
         "test_files": [f for f in files if _is_test_file(f)],
     }
 
@@ -283,6 +315,12 @@ def _build_repo(spec: RepoSpec, root: Path, index: int) -> dict:
         _git(root, env, "commit", "-q", "--no-verify", "--cleanup=strip", "-F", "-", stdin=step.message + "\n")
         sha = _git(root, env, "rev-parse", "HEAD")
         files = sorted({edit.path for edit in step.edits})
-        commits.append(_record(step, sha, parent, when, files))
+        commits.append(_record(step, sha, parent, when, files, spec.language))
         parent = sha
-    return {"path": spec.name, "description": spec.description, "head": parent, "commits": commits}
+    return {
+        "path": spec.name,
+        "description": spec.description,
+        "language": spec.language,
+        "head": parent,
+        "commits": commits,
+    }

@@ -15,12 +15,14 @@ never imports this package.
 from .detect import DEP_FILES, detect_recipe, pretend_version_env
 from .js_detect import detect_js_recipe
 from .languages import (
+    JAVASCRIPT,
     JS_LANGUAGE,
     LANGUAGE_NAMES,
     LANGUAGE_OF,
     PYTHON_LANGUAGE,
     Language,
     common_extensions,
+    is_js_source_path,
     language_markers,
     language_named,
     language_of_test,
@@ -35,6 +37,7 @@ from .setup import SetupBackend, SetupError, make_sandbox
 __all__ = [
     "DEP_FILES",
     "Fix",
+    "JAVASCRIPT",
     "JS_LANGUAGE",
     "LANGUAGE_NAMES",
     "LANGUAGE_OF",
@@ -47,6 +50,7 @@ __all__ = [
     "detect_js_recipe",
     "detect_recipe",
     "diagnose",
+    "is_js_source_path",
     "language_markers",
     "language_named",
     "language_of_test",

@@ -39,7 +39,7 @@ import yaml
 
 from sandbox import JsRecipe, mocha_options_from_script, mocha_spec_from_script, read_file_at
 
-from .languages import JS_LOCKFILES, snapshot_files
+from .languages import JS_EXTENSIONS, JS_LOCKFILES, is_js_test_path, snapshot_files
 
 KNOWN = yaml.safe_load(Path(__file__).with_name("js_known_packages.yaml").read_text())
 
@@ -77,8 +77,6 @@ DEPENDENCY_FIELDS = (
     "pnpm",
 )
 BUILD_SCRIPTS = ("build", "compile", "prepare", "prepublishOnly", "prepack")
-JS_EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
-_JS_TEST = re.compile(r"(^|/)(tests?|__tests__|spec)/|\.(test|spec)\.[cm]?[jt]sx?$")
 _RELATIVE_IMPORT = re.compile(r"""(?:require\s*\(|\bfrom|\bimport\s*\(?)\s*['"](\.\.?(?:/[^'"]*)?)['"]""")
 _SEGMENT_SPLIT = re.compile(r"&&|\|\||;|\|")
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -419,7 +417,7 @@ class _Snapshot:
         return entry.removeprefix("./") if isinstance(entry, str) else ""
 
     def relative_test_imports(self) -> list[tuple[str, str]]:
-        tests = [f for f in self.files if f.endswith(JS_EXTENSIONS) and _JS_TEST.search(f) and "node_modules/" not in f]
+        tests = [f for f in self.files if is_js_test_path(f) and "node_modules/" not in f]
         found = []
         for path in tests[:200]:
             for spec in _RELATIVE_IMPORT.findall(self.read(path) or ""):
@@ -427,7 +425,7 @@ class _Snapshot:
         return found
 
     def test_files_import(self, module: str) -> bool:
-        tests = [f for f in self.files if f.endswith(JS_EXTENSIONS) and _JS_TEST.search(f)]
+        tests = [f for f in self.files if is_js_test_path(f)]
         return any(f"'{module}'" in text or f'"{module}"' in text for text in map(self.read, tests[:200]) if text)
 
 

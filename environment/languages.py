@@ -76,13 +76,14 @@ def common_extensions(files: list[str], n: int = 3) -> list[str]:
 JS_EXTENSIONS = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".mts", ".cts")
 _PYTHON_TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_test\.py$|(^|/)conftest\.py$")
 _PYTHON_NOT_SOURCE = re.compile(r"^docs?/")
-_JS_TEST_PATH = re.compile(r"(^|/)(tests?|__tests__|__mocks__)/|\.(test|spec)\.[cm]?[jt]sx?$")
+_JS_TEST_PATH = re.compile(r"(^|/)(tests?|__tests__|__mocks__|spec)/|\.(test|spec)(-d)?\.[cm]?[jt]sx?$")  # -d: tsd
 # what a JS/TS change never holds as source: dependencies, build output, coverage, docs,
 # examples and benchmarks, dot folders (.github, .husky), tool configs (vitest.config.ts,
 # eslint.config.js, .eslintrc.js) and type-only declarations' twins in build output
 _JS_NOT_SOURCE = re.compile(
-    r"(^|/)(node_modules|dist|build|out|coverage|docs?|examples?|benchmarks?|bench|\.[^/]+)/"
+    r"(^|/)(node_modules|dist|build|out|coverage|vendor|scripts?|fixtures?|docs?|examples?|benchmarks?|bench|\.[^/]+)/"
     r"|(^|/)[^/]*\.config\.[cm]?[jt]s$|(^|/)\.[^/]*rc\.[cm]?js$|(^|/)(gulpfile|Gruntfile)\.[cm]?js$"
+    r"|\.bench\.[cm]?[jt]sx?$|\.d\.[cm]?ts$|\.min\.[cm]?js$|(^|/)\.[^/]*$"
 )
 # generated files a JS/TS fix never needs in its gold patch: the install's own lockfiles and
 # build output (the install and the build steps make them)
@@ -179,3 +180,13 @@ def language_of_test(test_id: str) -> Language | None:
     """The language a test id's file is written in, or None."""
     file = test_file_of(test_id)
     return next((lang for lang in LANGUAGE_OF.values() if lang.owns(file)), None)
+
+
+def is_js_test_path(path: str) -> bool:
+    """A JS/TS test file (the seam's rule)."""
+    return JS_LANGUAGE.is_test_path(path)
+
+
+def is_js_source_path(path: str) -> bool:
+    """A JS/TS file of the project's own code: not a test, build output, declaration or config."""
+    return JS_LANGUAGE.is_source_path(path)

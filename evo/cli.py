@@ -806,13 +806,18 @@ def setup_cmd(
             out.print("  (nothing to install: the tests run from the tree)")
 
 
-@app.command(**usage("DIR"))
-def corpus(directory: Path = typer.Argument(..., help="Where to build the demo repositories.")):
+@app.command(**usage("DIR [--language javascript]"))
+def corpus(
+    directory: Path = typer.Argument(..., help="Where to build the demo repositories."),
+    language: str = typer.Option(
+        "python", "--language", help="Which corpus: python (the default one) or javascript (jskit, node:test)."
+    ),
+):
     """Build the bundled demo corpus (git repos) and print one repo path per line."""
     from corpus import build_corpus
 
     with friendly_errors():
-        paths = build_corpus(directory)
+        paths = build_corpus(directory, language)
         for path in paths:
             sys.stdout.write(f"{path}\n")
 

@@ -6,6 +6,7 @@ Started by the supervisor as the sandbox user with the job file's path. The repo
 {"exit_code": the runner's, "report": true, "why": ""}, followed by the reporter file's text as it
 is (no second level of JSON escaping: a large suite's report is tens of MB); or
 {"exit_code": ..., "report": null, "why": ...}; or {"build_failed": step, "exit_code": ...}.
+The key pipe ($SEBGEN_KEY_FD, when the runner's reporter signs its report) goes to the runner only.
 """
 
 import json
@@ -17,6 +18,11 @@ import sys
 
 def main():
     fd = int(os.environ.pop("SEBGEN_REPORT_FD"))
+    # the key pipe (when the runner's reporter signs) goes to the runner alone, not to the build steps
+    key_fd = os.environ.pop("SEBGEN_KEY_FD", None)
+    runner_fds, runner_env = (), dict(os.environ)
+    if key_fd is not None:
+        runner_fds, runner_env = (int(key_fd),), dict(os.environ, SEBGEN_KEY_FD=key_fd)
     with open(sys.argv[1], encoding="utf-8") as fh:
         job = json.load(fh)
     tree = job["tree"]
@@ -41,7 +47,10 @@ def main():
             answer({"build_failed": step, "exit_code": code})
             return 3
     print("sebgen: " + " ".join(job["argv"]), flush=True)
-    code = subprocess.run(job["argv"], cwd=tree, stdin=subprocess.DEVNULL).returncode
+    runner = subprocess.Popen(job["argv"], cwd=tree, stdin=subprocess.DEVNULL, env=runner_env, pass_fds=runner_fds)
+    for key_r in runner_fds:  # the runner has its copy: none stays here while the tests run
+        os.close(key_r)
+    code = runner.wait()
     try:
         with open(job["report"], encoding="utf-8", errors="replace") as fh:
             report = fh.read(job["report_limit"] + 1)

@@ -7,10 +7,67 @@
 //   mocha --reporter /path/_mocha_reporter.cjs --reporter-options output=/path/report.json FILES
 "use strict";
 
-const fs = require("fs");
+// what the report is made with, taken when mocha loads the reporter (before the tests load): code
+// under test that reassigns these later does not change the report
+const { createHmac } = require("crypto");
+const { closeSync, readFileSync, writeFileSync } = require("fs");
 const util = require("util");
+const stringify = JSON.stringify;
+
+// The run's key, from a pipe only SEBGen's supervisor wrote (fd in $SEBGEN_KEY_FD): read once when
+// the reporter loads, before any test code runs, so the report is signed with a key that code never
+// sees. Without a key (a run on the host) the report goes out unsigned.
+function runKey() {
+  const fd = Number(process.env.SEBGEN_KEY_FD);
+  delete process.env.SEBGEN_KEY_FD;
+  if (!Number.isInteger(fd) || fd < 3) return null;
+  try {
+    return readFileSync(fd);
+  } catch (e) {
+    return Buffer.alloc(0); // a run that expects a key then rejects the report
+  } finally {
+    try {
+      closeSync(fd);
+    } catch (e) {
+      // already closed
+    }
+  }
+}
+const KEY = runKey();
+
+function signed(text) {
+  return KEY ? `sebgen-mac ${createHmac("sha256", KEY).update(text).digest("hex")}\n${text}` : text;
+}
 
 const VALUE_LIMIT = 4000;
+
+// mocha's own methods as they are when mocha loads this reporter, before the tests load: code under
+// test shares mocha's process and could reassign one (Runner#fail emitting "pass") so that a failing
+// test is reported as passed. A run where one changed gets no signature, only the names.
+const TAMPERED_PREFIX = "sebgen-tampered ";
+function harnessMethods() {
+  const prototypes = [["EventEmitter", require("events").prototype]];
+  for (const file of Object.keys(require.cache)) {
+    const m = /[\\/]mocha[\\/]lib[\\/](runner|runnable|test|suite|hook)\.js$/.exec(file);
+    const exported = m && require.cache[file].exports;
+    if (exported && exported.prototype) prototypes.push([m[1], exported.prototype]);
+  }
+  const methods = [];
+  for (const [name, proto] of prototypes) {
+    for (const key of Object.getOwnPropertyNames(proto)) {
+      const d = Object.getOwnPropertyDescriptor(proto, key);
+      if (typeof d.value === "function") methods.push([`${name}.prototype.${key}`, proto, key, d.value]);
+    }
+  }
+  return methods;
+}
+const HARNESS = harnessMethods();
+
+function reassigned() {
+  const names = [];
+  for (const [name, proto, key, original] of HARNESS) if (proto[key] !== original) names.push(name);
+  return names;
+}
 
 // A value as JSON when it survives JSON unchanged, else as util.inspect's text.
 function value(v) {
@@ -80,8 +137,9 @@ function SebgenReporter(runner, options) {
   });
   runner.once("end", () => {
     const doc = { reporter: "sebgen-mocha", tests: Array.from(results.values()), hook_failures: hookFailures };
-    const text = JSON.stringify(doc);
-    if (output) fs.writeFileSync(output, text);
+    const changed = KEY ? reassigned() : [];
+    const text = changed.length ? `${TAMPERED_PREFIX}${changed.join(" ")}\n${stringify(doc)}` : signed(stringify(doc));
+    if (output) writeFileSync(output, text);
     else process.stdout.write(text + "\n");
   });
 }

@@ -102,11 +102,21 @@ sys.exit(int(pytest.main(job["args"])))
 """
 
 
-def start_child(cmd, cwd, env, uid=None, stdin=subprocess.DEVNULL):
-    """Start cmd with a report pipe (fd in $SEBGEN_REPORT_FD) and an output pipe; -> (proc, report_r, log_r)."""
+def start_child(cmd, cwd, env, uid=None, stdin=subprocess.DEVNULL, key=None):
+    """Start cmd with a report pipe (fd in $SEBGEN_REPORT_FD) and an output pipe; -> (proc, report_r, log_r).
+    A `key` (a JS run's secret for SEBGen's reporter to sign with) is the whole content of one more
+    pipe, fd in $SEBGEN_KEY_FD: root made it, so the sandbox user cannot reopen it through /proc,
+    and the first reader drains it."""
     report_r, report_w = os.pipe()
     log_r, log_w = os.pipe()
     env = dict(env, SEBGEN_REPORT_FD=str(report_w))
+    passed = [report_w]
+    if key:
+        key_r, key_w = os.pipe()
+        os.write(key_w, key.encode())  # 64 bytes: far under a pipe's buffer
+        os.close(key_w)
+        env["SEBGEN_KEY_FD"] = str(key_r)
+        passed.append(key_r)
     extra = {"user": uid, "group": uid, "extra_groups": []} if uid is not None else {}
     proc = subprocess.Popen(
         cmd,
@@ -115,18 +125,19 @@ def start_child(cmd, cwd, env, uid=None, stdin=subprocess.DEVNULL):
         stdin=stdin,
         stdout=log_w,
         stderr=subprocess.STDOUT,
-        pass_fds=(report_w,),
+        pass_fds=tuple(passed),
         start_new_session=True,
         **extra,
     )
-    os.close(report_w)
+    for fd in passed:
+        os.close(fd)
     os.close(log_w)
     return proc, report_r, log_r
 
 
-def run_child(cmd, cwd, env, timeout_s, cleanup, uid=None, stop=None, report_limit=REPORT_LIMIT):
+def run_child(cmd, cwd, env, timeout_s, cleanup, uid=None, stop=None, report_limit=REPORT_LIMIT, key=None):
     """Run cmd with a report pipe; returns exit_code, timed_out, report text, overflow, log tail."""
-    return supervise(*start_child(cmd, cwd, env, uid), timeout_s, cleanup, stop, report_limit)
+    return supervise(*start_child(cmd, cwd, env, uid, key=key), timeout_s, cleanup, stop, report_limit)
 
 
 def supervise(proc, report_r, log_r, timeout_s, cleanup, stop=None, report_limit=REPORT_LIMIT):
@@ -331,7 +342,15 @@ def main():
         zygote[0].stdin.close()  # it ends on EOF (root may not signal it: no CAP_KILL)
         limit = min(int(job.get("report_limit") or REPORT_LIMIT), MAX_REPORT_LIMIT)
         result = run_child(
-            job["cmd"], job["cwd"], dict(base_env, **env), timeout_s, cleanup, uid=uid, stop=stop, report_limit=limit
+            job["cmd"],
+            job["cwd"],
+            dict(base_env, **env),
+            timeout_s,
+            cleanup,
+            uid=uid,
+            stop=stop,
+            report_limit=limit,
+            key=job.get("key"),
         )
     else:
         proc = zygote[0]

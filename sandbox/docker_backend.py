@@ -320,6 +320,8 @@ class DockerBackend:
             "policy": {},
             "files": js["files"],
             "env": js["env"],
+            "key": js["key"],
+            "canary": js["canary"],
         }
 
     def _job(
@@ -456,7 +458,7 @@ class DockerBackend:
                 note=problem,
             )
         if isinstance(recipe, JsRecipe):
-            return self._js_verdict(client, warm, recipe, verdict, test_files, tag, duration)
+            return self._js_verdict(client, warm, recipe, verdict, test_files, tag, duration, job["key"], job["canary"])
         exit_code, timed_out = int(verdict.get("exit_code", -9)), bool(verdict.get("timed_out"))
         parsed = parse_report(
             verdict.get("report"), exit_code, test_files, timed_out, canaries, str(verdict.get("log_tail", ""))
@@ -498,8 +500,10 @@ class DockerBackend:
         test_files: Sequence[str] | None,
         tag: str,
         duration: float,
+        key: str | None,
+        canary: dict | None,
     ) -> TestRun:
-        run = js_test_run(recipe, verdict, test_files, TREE, tag, duration, self.limits.timeout_s)
+        run = js_test_run(recipe, verdict, test_files, TREE, tag, duration, self.limits.timeout_s, key, canary)
         if int(verdict.get("oom_kills", 0)) > 0 and not run.timed_out:
             run.note = f"the tests ran out of memory (limit {self.limits.memory_mb} MB) and were killed"
             run.broken, run.outcomes = True, {}

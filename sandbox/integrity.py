@@ -16,12 +16,14 @@ exported task gives the agent, no .git), then the agent patch, then:
 - a patch that adds a top-level module shadowing the test runner or the standard library
   (pytest.py, _pytest/, json.py, ...) voids the attempt.
 
-JavaScript/TypeScript: what decides how tests are collected, run or reported is protected the
-same way, at any depth: the runners' config files (`jest.config.*`, `vitest.config.*`,
-`vite.config.*`, `vitest.workspace.*`, `.mocharc.*`, babel's), `package.json` (its `scripts`,
-`jest`/`mocha` keys and dependencies: restored whole), the package manager's and Node's files
-(`.npmrc`, `.yarnrc*`, `.pnpmfile.cjs`, `.nvmrc`, `.node-version`), test files (`*.test.*`,
-`*.spec.*`, `__tests__/`) and anything under `node_modules/` (a run uses the image's anyway).
+JavaScript/TypeScript the same way: JS/TS test files (`*.test.*`, `*.spec.*`, any JS/TS file
+under `__tests__/` or `spec/`, besides the directories above) and what decides how tests are
+collected, loaded or run (`package.json` with its `scripts` and runner keys, `.npmrc` and the
+other package-manager configs, the runners' config files `jest.config.*`, `vitest.config.*`,
+`vite.config.*`, `.mocharc.*`, `ava.config.*` and the setup files they conventionally name, the
+Babel and TypeScript configs) are put back to the fixed state. Node's version files (`.nvmrc`,
+`.node-version`) and anything under `node_modules/` are protected too (a run uses the image's
+`node_modules` anyway).
 """
 
 from __future__ import annotations
@@ -45,7 +47,9 @@ CONFIG_NAMES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.
 AUTOLOAD_NAMES = ("sitecustomize.py", "usercustomize.py")
 AUTOLOAD_SUFFIXES = (".pth",)
 _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
-JS_PROTECTED_DIRS = ("node_modules", "__tests__")
+JS_EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+JS_PROTECTED_DIRS = ("__tests__", "spec")  # with PROTECTED_DIRS: where JS/TS tests live
+_JS_TEST_FILE = re.compile(r"\.(test|spec)(-d)?\.[cm]?[jt]sx?$")  # -d: tsd type tests
 JS_CONFIG_NAMES = (
     "package.json",
     ".npmrc",
@@ -54,11 +58,17 @@ JS_CONFIG_NAMES = (
     ".pnpmfile.cjs",
     ".nvmrc",
     ".node-version",
+    "pnpm-workspace.yaml",
     ".babelrc",
+    ".swcrc",
 )
-# config files by stem, any extension (jest.config.ts, .mocharc.yml, babel.config.cjs, ...)
-JS_CONFIG_STEMS = ("jest.config", "vitest.config", "vite.config", "vitest.workspace", ".mocharc", "babel.config")
-_JS_TEST_FILE = re.compile(r"\.(test|spec)\.[cm]?[jt]sx?$")
+# runner, bundler, transpiler and TypeScript configs, in any of their extensions
+_JS_CONFIG = re.compile(
+    r"^((jest|vitest|vite|ava|babel|playwright|cypress)\.config|vitest\.workspace|\.mocharc|\.babelrc|tsconfig[^/]*)"
+    r"(\.[cm]?[jt]s|\.json5?|\.jsonc|\.ya?ml|\.json)?$"
+)
+# the setup files those configs conventionally name (jest.setup.js, setupTests.ts, test-setup.mjs)
+_JS_SETUP = re.compile(r"^((jest|vitest|mocha|ava)[.-]setup|setup[-_.]?tests?|tests?[-_.]?setup)\b", re.I)
 # modules the verifier itself imports: a tree module of that name would replace it
 RUNNER_MODULES = frozenset(
     {"pytest", "_pytest", "pluggy", "py", "iniconfig", "packaging", "site", "sebgen_report_plugin"}
@@ -98,7 +108,8 @@ class Restoration:
 
 
 def is_protected(rel: str, test_patch_files: frozenset[str] | set[str] = frozenset()) -> bool:
-    """A path the agent may not change: tests, conftest files and test configuration."""
+    """A path the agent may not change: tests, conftest files and test configuration (Python's
+    and JavaScript/TypeScript's)."""
     path = PurePosixPath(rel)
     return (
         rel in test_patch_files
@@ -111,14 +122,13 @@ def is_protected(rel: str, test_patch_files: frozenset[str] | set[str] = frozens
 
 
 def is_js_protected(path: PurePosixPath) -> bool:
-    """A JavaScript/TypeScript path that decides how tests are collected, run or reported."""
-    name = path.name
-    return (
-        name in JS_CONFIG_NAMES
-        or name.startswith(".babelrc")
-        or any(name.startswith(stem + ".") or name == stem for stem in JS_CONFIG_STEMS)
-        or bool(_JS_TEST_FILE.search(name))
-        or any(part in JS_PROTECTED_DIRS for part in path.parts)
+    """A JS/TS test file, or a file that decides how JS/TS tests are installed, collected or run."""
+    if path.name in JS_CONFIG_NAMES or _JS_CONFIG.match(path.name) or "node_modules" in path.parts:
+        return True
+    if path.name.endswith(JS_EXTENSIONS) and _JS_SETUP.match(path.name):
+        return True
+    return path.name.endswith(JS_EXTENSIONS) and (
+        bool(_JS_TEST_FILE.search(path.name)) or any(part in JS_PROTECTED_DIRS for part in path.parts[:-1])
     )
 
 

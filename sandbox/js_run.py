@@ -1,7 +1,7 @@
 """Running a JavaScript/TypeScript recipe's tests in a container, and reading the run back.
 
     job = js_job(recipe, test_files, tree="/work/tree", private="/work/sebgen")  # files + argv for the supervisor
-    run = js_test_run(recipe, verdict, test_files, tree="/work/tree", image=tag)   # -> TestRun
+    run = js_test_run(recipe, verdict, test_files, tree="/work/tree", image=tag, key=job["key"])  # -> TestRun
 
 The supervisor (root) writes `job.files` into its root-owned private folder and starts `job.cmd`
 as the sandbox user: `_js_run.py` replaces whatever the tree holds at `node_modules` with a
@@ -11,10 +11,17 @@ straight from `node_modules/.bin` (`js_report.runner_command`) with SEBGen's rep
 private folder, and sends the reporter's file back over the report pipe. Outcomes come only from
 that file (`js_report.parse_report`); no report, a report that does not parse or a failed build
 makes every requested test file an error, with the reason in `note`.
+
+The tests run as the user the reporter runs as, so its file proves nothing by itself: SEBGen's
+reporters sign it (HMAC-SHA256) with the run's `key`, which the supervisor hands over through a
+root-made pipe that the reporter drains when it loads, before any test code (`signed_text` checks
+it). Every Node process of the run preloads `_js_guard.cjs`, which freezes `node:assert`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import posixpath
 import secrets
@@ -28,6 +35,13 @@ from .report import tail
 from .types import TestRun
 
 RUN_SCRIPT = Path(__file__).with_name("_js_run.py")
+# preloaded in every Node process of a run: node:assert cannot be reassigned by the code under test
+ASSERT_GUARD = Path(__file__).with_name("_js_guard.cjs")
+# runners whose report SEBGen's own reporter writes, signed with the run's key (jest writes its own)
+SIGNED_RUNNERS = frozenset({"node-test", "mocha", "vitest"})
+MAC_PREFIX = "sebgen-mac "
+# what the mocha reporter writes instead when the run reassigned mocha's own methods
+TAMPERED_PREFIX = "sebgen-tampered "
 JOB_NAME = "sebgen_js_job.json"
 # Variables every run gets: no colour codes in messages, runners in their non-interactive mode
 JS_REPORT_LIMIT = 48 * 2**20  # a reporter file of a suite of 60,000 parametrized tests is 13 MB
@@ -49,17 +63,19 @@ def js_verifier_files() -> dict[str, Path]:
 
 def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, private: str) -> dict:
     """What the supervisor needs to run `test_files` (all of the runner's own when None) of a JS
-    tree: `cmd`, `env` and the private `files` (the run script, its job, the reporters)."""
+    tree: `cmd`, `env`, the private `files` (the run script, its job, the reporters, the assert
+    guard) and `key`: the run's secret for SEBGen's reporter to sign its report with (None for a
+    runner that writes its own), which the supervisor hands over through a pipe of its own."""
     if not recipe.runner:
         raise RunnerReportError("the recipe names no test runner: there is nothing to run the tests with")
     report = f"/tmp/sebgen-report-{secrets.token_hex(8)}.json"
-    argv = runner_command(
-        recipe.runner,
-        list(test_files or recipe.test_paths),
-        report,
-        options=recipe.runner_options,
-        reporters_dir=private,
-    )
+    files_to_run = list(test_files or recipe.test_paths)
+    # a run of mocha's own default spec gets none: a positional file would replace that default, and
+    # a spec in package.json's "mocha" would add to whatever default were spelled out here
+    canary = mocha_canary(recipe.runner_options, private) if recipe.runner == "mocha" and files_to_run else None
+    if canary is not None:
+        files_to_run = [canary["file"], *files_to_run]  # first: a crash in a later file cannot take it down
+    argv = runner_command(recipe.runner, files_to_run, report, options=recipe.runner_options, reporters_dir=private)
     job = {
         "tree": tree,
         "node_modules": f"{JS_APP}/node_modules",
@@ -69,9 +85,13 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
         "report_limit": JS_REPORT_LIMIT,
     }
     files = {RUN_SCRIPT.name: RUN_SCRIPT.read_text(), JOB_NAME: json.dumps(job)}
-    files.update({path.name: path.read_text() for path in REPORTERS})
+    files.update({path.name: path.read_text() for path in (*REPORTERS, ASSERT_GUARD)})
+    if canary is not None:
+        files[posixpath.basename(canary["file"])] = canary.pop("source")
     env = dict(RUN_ENV)
     env.update(dict(recipe.env))
+    guard = f"--require {posixpath.join(private, ASSERT_GUARD.name)}"
+    env["NODE_OPTIONS"] = f"{env.get('NODE_OPTIONS', '')} {guard}".strip()
     # node_modules/.bin first, as package.json scripts see it; NODE_OPTIONS and npm config from the
     # host never reach a run (the supervisor starts from a clean environment)
     env["PATH"] = f"{tree}/node_modules/.bin:{NODE_HOME}/bin:/usr/local/bin:/usr/bin:/bin"
@@ -79,7 +99,9 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
         "cmd": ["python3", "-I", "-S", posixpath.join(private, RUN_SCRIPT.name), posixpath.join(private, JOB_NAME)],
         "env": env,
         "files": files,
-        "report_limit": JS_REPORT_LIMIT + 4096,  # the run script's header line too
+        "report_limit": JS_REPORT_LIMIT + 4096,  # the run script's header line and the signature too
+        "key": secrets.token_hex(32) if recipe.runner in SIGNED_RUNNERS else None,
+        "canary": canary,
     }
 
 
@@ -91,9 +113,13 @@ def js_test_run(
     image: str,
     duration_s: float,
     timeout_s: float,
+    key: str | None = None,
+    canary: dict | None = None,
 ) -> TestRun:
     """The TestRun of a finished JS run from the supervisor's verdict (its `report` is what
-    `_js_run.py` sent: a JSON line with the runner's exit code, then the reporter's file)."""
+    `_js_run.py` sent: a JSON line with the runner's exit code, then the reporter's file). With
+    the run's `key`, a report whose signature does not check is no report; with its mocha
+    `canary`, neither is one where the canaries did not come out as planted."""
     exit_code, timed_out = int(verdict.get("exit_code", -9)), bool(verdict.get("timed_out"))
     log = tail(str(verdict.get("log_tail", "")))
     requested = list(test_files) if test_files else ["<session>"]
@@ -132,7 +158,10 @@ def js_test_run(
         why = sent.get("why") or "no report"
         return lost(f"the {recipe.runner} run (exit code {runner_exit}) wrote no report: {why}")
     try:
-        report = parse_report(recipe.runner, sent["report"], tree)
+        text = sent["report"] if key is None else signed_text(sent["report"], key)
+        if canary is not None:
+            text = without_canaries(text, canary)
+        report = parse_report(recipe.runner, text, tree)
     except RunnerReportError as exc:
         return lost(f"{exc} (exit code {runner_exit})")
     outcomes = dict(report.outcomes)
@@ -140,6 +169,8 @@ def js_test_run(
     outcomes.update({file: "error" for file in report.load_errors})
     if not outcomes:
         return lost(f"the {recipe.runner} run (exit code {runner_exit}) reported no tests")
+    if canary is not None and 0 < runner_exit < 255:
+        runner_exit -= 1  # mocha exits with its failure count (at most 255): the must-fail canary is one
     return TestRun(
         outcomes=outcomes,
         exit_code=runner_exit,
@@ -150,3 +181,72 @@ def js_test_run(
         collect_errors=sorted(report.load_errors),
         failures={tid: evidence.to_dict() for tid, evidence in report.failures.items()},
     )
+
+
+def signed_text(report: str, key: str) -> str:
+    """The report SEBGen's reporter signed with `key` (its first line is the HMAC-SHA256 of the
+    rest); anything else, a report the tests' processes wrote or changed, is refused."""
+    first, _, text = report.partition("\n")
+    if first.startswith(TAMPERED_PREFIX):
+        raise RunnerReportError(
+            f"the code under test reassigned the test runner's own methods: {first[len(TAMPERED_PREFIX) :]}"
+        )
+    mac = hmac.new(key.encode(), text.encode(), hashlib.sha256).hexdigest()
+    if not first.startswith(MAC_PREFIX) or not hmac.compare_digest(first[len(MAC_PREFIX) :], mac):
+        raise RunnerReportError("the report is not the one SEBGen's reporter wrote: its signature does not check")
+    return text
+
+
+# mocha's interfaces whose canaries SEBGen can write: (suite call, test call)
+_MOCHA_UI_CALLS = {"bdd": ("describe", "it"), "tdd": ("suite", "test"), "qunit": ("suite", "test")}
+
+
+def mocha_canary(options: Sequence[str], private: str) -> dict | None:
+    """Two canary tests for a mocha run, in the run's interface (None for one SEBGen cannot write,
+    `--ui exports`): one must fail, one must pass, under random names. Mocha runs the code under
+    test in its own process, so a hook or wrapper that code installs (swallowing what tests throw)
+    reaches the canaries too, and the run is refused. `file`, `fail`/`pass` (title paths), `source`."""
+    ui = "bdd"
+    for flag, value in zip(options, [*options[1:], ""]):
+        if flag in ("--ui", "-u"):
+            ui = value
+        elif flag.startswith("--ui="):
+            ui = flag.split("=", 1)[1]
+    if ui not in _MOCHA_UI_CALLS:
+        return None
+    suite_call, test_call = _MOCHA_UI_CALLS[ui]
+    token = secrets.token_hex(6)
+    suite, fail, ok = f"sebgen canary {token}", f"must fail {secrets.token_hex(6)}", f"must pass {secrets.token_hex(6)}"
+    tests = (
+        f"  {test_call}({json.dumps(fail)}, function () {{\n"
+        '    throw new Error("sebgen canary: this test must fail");\n  });\n'
+        f"  {test_call}({json.dumps(ok)}, function () {{}});\n"
+    )
+    if ui == "qunit":
+        body = f"{suite_call}({json.dumps(suite)});\n{tests}"
+    else:
+        body = f"{suite_call}({json.dumps(suite)}, function () {{\n{tests}}});\n"
+    return {
+        "file": posixpath.join(private, f"_sebgen_canary_{token}.cjs"),
+        "fail": [suite, fail],
+        "pass": [suite, ok],
+        "source": '"use strict";\n// SEBGen\'s canary tests: the first must fail, the second must pass\n' + body,
+    }
+
+
+def without_canaries(text: str, canary: dict) -> str:
+    """The mocha report without the canaries, once they came out as planted (else refused)."""
+    try:
+        doc = json.loads(text)
+        tests = list(doc["tests"])
+    except (ValueError, TypeError, KeyError) as exc:
+        raise RunnerReportError(f"the mocha report does not parse: {exc}") from None
+    mine = {tuple(t.get("path") or ()): t.get("outcome") for t in tests if t.get("file") == canary["file"]}
+    planted = {tuple(canary["fail"]): "failed", tuple(canary["pass"]): "passed"}
+    if mine != planted:
+        raise RunnerReportError(
+            "the canary tests did not come out as planted (one must fail, one must pass): "
+            "the code under test changed how tests run"
+        )
+    doc["tests"] = [t for t in tests if t.get("file") != canary["file"]]
+    return json.dumps(doc)

@@ -1,9 +1,12 @@
 """Procedural bug synthesis in the manner of SWE-smith: no LLM creates the bug.
 
-An AST walk over the source files of a repository's HEAD finds mutation sites inside
+A syntax-tree walk over the source files of a repository's HEAD finds mutation sites inside
 functions (a comparison, an integer constant, an `if` guard, a call with two positional
-arguments). A mutation rewrites exactly one expression's source segment, so the rest of the
-file keeps its formatting and the diff stays one hunk. The task is SWE-gen's shape:
+arguments; in JS/TS also `&&`/`||`/`??`): Python files are read by `synthesis_python` (`ast`),
+JavaScript/TypeScript files by `synthesis_js` (tree-sitter), in snapshots that hold that
+language. A mutation rewrites exactly one expression's source segment, so the rest of the
+file keeps its formatting and the diff stays one hunk. Everything after the sites (applying,
+ordering, grouping, the task record) is this module's, the same for every language. The task is SWE-gen's shape:
 `base_commit` = HEAD (the correct code), `bug_patch` = the mutation, `patch` = its reverse,
 `test_patch` empty (the repository's own tests catch the bug); FAIL_TO_PASS comes from
 running them (tests that pass at HEAD and fail with the mutation), in the functional layer.
@@ -24,171 +27,82 @@ A strategy's synthesis genes steer which bugs are made (`synthesize(..., strateg
 
 from __future__ import annotations
 
-import ast
-import difflib
 import hashlib
 import json
 import random
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import git
 
+from environment import JAVASCRIPT, is_js_source_path, language_markers, languages_of
 from records import Task
 from sandbox import default_cache_dir, export_tree, file_lock, repo_name
-from tasks.difficulty import BRANCHES
+from tasks import synthesis_js, synthesis_python
 from tasks.mining import Candidate, instance_prefix, is_source_path, open_repo
+from tasks.mutation import Mutation, unified_diff
+from tasks.mutation import apply_mutations as _apply_spans
 from tasks.strategy import OPERATOR_GENES, Strategy
 
 STRATEGY_TYPE = "SYNTHETIC"
-FLIPPED: dict[type, type] = {
-    ast.Lt: ast.LtE,
-    ast.LtE: ast.Lt,
-    ast.Gt: ast.GtE,
-    ast.GtE: ast.Gt,
-    ast.Eq: ast.NotEq,
-    ast.NotEq: ast.Eq,
-    ast.Is: ast.IsNot,
-    ast.IsNot: ast.Is,
-    ast.In: ast.NotIn,
-    ast.NotIn: ast.In,
-}
-
-
-@dataclass(frozen=True)
-class Mutation:
-    path: str
-    function: str
-    operator: str  # flip_comparison | off_by_one | drop_guard | swap_arguments
-    node: ast.AST
-    replacement: str  # new source text of the node's segment
-    complexity: int = 1  # cyclomatic complexity of the function it is in
-    def_lines: tuple[int, ...] = ()  # the function's def line and its decorators' lines
-
-
-def _flip_comparison(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in FLIPPED:
-        return ast.unparse(ast.Compare(node.left, [FLIPPED[type(node.ops[0])]()], node.comparators))
-    return None
-
-
-def _off_by_one(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return str(node.value + 1)
-    return None
-
-
-def _drop_guard(node: ast.AST) -> str | None:
-    # The guard's test becomes False: its branch never runs (its else, if any, always does).
-    return "False" if isinstance(node, ast.If) else None
-
-
-def _swap_arguments(node: ast.AST) -> str | None:
-    if (
-        isinstance(node, ast.Call)
-        and len(node.args) >= 2
-        and not any(isinstance(a, ast.Starred) for a in node.args[:2])
-    ):
-        if ast.dump(node.args[0]) != ast.dump(node.args[1]):
-            args = [node.args[1], node.args[0], *node.args[2:]]
-            return ast.unparse(ast.Call(node.func, args, node.keywords))
-    return None
-
-
-OPERATORS = {
-    "flip_comparison": _flip_comparison,
-    "off_by_one": _off_by_one,
-    "drop_guard": _drop_guard,
-    "swap_arguments": _swap_arguments,
-}
+# an operator of one language only draws on the gene of the operator it resembles (one genome
+# for every language: a new gene would change every strategy's draws)
+OPERATOR_GENE = {"flip_logical": "flip_comparison"}
 
 
 def mutation_sites(path: str, source: str) -> list[Mutation]:
-    """Every mutation of every function in `source`, in source order."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return []
-    found = []
-    for func in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
-        complexity = 1 + sum(isinstance(n, BRANCHES) for n in ast.walk(func))
-        lines = (func.lineno, *(d.lineno for d in func.decorator_list))
-        for node in ast.walk(func):
-            if node is func or _in_docstring(func, node):
-                continue
-            for name, operator in OPERATORS.items():
-                replacement = operator(node)
-                if replacement is not None:
-                    target = node.test if isinstance(node, ast.If) else node
-                    found.append(Mutation(path, func.name, name, target, replacement, complexity, lines))
-    return sorted(found, key=lambda m: (m.node.lineno, m.node.col_offset, m.operator))
+    """Every mutation of every function in `source`, in source order, read by the parser of the
+    file's language (by extension: Python's `ast`, tree-sitter for JS/TS; none for others)."""
+    if path.endswith(".py"):
+        return synthesis_python.mutation_sites(path, source)
+    return synthesis_js.mutation_sites(path, source)
 
 
-def _in_docstring(func: ast.AST, node: ast.AST) -> bool:
-    first = func.body[0] if func.body else None
-    return isinstance(first, ast.Expr) and node is first.value
-
-
-def _span(source: str, node: ast.AST) -> tuple[int, int]:
-    lines = source.splitlines(keepends=True)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-    begin = starts[node.lineno - 1] + _char_offset(lines[node.lineno - 1], node.col_offset)
-    end = starts[node.end_lineno - 1] + _char_offset(lines[node.end_lineno - 1], node.end_col_offset)
-    return begin, end
+def parses(path: str, source: str) -> bool:
+    """True when the file's own parser reads `source`."""
+    if path.endswith(".py"):
+        return synthesis_python.parses(source)
+    return synthesis_js.parses(path, source)
 
 
 def apply_mutation(source: str, mutation: Mutation) -> str | None:
-    """The source with the node's segment replaced, or None when it would not parse or not change."""
+    """The source with the mutation's segment replaced, or None when it would not parse or not change."""
     return apply_mutations(source, [mutation])
 
 
 def apply_mutations(source: str, mutations: list[Mutation]) -> str | None:
     """The source with every mutation's segment replaced (the segments must not overlap), or
     None when the result would not parse, would not change, or two segments overlap."""
-    spans = sorted((_span(source, m.node), m) for m in mutations)
-    for (a, _), (b, _) in zip(spans, spans[1:]):
-        if b[0] < a[1]:
-            return None
-    mutated = source
-    for (begin, end), mutation in reversed(spans):
-        mutated = mutated[:begin] + mutation.replacement + mutated[end:]
-    if mutated == source:
-        return None
-    try:
-        ast.parse(mutated)
-    except SyntaxError:
-        return None
-    return mutated
+    path = mutations[0].path if mutations else ""
+    return _apply_spans(source, mutations, lambda text: parses(path, text))
 
 
-def _char_offset(line: str, byte_offset: int) -> int:
-    # ast offsets count UTF-8 bytes
-    return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
+def is_target_path(path: str, javascript: bool) -> bool:
+    """A file SYNTHETIC may mutate: a Python source file, or (in a snapshot that holds
+    JavaScript/TypeScript) a JS/TS source file."""
+    return is_source_path(path) or (javascript and is_js_source_path(path))
 
 
-def unified_diff(path: str, old: str, new: str) -> str:
-    return "".join(
-        difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}")
-    )
+def _target_paths(head: git.Commit) -> list[str]:
+    paths = [b.path for b in head.tree.traverse() if b.type == "blob"]
+    javascript = JAVASCRIPT in language_markers(paths)
+    return sorted(p for p in paths if is_target_path(p, javascript))
 
 
 def head_sources(repo: git.Repo) -> dict[str, str]:
     head = repo.head.commit
-    out = {}
-    for blob in head.tree.traverse():
-        if blob.type == "blob" and is_source_path(blob.path):
-            out[blob.path] = blob.data_stream.read().decode("utf-8", errors="replace")
-    return out
+    targets = set(_target_paths(head))
+    return {
+        blob.path: blob.data_stream.read().decode("utf-8", errors="replace")
+        for blob in head.tree.traverse()
+        if blob.type == "blob" and blob.path in targets
+    }
 
 
 def source_modules(repo_path: str | Path) -> tuple[git.Commit, list[str]]:
     """(HEAD, the paths of its source modules in order): what SYNTHETIC can target."""
-    repo = open_repo(repo_path)
-    head = repo.head.commit
-    return head, sorted(b.path for b in head.tree.traverse() if b.type == "blob" and is_source_path(b.path))
+    head = open_repo(repo_path).head.commit
+    return head, _target_paths(head)
 
 
 def synthesize(
@@ -218,8 +132,12 @@ def synthesize(
         random.Random(seed).shuffle(sites)
         groups = [[m] for m in sites]
     else:
-        if executed is not None:
-            sites = [m for m in sites if any((m.path, line) in executed for line in m.def_lines)]
+        if executed is not None:  # measured for the Python functions only (the coverage run is pytest's)
+            sites = [
+                m
+                for m in sites
+                if not m.path.endswith(".py") or any((m.path, line) in executed for line in m.def_lines)
+            ]
         groups = _groups(order_sites(sites, strategy, seed), int(strategy.genes["mutations"]))
     tasks, seen = [], set()
     for group in groups:
@@ -243,7 +161,7 @@ def order_sites(sites: list[Mutation], strategy: Strategy, seed: int) -> list[Mu
     keyed = []
     for index, site in enumerate(sites):
         u = rng.random()
-        w = weights[site.operator]
+        w = weights[OPERATOR_GENE.get(site.operator, site.operator)]
         if w <= 0:
             continue
         inside = g["complexity_low"] <= site.complexity <= g["complexity_high"]
@@ -262,12 +180,12 @@ def _groups(sites: list[Mutation], size: int) -> list[list[Mutation]]:
             continue
         used.add(i)
         group = [site]
-        lines = set(range(site.node.lineno, site.node.end_lineno + 1))
+        lines = set(range(site.line, site.end_line + 1))
         for j in range(i + 1, len(sites)):
             if len(group) >= size:
                 break
             other = sites[j]
-            span = set(range(other.node.lineno, other.node.end_lineno + 1))
+            span = set(range(other.line, other.end_line + 1))
             if j not in used and other.path == site.path and not span & lines:
                 used.add(j)
                 group.append(other)
@@ -285,6 +203,15 @@ def _task(name: str, repo_path: str, head: git.Commit, group: list[Mutation], so
     functions = list(dict.fromkeys(m.function for m in group))
     operators = [m.operator for m in group]
     label = first.operator if len(group) == 1 else f"{first.operator}-x{len(group)}"
+    generation = {
+        "touched_functions": functions,
+        "mutation": first.operator,
+        "mutations": operators,
+        "complexity": first.complexity,
+        "source_commit_subject": f"{first.function} behaves incorrectly",
+    }
+    if not path.endswith(".py"):  # Python tasks keep the record they always had
+        generation["language"] = JAVASCRIPT
     return Task(
         instance_id=f"{instance_prefix(name)}__synthetic-{label}-{key}",
         repo=name,
@@ -297,13 +224,7 @@ def _task(name: str, repo_path: str, head: git.Commit, group: list[Mutation], so
         strategy_id=f"synthetic-{first.operator}",
         created_at=created,
         repo_path=repo_path,
-        generation={
-            "touched_functions": functions,
-            "mutation": first.operator,
-            "mutations": operators,
-            "complexity": first.complexity,
-            "source_commit_subject": f"{first.function} behaves incorrectly",
-        },
+        generation=generation,
     )
 
 
@@ -390,6 +311,9 @@ def executed_functions(backend, repo_path: str | Path, commit: str, log=None) ->
     on disk per repository and commit. None when it cannot be measured (no backend, the run
     broke or reported no function)."""
     if backend is None or not hasattr(backend, "run_tree"):
+        return None
+    languages = languages_of(Path(repo_path), commit)
+    if JAVASCRIPT in languages and len(languages) == 1:  # the coverage run is a pytest plugin
         return None
     repo_path = Path(repo_path).resolve()
     key = hashlib.sha256(f"{repo_path}:{commit}".encode()).hexdigest()[:16]

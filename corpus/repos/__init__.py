@@ -68,13 +68,21 @@ class RepoSpec:
     initial_message: str
     files: dict[str, str]
     steps: tuple[Step, ...] = field(default_factory=tuple)
+    language: str = "python"  # python | javascript: which corpus it belongs to
 
 
-def all_repos() -> list[RepoSpec]:
-    """Every repository of the corpus, sorted by name."""
-    from corpus.repos import algos, pyledger, safetext, taskq
+LANGUAGES = ("python", "javascript")
 
-    return sorted((m.REPO for m in (algos, pyledger, safetext, taskq)), key=lambda r: r.name)
+
+def all_repos(language: str = "python") -> list[RepoSpec]:
+    """Every repository of one language's corpus, sorted by name. The Python corpus is the
+    default one (the quickstart's); the JavaScript corpus is built on its own, when asked for."""
+    from corpus.repos import algos, jskit, pyledger, safetext, taskq
+
+    if language not in LANGUAGES:
+        raise ValueError(f"no bundled corpus for language {language!r}; known: {', '.join(LANGUAGES)}")
+    modules = (algos, pyledger, safetext, taskq, jskit)
+    return sorted((m.REPO for m in modules if m.REPO.language == language), key=lambda r: r.name)
 
 
 def project_files(name: str, description: str, readme: str) -> dict[str, str]:

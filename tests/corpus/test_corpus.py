@@ -166,7 +166,7 @@ def test_a_failed_build_leaves_no_half_corpus(monkeypatch, tmp_path):
 def _copying_build(built: Path):
     """A stand-in for build_corpus that copies the module's corpus (a real build is tested above)."""
 
-    def build(dest: Path) -> list[Path]:
+    def build(dest: Path, language: str = "python") -> list[Path]:
         shutil.copytree(built, dest, dirs_exist_ok=True)
         return corpus._repo_paths(Path(dest), corpus.load_manifest(dest))
 
@@ -191,7 +191,7 @@ def test_ensure_corpus_accepts_a_corpus_another_process_finished_first(monkeypat
     target = tmp_path / "corpus"
     copy = _copying_build(built)
 
-    def build_while_another_process_wins(dest):
+    def build_while_another_process_wins(dest, language="python"):
         paths = copy(dest)
         copy(target)  # the other process renames its complete corpus into place first
         return paths

@@ -15,6 +15,13 @@ def test_corpus_prints_one_repo_per_line_and_is_repeatable(tmp_path):
     assert all((tmp_path / "c" / os.path.basename(p) / ".git").is_dir() for p in first)
 
 
+def test_corpus_builds_the_javascript_corpus_on_request(tmp_path):
+    paths = sebgen("corpus", tmp_path / "js", "--language", "javascript", check=True).stdout.split()
+    assert [os.path.basename(p) for p in paths] == ["jskit"]
+    proc = sebgen("corpus", tmp_path / "x", "--language", "cobol")
+    assert proc.returncode != 0 and "no bundled corpus for 'cobol'" in proc.stderr and "Traceback" not in proc.stderr
+
+
 @pytest.mark.slow  # runs the CLI in a subprocess (or builds an environment): seconds each
 def test_mine_json_has_the_funnel_and_dated_candidates(tmp_path):
     repo = sebgen("corpus", tmp_path / "c", check=True).stdout.split()[0]

@@ -3,16 +3,24 @@ how a supervisor verdict becomes a TestRun (the container side is in test_js_doc
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from sandbox.images import JS_APP, js_dockerfile
 from sandbox.js_dist import cached_release, newest_release
 from sandbox.js_recipe import JsRecipe
-from sandbox.js_report import runner_command
-from sandbox.js_run import JOB_NAME, js_job, js_test_run
+from sandbox.js_report import RunnerReportError, runner_command
+from sandbox.js_run import ASSERT_GUARD, JOB_NAME, js_job, js_test_run, signed_text, without_canaries
 
 RECIPE = JsRecipe(
     node="20",
@@ -87,8 +95,21 @@ def test_job_runs_the_runner_from_node_modules_with_a_clean_environment():
     assert inner["build"] == ["npm run build"] and inner["node_modules"] == f"{JS_APP}/node_modules"
     assert inner["argv"][:2] == ["node", "--test"] and inner["argv"][-1] == "test/a.test.js"
     assert job["env"]["PATH"].startswith("/work/tree/node_modules/.bin:")
-    assert "NODE_OPTIONS" not in job["env"] and job["env"]["PUPPETEER_SKIP_DOWNLOAD"] == "1"
-    assert {"_mocha_reporter.cjs", "_vitest_reporter.mjs", "_node_test_reporter.mjs"} <= set(job["files"])
+    # NODE_OPTIONS from the host never reaches a run: the only one is SEBGen's assert guard
+    assert job["env"]["NODE_OPTIONS"] == "--require /work/sebgen/_js_guard.cjs"
+    assert job["env"]["PUPPETEER_SKIP_DOWNLOAD"] == "1"
+    assert {"_mocha_reporter.cjs", "_vitest_reporter.mjs", "_node_test_reporter.mjs", "_js_guard.cjs"} <= set(
+        job["files"]
+    )
+    # the key goes to the supervisor, never into a file the sandbox user can read
+    assert len(job["key"]) == 64 and all(job["key"] not in text for text in job["files"].values())
+    assert js_job(replace(RECIPE, runner="jest"), None, "/work/tree", "/work/sebgen")["key"] is None
+
+
+def test_the_recipes_node_options_are_kept_before_the_guard():
+    recipe = replace(RECIPE, env=(("NODE_OPTIONS", "--max-old-space-size=2048"),))
+    job = js_job(recipe, None, "/work/tree", "/work/sebgen")
+    assert job["env"]["NODE_OPTIONS"] == "--max-old-space-size=2048 --require /work/sebgen/_js_guard.cjs"
 
 
 def test_job_without_a_runner_is_refused():
@@ -145,6 +166,27 @@ def test_no_usable_report_makes_every_requested_file_an_error(sent, why):
     run = _run(_verdict(sent), files=("test/a.test.js", "test/b.test.js"))
     assert run.outcomes == {"test/a.test.js": "error", "test/b.test.js": "error"}
     assert why in run.note
+
+
+def _signed(text: str, key: str) -> str:
+    return f"sebgen-mac {hmac.new(key.encode(), text.encode(), hashlib.sha256).hexdigest()}\n{text}"
+
+
+def test_a_report_signed_with_the_runs_key_is_read_and_any_other_is_refused():
+    key, text = "k" * 64, json.dumps(NODE_TEST_REPORT)
+    good = js_test_run(
+        RECIPE, _verdict({"exit_code": 1, "report": _signed(text, key)}), ["t"], "/work/tree", "i", 1, 30, key
+    )
+    assert good.outcomes == {"test/a.test.js::adds": "passed", "test/a.test.js::subtracts": "failed"}
+    forged = text.replace('"failed"', '"passed"')
+    for report in (text, _signed(text, "x" * 64), _signed(text, key).replace(text, forged), _signed(forged, "")):
+        run = js_test_run(RECIPE, _verdict({"exit_code": 0, "report": report}), ["t"], "/work/tree", "i", 1, 30, key)
+        assert run.outcomes == {"t": "error"} and "signature does not check" in run.note, run.note
+    tampered = f"sebgen-tampered runner.prototype.fail\n{text}"
+    run = js_test_run(RECIPE, _verdict({"exit_code": 0, "report": tampered}), ["t"], "/work/tree", "i", 1, 30, key)
+    assert (
+        run.outcomes == {"t": "error"} and "reassigned the test runner's own methods: runner.prototype.fail" in run.note
+    )
 
 
 def test_a_timeout_is_said():
@@ -218,3 +260,135 @@ def test_the_local_backend_refuses_a_js_recipe_with_a_sentence(tmp_path):
     backend = LocalBackend(cache_dir=tmp_path, recipe_for=lambda repo, commit: RECIPE, log=lambda m: None)
     with pytest.raises(SandboxError, match="run only in the Docker backend"):
         backend.environment_id(tmp_path, "HEAD")
+
+
+MOCHA_BIN = Path(__file__).resolve().parents[1] / "data" / "js" / "calc-mocha" / "node_modules" / ".bin" / "mocha"
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="needs node on PATH (the JS runners' runtime)")
+# a test that reads the key's pipe (PIPE stands for its "pipe:[inode]") through any descriptor it has
+KEY_HUNT = """
+const { test } = require("node:test");
+const fs = require("node:fs");
+test("the key is out of reach", () => {
+  let read = "";
+  for (const fd of fs.readdirSync("/proc/self/fd")) {
+    let link = "";
+    try { link = fs.readlinkSync(`/proc/self/fd/${fd}`); } catch {}
+    if (link === PIPE) read += fs.readFileSync(Number(fd), "latin1");
+  }
+  if (read !== "") throw new Error("key read");
+  if (process.env.SEBGEN_KEY_FD !== undefined) throw new Error("key fd in the environment");
+});
+"""
+
+
+@needs_node
+@pytest.mark.parametrize("runner", ["node-test", "mocha"])
+def test_the_reporter_signs_with_the_key_from_its_pipe_and_the_tests_never_read_it(tmp_path, runner):
+    if runner == "mocha" and not (MOCHA_BIN).exists():
+        pytest.skip("mocha is not installed in tests/data/js/calc-mocha")
+    key = secrets.token_hex(32)
+    (tmp_path / "test").mkdir()
+    test_text = KEY_HUNT if runner == "node-test" else KEY_HUNT.replace('{ test } = require("node:test")', "test = it")
+    key_r, key_w = os.pipe()
+    os.write(key_w, key.encode())
+    os.close(key_w)
+    pipe = json.dumps(f"pipe:[{os.fstat(key_r).st_ino}]")
+    (tmp_path / "test" / "key.test.js").write_text(test_text.replace("PIPE", pipe))
+    argv = runner_command(runner, ["test/key.test.js"], str(tmp_path / "report.json"))
+    if runner == "mocha":
+        argv[0] = str(MOCHA_BIN)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NODE")}
+    subprocess.run(argv, cwd=tmp_path, env={**env, "SEBGEN_KEY_FD": str(key_r)}, pass_fds=(key_r,), timeout=120)
+    os.close(key_r)
+    text = signed_text((tmp_path / "report.json").read_text(), key)
+    assert '"passed"' in text and '"failed"' not in text, text
+    with pytest.raises(RunnerReportError, match="signature"):
+        signed_text((tmp_path / "report.json").read_text(), secrets.token_hex(32))
+
+
+@needs_node
+def test_the_guard_keeps_node_assert_checks_the_originals(tmp_path):
+    guard = ["node", "--require", str(ASSERT_GUARD)]
+    patch = 'const a = require("node:assert"); a.strictEqual = () => {}; a.strict.ok = () => {};'
+    strict = subprocess.run([*guard, "-e", '"use strict";' + patch], capture_output=True, text=True, timeout=60)
+    assert strict.returncode != 0 and "read only property" in strict.stderr, strict.stderr
+    sloppy = subprocess.run([*guard, "-e", patch + "a.strictEqual(1, 2);"], capture_output=True, text=True, timeout=60)
+    assert sloppy.returncode != 0 and "AssertionError" in sloppy.stderr, sloppy.stderr
+    unguarded = subprocess.run(["node", "-e", patch + "a.strictEqual(1, 2);"], capture_output=True, timeout=60)
+    assert unguarded.returncode == 0  # what the guard stops
+
+
+def test_the_supervisor_hands_the_key_over_in_a_pipe_read_once():
+    from sandbox._supervisor import run_child
+
+    reader = (
+        "import os; fd = int(os.environ['SEBGEN_KEY_FD']); first = os.read(fd, 100); second = os.read(fd, 100);"
+        "os.write(int(os.environ['SEBGEN_REPORT_FD']), first + b'|' + second)"
+    )
+    cmd = [sys.executable, "-I", "-S", "-c", reader]
+    with_key = run_child(cmd, "/", {"PATH": "/usr/bin:/bin"}, 30, lambda proc: None, key="ab" * 32)
+    assert with_key["report"] == "ab" * 32 + "|"  # the whole key, then the end of the pipe: no second copy
+    without = run_child(
+        [sys.executable, "-I", "-S", "-c", "import os; assert 'SEBGEN_KEY_FD' not in os.environ"],
+        "/",
+        {"PATH": "/usr/bin:/bin"},
+        30,
+        lambda proc: None,
+    )
+    assert without["exit_code"] == 0
+
+
+@pytest.mark.parametrize(
+    ("options", "calls"),
+    [((), ("describe(", "it(")), (("--ui", "tdd"), ("suite(", "test(")), (("--ui=qunit",), ("suite(", "test("))],
+)
+def test_a_mocha_run_of_named_files_gets_canaries_first_in_its_interface(options, calls):
+    recipe = replace(RECIPE, runner="mocha", runner_options=options)
+    job = js_job(recipe, ["test/a.test.js"], "/work/tree", "/work/sebgen")
+    canary = job["canary"]
+    argv = json.loads(job["files"][JOB_NAME])["argv"]
+    assert argv[-2:] == [canary["file"], "test/a.test.js"] and canary["file"].startswith("/work/sebgen/")
+    source = job["files"][canary["file"].rsplit("/", 1)[1]]
+    assert all(call in source for call in calls) and json.dumps(canary["fail"][1]) in source
+    assert canary["fail"] != canary["pass"] and "source" not in canary
+    other = js_job(recipe, ["test/a.test.js"], "/work/tree", "/work/sebgen")["canary"]
+    assert other["fail"] != canary["fail"]  # random per run
+
+
+def test_no_canaries_where_sebgen_cannot_write_them_or_the_default_spec_runs():
+    mocha = replace(RECIPE, runner="mocha")
+    assert js_job(replace(mocha, runner_options=("--ui", "exports")), ["t.js"], "/w", "/p")["canary"] is None
+    assert js_job(mocha, None, "/w", "/p")["canary"] is None  # mocha's own default spec
+    assert js_job(RECIPE, ["t.js"], "/w", "/p")["canary"] is None  # node:test
+
+
+def test_a_mocha_report_keeps_its_tests_only_when_the_canaries_came_out_as_planted():
+    canary = {"file": "/p/_sebgen_canary_x.cjs", "fail": ["c", "f"], "pass": ["c", "p"]}
+    real = {"path": ["math", "adds"], "file": "/w/test/a.js", "outcome": "failed", "error": None}
+
+    def report(fail_outcome: str) -> str:
+        tests = [
+            {"path": ["c", "f"], "file": canary["file"], "outcome": fail_outcome, "error": None},
+            {"path": ["c", "p"], "file": canary["file"], "outcome": "passed", "error": None},
+            real,
+        ]
+        return json.dumps({"reporter": "sebgen-mocha", "tests": tests, "hook_failures": []})
+
+    assert json.loads(without_canaries(report("failed"), canary))["tests"] == [real]
+    with pytest.raises(RunnerReportError, match="canary tests did not come out as planted"):
+        without_canaries(report("passed"), canary)
+    with pytest.raises(RunnerReportError, match="canary"):
+        without_canaries(json.dumps({"reporter": "sebgen-mocha", "tests": [real]}), canary)
+
+
+def test_a_mocha_runs_exit_code_leaves_the_must_fail_canary_out():
+    canary = {"file": "/p/_sebgen_canary_x.cjs", "fail": ["c", "f"], "pass": ["c", "p"]}
+    tests = [
+        {"path": ["c", "f"], "file": canary["file"], "outcome": "failed", "error": None},
+        {"path": ["c", "p"], "file": canary["file"], "outcome": "passed", "error": None},
+        {"path": ["math", "adds"], "file": "/work/tree/test/a.js", "outcome": "failed", "error": None},
+    ]
+    text = json.dumps({"reporter": "sebgen-mocha", "tests": tests, "hook_failures": []})
+    mocha = replace(RECIPE, runner="mocha")
+    run = js_test_run(mocha, _verdict({"exit_code": 2, "report": text}), ["t"], "/work/tree", "i", 1, 30, None, canary)
+    assert run.outcomes == {"test/a.js::math > adds": "failed"} and run.exit_code == 1, (run.outcomes, run.note)
