@@ -15,6 +15,7 @@ removed first (before the next one starts, so the cap also holds while it starts
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -31,7 +32,7 @@ from typing import Any
 from . import containers
 from ._supervisor import MAX_REPORT_LIMIT, REPORT_LIMIT, canary_source
 from .cache import default_cache_dir, file_lock
-from .errors import SandboxError
+from .errors import BuildError, SandboxError
 from .images import (
     BUILDER_VERSION,
     ENV_REPO,
@@ -50,7 +51,7 @@ from .js_run import js_job, js_test_run
 from .recipe import InstallRecipe, RecipeFor, add_version_files, no_recipe, sandbox_pytest_version
 from .repo_id import repo_name
 from .report import PLUGIN_MODULE, PLUGIN_SOURCE, POLICY_ARGS, new_canaries, parse_report, pytest_args, tail
-from .tree import archive_bytes, require_submodules, run_on_fresh_tree
+from .tree import archive_bytes, run_on_fresh_tree, submodule_shown
 from .types import Limits, TestRun
 
 WORK = "/work"  # a size-limited tmpfs, root-owned: the tree is the sandbox user's, the rest is not
@@ -248,12 +249,12 @@ class DockerBackend:
             return
         passthrough = pip_passthrough()
         text = dockerfile(base, recipe, self._pytest_spec, sorted(passthrough), tag.split(":")[1])
-        require_submodules(repo, commit)  # installing without one would hide why the tests cannot run
         src = archive_bytes(repo, commit) if recipe.needs_install else None
         log_path = self.cache_dir / "build-logs" / f"{tag.replace(':', '-')}.log"
         self.log(f"sandbox: building environment image {tag} for {repo_name(repo)}@{commit[:10]} on {base}")
         start = time.monotonic()
-        build_env_image(self.client, tag, text, src, log_path, passthrough)
+        with _submodule_named_on_failure(repo, commit, log_path):
+            build_env_image(self.client, tag, text, src, log_path, passthrough)
         with self._lock:
             self.builds.append(tag)
         self.log(f"sandbox: built {tag} in {time.monotonic() - start:.1f} s (log {log_path})")
@@ -265,7 +266,6 @@ class DockerBackend:
 
     def _build_js(self, repo: Path, commit: str, tag: str, recipe: JsRecipe, base: str) -> None:
         """A JS image: Node and npm fetched on the host (cached), the install run in the build."""
-        require_submodules(repo, commit)
         node, npm = node_tarball(recipe.node), npm_tarball(recipe.node)
         text = js_dockerfile(base, recipe, tag.split(":")[1], node.version, npm.version)
         log_path = self.cache_dir / "build-logs" / f"{tag.replace(':', '-')}.log"
@@ -275,7 +275,8 @@ class DockerBackend:
         )
         start = time.monotonic()
         extra = {"node.tgz": node.path, "npm.tgz": npm.path}
-        build_env_image(self.client, tag, text, archive_bytes(repo, commit), log_path, {}, extra)
+        with _submodule_named_on_failure(repo, commit, log_path):
+            build_env_image(self.client, tag, text, archive_bytes(repo, commit), log_path, {}, extra)
         with self._lock:
             self.builds.append(tag)
         self.log(f"sandbox: built {tag} in {time.monotonic() - start:.1f} s (log {log_path})")
@@ -698,3 +699,16 @@ def _pytest_spec() -> str:
     """pytest pinned to the host's version, so both backends run the same test runner."""
     version = sandbox_pytest_version()
     return f"pytest=={version}" if version else "pytest"
+
+
+@contextlib.contextmanager
+def _submodule_named_on_failure(repo: Path, commit: str, log_path: Path):
+    """A failed build whose log reads a submodule the clone lacks says so instead."""
+    try:
+        yield
+    except BuildError as exc:
+        text = log_path.read_text(errors="replace") if log_path.is_file() else str(exc)
+        needed = submodule_shown(repo, commit, text)
+        if needed is not None:
+            raise needed from exc
+        raise

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .errors import PatchError
 from .report import skip_reasons
-from .tree import attempt_tree
+from .tree import attempt_tree, raise_if_submodule_needed
 from .types import Backend, TestRun
 
 _FLAKY = "flaky"
@@ -245,6 +245,7 @@ def run_attempt(
                 removed=restoration.removed,
             )
         run = backend.run_tree(Path(repo), commit, tree, test_files, untrusted=untrusted)
+    raise_if_submodule_needed(Path(repo), commit, run)
     run.reverted, run.removed = restoration.reverted, restoration.removed
     return run
 

@@ -28,7 +28,7 @@ from .errors import BuildError, SandboxError
 from .recipe import InstallRecipe, RecipeFor, add_version_files, install_commands, no_recipe
 from .repo_id import repo_name
 from .report import PLUGIN_MODULE, PLUGIN_SOURCE, new_canaries, parse_report, policy_args, pytest_args, tail
-from .tree import prepare_tree, require_submodules, run_on_fresh_tree
+from .tree import prepare_tree, run_on_fresh_tree, submodule_shown
 from .types import Limits, TestRun
 
 VENV_LAYOUT = "2"  # bump when the venv's making changes (2: SEBGen's site folders by .pth, read-only)
@@ -233,7 +233,6 @@ class LocalBackend:
 
     def _build_venv(self, repo: Path, commit: str, venv: Path) -> None:
         recipe = self._recipe(repo, commit)
-        require_submodules(repo, commit)  # installing without one would hide why the tests cannot run
         log_path = self.cache_dir / "build-logs" / f"{venv.name}.log"
         log_path.parent.mkdir(parents=True, exist_ok=True)
         # no --system-site-packages (that would be the *base* interpreter's): SEBGen's own site
@@ -257,6 +256,9 @@ class LocalBackend:
                 )
                 if code != 0 or timed_out:
                     shutil.rmtree(venv, ignore_errors=True)
+                    needed = submodule_shown(repo, commit, log_path.read_text(errors="replace"))
+                    if needed is not None:
+                        raise needed
                     raise BuildError(
                         f"installing {repo_name(repo)}@{commit[:10]} failed at `{step}`; log {log_path}:\n"
                         + tail(log_path.read_text(errors="replace"), 2000)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -27,8 +29,8 @@ def _git(repo: Path, *args: str, input: bytes | None = None) -> bytes:
 
 def archive_bytes(repo: Path, commit: str) -> bytes:
     """The tar of `commit`'s tree (git archive: no .git, no untracked files), with each git
-    submodule the clone has at the commit the tree pins (a missing one stays an empty folder:
-    `require_submodules` says so before a run)."""
+    submodule the clone has at the commit the tree pins (a missing one stays an empty folder: the
+    commit is tried, and `submodule_shown` names it when the run shows the tests need it)."""
     main = _git(Path(repo), "archive", "--format=tar", commit)
     present = [(path, git_dir, sha) for path, git_dir, sha in _submodules(repo, commit) if git_dir]
     if not present:
@@ -61,14 +63,53 @@ def submodules_at(repo: Path, commit: str) -> list[Submodule]:
     return [Submodule(p, sha, d) for p, d, sha in _submodules(repo, commit)]
 
 
-def require_submodules(repo: Path, commit: str) -> None:
-    """SandboxError with one sentence naming the first submodule the clone lacks at its pinned commit."""
-    for sub in submodules_at(repo, commit):
-        if not sub.git_dir:
-            raise SandboxError(
-                f"commit {commit[:10]} needs the git submodule {sub.path} at {sub.sha[:10]}, which the clone "
-                f"{Path(repo).resolve()} does not have (run `git submodule update --init --recursive` there)"
+def missing_submodules(repo: Path, commit: str) -> list[Submodule]:
+    """The submodules of `commit`'s tree the clone does not have at their pinned commits."""
+    return [sub for sub in submodules_at(repo, commit) if not sub.git_dir]
+
+
+def submodule_shown(repo: Path, commit: str, evidence: str) -> SandboxError | None:
+    """The one-sentence error naming a submodule the clone lacks when `evidence` (a failed run's
+    or build's log) shows it was needed: a path under it, or an import of it, in the log. A commit
+    whose tests never read the submodule runs as any other (None)."""
+    for sub in missing_submodules(repo, commit):
+        line = _mention(sub.path, evidence)
+        if line:
+            return SandboxError(
+                f"commit {commit[:10]} needs the submodule {sub.path} at {sub.sha[:10]}, which the clone "
+                f"{Path(repo).resolve()} does not have (run `git submodule update --init --recursive` there); "
+                f"the run shows it: {line[:200]}"
             )
+    return None
+
+
+def _mention(path: str, text: str) -> str:
+    """The first log line that reads a file under `path` or imports it as a module ("" if none)."""
+    dotted = path.replace("/", ".")
+    name = path.rsplit("/", 1)[-1]
+    file_pattern = re.compile(rf"(?<![\w.-]){re.escape(path)}(?:/|['\"\s:]|$)")
+    module_pattern = re.compile(rf"No module named '({re.escape(dotted)}|{re.escape(name)})(?:\.[\w.]+)?'")
+    for line in text.splitlines():
+        if file_pattern.search(line) or module_pattern.search(line):
+            return line.strip()
+    return ""
+
+
+def run_evidence(run) -> str:
+    """What a run that did not pass cleanly says about why ("" for a run where every test passed)."""
+    outcomes = run.outcomes.values()
+    if outcomes and all(o in ("passed", "skipped") for o in outcomes) and not run.collect_errors:
+        return ""
+    failures = "\n".join(json.dumps(f, default=str) for f in run.failures.values())
+    return "\n".join([*run.collect_errors, failures, run.log_tail, run.note])
+
+
+def raise_if_submodule_needed(repo: Path, commit: str, run) -> None:
+    """After a run: SandboxError when it failed for want of a submodule the clone lacks."""
+    evidence = run_evidence(run)
+    error = submodule_shown(repo, commit, evidence) if evidence else None
+    if error is not None:
+        raise error
 
 
 def _git_at(git_dir: str, *args: str) -> bytes | None:
@@ -209,7 +250,6 @@ def attempt_tree(
     """
     dest = Path(dest)
     check_patch_limits(agent_patch)
-    require_submodules(repo, commit)
     fixed = prepare_tree(repo, commit, (), dest.with_name(dest.name + "-fixed"))
     try:
         prepare_tree(repo, commit, [bug_patch], dest)
@@ -263,7 +303,8 @@ def run_on_fresh_tree(
     backend, repo: Path, commit: str, patches: Sequence[str] = (), test_files: Sequence[str] | None = None
 ):
     """`backend.run_tests` for every backend: a temporary tree of `commit` with `patches`, run once."""
-    require_submodules(repo, commit)
     with tempfile.TemporaryDirectory(prefix="sebgen-run-") as tmp:
         tree = prepare_tree(Path(repo), commit, patches, Path(tmp) / "tree")
-        return backend.run_tree(repo, commit, tree, test_files)
+        run = backend.run_tree(repo, commit, tree, test_files)
+    raise_if_submodule_needed(Path(repo), commit, run)
+    return run

@@ -15,11 +15,12 @@ import pytest
 from environment import make_sandbox
 from sandbox import Limits, SandboxError, check_functional, export_tree
 from sandbox.report import parse_report
+from sandbox.tree import submodule_shown
 
 try:
-    from tests.sandbox_fixtures import bug_task, git, make_repo, require_docker, write
+    from tests.sandbox_fixtures import bug_and_gold, bug_task, git, make_repo, require_docker, write
 except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import bug_task, git, make_repo, require_docker, write
+    from sandbox_fixtures import bug_and_gold, bug_task, git, make_repo, require_docker, write
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
 CALC_BUG = CALC.replace("return a + b", "return a - b")
@@ -137,16 +138,43 @@ def test_a_snapshot_includes_each_submodule_at_its_pinned_commit(local, tmp_path
     assert run.outcomes == {"tests/test_sub.py::test_reads_the_submodule": "passed"}, run.log_tail
 
 
-def test_a_missing_submodule_rejects_the_commit_with_one_sentence_naming_it(local, tmp_path):
+def test_a_missing_submodule_the_tests_read_rejects_the_commit_after_the_run_with_one_sentence(local, tmp_path):
     top, sha, sub_sha = superproject(tmp_path)
     clone = tmp_path / "without"
     git(tmp_path, "clone", "-q", str(top), str(clone))  # no --recurse-submodules: vendor/data is empty
     with pytest.raises(SandboxError) as err:
         local.run_tests(clone, sha, [], ["tests/test_sub.py"])
     message = str(err.value)
-    assert "\n" not in message and "git submodule vendor/data" in message and sub_sha[:10] in message
+    assert "\n" not in message and "needs the submodule vendor/data" in message and sub_sha[:10] in message
     assert "git submodule update --init" in message
-    assert local.builds == []  # rejected before any environment was built
+    assert "vendor/data/values.txt" in message  # the run's own line that shows it
+    assert local.builds  # tried first: the commit was run, not refused on sight
+
+
+def test_a_commit_whose_tests_never_read_the_missing_submodule_is_validated_as_any_other(local, tmp_path):
+    top, _, _ = superproject(tmp_path)
+    git(top, "rm", "-q", "tests/test_sub.py")
+    test_add = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+    write(top, {"tests/conftest.py": "", "calc.py": CALC, "tests/test_calc.py": test_add})
+    git(top, "add", "-A")
+    git(top, "commit", "-q", "-m", "calc; the tests no longer read vendor/data (the gitlink stays)")
+    sha = git(top, "rev-parse", "HEAD")
+    clone = tmp_path / "without"
+    git(tmp_path, "clone", "-q", str(top), str(clone))
+    bug, gold = bug_and_gold(clone, sha, {"calc.py": CALC}, {"calc.py": CALC.replace("a + b", "a - b")})
+    result = check_functional(local, clone, sha, bug, gold, ["tests/test_calc.py"])
+    assert result.passed and result.fail_to_pass == ["tests/test_calc.py::test_add"], result
+
+
+def test_only_a_log_line_reading_or_importing_the_missing_submodule_names_it(tmp_path):
+    top, sha, _ = superproject(tmp_path)
+    clone = tmp_path / "without"
+    git(tmp_path, "clone", "-q", str(top), str(clone))
+    assert submodule_shown(clone, sha, "FileNotFoundError: '/w/tree/vendor/data/values.txt'") is not None
+    assert submodule_shown(clone, sha, "ModuleNotFoundError: No module named 'vendor.data.x'") is not None
+    assert submodule_shown(clone, sha, "ModuleNotFoundError: No module named 'data'") is not None
+    assert submodule_shown(clone, sha, "E   assert 1 == 2\nsrc/myvendor/data/x.py:3") is None
+    assert submodule_shown(clone, sha, "No module named 'database'") is None
 
 
 # -- in Docker: one backend for the module ---------------------------------------------------
