@@ -397,7 +397,12 @@ def generate(
         "(default: each named commit's classified kind; BUG_FIX for a whole repository).",
     ),
     n: int = typer.Option(5, "--n", min=1, help="Tasks to keep from a whole repository (named commits: all tried)."),
-    out_file: Path = typer.Option(Path("tasks.jsonl"), "--out"),
+    out_file: Path = typer.Option(
+        Path("tasks.jsonl"),
+        "--out",
+        help="Kept tasks, appended as each is kept; a rerun continues the file and skips its commits "
+        "(remove it to start over).",
+    ),
     rejects: Optional[Path] = typer.Option(
         None, "--rejects", help="Where every attempt that is not kept goes (default: OUT.rejected.jsonl beside --out)."
     ),
@@ -410,7 +415,6 @@ def generate(
     set_: Optional[list[str]] = SetOpt,
 ):
     """Pipeline mode, no evolution: validated tasks from a repo into JSONL, the rest into a rejects file."""
-    from records import write_jsonl
     from tasks import StrategyType
 
     with friendly_errors():
@@ -424,36 +428,53 @@ def generate(
                 f"choose one of {', '.join(choices)}"
             )
         repo_path = _local_repo(repo)
-        from evo.pipeline import generate_tasks, rejects_path
+        from evo.pipeline import OutcomeFiles, generate_tasks, rejects_path
 
         rejects_file = rejects or rejects_path(out_file)
-        with _GenerateStatus(len(dict.fromkeys(commit)) if commit else n, bool(commit)) as status:
+        synthetic = bool(strategy) and strategy.upper() == StrategyType.SYNTHETIC.value
+        files = OutcomeFiles(out_file, rejects_file, resume=not synthetic)  # made bugs: a rerun starts over
+        if files.done:
+            err.print(
+                f"continuing {out_file}: {_count(len(files.done), 'commit')} with an outcome already "
+                f"({files.kept_before} kept) are not tried again",
+                markup=False,
+            )
+        todo = n - files.kept_before
+        if not commit and todo <= 0:
+            err.print(f"{out_file} has {files.kept_before} kept tasks already (--n {n}): nothing to do", markup=False)
+            return
+
+        def on_outcome(outcome) -> None:
+            files.write(outcome)
+            status(outcome)
+
+        with _GenerateStatus(len(dict.fromkeys(commit)) if commit else todo, bool(commit)) as status:
             result = generate_tasks(
                 cfg,
                 repo_path,
                 strategy.upper() if strategy else None,
-                n,
+                todo if not commit else n,
                 commit or (),
                 log=_log,
-                on_outcome=status,
+                on_outcome=on_outcome,
                 quartile_filter=quartile_filter,
+                done=files.done,
             )
-        write_jsonl([o.record() for o in result.rejected], rejects_file)
-        if result.named and not result.attempts:  # not one named commit can become a task
+        if result.named and not result.attempts and result.rejected:  # not one named commit can become a task
             raise UserError(
                 result.rejected[0].reason
                 if len(result.rejected) == 1
                 else f"none of the {len(result.rejected)} named commits can become a task "
                 f"(reasons above; written to {rejects_file})"
             )
-        write_jsonl(result.kept, out_file)
         err.print(
             f"wrote {_count(len(result.kept), 'task')} to {out_file} and "
             f"{_count(len(result.rejected), 'rejected attempt')} to {rejects_file}",
             markup=False,
         )
-        if not result.named and len(result.kept) < n:
-            err.print(f"warning: asked for {n} tasks, only {len(result.kept)} kept (tried {result.attempts})")
+        if not result.named and len(result.kept) < todo:
+            kept = files.kept_before + len(result.kept)
+            err.print(f"warning: asked for {n} tasks, only {kept} kept (tried {result.attempts})")
         err.print(result.summary(), markup=False)
 
 

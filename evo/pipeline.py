@@ -18,15 +18,17 @@ arrives, against the judged tasks before it (`fitness.OnlineFilter`).
 
 from __future__ import annotations
 
+import json
+import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evo.config import Config
 from evo.runtime import Workbench, make_llm, mine_repo
 from fitness import EvalSettings, OnlineFilter, apply_dataset_filter, commit_order, evaluate_strategy
-from records import Task
+from records import Task, UserError
 from tasks import (
     SEED_PROMPTS,
     Candidate,
@@ -157,6 +159,59 @@ def rejects_path(out: Path) -> Path:
     return out.with_name(stem + ".rejected.jsonl")
 
 
+class OutcomeFiles:
+    """Kept tasks appended to `out`, every other outcome to `rejects`, each line flushed and
+    fsynced as its outcome is final: a stopped call keeps the work done. With `resume`, the files
+    are continued and `done` holds the commits they already have (a rerun does not try them
+    again); without it they start empty."""
+
+    def __init__(self, out: Path, rejects: Path, resume: bool = True):
+        self.paths = (Path(out), Path(rejects))
+        self.done: set[str] = set()
+        self.kept_before = 0
+        for path in self.paths:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not resume or not path.is_file():
+                path.write_text("", encoding="utf-8")
+                continue
+            kept = path == self.paths[0]
+            for line in _whole_lines(path):
+                row = json.loads(line)
+                commit = row.get("base_commit") if kept else row.get("commit")
+                if commit:
+                    self.done.add(commit)
+                self.kept_before += kept
+
+    def write(self, outcome: Outcome) -> None:
+        path, row = (self.paths[0], outcome.task.to_dict()) if outcome.kept else (self.paths[1], outcome.record())
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row, sort_keys=True) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
+def _whole_lines(path: Path) -> list[str]:
+    """The file's complete JSON lines; a line a kill cut short is dropped from the file."""
+    data = path.read_bytes()
+    end = data.rfind(b"\n") + 1
+    lines = []
+    for raw in data[:end].splitlines():
+        try:
+            json.loads(raw)
+        except ValueError:
+            raise OutputFileError(f"{path} has a line that is not JSON; remove the file to start over") from None
+        if raw.strip():
+            lines.append(raw.decode("utf-8"))
+    if end < len(data):
+        with open(path, "r+b") as fh:
+            fh.truncate(end)
+    return lines
+
+
+class OutputFileError(UserError):
+    pass
+
+
 def generate_tasks(
     config: Config,
     repo: Path,
@@ -168,12 +223,14 @@ def generate_tasks(
     *,
     on_outcome: Callable[[Outcome], None] | None = None,
     quartile_filter: bool | None = None,
+    done: Collection[str] = (),
 ) -> GenerationResult:
     """Tasks from `repo`: from the named `commits` (every one tried) or from its mined history
     (until `n` are kept). `strategy_type` None: each named commit's kind decides its type
     (BUG_FIX for a whole-repository run). `quartile_filter` None: on for a whole-repository
     run, off for named commits. `progress` gets each attempted task, `on_outcome` each outcome,
-    both once its outcome is final."""
+    both once its outcome is final. Commits in `done` (a previous call's outcomes) are not tried
+    again (`n` then counts the tasks still to keep)."""
     enabled = (not commits) if quartile_filter is None else quartile_filter
     online = OnlineFilter(min_judged=config.fitness.quartile_min_judged, enabled=enabled)
     outcomes: list[Outcome] = []
@@ -192,8 +249,10 @@ def generate_tasks(
     if commits:
         if strategy_type == StrategyType.SYNTHETIC:
             raise MiningError("--commit does not apply to SYNTHETIC tasks (their bugs are made, not mined)")
-        return _named_commits(config, repo, strategy_type, commits, finish, report, outcomes, log)
+        return _named_commits(config, repo, strategy_type, commits, finish, report, outcomes, log, done)
     candidates = mine_repo(config, repo).candidates
+    if done and strategy_type != StrategyType.SYNTHETIC:
+        candidates = [c for c in candidates if c.sha not in done]
     check_llm(config)
     bench = Workbench.build(config, None, log=log, candidates=candidates)
     try:
@@ -224,7 +283,7 @@ def generate_tasks(
         bench.close()
 
 
-def _named_commits(config, repo, strategy_type, commits, finish, report, outcomes, log) -> GenerationResult:
+def _named_commits(config, repo, strategy_type, commits, finish, report, outcomes, log, done) -> GenerationResult:
     named = mine_named(repo, list(dict.fromkeys(commits)), max_source_files=config.mining.max_source_files)
     unknown = [e for e in named if e.category == "unknown_commit"]
     if unknown:  # a typo: say so before any work is paid for
@@ -236,12 +295,15 @@ def _named_commits(config, repo, strategy_type, commits, finish, report, outcome
             log(f"commit {entry.given} names {entry.sha[:12]} again: tried once")
             continue
         seen.add(entry.sha)
+        if entry.sha in done:
+            log(f"commit {entry.given} has an outcome in the output already: not tried again")
+            continue
         if entry.candidate is None:
             report(Outcome(REJECTED, entry.sha, layer="mining", category=entry.category, reason=entry.reason))
         else:
             todo.append(entry.candidate)
     if not todo:
-        return GenerationResult([], 0, outcomes, named=True)
+        return GenerationResult([], 0, outcomes, _already(named, done), named=True)
     check_llm(config)
     bench = Workbench.build(config, None, log=log, candidates=todo)
     try:
@@ -252,7 +314,12 @@ def _named_commits(config, repo, strategy_type, commits, finish, report, outcome
     finally:
         bench.close()
     tried = [o.task for o in outcomes if o.task is not None]
-    return GenerationResult([t for t in tried if t.passed], len(tried), outcomes, named=True)
+    return GenerationResult([t for t in tried if t.passed], len(tried), outcomes, _already(named, done), named=True)
+
+
+def _already(named, done) -> dict[str, int]:
+    skipped = len({e.sha for e in named if e.sha in done})
+    return {"an outcome in the output already": skipped} if skipped else {}
 
 
 def _not_tried(strategy: Strategy, candidates: list[Candidate], settings: EvalSettings, tried: int, kept: int) -> dict:
