@@ -3,7 +3,8 @@
 Rules first (missing module -> its package; unknown pytest option or ini key -> the plugin that
 defines it; VCS version -> pretend version; a pytest too new for the suite (the environment's
 pytest, read from the logs, at least the release the log blames; or pytest's own error that a
-PytestRemovedInNWarning the suite names is gone) -> pin below it; two of the
+PytestRemovedInNWarning the suite names is gone) -> pin below it; a nose-era suite (yield tests,
+a collection error from pytest 8.4) -> pytest<8; two of the
 recipe's pins the resolver cannot satisfy together -> the one depended on relaxed to the range
 the other accepts; a source that replaced a dependency of the test runner (pytest no longer
 imports) -> the runner's own requirement installed after it, or that source dropped; a
@@ -48,6 +49,8 @@ _PIP_FAILURE = re.compile(
     r"Could not open requirements file|Invalid requirement|error: metadata-generation-failed",
     re.I,
 )
+# pytest 8.4+ on a nose-style test generator (`def test_x(): yield check, a`)
+_YIELD_TESTS = re.compile(r"'yield' keyword is allowed in fixtures, but not in tests")
 _PRETEND_VARS = ("SETUPTOOLS_SCM_PRETEND_VERSION", "PBR_VERSION", "PDM_BUILD_SCM_VERSION")
 
 
@@ -231,6 +234,17 @@ def diagnose(
                 f"{installed}: pin {pin}",
                 packages=[pin],
                 rule="pytest-too-new",
+            )
+    if _YIELD_TESTS.search(log):
+        # a nose-era suite: its yield tests are a collection error from pytest 8.4 on, which takes
+        # every test of the file with it; pytest 7 skips them and still runs nose's setup/teardown
+        installed = installed_pytest(log, recipe, snapshot)
+        if (installed is None or installed >= Version("8.4")) and "pytest<8" not in recipe.packages:
+            return Fix(
+                f"the suite is nose-era: its yield tests are a collection error under pytest {installed or '8.4+'}, "
+                "and pytest 8 dropped nose's setup/teardown: pin pytest<8, the last releases that run nose-style tests",
+                packages=["pytest<8"],
+                rule="nose-era-suite",
             )
     if (
         re.search(r"(?:site|dist)-packages/nose/", log)

@@ -189,6 +189,76 @@ def test_nose_that_does_not_import_on_this_python_is_replaced_by_its_maintained_
     assert fix is not None and fix.packages == ["pynose"] and fix.rule == "nose-on-new-python"
 
 
+# pytest 9.0.3 on a nose-era file (module setup(), a yield test, a class with setup()): the yield
+# test is a collection error that takes the whole file with it, so "no test ran"
+NOSE_YIELD_LOG = (Path(__file__).resolve().parent.parent / "data" / "pytest9_nose_yield_tests.log").read_text()
+NOSE_ERA_TESTS = """\
+from calc import add
+
+STATE = {}
+
+
+def setup():
+    STATE["base"] = 1
+
+
+def test_add():
+    assert add(STATE["base"], 1) == 2
+
+
+def test_gen():
+    for a in (1, 2):
+        yield check, a
+
+
+def check(a):
+    assert add(a, 0) == a
+
+
+class TestOld:
+    def setup(self):
+        self.x = 1
+
+    def test_x(self):
+        assert self.x == 1
+"""
+
+
+def test_a_nose_era_suite_that_collects_nothing_under_pytest_9_pins_pytest_below_8():
+    fix = diagnose(NOSE_YIELD_LOG, InstallRecipe(), set(), "collection", Snapshot(None, installed={"pytest": "9.0.3"}))
+    assert fix is not None and fix.rule == "nose-era-suite" and fix.packages == ["pytest<8"]
+    assert "pytest 9.0.3" in fix.reason
+    # the diagnosis is checked against the environment: under pytest 8.3 yield tests are only skipped
+    assert (
+        diagnose(NOSE_YIELD_LOG, InstallRecipe(), set(), "collection", Snapshot(None, installed={"pytest": "8.3.5"}))
+        is None
+    )
+    # already pinned: no loop
+    assert diagnose(NOSE_YIELD_LOG, InstallRecipe(packages=("pytest<8",)), set(), "collection") is None
+
+
+def test_a_nose_era_suite_runs_once_repaired_its_setup_functions_called(tmp_path):
+    repo, sha = commit_files(
+        tmp_path / "nose",
+        {"calc.py": "def add(a, b):\n    return a + b\n"}
+        | {"tests/__init__.py": "", "tests/test_calc.py": NOSE_ERA_TESTS},
+    )
+    backend = make_sandbox(
+        "local", limits=Limits(timeout_s=300), cache_dir=tmp_path / "cache", log=lambda m: None, setup_attempts=3
+    )
+    try:
+        run = backend.run_tests(repo, sha, [], ["tests/test_calc.py"])
+        setup = backend.environment_setup(repo, sha)
+    finally:
+        backend.close()
+    assert run.outcomes == {
+        "tests/test_calc.py::test_add": "passed",  # nose's module setup() ran
+        "tests/test_calc.py::test_gen": "skipped",
+        "tests/test_calc.py::TestOld::test_x": "passed",
+    }, run.log_tail
+    assert [f["rule"] for f in setup["attempts"] if f["rule"]] == ["nose-era-suite"]
+
+
 # -- for real, in Docker --------------------------------------------------------------------
 BENCH_TEST = "from calc import add\n\n\ndef test_add_is_fast(benchmark):\n    assert benchmark(add, 2, 3) == 5\n"
 
