@@ -54,6 +54,22 @@ _YIELD_TESTS = re.compile(r"'yield' keyword is allowed in fixtures, but not in t
 _PRETEND_VARS = ("SETUPTOOLS_SCM_PRETEND_VERSION", "PBR_VERSION", "PDM_BUILD_SCM_VERSION")
 
 
+def install_failure(log: str) -> str:
+    """What a failed install's log says went wrong, in a few words ('' when it does not tell):
+    the cause a farm's summary counts."""
+    if re.search(r"ResolutionImpossible|conflicting dependencies", log):
+        return "pin conflict"
+    if re.search(r"requires a different Python", log):
+        return "Python version"
+    if re.search(r"Could not find a version that satisfies|No matching distribution found", log):
+        return "no matching distribution"
+    if failed_step(log) == "check":
+        return "test runner does not import"
+    if re.search(r"Failed building wheel|subprocess-exited-with-error|metadata-generation-failed", log, re.I):
+        return "package build failed"
+    return ""
+
+
 @dataclass
 class Fix:
     """A change to a repo's install override, and the sentence saying why."""

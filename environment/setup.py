@@ -39,7 +39,7 @@ from sandbox import (
 from .detect import extras_at, suite_requirements
 from .languages import JAVASCRIPT, PYTHON, languages_of
 from .recipes import RecipeBook
-from .repair import Fix, advice_prompt, diagnose, missing_extra, parse_advice
+from .repair import Fix, advice_prompt, diagnose, install_failure, missing_extra, parse_advice
 from .versions import Index, Snapshot, commit_date, installed_versions, suite_pins
 
 # a model call: prompt in, parsed JSON object out (wired by the caller, who owns the client)
@@ -243,8 +243,10 @@ class SetupBackend:
                     fix = self._fix_for(text, repo, commit, "build", attempt) if number < self.attempts else None
                     if fix is None:
                         tried = f"after {number} attempt{'s' if number > 1 else ''}"
+                        cause = install_failure(text)
                         raise SetupError(
                             f"installing {repo_name(repo)}@{commit[:10]} failed {tried}"
+                            + (f" ({cause})" if cause else "")
                             + (f"; see the log {path}" if path else f": {str(exc).splitlines()[0]}")
                             + (f" ({attempt.note})" if attempt.note else "")
                         ) from None

@@ -649,10 +649,10 @@ class _FarmProgress:
 def _farm_summary(result, out_dir: Path) -> None:
     table = Table(title=f"version {result.version} of {out_dir}")
     columns = ["repository", "tried", "kept", "PR kept", "commit kept", "kept/attempt", "validations/kept"]
-    for col in columns + ["duplicates", "errors", "top rejections"]:
+    for col in columns + ["duplicates", "errors", "lost by cause"]:
         table.add_column(col)
     for repo, e in sorted(result.per_repo().items()):
-        top = ", ".join(f"{n} {r}" for r, n in e["reasons"].most_common(3))
+        top = ", ".join(f"{n} {cause}" for cause, n in sorted(e["causes"].items(), key=lambda kv: (-kv[1], kv[0])))
         table.add_row(
             repo,
             str(e["tried"]),

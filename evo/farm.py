@@ -19,6 +19,7 @@ filter is order-dependent, so a farm does not apply it.)
 from __future__ import annotations
 
 import json
+import re
 import signal
 import time
 from collections import Counter
@@ -260,6 +261,53 @@ def fingerprints(task: dict) -> list[str]:
     return keys
 
 
+# a SetupError's "installing R@C failed after N attempts (pin conflict)": environment.install_failure's words
+_INSTALL_CAUSE = re.compile(r"installing \S+ failed after \d+ attempts? \((?P<cause>[^)]+)\)")
+_FUNCTIONAL_CAUSES = {  # the functional layer's categories that say why on their own
+    "timeout": "timeout",
+    "flaky": "flaky tests",
+    "patch_error": "patch does not apply",
+    "compile_error": "does not compile",
+}
+
+
+def failure_cause(row: dict) -> str:
+    """Why a unit was lost, in the words a person filing an environment bug would use (missing
+    submodule, pin conflict, install failed, no test ran, tests skipped, judge, ...): the farm
+    summary counts these per repository. A kept unit or a duplicate has no cause ("")."""
+    if row["outcome"] not in (REJECTED, ERROR):
+        return ""
+    reason, layer, category = str(row.get("reason") or ""), row.get("layer") or "", row.get("category") or ""
+    if row["outcome"] == ERROR:
+        return "gone from history" if category == "gone" else f"error ({category})"
+    if "needs the submodule" in reason:
+        return "missing submodule"
+    installing = _INSTALL_CAUSE.search(reason)
+    if installing:
+        return installing.group("cause")
+    if re.search(r"installing \S+ failed|requires Python", reason):
+        return "install failed"
+    if layer in ("quality", "semantic"):
+        return "judge"
+    if layer == "schema" and "writer failed" in reason:
+        return "statement writer"
+    if layer == "mining":
+        return f"not a candidate ({category})"
+    if "no test ran" in reason:
+        return "no test ran"
+    if re.search(r"skipped (in both states|with bug_patch applied)", reason):
+        return "tests skipped"
+    if "fail in the gold state" in reason or "gold patch breaks" in reason:
+        return "tests fail with the fix"
+    if category in _FUNCTIONAL_CAUSES:
+        return _FUNCTIONAL_CAUSES[category]
+    if category == "build_error":
+        return "sandbox failed"
+    if category == "no_f2p":
+        return "no FAIL_TO_PASS"
+    return f"{layer}/{category}"
+
+
 @dataclass
 class FarmResult:
     version: int
@@ -270,14 +318,14 @@ class FarmResult:
     released: int = 0
 
     def per_repo(self) -> dict[str, dict]:
-        """repository -> units tried, kept (pr/commit), rejections by reason, duplicates, errors,
-        validations and seconds, for this version."""
+        """repository -> units tried, kept (pr/commit), rejections by reason (layer/category) and
+        losses by cause (`failure_cause`), duplicates, errors, validations and seconds, for this version."""
         table: dict[str, dict] = {}
         for row in self.rows:
             entry = table.setdefault(
                 row["repo"],
                 {"tried": 0, "kept": 0, "kept_pr": 0, "kept_commit": 0, "rejected": 0, "duplicates": 0, "errors": 0}
-                | {"validations": 0, "seconds": 0.0, "reasons": Counter()},
+                | {"validations": 0, "seconds": 0.0, "reasons": Counter(), "causes": Counter()},
             )
             if row["outcome"] == DUPLICATE:
                 entry["duplicates"] += 1
@@ -296,6 +344,8 @@ class FarmResult:
             else:
                 entry["rejected"] += 1
                 entry["reasons"][f"{row['layer']}/{row['category']}"] += 1
+            if row["outcome"] != KEPT:
+                entry["causes"][failure_cause(row)] += 1
         return table
 
 

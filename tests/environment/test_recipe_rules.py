@@ -507,6 +507,15 @@ def test_the_repair_loop_relaxes_a_pin_conflict_and_the_install_succeeds(tmp_pat
     assert "ResolutionImpossible" in setup["first_failure"]
 
 
+def test_an_install_that_ends_on_a_pin_conflict_says_so_in_its_one_sentence(tmp_path):
+    repo, sha = make_repo(tmp_path / "pins", {"pkg/__init__.py": ""})
+    inner = _ConflictingPins(tmp_path / "cache", tmp_path / "build.log", needs=None)
+    inner.book.install[repo.name] = {"packages": ["pytest-asyncio==0.23.4", "pytest==8.0.0"]}
+    with pytest.raises(SetupError) as err:
+        SetupBackend(inner, inner.book, attempts=1, log=lambda m: None).ensure(repo, sha)
+    assert "failed after 1 attempt (pin conflict); see the log " in str(err.value)
+
+
 EXTRAS_PYPROJECT = """\
 [project]
 name = "extrademo"

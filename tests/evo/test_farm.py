@@ -17,7 +17,7 @@ import pytest
 from corpus.builder import ensure_corpus
 from evo.config import Config, farm_settings
 from evo.dataset import DatasetFolder
-from evo.farm import COMMIT, PR, farm_strategy, fingerprints, plan, repo_units
+from evo.farm import COMMIT, PR, FarmResult, failure_cause, farm_strategy, fingerprints, plan, repo_units
 from evo.runfolder import RunFolder
 from records import UserError
 from tasks import Strategy, StrategyType
@@ -145,6 +145,89 @@ def test_a_folder_that_is_not_a_dataset_is_refused(tmp_path, merges):
     proc = sebgen("farm", repo, "--out", tmp_path / "ds")
     assert proc.returncode == 2 and "holds no dataset.json" in proc.stderr, proc.stderr
     assert (tmp_path / "ds" / "notes.txt").read_text() == "mine"
+
+
+def _row(repo: str, outcome: str, layer: str = "", category: str = "", reason: str = "") -> dict:
+    sha = f"{random.Random(reason + repo).getrandbits(64):016x}"
+    return {"unit": f"{repo}@{sha}:commit", "repo": repo, "sha": sha, "kind": COMMIT, "outcome": outcome} | {
+        "layer": layer,
+        "category": category,
+        "reason": reason,
+        "validations": 1,
+        "seconds": 1.0,
+    }
+
+
+LOST = [  # (row, the cause the summary counts it under): reasons as the layers word them
+    (
+        _row(
+            "a/env",
+            "rejected",
+            "functional",
+            "build_error",
+            "sandbox failed: installing a-env@0123456789 failed "
+            "after 1 attempt (pin conflict); see the log /c/build-logs/x.log",
+        ),
+        "pin conflict",
+    ),
+    (
+        _row(
+            "a/env",
+            "rejected",
+            "functional",
+            "build_error",
+            "sandbox failed: installing a-env@0123456789 failed after 3 attempts; see the log /c/build-logs/y.log",
+        ),
+        "install failed",
+    ),
+    (
+        _row(
+            "a/env",
+            "rejected",
+            "functional",
+            "build_error",
+            "sandbox failed: commit 0123456789 needs the submodule "
+            "vendor/data at 89abcdef01, which the clone /r does not have (...); the run shows it: ...",
+        ),
+        "missing submodule",
+    ),
+    (
+        _row("a/env", "rejected", "functional", "no_f2p", "no test ran in tests/test_a.py: pytest exited with code 2"),
+        "no test ran",
+    ),
+    (
+        _row(
+            "a/env",
+            "rejected",
+            "functional",
+            "no_f2p",
+            "no FAIL_TO_PASS test: 3 test(s) of tests/test_b.py skipped in both states (...): numpy is not installed",
+        ),
+        "tests skipped",
+    ),
+    (
+        _row("b/ok", "rejected", "functional", "no_f2p", "no FAIL_TO_PASS test: all 4 already pass with bug_patch"),
+        "no FAIL_TO_PASS",
+    ),
+    (_row("b/ok", "rejected", "quality", "vague", "the statement does not say what fails"), "judge"),
+    (_row("b/ok", "error", "", "TimeoutError", "the engine did not answer"), "error (TimeoutError)"),
+]
+
+
+def test_the_summary_counts_lost_units_by_cause_per_repository():
+    assert [failure_cause(row) for row, _ in LOST] == [cause for _, cause in LOST]
+    kept = _row("b/ok", "kept", reason="")
+    assert failure_cause(kept) == ""
+    table = FarmResult(1, True, [row for row, _ in LOST] + [kept], len(LOST) + 1).per_repo()
+    assert table["a/env"]["causes"] == {
+        "pin conflict": 1,
+        "install failed": 1,
+        "missing submodule": 1,
+        "no test ran": 1,
+        "tests skipped": 1,
+    }
+    assert table["b/ok"]["causes"] == {"no FAIL_TO_PASS": 1, "judge": 1, "error (TimeoutError)": 1}
+    assert table["b/ok"]["kept"] == 1 and sum(table["b/ok"]["causes"].values()) == 3
 
 
 # ------------------------------------------------------------------ end to end (local sandbox)
