@@ -10,7 +10,8 @@ and the supervisor ends the run and itself.
 
 Warm pool: after a run, one started container is kept waiting for the image's next run; at
 most `warm_spares_total` of them across all images, the least recently used image's spare
-removed first (before the next one starts, so the cap also holds while it starts).
+removed first (before the next one starts, so the cap also holds while it starts); the cap holds
+across the processes of one machine too (sandbox/warm_ledger.py: a farm's Dask workers).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from .repo_id import repo_name
 from .report import PLUGIN_MODULE, PLUGIN_SOURCE, POLICY_ARGS, new_canaries, parse_report, pytest_args, tail
 from .tree import archive_bytes, run_on_fresh_tree, submodule_shown
 from .types import Limits, TestRun
+from .warm_ledger import SpareLedger
 
 WORK = "/work"  # a size-limited tmpfs, root-owned: the tree is the sandbox user's, the rest is not
 TREE = f"{WORK}/tree"
@@ -184,6 +186,7 @@ class DockerBackend:
         self._pending: dict[str, Any] = {}  # image tag -> future of the spare being started
         self._closed = False
         self._refiller = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sebgen-warm")
+        self._ledger = SpareLedger(self.cache_dir / "warm-pool", self.warm_spares_total)  # the cap across processes
         self._pytest_spec = _pytest_spec()
         client = docker_client(timeout=ENGINE_TIMEOUT_S)  # fail now, with one sentence, when no engine answers
         try:
@@ -560,6 +563,8 @@ class DockerBackend:
         with self._lock:
             spares = self._spares.setdefault(tag, [])
             candidate = spares.pop() if spares else None
+            if candidate is not None:
+                self._ledger.publish(self._held())
         if candidate is not None and _running(client, candidate.cid):
             return candidate
         if candidate is not None:
@@ -587,25 +592,31 @@ class DockerBackend:
     def _refill(self, tag: str) -> None:
         with self._lock:
             evicted = self._over_cap(room=1)  # make room first: the cap holds while the spare starts
+            room = self._ledger.claim(self._held())  # and across this machine's processes
         for spare in evicted:
             spare.close()
             containers.remove(spare.cid)
         try:
-            warm = self._new_warm(self.client, tag)
+            warm = self._new_warm(self.client, tag) if room else None
         except Exception:  # the next run simply starts its own container
             warm = None
         with self._lock:
             self._pending.pop(tag, None)
             if warm is None:
+                self._ledger.publish(self._held())
                 return
             if self._closed:
                 evicted = [warm]
             else:
                 self._spares.setdefault(tag, []).append(warm)
                 evicted = self._over_cap()
+            self._ledger.publish(self._held())
         for spare in evicted:
             spare.close()
             containers.remove(spare.cid)
+
+    def _held(self) -> int:
+        return sum(len(ws) for ws in self._spares.values())
 
     def _over_cap(self, room: int = 0) -> list[_Warm]:
         """Spares beyond `warm_spares_total - room`, taken out of the pool, least recently used
@@ -657,6 +668,7 @@ class DockerBackend:
             spares = [w for ws in self._spares.values() for w in ws]
             self._spares.clear()
         self._refiller.shutdown(wait=True)
+        self._ledger.close()
         for warm in spares:
             warm.close()
             containers.remove(warm.cid)

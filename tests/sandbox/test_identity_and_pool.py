@@ -2,12 +2,15 @@
 
 Identity: `owner/name` from the remote, else the folder name with the root commit, so two
 clones whose folders share a name are two repositories unless they share their history.
-The warm-pool test (marked `docker`) runs one test on each of three tiny snapshots.
+The warm-pool tests (marked `docker`) run one test on each of three tiny snapshots, and on two
+snapshots in two Dask workers (the cap holds across the machine's processes).
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -130,3 +133,78 @@ def test_warm_pool_keeps_at_most_the_total_across_images_evicting_the_least_rece
         left = client.api.containers(all=True, filters={"label": f"sebgen.pid={os.getpid()}"})
         client.close()
     assert left == []
+
+
+def test_the_spare_ledger_counts_the_live_processes_of_the_machine(tmp_path):
+    from sandbox.warm_ledger import SpareLedger
+
+    ledger = SpareLedger(tmp_path, total=2)
+    (tmp_path / "1.count").write_text("1")  # pid 1 lives (init): its spare counts
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (tmp_path / f"{dead.pid}.count").write_text("5")  # a process that is gone holds nothing
+    assert ledger.held_by_others() == 1 and not (tmp_path / f"{dead.pid}.count").exists()
+    assert ledger.claim(held=0) is True  # 1 + 0 + 1 <= 2
+    assert ledger.claim(held=1) is False  # 1 + 1 + 1 > 2: the machine holds the cap
+    assert ledger.mine.read_text() == "1"
+    ledger.close()
+    assert not ledger.mine.exists()
+
+
+_WORKER_BACKEND: dict = {}
+
+
+def _worker_run(repo: str, sha: str, cache_dir: str) -> str:
+    """In a Dask worker: the farm's way, one backend per worker process, kept between units."""
+    from environment import make_sandbox
+
+    if "backend" not in _WORKER_BACKEND:
+        _WORKER_BACKEND["backend"] = make_sandbox(
+            "docker",
+            limits=Limits(timeout_s=60, memory_mb=256),
+            cache_dir=Path(cache_dir),
+            log=lambda m: None,
+            warm_spares_total=1,
+        )
+    run = _WORKER_BACKEND["backend"].run_tests(Path(repo), sha, [], ["tests/test_lib.py"])
+    return run.image if run.outcomes == {"tests/test_lib.py::test_f": "passed"} else f"failed: {run.note}"
+
+
+def _worker_idle() -> list[str]:
+    backend = _WORKER_BACKEND.get("backend")
+    return backend.inner.idle_spares() if backend is not None else []
+
+
+def _worker_close() -> None:
+    backend = _WORKER_BACKEND.pop("backend", None)
+    if backend is not None:
+        backend.close()
+
+
+@pytest.mark.docker
+def test_the_warm_pool_cap_holds_across_two_dask_workers(tmp_path):
+    require_docker()
+    from dask.distributed import Client, LocalCluster
+
+    repos = []
+    for number in range(2):  # two snapshots, two images: each worker keeps a spare of its own image
+        extra = {"setup.cfg": f"# ledger snapshot {number} {tmp_path.name}\n"}
+        repos.append(make_repo(tmp_path / f"r{number}", {"lib.py": LIB, "tests/test_lib.py": TEST, **extra}))
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    client = Client(cluster)
+    try:
+        workers = sorted(client.scheduler_info()["workers"])
+        images = []
+        for (repo, sha), worker in zip(repos, workers):  # one after the other: the first holds its spare
+            image = client.submit(_worker_run, str(repo), sha, str(tmp_path / "cache"), workers=[worker]).result()
+            assert not image.startswith("failed"), image
+            images.append(image)
+        idle = client.run(_worker_idle)
+        assert len(images) == 2 and images[0] != images[1]
+        # one cap (1) for the machine: without the ledger each worker would keep one (2 in all)
+        assert sum(len(cids) for cids in idle.values()) == 1, idle
+        assert idle[workers[0]] and not idle[workers[1]]
+    finally:
+        client.run(_worker_close)
+        client.close()
+        cluster.close()
