@@ -144,7 +144,7 @@ class SandboxConfig(Section):
     offline_base_image: str = "sebgen-base:bookworm"
     install: dict[str, RepoInstall] = Field(default_factory=dict)
     setup_attempts: int = Field(3, ge=1)  # environment builds/repairs per snapshot before giving up
-    warm_spares_total: int = Field(4, ge=0)  # idle started containers kept across all images (LRU eviction)
+    warm_spares_total: int = Field(4, ge=0)  # idle started containers kept across all images and processes (LRU)
 
 
 class ParallelConfig(Section):

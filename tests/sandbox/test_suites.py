@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from environment import make_sandbox
-from sandbox import Limits, SandboxError, check_functional, export_tree
+from sandbox import BuildError, Limits, SandboxError, check_functional, export_tree
 from sandbox.report import parse_report
 from sandbox.tree import submodule_shown
 
@@ -151,19 +151,43 @@ def test_a_missing_submodule_the_tests_read_rejects_the_commit_after_the_run_wit
     assert local.builds  # tried first: the commit was run, not refused on sight
 
 
-def test_a_commit_whose_tests_never_read_the_missing_submodule_is_validated_as_any_other(local, tmp_path):
-    top, _, _ = superproject(tmp_path)
+def without_submodule(tmp_path):
+    """(clone without vendor/data, a commit whose tests read it, a later one whose tests do not)."""
+    top, needs, _ = superproject(tmp_path)
     git(top, "rm", "-q", "tests/test_sub.py")
     test_add = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
     write(top, {"tests/conftest.py": "", "calc.py": CALC, "tests/test_calc.py": test_add})
     git(top, "add", "-A")
     git(top, "commit", "-q", "-m", "calc; the tests no longer read vendor/data (the gitlink stays)")
-    sha = git(top, "rev-parse", "HEAD")
+    free = git(top, "rev-parse", "HEAD")
     clone = tmp_path / "without"
     git(tmp_path, "clone", "-q", str(top), str(clone))
-    bug, gold = bug_and_gold(clone, sha, {"calc.py": CALC}, {"calc.py": CALC.replace("a + b", "a - b")})
-    result = check_functional(local, clone, sha, bug, gold, ["tests/test_calc.py"])
+    return clone, needs, free
+
+
+def check_submodule_try_first(backend, tmp_path):
+    clone, needs, free = without_submodule(tmp_path)
+    bug, gold = bug_and_gold(clone, free, {"calc.py": CALC}, {"calc.py": CALC.replace("a + b", "a - b")})
+    result = check_functional(backend, clone, free, bug, gold, ["tests/test_calc.py"])
     assert result.passed and result.fail_to_pass == ["tests/test_calc.py::test_add"], result
+    with pytest.raises(SandboxError, match="needs the submodule vendor/data at .*vendor/data/values.txt"):
+        backend.run_tests(clone, needs, [], ["tests/test_sub.py"])
+
+
+def test_a_commit_whose_tests_never_read_the_missing_submodule_is_validated_as_any_other(local, tmp_path):
+    check_submodule_try_first(local, tmp_path)
+
+
+def test_an_install_that_reads_the_missing_submodule_names_it(local, tmp_path):
+    clone, _, free = without_submodule(tmp_path)
+    setup_py = "from setuptools import setup\n\nsetup(name='calc', version=open('vendor/data/values.txt').read())\n"
+    write(clone, {"setup.py": setup_py})
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "-m", "the version comes from the vendored data")
+    sha = git(clone, "rev-parse", "HEAD")
+    with pytest.raises(SandboxError, match="needs the submodule vendor/data") as err:
+        local.run_tests(clone, sha, [], ["tests/test_calc.py"])
+    assert not isinstance(err.value, BuildError)  # no repair loop for what only the clone can fix
 
 
 def test_only_a_log_line_reading_or_importing_the_missing_submodule_names_it(tmp_path):
@@ -201,6 +225,11 @@ def docker(tmp_path_factory):
     )
     yield backend
     backend.close()
+
+
+@pytest.mark.docker
+def test_in_docker_a_commit_that_needs_no_missing_submodule_is_tried_and_one_that_does_says_so(docker, tmp_path):
+    check_submodule_try_first(docker, tmp_path)
 
 
 @pytest.mark.docker
