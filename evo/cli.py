@@ -467,6 +467,7 @@ def generate(
                 else f"none of the {len(result.rejected)} named commits can become a task "
                 f"(reasons above; written to {rejects_file})"
             )
+        files.finish()
         err.print(
             f"wrote {_count(len(result.kept), 'task')} to {out_file} and "
             f"{_count(len(result.rejected), 'rejected attempt')} to {rejects_file}",

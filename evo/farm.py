@@ -295,8 +295,8 @@ def failure_cause(row: dict) -> str:
         return f"not a candidate ({category})"
     if "no test ran" in reason:
         return "no test ran"
-    if re.search(r"skipped (in both states|with bug_patch applied)", reason):
-        return "tests skipped"
+    if re.search(r"skipped (in both states|with bug_patch applied)", reason) and "already pass" not in reason:
+        return "tests skipped"  # every test skipped; with others passing, the skips are rarely the cause
     if "fail in the gold state" in reason or "gold patch breaks" in reason:
         return "tests fail with the fix"
     if category in _FUNCTIONAL_CAUSES:

@@ -163,16 +163,17 @@ class OutcomeFiles:
     """Kept tasks appended to `out`, every other outcome to `rejects`, each line flushed and
     fsynced as its outcome is final: a stopped call keeps the work done. With `resume`, the files
     are continued and `done` holds the commits they already have (a rerun does not try them
-    again); without it they start empty."""
+    again); without it they start empty. Nothing is written before the first outcome (a call that
+    fails first leaves the files as they were); `finish` makes sure both exist."""
 
     def __init__(self, out: Path, rejects: Path, resume: bool = True):
         self.paths = (Path(out), Path(rejects))
+        self.resume = resume
         self.done: set[str] = set()
         self.kept_before = 0
-        for path in self.paths:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if not resume or not path.is_file():
-                path.write_text("", encoding="utf-8")
+        self._started = False
+        for path in self.paths if resume else ():
+            if not path.is_file():
                 continue
             kept = path == self.paths[0]
             for line in _whole_lines(path):
@@ -183,11 +184,22 @@ class OutcomeFiles:
                 self.kept_before += kept
 
     def write(self, outcome: Outcome) -> None:
+        self.finish()
         path, row = (self.paths[0], outcome.task.to_dict()) if outcome.kept else (self.paths[1], outcome.record())
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(row, sort_keys=True) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
+
+    def finish(self) -> None:
+        """Both files exist (emptied first when not resuming)."""
+        if self._started:
+            return
+        self._started = True
+        for path in self.paths:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not self.resume or not path.is_file():
+                path.write_text("", encoding="utf-8")
 
 
 def _whole_lines(path: Path) -> list[str]:

@@ -27,6 +27,7 @@ def rows(path) -> list[dict]:
 def test_outcome_files_append_each_outcome_and_a_rerun_knows_the_commits_done(tmp_path):
     out = tmp_path / "t.jsonl"
     files = OutcomeFiles(out, rejects_path(out))
+    assert not out.exists()  # nothing is written before the first outcome: a call failing first leaves no file
     kept = Task("x__y-1", "x/y", "a" * 40, "", "", "s", "", "BUG_FIX", "seed")
     files.write(Outcome("kept", kept.base_commit, task=kept))
     files.write(Outcome(REJECTED, "b" * 40, layer="mining", category="no_source_change", reason="tests only"))
@@ -38,7 +39,9 @@ def test_outcome_files_append_each_outcome_and_a_rerun_knows_the_commits_done(tm
     assert again.done == {"a" * 40, "b" * 40} and again.kept_before == 1
     assert out.read_text().endswith("}\n")  # the cut line is gone: the next append starts a whole line
     fresh = OutcomeFiles(out, rejects_path(out), resume=False)
-    assert fresh.done == set() and out.read_text() == "" and rejects_path(out).read_text() == ""
+    assert fresh.done == set() and out.read_text().endswith("}\n")  # emptied only when its run writes
+    fresh.finish()
+    assert out.read_text() == "" and rejects_path(out).read_text() == ""
 
 
 def test_a_line_that_is_not_json_is_one_clear_error_and_the_file_is_kept(tmp_path):
