@@ -450,6 +450,58 @@ def _contemporary_fix(log: str, recipe: InstallRecipe, tree_names: set[str], sna
     )
 
 
+# a test failing on a third-party API: a function called with its older signature, or a name
+# its module no longer has
+_API_CALL = re.compile(
+    r"^E\s+TypeError: (?P<func>\w+)\(\) (?:takes \d+|got an unexpected keyword argument|missing \d+ required)", re.M
+)
+_API_NAME = re.compile(
+    r"^E\s+(?:AttributeError: module '(?P<a>[\w.]+)' has no attribute|"
+    r"ImportError: cannot import name '\w+' from '(?P<b>[\w.]+)')",
+    re.M,
+)
+
+
+def api_modules(log: str, test_sources: str) -> list[str]:
+    """The modules whose API the failures of `log` blame: named by the error, or (a function's
+    signature) the module the tests import that function from."""
+    modules = [m.group("a") or m.group("b") for m in _API_NAME.finditer(log)]
+    for m in _API_CALL.finditer(log):
+        imported = re.search(rf"^\s*from ([\w.]+) import [^\n]*\b{m.group('func')}\b", test_sources, re.M)
+        if imported:
+            modules.append(imported.group(1))
+    return list(dict.fromkeys(modules))
+
+
+def outdated_dependency(
+    log: str, test_sources: str, recipe: InstallRecipe, tree_names: set[str], snapshot: Snapshot
+) -> Fix | None:
+    """Tests failing on the API of a package newer than the commit (typeguard 4's check_type(value,
+    type) under a 2021 suite that calls check_type(name, value, type)) -> that package at the
+    release contemporary with the commit. Only when the environment's version is known and newer
+    than that release: otherwise the pin changes nothing."""
+    for module in api_modules(log, test_sources):
+        top = module.split(".")[0]
+        if top in tree_names or top in getattr(sys, "stdlib_module_names", ()) or top in _RUNNER:
+            continue
+        dist = _package_for(top)
+        installed, version = snapshot.installed.get(normalize(dist)), snapshot.version_of(dist)
+        try:
+            newer = bool(installed and version) and Version(installed) > Version(version)
+        except InvalidVersion:
+            newer = False
+        pin = f"{dist}=={version}"
+        if newer and pin not in recipe.packages:
+            when = snapshot.date.date().isoformat() if snapshot.date else "the suite's pins"
+            return Fix(
+                f"the tests fail on the API of {dist} {installed}, newer than the commit: install {pin}, "
+                f"the release of {when}",
+                packages=[pin],
+                rule="contemporary-dependency",
+            )
+    return None
+
+
 # a skip reason naming a missing module: importorskip's "could not import 'numpy': No module named
 # 'numpy'", or a suite's own "numpy is not installed" / "requires numpy"
 _SKIPPED_FOR = re.compile(

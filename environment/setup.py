@@ -32,6 +32,7 @@ from sandbox import (
     TestRun,
     install_commands,
     make_backend,
+    read_file_at,
     repo_name,
     resolve_commit,
 )
@@ -39,7 +40,16 @@ from sandbox import (
 from .detect import extras_at, suite_requirements
 from .languages import JAVASCRIPT, PYTHON, languages_of
 from .recipes import RecipeBook
-from .repair import Fix, advice_prompt, diagnose, install_failure, missing_extra, parse_advice
+from .repair import (
+    Fix,
+    advice_prompt,
+    api_modules,
+    diagnose,
+    install_failure,
+    missing_extra,
+    outdated_dependency,
+    parse_advice,
+)
 from .versions import Index, Snapshot, commit_date, installed_versions, suite_pins
 
 # a model call: prompt in, parsed JSON object out (wired by the caller, who owns the client)
@@ -55,7 +65,7 @@ class SetupError(SandboxError):
 
 @dataclass
 class Attempt:
-    stage: str  # "build", "collection" or "skip" (tests skipped for a missing extra)
+    stage: str  # "build", "collection", "skip" (tests skipped for a missing extra) or "tests" (an API gone)
     ok: bool
     fix: str = ""  # the change made after this attempt
     rule: str = ""
@@ -287,6 +297,22 @@ class SetupBackend:
             attempt.stage = "skip"
         return self._changing(fix, repo, commit, attempt)
 
+    def _dependency_fix(self, repo: Path, commit: str, run: TestRun, attempt: Attempt) -> Fix | None:
+        """A package at the commit's release when failing tests blame an API it no longer has."""
+        files = sorted({t.split("::")[0] for t, outcome in run.outcomes.items() if outcome == "failed"})
+        sources = "\n".join((read_file_at(repo, commit, f) or b"").decode(errors="replace") for f in files)
+        # the report's evidence of each failure, in pytest's words: a long log's tail may have lost them
+        errors = [f"E   {f.get('type')}: {f.get('message')}" for f in run.failures.values() if f.get("type")]
+        log = "\n".join([run.log_tail, *errors])
+        if not api_modules(log, sources):  # the common case (a bug's failures): no index lookup
+            return None
+        recipe = self.recipe(repo, commit)
+        names = set(tree_module_names(str(Path(repo).resolve()), commit))
+        fix = outdated_dependency(log, sources, recipe, names, self._snapshot(repo, commit, recipe))
+        if fix is not None:
+            attempt.stage = "tests"
+        return self._changing(fix, repo, commit, attempt)
+
     # -- the backend protocol ---------------------------------------------------------------
     def environment_id(self, repo: Path, commit: str) -> str:
         if self.is_javascript(repo, commit):
@@ -323,6 +349,8 @@ class SetupBackend:
                 fix = self._collection_fix(repo, commit, run, attempt, patches) if number < self.attempts else None
                 if fix is None and number < self.attempts and "skipped" in run.outcomes.values():
                     fix = self._extra_fix(repo, commit, run, attempt)
+                if fix is None and number < self.attempts and "failed" in run.outcomes.values():
+                    fix = self._dependency_fix(repo, commit, run, attempt)
                 record = self._record(repo, commit)
                 if fix is None:
                     if attempt.note:  # a repair was proposed and refused: the record says why

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from environment import detect_recipe, diagnose, make_sandbox
+from environment.repair import api_modules, outdated_dependency
 from environment.versions import Release, Snapshot, contemporary, parse_releases, suite_pins
 from sandbox import InstallRecipe, Limits
 
@@ -257,6 +258,65 @@ def test_a_nose_era_suite_runs_once_repaired_its_setup_functions_called(tmp_path
         "tests/test_calc.py::TestOld::test_x": "passed",
     }, run.log_tail
     assert [f["rule"] for f in setup["attempts"] if f["rule"]] == ["nose-era-suite"]
+
+
+# tenacity 2214708c (2021-01-29) under typeguard 4.6.1: its test calls check_type(name, value, type)
+TYPEGUARD_FAILURE = "E   TypeError: check_type() takes 2 positional arguments but 3 were given"
+TENACITY_TEST = "    def test_retry_type_annotations(self):\n        from typeguard import check_type\n"
+
+
+def test_a_test_failing_on_the_api_of_a_newer_package_gets_the_release_of_the_commit():
+    then = Snapshot(None, pins={"typeguard": "==2.10.0"}, installed={"typeguard": "4.6.1"})
+    fix = outdated_dependency(TYPEGUARD_FAILURE, TENACITY_TEST, InstallRecipe(), {"tenacity"}, then)
+    assert fix is not None and fix.rule == "contemporary-dependency" and fix.packages == ["typeguard==2.10.0"]
+    assert "typeguard 4.6.1" in fix.reason
+    # checked against the environment: the release of the commit already there, or no word on it
+    same = Snapshot(None, pins={"typeguard": "==2.10.0"}, installed={"typeguard": "2.10.0"})
+    assert outdated_dependency(TYPEGUARD_FAILURE, TENACITY_TEST, InstallRecipe(), set(), same) is None
+    unknown = Snapshot(None, pins={"typeguard": "==2.10.0"})
+    assert outdated_dependency(TYPEGUARD_FAILURE, TENACITY_TEST, InstallRecipe(), set(), unknown) is None
+    # the project's own function, or a failure that names no import of the tests: the code's own problem
+    assert outdated_dependency(TYPEGUARD_FAILURE, TENACITY_TEST, InstallRecipe(), {"typeguard"}, then) is None
+    assert outdated_dependency(TYPEGUARD_FAILURE, "import typeguard\n", InstallRecipe(), set(), then) is None
+    # already pinned: no loop
+    pinned = InstallRecipe(packages=("typeguard==2.10.0",))
+    assert outdated_dependency(TYPEGUARD_FAILURE, TENACITY_TEST, pinned, set(), then) is None
+    gone = "E   AttributeError: module 'attr.validators' has no attribute 'old_name'"
+    assert api_modules(gone, "") == ["attr.validators"]
+
+
+TYPED_TEST = """\
+import unittest
+
+
+class TestTyping(unittest.TestCase):
+    def test_check_type(self):
+        from typeguard import check_type
+
+        check_type("value", 1, int)  # typeguard 2's signature; 3 and later take (value, type)
+"""
+
+
+@pytest.mark.slow
+def test_the_repair_loop_pins_a_test_dependency_to_the_release_of_the_commit(tmp_path):
+    """For real, with the package index: the newest typeguard fails the 2021 suite, typeguard
+    of January 2021 passes it."""
+    repo, sha = commit_files(
+        tmp_path / "typed",
+        {"lib.py": "X = 1\n", "tests/requirements.txt": "typeguard\n", "tests/test_typed.py": TYPED_TEST},
+        when="2021-01-29T12:00:00+00:00",
+    )
+    backend = make_sandbox(
+        "local", limits=Limits(timeout_s=300), cache_dir=tmp_path / "cache", log=lambda m: None, setup_attempts=3
+    )
+    try:
+        run = backend.run_tests(repo, sha, [], ["tests/test_typed.py"])
+        setup = backend.environment_setup(repo, sha)
+    finally:
+        backend.close()
+    assert run.outcomes == {"tests/test_typed.py::TestTyping::test_check_type": "passed"}, run.log_tail
+    assert [a["rule"] for a in setup["attempts"] if a["rule"]] == ["contemporary-dependency"]
+    assert any(p.startswith("typeguard==2.") for p in setup["recipe"]["packages"]), setup["recipe"]
 
 
 # -- for real, in Docker --------------------------------------------------------------------
