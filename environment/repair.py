@@ -11,7 +11,8 @@ imports) -> the runner's own requirement installed after it, or that source drop
 pytest plugin whose code the failure's traceback ends in (an internal error, a usage error, an
 error at collection or setup) -> that plugin and pytest at the releases contemporary with the
 commit, within the suite's own pins (`environment.versions`); a failing optional dependency
-source -> drop it). When no rule applies and a model is
+source -> drop it; tests of the commit failing on the API of a package newer than the commit ->
+that package at the commit's release, `outdated_dependency`). When no rule applies and a model is
 configured, `advice_prompt` / `parse_advice` turn the log into a question and the answer into
 the same kind of change.
 """

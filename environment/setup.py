@@ -6,8 +6,9 @@ the wrapper builds the environment (`backend.prepare`); when the build fails, or
 collect the suite for a reason of the environment (a missing third-party module, an unknown
 pytest option, ...), it reads the log, changes the repo's override in the book by rule (or by
 asking a model, when one is given), and tries again, at most `attempts` times; tests skipped
-because a module is missing that an extra of the project provides get that extra, and run
-again. A repair that would leave what gets installed as it is is not retried. What worked is
+because a module is missing that an extra of the project provides get that extra, and tests
+failing on the API of a package newer than the commit get the package's release of the
+commit's day; both run again. A repair that would leave what gets installed as it is is not retried. What worked is
 kept by the book for later runs; each snapshot's attempts are reported by
 `environment_setup(repo, commit)`. `make_sandbox` wires the three together.
 """
