@@ -179,6 +179,10 @@ def test_a_commit_whose_tests_never_read_the_missing_submodule_is_validated_as_a
 
 
 def test_an_install_that_reads_the_missing_submodule_names_it(local, tmp_path):
+    check_install_reads_missing_submodule(local, tmp_path)
+
+
+def check_install_reads_missing_submodule(backend, tmp_path):
     clone, _, free = without_submodule(tmp_path)
     setup_py = "from setuptools import setup\n\nsetup(name='calc', version=open('vendor/data/values.txt').read())\n"
     write(clone, {"setup.py": setup_py})
@@ -186,7 +190,7 @@ def test_an_install_that_reads_the_missing_submodule_names_it(local, tmp_path):
     git(clone, "commit", "-q", "-m", "the version comes from the vendored data")
     sha = git(clone, "rev-parse", "HEAD")
     with pytest.raises(SandboxError, match="needs the submodule vendor/data") as err:
-        local.run_tests(clone, sha, [], ["tests/test_calc.py"])
+        backend.run_tests(clone, sha, [], ["tests/test_calc.py"])
     assert not isinstance(err.value, BuildError)  # no repair loop for what only the clone can fix
 
 
@@ -230,6 +234,11 @@ def docker(tmp_path_factory):
 @pytest.mark.docker
 def test_in_docker_a_commit_that_needs_no_missing_submodule_is_tried_and_one_that_does_says_so(docker, tmp_path):
     check_submodule_try_first(docker, tmp_path)
+
+
+@pytest.mark.docker
+def test_in_docker_an_image_build_that_reads_the_missing_submodule_names_it(docker, tmp_path):
+    check_install_reads_missing_submodule(docker, tmp_path)
 
 
 @pytest.mark.docker
