@@ -87,6 +87,25 @@ def detect_js_recipe(repo: Path, commit: str) -> JsRecipe:
     return _detect_cached(str(Path(repo).resolve()), _full_sha(repo, commit))
 
 
+def build_script_steps(repo: Path, commit: str) -> list[str]:
+    """The commands that build `commit`'s package (for a test that imports a built file the
+    detection did not foresee): the first script of BUILD_SCRIPTS that compiles, else a `build`
+    or `compile` script, else `tsc` for a TypeScript project; [] when nothing builds."""
+    snapshot = _Snapshot(Path(repo), _full_sha(repo, commit))
+    manager, version, berry, _ = snapshot.package_manager(snapshot.node())
+    run = snapshot.run_prefix(manager, version, berry)
+    for name in BUILD_SCRIPTS:
+        steps = snapshot.compile_commands(name, run)
+        if steps:
+            return steps
+    for name in ("build", "compile"):
+        if name in snapshot.scripts:
+            return [f"{run} {name}"]
+    if "tsconfig.json" in snapshot.file_set and "typescript" in snapshot.dependencies:
+        return ["tsc"]
+    return []
+
+
 @functools.lru_cache(maxsize=256)
 def _detect_cached(repo: str, sha: str) -> JsRecipe:
     return _Snapshot(Path(repo), sha).recipe()

@@ -1,0 +1,333 @@
+"""Reading a failed JavaScript/TypeScript install or test run and deciding the recipe change that
+fixes it: the same `Fix` as Python's rules (`repair.py`), applied to a `JsRecipe` by `with_override`.
+
+Rules, each on what npm, pnpm, yarn and Node themselves print:
+
+- **registry-gone**: a dev dependency's pinned tarball is gone (404) -> drop it from package.json;
+- **no-such-version**: a pinned version the registry never published (npm `ETARGET`, pnpm
+  `ERR_PNPM_NO_MATCHING_VERSION`, yarn "Couldn't find any versions") -> the nearest published one;
+- **peer-conflict**: npm `ERESOLVE` -> `legacy-peer-deps`; pnpm `ERR_PNPM_PEER_DEP_ISSUES` ->
+  `strict-peer-dependencies=false` (yarn only warns);
+- **node-engine**: a package's `engines.node` refuses this Node (npm `EBADENGINE` as an error,
+  pnpm `ERR_PNPM_UNSUPPORTED_ENGINE`, yarn "The engine \"node\" is incompatible") -> the Node line
+  the range asks for; **node-too-old** (`ERR_REQUIRE_ESM`, `node: bad option`, a syntax error on
+  newer syntax) -> the next LTS line; **node-too-new** (OpenSSL 3's `ERR_OSSL_EVP_UNSUPPORTED` in an
+  old webpack) -> the LTS line before it;
+- **lockfile-drift**: a frozen install refusing a lockfile that package.json no longer matches
+  (`npm ci`'s "in sync", `ERR_PNPM_OUTDATED_LOCKFILE`, yarn's `--frozen-lockfile`, berry's YN0028)
+  -> the non-frozen install;
+- **missing-build**: a test imports a file of a folder the tree does not hold (`dist/`, `lib/`)
+  and a package.json script builds -> run that script before the tests.
+
+A rule fires only when its change alters the recipe ("a repair that changes nothing is not a
+repair"); the version a `no-such-version` fix picks comes from the registry's list
+(`published_versions`).
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import shlex
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import date
+
+from sandbox import JsRecipe, host_ca_bundle
+
+from .js_detect import NODE_LINES, satisfies
+from .repair import Fix
+
+FROZEN_SWITCHES = (" --frozen-lockfile", " --immutable")
+UNFROZEN = "frozen-lockfile"  # the `drop` entry that turns the frozen install into the plain one
+DEV_DEPENDENCY = "devDependencies:"  # `drop` entries: a dev dependency taken out of package.json
+DEPENDENCY_KEYS = ("devDependencies", "dependencies", "optionalDependencies")
+# where a package manager takes a version for a package that no field of package.json names
+OVERRIDE_FIELD = {"npm": ("overrides",), "pnpm": ("pnpm", "overrides"), "yarn": ("resolutions",)}
+NEWEST_LTS = max(m for m in NODE_LINES if m % 2 == 0 and m < NODE_LINES[-1])  # 24 of 16..26
+
+# npm, pnpm and yarn name a tarball the registry no longer serves: `404 Not Found - GET
+# https://registry.npmjs.org/top-sites/-/top-sites-1.1.225.tgz`
+_GONE_TARBALL = re.compile(r"404[^\n]*?/((?:@[^/\s]+/)?[^/\s]+)/-/[^/\s]+\.tgz")
+_NO_VERSION = re.compile(
+    r"No matching version found for (?P<a>(?:@[^/\s]+/)?[^@\s]+)@(?P<aspec>[^\s]+?)\.?$|"
+    r"Couldn't find any versions for \"(?P<b>[^\"]+)\" that matches \"(?P<bspec>[^\"]+)\"",
+    re.M,
+)
+_NPM_PEER = re.compile(r"\bERESOLVE\b (?:unable to resolve dependency tree|could not resolve)")
+_PNPM_PEER = re.compile(r"ERR_PNPM_PEER_DEP_ISSUES")
+# the range an engines.node refused this Node with: npm's `notsup Required: {"node":">=22"}` (an
+# error only: npm's warn EBADENGINE installs anyway), yarn's `Expected version ">=22.12.0". Got`,
+# pnpm's `Expected version: >=22.12.0`
+_ENGINE_RANGE = re.compile(
+    r"npm (?:error|ERR!) notsup Required: \{[^}\n]*\"node\":\"(?P<npm>[^\"]+)\"|"
+    r"error \S+: The engine \"node\" is incompatible with this module\. Expected version \"(?P<yarn>[^\"]+)\"|"
+    r"^Expected version: (?P<pnpm>.+)$",
+    re.M,
+)
+_PNPM_ENGINE = re.compile(r"ERR_PNPM_UNSUPPORTED_ENGINE")
+_NODE_TOO_OLD = re.compile(
+    r"\bERR_REQUIRE_ESM\b|^node: bad option: \S+|"
+    r"SyntaxError: Unexpected token '(?:\?\?=?|\?\.|\|\|=|&&=|#\w*)'|SyntaxError: Invalid regular expression flags",
+    re.M,
+)
+_NODE_TOO_NEW = re.compile(r"ERR_OSSL_EVP_UNSUPPORTED|digital envelope routines::unsupported")
+_DRIFT = re.compile(
+    r"`npm ci` can only install packages when your package\.json and package-lock\.json|"
+    r"ERR_PNPM_OUTDATED_LOCKFILE|Your lockfile needs to be updated, but yarn was run with `--frozen-lockfile`|"
+    r"YN0028: .*lockfile would have been modified"
+)
+# a module a test could not load: `Cannot find module '../dist/index.js'` (CommonJS) or
+# `Cannot find module '/work/tree/dist/index.js' imported from ...` (ESM)
+_MISSING_MODULE = re.compile(r"Cannot find module '(?P<path>\.{1,2}/[^']+|/[^']+)'(?: imported from (?P<by>\S+))?")
+_REQUIRE_STACK = re.compile(r"Require stack:\s*\n[#\s]*- (?P<by>\S+)")
+
+
+def published_versions(name: str) -> list[str]:
+    """The versions the npm registry lists for `name` (its abbreviated packument); [] when it
+    cannot be reached."""
+    import os
+    import ssl
+
+    registry = (os.environ.get("npm_config_registry") or "https://registry.npmjs.org").rstrip("/")
+    url = f"{registry}/{urllib.parse.quote(name, safe='@')}"
+    context = ssl.create_default_context()
+    bundle = host_ca_bundle()
+    if bundle:
+        context.load_verify_locations(cadata=bundle.decode("ascii", errors="ignore"))
+    request = urllib.request.Request(url, headers={"Accept": "application/vnd.npm.install-v1+json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60, context=context) as response:
+            return list(json.loads(response.read()).get("versions") or {})
+    except (OSError, ValueError):
+        return []
+
+
+def _semver(text: str) -> tuple[int, int, int] | None:
+    match = re.match(r"^[\^~=v>< ]*(\d+)(?:\.(\d+))?(?:\.(\d+))?$", text.strip())
+    return tuple(int(g or 0) for g in match.groups()) if match else None  # type: ignore[return-value]
+
+
+def nearest_version(wanted: str, versions: Sequence[str]) -> str:
+    """The published release nearest to `wanted` ("7.0.99", "^2.4.9"): the newest at or below it in
+    its major, else the oldest above it in its major, else the newest below it, else the oldest;
+    "" when nothing is published (prereleases count only when nothing else is)."""
+    releases = sorted((v, text) for text in versions if re.fullmatch(r"\d+\.\d+\.\d+", text) for v in [_semver(text)])
+    target = _semver(wanted)
+    if not releases or target is None:
+        return ""
+    same = [r for r in releases if r[0][0] == target[0]]
+    below = [r for r in same if r[0] <= target] or [r for r in releases if r[0] <= target]
+    if below:
+        return below[-1][1]
+    above = [r for r in same if r[0] > target]
+    return (above or releases)[0][1]
+
+
+def diagnose_js(
+    log: str,
+    recipe: JsRecipe,
+    package: dict,
+    stage: str,
+    day: date,
+    tree_files: set[str] = frozenset(),
+    tree_root: str = "/work/tree",
+    build_steps: Callable[[], list[str]] = lambda: [],
+    versions_of: Callable[[str], list[str]] = published_versions,
+) -> Fix | None:
+    """The rule-based fix for a failed `stage` ("build": the install; "collection": a test run)
+    of a snapshot with `package` (its package.json) and `tree_files` (checked out at `tree_root` in
+    the run), or None. `build_steps` gives
+    the commands that build the package (asked only when a test misses a built file);
+    `versions_of` lists a package's published versions."""
+    if stage == "build":
+        fix = _install_fix(log, recipe, package, versions_of)
+        if fix is not None:
+            return fix
+    node = _node_fix(log, recipe, day)
+    if node is not None:
+        return node
+    if stage == "collection":
+        return _missing_build_fix(log, recipe, tree_files, tree_root, build_steps)
+    return None
+
+
+def _install_fix(log: str, recipe: JsRecipe, package: dict, versions_of: Callable[[str], list[str]]) -> Fix | None:
+    dev = set(package.get("devDependencies") or {})
+    gone = sorted({name for name in _GONE_TARBALL.findall(log) if name in dev})
+    if gone:
+        return Fix(
+            f"dropped the dev dependency {', '.join(gone)}: the registry no longer has its pinned tarball (404)",
+            drop=[f"{DEV_DEPENDENCY}{name}" for name in gone],
+            rule="registry-gone",
+        )
+    missing = _NO_VERSION.search(log)
+    if missing:
+        name, spec = missing.group("a") or missing.group("b"), missing.group("aspec") or missing.group("bspec")
+        version = nearest_version(spec, versions_of(name))
+        if version and version != spec:
+            return Fix(
+                f"{name}@{spec} was never published: take {version}, the nearest published release",
+                packages=[f"{name}@{version}"],
+                rule="no-such-version",
+            )
+    if recipe.package_manager == "npm" and _NPM_PEER.search(log):
+        return Fix(
+            "npm refuses the peer dependencies (ERESOLVE): install with legacy-peer-deps, as npm 6 did",
+            env={"npm_config_legacy_peer_deps": "true"},
+            rule="peer-conflict",
+        )
+    if recipe.package_manager == "pnpm" and _PNPM_PEER.search(log):
+        return Fix(
+            "pnpm refuses unmet peer dependencies (strict-peer-dependencies): install without that check",
+            env={"npm_config_strict_peer_dependencies": "false"},
+            rule="peer-conflict",
+        )
+    frozen = any(s in recipe.install for s in FROZEN_SWITCHES) or re.search(r"\bnpm(@\S+)? ci\b", recipe.install)
+    if frozen and _DRIFT.search(log):
+        return Fix(
+            "the lockfile no longer matches package.json and the frozen install refuses it: "
+            "install without freezing the lockfile (versions the lockfile does not pin are resolved anew)",
+            drop=[UNFROZEN],
+            rule="lockfile-drift",
+        )
+    return None
+
+
+def nearest_node_line(wanted: str, current: int) -> int | None:
+    """The Node line nearest to `current` whose newest release satisfies `wanted` (an engines.node
+    range), LTS lines first: the next one up when `current` is too old, the next one down when it
+    is too new; None when no line does. Raises ValueError when the range does not parse."""
+    fits = [m for m in NODE_LINES if satisfies(wanted, (m, 10**6, 10**6))]
+    for lines in ([m for m in fits if m % 2 == 0], fits):
+        above, below = [m for m in lines if m > current], [m for m in lines if m < current]
+        if current in lines or above or below:
+            return current if current in lines else min(above) if above else max(below)
+    return None
+
+
+def _node_fix(log: str, recipe: JsRecipe, day: date) -> Fix | None:
+    current = int(recipe.node)
+    for m in _ENGINE_RANGE.finditer(log):
+        wanted = (m.group("npm") or m.group("yarn") or m.group("pnpm") or "").strip()
+        if m.group("pnpm") and not _PNPM_ENGINE.search(log):
+            continue
+        try:
+            line = nearest_node_line(wanted, current)
+        except ValueError:
+            continue
+        if line is not None and line != current:
+            return Fix(
+                f"a package's engines.node {wanted!r} refuses Node {current}: install Node {line}",
+                node=str(line),
+                rule="node-engine",
+            )
+    old = _NODE_TOO_OLD.search(log)
+    if old and current < NEWEST_LTS:
+        newer = next(m for m in NODE_LINES if m > current and m % 2 == 0)
+        return Fix(
+            f"Node {current} is too old for the code ({old.group(0).strip()}): install Node {newer}",
+            node=str(newer),
+            rule="node-too-old",
+        )
+    new = _NODE_TOO_NEW.search(log)
+    if new and current > NODE_LINES[0]:
+        older = max(m for m in NODE_LINES if m < current and m % 2 == 0)
+        return Fix(
+            f"Node {current} is too new for the code ({new.group(0).strip()}): install Node {older}",
+            node=str(older),
+            rule="node-too-new",
+        )
+    return None
+
+
+def _missing_build_fix(
+    log: str, recipe: JsRecipe, tree_files: set[str], tree_root: str, build_steps: Callable[[], list[str]]
+) -> Fix | None:
+    """A test imports a file of a folder the tree does not hold -> the package's build."""
+    top = {f.split("/")[0] for f in tree_files}
+    for m in _MISSING_MODULE.finditer(log):
+        path = m.group("path")
+        if path.startswith("."):
+            stack = _REQUIRE_STACK.search(log, m.end())
+            by = m.group("by") or (stack.group("by") if stack else "")
+            if not by:
+                continue
+            path = posixpath.normpath(posixpath.join(posixpath.dirname(by), path))
+        relative = _in_tree(path, tree_root)
+        if not relative or relative.split("/")[0] in top or relative.startswith("node_modules/"):
+            continue
+        steps = [s for s in build_steps() if s not in recipe.build]
+        if steps:
+            return Fix(
+                f"the tests import {relative}, which the tree does not hold: run {'; '.join(steps)} first",
+                build=steps,
+                rule="missing-build",
+            )
+        return None
+    return None
+
+
+def _in_tree(path: str, root: str) -> str:
+    """`path` relative to the run's tree (`/work/tree/dist/x.js` -> `dist/x.js`), or ''."""
+    path, root = path.removeprefix("file://"), root.rstrip("/") + "/"
+    return path[len(root) :] if path.startswith(root) else ""
+
+
+def with_override(recipe: JsRecipe, override: dict, package: dict, reasons: Sequence[str] = ()) -> JsRecipe:
+    """`recipe` with a learned override applied: another Node, package.json edits (dropped dev
+    dependencies, versions set) before the install, the frozen install made plain (which any
+    package.json edit needs), install env, build steps; `reasons` join its sources."""
+    if not override:
+        return recipe
+    edits: list[list] = []  # [key path, value or None to delete]
+    for entry in override.get("drop") or []:
+        if entry.startswith(DEV_DEPENDENCY):
+            edits.append([["devDependencies", entry[len(DEV_DEPENDENCY) :]], None])
+    for spec in override.get("packages") or []:
+        name, _, version = spec.rpartition("@")
+        field = next((k for k in DEPENDENCY_KEYS if name in (package.get(k) or {})), None)
+        path = [field] if field else list(OVERRIDE_FIELD.get(recipe.package_manager, ("overrides",)))
+        edits.append([[*path, name], version])
+    install = recipe.install
+    if edits or UNFROZEN in (override.get("drop") or []):
+        install = _unfrozen(install, recipe)
+    if edits:
+        install = f"node -e {shlex.quote(_EDIT_SCRIPT)} {shlex.quote(json.dumps(edits))} && {install}"
+    env = dict(recipe.env)
+    env.update({str(k): str(v) for k, v in (override.get("env") or {}).items()})
+    build = tuple(dict.fromkeys([*recipe.build, *(override.get("build") or [])]))
+    return replace(
+        recipe,
+        node=str(override.get("node") or recipe.node),
+        install=install,
+        env=tuple(sorted(env.items())),
+        build=build,
+        sources=(*recipe.sources, *(f"repair: {r}" for r in reasons)),
+    )
+
+
+# edits package.json in place: argv[1] is a JSON list of [key path, value (null: delete)]
+_EDIT_SCRIPT = (
+    'const fs=require("fs"),p=JSON.parse(fs.readFileSync("package.json","utf8"));'
+    "for(const[path,v]of JSON.parse(process.argv[1])){let o=p;"
+    "for(const k of path.slice(0,-1))o=o[k]=o[k]&&typeof o[k]==='object'?o[k]:{};"
+    "const last=path[path.length-1];if(v===null)delete o[last];else o[last]=v}"
+    'fs.writeFileSync("package.json",JSON.stringify(p,null,2)+"\\n")'
+)
+
+
+def _unfrozen(install: str, recipe: JsRecipe) -> str:
+    """The install without freezing the lockfile: `npm ci` -> `npm install`; pnpm and yarn berry
+    freeze by default under CI, so they get the explicit opposite switch."""
+    for switch in FROZEN_SWITCHES:
+        install = install.replace(switch, "")
+    install = re.sub(r"\bnpm(@\S+)? ci\b", r"npm\1 install", install)
+    if recipe.package_manager == "pnpm" and "--no-frozen-lockfile" not in install:
+        install = re.sub(r"\binstall\b", "install --no-frozen-lockfile", install, count=1)
+    elif recipe.yarn_berry and "--no-immutable" not in install:
+        install = re.sub(r"\binstall\b", "install --no-immutable", install, count=1)
+    return install
