@@ -47,6 +47,8 @@ DEV_DEPENDENCY = "devDependencies:"  # `drop` entries: a dev dependency taken ou
 DEPENDENCY_KEYS = ("devDependencies", "dependencies", "optionalDependencies")
 # where a package manager takes a version for a package that no field of package.json names
 OVERRIDE_FIELD = {"npm": ("overrides",), "pnpm": ("pnpm", "overrides"), "yarn": ("resolutions",)}
+# folders a build writes by convention (a test importing one the tree lacks wants the build)
+OUTPUT_FOLDERS = frozenset({"dist", "lib", "build", "out", "es", "esm", "cjs", "types", "compiled"})
 NEWEST_LTS = max(m for m in NODE_LINES if m % 2 == 0 and m < NODE_LINES[-1])  # 24 of 16..26
 
 # npm, pnpm and yarn name a tarball the registry no longer serves: `404 Not Found - GET
@@ -151,7 +153,7 @@ def diagnose_js(
     if node is not None:
         return node
     if stage == "collection":
-        return _missing_build_fix(log, recipe, tree_files, tree_root, build_steps)
+        return _missing_build_fix(log, recipe, package, tree_files, tree_root, build_steps)
     return None
 
 
@@ -245,10 +247,17 @@ def _node_fix(log: str, recipe: JsRecipe, day: date) -> Fix | None:
 
 
 def _missing_build_fix(
-    log: str, recipe: JsRecipe, tree_files: set[str], tree_root: str, build_steps: Callable[[], list[str]]
+    log: str,
+    recipe: JsRecipe,
+    package: dict,
+    tree_files: set[str],
+    tree_root: str,
+    build_steps: Callable[[], list[str]],
 ) -> Fix | None:
-    """A test imports a file of a folder the tree does not hold -> the package's build."""
+    """A test imports a file of an output folder the tree does not hold (a conventional one, or
+    one package.json's entry points name) -> the package's build."""
     top = {f.split("/")[0] for f in tree_files}
+    entries = json.dumps([package.get(k) for k in ("main", "module", "exports", "types", "typings", "bin", "files")])
     for m in _MISSING_MODULE.finditer(log):
         path = m.group("path")
         if path.startswith("."):
@@ -258,7 +267,12 @@ def _missing_build_fix(
                 continue
             path = posixpath.normpath(posixpath.join(posixpath.dirname(by), path))
         relative = _in_tree(path, tree_root)
-        if not relative or relative.split("/")[0] in top or relative.startswith("node_modules/"):
+        folder = relative.split("/")[0] if "/" in relative else ""
+        if (
+            not folder
+            or folder in top
+            or not (folder in OUTPUT_FOLDERS or re.search(rf'"(?:\./)?{re.escape(folder)}/', entries))
+        ):
             continue
         steps = [s for s in build_steps() if s not in recipe.build]
         if steps:

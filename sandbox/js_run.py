@@ -171,12 +171,14 @@ def js_test_run(
         return lost(f"the {recipe.runner} run (exit code {runner_exit}) reported no tests")
     if canary is not None and 0 < runner_exit < 255:
         runner_exit -= 1  # mocha exits with its failure count (at most 255): the must-fail canary is one
+    # why a file did not load joins the log: what the environment's repair rules read (a missing build)
+    loads = "".join(f"\nsebgen: {file} did not load: {why}" for file, why in sorted(report.load_errors.items()))
     return TestRun(
         outcomes=outcomes,
         exit_code=runner_exit,
         timed_out=False,
         duration_s=duration_s,
-        log_tail=log,
+        log_tail=tail(log + loads) if loads else log,
         image=image,
         collect_errors=sorted(report.load_errors),
         failures={tid: evidence.to_dict() for tid, evidence in report.failures.items()},

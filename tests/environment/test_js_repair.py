@@ -126,6 +126,12 @@ def test_a_module_missing_from_a_folder_the_tree_holds_is_not_a_missing_build():
     )
     fix = diagnose_js(esm, NPM, {}, "collection", DAY, {"src/index.ts"}, build_steps=lambda: ["npm run compile"])
     assert fix.build == ["npm run compile"] and "lib/index.mjs" in fix.reason
+    # a folder no build writes (a fixture the patch adds) is the code's business; one main names is a build's
+    other = esm.replace("/lib/", "/fixtures/")
+    assert diagnose_js(other, NPM, {}, "collection", DAY, {"src/a.ts"}, build_steps=lambda: ["tsc"]) is None
+    named = esm.replace("/lib/", "/target/")
+    main = {"main": "./target/index.mjs"}
+    assert diagnose_js(named, NPM, main, "collection", DAY, {"src/a.ts"}, build_steps=lambda: ["tsc"]).build == ["tsc"]
 
 
 @pytest.mark.parametrize(
@@ -232,3 +238,13 @@ def test_a_run_s_text_holds_its_note_its_failures_and_its_log():
     )
     text = run_text(run)
     assert "tsc" in text and "dist/x.js" in text and "tail" in text
+
+
+def test_a_missing_build_in_a_sandbox_run_s_own_log():
+    """The log of a real Docker run (tests/data/js/drift-build before its build): the file that did
+    not load and why, as `js_test_run` puts it in the log."""
+    log = (LOGS / "docker-node-test-missing-build.log").read_text()
+    tree = {"package.json", "package-lock.json", "make.js", "src/index.js", "test/add.test.js"}
+    fix = diagnose_js(log, NPM, {"main": "dist/index.js"}, "collection", DAY, tree, build_steps=lambda: BUILD)
+    assert fix.rule == "missing-build" and fix.build == BUILD and "dist/index.js" in fix.reason
+    assert diagnose_js(log, NPM, {}, "build", DAY, tree, build_steps=lambda: BUILD) is None
