@@ -59,6 +59,12 @@ _NO_VERSION = re.compile(
     r"Couldn't find any versions for \"(?P<b>[^\"]+)\" that matches \"(?P<bspec>[^\"]+)\"",
     re.M,
 )
+# a git command the install ran for a dependency and that failed: npm's `command git ... ls-remote
+# ssh://git@github.com/owner/name.git`, yarn's `Arguments: ls-remote --tags --heads ssh://...`
+_GIT_FETCH = re.compile(
+    r"(?:ls-remote|clone)\b[^\n]*?(?:ssh://git@|git\+ssh://git@|https://|git://|git@)"
+    r"(?:github\.com|gitlab\.com|bitbucket\.org)[/:](?P<path>[\w.-]+/[\w.-]+)"
+)
 _NPM_PEER = re.compile(r"\bERESOLVE\b (?:unable to resolve dependency tree|could not resolve)")
 _PNPM_PEER = re.compile(r"ERR_PNPM_PEER_DEP_ISSUES")
 # the range an engines.node refused this Node with: npm's `notsup Required: {"node":">=22"}` (an
@@ -166,6 +172,9 @@ def _install_fix(log: str, recipe: JsRecipe, package: dict, versions_of: Callabl
             drop=[f"{DEV_DEPENDENCY}{name}" for name in gone],
             rule="registry-gone",
         )
+    fix = _git_dependency_fix(log, package, versions_of)
+    if fix is not None:
+        return fix
     missing = _NO_VERSION.search(log)
     if missing:
         name, spec = missing.group("a") or missing.group("b"), missing.group("aspec") or missing.group("bspec")
@@ -208,6 +217,32 @@ def nearest_node_line(wanted: str, current: int) -> int | None:
         above, below = [m for m in lines if m > current], [m for m in lines if m < current]
         if current in lines or above or below:
             return current if current in lines else min(above) if above else max(below)
+    return None
+
+
+def _git_dependency_fix(log: str, package: dict, versions_of: Callable[[str], list[str]]) -> Fix | None:
+    """A dev dependency installed from a git host the install cannot reach (no ssh, no account)
+    -> the registry's newest release of the same name when there is one, else dropped."""
+    dev = {name: str(spec) for name, spec in (package.get("devDependencies") or {}).items()}
+    for m in _GIT_FETCH.finditer(log):
+        where = m.group("path").removesuffix(".git").lower()
+        for name, spec in sorted(dev.items()):
+            if not re.search(rf"(?:^|[:/]){re.escape(where)}(?:\.git)?(?:#.*)?$", spec.lower()):
+                continue
+            newest = nearest_version(f"{10**9}.0.0", versions_of(name))
+            if newest:
+                return Fix(
+                    f"the dev dependency {name} comes from git ({spec}), which the install cannot fetch: "
+                    f"take the registry's {name}@{newest}",
+                    packages=[f"{name}@{newest}"],
+                    rule="git-dependency",
+                )
+            return Fix(
+                f"the dev dependency {name} comes from git ({spec}), which the install cannot fetch "
+                "and the registry does not have: drop it",
+                drop=[f"{DEV_DEPENDENCY}{name}"],
+                rule="git-dependency",
+            )
     return None
 
 

@@ -155,7 +155,7 @@ def ensure_js(
         )
     tried: list[Attempt] = []
     for number in range(1, attempts + 1):
-        start = time.monotonic()
+        start, built = time.monotonic(), len(backend.builds)
         try:
             environment = backend.prepare(repo, sha)
         except BuildError as exc:
@@ -172,7 +172,7 @@ def ensure_js(
             continue
         except SandboxError as exc:
             raise SetupError(f"{repo_name(repo)}@{sha[:10]}: {exc}") from None
-        if environment in backend.builds:
+        if environment in backend.builds[built:]:  # built by this call, not an earlier one
             tried.append(Attempt("build", True, seconds=round(time.monotonic() - start, 1)))
         return environment, tried
     raise SetupError(f"installing {repo_name(repo)}@{sha[:10]} failed after {attempts} attempts")

@@ -27,7 +27,9 @@ except ImportError:  # tests/ is not a package
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "js" / "repair-logs"
 DAY = date(2026, 12, 1)
-IS_NUMBER = json.loads((LOGS / "is-number-versions.json").read_text())  # the registry's list, captured
+# the registry's lists, captured
+VERSIONS = {name: json.loads((LOGS / f"{name}-versions.json").read_text()) for name in ("is-number", "time-require")}
+IS_NUMBER = VERSIONS["is-number"]
 NPM = JsRecipe(node="20", package_manager="npm", lockfile="package-lock.json", install="npm ci --no-audit --no-fund")
 PNPM = JsRecipe(
     node="20", package_manager="pnpm", package_manager_version="9", install="npx -y pnpm@9 install --frozen-lockfile"
@@ -35,7 +37,14 @@ PNPM = JsRecipe(
 YARN = JsRecipe(
     node="20", package_manager="yarn", package_manager_version="1", install="npx -y yarn@1 install --frozen-lockfile"
 )
-PACKAGE = {"name": "p", "devDependencies": {"is-number": "7.0.99", "top-sites": "1.1.225"}}
+PACKAGE = {
+    "name": "p",
+    "devDependencies": {
+        "is-number": "7.0.99",
+        "top-sites": "1.1.225",
+        "time-require": "github:jonschlinkert/time-require",  # micromatch/picomatch at 9caca07
+    },
+}
 BUILD = ["npm run build"]
 # tree of the missing-build log (a node --test run in /tmp/jsenv-logs/build)
 BUILD_TREE = {"package.json", "src/index.js", "test/add.test.js"}
@@ -56,6 +65,8 @@ EXPECTED = {
     "node-require-esm.log": (NPM, "collection", "node-too-old", {"node": "22"}),
     "node-bad-option.log": (NPM, "collection", "node-too-old", {"node": "22"}),
     "node-test-missing-build.log": (NPM, "collection", "missing-build", {"build": BUILD}),
+    # the image build log of micromatch/picomatch 9caca07 (2019) in SEBGen's sandbox: no ssh for git
+    "picomatch-9caca07-git-dependency.log": (NPM, "build", "git-dependency", {"packages": ["time-require@0.1.2"]}),
 }
 
 
@@ -69,7 +80,7 @@ def diagnose(name: str, recipe: JsRecipe, stage: str):
         tree_files=BUILD_TREE,
         tree_root="/tmp/jsenv-logs/build",
         build_steps=lambda: list(BUILD),
-        versions_of=lambda name: IS_NUMBER if name == "is-number" else [],
+        versions_of=lambda name: VERSIONS.get(name, []),
     )
 
 
@@ -141,6 +152,14 @@ def test_a_module_missing_from_a_folder_the_tree_holds_is_not_a_missing_build():
 def test_the_nearest_published_version(wanted, expected):
     assert nearest_version(wanted, IS_NUMBER) == expected
     assert nearest_version(wanted, []) == ""
+
+
+def test_a_git_dependency_the_registry_does_not_have_is_dropped():
+    log = (LOGS / "picomatch-9caca07-git-dependency.log").read_text()
+    fix = diagnose_js(log, NPM, PACKAGE, "build", DAY, versions_of=lambda name: [])
+    assert fix.rule == "git-dependency" and fix.drop == ["devDependencies:time-require"]
+    other = {"devDependencies": {"time-require": "github:someone-else/time-require"}}
+    assert diagnose_js(log, NPM, other, "build", DAY, versions_of=lambda name: []) is None  # not that repository
 
 
 def test_an_unpublished_version_with_nothing_published_gets_no_fix():
