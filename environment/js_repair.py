@@ -34,7 +34,6 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import date
 
 from sandbox import JsRecipe, host_ca_bundle
 
@@ -140,7 +139,6 @@ def diagnose_js(
     recipe: JsRecipe,
     package: dict,
     stage: str,
-    day: date,
     tree_files: set[str] = frozenset(),
     tree_root: str = "/work/tree",
     build_steps: Callable[[], list[str]] = lambda: [],
@@ -155,7 +153,7 @@ def diagnose_js(
         fix = _install_fix(log, recipe, package, versions_of)
         if fix is not None:
             return fix
-    node = _node_fix(log, recipe, day)
+    node = _node_fix(log, recipe)
     if node is not None:
         return node
     if stage == "collection":
@@ -246,7 +244,7 @@ def _git_dependency_fix(log: str, package: dict, versions_of: Callable[[str], li
     return None
 
 
-def _node_fix(log: str, recipe: JsRecipe, day: date) -> Fix | None:
+def _node_fix(log: str, recipe: JsRecipe) -> Fix | None:
     current = int(recipe.node)
     for m in _ENGINE_RANGE.finditer(log):
         wanted = (m.group("npm") or m.group("yarn") or m.group("pnpm") or "").strip()

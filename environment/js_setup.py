@@ -34,7 +34,6 @@ from .js_repair import DEV_DEPENDENCY, diagnose_js, published_versions, with_ove
 from .languages import snapshot_files
 from .repair import Fix
 from .setup import Attempt, SetupError, log_path_of
-from .versions import commit_date
 
 OUTCOME_COUNTS = {"passed": "passed", "failed": "failed", "error": "errored", "skipped": "skipped"}
 
@@ -87,7 +86,6 @@ class JsRecipeBook:
             recipe,
             package,
             stage,
-            commit_date(repo, commit),
             tree_files=set(snapshot_files(repo, commit)),
             build_steps=lambda: build_script_steps(repo, commit),
             versions_of=self.versions_of,

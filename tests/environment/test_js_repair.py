@@ -10,7 +10,6 @@ import json
 import shutil
 import subprocess
 from dataclasses import replace
-from datetime import date
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,6 @@ except ImportError:  # tests/ is not a package
     from sandbox_fixtures import make_repo
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "js" / "repair-logs"
-DAY = date(2026, 12, 1)
 # the registry's lists, captured
 VERSIONS = {name: json.loads((LOGS / f"{name}-versions.json").read_text()) for name in ("is-number", "time-require")}
 IS_NUMBER = VERSIONS["is-number"]
@@ -76,7 +74,6 @@ def diagnose(name: str, recipe: JsRecipe, stage: str):
         recipe,
         PACKAGE,
         stage,
-        DAY,
         tree_files=BUILD_TREE,
         tree_root="/tmp/jsenv-logs/build",
         build_steps=lambda: list(BUILD),
@@ -122,27 +119,27 @@ def test_a_fix_that_would_change_nothing_does_not_fire():
 
 def test_npm_warns_of_an_engine_without_failing_and_that_is_no_diagnosis():
     warned = 'npm warn EBADENGINE Unsupported engine {\nnpm warn EBADENGINE   required: { node: ">=22" },\n'
-    assert diagnose_js(warned, NPM, {}, "build", DAY) is None
+    assert diagnose_js(warned, NPM, {}, "build") is None
 
 
 def test_a_module_missing_from_a_folder_the_tree_holds_is_not_a_missing_build():
     log = (LOGS / "node-test-missing-build.log").read_text()
     root = "/tmp/jsenv-logs/build"
-    held = diagnose_js(log, NPM, {}, "collection", DAY, BUILD_TREE | {"dist/other.js"}, root, lambda: BUILD)
+    held = diagnose_js(log, NPM, {}, "collection", BUILD_TREE | {"dist/other.js"}, root, lambda: BUILD)
     assert held is None  # dist/ is in the tree: the import's target is the code's own business
-    assert diagnose_js(log, NPM, {}, "collection", DAY, BUILD_TREE, root, lambda: []) is None  # nothing builds
+    assert diagnose_js(log, NPM, {}, "collection", BUILD_TREE, root, lambda: []) is None  # nothing builds
     esm = (
         "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/work/tree/lib/index.mjs' "
         "imported from /work/tree/test/a.mjs"
     )
-    fix = diagnose_js(esm, NPM, {}, "collection", DAY, {"src/index.ts"}, build_steps=lambda: ["npm run compile"])
+    fix = diagnose_js(esm, NPM, {}, "collection", {"src/index.ts"}, build_steps=lambda: ["npm run compile"])
     assert fix.build == ["npm run compile"] and "lib/index.mjs" in fix.reason
     # a folder no build writes (a fixture the patch adds) is the code's business; one main names is a build's
     other = esm.replace("/lib/", "/fixtures/")
-    assert diagnose_js(other, NPM, {}, "collection", DAY, {"src/a.ts"}, build_steps=lambda: ["tsc"]) is None
+    assert diagnose_js(other, NPM, {}, "collection", {"src/a.ts"}, build_steps=lambda: ["tsc"]) is None
     named = esm.replace("/lib/", "/target/")
     main = {"main": "./target/index.mjs"}
-    assert diagnose_js(named, NPM, main, "collection", DAY, {"src/a.ts"}, build_steps=lambda: ["tsc"]).build == ["tsc"]
+    assert diagnose_js(named, NPM, main, "collection", {"src/a.ts"}, build_steps=lambda: ["tsc"]).build == ["tsc"]
 
 
 @pytest.mark.parametrize(
@@ -156,14 +153,14 @@ def test_the_nearest_published_version(wanted, expected):
 
 def test_a_git_dependency_the_registry_does_not_have_is_dropped():
     log = (LOGS / "picomatch-9caca07-git-dependency.log").read_text()
-    fix = diagnose_js(log, NPM, PACKAGE, "build", DAY, versions_of=lambda name: [])
+    fix = diagnose_js(log, NPM, PACKAGE, "build", versions_of=lambda name: [])
     assert fix.rule == "git-dependency" and fix.drop == ["devDependencies:time-require"]
     other = {"devDependencies": {"time-require": "github:someone-else/time-require"}}
-    assert diagnose_js(log, NPM, other, "build", DAY, versions_of=lambda name: []) is None  # not that repository
+    assert diagnose_js(log, NPM, other, "build", versions_of=lambda name: []) is None  # not that repository
 
 
 def test_an_unpublished_version_with_nothing_published_gets_no_fix():
-    assert diagnose_js((LOGS / "etarget.log").read_text(), NPM, PACKAGE, "build", DAY, versions_of=lambda n: []) is None
+    assert diagnose_js((LOGS / "etarget.log").read_text(), NPM, PACKAGE, "build", versions_of=lambda n: []) is None
 
 
 def test_with_override_changes_node_env_build_and_the_frozen_install():
@@ -264,6 +261,6 @@ def test_a_missing_build_in_a_sandbox_run_s_own_log():
     not load and why, as `js_test_run` puts it in the log."""
     log = (LOGS / "docker-node-test-missing-build.log").read_text()
     tree = {"package.json", "package-lock.json", "make.js", "src/index.js", "test/add.test.js"}
-    fix = diagnose_js(log, NPM, {"main": "dist/index.js"}, "collection", DAY, tree, build_steps=lambda: BUILD)
+    fix = diagnose_js(log, NPM, {"main": "dist/index.js"}, "collection", tree, build_steps=lambda: BUILD)
     assert fix.rule == "missing-build" and fix.build == BUILD and "dist/index.js" in fix.reason
-    assert diagnose_js(log, NPM, {}, "build", DAY, tree, build_steps=lambda: BUILD) is None
+    assert diagnose_js(log, NPM, {}, "build", tree, build_steps=lambda: BUILD) is None
