@@ -10,9 +10,9 @@ Rules, each on what npm, pnpm, yarn and Node themselves print:
   `strict-peer-dependencies=false` (yarn only warns);
 - **node-engine**: a package's `engines.node` refuses this Node (npm `EBADENGINE` as an error,
   pnpm `ERR_PNPM_UNSUPPORTED_ENGINE`, yarn "The engine \"node\" is incompatible") -> the Node line
-  the range asks for; **node-too-old** (`ERR_REQUIRE_ESM`, `node: bad option`, a syntax error on
-  newer syntax) -> the next LTS line; **node-too-new** (OpenSSL 3's `ERR_OSSL_EVP_UNSUPPORTED` in an
-  old webpack) -> the LTS line before it;
+  the range asks for; **node-too-old** (`ERR_REQUIRE_ESM`, `node: bad option`, a built-in module it
+  lacks, a syntax error on newer syntax) -> the next LTS line; **node-too-new** (OpenSSL 3's
+  `ERR_OSSL_EVP_UNSUPPORTED` in an old webpack) -> the LTS line before it;
 - **lockfile-drift**: a frozen install refusing a lockfile that package.json no longer matches
   (`npm ci`'s "in sync", `ERR_PNPM_OUTDATED_LOCKFILE`, yarn's `--frozen-lockfile`, berry's YN0028)
   -> the non-frozen install;
@@ -77,7 +77,7 @@ _ENGINE_RANGE = re.compile(
 )
 _PNPM_ENGINE = re.compile(r"ERR_PNPM_UNSUPPORTED_ENGINE")
 _NODE_TOO_OLD = re.compile(
-    r"\bERR_REQUIRE_ESM\b|^node: bad option: \S+|"
+    r"\bERR_REQUIRE_ESM\b|^node: bad option: \S+|\bERR_UNKNOWN_BUILTIN_MODULE\b|"
     r"SyntaxError: Unexpected token '(?:\?\?=?|\?\.|\|\|=|&&=|#\w*)'|SyntaxError: Invalid regular expression flags",
     re.M,
 )

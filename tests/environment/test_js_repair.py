@@ -62,6 +62,7 @@ EXPECTED = {
     "yarn-frozen-drift.log": (YARN, "build", "lockfile-drift", {"drop": ["frozen-lockfile"]}),
     "node-require-esm.log": (NPM, "collection", "node-too-old", {"node": "22"}),
     "node-bad-option.log": (NPM, "collection", "node-too-old", {"node": "22"}),
+    "node-unknown-builtin.log": (NPM, "collection", "node-too-old", {"node": "22"}),  # node:sqlite
     "node-test-missing-build.log": (NPM, "collection", "missing-build", {"build": BUILD}),
     # the image build log of micromatch/picomatch 9caca07 (2019) in SEBGen's sandbox: no ssh for git
     "picomatch-9caca07-git-dependency.log": (NPM, "build", "git-dependency", {"packages": ["time-require@0.1.2"]}),
