@@ -331,19 +331,26 @@ def with_override(recipe: JsRecipe, override: dict, package: dict, reasons: Sequ
     if not override:
         return recipe
     edits: list[list] = []  # [key path, value or None to delete]
+    deletes: list[str] = []  # `npm pkg delete` paths (a name with no dot: the form images were first keyed by)
     for entry in override.get("drop") or []:
         if entry.startswith(DEV_DEPENDENCY):
-            edits.append([["devDependencies", entry[len(DEV_DEPENDENCY) :]], None])
+            name = entry[len(DEV_DEPENDENCY) :]
+            if re.fullmatch(r"(?:@[\w-]+/)?[\w-]+", name):
+                deletes.append(f"devDependencies.{name}")
+            else:
+                edits.append([["devDependencies", name], None])
     for spec in override.get("packages") or []:
         name, _, version = spec.rpartition("@")
         field = next((k for k in DEPENDENCY_KEYS if name in (package.get(k) or {})), None)
         path = [field] if field else list(OVERRIDE_FIELD.get(recipe.package_manager, ("overrides",)))
         edits.append([[*path, name], version])
     install = recipe.install
-    if edits or UNFROZEN in (override.get("drop") or []):
+    if edits or deletes or UNFROZEN in (override.get("drop") or []):
         install = _unfrozen(install, recipe)
     if edits:
         install = f"node -e {shlex.quote(_EDIT_SCRIPT)} {shlex.quote(json.dumps(edits))} && {install}"
+    if deletes:
+        install = f"npm pkg delete {' '.join(deletes)} && {install}"
     env = dict(recipe.env)
     env.update({str(k): str(v) for k, v in (override.get("env") or {}).items()})
     build = tuple(dict.fromkeys([*recipe.build, *(override.get("build") or [])]))
