@@ -13,6 +13,8 @@ Rules, each on what npm, pnpm, yarn and Node themselves print:
   the range asks for; **node-too-old** (`ERR_REQUIRE_ESM`, `node: bad option`, a built-in module it
   lacks, a syntax error on newer syntax) -> the next LTS line; **node-too-new** (OpenSSL 3's
   `ERR_OSSL_EVP_UNSUPPORTED` in an old webpack) -> the LTS line before it;
+- **install-script-offline**: a dependency's install script failed for want of the network
+  (node-gyp fetching Node's headers for `fibers`) -> install with scripts ignored;
 - **lockfile-drift**: a frozen install refusing a lockfile that package.json no longer matches
   (`npm ci`'s "in sync", `ERR_PNPM_OUTDATED_LOCKFILE`, yarn's `--frozen-lockfile`, berry's YN0028)
   -> the non-frozen install;
@@ -42,6 +44,7 @@ from .repair import Fix
 
 FROZEN_SWITCHES = (" --frozen-lockfile", " --immutable")
 UNFROZEN = "frozen-lockfile"  # the `drop` entry that turns the frozen install into the plain one
+INSTALL_SCRIPTS = "install-scripts"  # the `drop` entry that installs with dependencies' scripts ignored
 DEV_DEPENDENCY = "devDependencies:"  # `drop` entries: a dev dependency taken out of package.json
 DEPENDENCY_KEYS = ("devDependencies", "dependencies", "optionalDependencies")
 # where a package manager takes a version for a package that no field of package.json names
@@ -64,6 +67,16 @@ _GIT_FETCH = re.compile(
     r"(?:ls-remote|clone)\b[^\n]*?(?:ssh://git@|git\+ssh://git@|https://|git://|git@)"
     r"(?:github\.com|gitlab\.com|bitbucket\.org)[/:](?P<path>[\w.-]+/[\w.-]+)"
 )
+# a dependency's install script that failed: npm's `error path .../node_modules/fibers` then
+# `command failed`; yarn's `error .../node_modules/fibers: Command failed.`; pnpm's
+# `.../node_modules/fibers postinstall: ...` / `install: ... Failed`
+_SCRIPT_FAILED = re.compile(
+    r"node_modules/(?:\.pnpm/[^/\s]+/node_modules/)?(?P<pkg>(?:@[^/\s]+/)?[^/\s:]+)"
+    r"(?:\s*\n[^\n]*command failed|: Command failed| (?:pre|post)?install(?:\$|:)[^\n]*)",
+    re.I,
+)
+# what a script that needed the network says
+_OFFLINE = re.compile(r"\b(?:ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH)\b|getaddrinfo")
 _NPM_PEER = re.compile(r"\bERESOLVE\b (?:unable to resolve dependency tree|could not resolve)")
 _PNPM_PEER = re.compile(r"ERR_PNPM_PEER_DEP_ISSUES")
 # the range an engines.node refused this Node with: npm's `notsup Required: {"node":">=22"}` (an
@@ -183,6 +196,14 @@ def _install_fix(log: str, recipe: JsRecipe, package: dict, versions_of: Callabl
                 packages=[f"{name}@{version}"],
                 rule="no-such-version",
             )
+    script = _SCRIPT_FAILED.search(log)
+    if script and _OFFLINE.search(log[script.start() :]) and not recipe.ignore_scripts:
+        return Fix(
+            f"the install script of {script.group('pkg')} needs the network (it fetches what the install "
+            "cannot reach): install with scripts ignored",
+            drop=[INSTALL_SCRIPTS],
+            rule="install-script-offline",
+        )
     if recipe.package_manager == "npm" and _NPM_PEER.search(log):
         return Fix(
             "npm refuses the peer dependencies (ERESOLVE): install with legacy-peer-deps, as npm 6 did",
@@ -352,12 +373,19 @@ def with_override(recipe: JsRecipe, override: dict, package: dict, reasons: Sequ
     if deletes:
         install = f"npm pkg delete {' '.join(deletes)} && {install}"
     env = dict(recipe.env)
+    ignore_scripts = recipe.ignore_scripts or INSTALL_SCRIPTS in (override.get("drop") or [])
+    if ignore_scripts and not recipe.ignore_scripts:  # as detection spells it for a known package
+        if recipe.yarn_berry:
+            env["YARN_ENABLE_SCRIPTS"] = "false"
+        else:
+            install += " --ignore-scripts"
     env.update({str(k): str(v) for k, v in (override.get("env") or {}).items()})
     build = tuple(dict.fromkeys([*recipe.build, *(override.get("build") or [])]))
     return replace(
         recipe,
         node=str(override.get("node") or recipe.node),
         install=install,
+        ignore_scripts=ignore_scripts,
         env=tuple(sorted(env.items())),
         build=build,
         sources=(*recipe.sources, *(f"repair: {r}" for r in reasons)),

@@ -66,6 +66,8 @@ EXPECTED = {
     "node-test-missing-build.log": (NPM, "collection", "missing-build", {"build": BUILD}),
     # the image build log of micromatch/picomatch 9caca07 (2019) in SEBGen's sandbox: no ssh for git
     "picomatch-9caca07-git-dependency.log": (NPM, "build", "git-dependency", {"packages": ["time-require@0.1.2"]}),
+    # uuidjs/uuid 8d6e6a5 (2020): fibers (under @wdio) runs node-gyp, which fetches Node's headers
+    "uuid-8d6e6a5-install-script-offline.log": (NPM, "build", "install-script-offline", {"drop": ["install-scripts"]}),
 }
 
 
@@ -103,6 +105,13 @@ def test_no_rule_fires_on_a_log_of_another_failure(name):
             for where in ("build", "collection"):
                 fix = diagnose(other, manager, where)
                 assert fix is None or fix.rule != rule, (other, manager.package_manager, where, fix)
+
+
+def test_a_failed_install_script_that_did_not_need_the_network_is_no_diagnosis():
+    log = (LOGS / "uuid-8d6e6a5-install-script-offline.log").read_text().replace("ENOTFOUND", "EACCES")
+    assert diagnose_js(log, NPM, PACKAGE, "build") is None
+    ignoring = replace(NPM, ignore_scripts=True)  # scripts already ignored: nothing to change
+    assert diagnose_js((LOGS / "uuid-8d6e6a5-install-script-offline.log").read_text(), ignoring, {}, "build") is None
 
 
 def test_a_fix_that_would_change_nothing_does_not_fire():
@@ -177,6 +186,10 @@ def test_with_override_changes_node_env_build_and_the_frozen_install():
     berry = JsRecipe(node="20", package_manager="yarn", yarn_berry=True, install="yarn install --immutable")
     assert with_override(berry, plain, {}).install == "yarn install --no-immutable"
     assert with_override(YARN, plain, {}).install == "npx -y yarn@1 install"
+    scripts = with_override(NPM, {"drop": ["install-scripts"]}, {})
+    assert scripts.install == "npm ci --no-audit --no-fund --ignore-scripts" and scripts.ignore_scripts
+    berry = with_override(berry, {"drop": ["install-scripts"]}, {})
+    assert dict(berry.env)["YARN_ENABLE_SCRIPTS"] == "false" and "--ignore-scripts" not in berry.install
     # only the build changed: the same image (build steps run in each run's tree)
     assert with_override(NPM, {"build": ["tsc"]}, {}).key() == NPM.key()
 
