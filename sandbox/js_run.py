@@ -90,6 +90,7 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
         files[posixpath.basename(canary["file"])] = canary.pop("source")
     env = dict(RUN_ENV)
     env.update(dict(recipe.env))
+    env.update(dict(recipe.test_env))
     guard = f"--require {posixpath.join(private, ASSERT_GUARD.name)}"
     env["NODE_OPTIONS"] = f"{env.get('NODE_OPTIONS', '')} {guard}".strip()
     # node_modules/.bin first, as package.json scripts see it; NODE_OPTIONS and npm config from the
