@@ -12,7 +12,7 @@ error at collection or setup) -> that plugin and pytest at the releases contempo
 commit, within the suite's own pins (`environment.versions`); a failing optional dependency
 source -> drop it). When no rule applies and a model is
 configured, `advice_prompt` / `parse_advice` turn the log into a question and the answer into
-the same kind of change.
+the same kind of change. JavaScript/TypeScript's rules (`js_repair.py`) answer with this `Fix` too.
 """
 
 from __future__ import annotations
