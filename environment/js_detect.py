@@ -87,6 +87,25 @@ def detect_js_recipe(repo: Path, commit: str) -> JsRecipe:
     return _detect_cached(str(Path(repo).resolve()), _full_sha(repo, commit))
 
 
+def build_script_steps(repo: Path, commit: str) -> list[str]:
+    """The commands that build `commit`'s package (for a test that imports a built file the
+    detection did not foresee): the first script of BUILD_SCRIPTS that compiles, else a `build`
+    or `compile` script, else `tsc` for a TypeScript project; [] when nothing builds."""
+    snapshot = _Snapshot(Path(repo), _full_sha(repo, commit))
+    manager, version, berry, _ = snapshot.package_manager(snapshot.node())
+    run = snapshot.run_prefix(manager, version, berry)
+    for name in BUILD_SCRIPTS:
+        steps = snapshot.compile_commands(name, run)
+        if steps:
+            return steps
+    for name in ("build", "compile"):
+        if name in snapshot.scripts:
+            return [f"{run} {name}"]
+    if "tsconfig.json" in snapshot.file_set and "typescript" in snapshot.dependencies:
+        return ["tsc"]
+    return []
+
+
 @functools.lru_cache(maxsize=256)
 def _detect_cached(repo: str, sha: str) -> JsRecipe:
     return _Snapshot(Path(repo), sha).recipe()
@@ -106,6 +125,7 @@ class _Snapshot:
     repo: Path
     commit: str
     sources: list[str] = field(default_factory=list)
+    test_env: dict[str, str] = field(default_factory=dict)  # the test script's own VAR=value for its runner
 
     def __post_init__(self):
         self.files = snapshot_files(self.repo, self.commit)
@@ -155,6 +175,7 @@ class _Snapshot:
             runner_options=tuple(options),
             test_paths=tuple(test_paths),
             sources=tuple(self.sources),
+            test_env=tuple(sorted(self.test_env.items())),
         )
 
     # -- node --------------------------------------------------------------------------------
@@ -295,6 +316,10 @@ class _Snapshot:
                 runner = commands.get(posixpath.basename(word))
                 if runner and ("/" not in word or "node_modules/" in word):
                     self.sources.append(f"{runner}: the test script runs {posixpath.basename(word)}")
+                    self.test_env = script_env(segment)
+                    if self.test_env:
+                        said = " ".join(f"{k}={v}" for k, v in sorted(self.test_env.items()))
+                        self.sources.append(f"test env: {said} (the test script sets it)")
                     call = " ".join(["mocha", *words[i + 1 :]])
                     if runner != "mocha":
                         return runner, [], []
@@ -447,6 +472,29 @@ def _command_words(segment: str) -> list[str]:
     while words and (_ENV_ASSIGNMENT.match(words[0]) or words[0] in ("cross-env", "env")):
         words = words[1:]
     return words
+
+
+# variables a script may not set for a run: the run's own PATH, HOME and SEBGen's channels
+_RUN_OWNED = re.compile(r"PATH|HOME|SEBGEN_\w*")
+
+
+def script_env(segment: str) -> dict[str, str]:
+    """The `VAR=value` a script segment sets for its command (`BABEL_ENV=commonjs jest`,
+    `cross-env NODE_ENV=test mocha`), without the variables the run owns."""
+    try:
+        words = shlex.split(segment)
+    except ValueError:
+        words = segment.split()
+    env: dict[str, str] = {}
+    for word in words:
+        if word in ("cross-env", "env"):
+            continue
+        if not _ENV_ASSIGNMENT.match(word):
+            break
+        name, _, value = word.partition("=")
+        if not _RUN_OWNED.fullmatch(name):
+            env[name] = value
+    return env
 
 
 def _kind(segment: str) -> str:

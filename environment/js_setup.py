@@ -3,107 +3,136 @@
     report = js_setup(backend, repo, sha)  # backend: a Docker backend given recipe_for=detect_js_recipe
 
 The report has the keys of `SetupBackend.setup`'s (counts, recipe, attempts, ...), plus `runner`.
-One repair so far (`JsRecipeBook`): a dev dependency whose pinned tarball the registry no longer
-has (404) is dropped from package.json and the install follows the lockfile for the rest. What
-was learned is kept per repository in `<cache>/recipes/<repo>.js.json` for later processes.
+A failed install, or a run the environment broke, is repaired from its log (`js_repair`: a gone or
+never-published version, a peer conflict, a Node too old or too new, lockfile drift, a missing
+build) by `JsRecipeBook`, which keeps what it learned per repository in
+`<cache>/recipes/<repo>.js.json` for later processes and later snapshots.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 
-from sandbox import Backend, BuildError, JsRecipe, SandboxError, default_cache_dir, read_file_at, repo_name
+from sandbox import (
+    Backend,
+    BuildError,
+    JsRecipe,
+    SandboxError,
+    TestRun,
+    default_cache_dir,
+    read_file_at,
+    repo_name,
+)
 
-from .js_detect import detect_js_recipe
+from .js_detect import build_script_steps, detect_js_recipe
+from .js_repair import DEV_DEPENDENCY, diagnose_js, published_versions, with_override
+from .languages import snapshot_files
+from .repair import Fix
 from .setup import Attempt, SetupError, log_path_of
 
 OUTCOME_COUNTS = {"passed": "passed", "failed": "failed", "error": "errored", "skipped": "skipped"}
 
 
-# npm, pnpm and yarn name a tarball the registry no longer serves: `404 Not Found - GET
-# https://registry.npmjs.org/top-sites/-/top-sites-1.1.225.tgz`
-_GONE_TARBALL = re.compile(r"404[^\n]*?/((?:@[^/\s]+/)?[^/\s]+)/-/[^/\s]+\.tgz")
-# the frozen-lockfile switches that refuse a package.json the lockfile no longer matches
-_FROZEN = (" --frozen-lockfile", " --immutable")
-
-
 class JsRecipeBook:
     """Detected JS recipes with the repairs learned for each repository (every later snapshot of
-    the repository gets them too): `recipe_for` is what the backend builds from."""
+    the repository gets them too): `recipe_for` is what the backend builds from. A repair is a
+    `Fix` (`js_repair.diagnose_js`), merged into the repository's learned override as Python's
+    `RecipeBook` merges its own, and kept in `<cache>/recipes/<repo>.js.json`."""
 
-    def __init__(self, cache_dir: Path | None = None) -> None:
+    def __init__(self, cache_dir: Path | None = None, versions_of=published_versions) -> None:
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
-        self._dropped: dict[str, tuple[str, ...]] = {}
+        self.versions_of = versions_of  # a package's published versions (the registry's list)
+        self._learned: dict[str, tuple[dict, tuple[str, ...]]] = {}  # repo -> (override, reasons)
         self._lock = threading.Lock()
 
     def _cache_file(self, repo: Path) -> Path:
         return self.cache_dir / "recipes" / f"{repo_name(repo)}.js.json"
 
-    def _known(self, repo: Path) -> tuple[str, ...]:
-        """The dependencies dropped for `repo`, read from the cache the first time (lock held)."""
+    def _known(self, repo: Path) -> tuple[dict, tuple[str, ...]]:
+        """The override learned for `repo` and its reasons, read from the cache the first time (lock held)."""
         key = str(Path(repo).resolve())
-        if key not in self._dropped:
+        if key not in self._learned:
             try:
                 data = json.loads(self._cache_file(repo).read_text())
-                self._dropped[key] = tuple(str(n) for n in data.get("dropped_dev_dependencies", []))
-            except (OSError, ValueError, AttributeError):
-                self._dropped[key] = ()
-        return self._dropped[key]
+                learned = dict(data.get("learned") or {})
+                # the first format kept only the dropped dev dependencies
+                old = [f"{DEV_DEPENDENCY}{n}" for n in data.get("dropped_dev_dependencies", [])]
+                if old:
+                    learned["drop"] = list(dict.fromkeys([*(learned.get("drop") or []), *old]))
+                reasons = tuple(str(f.get("fix", "")) for f in data.get("fixes", []) if isinstance(f, dict))
+                self._learned[key] = (learned, reasons)
+            except (OSError, ValueError, AttributeError, TypeError):
+                self._learned[key] = ({}, ())
+        return self._learned[key]
 
     def recipe_for(self, repo: Path, commit: str) -> JsRecipe:
         recipe = detect_js_recipe(repo, commit)
         with self._lock:
-            dropped = self._known(repo)
-        return without_dev_dependencies(recipe, dropped) if dropped else recipe
+            override, reasons = self._known(repo)
+        return with_override(recipe, override, _package(repo, commit), reasons) if override else recipe
 
-    def repair(self, repo: Path, commit: str, log: str) -> str:
-        """Learn a repair from a failed install's log; its one-line reason, or "" when none fits."""
-        text = (read_file_at(Path(repo), commit, "package.json") or b"{}").decode(errors="replace")
-        try:
-            dev = set(json.loads(text).get("devDependencies") or {})
-        except (ValueError, AttributeError):
-            return ""
-        gone = sorted({m for m in _GONE_TARBALL.findall(log) if m in dev})
+    def diagnose(self, repo: Path, commit: str, log: str, stage: str = "build") -> Fix | None:
+        """The fix a failed `stage`'s log calls for, when it changes `commit`'s recipe; else None."""
+        repo = Path(repo)
+        recipe = self.recipe_for(repo, commit)
+        package = _package(repo, commit)
+        fix = diagnose_js(
+            log,
+            recipe,
+            package,
+            stage,
+            tree_files=set(snapshot_files(repo, commit)),
+            build_steps=lambda: build_script_steps(repo, commit),
+            versions_of=self.versions_of,
+        )
+        if fix is None:
+            return None
         with self._lock:
-            known = self._known(repo)
-            new = [name for name in gone if name not in known]
-            if not new:
-                return ""
-            reason = f"dropped the dev dependency {', '.join(new)}: the registry no longer has its pinned tarball (404)"
-            self._dropped[str(Path(repo).resolve())] = (*known, *new)
+            override, _ = self._known(repo)
+        detected = detect_js_recipe(repo, commit)
+        # a repair that changes nothing is not a repair
+        changes = with_override(detected, fix.apply(override), package) != with_override(detected, override, package)
+        return fix if changes else None
+
+    def learn(self, repo: Path, commit: str, fix: Fix) -> None:
+        """Merge `fix` into the repository's override and keep it for later processes."""
+        with self._lock:
+            override, reasons = self._known(repo)
+            self._learned[str(Path(repo).resolve())] = (fix.apply(override), (*reasons, fix.reason))
             path = self._cache_file(repo)
             path.parent.mkdir(parents=True, exist_ok=True)
             try:
                 data = json.loads(path.read_text())
             except (OSError, ValueError):
                 data = {}
-            data["dropped_dev_dependencies"] = [*known, *new]
-            data.setdefault("fixes", []).append({"commit": commit, "rule": "registry-gone", "fix": reason})
+            data["learned"] = fix.apply(data.get("learned") or override)
+            data.pop("dropped_dev_dependencies", None)  # now in learned["drop"]
+            data.setdefault("fixes", []).append({"commit": commit, "rule": fix.rule, "fix": fix.reason})
             tmp = path.with_suffix(".tmp")
             tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
             tmp.replace(path)
-        return reason
+
+    def repair(self, repo: Path, commit: str, log: str, stage: str = "build") -> Fix | None:
+        """Learn the repair a failed `stage`'s log calls for; the fix, or None when none fits."""
+        fix = self.diagnose(repo, commit, log, stage)
+        if fix is not None:
+            self.learn(repo, commit, fix)
+        return fix
 
 
-def without_dev_dependencies(recipe: JsRecipe, names: Sequence[str]) -> JsRecipe:
-    """`recipe` with `names` removed from package.json's devDependencies before the install,
-    which then may update the lockfile (`npm ci` becomes `npm install`, frozen switches go)."""
-    install = recipe.install
-    for switch in _FROZEN:
-        install = install.replace(switch, "")
-    install = re.sub(r"\bnpm(@\S+)? ci\b", r"npm\1 install", install)
-    delete = " ".join(f"devDependencies.{name}" for name in names)
-    return replace(
-        recipe,
-        install=f"npm pkg delete {delete} && {install}",
-        sources=(*recipe.sources, f"devDependencies dropped: {', '.join(names)} (their pinned tarballs are gone)"),
-    )
+def _package(repo: Path, commit: str) -> dict:
+    """`commit`'s package.json ({} when it does not parse)."""
+    text = (read_file_at(Path(repo), commit, "package.json") or b"{}").decode(errors="replace")
+    try:
+        package = json.loads(text)
+    except ValueError:
+        return {}
+    return package if isinstance(package, dict) else {}
 
 
 def ensure_js(
@@ -124,27 +153,61 @@ def ensure_js(
         )
     tried: list[Attempt] = []
     for number in range(1, attempts + 1):
-        start = time.monotonic()
+        start, built = time.monotonic(), len(backend.builds)
         try:
             environment = backend.prepare(repo, sha)
         except BuildError as exc:
             path = log_path_of(str(exc))
             attempt = Attempt("build", False, log=path, seconds=round(time.monotonic() - start, 1))
             tried.append(attempt)
-            fix = book.repair(repo, sha, _read(path) or str(exc)) if book is not None and number < attempts else ""
-            if not fix:
+            fix = book.repair(repo, sha, _read(path) or str(exc)) if book is not None and number < attempts else None
+            if fix is None:
                 raise SetupError(
                     f"installing {repo_name(repo)}@{sha[:10]} failed"
                     + (f"; see the log {path}" if path else f": {str(exc).splitlines()[0]}")
                 ) from None
-            attempt.fix, attempt.rule = fix, "registry-gone"
+            attempt.fix, attempt.rule = fix.reason, fix.rule
             continue
         except SandboxError as exc:
             raise SetupError(f"{repo_name(repo)}@{sha[:10]}: {exc}") from None
-        if environment in backend.builds:
+        if environment in backend.builds[built:]:  # built by this call, not an earlier one
             tried.append(Attempt("build", True, seconds=round(time.monotonic() - start, 1)))
         return environment, tried
     raise SetupError(f"installing {repo_name(repo)}@{sha[:10]} failed after {attempts} attempts")
+
+
+def run_js_tests(
+    backend: Backend,
+    repo: Path,
+    sha: str,
+    patches: Sequence[str] = (),
+    test_files: Sequence[str] | None = None,
+    book: JsRecipeBook | None = None,
+    attempts: int = 3,
+) -> tuple[TestRun, list[Attempt]]:
+    """`ensure_js`, then the tests; a run the environment broke (a test imports a build the recipe
+    does not make, Node too old for the code) is repaired from its log through `book` and run
+    again, at most `attempts` times: (the last run, the attempts made)."""
+    repo = Path(repo)
+    tried: list[Attempt] = []
+    for number in range(1, attempts + 1):
+        _, built = ensure_js(backend, repo, sha, book, attempts)
+        tried += built
+        run = backend.run_tests(repo, sha, patches, test_files)
+        broken = run.collect_errors or run.note or any(v == "error" for v in run.outcomes.values())
+        if book is None or number == attempts or run.timed_out or not broken:
+            return run, tried
+        fix = book.repair(repo, sha, run_text(run), "collection")
+        if fix is None:
+            return run, tried
+        tried.append(Attempt("collection", False, fix=fix.reason, rule=fix.rule, seconds=round(run.duration_s, 1)))
+    return run, tried
+
+
+def run_text(run: TestRun) -> str:
+    """What a run says about why tests did not run: its note, the failures' messages and its log."""
+    messages = [str(f.get(k) or "") for f in (run.failures or {}).values() for k in ("error", "message")]
+    return "\n".join([run.note, *messages, run.log_tail])
 
 
 def js_setup(
@@ -157,10 +220,9 @@ def js_setup(
 ) -> dict:
     """`ensure_js`, then the whole suite (or `test_files`) run there: `sebgen setup`'s report."""
     repo = Path(repo)
-    environment, tried = ensure_js(backend, repo, sha, book, attempts)
+    run, tried = run_js_tests(backend, repo, sha, (), test_files, book, attempts)
+    environment = backend.environment_id(repo, sha)
     recipe = (book.recipe_for if book is not None else detect_js_recipe)(repo, sha)
-    run_start = time.monotonic()
-    run = backend.run_tests(repo, sha, (), test_files)
     counts = dict.fromkeys(OUTCOME_COUNTS.values(), 0)
     for outcome in run.outcomes.values():
         counts[OUTCOME_COUNTS[outcome]] += 1
@@ -173,7 +235,7 @@ def js_setup(
         "exit_code": run.exit_code,
         "timed_out": run.timed_out,
         "note": run.note,
-        "seconds": round(time.monotonic() - run_start, 1),
+        "seconds": round(run.duration_s, 1),
         "log_tail": run.log_tail,
         "environment": environment,
         "recipe": recipe.to_dict(),

@@ -14,7 +14,7 @@ commit, within the suite's own pins (`environment.versions`); a failing optional
 source -> drop it; tests of the commit failing on the API of a package newer than the commit ->
 that package at the commit's release, `outdated_dependency`). When no rule applies and a model is
 configured, `advice_prompt` / `parse_advice` turn the log into a question and the answer into
-the same kind of change.
+the same kind of change. JavaScript/TypeScript's rules (`js_repair.py`) answer with this `Fix` too.
 """
 
 from __future__ import annotations
@@ -83,11 +83,13 @@ class Fix:
     extras: list[str] = field(default_factory=list)  # the project's extras to install as well
     unpin: list[str] = field(default_factory=list)  # the override's packages this fix takes out (relaxed pins)
     rule: str = ""
+    node: str = ""  # JS: the Node major to install instead
+    build: list[str] = field(default_factory=list)  # JS: commands the tests need first (a missing build)
 
     def apply(self, override: dict) -> dict:
         """`override` with this fix merged in (a new dict)."""
         out = dict(override)
-        for key in ("packages", "drop", "build_packages", "extras"):
+        for key in ("packages", "drop", "build_packages", "extras", "build"):
             merged = [p for p in out.get(key) or [] if key != "packages" or p not in self.unpin]
             merged += [p for p in getattr(self, key) if p not in merged]
             if merged:
@@ -96,6 +98,8 @@ class Fix:
                 out.pop(key, None)
         if self.env:
             out["env"] = {**(out.get("env") or {}), **self.env}
+        if self.node:
+            out["node"] = self.node
         return out
 
     def changes(self, override: dict) -> bool:

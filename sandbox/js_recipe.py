@@ -33,6 +33,9 @@ class JsRecipe:
     # the whole suite runs; empty: the runner's own default or config
     test_paths: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # where each part came from, for people reading the recipe
+    # set for the tests only: the test script's own `VAR=value` before the runner (BABEL_ENV=commonjs);
+    # never the install's (a NODE_ENV=production there would leave out the dev dependencies)
+    test_env: tuple[tuple[str, str], ...] = ()
 
     def key(self) -> str:
         """The key of an installed `node_modules`: what the install reads, never the build or the runner."""
@@ -52,7 +55,7 @@ class JsRecipe:
 
     def to_dict(self) -> dict:
         data = asdict(self)
-        data["env"] = dict(self.env)
+        data["env"], data["test_env"] = dict(self.env), dict(self.test_env)
         return {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
 
     @classmethod
@@ -62,7 +65,8 @@ class JsRecipe:
         if unknown:
             raise ValueError(f"unknown JsRecipe fields: {', '.join(sorted(unknown))}")
         values = dict(data)
-        values["env"] = tuple(sorted((str(k), str(v)) for k, v in (data.get("env") or {}).items()))
+        for name in ("env", "test_env"):
+            values[name] = tuple(sorted((str(k), str(v)) for k, v in (data.get(name) or {}).items()))
         for name in ("build", "runner_options", "test_paths", "sources"):
             values[name] = tuple(data.get(name) or ())
         return cls(**values)

@@ -90,6 +90,7 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
         files[posixpath.basename(canary["file"])] = canary.pop("source")
     env = dict(RUN_ENV)
     env.update(dict(recipe.env))
+    env.update(dict(recipe.test_env))
     guard = f"--require {posixpath.join(private, ASSERT_GUARD.name)}"
     env["NODE_OPTIONS"] = f"{env.get('NODE_OPTIONS', '')} {guard}".strip()
     # node_modules/.bin first, as package.json scripts see it; NODE_OPTIONS and npm config from the
@@ -171,12 +172,14 @@ def js_test_run(
         return lost(f"the {recipe.runner} run (exit code {runner_exit}) reported no tests")
     if canary is not None and 0 < runner_exit < 255:
         runner_exit -= 1  # mocha exits with its failure count (at most 255): the must-fail canary is one
+    # why a file did not load joins the log: what the environment's repair rules read (a missing build)
+    loads = "".join(f"\nsebgen: {file} did not load: {why}" for file, why in sorted(report.load_errors.items()))
     return TestRun(
         outcomes=outcomes,
         exit_code=runner_exit,
         timed_out=False,
         duration_s=duration_s,
-        log_tail=log,
+        log_tail=tail(log + loads) if loads else log,
         image=image,
         collect_errors=sorted(report.load_errors),
         failures={tid: evidence.to_dict() for tid, evidence in report.failures.items()},

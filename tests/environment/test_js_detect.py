@@ -327,3 +327,25 @@ def test_js_recipe_round_trips_and_refuses_unknown_fields(tmp_path):
 )
 def test_languages_of_a_snapshot(tmp_path, files, languages):
     assert languages_of(make_snapshot(tmp_path / "repo", files), "HEAD") == languages
+
+
+def test_the_test_script_s_own_variables_reach_the_tests_and_never_the_install(tmp_path):
+    """uuidjs/uuid 8d6e6a5: `BABEL_ENV=commonjs node --throw-deprecation node_modules/.bin/jest`;
+    its babel config turns ESM into CommonJS only under that variable."""
+    from sandbox.js_run import js_job
+
+    script = "BABEL_ENV=commonjs PATH=/evil node --throw-deprecation node_modules/.bin/jest test/unit/"
+    package = {"name": "p", "scripts": {"test": script}, "devDependencies": {"jest": "25"}}
+    recipe = detect_js_recipe(make_snapshot(tmp_path / "a", {"package.json": json.dumps(package)}), "HEAD")
+    assert recipe.runner == "jest" and recipe.test_env == (("BABEL_ENV", "commonjs"),)  # PATH is the run's own
+    assert "BABEL_ENV" not in dict(recipe.env)  # not the install's (nor the image key's)
+    plain = dict(package, scripts={"test": "node --throw-deprecation node_modules/.bin/jest test/unit/"})
+    other = detect_js_recipe(make_snapshot(tmp_path / "b", {"package.json": json.dumps(plain)}), "HEAD")
+    assert other.test_env == () and other.key() == recipe.key()
+    job = js_job(recipe, ["test/unit/v4.test.js"], "/work/tree", "/work/sebgen")
+    assert job["env"]["BABEL_ENV"] == "commonjs" and job["env"]["PATH"].startswith("/work/tree/node_modules/.bin")
+    cross = dict(package, scripts={"test": "cross-env NODE_ENV=test mocha"}, devDependencies={"mocha": "10"})
+    assert detect_js_recipe(make_snapshot(tmp_path / "c", {"package.json": json.dumps(cross)}), "HEAD").test_env == (
+        ("NODE_ENV", "test"),
+    )
+    assert JsRecipe.from_dict(recipe.to_dict()) == recipe

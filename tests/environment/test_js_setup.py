@@ -1,4 +1,5 @@
-"""JS/TS setup without an engine: the repair of a dev dependency whose pinned tarball is gone."""
+"""JS/TS setup without an engine: the repair of a dev dependency whose pinned tarball is gone
+(the other repairs: test_js_repair.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from environment.js_detect import detect_js_recipe
-from environment.js_setup import JsRecipeBook, without_dev_dependencies
+from environment.js_repair import with_override
+from environment.js_setup import JsRecipeBook
 
 try:
     from tests.sandbox_fixtures import make_repo
@@ -37,28 +39,31 @@ def test_a_gone_dev_dependency_is_dropped_and_the_install_may_update_the_lockfil
     root = repo(tmp_path)
     book = JsRecipeBook(tmp_path / "cache")
     assert detect_js_recipe(root, "HEAD").install.startswith("npm ci ")
-    assert "top-sites" in book.repair(root, "HEAD", GONE)
+    fix = book.repair(root, "HEAD", GONE)
+    assert fix.rule == "registry-gone" and "top-sites" in fix.reason
     recipe = book.recipe_for(root, "HEAD")
     # top-sites is one of the known packages whose install script needs the network: scripts stay off
+    # the form the images of such repositories were first keyed by: their images stay
     assert recipe.install == (
         "npm pkg delete devDependencies.top-sites && npm install --no-audit --no-fund --ignore-scripts"
     )
     assert recipe.key() != detect_js_recipe(root, "HEAD").key()  # a new image
-    assert book.repair(root, "HEAD", GONE) == ""  # nothing new to learn: the loop stops
+    assert book.repair(root, "HEAD", GONE) is None  # nothing new to learn: the loop stops
 
 
 def test_a_gone_scoped_package_and_a_gone_package_that_is_no_dev_dependency(tmp_path):
     root = repo(tmp_path)
     log = "404 Not Found - GET https://registry.npmjs.org/@scope/bench/-/bench-1.0.0.tgz\n"
-    assert "@scope/bench" in JsRecipeBook(tmp_path / "cache").repair(root, "HEAD", log)
+    assert "@scope/bench" in JsRecipeBook(tmp_path / "cache").repair(root, "HEAD", log).reason
     other = "404 Not Found - GET https://registry.npmjs.org/left-pad/-/left-pad-1.0.0.tgz\n"
-    assert JsRecipeBook(tmp_path / "cache").repair(root, "HEAD", other) == ""  # a runtime dependency is not dropped
+    assert JsRecipeBook(tmp_path / "cache2").repair(root, "HEAD", other) is None  # a runtime dependency stays
 
 
 def test_frozen_switches_go_with_a_dropped_dependency(tmp_path):
     recipe = detect_js_recipe(repo(tmp_path), "HEAD")
-    pnpm = without_dev_dependencies(replace(recipe, install="pnpm install --frozen-lockfile"), ["x"])
-    assert pnpm.install == "npm pkg delete devDependencies.x && pnpm install"
+    pnpm = replace(recipe, package_manager="pnpm", install="pnpm install --frozen-lockfile")
+    out = with_override(pnpm, {"drop": ["devDependencies:x"]}, {})
+    assert out.install.endswith(" && pnpm install --no-frozen-lockfile")
 
 
 def test_what_was_learned_serves_a_later_process(tmp_path):
