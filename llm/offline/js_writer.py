@@ -198,7 +198,7 @@ def outcome(f: FailureEvidence) -> str:
         exact = " exactly" if f.exact and f.op != "!=" else ""
         seen, wanted = _span(f.observed or ""), _span(f.expected or "")
         if not f.observed:  # the runner printed no value
-            return f"On the current code {subject} is different; it should {want}{exact} {wanted}."
+            return f"On the current code this check fails: {subject} should {want}{exact} {wanted}."
         return f"On the current code {subject} is {seen}; it should {want}{exact} {wanted}."
     if f.error:
         return f"On the current code it throws {_span(f.error)}."
@@ -234,6 +234,8 @@ _REQUIRED = {
 
 def requirement(f: FailureEvidence) -> str:
     subject = _checked(f)
+    if f.kind not in ("raises", "compare", "error") and f.check and len(f.check) <= 200:
+        return f"{_code(' '.join(f.check.split()))} holds"
     if subject == "the checked value" and f.kind not in ("raises", "compare"):
         return "the code runs without throwing"
     if f.kind == "raises":
@@ -244,6 +246,7 @@ def requirement(f: FailureEvidence) -> str:
     return f"{subject} does not throw"
 
 
+EXAMPLES_SHOWN = 8  # the tests' own examples a feature request shows
 CASES_LISTED = 20  # the failing cases a statement lists one by one; the rest are counted
 _CASES_HEADS = [
     "Every one of these cases fails on the current code:",
@@ -269,6 +272,11 @@ def case_line(f: FailureEvidence) -> str:
     """One failing case: its input (the call, or the statement that throws), what it must give
     and what it gives today."""
     if f.kind not in ("compare", "raises") and f.error:
+        if f.check:  # the check itself threw: the assert form of it says what it requires
+            check = _last_statement(f.reproduction) if not f.unbound else ""
+            check = check or " ".join(f.check.split())
+            if len(check) <= 240:
+                return f"- {_code(check)} should pass; {_now(f)}."
         then = " ".join((f.rest or "").split())
         if then and len(then) <= 240:
             return f"- {_code(then)} should hold; {_now(f)} before getting there."
@@ -277,31 +285,47 @@ def case_line(f: FailureEvidence) -> str:
     return f"- {requirement(f)}" + (f"; {now}." if now else ".")
 
 
+def _last_statement(code: str | None) -> str:
+    """The reproduction's last line when it is a whole statement of its own (its check)."""
+    lines = [ln for ln in (code or "").splitlines() if ln.strip()]
+    last = lines[-1].strip() if lines else ""
+    return last if last.endswith(";") and not last.startswith(("}", ")")) else ""
+
+
 def _code(text: str) -> str:
     """An inline code span of `text`, fenced with two backticks when it holds one."""
     return f"`` {text} ``" if "`" in text else f"`{text}`"
 
 
-def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int) -> str:
-    """Up to `limit` code blocks (one per function under test), then, when several tests fail,
-    every failing case on a line of its own: a solver must see all that the tests require."""
+def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int, every_example: bool = False) -> str:
+    """Up to `limit` code blocks (one per function under test; with `every_example`, one per
+    test), then, when several tests fail, every failing case on a line of its own: a solver must
+    see all that the tests require. A test that threw before its checks and whose lines are
+    shown is not listed again (its lines are the example)."""
     parts = []
     shown: set[str] = set()
     functions: set[str] = set()
+    examples: set[str] = set()
     for f in failures:
         if len(parts) >= limit:
             break
         code = (f.reproduction or "").strip() if not f.unbound and not f.long else ""
         block = code or test_lines(f) or (f.check or "").strip()
-        if not block or block in shown or (len(failures) > 1 and f.function and f.function in functions):
+        if not block or block in shown:
+            continue
+        if not every_example and len(failures) > 1 and f.function and f.function in functions:
             continue
         shown.add(block)
         functions.add(f.function or "")
+        examples.add(f.test_id)
         head = phr.pick(_REPRO_HEADS if code else _CHECK_HEADS)
         parts.append(f"{head}\n\n```js\n{block}\n```\n\n{outcome(f)}")
+    listed_failures = [
+        f for f in failures if not (f.test_id in examples and f.kind not in ("compare", "raises") and not f.check)
+    ]
     if len(failures) > 1 or not parts:
-        lines = [line for line in dict.fromkeys(case_line(f) for f in failures) if line]
-        if len(lines) > 1 or not parts:
+        lines = [line for line in dict.fromkeys(case_line(f) for f in listed_failures) if line]
+        if (len(lines) > 1 or not parts or len(failures) > 1) and lines:
             listed = lines[:CASES_LISTED]
             if len(lines) > CASES_LISTED:
                 listed.append(f"- and {len(lines) - CASES_LISTED} more cases of the same kind.")
@@ -424,7 +448,10 @@ def write_js_statement(
         tests = [f"- `{f.test_id}`" for f in failures]
         sections.append("\n".join(["Specification:", *spec, "", "Tests that must pass:", *tests]))
     if failures:
-        sections.append(evidence_section(failures, phr, 1 if concise else 5 if detailed else 3))
+        limit = 1 if concise else 5 if detailed else 3
+        if missing is not None:  # the examples are the specification: each test's, up to a cap
+            limit = max(limit, EXAMPLES_SHOWN)
+        sections.append(evidence_section(failures, phr, limit, every_example=missing is not None))
     else:
         sections.append(_test_code_section(context))
         if "expected_actual" in directives and lead is not None:

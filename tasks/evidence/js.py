@@ -254,6 +254,19 @@ def each_params(test: _TestCall, test_id: str) -> dict[str, str]:
     return out
 
 
+def _title(node) -> str | None:
+    """A test's title when the file spells it out: a string, or an expression of literals only
+    (`JSON.stringify("/a") + " + " + JSON.stringify("/b")`, once a loop's case is written in)."""
+    value = _string_value(node)
+    if value is not None or node.type in ("string", "identifier"):
+        return value
+    try:
+        value = _evaluate(node, {})
+    except (_Unknown, RecursionError, TypeError, ValueError):
+        return None
+    return value if isinstance(value, str) else None
+
+
 def test_calls(root) -> list[_TestCall]:
     """Every it/test call of a file with its enclosing describe titles. A qunit-style
     `suite('x')` statement (no callback) titles the tests after it."""
@@ -270,7 +283,7 @@ def test_calls(root) -> list[_TestCall]:
                 continue
             name, arguments = _called_name(call), call.child_by_field_name("arguments")
             args = arguments.named_children if arguments is not None else []
-            title = _string_value(args[0]) if args else None
+            title = _title(args[0]) if args else None
             body = _callback(arguments) if arguments is not None else None
             if name in SUITE_CALLS and body is None:
                 flat_suite = [title]
@@ -431,12 +444,21 @@ def _evaluate(node, env: dict):
             value = _evaluate(args[0], env)
             if value is _UNDEFINED:
                 return _UNDEFINED
-            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            return json.dumps(_json_ready(value), ensure_ascii=False, separators=(",", ":"))
         if function == "String" and len(args) == 1:
             return _js_string(_evaluate(args[0], env))
         if function.endswith(".toString") and not args:
             return _js_string(_evaluate(node.child_by_field_name("function").child_by_field_name("object"), env))
     raise _Unknown(node_text(node))
+
+
+def _json_ready(value):
+    """The value as JSON.stringify sees it: undefined properties left out, undefined items null."""
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items() if v is not _UNDEFINED}
+    if isinstance(value, list):
+        return [None if v is _UNDEFINED else _json_ready(v) for v in value]
+    return value
 
 
 def _raise(node):
@@ -506,8 +528,15 @@ def resolve_loop(source: str, path: str, test_id: str, line: int | None) -> str:
     are kept (every replacement is one line). The file unchanged when it is not such a test."""
     root = parse(source, path).root_node
     test = find_test(root, test_id, line)
-    if test is None:
-        return source
+    if test is not None:
+        return _resolved(source, root, test, test_id)
+    for call in test_calls(root):  # no line to find it by: the loop whose case has this title
+        if call.title is None and (resolved := _resolved(source, root, call, test_id)) != source:
+            return resolved
+    return source
+
+
+def _resolved(source: str, root, test: _TestCall, test_id: str) -> str:
     if test.each:  # it.each(table)(title, (a, b) => ...): the case's values from its title
         params = each_params(test, test_id)
         if not params or test.body is None:
@@ -544,7 +573,7 @@ def resolve_loop(source: str, path: str, test_id: str, line: int | None) -> str:
             if _js_string(_evaluate(title_node, {variable: bound})) == title:
                 chosen = (element, value, bound)
                 break
-        except (_Unknown, RecursionError):
+        except (_Unknown, RecursionError, TypeError, ValueError):
             continue
     if chosen is None:
         return source
@@ -861,14 +890,16 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
         if isinstance(report, FailureEvidence):
             report = report.to_dict()
         if not isinstance(report, dict):
-            continue
+            report = {}  # the runner gave no details: what the test's source says may still be read
         path = test_id.partition("::")[0]
         if path not in sources:
             sources[path] = file_at(str(repo_path), commit, path)
         try:
-            out[test_id] = explain_failure(sources[path], test_id, report, package)
+            found = explain_failure(sources[path], test_id, report, package)
         except (ValueError, RecursionError, AttributeError, TypeError, IndexError):
-            out[test_id] = FailureEvidence.from_dict(report, test_id=test_id)  # a file this code cannot read
+            found = FailureEvidence.from_dict(report, test_id=test_id)  # a file this code cannot read
+        if report or found.derived:
+            out[test_id] = found
     return out
 
 
@@ -893,6 +924,11 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
     statements = test_statements(test.body)
     lines = source.splitlines()
     failing = _statement_at(statements, evidence.line) if evidence.line else None
+    # the runner said nothing of this failure: a test with a single check failed at that check
+    inferred = evidence.kind is None and not evidence.line
+    if inferred:
+        checks = [s for s in statements if read_check(s) is not None]
+        failing = checks[0] if len(checks) == 1 else None
     helper = None
     if failing is None and evidence.line:  # the check sits in a helper the test calls
         helper = _innermost_statement(root, evidence.line)
@@ -911,6 +947,9 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
             evidence.op = evidence.op and _op(evidence.op) or _op(check.matcher)
         if check.matcher.startswith("toThrow") or check.matcher in ("throws", "rejects"):
             evidence.kind = "raises" if evidence.kind != "compare" else evidence.kind
+        elif inferred:  # what it requires is in the check; what the code gave is not known
+            evidence.kind = "compare" if check.expected is not None else "truthy"
+            evidence.expected = check.expected
         evidence.function = _callee_name(check.subject)
     elif evidence.kind == "compare" and evidence.op:
         evidence.op = _op(evidence.op)
@@ -970,7 +1009,11 @@ def _reproduce(
     """A snippet that runs on its own with the package installed and ends with the failing check."""
     if failing is None or check is None or check.style in ("async", "other"):
         return
-    if check.style == "expect":
+    if check.style == "expect" and check.matcher == "toMatchObject" and not check.negated:
+        last = _match_object(check.subject, check.expected)
+        if last is None:
+            return
+    elif check.style == "expect":
         table = _NEGATED if check.negated else _ASSERT_FOR
         template = table.get(check.matcher)
         if template is None or (check.subject is None) or ("{y}" in template and check.expected is None):
@@ -1030,6 +1073,33 @@ def without_types(code: str) -> str:
 
     root = parse(code, "snippet.ts").root_node
     return (data[: root.start_byte] + plain(root) + data[root.end_byte :]).decode("utf-8", errors="replace")
+
+
+def _match_object(subject: str | None, expected: str | None) -> str | None:
+    """`expect(x).toMatchObject({ a: 1, "b-c": [2] })` as node:assert calls: each property the
+    object literal names is compared (`result.a`, `result["b-c"]`); None for any other form."""
+    if not subject or not expected:
+        return None
+    root = parse(f"({expected})", "expected.js").root_node
+    node = root.named_children[0] if root.named_children else None
+    node = node.named_children[0] if node is not None and node.named_children else None
+    while node is not None and node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    if root.has_error or node is None or node.type != "object":
+        return None
+    lines = [f"const result = {subject};"]
+    for pair in node.named_children:
+        if pair.type == "comment":
+            continue
+        if pair.type != "pair":
+            return None
+        try:
+            key = _key(pair.child_by_field_name("key"))
+        except _Unknown:
+            return None
+        access = f".{key}" if re.fullmatch(r"[A-Za-z_$][\w$]*", key) else f"[{json.dumps(key)}]"
+        lines.append(f"assert.deepEqual(result{access}, {node_text(pair.child_by_field_name('value'))});")
+    return "\n".join(lines) if len(lines) > 1 else None
 
 
 def _dedent(text: str, column: int) -> str:
