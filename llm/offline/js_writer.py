@@ -178,6 +178,12 @@ def symptom(f: FailureEvidence, fallback: str) -> str:
         return f"{name} gives {_span(f.observed)} where {_span(f.expected)} is expected"
     if f.error and not f.kind == "compare":
         return f"{name} throws {_span(f.error.split(':')[0])}"
+    # the commit's words only when the evidence bears them out: they name the checked function
+    confirmed = f.function and re.search(rf"\b{re.escape(f.function.split('.')[-1])}\b", fallback or "")
+    if fallback and confirmed:
+        return fallback
+    if f.kind == "compare" and f.function:
+        return f"{name} gives a wrong result"
     return fallback or f"{name} gives a wrong result"
 
 

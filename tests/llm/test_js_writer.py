@@ -267,3 +267,22 @@ def test_titles_say_the_relation_in_words_never_the_matchers_name():
     assert '`"default"` where `undefined` is expected' in titles[0]
     assert "which is not an instance of `CommanderError`" in titles[1]
     assert "throws `Error: bad number` instead of `/invalid/`" in titles[2]
+
+
+def test_a_commit_subject_the_evidence_does_not_bear_out_is_not_the_title():
+    long_value = "Object {\n  " + ",\n  ".join(f'"k{i}": {i}' for i in range(8)) + "\n}"
+    failure = FailureEvidence(
+        "src/parse.spec.ts::parseSetCookie > ignores values",
+        kind="compare",
+        call='parseSetCookie("key=value; HttpOnly=true; Secure=false; Path=/")',
+        op="==",
+        expected=long_value,
+        observed="Object {}",
+        error="",
+        function="parseSetCookie",
+    )
+    unrelated = write_js_statement(_ctx([failure], subject="fix: skip over of boolean attributes"), "Write a report.")
+    title = unrelated["problem_statement"].splitlines()[0]
+    assert "parseSetCookie" in title and "skip over" not in title
+    confirmed = write_js_statement(_ctx([failure], subject="fix: parseSetCookie drops boolean flags"), "Write.")
+    assert "drops boolean flags" in confirmed["problem_statement"].splitlines()[0]
