@@ -38,8 +38,9 @@ _TITLES = {
 }
 _OPENINGS = {
     "BUG_FIX": [
-        "I ran into this while using {repo}; the failing code is below.",
-        "There is a bug in {repo}, shown by the code below.",
+        "The current code of {repo} gets the case below wrong.",
+        "In {repo}, the code below does not do what it should.",
+        "The example below goes wrong on the current code of {repo}.",
     ],
     "FEATURE_ADD": [
         "{Repo} does not offer {request} yet, and I would like to use it.",
@@ -348,7 +349,8 @@ def test_lines(f: FailureEvidence, limit: int = 25) -> str:
     source = list(f.source or [])
     # the lines that open the test (its title, an it.each table) end where its callback starts
     opener = next((i for i, ln in enumerate(source) if _CALLBACK_START.search(ln)), 0)
-    lines = [ln for ln in source[opener + 1 :] if ln.strip()]
+    # the test's own comments speak to its authors (and may tell the fix): not a solver's business
+    lines = [ln for ln in source[opener + 1 :] if ln.strip() and not ln.strip().startswith("//")]
     if lines and lines[-1].strip() in ("});", "})", "});\n", "}"):
         lines = lines[:-1]
     if not lines or len(lines) > limit:

@@ -286,3 +286,15 @@ def test_a_commit_subject_the_evidence_does_not_bear_out_is_not_the_title():
     assert "parseSetCookie" in title and "skip over" not in title
     confirmed = write_js_statement(_ctx([failure], subject="fix: parseSetCookie drops boolean flags"), "Write.")
     assert "drops boolean flags" in confirmed["problem_statement"].splitlines()[0]
+
+
+def test_the_tests_own_comments_stay_out_of_the_shown_lines():
+    from llm.offline.js_writer import test_lines
+
+    failure = FailureEvidence(
+        "t.test.js::x",
+        kind="error",
+        error="TypeError: boom",
+        source=["test('x', () => {", "  // the old code forgot the flag", "  const p = make();", "  p.run();"],
+    )
+    assert test_lines(failure) == "const p = make();\np.run();"
