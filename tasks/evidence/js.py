@@ -1020,6 +1020,10 @@ def _reproduce(
             return
         if check.matcher.startswith("toThrow") and check.expected is None:
             template = "assert.throws({x});"
+        elif check.matcher.startswith("toThrow") and check.expected[:1] in "'\"`" and not check.negated:
+            # jest's toThrow("text") wants the message to hold the text; node's assert.throws(fn, "text")
+            # would take the text as its own message and accept any error
+            template = "assert.throws({x}, (error) => error.message.includes({y}));"
         last = template.format(x=check.subject, y=check.expected)
     else:
         last = node_text(failing)
@@ -1032,7 +1036,7 @@ def _reproduce(
     # node:assert is imported for a rewritten expect, and for a bare `assert` the file gets from elsewhere
     needs_assert = check.style == "expect" or ("assert" in used and "assert" not in imported)
     params = {name: value for name, value in (params or {}).items() if name in used}
-    defined = _defined(setup) | _GLOBALS | imported | set(params) | ({"assert"} if needs_assert else set())
+    defined = _defined([*setup, failing]) | _GLOBALS | imported | set(params) | ({"assert"} if needs_assert else set())
     unbound = sorted(used - defined)
     if unbound or used & unusable:
         evidence.unbound = sorted(set(unbound) | (used & unusable))
