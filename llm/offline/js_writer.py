@@ -197,6 +197,8 @@ def outcome(f: FailureEvidence) -> str:
             return f"On the current code it throws {_span(f.observed)}; it should throw {wanted}."
         return f"On the current code nothing is thrown; it should throw {wanted}."
     if f.kind == "compare":
+        if f.op in _RELATIONS and f.op != "!=" and not f.observed:  # the runner printed no value
+            return f"On the current code this check fails: {subject} {_REQUIRED[f.op]} {_span(f.expected or '')}."
         if f.op in _RELATIONS and f.op != "!=":
             return f"On the current code {subject} is {_span(f.observed)}, {_relation(f.op)} {_span(f.expected)}."
         if f.op not in (None, "", "==", "!="):
@@ -313,6 +315,10 @@ def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int,
     shown: set[str] = set()
     functions: set[str] = set()
     examples: set[str] = set()
+    # cases a line cannot tell apart (the same call for a different setup) each need their own example
+    said = [case_line(f) for f in failures]
+    if len(set(said)) < len(said):
+        every_example, limit = True, max(limit, EXAMPLES_SHOWN)
     for f in failures:
         if len(parts) >= limit:
             break
@@ -327,8 +333,11 @@ def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int,
         examples.add(f.test_id)
         head = phr.pick(_REPRO_HEADS if code else _CHECK_HEADS)
         parts.append(f"{head}\n\n```js\n{block}\n```\n\n{outcome(f)}")
+    repeated = {line for line in said if said.count(line) > 1}
     listed_failures = [
-        f for f in failures if not (f.test_id in examples and f.kind not in ("compare", "raises") and not f.check)
+        f
+        for f, line in zip(failures, said)
+        if f.test_id not in examples or ((f.kind in ("compare", "raises") or f.check) and line not in repeated)
     ]
     if len(failures) > 1 or not parts:
         lines = [line for line in dict.fromkeys(case_line(f) for f in listed_failures) if line]

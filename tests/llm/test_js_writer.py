@@ -298,3 +298,21 @@ def test_the_tests_own_comments_stay_out_of_the_shown_lines():
         source=["test('x', () => {", "  // the old code forgot the flag", "  const p = make();", "  p.run();"],
     )
     assert test_lines(failure) == "const p = make();\np.run();"
+
+
+def test_cases_a_line_cannot_tell_apart_each_get_their_example():
+    def clash(flags: str) -> FailureEvidence:
+        code = f"assert.throws(() => {{\n  program.option('-c, --cheese').option('{flags}');\n}}, /Cannot add/);"
+        return FailureEvidence(
+            f"t.test.js::clash {flags}",
+            kind="raises",
+            call=f"() => {{\n  program.option('-c, --cheese').option('{flags}');\n}}",
+            expected="/Cannot add/",
+            reproduction=f"const assert = require('node:assert');\n\n{code}",
+            function="program.option",
+        )
+
+    statement = write_js_statement(_ctx([clash("-H, --cheese"), clash("-c, --conflict")]), "Write.")
+    text = statement["problem_statement"]
+    assert "option('-H, --cheese')" in text and "option('-c, --conflict')" in text
+    assert text.count("```js") == 2 and "- the result of" not in text
