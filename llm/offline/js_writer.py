@@ -198,7 +198,8 @@ def outcome(f: FailureEvidence) -> str:
         return f"On the current code nothing is thrown; it should throw {wanted}."
     if f.kind == "compare":
         if f.op in _RELATIONS and f.op != "!=" and not f.observed:  # the runner printed no value
-            return f"On the current code this check fails: {subject} {_REQUIRED[f.op]} {_span(f.expected or '')}."
+            required = f"{subject} {_REQUIRED[f.op]} {_span(f.expected or '')}"
+            return f"On the current code this check fails; it requires that {required}."
         if f.op in _RELATIONS and f.op != "!=":
             return f"On the current code {subject} is {_span(f.observed)}, {_relation(f.op)} {_span(f.expected)}."
         if f.op not in (None, "", "==", "!="):
@@ -207,7 +208,7 @@ def outcome(f: FailureEvidence) -> str:
         exact = " exactly" if f.exact and f.op != "!=" else ""
         seen, wanted = _span(f.observed or ""), _span(f.expected or "")
         if not f.observed:  # the runner printed no value
-            return f"On the current code this check fails: {subject} should {want}{exact} {wanted}."
+            return f"On the current code this check fails; {subject} should {want}{exact} {wanted}."
         return f"On the current code {subject} is {seen}; it should {want}{exact} {wanted}."
     if f.error:
         return f"On the current code it throws {_span(f.error)}."
