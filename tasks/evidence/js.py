@@ -853,6 +853,10 @@ def _defined(statements: list) -> set[str]:
                 param = node.child_by_field_name("parameter")
                 if param is not None:
                     names.add(node_text(param))
+            elif node.type == "catch_clause":
+                param = node.child_by_field_name("parameter")
+                if param is not None:
+                    names |= {node_text(n) for n in walk_nodes(param) if n.type == "identifier"}
     return names
 
 
@@ -968,7 +972,15 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
     params = each_params(test, test_id)
     if params:
         evidence.params = params
-    _reproduce(evidence, root, path, package, statements, failing, check if helper is None else None, params)
+    if helper is None:
+        _reproduce(evidence, root, path, package, statements, failing, check, params)
+    elif (inlined := _inline_helper(root, statements, evidence.line)) is not None:
+        call, asserts, values = inlined  # the helper's checks, with the test's arguments, end the reproduction
+        _reproduce(evidence, root, path, package, statements, call, _Check(asserts, style="expect"), inlined=asserts)
+        # the check and its subject in the test's own names (`caughtErr.message`, not the helper's `err.message`)
+        evidence.call = _written_in(evidence.call, values)
+        evidence.check = _written_in(evidence.check, values)
+        evidence.function = _callee_name(evidence.call) or evidence.function
     return evidence
 
 
@@ -1004,12 +1016,23 @@ def _callee_name(subject: str | None) -> str | None:
 
 
 def _reproduce(
-    evidence, root, path: str, package: str, statements: list, failing, check: _Check | None, params: dict | None = None
+    evidence,
+    root,
+    path: str,
+    package: str,
+    statements: list,
+    failing,
+    check: _Check | None,
+    params: dict | None = None,
+    inlined: str | None = None,
 ) -> None:
-    """A snippet that runs on its own with the package installed and ends with the failing check."""
+    """A snippet that runs on its own with the package installed and ends with the failing check
+    (or, for a check inside a helper of the file, with the helper's checks written in)."""
     if failing is None or check is None or check.style in ("async", "other"):
         return
-    if check.style == "expect" and check.matcher == "toMatchObject" and not check.negated:
+    if inlined is not None:
+        last = inlined
+    elif check.style == "expect" and check.matcher == "toMatchObject" and not check.negated:
         last = _match_object(check.subject, check.expected)
         if last is None:
             return
@@ -1029,7 +1052,8 @@ def _reproduce(
         last = node_text(failing)
     setup = [s for s in statements if s.end_point.row < failing.start_point.row and read_check(s) is None]
     imports, bound, unusable = _imports(root, path, package)
-    used = _used([*setup, failing]) - ({"assert", "expect"} if check.style == "expect" else set())
+    checked = [parse(inlined, "inlined.js").root_node] if inlined is not None else [failing]
+    used = _used([*setup, *checked]) - ({"assert", "expect"} if check.style == "expect" else set())
     enabling = _enabling_calls(root) if check.style == "chai-should" else []
     used |= _used(enabling)
     imported = {name for names in bound for name in names}
@@ -1077,6 +1101,53 @@ def without_types(code: str) -> str:
 
     root = parse(code, "snippet.ts").root_node
     return (data[: root.start_byte] + plain(root) + data[root.end_byte :]).decode("utf-8", errors="replace")
+
+
+_SIMPLE_ARGUMENTS = ("identifier", "string", "number", "member_expression", "true", "false", "null", "template_string")
+
+
+def _written_in(text: str | None, values: dict[str, str]) -> str | None:
+    """`text` with each identifier that `values` names replaced by its value."""
+    if not text:
+        return text
+    names = [n for n in walk_nodes(parse(text, "text.js").root_node) if n.type == "identifier"]
+    return _replace(text, [(n.start_byte, n.end_byte, values[node_text(n)]) for n in names if node_text(n) in values])
+
+
+def _inline_helper(root, statements: list, line: int | None) -> tuple[object, str, dict[str, str]] | None:
+    """(the test's call of the file's helper function that holds `line`, the helper's checks as
+    node:assert calls with the call's arguments written in) when the helper is only jest/vitest
+    checks the assert table knows and the test calls it once; else None."""
+    helper = next(
+        (
+            n
+            for n in root.named_children
+            if n.type == "function_declaration" and line and n.start_point.row + 1 <= line <= n.end_point.row + 1
+        ),
+        None,
+    )
+    params = _parameter_names(helper) if helper is not None else None
+    if helper is None or not params:
+        return None
+    name = node_text(helper.child_by_field_name("name"))
+    calls = [s for s in statements if (c := _outer_call(s)) is not None and _called_identifier(c) == name]
+    if len(calls) != 1:
+        return None
+    arguments = _outer_call(calls[0]).child_by_field_name("arguments")
+    args = [a for a in arguments.named_children if a.type != "comment"]
+    if len(args) != len(params):
+        return None
+    values = {p: node_text(a) if a.type in _SIMPLE_ARGUMENTS else f"({node_text(a)})" for p, a in zip(params, args)}
+    lines = []
+    for statement in test_statements(helper.child_by_field_name("body")):
+        check = read_check(statement)
+        template = _ASSERT_FOR.get(check.matcher) if check is not None and check.style == "expect" else None
+        if template is None or check.negated or check.subject is None or check.matcher.startswith("toThrow"):
+            return None
+        if "{y}" in template and check.expected is None:
+            return None
+        lines.append(_written_in(template.format(x=check.subject, y=check.expected), values))
+    return (calls[0], "\n".join(lines), values) if lines else None
 
 
 def _match_object(subject: str | None, expected: str | None) -> str | None:

@@ -164,13 +164,22 @@ def test_chai_should_keeps_the_call_that_enables_it_and_only_the_imports_it_uses
     assert "node:fs" not in evidence.reproduction
 
 
-def test_a_check_in_a_helper_is_the_failing_check_and_the_checks_before_are_unstated():
+def test_a_check_in_a_helper_is_written_in_with_the_tests_arguments_and_the_checks_before_are_unstated():
     test_id = "tests/command.test.js::.exitOverride > when excess argument then throw"
     evidence = explain_failure(
         source("command.test.js"), test_id, compare(6, '"error: too many arguments"', '"error"', "toBe"), "commander"
     )
-    assert evidence.check == "expect(err.message).toBe(message);"
-    assert evidence.passed_checks is None and evidence.reproduction is None
+    # the helper's names (`err`, `message`) give way to the test's arguments
+    assert evidence.check == "expect(caughtErr.message).toBe('error: too many arguments');"
+    assert evidence.call == "caughtErr.message"
+    assert evidence.passed_checks is None and not evidence.unbound
+    assert evidence.reproduction.endswith(
+        "} catch (err) {\n  caughtErr = err;\n}\n"
+        "assert.ok(caughtErr instanceof commander.CommanderError);\n"
+        "assert.strictEqual(caughtErr.exitCode, 1);\n"
+        "assert.strictEqual(caughtErr.message, 'error: too many arguments');"
+    )
+    assert "expectCommanderError" not in evidence.reproduction
     assert evidence.source[-1].strip() == "});"
 
 
