@@ -1,6 +1,8 @@
 """Statements a solver can act on: tasks for the verified real commits, and their defects counted.
 
-Reads `../shared/real-repos/commits.json`, clones each bundle into a temp folder and runs ONE
+Reads `../shared/real-repos/commits.json` (with `--dev-set js`, `../shared/real-repos-js/`, where
+shares 1 and 2 read the statements' JS with tree-sitter: `js_unbound_names`, `js_passing_quotes`),
+clones each bundle into a temp folder and runs ONE
 `sebgen generate REPO --commit ... --commit ...` per repository (Docker backend, a fresh
 SEBGEN_CACHE, the execution layers only, so that every task that executes gets its statement
 written). The tasks go to `--out` (a JSONL file for a blind rating). Then, per task:
@@ -48,7 +50,9 @@ repository and in all, with the check's seconds.
 with `--rewrite` their statements are written again first, by the generator's own
 `Generator.write_statement` on the stored task and its evidence (the commit mined again, the
 seed strategy of the task's type, the default config's model): minutes instead of the
-Docker run, for a change to the writer (a change to the evidence producer needs a new run).
+Docker run, for a change to the writer; with `--rederive` too, the recorded evidence is first
+derived again by today's producer from the runner's recorded words and the test's source (a
+change to what the producer reads from the runner still needs a new run).
 Long (image builds, 40 commits): run it in the background with a log.
 """
 
