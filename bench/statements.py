@@ -1,6 +1,8 @@
 """Statements a solver can act on: tasks for the verified real commits, and their defects counted.
 
-Reads `../shared/real-repos/commits.json`, clones each bundle into a temp folder and runs ONE
+Reads `../shared/real-repos/commits.json` (with `--dev-set js`, `../shared/real-repos-js/`, where
+shares 1 and 2 read the statements' JS with tree-sitter: `js_unbound_names`, `js_passing_quotes`),
+clones each bundle into a temp folder and runs ONE
 `sebgen generate REPO --commit ... --commit ...` per repository (Docker backend, a fresh
 SEBGEN_CACHE, the execution layers only, so that every task that executes gets its statement
 written). The tasks go to `--out` (a JSONL file for a blind rating). Then, per task:
@@ -42,13 +44,15 @@ blocks the writer showed, how many ran on both states, how many behaved as state
 target: every block the final statements show), and how many were dropped or rewritten, per
 repository and in all, with the check's seconds.
 
-    python bench/statements.py --out FILE [--repos attrs,click] [--limit N] [--from FILE [--rewrite]]
+    python bench/statements.py --out FILE [--dev-set js] [--repos attrs,click] [--limit N] [--from FILE [--rewrite]]
 
 `--from FILE` analyses tasks generated earlier (FILE is copied to `--out`) instead of generating;
 with `--rewrite` their statements are written again first, by the generator's own
 `Generator.write_statement` on the stored task and its evidence (the commit mined again, the
 seed strategy of the task's type, the default config's model): minutes instead of the
-Docker run, for a change to the writer (a change to the evidence producer needs a new run).
+Docker run, for a change to the writer; with `--rederive` too, the recorded evidence is first
+derived again by today's producer from the runner's recorded words and the test's source (a
+change to what the producer reads from the runner still needs a new run).
 Long (image builds, 40 commits): run it in the background with a log.
 """
 
@@ -77,7 +81,7 @@ sys.path.insert(0, str(ROOT))
 from corpus import dev_set  # noqa: E402
 from records import FailureEvidence, Task  # noqa: E402
 
-REAL = dev_set("python")
+DEV_SETS = {"python": "python", "js": "javascript"}  # --dev-set -> corpus.dev_set language
 EXECUTION_LAYERS = "[schema,compile,functional]"
 
 
@@ -95,7 +99,19 @@ def cli(args: list[str], env: dict, timeout: float) -> subprocess.CompletedProce
 
 def clone(bundle: Path, dest: Path) -> Path:
     if not dest.exists():
-        subprocess.run(["git", "clone", "-q", str(bundle), str(dest)], check=True)
+        subprocess.run(["git", "clone", "-q", str(bundle), str(dest)], check=True, capture_output=True)
+        # a bundle whose HEAD names a branch it lacks clones with nothing checked out: take its first branch
+        head = subprocess.run(["git", "-C", str(dest), "rev-parse", "-q", "--verify", "HEAD"], capture_output=True)
+        if head.returncode:
+            refs = subprocess.run(
+                ["git", "-C", str(dest), "for-each-ref", "--format=%(refname:short)", "refs/remotes/origin"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
+            branch = next(r for r in refs if r != "origin/HEAD")
+            local = branch.split("/", 1)[1]
+            subprocess.run(["git", "-C", str(dest), "checkout", "-q", "-b", local, branch], check=True)
     return dest
 
 
@@ -253,6 +269,80 @@ def unbound_names(statement: str, public: set[str]) -> list[str]:
         local = defined | bound_names(tree)
         missing += sorted(n for n in used_names(tree) - local if n not in missing)
     return missing
+
+
+JS_FENCES = ("js", "javascript", "mjs", "cjs", "ts", "typescript", "jsx", "tsx")
+
+
+def js_public_names(repo: Path, commit: str) -> set[str]:
+    """The package's name (and its last part, camel-cased) and every named definition of its
+    non-test JS/TS files at `commit`: what a statement's JS may call without defining it."""
+    from tasks.evidence.js import definitions, package_name
+
+    files = subprocess.run(
+        ["git", "-C", str(repo), "ls-tree", "-r", "--name-only", commit], capture_output=True, text=True, check=True
+    ).stdout.split()
+    package = package_name(str(repo), commit)
+    last = package.rsplit("/", 1)[-1]
+    names = {re.sub(r"[-.](\w)", lambda m: m.group(1).upper(), last), last.replace("-", "_")} if package else set()
+    for path in files:
+        if not re.search(r"\.(?:[cm]?[jt]s|[jt]sx)$", path) or re.search(
+            r"(^|/)(tests?|__tests__|spec|fixtures?|node_modules|dist|examples?)/|\.(test|spec)\.|\.d\.ts$", path
+        ):
+            continue
+        text = subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{path}"], capture_output=True, text=True)
+        names |= {name for name, *_ in definitions(text.stdout, path)}
+    return names
+
+
+def js_unbound_names(statement: str, public: set[str]) -> list[str]:
+    """`unbound_names` for JS/TS statements: the identifiers a ```js block, or an inline span
+    that computes something (a call, an operator), reads that no block of the statement binds
+    (a declaration, a parameter, an import) and that are neither JS globals nor public names of
+    the package. Parsed with tree-sitter's TS grammar (a superset of what the blocks hold)."""
+    from tasks.evidence.js import _GLOBALS, _defined, _used, parse, walk_nodes
+
+    fence = "|".join(JS_FENCES)
+    blocks = re.findall(rf"```(?:{fence})[^\n]*\n(.*?)```", statement, flags=re.S)
+    prose = re.sub(r"```.*?(?:```|$)", " ", statement, flags=re.S)
+    inline = re.findall(r"``\s?(.+?)\s?``|`([^`\n]+)`", prose)
+    trees = [parse(code, "statement.ts").root_node for code in blocks]
+    defined = set(_GLOBALS) | public | {"assert", "require", "module", "exports"}
+    for root in trees:
+        defined |= _defined(list(root.named_children))
+        defined |= {
+            n.text.decode()
+            for node in walk_nodes(root)
+            if node.type in ("import_statement", "catch_clause")
+            for n in walk_nodes(node)
+            if n.type == "identifier"
+        }
+    spans = []
+    for double, single in inline:
+        root = parse(double or single, "statement.ts").root_node
+        computes = ("call_expression", "binary_expression", "new_expression")
+        nodes = [n.type for n in walk_nodes(root)]
+        # a path or a value the run printed (`/admin-dashboard`) reads as a regex: it is no code
+        if root.has_error or "regex" in nodes or not any(kind in computes for kind in nodes):
+            continue
+        spans.append(root)
+    missing: list[str] = []
+    for root in [*trees, *spans]:
+        local = defined | _defined(list(root.named_children))
+        missing += sorted(n for n in _used([root]) - local if n not in missing)
+    return missing
+
+
+def js_passing_quotes(statement: str, failures: dict[str, FailureEvidence]) -> list[str]:
+    """`passing_quotes` for JS/TS: a check the evidence says ran and passed before the failing
+    one (`passed_checks`), quoted verbatim (up to whitespace) in the statement."""
+    text = " ".join(statement.split())
+    return [
+        f"{test_id.split('::')[-1]}: `{check[:80]}`"
+        for test_id, f in failures.items()
+        for check in f.passed_checks or []
+        if len(check) > 12 and " ".join(check.split()) in text
+    ]
 
 
 _INVISIBLE = re.compile(
@@ -543,13 +633,16 @@ def off_path_title(statement: str, failures: list[FailureEvidence]) -> list[str]
     return [n for n in title_names(title) if not appears(n, path) and not appears(n, values)]
 
 
-def rewrite(tasks: list[dict], repos: dict[str, Path], reproductions: bool = False) -> None:
+def rewrite(tasks: list[dict], repos: dict[str, Path], reproductions: bool = False, rederive: bool = False) -> None:
     """Each task's statement and hints written again in place, through the path `generate`
-    takes (`Generator.write_statement`) with the recorded failure evidence; with
+    takes (`Generator.write_statement`) with the recorded failure evidence; with `rederive`,
+    that evidence is first derived again from the runner's recorded words by today's producer
+    (`tasks.evidence.failure_evidence`, as the functional layer calls it); with
     `reproductions`, then the reproduction check `generate` runs after the writer (Docker)."""
     from evo.config import load_config
     from evo.runtime import make_llm
     from tasks import SEED_PROMPTS, Strategy, StrategyType, Validator
+    from tasks.evidence import failure_evidence
     from tasks.generate import Generator
     from tasks.mining import mine_named
     from tasks.reproduction import check_reproductions
@@ -562,6 +655,12 @@ def rewrite(tasks: list[dict], repos: dict[str, Path], reproductions: bool = Fal
         if entry.candidate is None:
             print(f"  {task.instance_id}: not rewritten: {entry.reason}", flush=True)
             continue
+        functional = task.validation.get("functional")
+        if rederive and functional is not None and isinstance(functional.details.get("failures"), dict):
+            reports = functional.details["failures"]
+            found = failure_evidence(repos[task.repo], task.base_commit, reports, task.FAIL_TO_PASS)
+            functional.details["failures"] = {test_id: e.to_dict() for test_id, e in found.items()}
+            data["validation"] = task.to_dict()["validation"]
         stype = StrategyType(task.strategy_type)
         generator.write_statement(task, entry.candidate, Strategy(stype, SEED_PROMPTS[stype][-1]))
         if reproductions:
@@ -637,14 +736,18 @@ def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[
         parent = subprocess.run(
             ["git", "-C", str(repo), "rev-parse", f"{task['base_commit']}^"], capture_output=True, text=True
         ).stdout.strip()
-        key = (str(repo), parent)
+        js = _is_js(task)
+        key = (str(repo), parent, js)
         if key not in public_cache:
-            public_cache[key] = repo_public_names(repo, parent)
+            public_cache[key] = (js_public_names if js else repo_public_names)(repo, parent)
         iid = task["instance_id"]
-        missing = unbound_names(statement, public_cache[key])
+        missing = (js_unbound_names if js else unbound_names)(statement, public_cache[key])
         if missing:
             rows["unbound"].append(f"{iid}: {', '.join(missing[:8])}")
-        quoted = passing_quotes(task, repo, evidence.get(iid) or _recorded(task))
+        if js:
+            quoted = js_passing_quotes(statement, _recorded(task))
+        else:
+            quoted = passing_quotes(task, repo, evidence.get(iid) or _recorded(task))
         if quoted:
             rows["passing"].append(f"{iid}: {'; '.join(quoted[:3])}")
         refs = invisible_references(statement)
@@ -699,6 +802,13 @@ def reproduction_counts(tasks: list[dict]) -> dict[str, dict[str, float]]:
     return out
 
 
+def _is_js(task: dict) -> bool:
+    from environment import language_of_test
+
+    language = language_of_test((task.get("FAIL_TO_PASS") or [""])[0])
+    return language is not None and language.name != "python"
+
+
 def _recorded(task: dict) -> dict[str, FailureEvidence]:
     return {f.test_id: f for f in Task.from_dict(task).failure_evidence()}
 
@@ -715,10 +825,15 @@ def main() -> None:
     ap.add_argument(
         "--reproductions", action="store_true", help="with --rewrite: then run the reproduction check, as generate does"
     )
+    ap.add_argument(
+        "--rederive", action="store_true", help="with --rewrite: derive the recorded failure evidence again first"
+    )
     ap.add_argument("--cache", type=Path, help="SEBGEN_CACHE to use (default: a fresh temp folder)")
     ap.add_argument("--no-evidence-run", action="store_true", help="use the evidence recorded in the tasks")
+    ap.add_argument("--dev-set", choices=sorted(DEV_SETS), default="python", help="the dev set whose commits to use")
     args = ap.parse_args()
-    records = json.loads((REAL / "commits.json").read_text())
+    real = dev_set(DEV_SETS[args.dev_set])
+    records = json.loads((real / "commits.json").read_text())
     by_repo: dict[str, list[dict]] = {}
     for rec in records:
         if args.repos and not any(s in rec["repo"] for s in args.repos.split(",")):
@@ -735,7 +850,7 @@ def main() -> None:
         log_dir = args.out.with_name(args.out.stem + ".logs")
         log_dir.mkdir(parents=True, exist_ok=True)
         repos = {
-            name: clone(REAL / f"{name.replace('/', '__')}.bundle", Path(tmp) / name.replace("/", "__"))
+            name: clone(real / f"{name.replace('/', '__')}.bundle", Path(tmp) / name.replace("/", "__"))
             for name in by_repo
         }
         tasks: list[dict] = []
@@ -743,7 +858,7 @@ def main() -> None:
             tasks = [json.loads(ln) for ln in args.source.read_text().splitlines() if ln.strip()]
             tasks = [t for t in tasks if t.get("repo") in repos]
             if args.rewrite:
-                rewrite(tasks, repos, reproductions=args.reproductions)
+                rewrite(tasks, repos, reproductions=args.reproductions, rederive=args.rederive)
         else:
             for name, recs in by_repo.items():
                 tasks += generate_repo(repos[name], recs, Path(tmp), env, log_dir, args.strategy)

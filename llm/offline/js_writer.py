@@ -11,6 +11,7 @@ module (`llm.offline.writer` writes them, unchanged). Directives are read as for
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 
@@ -37,8 +38,9 @@ _TITLES = {
 }
 _OPENINGS = {
     "BUG_FIX": [
-        "I ran into this while using {repo}; the failing code is below.",
-        "There is a bug in {repo}, shown by the code below.",
+        "The current code of {repo} gets the case below wrong.",
+        "In {repo}, the code below does not do what it should.",
+        "The example below goes wrong on the current code of {repo}.",
     ],
     "FEATURE_ADD": [
         "{Repo} does not offer {request} yet, and I would like to use it.",
@@ -51,6 +53,52 @@ _OPENINGS = {
 }
 _REPRO_HEADS = ["To reproduce:", "Reproduction:", "This shows it:"]
 _CHECK_HEADS = ["The failing check:", "This check fails:"]
+
+
+_THROWING = {"throws", "toThrow", "toThrowError", "rejects", "rejectedWith"}
+
+
+def normalized(f: FailureEvidence) -> FailureEvidence:
+    """A throw check whose error did not match (`assert.throws(fn, /re/)` compared) is a throw
+    check: it threw the observed error (or nothing) where another is required; the function of
+    `fn.bind(...)` is `fn`."""
+    changes: dict = {}
+    if f.kind == "compare" and f.op in _THROWING:
+        observed = (f.observed or "").strip()
+        changes.update(kind="raises", observed=None if observed in ("", "undefined", '""') else f.observed)
+    if f.function and re.search(r"\.(bind|call|apply)$", f.function):
+        changes["function"] = f.function.rsplit(".", 1)[0]
+    return dataclasses.replace(f, **changes) if changes else f
+
+
+_MISSING = [  # an error that says a name does not exist, and what kind of thing the name is
+    (re.compile(r"([A-Za-z_$][\w$]*) is not a function"), "function"),
+    (re.compile(r"([A-Za-z_$][\w$]*) is not a constructor"), "class"),
+    (re.compile(r"does not provide an export named '([\w$]+)'"), "export"),
+    (re.compile(r"ReferenceError: ([A-Za-z_$][\w$]*) is not defined"), "export"),
+]
+
+
+def missing_api(failures: list[FailureEvidence], added: list[str]) -> tuple[str, str, FailureEvidence] | None:
+    """(name, kind, failure) when a test fails because a name the fix defines does not exist
+    yet (`x.allowExcessArguments is not a function` and the fix adds `allowExcessArguments(...) {`):
+    the change adds behaviour, and the statement asks for it instead of reporting a crash."""
+    fix = "\n".join(added)
+    for pattern, kind in _MISSING:
+        for f in failures:
+            match = pattern.search(f"{f.error or ''}\n{f.observed or ''}")
+            if not match:
+                continue
+            name = re.escape(match.group(1))
+            defines = (
+                rf"(?:function\*?\s+|class\s+|(?:const|let|var)\s+){name}\b"
+                rf"|^\s*(?:async\s+|static\s+|get\s+|set\s+)*{name}\s*\([^)]*\)\s*(?::[^{{]+)?\{{"
+                rf"|(?:exports|this|prototype)\.{name}\s*="
+                rf"|export\s*\{{[^}}]*\b{name}\b"
+            )
+            if re.search(defines, fix, flags=re.M):
+                return match.group(1), kind, f
+    return None
 
 
 def is_js_context(context: dict) -> bool:
@@ -86,6 +134,32 @@ def _subject_of(f: FailureEvidence) -> str:
     return "the checked value"
 
 
+# a check's operator or matcher -> how a sentence says the value fails it ("gives X {relation} Y")
+_RELATIONS = {
+    "!=": "which should differ from",
+    "toContain": "which does not contain",
+    "include": "which does not include",
+    "includes": "which does not include",
+    "toMatch": "which does not match",
+    "match": "which does not match",
+    "toMatchObject": "which does not match",
+    "toBeInstanceOf": "which is not an instance of",
+    "instanceOf": "which is not an instance of",
+    "instanceof": "which is not an instance of",
+    "toHaveProperty": "which lacks the property",
+    "<": "which should be below",
+    "<=": "which should be at most",
+    ">": "which should be above",
+    ">=": "which should be at least",
+}
+
+
+def _relation(op: str | None) -> str:
+    """How a sentence puts a value against the required one; a matcher the table does not know
+    is an equality (the runner compares the two values it printed)."""
+    return _RELATIONS.get(op or "", "where the check requires")
+
+
 def symptom(f: FailureEvidence, fallback: str) -> str:
     """A title from the executed failure: the call and the value it gives against the one required."""
     name = _subject_of(f)
@@ -96,12 +170,21 @@ def symptom(f: FailureEvidence, fallback: str) -> str:
             return fallback
     if f.kind == "raises":
         wanted = f" {_span(f.expected)}" if _short(f.expected) else ""
+        if f.observed and _short(f.observed):
+            return f"{name} throws {_span(f.observed)} instead of{wanted or ' the required error'}"
         return f"{name} does not throw{wanted}" if not f.observed else f"{name} throws the wrong error"
     if f.kind == "compare" and _short(f.observed, 40) and _short(f.expected, 40):
-        relation = "where" if (f.op or "==") == "==" else f"({f.op}) where"
-        return f"{name} gives {_span(f.observed)} {relation} {_span(f.expected)} is expected"
+        if (f.op or "==") in _RELATIONS:
+            return f"{name} gives {_span(f.observed)}, {_relation(f.op)} {_span(f.expected)}"
+        return f"{name} gives {_span(f.observed)} where {_span(f.expected)} is expected"
     if f.error and not f.kind == "compare":
         return f"{name} throws {_span(f.error.split(':')[0])}"
+    # the commit's words only when the evidence bears them out: they name the checked function
+    confirmed = f.function and re.search(rf"\b{re.escape(f.function.split('.')[-1])}\b", fallback or "")
+    if fallback and confirmed:
+        return fallback
+    if f.kind == "compare" and f.function:
+        return f"{name} gives a wrong result"
     return fallback or f"{name} gives a wrong result"
 
 
@@ -110,18 +193,23 @@ def outcome(f: FailureEvidence) -> str:
     subject = _checked(f)
     if f.kind == "raises":
         wanted = _span(f.expected) if f.expected else "an error"
+        if f.observed:
+            return f"On the current code it throws {_span(f.observed)}; it should throw {wanted}."
         return f"On the current code nothing is thrown; it should throw {wanted}."
     if f.kind == "compare":
+        if f.op in _RELATIONS and f.op != "!=" and not f.observed:  # the runner printed no value
+            required = f"{subject} {_REQUIRED[f.op]} {_span(f.expected or '')}"
+            return f"On the current code this check fails; it requires that {required}."
+        if f.op in _RELATIONS and f.op != "!=":
+            return f"On the current code {subject} is {_span(f.observed)}, {_relation(f.op)} {_span(f.expected)}."
         if f.op not in (None, "", "==", "!="):
-            return (
-                f"On the current code {subject} is {_span(f.observed)}; the check ({_span(f.op)}) "
-                f"requires {_span(f.expected)}."
-            )
+            return f"On the current code {subject} is {_span(f.observed)}; it should be {_span(f.expected)}."
         want = "differ from" if f.op == "!=" else "be"
         exact = " exactly" if f.exact and f.op != "!=" else ""
         seen, wanted = _span(f.observed or ""), _span(f.expected or "")
-        text = f"On the current code {subject} is {seen}; it should {want}{exact} {wanted}."
-        return text + (" The string is compared character for character." if f.exact and f.op != "!=" else "")
+        if not f.observed:  # the runner printed no value
+            return f"On the current code this check fails; {subject} should {want}{exact} {wanted}."
+        return f"On the current code {subject} is {seen}; it should {want}{exact} {wanted}."
     if f.error:
         return f"On the current code it throws {_span(f.error)}."
     return "On the current code the check fails."
@@ -135,21 +223,103 @@ def _checked(f: FailureEvidence) -> str:
     return f"the result of {_span(f.function)}" if f.function else "the checked value"
 
 
+_REQUIRED = {
+    "!=": "differs from",
+    "toContain": "contains",
+    "include": "includes",
+    "includes": "includes",
+    "toMatch": "matches",
+    "match": "matches",
+    "toMatchObject": "matches",
+    "toBeInstanceOf": "is an instance of",
+    "instanceOf": "is an instance of",
+    "instanceof": "is an instance of",
+    "toHaveProperty": "has the property",
+    "<": "is below",
+    "<=": "is at most",
+    ">": "is above",
+    ">=": "is at least",
+}
+
+
 def requirement(f: FailureEvidence) -> str:
     subject = _checked(f)
+    if f.kind not in ("raises", "compare", "error") and f.check and len(f.check) <= 200:
+        return f"{_code(' '.join(f.check.split()))} holds"
     if subject == "the checked value" and f.kind not in ("raises", "compare"):
         return "the code runs without throwing"
     if f.kind == "raises":
         return f"{subject} throws {_span(f.expected) if f.expected else 'an error'}"
     if f.kind == "compare" and f.expected:
-        relation = "differs from" if f.op == "!=" else "is" if f.op in (None, "", "==") else f"satisfies {f.op} with"
+        relation = _REQUIRED.get(f.op or "", "is")
         return f"{subject} {relation} {_span(f.expected)}"
     return f"{subject} does not throw"
 
 
-def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int) -> str:
+EXAMPLES_SHOWN = 8  # the tests' own examples a feature request shows
+CASES_LISTED = 20  # the failing cases a statement lists one by one; the rest are counted
+_CASES_HEADS = [
+    "Every one of these cases fails on the current code:",
+    "The cases that have to work, with what each gives today:",
+    "All the failing cases:",
+]
+
+
+def _now(f: FailureEvidence) -> str:
+    """What the case gives on the current code, as a clause."""
+    if f.kind == "compare" and f.observed and _short(f.observed, 80):
+        return f"today it is {_span(f.observed)}"
+    if f.kind == "raises":
+        if f.observed and _short(f.observed, 100):
+            return f"today it throws {_span(f.observed)}"
+        return "today it does not throw"
+    if f.error and _short(f.error, 120):
+        return f"today it throws {_span(f.error)}"
+    return ""
+
+
+def case_line(f: FailureEvidence) -> str:
+    """One failing case: its input (the call, or the statement that throws), what it must give
+    and what it gives today."""
+    if f.kind not in ("compare", "raises") and f.error:
+        if f.check:  # the check itself threw: the assert form of it says what it requires
+            check = _last_statement(f.reproduction) if not f.unbound else ""
+            check = check or " ".join(f.check.split())
+            if len(check) <= 240:
+                return f"- {_code(check)} should pass; {_now(f)}."
+        then = " ".join((f.rest or "").split())
+        if then and len(then) <= 240:
+            return f"- {_code(then)} should hold; {_now(f)} before getting there."
+        return ""  # its example (shown above, or not) is all there is to say
+    now = _now(f)
+    return f"- {requirement(f)}" + (f"; {now}." if now else ".")
+
+
+def _last_statement(code: str | None) -> str:
+    """The reproduction's last line when it is a whole statement of its own (its check)."""
+    lines = [ln for ln in (code or "").splitlines() if ln.strip()]
+    last = lines[-1].strip() if lines else ""
+    return last if last.endswith(";") and not last.startswith(("}", ")")) else ""
+
+
+def _code(text: str) -> str:
+    """An inline code span of `text`, fenced with two backticks when it holds one."""
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int, every_example: bool = False) -> str:
+    """Up to `limit` code blocks (one per function under test; with `every_example`, one per
+    test), then, when several tests fail, every failing case on a line of its own: a solver must
+    see all that the tests require. A test that threw before its checks and whose lines are
+    shown is not listed again (its lines are the example)."""
     parts = []
     shown: set[str] = set()
+    functions: set[str] = set()
+    examples: set[str] = set()
+    # cases a line cannot tell apart (the same call for a different setup) each need their own example
+    said = [case_line(f) for f in failures]
+    if len(set(said)) < len(said):
+        every_example, limit = True, max(limit, EXAMPLES_SHOWN)
     for f in failures:
         if len(parts) >= limit:
             break
@@ -157,12 +327,26 @@ def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int)
         block = code or test_lines(f) or (f.check or "").strip()
         if not block or block in shown:
             continue
+        if not every_example and len(failures) > 1 and f.function and f.function in functions:
+            continue
         shown.add(block)
+        functions.add(f.function or "")
+        examples.add(f.test_id)
         head = phr.pick(_REPRO_HEADS if code else _CHECK_HEADS)
         parts.append(f"{head}\n\n```js\n{block}\n```\n\n{outcome(f)}")
-    rest = [f for f in failures if (f.reproduction or f.check or "").strip() not in shown][:5]
-    if rest and parts:
-        parts.append("Other checks fail the same way:\n" + "\n".join(f"- {_capitalize(requirement(f))}." for f in rest))
+    repeated = {line for line in said if said.count(line) > 1}
+    listed_failures = [
+        f
+        for f, line in zip(failures, said)
+        if f.test_id not in examples or ((f.kind in ("compare", "raises") or f.check) and line not in repeated)
+    ]
+    if len(failures) > 1 or not parts:
+        lines = [line for line in dict.fromkeys(case_line(f) for f in listed_failures) if line]
+        if (len(lines) > 1 or not parts or len(failures) > 1) and lines:
+            listed = lines[:CASES_LISTED]
+            if len(lines) > CASES_LISTED:
+                listed.append(f"- and {len(lines) - CASES_LISTED} more cases of the same kind.")
+            parts.append("\n".join([phr.pick(_CASES_HEADS), *listed]))
     return "\n\n".join(parts)
 
 
@@ -175,7 +359,8 @@ def test_lines(f: FailureEvidence, limit: int = 25) -> str:
     source = list(f.source or [])
     # the lines that open the test (its title, an it.each table) end where its callback starts
     opener = next((i for i, ln in enumerate(source) if _CALLBACK_START.search(ln)), 0)
-    lines = [ln for ln in source[opener + 1 :] if ln.strip()]
+    # the test's own comments speak to its authors (and may tell the fix): not a solver's business
+    lines = [ln for ln in source[opener + 1 :] if ln.strip() and not ln.strip().startswith("//")]
     if lines and lines[-1].strip() in ("});", "})", "});\n", "}"):
         lines = lines[:-1]
     if not lines or len(lines) > limit:
@@ -228,26 +413,51 @@ def write_js_statement(
     functions = [f for f in (context.get("touched_functions") or []) if isinstance(f, dict) and f.get("name")]
     fn0 = str(functions[0]["name"]) if functions else ""
     fallback = f"`{fn0}` does not behave as expected" if fn0 else "the behaviour is wrong"
-    failures = [f for f in failures_of(context) if f.derived]
+    failures = [normalized(f) for f in failures_of(context) if f.derived]
     failures.sort(key=lambda f: not (f.reproduction and not f.unbound and not f.long))
     lead = failures[0] if failures else None
     said = _symptom(kind, verb, rest, fallback)
+    request = _request(kind, verb, rest, subject) or fallback
     values = {
         "repo": str(context.get("repo") or "the project"),
         "symptom": symptom(lead, said) if lead else said,
-        "request": _request(kind, verb, rest, subject) or fallback,
+        "request": request,
     }
     added = [str(x) for x in (context.get("added_lines") or [])]
     no_leak = "no_leak" in directives
     concise, detailed = "concise" in directives, "detailed" in directives
+    # a test that fails because the name it calls does not exist yet asks for that name: a request, never a crash
+    missing = missing_api(failures, added) if strategy not in ("TEST_DRIVEN", "REFACTOR") else None
 
-    sections = [_fmt(phr.pick(_TITLES[strategy]), values)]
+    if missing is not None:
+        name, what, failure = missing
+        if failure in failures:
+            failures.remove(failure)
+            failures.insert(0, failure)
+        spelled = {"function": f"`{name}()`", "class": f"`new {name}()`"}.get(what, f"`{name}`")
+        title = phr.pick(["Feature request: {api}", "Please add {api}", "Support {api}"])
+        sections = [title.format(api=spelled)]
+        opening = phr.pick(
+            [
+                "{Repo} has no `{name}` yet: the code below throws {error} today. It should exist, and behave as "
+                "the examples below show.",
+                "There is no `{name}` in {repo} yet (the code below throws {error}). Please add it, so that the "
+                "examples below work as shown.",
+            ]
+        )
+        error = _span((failure.error or failure.observed or "").split("\n")[0])
+        sections.append(_fmt(opening, {**values, "name": name, "error": error}))
+    else:
+        sections = [_fmt(phr.pick(_TITLES[strategy]), values)]
     body = body_sentences("\n\n".join(bodies), no_leak, skip=(subject,))
     if no_leak:
         fix = "".join(f"+{line}\n" for line in added)
         body = [s for s in body if not leak_report(s, fix).score]
     body = body[: 0 if concise else 4 if detailed else 2]
-    sections.append(" ".join([_fmt(phr.pick(_OPENINGS[strategy]), values), *body]))
+    if missing is None:
+        sections.append(" ".join([_fmt(phr.pick(_OPENINGS[strategy]), values), *body]))
+    elif body:
+        sections.append(" ".join(body))
     if ("name_function" in directives or strategy == "REFACTOR") and functions:
         named = ", ".join(f"`{f.get('signature') or f['name']}` in `{f.get('file')}`" for f in functions[:3])
         sections.append(f"The code involved: {named}.")
@@ -256,7 +466,10 @@ def write_js_statement(
         tests = [f"- `{f.test_id}`" for f in failures]
         sections.append("\n".join(["Specification:", *spec, "", "Tests that must pass:", *tests]))
     if failures:
-        sections.append(evidence_section(failures, phr, 1 if concise else 5 if detailed else 3))
+        limit = 1 if concise else 5 if detailed else 3
+        if missing is not None:  # the examples are the specification: each test's, up to a cap
+            limit = max(limit, EXAMPLES_SHOWN)
+        sections.append(evidence_section(failures, phr, limit, every_example=missing is not None))
     else:
         sections.append(_test_code_section(context))
         if "expected_actual" in directives and lead is not None:

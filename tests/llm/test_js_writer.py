@@ -182,3 +182,137 @@ def test_the_judges_know_the_names_a_self_contained_js_reproduction_binds():
     )  # fmt: skip
     task.record("functional", LayerResult(True, 1.0, "", details={"failures": {TEST_ID: evidence.to_dict()}}))
     assert "parseQuery" in judge_evidence(task)["known_names"]
+
+
+def _ctx(failures: list[FailureEvidence], added: list[str] | None = None, subject: str = "fix: things") -> dict:
+    return {
+        "task": "write_statement",
+        "language": "javascript",
+        "strategy_type": "BUG_FIX",
+        "repo": "acme/lib",
+        "commit_subject": subject,
+        "failures": [f.to_dict() for f in failures],
+        "added_lines": added or [],
+    }
+
+
+def _case(i: int) -> FailureEvidence:
+    return FailureEvidence(
+        f"test/t.test.ts::trail > case {i}",
+        kind="compare",
+        check=f'expect(trail("/a{i}/#x")).toBe("/a{i}#x");',
+        call=f'trail("/a{i}/#x")',
+        op="==",
+        expected=f'"/a{i}#x"',
+        observed=f'"/a{i}/#x"',
+        error="",
+        reproduction=(
+            "import assert from 'node:assert';\nimport { trail } from \"lib\";\n\n"
+            f'assert.strictEqual(trail("/a{i}/#x"), "/a{i}#x");'
+        ),
+        function="trail",
+    )
+
+
+def test_every_failing_case_is_stated_with_its_input_and_its_value():
+    statement = write_js_statement(_ctx([_case(i) for i in range(6)]), "Write a bug report.")["problem_statement"]
+    for i in range(6):  # one block for the function, then every case on a line
+        assert f'`trail("/a{i}/#x")`' in statement and f'`"/a{i}#x"`' in statement
+    assert statement.count("```js") == 1
+    assert "Other checks fail the same way" not in statement
+
+
+def test_many_failing_cases_are_listed_up_to_a_cap_and_the_rest_counted():
+    statement = write_js_statement(_ctx([_case(i) for i in range(25)]), "Write a bug report.")["problem_statement"]
+    assert '`trail("/a19/#x")`' in statement and '`trail("/a20/#x")`' not in statement
+    assert "and 5 more cases of the same kind" in statement
+
+
+def test_a_missing_method_the_fix_defines_is_asked_for_not_reported_as_a_crash():
+    failure = FailureEvidence(
+        "test/args.test.js::allowExcessArguments > when excess then error",
+        kind="error",
+        error="TypeError: program.exitOverride(...).allowExcessArguments is not a function",
+        source=[
+            "  test('when excess then error', () => {",
+            "    const program = new commander.Command();",
+            "    program.exitOverride().allowExcessArguments(false);",
+            "    expect(() => program.parse(['excess'], { from: 'user' })).toThrow();",
+            "  });",
+        ],
+        rest="expect(() => program.parse(['excess'], { from: 'user' })).toThrow();",
+    )
+    added = ["  allowExcessArguments(allowExcess = true) {", "    this._allowExcessArguments = !!allowExcess;"]
+    statement = write_js_statement(_ctx([failure], added), "Write a bug report.")["problem_statement"]
+    title = statement.splitlines()[0]
+    assert "`allowExcessArguments()`" in title and not title.startswith(("Bug", "Unexpected"))
+    assert "TypeError" not in title
+    assert "program.parse(['excess'], { from: 'user' })).toThrow();" in statement  # the example says what is wanted
+    # the same error for a name the fix does not define is a bug report
+    plain = write_js_statement(_ctx([failure], ["  other() {"]), "Write a bug report.")["problem_statement"]
+    assert "`allowExcessArguments()`" not in plain.splitlines()[0]
+
+
+def test_titles_say_the_relation_in_words_never_the_matchers_name():
+    base = {"kind": "compare", "error": "", "function": "f"}
+    undefined = FailureEvidence("t.test.js::a", call="src.get('x')", op="toBeUndefined", expected="undefined",
+                                observed='"default"', **base)  # fmt: skip
+    instance = FailureEvidence("t.test.js::b", call="err", op="toBeInstanceOf", expected="CommanderError",
+                               observed="TypeError", **base)  # fmt: skip
+    thrown = FailureEvidence("t.test.js::c", call="f.bind(null, 1)", op="throws", expected="/invalid/",
+                             observed="Error: bad number", **{**base, "function": "f.bind"})  # fmt: skip
+    titles = [write_js_statement(_ctx([f]), "Write a bug report.")["problem_statement"].splitlines()[0] for f in
+              (undefined, instance, thrown)]  # fmt: skip
+    assert not any(m in t for t in titles for m in ("toBeUndefined", "toBeInstanceOf", "(throws)"))
+    assert '`"default"` where `undefined` is expected' in titles[0]
+    assert "which is not an instance of `CommanderError`" in titles[1]
+    assert "throws `Error: bad number` instead of `/invalid/`" in titles[2]
+
+
+def test_a_commit_subject_the_evidence_does_not_bear_out_is_not_the_title():
+    long_value = "Object {\n  " + ",\n  ".join(f'"k{i}": {i}' for i in range(8)) + "\n}"
+    failure = FailureEvidence(
+        "src/parse.spec.ts::parseSetCookie > ignores values",
+        kind="compare",
+        call='parseSetCookie("key=value; HttpOnly=true; Secure=false; Path=/")',
+        op="==",
+        expected=long_value,
+        observed="Object {}",
+        error="",
+        function="parseSetCookie",
+    )
+    unrelated = write_js_statement(_ctx([failure], subject="fix: skip over of boolean attributes"), "Write a report.")
+    title = unrelated["problem_statement"].splitlines()[0]
+    assert "parseSetCookie" in title and "skip over" not in title
+    confirmed = write_js_statement(_ctx([failure], subject="fix: parseSetCookie drops boolean flags"), "Write.")
+    assert "drops boolean flags" in confirmed["problem_statement"].splitlines()[0]
+
+
+def test_the_tests_own_comments_stay_out_of_the_shown_lines():
+    from llm.offline.js_writer import test_lines
+
+    failure = FailureEvidence(
+        "t.test.js::x",
+        kind="error",
+        error="TypeError: boom",
+        source=["test('x', () => {", "  // the old code forgot the flag", "  const p = make();", "  p.run();"],
+    )
+    assert test_lines(failure) == "const p = make();\np.run();"
+
+
+def test_cases_a_line_cannot_tell_apart_each_get_their_example():
+    def clash(flags: str) -> FailureEvidence:
+        code = f"assert.throws(() => {{\n  program.option('-c, --cheese').option('{flags}');\n}}, /Cannot add/);"
+        return FailureEvidence(
+            f"t.test.js::clash {flags}",
+            kind="raises",
+            call=f"() => {{\n  program.option('-c, --cheese').option('{flags}');\n}}",
+            expected="/Cannot add/",
+            reproduction=f"const assert = require('node:assert');\n\n{code}",
+            function="program.option",
+        )
+
+    statement = write_js_statement(_ctx([clash("-H, --cheese"), clash("-c, --conflict")]), "Write.")
+    text = statement["problem_statement"]
+    assert "option('-H, --cheese')" in text and "option('-c, --conflict')" in text
+    assert text.count("```js") == 2 and "- the result of" not in text

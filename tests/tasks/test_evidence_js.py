@@ -51,14 +51,76 @@ def test_a_vitest_check_becomes_a_node_assert_reproduction_with_the_package_entr
     assert evidence.exact is False and evidence.source[0].strip().startswith('test("keeps a repeated key"')
 
 
-def test_a_generated_title_is_found_by_its_failing_line_and_its_loop_variable_is_unbound():
+def test_a_loop_generated_test_gets_the_values_of_the_case_its_title_names():
     test_id = 'test/url.test.ts::withBase > "/admin" + "/admin-dashboard"'
     evidence = explain_failure(
         source("url.test.ts"), test_id, compare(9, '"/admin/admin-dashboard"', '"/admin-dashboard"', "toBe"), "ufo"
     )
-    assert evidence.check == "expect(withBase(t.input, t.base)).toBe(t.out);"
-    assert evidence.reproduction is None and evidence.unbound == ["t"]
+    assert evidence.check == 'expect(withBase("/admin-dashboard", "/admin")).toBe("/admin/admin-dashboard");'
+    assert evidence.call == 'withBase("/admin-dashboard", "/admin")' and not evidence.unbound
+    assert evidence.reproduction.endswith(
+        'assert.strictEqual(withBase("/admin-dashboard", "/admin"), "/admin/admin-dashboard");'
+    )
     assert evidence.exact is True
+
+
+LOOPS = """import { expect, it, test } from "vitest";
+import { getQuery, trail } from "../src";
+
+const table = { "#": "#", bar: "bar/", "a?b": "a/?b" };
+for (const input in table) {
+  test(input, () => {
+    expect(trail(input, true)).toBe(table[input]);
+  });
+}
+
+[{ url: "/?x=1", out: { x: "1" } }, { url: "/?y", out: { y: "" } }].forEach((c) => {});
+const urls = [{ url: "/?x=1", out: { x: "1" } }, { url: "/?y", out: { y: "" } }];
+urls.forEach((c) => {
+  it(`parses ${c.url}`, () => {
+    expect(getQuery(c.url)).toEqual(c.out);
+  });
+});
+
+it.each([["foo,bar"], ['foo"bar']])("keeps name: %s", (name) => {
+  expect(trail(name, false)).toEqual(`${name}=baz`);
+});
+
+for (const t of makeCases()) {
+  test(`case ${t.name}`, () => {
+    expect(trail(t.input)).toBe(t.out);
+  });
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "test_id, line, check",
+    [
+        ("test/loops.test.ts::bar", 7, 'expect(trail("bar", true)).toBe("bar/");'),
+        ("test/loops.test.ts::a?b", 7, 'expect(trail("a?b", true)).toBe("a/?b");'),
+        ("test/loops.test.ts::parses /?y", 15, 'expect(getQuery("/?y")).toEqual({ y: "" });'),
+        ('test/loops.test.ts::keeps name: foo"bar', 20, 'expect(trail("foo\\"bar", false)).toEqual(`foo"bar=baz`);'),
+    ],
+)
+def test_for_in_tables_for_each_and_it_each_cases_are_read_from_their_titles(test_id, line, check):
+    evidence = explain_failure(LOOPS, test_id, compare(line, '"x"', '"y"', "toBe"), "ufo")
+    assert evidence.check == check and not evidence.unbound and evidence.reproduction
+
+
+def test_a_loop_over_values_the_file_does_not_spell_out_stays_unbound():
+    evidence = explain_failure(LOOPS, "test/loops.test.ts::case one", compare(25, '"x"', '"y"', "toBe"), "ufo")
+    assert evidence.check == "expect(trail(t.input)).toBe(t.out);"
+    assert evidence.reproduction is None and evidence.unbound == ["t"]
+
+
+def test_a_typescript_reproduction_is_plain_js():
+    source_ts = 'import { expect, it } from "vitest";\nimport { f } from "../src";\n\nit("x", () => {\n'
+    source_ts += '  const v: string = "a";\n  expect(f(v, { value: 1 } as any)!).toBe("b");\n});\n'
+    evidence = explain_failure(source_ts, "test/t.test.ts::x", compare(6, '"b"', '"c"', "toBe"), "pkg")
+    assert evidence.call == "f(v, { value: 1 })"
+    assert 'const v = "a";' in evidence.reproduction and " as any" not in evidence.reproduction
+    assert 'assert.strictEqual(f(v, { value: 1 }), "b");' in evidence.reproduction
 
 
 def test_a_helper_import_keeps_a_test_from_a_reproduction():
@@ -102,13 +164,22 @@ def test_chai_should_keeps_the_call_that_enables_it_and_only_the_imports_it_uses
     assert "node:fs" not in evidence.reproduction
 
 
-def test_a_check_in_a_helper_is_the_failing_check_and_the_checks_before_are_unstated():
+def test_a_check_in_a_helper_is_written_in_with_the_tests_arguments_and_the_checks_before_are_unstated():
     test_id = "tests/command.test.js::.exitOverride > when excess argument then throw"
     evidence = explain_failure(
         source("command.test.js"), test_id, compare(6, '"error: too many arguments"', '"error"', "toBe"), "commander"
     )
-    assert evidence.check == "expect(err.message).toBe(message);"
-    assert evidence.passed_checks is None and evidence.reproduction is None
+    # the helper's names (`err`, `message`) give way to the test's arguments
+    assert evidence.check == "expect(caughtErr.message).toBe('error: too many arguments');"
+    assert evidence.call == "caughtErr.message"
+    assert evidence.passed_checks is None and not evidence.unbound
+    assert evidence.reproduction.endswith(
+        "} catch (err) {\n  caughtErr = err;\n}\n"
+        "assert.ok(caughtErr instanceof commander.CommanderError);\n"
+        "assert.strictEqual(caughtErr.exitCode, 1);\n"
+        "assert.strictEqual(caughtErr.message, 'error: too many arguments');"
+    )
+    assert "expectCommanderError" not in evidence.reproduction
     assert evidence.source[-1].strip() == "});"
 
 
@@ -117,7 +188,9 @@ def test_to_throw_becomes_assert_throws():
     report = FailureEvidence("", kind="error", error="Error: expected a throw", line=24).to_dict()
     evidence = explain_failure(source("command.test.js"), test_id, report, "commander")
     assert evidence.kind == "raises" and evidence.function == "program.option"
-    assert evidence.reproduction.endswith("assert.throws(() => program.option('--cheese'), 'clash');")
+    assert evidence.reproduction.endswith(
+        "assert.throws(() => program.option('--cheese'), (error) => error.message.includes('clash'));"
+    )
     assert evidence.reproduction.startswith(
         "const assert = require('node:assert');\nconst commander = require('commander');"
     )
@@ -186,11 +259,12 @@ def test_an_each_test_gets_its_case_values_from_its_title():
     evidence = explain_failure(text, test_id, report.to_dict(), package="cookie")
     assert evidence.params == {"name": '"foo\\"bar"'}
     assert evidence.unbound is None
+    # the case's value is written where the test reads its parameter (in a template, as its text)
+    assert evidence.call == 'cookie.serialize("foo\\"bar", "baz")'
     assert evidence.reproduction == (
         "import assert from 'node:assert';\n"
         'import * as cookie from "cookie";\n\n'
-        'const name = "foo\\"bar";\n'
-        'assert.deepEqual(cookie.serialize(name, "baz"), `${name}=baz`);'
+        'assert.deepEqual(cookie.serialize("foo\\"bar", "baz"), `foo"bar=baz`);'
     )
 
 
@@ -230,3 +304,19 @@ def test_assert_equal_with_the_literal_first_checks_the_call():
         "cookie",
     )
     assert (evidence.call, evidence.function) == ("cookie.serialize('foo', 'bar')", "cookie.serialize")
+
+
+def test_a_to_throw_with_text_checks_the_message_and_names_bound_in_the_checked_callback_count():
+    text = (
+        "const { Command } = require('../');\n"
+        "test('clash', () => {\n"
+        "  expect(() => {\n"
+        "    const program = new Command();\n"
+        "    program.option('-c, --cheese').option('-c, --conflict');\n"
+        "  }).toThrow('Cannot add option');\n"
+        "});\n"
+    )
+    report = FailureEvidence("", kind="raises", expected='"Cannot add option"', line=3).to_dict()
+    evidence = explain_failure(text, "tests/clash.test.js::clash", report, package="commander")
+    assert not evidence.unbound  # `program` is declared inside the callback the check calls
+    assert evidence.reproduction.endswith("}, (error) => error.message.includes('Cannot add option'));")

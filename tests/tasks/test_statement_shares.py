@@ -101,3 +101,32 @@ def test_a_title_naming_code_the_checks_do_not_run_is_off_the_call_path():
     raised = FailureEvidence("t.py::test_x", kind="error", call="parse('x')", error="ParserError: no")
     assert bench.off_path_title("`parse('x')` raises `ParserError`, not `None`", [raised]) == []
     assert bench.off_path_title("`humanize()` is wrong", []) == []
+
+
+JS_STATEMENT = """`withBase` gives the wrong path
+
+```js
+import assert from 'node:assert';
+import { withBase } from "ufo";
+
+const base = "/admin";
+assert.strictEqual(withBase("/admin-dashboard", base), "/admin/admin-dashboard");
+```
+
+The same holds for `withBase("/x", { partitioned: true })` and `withoutBase(t.input, t.base)`.
+"""
+
+
+def test_js_statements_have_their_unbound_names_read_as_js():
+    # `{ partitioned: true }` binds nothing (a Python reading sees two names); `t` is a test's loop variable
+    assert bench.js_unbound_names(JS_STATEMENT, {"withoutBase"}) == ["t"]
+    assert bench.js_unbound_names(JS_STATEMENT, set()) == ["t", "withoutBase"]
+    runner = "```js\nconst spy = jest.fn();\nexpect(spy).toHaveBeenCalled();\n```"
+    assert bench.js_unbound_names(runner, set()) == ["expect", "jest"]
+
+
+def test_a_js_statement_quoting_a_check_that_passed_is_counted():
+    failure = FailureEvidence("t.test.ts::a", kind="compare", passed_checks=['expect(parseQuery("")).toEqual({});'])
+    quoting = 'It works for `expect(parseQuery("")).toEqual({});` but not for "a=1&a=2".'
+    assert bench.js_passing_quotes(quoting, {"t.test.ts::a": failure})
+    assert not bench.js_passing_quotes('`parseQuery("a=1&a=2")` drops a value.', {"t.test.ts::a": failure})
