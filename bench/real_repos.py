@@ -22,7 +22,7 @@ spaces) and clones each bundle into a temp folder. Three modes:
 
     python bench/real_repos.py [--mode per-commit|batch|whole-repo] [--dev-set python|js] [--repos attrs,click]
                                [--limit N] [--first-parent-only | --pr-branch-only] [--ratio-commits 2]
-                               [--n 30] [--strategy BUG_FIX|auto]
+                               [--n 30] [--strategy BUG_FIX|auto] [--skip-setup]
 
 Long (image builds, many generate runs): run it in the background with a log.
 """
@@ -411,6 +411,7 @@ def main() -> None:
     ap.add_argument("--first-parent-only", action="store_true", help="skip commits of merged PR branches")
     ap.add_argument("--pr-branch-only", action="store_true", help="only commits of merged PR branches")
     ap.add_argument("--ratio-commits", type=int, default=2, help="commits per repo for container/native")
+    ap.add_argument("--skip-setup", action="store_true", help="per-commit mode: no `sebgen setup` at HEAD first")
     ap.add_argument("--n", type=int, default=30, help="whole-repo mode: tasks to keep per repository")
     ap.add_argument("--strategy", default="BUG_FIX", help="the --strategy users pass ('auto': none, the classifier's)")
     args = ap.parse_args()
@@ -484,7 +485,7 @@ def per_commit(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
     all_durations: list[float] = []
     for name, recs in by_repo.items():
         repo = clone(REAL / f"{name.replace('/', '__')}.bundle", tmp / name.replace("/", "__"))
-        head = setup_at_head(repo)
+        head = setup_at_head(repo) if not args.skip_setup else {"ok": True, "why": "not run (--skip-setup)"}
         all_ok &= head["ok"]
         print(
             f"{name}: setup@HEAD {'yes' if head['ok'] else 'no'} "
@@ -511,7 +512,8 @@ def per_commit(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
         durations = [r["validation_s"] for r in results if r["validation_s"] is not None]
         all_durations += durations
         print(
-            f"{name}: setup@HEAD={'yes' if head['ok'] else 'no'} yield={n_hit}/{len(recs)} "
+            f"{name}: setup@HEAD={'skipped' if args.skip_setup else 'yes' if head['ok'] else 'no'} "
+            f"yield={n_hit}/{len(recs)} "
             f"validation_s median={quantile(durations, 0.5):.1f} p90={quantile(durations, 0.9):.1f} "
             f"mean={sum(durations) / len(durations) if durations else float('nan'):.1f} "
             f"container/native={'n/a' if ratio is None else f'{ratio:.2f}'}" + (f" ({agree})" if agree else ""),
@@ -521,7 +523,8 @@ def per_commit(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
         hits += n_hit
         fp_total += sum(rec["first_parent"] for rec in recs)
         fp_hits += sum(r["yield"] for r, rec in zip(results, recs) if rec["first_parent"])
-    print(f"every repo set up at HEAD: {'yes' if all_ok else 'no'}")
+    if not args.skip_setup:
+        print(f"every repo set up at HEAD: {'yes' if all_ok else 'no'}")
     print(f"first-parent commits: {fp_hits}/{fp_total}; merged-PR-branch commits: {hits - fp_hits}/{total - fp_total}")
     print(
         f"functional validation per task over {len(all_durations)} tasks: median "
