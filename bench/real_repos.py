@@ -360,6 +360,16 @@ def validations(tasks: list[dict]) -> int:
     )
 
 
+def functional_seconds(tasks: list[dict]) -> list[float]:
+    """The functional layer's time of each task that ran it (an image build on first use included)."""
+    out = []
+    for t in tasks:
+        details = ((t.get("validation") or {}).get("functional") or {}).get("details") or {}
+        if details.get("duration_s") is not None and not details.get("reused_result_of_identical_state"):
+            out.append(float(details["duration_s"]))
+    return out
+
+
 def whole_repo(repo: Path, out: Path, n: int, strategy: str) -> dict:
     start = time.monotonic()
     timed_out = False
@@ -378,6 +388,7 @@ def whole_repo(repo: Path, out: Path, n: int, strategy: str) -> dict:
         "attempts": len(kept) + len(attempted),
         "funnel": funnel,
         "validations": validations(kept) + validations(attempted),
+        "validation_s": functional_seconds(kept + attempted),
         "wall_s": wall,
         "summary": "timed out" if timed_out else last_line(stderr),
         "examples": {
@@ -458,7 +469,8 @@ def whole(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
             f"{name}: kept {r['kept']}/{r['attempts']} attempts "
             f"({r['kept'] / r['attempts'] if r['attempts'] else 0:.2f} per attempt), "
             f"{r['validations'] / r['kept'] if r['kept'] else float('nan'):.2f} validations per kept task, "
-            f"{r['kept'] / hours if hours else 0:.1f} tasks/h ({r['wall_s']:.0f}s)",
+            f"{r['kept'] / hours if hours else 0:.1f} tasks/h ({r['wall_s']:.0f}s), functional validation "
+            f"median {quantile(r['validation_s'], 0.5):.1f} s p90 {quantile(r['validation_s'], 0.9):.1f} s",
             flush=True,
         )
         for reason, count in r["funnel"].most_common():
