@@ -497,10 +497,10 @@ def per_commit(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
     all_durations: list[float] = []
     for name, recs in by_repo.items():
         repo = clone(REAL / f"{name.replace('/', '__')}.bundle", tmp / name.replace("/", "__"))
-        head = setup_at_head(repo) if not args.skip_setup else {"ok": True, "why": "not run (--skip-setup)"}
+        head = setup_at_head(repo) if not args.skip_setup else {"ok": True, "why": "--skip-setup"}
         all_ok &= head["ok"]
         print(
-            f"{name}: setup@HEAD {'yes' if head['ok'] else 'no'} "
+            f"{name}: setup@HEAD {'skipped' if args.skip_setup else 'yes' if head['ok'] else 'no'} "
             + (
                 f"({head['counts']}, {head['attempts']} attempt(s), fixes {head['fixes']})"
                 if head.get("counts")
