@@ -6,8 +6,10 @@ spaces) and clones each bundle into a temp folder. Three modes:
 
 - `--mode per-commit` (default): one `generate --commit SHA` call per verified commit. Per
   repository: whether `sebgen setup` builds the environment at HEAD, the yield (tasks whose
-  FAIL_TO_PASS contains a verified test / verified commits), the mean validation time and,
-  for a few commits, container/native time of one warm run. Last line `real_repo_yield: X`.
+  FAIL_TO_PASS contains a verified test / verified commits), the functional validation time per
+  task (median, p90, mean; over every repository too) and, for a few commits, container/native
+  time of one warm run with whether both gave the same outcomes (native for JS: the same run
+  script on the host with the image's Node and node_modules). Last line `real_repo_yield: X`.
 - `--mode batch`: one `generate` call per repository with all its verified commits named. The
   yield counts verified commits whose task is in the output file; every other one must have
   its outcome line and a rejects-file record (both are checked and reported). Last line
@@ -20,7 +22,7 @@ spaces) and clones each bundle into a temp folder. Three modes:
 
     python bench/real_repos.py [--mode per-commit|batch|whole-repo] [--dev-set python|js] [--repos attrs,click]
                                [--limit N] [--first-parent-only | --pr-branch-only] [--ratio-commits 2]
-                               [--n 30] [--strategy BUG_FIX|auto]
+                               [--n 30] [--strategy BUG_FIX|auto] [--skip-setup]
 
 Long (image builds, many generate runs): run it in the background with a log.
 """
@@ -90,6 +92,17 @@ def clone(bundle: Path, dest: Path) -> Path:
         if branch:
             subprocess.run(["git", "-C", str(dest), "checkout", "-q", "-b", branch, f"origin/{branch}"], check=True)
     return dest
+
+
+def quantile(values: list[float], q: float) -> float:
+    """The q-quantile by linear interpolation between the closest ranks (nan for no values)."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    pos = q * (len(ordered) - 1)
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
 def last_line(text: str) -> str:
@@ -185,30 +198,113 @@ def generate_one(repo: Path, record: dict, out: Path, strategy: str = "BUG_FIX")
     }
 
 
-def container_vs_native(repo: Path, records: list[dict]) -> float | None:
-    """Docker time / local time of one warm run of each record's verified tests at its commit."""
+class JsNative:
+    """The `run_tests` of a JS snapshot on the host, as the container runs it: the image's own Node
+    (NODE_HOME) and installed node_modules, copied out of the image once per image, and the same
+    run script (`_js_run.py`: node_modules symlink, the recipe's build steps, the runner with
+    SEBGen's reporter, unsigned: there is no supervisor). Only for the container/native ratio."""
+
+    def __init__(self, docker, host_dir: Path):
+        self.docker, self.host_dir, self.copied = docker, host_dir, {}
+
+    def _toolchain(self, tag: str) -> Path:
+        """NODE_HOME and JS_APP/node_modules of image `tag`, under a host folder."""
+        import io
+        import tarfile
+
+        from sandbox import JS_APP, NODE_HOME
+
+        if tag not in self.copied:
+            root = self.host_dir / tag.replace(":", "-").replace("/", "-")
+            client = self.docker.js_backend().client
+            container = client.containers.create(tag, command=["true"])
+            try:
+                for path in (NODE_HOME, f"{JS_APP}/node_modules"):
+                    dest = root / path.lstrip("/")
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    stream, _ = container.get_archive(path)
+                    with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+                        tar.extractall(dest.parent, filter="tar")
+            finally:
+                container.remove(force=True)
+            self.copied[tag] = root
+        return self.copied[tag]
+
+    def run_tests(self, repo: Path, commit: str, patches=(), test_files=None):
+        from sandbox import JS_APP, NODE_HOME, prepare_tree
+        from sandbox.js_run import JOB_NAME, js_job, js_test_run
+
+        js = self.docker.js_backend()  # the Docker backend of JS recipes, with their repairs learnt
+        recipe = js._recipe(repo, commit)
+        root = self._toolchain(js._ensure_image(repo, commit))
+        with tempfile.TemporaryDirectory(prefix="sebgen-native-") as tmp:
+            start = time.monotonic()
+            tree = prepare_tree(Path(repo), commit, patches, Path(tmp) / "tree")
+            private = Path(tmp) / "private"
+            private.mkdir()
+            job = js_job(recipe, test_files, str(tree), str(private))
+            spec = json.loads(job["files"][JOB_NAME])
+            spec["node_modules"] = str(root / JS_APP.lstrip("/") / "node_modules")
+            job["files"][JOB_NAME] = json.dumps(spec)
+            for name, text in job["files"].items():
+                (private / name).write_text(text)
+            node_bin = str(root / NODE_HOME.lstrip("/") / "bin")
+            env = {**job["env"], "PATH": job["env"]["PATH"].replace(f"{NODE_HOME}/bin", node_bin)}
+            read_end, write_end = os.pipe()
+            proc = subprocess.Popen(
+                job["cmd"],
+                env={**env, "SEBGEN_REPORT_FD": str(write_end)},
+                pass_fds=(write_end,),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+            )
+            os.close(write_end)
+            with os.fdopen(read_end, "rb") as pipe:
+                report = pipe.read().decode(errors="replace")
+            log = proc.communicate()[0].decode(errors="replace")
+            verdict = {"exit_code": proc.returncode, "report": report, "log_tail": log[-4000:]}
+            duration = time.monotonic() - start
+            return js_test_run(recipe, verdict, test_files, str(tree), "host", duration, 600, None, job["canary"])
+
+
+def container_vs_native(repo: Path, records: list[dict], tmp: Path | None = None) -> tuple[float | None, str]:
+    """Docker time / native time of one warm run of each record's verified tests at its commit, and
+    whether both runs gave the same outcomes. Native: the local backend for Python; for JS, the same
+    run script on the host with the image's Node and node_modules (`JsNative`)."""
     from environment import make_sandbox
     from sandbox import Limits
 
     quiet = lambda m: None  # noqa: E731
     docker = make_sandbox("docker", limits=Limits(timeout_s=600), log=quiet, setup_attempts=3)
-    local = make_sandbox("local", limits=Limits(timeout_s=600), log=quiet, setup_attempts=3)
-    times = {"docker": 0.0, "local": 0.0}
+    local = None
+    times = {"docker": 0.0, "native": 0.0}
+    same = True
     try:
         for rec in records:
             files = sorted({t.split("::")[0] for t in rec["tests"]})
-            for name, backend in (("docker", docker), ("local", local)):
-                backend.run_tests(repo, rec["commit"], (), files)  # warm-up: builds, spare containers
+            docker.run_tests(repo, rec["commit"], (), files)  # warm-up: builds, recipe repairs, spare containers
+            if docker.is_javascript(repo, rec["commit"]):
+                native = JsNative(docker, Path(tmp or tempfile.gettempdir()))
+            else:
+                local = local or make_sandbox("local", limits=Limits(timeout_s=600), log=quiet, setup_attempts=3)
+                native = local
+            outcomes = {}
+            for name, backend in (("docker", docker), ("native", native)):
+                backend.run_tests(repo, rec["commit"], (), files)  # warm-up
                 start = time.monotonic()
-                backend.run_tests(repo, rec["commit"], (), files)
+                outcomes[name] = backend.run_tests(repo, rec["commit"], (), files).outcomes
                 times[name] += time.monotonic() - start
+            same &= bool(outcomes["docker"]) and outcomes["docker"] == outcomes["native"]
     except Exception as exc:  # the ratio is a side figure: say why it is missing
         print(f"  container/native: not measured ({type(exc).__name__}: {str(exc).splitlines()[0]})", flush=True)
-        return None
+        return None, ""
     finally:
         docker.close()
-        local.close()
-    return times["docker"] / times["local"] if times["local"] else None
+        if local is not None:
+            local.close()
+    ratio = times["docker"] / times["native"] if times["native"] else None
+    seconds = f"{times['docker']:.1f} s / {times['native']:.1f} s over {len(records)} run(s)"
+    return ratio, f"{seconds}, {'same outcomes' if same else 'outcomes differ'}"
 
 
 def generate_batch(repo: Path, recs: list[dict], out: Path, strategy: str) -> list[dict]:
@@ -264,6 +360,16 @@ def validations(tasks: list[dict]) -> int:
     )
 
 
+def functional_seconds(tasks: list[dict]) -> list[float]:
+    """The functional layer's time of each task that ran it (an image build on first use included)."""
+    out = []
+    for t in tasks:
+        details = ((t.get("validation") or {}).get("functional") or {}).get("details") or {}
+        if details.get("duration_s") is not None and not details.get("reused_result_of_identical_state"):
+            out.append(float(details["duration_s"]))
+    return out
+
+
 def whole_repo(repo: Path, out: Path, n: int, strategy: str) -> dict:
     start = time.monotonic()
     timed_out = False
@@ -282,6 +388,7 @@ def whole_repo(repo: Path, out: Path, n: int, strategy: str) -> dict:
         "attempts": len(kept) + len(attempted),
         "funnel": funnel,
         "validations": validations(kept) + validations(attempted),
+        "validation_s": functional_seconds(kept + attempted),
         "wall_s": wall,
         "summary": "timed out" if timed_out else last_line(stderr),
         "examples": {
@@ -315,6 +422,7 @@ def main() -> None:
     ap.add_argument("--first-parent-only", action="store_true", help="skip commits of merged PR branches")
     ap.add_argument("--pr-branch-only", action="store_true", help="only commits of merged PR branches")
     ap.add_argument("--ratio-commits", type=int, default=2, help="commits per repo for container/native")
+    ap.add_argument("--skip-setup", action="store_true", help="per-commit mode: no `sebgen setup` at HEAD first")
     ap.add_argument("--n", type=int, default=30, help="whole-repo mode: tasks to keep per repository")
     ap.add_argument("--strategy", default="BUG_FIX", help="the --strategy users pass ('auto': none, the classifier's)")
     args = ap.parse_args()
@@ -361,7 +469,8 @@ def whole(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
             f"{name}: kept {r['kept']}/{r['attempts']} attempts "
             f"({r['kept'] / r['attempts'] if r['attempts'] else 0:.2f} per attempt), "
             f"{r['validations'] / r['kept'] if r['kept'] else float('nan'):.2f} validations per kept task, "
-            f"{r['kept'] / hours if hours else 0:.1f} tasks/h ({r['wall_s']:.0f}s)",
+            f"{r['kept'] / hours if hours else 0:.1f} tasks/h ({r['wall_s']:.0f}s), functional validation "
+            f"median {quantile(r['validation_s'], 0.5):.1f} s p90 {quantile(r['validation_s'], 0.9):.1f} s",
             flush=True,
         )
         for reason, count in r["funnel"].most_common():
@@ -385,12 +494,13 @@ def whole(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
 def per_commit(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
     total = hits = fp_total = fp_hits = 0
     all_ok = True
+    all_durations: list[float] = []
     for name, recs in by_repo.items():
         repo = clone(REAL / f"{name.replace('/', '__')}.bundle", tmp / name.replace("/", "__"))
-        head = setup_at_head(repo)
+        head = setup_at_head(repo) if not args.skip_setup else {"ok": True, "why": "--skip-setup"}
         all_ok &= head["ok"]
         print(
-            f"{name}: setup@HEAD {'yes' if head['ok'] else 'no'} "
+            f"{name}: setup@HEAD {'skipped' if args.skip_setup else 'yes' if head['ok'] else 'no'} "
             + (
                 f"({head['counts']}, {head['attempts']} attempt(s), fixes {head['fixes']})"
                 if head.get("counts")
@@ -409,21 +519,29 @@ def per_commit(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
                 + (f" -- {r['why']}" if r["why"] else ""),
                 flush=True,
             )
-        ratio = container_vs_native(repo, recs[: args.ratio_commits]) if args.ratio_commits else None
+        ratio, agree = container_vs_native(repo, recs[: args.ratio_commits], tmp) if args.ratio_commits else (None, "")
         n_hit = sum(r["yield"] for r in results)
         durations = [r["validation_s"] for r in results if r["validation_s"] is not None]
-        mean = sum(durations) / len(durations) if durations else float("nan")
+        all_durations += durations
         print(
-            f"{name}: setup@HEAD={'yes' if head['ok'] else 'no'} yield={n_hit}/{len(recs)} "
-            f"mean_validation_s={mean:.1f} container/native={'n/a' if ratio is None else f'{ratio:.2f}'}",
+            f"{name}: setup@HEAD={'skipped' if args.skip_setup else 'yes' if head['ok'] else 'no'} "
+            f"yield={n_hit}/{len(recs)} "
+            f"validation_s median={quantile(durations, 0.5):.1f} p90={quantile(durations, 0.9):.1f} "
+            f"mean={sum(durations) / len(durations) if durations else float('nan'):.1f} "
+            f"container/native={'n/a' if ratio is None else f'{ratio:.2f}'}" + (f" ({agree})" if agree else ""),
             flush=True,
         )
         total += len(recs)
         hits += n_hit
         fp_total += sum(rec["first_parent"] for rec in recs)
         fp_hits += sum(r["yield"] for r, rec in zip(results, recs) if rec["first_parent"])
-    print(f"every repo set up at HEAD: {'yes' if all_ok else 'no'}")
+    if not args.skip_setup:
+        print(f"every repo set up at HEAD: {'yes' if all_ok else 'no'}")
     print(f"first-parent commits: {fp_hits}/{fp_total}; merged-PR-branch commits: {hits - fp_hits}/{total - fp_total}")
+    print(
+        f"functional validation per task over {len(all_durations)} tasks: median "
+        f"{quantile(all_durations, 0.5):.1f} s, p90 {quantile(all_durations, 0.9):.1f} s"
+    )
     print(f"real_repo_yield: {hits / total if total else 0:.3f}")
 
 
