@@ -2,7 +2,7 @@
 
 Reads `../shared/real-repos/commits.json` (next to the repo; `--dev-set js`:
 `../shared/real-repos-js/`, whose FAIL_TO_PASS ids are compared with describe paths spelled with
-spaces) and clones each bundle into a temp folder. Three modes:
+spaces) and clones each bundle into a temp folder. Four modes:
 
 - `--mode per-commit` (default): one `generate --commit SHA` call per verified commit. Per
   repository: whether `sebgen setup` builds the environment at HEAD, the yield (tasks whose
@@ -17,10 +17,15 @@ spaces) and clones each bundle into a temp folder. Three modes:
   rejects file), container validations per kept task (attempts that reached the functional
   layer / kept), tasks per hour, and why mined commits were not tried. Last line
   `whole_repo_kept_per_attempt: X`.
+- `--mode ratio`: only container/native (see `container_vs_native`) on the first
+  `--ratio-commits` verified commits of each repository, with the seconds per run by phase
+  (image and venv checks, the tree's tar, taking a started container, sending the job, the
+  tree's unpacking, pytest, cleanup, the container's removal) for each backend. Last lines
+  `container_native_worst_repository: X` and `container_native_median: X` (over repositories).
 
-    python bench/real_repos.py [--mode per-commit|batch|whole-repo] [--dev-set python|js] [--repos attrs,click]
+    python bench/real_repos.py [--mode per-commit|batch|whole-repo|ratio] [--dev-set python|js] [--repos attrs,click]
                                [--limit N] [--first-parent-only | --pr-branch-only] [--ratio-commits 2]
-                               [--n 30] [--strategy BUG_FIX|auto]
+                               [--ratio-rounds 3] [--n 30] [--strategy BUG_FIX|auto]
 
 Long (image builds, many generate runs): run it in the background with a log.
 """
@@ -31,6 +36,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -185,30 +191,64 @@ def generate_one(repo: Path, record: dict, out: Path, strategy: str = "BUG_FIX")
     }
 
 
-def container_vs_native(repo: Path, records: list[dict]) -> float | None:
-    """Docker time / local time of one warm run of each record's verified tests at its commit."""
+BACKENDS = ("docker", "local")
+
+
+def container_vs_native(repo: Path, records: list[dict], rounds: int = 3, back_to_back: int = 2) -> dict | None:
+    """Container against native wall time of each record's verified tests at its commit, warm.
+
+    Per record: a warm-up run on each backend (image and venv builds, the first spare), then
+    `rounds` rounds; in each, `back_to_back` runs on one backend and then as many on the other
+    (which goes first alternates), as a validation's bug-state and gold-state runs follow each
+    other. A round's ratio is its docker time over its local time; the repository's figure is
+    the median of its rounds' ratios. Also returned: the seconds by phase (`TestRun.phases`,
+    "tree+other" being the rest of the wall time: the tree's export, the setup wrapper) summed
+    over the timed runs, and the run count."""
     from environment import make_sandbox
     from sandbox import Limits
 
     quiet = lambda m: None  # noqa: E731
-    docker = make_sandbox("docker", limits=Limits(timeout_s=600), log=quiet, setup_attempts=3)
-    local = make_sandbox("local", limits=Limits(timeout_s=600), log=quiet, setup_attempts=3)
-    times = {"docker": 0.0, "local": 0.0}
+    made = {name: make_sandbox(name, limits=Limits(timeout_s=600), log=quiet, setup_attempts=3) for name in BACKENDS}
+    ratios: list[float] = []
+    phases: dict[str, Counter] = {name: Counter() for name in BACKENDS}
+    runs = 0
     try:
         for rec in records:
             files = sorted({t.split("::")[0] for t in rec["tests"]})
-            for name, backend in (("docker", docker), ("local", local)):
+            for backend in made.values():
                 backend.run_tests(repo, rec["commit"], (), files)  # warm-up: builds, spare containers
-                start = time.monotonic()
-                backend.run_tests(repo, rec["commit"], (), files)
-                times[name] += time.monotonic() - start
+            for round_no in range(rounds):
+                wall = {}
+                for name in BACKENDS if round_no % 2 == 0 else BACKENDS[::-1]:
+                    start = time.monotonic()
+                    for _ in range(back_to_back):
+                        began = time.monotonic()
+                        run = made[name].run_tests(repo, rec["commit"], (), files)
+                        took = time.monotonic() - began
+                        phases[name].update(run.phases)
+                        phases[name]["tree+other"] += took - sum(run.phases.values())
+                        phases[name]["wall"] += took
+                    wall[name] = time.monotonic() - start
+                runs += back_to_back
+                ratios.append(wall["docker"] / wall["local"])
     except Exception as exc:  # the ratio is a side figure: say why it is missing
         print(f"  container/native: not measured ({type(exc).__name__}: {str(exc).splitlines()[0]})", flush=True)
         return None
     finally:
-        docker.close()
-        local.close()
-    return times["docker"] / times["local"] if times["local"] else None
+        for backend in made.values():
+            backend.close()
+    return {"ratio": statistics.median(ratios), "ratios": ratios, "phases": phases, "runs": runs}
+
+
+def breakdown(result: dict) -> list[str]:
+    """Lines of mean seconds per run by phase, docker beside local."""
+    runs = result["runs"] or 1
+    lines = []
+    for name in BACKENDS:
+        ph = result["phases"][name]
+        parts = [f"{k} {v / runs:.3f}" for k, v in sorted(ph.items(), key=lambda kv: -kv[1]) if k != "wall"]
+        lines.append(f"    {name:6s} {ph['wall'] / runs:.3f} s/run = " + ", ".join(parts))
+    return lines
 
 
 def generate_batch(repo: Path, recs: list[dict], out: Path, strategy: str) -> list[dict]:
@@ -307,7 +347,7 @@ def select(args) -> dict[str, list[dict]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mode", choices=("per-commit", "batch", "whole-repo"), default="per-commit")
+    ap.add_argument("--mode", choices=("per-commit", "batch", "whole-repo", "ratio"), default="per-commit")
     ap.add_argument("--dev-set", choices=("python", "js"), default="python", help="which dev set (commits.json)")
     ap.add_argument("--repos", default="", help="comma-separated substrings of repo names to keep")
     ap.add_argument("--limit", type=int, default=0, help="commits per repo (0: all)")
@@ -315,6 +355,7 @@ def main() -> None:
     ap.add_argument("--first-parent-only", action="store_true", help="skip commits of merged PR branches")
     ap.add_argument("--pr-branch-only", action="store_true", help="only commits of merged PR branches")
     ap.add_argument("--ratio-commits", type=int, default=2, help="commits per repo for container/native")
+    ap.add_argument("--ratio-rounds", type=int, default=3, help="timed rounds per commit for container/native")
     ap.add_argument("--n", type=int, default=30, help="whole-repo mode: tasks to keep per repository")
     ap.add_argument("--strategy", default="BUG_FIX", help="the --strategy users pass ('auto': none, the classifier's)")
     args = ap.parse_args()
@@ -322,7 +363,30 @@ def main() -> None:
     REAL = dev_set("javascript" if args.dev_set == "js" else "python")
     by_repo = select(args)
     with tempfile.TemporaryDirectory(prefix="sebgen-real-") as tmp:
-        {"per-commit": per_commit, "batch": batch, "whole-repo": whole}[args.mode](args, by_repo, Path(tmp))
+        modes = {"per-commit": per_commit, "batch": batch, "whole-repo": whole, "ratio": ratio_only}
+        modes[args.mode](args, by_repo, Path(tmp))
+
+
+def ratio_only(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
+    """Container/native alone, per repository, with where the time goes."""
+    medians = {}
+    for name, recs in by_repo.items():
+        slug = name.replace("/", "__")
+        repo = clone(REAL / f"{slug}.bundle", tmp / slug)
+        measured = container_vs_native(repo, recs[: args.ratio_commits], rounds=args.ratio_rounds)
+        if measured is None:
+            continue
+        medians[name] = measured["ratio"]
+        rounds = " ".join(f"{r:.2f}" for r in measured["ratios"])
+        print(f"{name}: container/native {measured['ratio']:.2f} (median of rounds: {rounds})", flush=True)
+        print("\n".join(breakdown(measured)), flush=True)
+    print("| repository | container/native (median of rounds) |")
+    print("|---|---|")
+    for name, ratio in medians.items():
+        print(f"| {name} | {ratio:.2f} |")
+    worst = max(medians.values(), default=float("nan"))
+    print(f"container_native_worst_repository: {worst:.2f}")
+    print(f"container_native_median: {statistics.median(medians.values()) if medians else float('nan'):.2f}")
 
 
 def batch(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
@@ -409,7 +473,8 @@ def per_commit(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
                 + (f" -- {r['why']}" if r["why"] else ""),
                 flush=True,
             )
-        ratio = container_vs_native(repo, recs[: args.ratio_commits]) if args.ratio_commits else None
+        measured = container_vs_native(repo, recs[: args.ratio_commits]) if args.ratio_commits else None
+        ratio = measured["ratio"] if measured else None
         n_hit = sum(r["yield"] for r in results)
         durations = [r["validation_s"] for r in results if r["validation_s"] is not None]
         mean = sum(durations) / len(durations) if durations else float("nan")

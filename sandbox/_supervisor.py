@@ -327,6 +327,7 @@ def main():
         stop.set()
 
     threading.Thread(target=watch_owner, daemon=True).start()
+    unpacking = time.monotonic()
     os.makedirs(job["work"], exist_ok=True)
     _extract(data, job["work"], uid)
     del data
@@ -336,6 +337,7 @@ def main():
         with open(os.path.join(private, name), "w", encoding="utf-8") as fh:
             fh.write(text)
         os.chmod(os.path.join(private, name), 0o644)
+    extract_s = round(time.monotonic() - unpacking, 3)
     env = dict(job["env"])
     timeout_s, cleanup = float(job["timeout_s"]), kill_user(uid)
     if job.get("cmd"):  # a custom test command: started now, the zygote is not needed
@@ -362,6 +364,7 @@ def main():
             pass  # the zygote died: supervise() reports its exit
         result = supervise(proc, zygote[1], zygote[2], timeout_s, cleanup, stop)
     result["full"] = [path for path in (job["work"], "/tmp") if _nearly_full(path)]
+    result["seconds"]["extract"] = extract_s
     _emit({"result": job["nonce"], **result})
 
 

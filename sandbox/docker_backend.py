@@ -75,6 +75,19 @@ class _Wedged(Exception):
     """The container did not take or acknowledge the job in time."""
 
 
+class _Laps:
+    """Seconds by step of one run (TestRun.phases): each lap is the time since the previous one."""
+
+    def __init__(self) -> None:
+        self.phases: dict[str, float] = {}
+        self._last = time.monotonic()
+
+    def lap(self, name: str) -> None:
+        now = time.monotonic()
+        self.phases[name] = round(self.phases.get(name, 0.0) + now - self._last, 4)
+        self._last = now
+
+
 class _Warm:
     """A started container whose supervisor waits for its job; the open attach socket is its lease."""
 
@@ -365,11 +378,14 @@ class DockerBackend:
         """pytest on a prepared tree in the snapshot's environment; the verdict comes from the supervisor.
         Untrusted code runs like any other here: the container holds it."""
         repo = Path(repo)
+        laps = _Laps()
         tag = self._ensure_image(repo, commit)
         recipe = self._recipe(repo, commit)
         if isinstance(recipe, InstallRecipe):
             add_version_files(Path(tree), recipe)
+        laps.lap("image")
         payload = run_archive(Path(tree))
+        laps.lap("tar")
         start = time.monotonic()
         if len(payload) > self.limits.work_mb * 2**20:
             return _rejected(
@@ -390,8 +406,9 @@ class DockerBackend:
         self._touch(tag)
         for attempt in range(2):
             warm = self._take_warm(client, tag) if attempt == 0 else self._new_warm(client, tag)
+            laps.lap("container")
             try:
-                run = self._exchange(client, warm, job, payload, tag, test_files, canaries, start, recipe)
+                run = self._exchange(client, warm, job, payload, tag, test_files, canaries, start, recipe, laps)
             except _Wedged as exc:
                 why = str(exc)
                 self.log(
@@ -402,7 +419,9 @@ class DockerBackend:
             finally:
                 warm.close()
                 containers.remove(warm.cid)
+                laps.lap("remove")
             self._schedule_refill(tag)  # only after a clean run: never while unwinding
+            run.phases = laps.phases
             return run
         return _rejected(
             tag, start, f"the sandbox could not run the tests: a container {why}, twice (the second one fresh)"
@@ -419,8 +438,10 @@ class DockerBackend:
         canaries: tuple[str, str],
         start: float,
         recipe: InstallRecipe | JsRecipe | None = None,
+        laps: _Laps | None = None,
     ) -> TestRun:
         """Send the job, wait for the acknowledgement and the verdict, each with its deadline."""
+        laps = laps or _Laps()
         warm.raw.settimeout(SEND_TIMEOUT_S)
         try:
             warm.raw.sendall((json.dumps({**job, "tar_size": len(payload)}) + "\n").encode() + payload)
@@ -433,6 +454,7 @@ class DockerBackend:
             ack = None
         if ack is None or _json(ack).get("ack") != job["nonce"]:
             raise _Wedged(f"did not acknowledge the job within {ACK_TIMEOUT_S} s")
+        laps.lap("send")
         timeout_s = self.limits.timeout_s
         verdict, problem, timed_out = None, "", False
         try:
@@ -442,6 +464,8 @@ class DockerBackend:
             timed_out, problem = True, f"timed out after {timeout_s:g} s (no verdict from the container)"
         except (ValueError, OSError) as exc:
             problem = f"the container's answer was unreadable: {exc}"
+        laps.lap("in_container")
+        _split_in_container(laps.phases, verdict)
         duration = time.monotonic() - start
         if verdict is None or verdict.get("result") != job["nonce"]:
             if not problem:
@@ -685,6 +709,20 @@ def _rejected(tag: str, start: float, note: str) -> TestRun:
         broken=True,
         note=note,
     )
+
+
+def _split_in_container(phases: dict[str, float], verdict: dict | None) -> None:
+    """Split the wait for the verdict into the supervisor's own steps (what it measured: the tree's
+    unpacking, the tests, the cleanup); the rest stays "in_container" (the report's way back)."""
+    seconds = (verdict or {}).get("seconds")
+    if not isinstance(seconds, dict):
+        return
+    for name in ("extract", "run", "cleanup"):
+        value = seconds.get(name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= phases["in_container"]:
+            key = "pytest" if name == "run" else name
+            phases[key] = round(float(value), 4)
+            phases["in_container"] = round(phases["in_container"] - value, 4)
 
 
 def _running(client: Any, cid: str) -> bool:

@@ -40,6 +40,9 @@ class TestRun:
     removed: list[str] = field(default_factory=list)  # auto-loaded / protected files the patch added
     # nodeid -> evidence of its failure (sandbox.report.clean_failures); information, never a verdict
     failures: dict[str, dict] = field(default_factory=dict)
+    # seconds by step of the run ("pytest", "extract", "remove", ...): where a run's time went, for
+    # benches and logs; never part of a verdict
+    phases: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # a backend hands over `outcomes=parsed.outcomes`: the report's evidence rides on it
