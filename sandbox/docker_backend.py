@@ -8,9 +8,11 @@ acknowledge its job is discarded and the run retried once on a fresh one. The at
 connection is the lease: when the owning process dies the engine closes the container's stdin
 and the supervisor ends the run and itself.
 
-Warm pool: after a run, one started container is kept waiting for the image's next run; at
-most `warm_spares_total` of them across all images, the least recently used image's spare
-removed first (before the next one starts, so the cap also holds while it starts).
+Warm pool: one started container is kept waiting for the image's next run; when a run takes it,
+the next one starts while the tests run, so back-to-back runs (a validation's states and reruns)
+find theirs ready. At most `warm_spares_total` of them across all images, the least recently
+used image's spare removed first (before the next one starts, so the cap also holds while it
+starts). A used container is removed in the background after a clean run (at once when unwinding).
 """
 
 from __future__ import annotations
@@ -196,6 +198,8 @@ class DockerBackend:
         self._pending: dict[str, Any] = {}  # image tag -> future of the spare being started
         self._closed = False
         self._refiller = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sebgen-warm")
+        self._remover = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sebgen-remove")
+        self._removing: set = set()  # futures of used containers being removed
         self._pytest_spec = _pytest_spec()
         client = docker_client(timeout=ENGINE_TIMEOUT_S)  # fail now, with one sentence, when no engine answers
         try:
@@ -406,21 +410,25 @@ class DockerBackend:
         self._touch(tag)
         for attempt in range(2):
             warm = self._take_warm(client, tag) if attempt == 0 else self._new_warm(client, tag)
+            if attempt == 0:
+                self._schedule_refill(tag)  # the next spare starts while these tests run (on one core)
             laps.lap("container")
             try:
                 run = self._exchange(client, warm, job, payload, tag, test_files, canaries, start, recipe, laps)
-            except _Wedged as exc:
+            except BaseException as exc:
+                warm.close()
+                containers.remove(warm.cid)  # at once: nothing is left behind while unwinding
+                if not isinstance(exc, _Wedged):
+                    raise
                 why = str(exc)
                 self.log(
                     f"sandbox: container {warm.cid[:12]} {why}; discarding it"
                     + ("; retrying on a fresh one" if attempt == 0 else "")
                 )
                 continue
-            finally:
-                warm.close()
-                containers.remove(warm.cid)
-                laps.lap("remove")
-            self._schedule_refill(tag)  # only after a clean run: never while unwinding
+            warm.close()
+            self._discard(warm.cid)
+            laps.lap("remove")
             run.phases = laps.phases
             return run
         return _rejected(
@@ -560,6 +568,7 @@ class DockerBackend:
             host_config=client.api.create_host_config(**self._isolation_kwargs()),
         )
         config["StdinOnce"] = True  # the engine closes stdin when the owner's connection ends: the lease
+        containers.creating(client)
         cid = client.api.create_container_from_config(config)["Id"]
         containers.register(cid, client)
         return cid
@@ -595,8 +604,21 @@ class DockerBackend:
             self._clock += 1
             self._used[tag] = self._clock
 
+    def _discard(self, cid: str) -> None:
+        """Remove a used container off the run's critical path (idle_spares and close wait for it)."""
+        with self._lock:
+            try:
+                future = None if self._closed else self._remover.submit(containers.remove, cid)
+            except RuntimeError:  # interpreter shutting down
+                future = None
+            if future is not None:
+                self._removing.add(future)
+                future.add_done_callback(self._removing.discard)
+        if future is None:
+            containers.remove(cid)
+
     def _schedule_refill(self, tag: str) -> None:
-        """Start the next spare after a run (not during it: starts compete with the run for CPU)."""
+        """Start the image's next spare (when it has none ready or starting)."""
         if self.warm_spares <= 0 or self.warm_spares_total <= 0:
             return
         with self._lock:
@@ -661,7 +683,7 @@ class DockerBackend:
         backend that is not running a test.
         """
         with self._lock:
-            pending = list(self._pending.values())
+            pending = list(self._pending.values()) + list(self._removing)
         for future in pending:
             future.result()
         with self._lock:
@@ -680,6 +702,7 @@ class DockerBackend:
             spares = [w for ws in self._spares.values() for w in ws]
             self._spares.clear()
         self._refiller.shutdown(wait=True)
+        self._remover.shutdown(wait=True)
         for warm in spares:
             warm.close()
             containers.remove(warm.cid)
@@ -713,7 +736,8 @@ def _rejected(tag: str, start: float, note: str) -> TestRun:
 
 def _split_in_container(phases: dict[str, float], verdict: dict | None) -> None:
     """Split the wait for the verdict into the supervisor's own steps (what it measured: the tree's
-    unpacking, the tests, the cleanup); the rest stays "in_container" (the report's way back)."""
+    unpacking, the tests, the cleanup); the rest stays "in_container" (the report's way back).
+    "pytest_cpu" is the test process's CPU time, beside its wall time "pytest"."""
     seconds = (verdict or {}).get("seconds")
     if not isinstance(seconds, dict):
         return
@@ -723,6 +747,9 @@ def _split_in_container(phases: dict[str, float], verdict: dict | None) -> None:
             key = "pytest" if name == "run" else name
             phases[key] = round(float(value), 4)
             phases["in_container"] = round(phases["in_container"] - value, 4)
+    cpu = seconds.get("cpu")
+    if isinstance(cpu, (int, float)) and not isinstance(cpu, bool) and cpu >= 0:
+        phases["pytest_cpu"] = round(float(cpu), 4)  # not wall time: not a step of its own
 
 
 def _running(client: Any, cid: str) -> bool:

@@ -353,6 +353,7 @@ class LocalBackend:
                 "venv": round(start - began, 4),
                 "pytest": result["seconds"]["run"],
                 "cleanup": result["seconds"]["cleanup"],
+                "pytest_cpu": result["seconds"]["cpu"],
                 "checks": round(time.monotonic() - checking, 4),
             },
         )

@@ -19,7 +19,8 @@ def test_first_signal_asks_to_finish_in_flight_work_and_the_second_ctrl_c_stops_
         assert not stop()
         os.kill(os.getpid(), signal.SIGINT)  # the handler runs before kill returns to Python code
         assert stop() and stop.reason == "SIGINT"
-        assert said == ["farm: SIGINT received: finishing the units in flight, then stopping (Ctrl-C again to stop now)"]
+        first = "farm: SIGINT received: finishing the units in flight, then stopping (Ctrl-C again to stop now)"
+        assert said == [first]
         with pytest.raises(KeyboardInterrupt):
             os.kill(os.getpid(), signal.SIGINT)
         assert said[-1] == "farm: SIGINT again: stopping now; the units in flight are tried again"
