@@ -20,12 +20,14 @@ spaces) and clones each bundle into a temp folder. Four modes:
 - `--mode ratio`: only container/native (see `container_vs_native`) on the first
   `--ratio-commits` verified commits of each repository, with the seconds per run by phase
   (image and venv checks, the tree's tar, taking a started container, sending the job, the
-  tree's unpacking, pytest, cleanup, the container's removal) for each backend. Last lines
+  tree's unpacking, pytest, cleanup, the container's removal) for each backend, and what a busy
+  machine stretches told apart from what the container adds (`at_test_speed`: the tests' CPU
+  time container/native, the seconds outside the tests). Last lines
   `container_native_worst_repository: X` and `container_native_median: X` (over repositories).
 
     python bench/real_repos.py [--mode per-commit|batch|whole-repo|ratio] [--dev-set python|js] [--repos attrs,click]
                                [--limit N] [--first-parent-only | --pr-branch-only] [--ratio-commits 2]
-                               [--ratio-rounds 3] [--n 30] [--strategy BUG_FIX|auto]
+                               [--ratio-rounds 3] [--cgroup-parent /sebgen] [--n 30] [--strategy BUG_FIX|auto]
 
 Long (image builds, many generate runs): run it in the background with a log.
 """
@@ -195,7 +197,9 @@ BACKENDS = ("docker", "local")
 SIDE = ("wall", "pytest_cpu")  # in the breakdown's sums but not steps of the wall time
 
 
-def container_vs_native(repo: Path, records: list[dict], rounds: int = 3, back_to_back: int = 2) -> dict | None:
+def container_vs_native(
+    repo: Path, records: list[dict], rounds: int = 3, back_to_back: int = 2, cgroup_parent: str = ""
+) -> dict | None:
     """Container against native wall time of each record's verified tests at its commit, warm.
 
     Per record: a warm-up run on each backend (image and venv builds, the first spare), then
@@ -209,7 +213,8 @@ def container_vs_native(repo: Path, records: list[dict], rounds: int = 3, back_t
     from sandbox import Limits
 
     quiet = lambda m: None  # noqa: E731
-    made = {name: make_sandbox(name, limits=Limits(timeout_s=600), log=quiet, setup_attempts=3) for name in BACKENDS}
+    limits = Limits(timeout_s=600, cgroup_parent=cgroup_parent)
+    made = {name: make_sandbox(name, limits=limits, log=quiet, setup_attempts=3) for name in BACKENDS}
     ratios: list[float] = []
     phases: dict[str, Counter] = {name: Counter() for name in BACKENDS}
     runs = 0
@@ -242,6 +247,22 @@ def container_vs_native(repo: Path, records: list[dict], rounds: int = 3, back_t
     return {"ratio": statistics.median(ratios), "ratios": ratios, "phases": phases, "runs": runs}
 
 
+def at_test_speed(result: dict) -> dict:
+    """What a busy machine stretches apart from what the container adds: per run, the wall time
+    outside the tests on each backend, the tests' CPU time container/native, and container/native
+    had the tests run as fast as natively (the native test time plus the container's overhead: an
+    upper bound, the native figure also pays the interpreter's and pytest's start the container's
+    waiting pytest has paid already)."""
+    runs = result["runs"] or 1
+    docker, local = result["phases"]["docker"], result["phases"]["local"]
+    over = {name: (ph["wall"] - ph["pytest"]) / runs for name, ph in result["phases"].items()}
+    return {
+        "overhead": over,
+        "cpu_ratio": docker["pytest_cpu"] / local["pytest_cpu"] if local["pytest_cpu"] else float("nan"),
+        "equal_speed": (local["pytest"] + over["docker"] * runs) / local["wall"] if local["wall"] else float("nan"),
+    }
+
+
 def breakdown(result: dict) -> list[str]:
     """Lines of mean seconds per run by phase, docker beside local."""
     runs = result["runs"] or 1
@@ -251,6 +272,12 @@ def breakdown(result: dict) -> list[str]:
         parts = [f"{k} {v / runs:.3f}" for k, v in sorted(ph.items(), key=lambda kv: -kv[1]) if k not in SIDE]
         cpu = f" (pytest CPU {ph['pytest_cpu'] / runs:.3f})"
         lines.append(f"    {name:6s} {ph['wall'] / runs:.3f} s/run = " + ", ".join(parts) + cpu)
+    speed = at_test_speed(result)
+    lines.append(
+        f"    outside the tests: docker {speed['overhead']['docker']:.3f} s/run, local "
+        f"{speed['overhead']['local']:.3f} s/run; tests' CPU container/native {speed['cpu_ratio']:.2f}; "
+        f"container/native at native test speed {speed['equal_speed']:.2f}"
+    )
     return lines
 
 
@@ -359,6 +386,7 @@ def main() -> None:
     ap.add_argument("--pr-branch-only", action="store_true", help="only commits of merged PR branches")
     ap.add_argument("--ratio-commits", type=int, default=2, help="commits per repo for container/native")
     ap.add_argument("--ratio-rounds", type=int, default=3, help="timed rounds per commit for container/native")
+    ap.add_argument("--cgroup-parent", default="", help="the containers' cgroup parent")
     ap.add_argument("--n", type=int, default=30, help="whole-repo mode: tasks to keep per repository")
     ap.add_argument("--strategy", default="BUG_FIX", help="the --strategy users pass ('auto': none, the classifier's)")
     args = ap.parse_args()
@@ -372,21 +400,29 @@ def main() -> None:
 
 def ratio_only(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
     """Container/native alone, per repository, with where the time goes."""
-    medians = {}
+    medians, rows = {}, {}
     for name, recs in by_repo.items():
         slug = name.replace("/", "__")
         repo = clone(REAL / f"{slug}.bundle", tmp / slug)
-        measured = container_vs_native(repo, recs[: args.ratio_commits], rounds=args.ratio_rounds)
+        measured = container_vs_native(repo, recs[: args.ratio_commits], args.ratio_rounds, 2, args.cgroup_parent)
         if measured is None:
             continue
         medians[name] = measured["ratio"]
+        rows[name] = at_test_speed(measured)
         rounds = " ".join(f"{r:.2f}" for r in measured["ratios"])
         print(f"{name}: container/native {measured['ratio']:.2f} (median of rounds: {rounds})", flush=True)
         print("\n".join(breakdown(measured)), flush=True)
-    print("| repository | container/native (median of rounds) |")
-    print("|---|---|")
+    print(
+        "| repository | container/native (median of rounds) | tests' CPU container/native | "
+        "s/run outside the tests docker / local | container/native at native test speed |"
+    )
+    print("|---|---|---|---|---|")
     for name, ratio in medians.items():
-        print(f"| {name} | {ratio:.2f} |")
+        r = rows[name]
+        print(
+            f"| {name} | {ratio:.2f} | {r['cpu_ratio']:.2f} | {r['overhead']['docker']:.2f} / "
+            f"{r['overhead']['local']:.2f} | {r['equal_speed']:.2f} |"
+        )
     worst = max(medians.values(), default=float("nan"))
     print(f"container_native_worst_repository: {worst:.2f}")
     print(f"container_native_median: {statistics.median(medians.values()) if medians else float('nan'):.2f}")

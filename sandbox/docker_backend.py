@@ -303,7 +303,9 @@ class DockerBackend:
         from docker.types import LogConfig
 
         lim = self.limits
+        parent = {"cgroup_parent": lim.cgroup_parent} if lim.cgroup_parent else {}
         return dict(
+            **parent,
             network_mode="none",
             mem_limit=f"{lim.memory_mb}m",
             memswap_limit=f"{lim.memory_mb}m",  # no swap beyond the memory limit

@@ -111,6 +111,24 @@ def test_a_run_says_where_its_time_went(backend, tmp_path):
     assert sum(run.phases[k] for k in steps) <= run.duration_s + run.phases["image"] + run.phases["tar"] + 1
 
 
+def test_containers_go_under_the_configured_cgroup_parent(client, tmp_path):
+    from dataclasses import replace
+
+    limits = replace(LIMITS, cgroup_parent="/sebgen-test")
+    b = make_backend(
+        "docker", limits=limits, cache_dir=tmp_path / "cache", log=lambda m: None, recipe_for=detect_recipe
+    )
+    try:
+        repo, sha, bug, _ = calc_task(tmp_path / "repo")
+        run = b.run_tests(repo, sha, [bug], ["tests/test_calc.py"])
+        assert run.outcomes == {F2P: "failed", P2P: "passed"}, run.note
+        spares = b.idle_spares()  # started like the run's container
+        assert spares
+        assert all(client.api.inspect_container(c)["HostConfig"]["CgroupParent"] == "/sebgen-test" for c in spares)
+    finally:
+        b.close()
+
+
 def test_docker_functional_check_matches_the_local_semantics(backend, client, tmp_path):
     repo, sha, bug, gold = calc_task(tmp_path / "repo")
     res = check_functional(backend, repo, sha, bug, gold, ["tests/test_calc.py"], reruns=1)
