@@ -745,9 +745,11 @@ def _split_in_container(phases: dict[str, float], verdict: dict | None) -> None:
         return
     for name in ("extract", "run", "cleanup"):
         value = seconds.get(name)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= phases["in_container"]:
-            key = "pytest" if name == "run" else name
-            phases[key] = round(float(value), 4)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+            # the unpacking starts as the acknowledgement leaves, before it reaches us: it may overlap
+            # the "send" lap a little, so what is left is what is cut, never below nothing
+            value = min(float(value), phases["in_container"])
+            phases["pytest" if name == "run" else name] = round(value, 4)
             phases["in_container"] = round(phases["in_container"] - value, 4)
     cpu = seconds.get("cpu")
     if isinstance(cpu, (int, float)) and not isinstance(cpu, bool) and cpu >= 0:
