@@ -2,7 +2,7 @@
 
 Reads `../shared/real-repos/commits.json` (next to the repo; `--dev-set js`:
 `../shared/real-repos-js/`, whose FAIL_TO_PASS ids are compared with describe paths spelled with
-spaces) and clones each bundle into a temp folder. Three modes:
+spaces) and clones each bundle into a temp folder. Four modes:
 
 - `--mode per-commit` (default): one `generate --commit SHA` call per verified commit. Per
   repository: whether `sebgen setup` builds the environment at HEAD, the yield (tasks whose
@@ -19,10 +19,18 @@ spaces) and clones each bundle into a temp folder. Three modes:
   rejects file), container validations per kept task (attempts that reached the functional
   layer / kept), tasks per hour, and why mined commits were not tried. Last line
   `whole_repo_kept_per_attempt: X`.
+- `--mode ratio`: only container/native (see `container_vs_native`) on the first
+  `--ratio-commits` verified commits of each repository, with the seconds per run by phase
+  (image and venv checks, the tree's tar, taking a started container, sending the job, the
+  tree's unpacking, pytest, cleanup, the container's removal) for each backend, and what a busy
+  machine stretches told apart from what the container adds (`at_test_speed`: the tests' CPU
+  time container/native, the seconds outside the tests). Last lines
+  `container_native_worst_repository: X` and `container_native_median: X` (over repositories).
 
-    python bench/real_repos.py [--mode per-commit|batch|whole-repo] [--dev-set python|js] [--repos attrs,click]
+    python bench/real_repos.py [--mode per-commit|batch|whole-repo|ratio] [--dev-set python|js] [--repos attrs,click]
                                [--limit N] [--first-parent-only | --pr-branch-only] [--ratio-commits 2]
-                               [--n 30] [--strategy BUG_FIX|auto] [--skip-setup]
+                               [--ratio-rounds 3] [--cgroup-parent /sebgen] [--n 30] [--strategy BUG_FIX|auto]
+                               [--skip-setup]
 
 Long (image builds, many generate runs): run it in the background with a log.
 """
@@ -33,6 +41,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -267,18 +276,39 @@ class JsNative:
             return js_test_run(recipe, verdict, test_files, str(tree), "host", duration, 600, None, job["canary"])
 
 
-def container_vs_native(repo: Path, records: list[dict], tmp: Path | None = None) -> tuple[float | None, str]:
-    """Docker time / native time of one warm run of each record's verified tests at its commit, and
-    whether both runs gave the same outcomes. Native: the local backend for Python; for JS, the same
-    run script on the host with the image's Node and node_modules (`JsNative`)."""
+BACKENDS = ("docker", "local")
+SIDE = ("wall", "pytest_cpu")  # in the breakdown's sums but not steps of the wall time
+
+
+def container_vs_native(
+    repo: Path,
+    records: list[dict],
+    rounds: int = 3,
+    back_to_back: int = 2,
+    cgroup_parent: str = "",
+    tmp: Path | None = None,
+) -> dict | None:
+    """Container against native wall time of each record's verified tests at its commit, warm.
+
+    Native is the local backend for Python; for JS, the same run script on the host with the
+    image's Node and node_modules (`JsNative`). Per record: a warm-up run on each backend (image
+    and venv builds, the first spare), then `rounds` rounds; in each, `back_to_back` runs on one
+    backend and then as many on the other (which goes first alternates), as a validation's
+    bug-state and gold-state runs follow each other. A round's ratio is its docker time over its
+    native time; the repository's figure is the median of its rounds' ratios. Also returned: the
+    seconds by phase (`TestRun.phases`, "tree+other" being the rest of the wall time: the tree's
+    export, the setup wrapper) summed over the timed runs, the run count, and whether both
+    backends gave the same outcomes."""
     from environment import make_sandbox
     from sandbox import Limits
 
     quiet = lambda m: None  # noqa: E731
-    docker = make_sandbox("docker", limits=Limits(timeout_s=600), log=quiet, setup_attempts=3)
+    limits = Limits(timeout_s=600, cgroup_parent=cgroup_parent)
+    docker = make_sandbox("docker", limits=limits, log=quiet, setup_attempts=3)
     local = None
-    times = {"docker": 0.0, "native": 0.0}
-    same = True
+    ratios: list[float] = []
+    phases: dict[str, Counter] = {name: Counter() for name in BACKENDS}
+    runs, same = 0, True
     try:
         for rec in records:
             files = sorted({t.split("::")[0] for t in rec["tests"]})
@@ -286,25 +316,69 @@ def container_vs_native(repo: Path, records: list[dict], tmp: Path | None = None
             if docker.is_javascript(repo, rec["commit"]):
                 native = JsNative(docker, Path(tmp or tempfile.gettempdir()))
             else:
-                local = local or make_sandbox("local", limits=Limits(timeout_s=600), log=quiet, setup_attempts=3)
+                local = local or make_sandbox("local", limits=limits, log=quiet, setup_attempts=3)
                 native = local
-            outcomes = {}
-            for name, backend in (("docker", docker), ("native", native)):
-                backend.run_tests(repo, rec["commit"], (), files)  # warm-up
-                start = time.monotonic()
-                outcomes[name] = backend.run_tests(repo, rec["commit"], (), files).outcomes
-                times[name] += time.monotonic() - start
-            same &= bool(outcomes["docker"]) and outcomes["docker"] == outcomes["native"]
+            made = {"docker": docker, "local": native}
+            native.run_tests(repo, rec["commit"], (), files)  # warm-up
+            for round_no in range(rounds):
+                wall, outcomes = {}, {}
+                for name in BACKENDS if round_no % 2 == 0 else BACKENDS[::-1]:
+                    start = time.monotonic()
+                    for _ in range(back_to_back):
+                        began = time.monotonic()
+                        run = made[name].run_tests(repo, rec["commit"], (), files)
+                        took = time.monotonic() - began
+                        outcomes[name] = run.outcomes
+                        phases[name].update(run.phases)
+                        steps = sum(v for k, v in run.phases.items() if k != "pytest_cpu")
+                        phases[name]["tree+other"] += took - steps
+                        phases[name]["wall"] += took
+                    wall[name] = time.monotonic() - start
+                runs += back_to_back
+                ratios.append(wall["docker"] / wall["local"])
+                same &= bool(outcomes["docker"]) and outcomes["docker"] == outcomes["local"]
     except Exception as exc:  # the ratio is a side figure: say why it is missing
         print(f"  container/native: not measured ({type(exc).__name__}: {str(exc).splitlines()[0]})", flush=True)
-        return None, ""
+        return None
     finally:
         docker.close()
         if local is not None:
             local.close()
-    ratio = times["docker"] / times["native"] if times["native"] else None
-    seconds = f"{times['docker']:.1f} s / {times['native']:.1f} s over {len(records)} run(s)"
-    return ratio, f"{seconds}, {'same outcomes' if same else 'outcomes differ'}"
+    return {"ratio": statistics.median(ratios), "ratios": ratios, "phases": phases, "runs": runs, "same": same}
+
+
+def at_test_speed(result: dict) -> dict:
+    """What a busy machine stretches apart from what the container adds: per run, the wall time
+    outside the tests on each backend, the tests' CPU time container/native, and container/native
+    had the tests run as fast as natively (the native test time plus the container's overhead: an
+    upper bound, the native figure also pays the interpreter's and pytest's start the container's
+    waiting pytest has paid already)."""
+    runs = result["runs"] or 1
+    docker, local = result["phases"]["docker"], result["phases"]["local"]
+    over = {name: (ph["wall"] - ph["pytest"]) / runs for name, ph in result["phases"].items()}
+    return {
+        "overhead": over,
+        "cpu_ratio": docker["pytest_cpu"] / local["pytest_cpu"] if local["pytest_cpu"] else float("nan"),
+        "equal_speed": (local["pytest"] + over["docker"] * runs) / local["wall"] if local["wall"] else float("nan"),
+    }
+
+
+def breakdown(result: dict) -> list[str]:
+    """Lines of mean seconds per run by phase, docker beside local."""
+    runs = result["runs"] or 1
+    lines = []
+    for name in BACKENDS:
+        ph = result["phases"][name]
+        parts = [f"{k} {v / runs:.3f}" for k, v in sorted(ph.items(), key=lambda kv: -kv[1]) if k not in SIDE]
+        cpu = f" (pytest CPU {ph['pytest_cpu'] / runs:.3f})"
+        lines.append(f"    {name:6s} {ph['wall'] / runs:.3f} s/run = " + ", ".join(parts) + cpu)
+    speed = at_test_speed(result)
+    lines.append(
+        f"    outside the tests: docker {speed['overhead']['docker']:.3f} s/run, local "
+        f"{speed['overhead']['local']:.3f} s/run; tests' CPU container/native {speed['cpu_ratio']:.2f}; "
+        f"container/native at native test speed {speed['equal_speed']:.2f}"
+    )
+    return lines
 
 
 def generate_batch(repo: Path, recs: list[dict], out: Path, strategy: str) -> list[dict]:
@@ -414,7 +488,7 @@ def select(args) -> dict[str, list[dict]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mode", choices=("per-commit", "batch", "whole-repo"), default="per-commit")
+    ap.add_argument("--mode", choices=("per-commit", "batch", "whole-repo", "ratio"), default="per-commit")
     ap.add_argument("--dev-set", choices=("python", "js"), default="python", help="which dev set (commits.json)")
     ap.add_argument("--repos", default="", help="comma-separated substrings of repo names to keep")
     ap.add_argument("--limit", type=int, default=0, help="commits per repo (0: all)")
@@ -423,6 +497,8 @@ def main() -> None:
     ap.add_argument("--pr-branch-only", action="store_true", help="only commits of merged PR branches")
     ap.add_argument("--ratio-commits", type=int, default=2, help="commits per repo for container/native")
     ap.add_argument("--skip-setup", action="store_true", help="per-commit mode: no `sebgen setup` at HEAD first")
+    ap.add_argument("--ratio-rounds", type=int, default=3, help="timed rounds per commit for container/native")
+    ap.add_argument("--cgroup-parent", default="", help="the containers' cgroup parent")
     ap.add_argument("--n", type=int, default=30, help="whole-repo mode: tasks to keep per repository")
     ap.add_argument("--strategy", default="BUG_FIX", help="the --strategy users pass ('auto': none, the classifier's)")
     args = ap.parse_args()
@@ -430,7 +506,38 @@ def main() -> None:
     REAL = dev_set("javascript" if args.dev_set == "js" else "python")
     by_repo = select(args)
     with tempfile.TemporaryDirectory(prefix="sebgen-real-") as tmp:
-        {"per-commit": per_commit, "batch": batch, "whole-repo": whole}[args.mode](args, by_repo, Path(tmp))
+        modes = {"per-commit": per_commit, "batch": batch, "whole-repo": whole, "ratio": ratio_only}
+        modes[args.mode](args, by_repo, Path(tmp))
+
+
+def ratio_only(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
+    """Container/native alone, per repository, with where the time goes."""
+    medians, rows = {}, {}
+    for name, recs in by_repo.items():
+        slug = name.replace("/", "__")
+        repo = clone(REAL / f"{slug}.bundle", tmp / slug)
+        measured = container_vs_native(repo, recs[: args.ratio_commits], args.ratio_rounds, 2, args.cgroup_parent)
+        if measured is None:
+            continue
+        medians[name] = measured["ratio"]
+        rows[name] = at_test_speed(measured)
+        rounds = " ".join(f"{r:.2f}" for r in measured["ratios"])
+        print(f"{name}: container/native {measured['ratio']:.2f} (median of rounds: {rounds})", flush=True)
+        print("\n".join(breakdown(measured)), flush=True)
+    print(
+        "| repository | container/native (median of rounds) | tests' CPU container/native | "
+        "s/run outside the tests docker / local | container/native at native test speed |"
+    )
+    print("|---|---|---|---|---|")
+    for name, ratio in medians.items():
+        r = rows[name]
+        print(
+            f"| {name} | {ratio:.2f} | {r['cpu_ratio']:.2f} | {r['overhead']['docker']:.2f} / "
+            f"{r['overhead']['local']:.2f} | {r['equal_speed']:.2f} |"
+        )
+    worst = max(medians.values(), default=float("nan"))
+    print(f"container_native_worst_repository: {worst:.2f}")
+    print(f"container_native_median: {statistics.median(medians.values()) if medians else float('nan'):.2f}")
 
 
 def batch(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
@@ -519,7 +626,9 @@ def per_commit(args, by_repo: dict[str, list[dict]], tmp: Path) -> None:
                 + (f" -- {r['why']}" if r["why"] else ""),
                 flush=True,
             )
-        ratio, agree = container_vs_native(repo, recs[: args.ratio_commits], tmp) if args.ratio_commits else (None, "")
+        measured = container_vs_native(repo, recs[: args.ratio_commits], tmp=tmp) if args.ratio_commits else None
+        ratio = measured["ratio"] if measured else None
+        agree = "" if measured is None else ("same outcomes" if measured["same"] else "outcomes differ")
         n_hit = sum(r["yield"] for r in results)
         durations = [r["validation_s"] for r in results if r["validation_s"] is not None]
         all_durations += durations

@@ -145,6 +145,16 @@ class SandboxConfig(Section):
     install: dict[str, RepoInstall] = Field(default_factory=dict)
     setup_attempts: int = Field(3, ge=1)  # environment builds/repairs per snapshot before giving up
     warm_spares_total: int = Field(4, ge=0)  # idle started containers kept across all images and processes (LRU)
+    # validation containers' cgroup parent ("": the engine's default; see sandbox.Limits.cgroup_parent)
+    cgroup_parent: str = ""
+
+    @field_validator("cgroup_parent")
+    @classmethod
+    def _cgroup_parent(cls, v: str) -> str:
+        parts = v[1:].split("/") if v.startswith("/") else v.split("/")
+        if v and any(not re.fullmatch(r"[A-Za-z0-9_.-]+", p) or p in (".", "..") for p in parts):
+            raise ValueError(f"must be a cgroup path such as /sebgen or a slice such as sebgen.slice, got {v!r}")
+        return v
 
 
 class ParallelConfig(Section):

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import re
-import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -32,6 +31,7 @@ from evo.config import Config, FarmSettings
 from evo.dataset import DatasetFolder, DatasetFolderError
 from evo.pipeline import Outcome
 from evo.runfolder import RunFolder
+from evo.stopping import Stopper
 from records import Task, UserError
 from tasks import SEED_PROMPTS, Candidate, MiningError, Strategy, StrategyType, mine_pull_requests, pick_candidates
 
@@ -387,7 +387,9 @@ class Farm:
         todo = [u for u in todo if u in by_id]
         self.on_event({"event": "start", "version": number, "planned": len(version["plan"]), "todo": len(todo)})
         jobs = [self._job(by_id[u], strategy) for u in todo]
-        stop = Stopper(self.log, should_stop)
+        stop = Stopper(
+            self.log, "units", "the units in flight are tried again by the next run", prefix="farm: ", also=should_stop
+        )
         restore = stop.install()
         try:
             for row in run_units(jobs, self.settings.workers, self.settings.scheduler, stop, log=self.log):
@@ -504,32 +506,6 @@ class Farm:
         card = dataset_card(self.folder)
         self.folder.write_card(card, card_markdown(card))
         return versions[-1]["released"]
-
-
-class Stopper:
-    """Ctrl-C (or SIGTERM) once: finish the units in flight, then stop with the state intact;
-    Ctrl-C again: stop now (KeyboardInterrupt unwinds, and the sandboxes remove their
-    containers). The units in flight then have no outcome: the same command tries them again."""
-
-    def __init__(self, log, also: Callable[[], bool] = lambda: False):
-        self.log, self.also, self.reason = log, also, None
-
-    def install(self) -> Callable[[], None]:
-        def handler(signum, _frame):
-            if self.reason is not None and signum == signal.SIGINT:
-                self.log("farm: Ctrl-C again: stopping now; the units in flight are tried again by the next run")
-                raise KeyboardInterrupt
-            self.reason = signal.Signals(signum).name
-            self.log(
-                f"farm: {self.reason}: finishing the units in flight, then stopping"
-                + (" (Ctrl-C again to stop now)" if signum == signal.SIGINT else "")
-            )
-
-        previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
-        return lambda: [signal.signal(s, h) for s, h in previous.items()]
-
-    def __call__(self) -> bool:
-        return self.reason is not None or self.also()
 
 
 def _options(settings: dict) -> str:

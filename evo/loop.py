@@ -17,7 +17,6 @@ scores all refer to the same archive (each entry says which).
 from __future__ import annotations
 
 import random
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -33,6 +32,7 @@ from evo.individual import Individual, same_genome
 from evo.parallel import make_runner
 from evo.runfolder import RunFolder
 from evo.runtime import Workbench, eval_settings, open_archive
+from evo.stopping import Stopper
 from fitness import (
     DIMENSIONS,
     PROMPT_FIXABLE,
@@ -261,7 +261,9 @@ class Evolution:
         self.generation = 0
         self.performed = 0
         self.usage = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
-        self.stop_reason: str | None = None
+        self.stopper = Stopper(
+            self.log, "evaluations", f"the evaluations in flight are dropped (sebgen resume {self.run_dir} redoes them)"
+        )
 
     # ------------------------------------------------------------ state
 
@@ -323,28 +325,14 @@ class Evolution:
 
     # ------------------------------------------------------------ stopping
 
-    def _install_signals(self):
-        def handler(signum, _frame):
-            if self.stop_reason is not None and signum == signal.SIGINT:  # Ctrl-C twice: now
-                self.log(
-                    "SIGINT again: stopping now; the evaluations in flight are dropped "
-                    f"(sebgen resume {self.run_dir} redoes them)"
-                )
-                raise KeyboardInterrupt
-            self.stop_reason = signal.Signals(signum).name
-            self.log(
-                f"{self.stop_reason} received: finishing the evaluations in flight, then stopping"
-                + (" (Ctrl-C again to stop now)" if signum == signal.SIGINT else "")
-            )
-
-        previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
-        return lambda: [signal.signal(s, h) for s, h in previous.items()]
+    @property
+    def stop_reason(self) -> str | None:
+        return self.stopper.reason
 
     def should_stop(self) -> bool:
-        if self.stop_reason is None and self.folder.stop_requested():
-            self.stop_reason = "STOP file"
-            self.log("STOP file found: finishing the evaluations in flight, then stopping")
-        return self.stop_reason is not None
+        if self.stopper.reason is None and self.folder.stop_requested():
+            self.stopper.request("STOP file", "STOP file found")
+        return self.stopper()
 
     # ------------------------------------------------------------ main loop
 
@@ -360,7 +348,7 @@ class Evolution:
             self.bench.generator.validator.functional_cache = self.functional_cache
         self.toolbox = build_toolbox(self.config, self.rng, self.bench, tried=self._tried)
         runner = make_runner(self.config, self._evaluate_local, log=self.log)
-        restore_signals = self._install_signals()
+        restore_signals = self.stopper.install()
         interrupted = False
         try:
             while self.generation < generations and not self.should_stop():

@@ -17,6 +17,7 @@ LABEL = "sebgen"
 _live: dict[str, Any] = {}  # container id -> docker client that created it
 _lock = threading.Lock()
 _hooks_installed = False
+_engine: Any = None  # a client of the engine this process creates containers on (for the exit sweep)
 
 
 def run_labels(**info: str) -> dict[str, str]:
@@ -63,6 +64,14 @@ def reap_dead_owners(client: Any) -> int:
     return clean_stragglers(client, only_dead_owners=True)
 
 
+def creating(client: Any) -> None:
+    """Say before asking the engine for a container: one whose id never reached us (an interrupt
+    during the create call) is then still removed at exit, found by this process's labels."""
+    global _engine
+    _install_hooks()
+    _engine = client
+
+
 def register(container_id: str, client: Any) -> None:
     _install_hooks()
     with _lock:
@@ -82,10 +91,22 @@ def remove(container_id: str) -> None:
 
 
 def remove_all() -> int:
+    """Remove every container of this process: the registered ones, then any other carrying this
+    process's labels (created while an interrupt cut the create call short)."""
     with _lock:
         ids = list(_live)
     for cid in ids:
         remove(cid)
+    if _engine is not None:
+        try:
+            mine = {"sebgen.pid": str(os.getpid()), "sebgen.host": _host()}
+            labels = [f"{k}={v}" for k, v in mine.items()]
+            for info in _engine.api.containers(all=True, filters={"label": [f"{LABEL}=1", *labels]}):
+                if (info.get("Labels") or {}).get("sebgen.started") == _start_time(os.getpid()):
+                    _engine.api.remove_container(info["Id"], force=True, v=True)
+                    ids.append(info["Id"])
+        except Exception:  # the engine went away: nothing left to do
+            pass
     return len(ids)
 
 

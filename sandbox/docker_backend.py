@@ -8,10 +8,13 @@ acknowledge its job is discarded and the run retried once on a fresh one. The at
 connection is the lease: when the owning process dies the engine closes the container's stdin
 and the supervisor ends the run and itself.
 
-Warm pool: after a run, one started container is kept waiting for the image's next run; at
-most `warm_spares_total` of them across all images, the least recently used image's spare
-removed first (before the next one starts, so the cap also holds while it starts); the cap holds
-across the processes of one machine too (sandbox/warm_ledger.py: a farm's Dask workers).
+Warm pool: one started container is kept waiting for the image's next run; when a run takes it,
+the next one starts while the tests run, so back-to-back runs (a validation's states and reruns)
+find theirs ready. At most `warm_spares_total` of them across all images, the least recently
+used image's spare removed first (before the next one starts, so the cap also holds while it
+starts); the cap holds across the processes of one machine too (sandbox/warm_ledger.py: a farm's
+Dask workers). A used container is removed in the background after a clean run (at once when
+unwinding).
 """
 
 from __future__ import annotations
@@ -76,6 +79,19 @@ JS_BUILDER_VERSION = "1"  # bump when images.js_dockerfile changes meaning
 
 class _Wedged(Exception):
     """The container did not take or acknowledge the job in time."""
+
+
+class _Laps:
+    """Seconds by step of one run (TestRun.phases): each lap is the time since the previous one."""
+
+    def __init__(self) -> None:
+        self.phases: dict[str, float] = {}
+        self._last = time.monotonic()
+
+    def lap(self, name: str) -> None:
+        now = time.monotonic()
+        self.phases[name] = round(self.phases.get(name, 0.0) + now - self._last, 4)
+        self._last = now
 
 
 class _Warm:
@@ -187,6 +203,8 @@ class DockerBackend:
         self._closed = False
         self._refiller = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sebgen-warm")
         self._ledger = SpareLedger(self.cache_dir / "warm-pool", self.warm_spares_total)  # the cap across processes
+        self._remover = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sebgen-remove")
+        self._removing: set = set()  # futures of used containers being removed
         self._pytest_spec = _pytest_spec()
         client = docker_client(timeout=ENGINE_TIMEOUT_S)  # fail now, with one sentence, when no engine answers
         try:
@@ -290,7 +308,9 @@ class DockerBackend:
         from docker.types import LogConfig
 
         lim = self.limits
+        parent = {"cgroup_parent": lim.cgroup_parent} if lim.cgroup_parent else {}
         return dict(
+            **parent,
             network_mode="none",
             mem_limit=f"{lim.memory_mb}m",
             memswap_limit=f"{lim.memory_mb}m",  # no swap beyond the memory limit
@@ -369,11 +389,14 @@ class DockerBackend:
         """pytest on a prepared tree in the snapshot's environment; the verdict comes from the supervisor.
         Untrusted code runs like any other here: the container holds it."""
         repo = Path(repo)
+        laps = _Laps()
         tag = self._ensure_image(repo, commit)
         recipe = self._recipe(repo, commit)
         if isinstance(recipe, InstallRecipe):
             add_version_files(Path(tree), recipe)
+        laps.lap("image")
         payload = run_archive(Path(tree))
+        laps.lap("tar")
         start = time.monotonic()
         if len(payload) > self.limits.work_mb * 2**20:
             return _rejected(
@@ -394,19 +417,26 @@ class DockerBackend:
         self._touch(tag)
         for attempt in range(2):
             warm = self._take_warm(client, tag) if attempt == 0 else self._new_warm(client, tag)
+            if attempt == 0:
+                self._schedule_refill(tag)  # the next spare starts while these tests run (on one core)
+            laps.lap("container")
             try:
-                run = self._exchange(client, warm, job, payload, tag, test_files, canaries, start, recipe)
-            except _Wedged as exc:
+                run = self._exchange(client, warm, job, payload, tag, test_files, canaries, start, recipe, laps)
+            except BaseException as exc:
+                warm.close()
+                containers.remove(warm.cid)  # at once: nothing is left behind while unwinding
+                if not isinstance(exc, _Wedged):
+                    raise
                 why = str(exc)
                 self.log(
                     f"sandbox: container {warm.cid[:12]} {why}; discarding it"
                     + ("; retrying on a fresh one" if attempt == 0 else "")
                 )
                 continue
-            finally:
-                warm.close()
-                containers.remove(warm.cid)
-            self._schedule_refill(tag)  # only after a clean run: never while unwinding
+            warm.close()
+            self._discard(warm.cid)
+            laps.lap("remove")
+            run.phases = laps.phases
             return run
         return _rejected(
             tag, start, f"the sandbox could not run the tests: a container {why}, twice (the second one fresh)"
@@ -423,8 +453,10 @@ class DockerBackend:
         canaries: tuple[str, str],
         start: float,
         recipe: InstallRecipe | JsRecipe | None = None,
+        laps: _Laps | None = None,
     ) -> TestRun:
         """Send the job, wait for the acknowledgement and the verdict, each with its deadline."""
+        laps = laps or _Laps()
         warm.raw.settimeout(SEND_TIMEOUT_S)
         try:
             warm.raw.sendall((json.dumps({**job, "tar_size": len(payload)}) + "\n").encode() + payload)
@@ -437,6 +469,7 @@ class DockerBackend:
             ack = None
         if ack is None or _json(ack).get("ack") != job["nonce"]:
             raise _Wedged(f"did not acknowledge the job within {ACK_TIMEOUT_S} s")
+        laps.lap("send")
         timeout_s = self.limits.timeout_s
         verdict, problem, timed_out = None, "", False
         try:
@@ -446,6 +479,8 @@ class DockerBackend:
             timed_out, problem = True, f"timed out after {timeout_s:g} s (no verdict from the container)"
         except (ValueError, OSError) as exc:
             problem = f"the container's answer was unreadable: {exc}"
+        laps.lap("in_container")
+        _split_in_container(laps.phases, verdict)
         duration = time.monotonic() - start
         if verdict is None or verdict.get("result") != job["nonce"]:
             if not problem:
@@ -540,6 +575,7 @@ class DockerBackend:
             host_config=client.api.create_host_config(**self._isolation_kwargs()),
         )
         config["StdinOnce"] = True  # the engine closes stdin when the owner's connection ends: the lease
+        containers.creating(client)
         cid = client.api.create_container_from_config(config)["Id"]
         containers.register(cid, client)
         return cid
@@ -577,8 +613,21 @@ class DockerBackend:
             self._clock += 1
             self._used[tag] = self._clock
 
+    def _discard(self, cid: str) -> None:
+        """Remove a used container off the run's critical path (idle_spares and close wait for it)."""
+        with self._lock:
+            try:
+                future = None if self._closed else self._remover.submit(containers.remove, cid)
+            except RuntimeError:  # interpreter shutting down
+                future = None
+            if future is not None:
+                self._removing.add(future)
+                future.add_done_callback(self._removing.discard)
+        if future is None:
+            containers.remove(cid)
+
     def _schedule_refill(self, tag: str) -> None:
-        """Start the next spare after a run (not during it: starts compete with the run for CPU)."""
+        """Start the image's next spare (when it has none ready or starting)."""
         if self.warm_spares <= 0 or self.warm_spares_total <= 0:
             return
         with self._lock:
@@ -649,7 +698,7 @@ class DockerBackend:
         backend that is not running a test.
         """
         with self._lock:
-            pending = list(self._pending.values())
+            pending = list(self._pending.values()) + list(self._removing)
         for future in pending:
             future.result()
         with self._lock:
@@ -669,6 +718,7 @@ class DockerBackend:
             self._spares.clear()
         self._refiller.shutdown(wait=True)
         self._ledger.close()
+        self._remover.shutdown(wait=True)
         for warm in spares:
             warm.close()
             containers.remove(warm.cid)
@@ -698,6 +748,26 @@ def _rejected(tag: str, start: float, note: str) -> TestRun:
         broken=True,
         note=note,
     )
+
+
+def _split_in_container(phases: dict[str, float], verdict: dict | None) -> None:
+    """Split the wait for the verdict into the supervisor's own steps (what it measured: the tree's
+    unpacking, the tests, the cleanup); the rest stays "in_container" (the report's way back).
+    "pytest_cpu" is the test process's CPU time, beside its wall time "pytest"."""
+    seconds = (verdict or {}).get("seconds")
+    if not isinstance(seconds, dict):
+        return
+    for name in ("extract", "run", "cleanup"):
+        value = seconds.get(name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+            # the unpacking starts as the acknowledgement leaves, before it reaches us: it may overlap
+            # the "send" lap a little, so what is left is what is cut, never below nothing
+            value = min(float(value), phases["in_container"])
+            phases["pytest" if name == "run" else name] = round(value, 4)
+            phases["in_container"] = round(phases["in_container"] - value, 4)
+    cpu = seconds.get("cpu")
+    if isinstance(cpu, (int, float)) and not isinstance(cpu, bool) and cpu >= 0:
+        phases["pytest_cpu"] = round(float(cpu), 4)  # not wall time: not a step of its own
 
 
 def _running(client: Any, cid: str) -> bool:

@@ -290,6 +290,7 @@ class LocalBackend:
                 "(--set sandbox.backend=docker) or run SEBGen as an unprivileged user"
             )
         repo, tree = Path(repo), Path(tree)
+        began = time.monotonic()
         venv = self._ensure_venv(repo, commit)
         env_id = venv.name
         recipe = self._recipe(repo, commit)
@@ -325,6 +326,7 @@ class LocalBackend:
             start = time.monotonic()
             result = run_child(cmd, str(tree), env, self.limits.timeout_s, kill_run(token))
             duration = time.monotonic() - start
+        checking = time.monotonic()
         timed_out, exit_code = result["timed_out"], result["exit_code"]
         parsed = parse_report(result["report"], exit_code, test_files, timed_out, canaries, str(result["log_tail"]))
         broken, note = parsed.broken, parsed.note
@@ -349,6 +351,13 @@ class LocalBackend:
             broken=broken,
             note=note,
             collect_errors=parsed.collect_errors,
+            phases={
+                "venv": round(start - began, 4),
+                "pytest": result["seconds"]["run"],
+                "cleanup": result["seconds"]["cleanup"],
+                "pytest_cpu": result["seconds"]["cpu"],
+                "checks": round(time.monotonic() - checking, 4),
+            },
         )
 
     def __enter__(self):

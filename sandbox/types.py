@@ -19,6 +19,11 @@ class Limits:
     user: str = "sebgen"
     work_mb: int = 1024  # the tree's tmpfs in a container (counts against memory_mb)
     tmp_mb: int = 512  # /tmp's tmpfs in a container
+    # the engine's cgroup parent for validation containers ("": the engine's own, e.g. /docker). Where
+    # host processes share the root cgroup with the engine's one group, every container together gets
+    # one process's CPU share on a busy machine; a parent of their own (`/sebgen` with the cgroupfs
+    # driver, `sebgen.slice` with systemd's) makes them peers of the host's processes again.
+    cgroup_parent: str = ""
 
 
 @dataclass
@@ -40,6 +45,9 @@ class TestRun:
     removed: list[str] = field(default_factory=list)  # auto-loaded / protected files the patch added
     # nodeid -> evidence of its failure (sandbox.report.clean_failures); information, never a verdict
     failures: dict[str, dict] = field(default_factory=dict)
+    # seconds by step of the run ("pytest", "extract", "remove", ...): where a run's time went, for
+    # benches and logs; never part of a verdict
+    phases: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # a backend hands over `outcomes=parsed.outcomes`: the report's evidence rides on it

@@ -41,6 +41,7 @@ def test_set_overrides_parse_yaml_values():
         ),
         ("sandbox.backend=dockr", "must be one of auto, docker, local, got 'dockr' (did you mean 'docker'?)"),
         ("evolution.strategy_types=[BUGFIX]", "got 'BUGFIX' (did you mean 'BUG_FIX'?)"),
+        ("sandbox.cgroup_parent=../docker", "must be a cgroup path such as /sebgen or a slice such as sebgen.slice"),
     ],
 )
 def test_bad_values_name_the_key(override, message):
@@ -78,3 +79,14 @@ def test_the_archive_default_is_the_archives_measured_threshold():
     from evo.config import ArchiveConfig
 
     assert ArchiveConfig().approximate_above == APPROXIMATE_ABOVE
+
+
+def test_the_cgroup_parent_reaches_the_sandbox_limits():
+    from evo.runtime import make_sandbox
+
+    config = load_config(QUICKSTART, ["sandbox.backend=local", "sandbox.cgroup_parent=/sebgen"])
+    backend = make_sandbox(config, log=lambda m: None)
+    try:
+        assert backend.limits.cgroup_parent == "/sebgen"
+    finally:
+        backend.close()

@@ -208,3 +208,29 @@ def test_the_warm_pool_cap_holds_across_two_dask_workers(tmp_path):
         client.run(_worker_close)
         client.close()
         cluster.close()
+
+
+@pytest.mark.docker
+def test_the_exit_hook_removes_a_container_whose_id_never_reached_the_registry():
+    """An interrupt during the engine's create call leaves a container nobody registered: the exit
+    hook finds it by this process's labels; another process's container is not touched."""
+    require_docker()
+    from sandbox import containers, docker_client
+
+    client = docker_client()
+    unregistered = client.api.create_container("sebgen-base:bookworm", ["true"], labels=containers.run_labels())["Id"]
+    other = client.api.create_container(
+        "sebgen-base:bookworm", ["true"], labels={**containers.run_labels(), "sebgen.pid": "999999999"}
+    )["Id"]
+    try:
+        containers.creating(client)
+        containers.remove_all()
+        assert client.api.containers(all=True, filters={"id": unregistered}) == []
+        assert client.api.containers(all=True, filters={"id": other}) != []
+    finally:
+        for cid in (unregistered, other):
+            try:
+                client.api.remove_container(cid, force=True)
+            except Exception:
+                pass
+        client.close()

@@ -65,6 +65,14 @@ def test_run_tests_reports_exact_nodeids(backend, tmp_path):
     assert run.image.startswith("venv-")
 
 
+def test_a_run_says_where_its_time_went(backend, tmp_path):
+    repo, sha, bug, _ = calc_task(tmp_path / "repo")
+    run = backend.run_tests(repo, sha, [bug], ["tests/test_calc.py"])
+    assert set(run.phases) == {"venv", "pytest", "cleanup", "checks", "pytest_cpu"}
+    assert all(v >= 0 for v in run.phases.values())
+    assert 0 < run.phases["pytest_cpu"] and run.phases["pytest"] <= run.duration_s
+
+
 def test_whole_suite_runs_when_test_files_is_none(backend, tmp_path):
     repo, sha, _, _ = calc_task(tmp_path / "repo")
     run = backend.run_tests(repo, sha, (), None)
