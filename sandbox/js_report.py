@@ -35,7 +35,8 @@ OUTCOMES = ("passed", "failed", "skipped", "error")
 VITEST_REPORTER = Path(__file__).with_name("_vitest_reporter.mjs")
 MOCHA_REPORTER = Path(__file__).with_name("_mocha_reporter.cjs")
 NODE_TEST_REPORTER = Path(__file__).with_name("_node_test_reporter.mjs")
-REPORTERS = (VITEST_REPORTER, MOCHA_REPORTER, NODE_TEST_REPORTER)
+# the reporters and the signing module they load from beside them
+REPORTERS = (VITEST_REPORTER, MOCHA_REPORTER, NODE_TEST_REPORTER, Path(__file__).with_name("_reporter_signing.cjs"))
 
 PATH_SEPARATOR = " > "
 MESSAGE_LIMIT = 1500
