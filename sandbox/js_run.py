@@ -37,8 +37,8 @@ from .types import TestRun
 RUN_SCRIPT = Path(__file__).with_name("_js_run.py")
 # preloaded in every Node process of a run: node:assert cannot be reassigned by the code under test
 ASSERT_GUARD = Path(__file__).with_name("_js_guard.cjs")
-# runners whose report SEBGen's own reporter writes, signed with the run's key (jest writes its own)
-SIGNED_RUNNERS = frozenset({"node-test", "mocha", "vitest"})
+# runners whose report SEBGen's own reporter writes, signed with the run's key
+SIGNED_RUNNERS = frozenset({"node-test", "mocha", "vitest", "jest"})
 MAC_PREFIX = "sebgen-mac "
 # what a reporter that found no key (where the run handed one over) writes instead, with why
 NO_KEY_PREFIX = "sebgen-nokey "

@@ -106,12 +106,11 @@ def test_job_runs_the_runner_from_node_modules_with_a_clean_environment():
     # NODE_OPTIONS from the host never reaches a run: the only one is SEBGen's assert guard
     assert job["env"]["NODE_OPTIONS"] == "--require /work/sebgen/_js_guard.cjs"
     assert job["env"]["PUPPETEER_SKIP_DOWNLOAD"] == "1"
-    assert {"_mocha_reporter.cjs", "_vitest_reporter.mjs", "_node_test_reporter.mjs", "_js_guard.cjs"} <= set(
-        job["files"]
-    )
-    # the key goes to the supervisor, never into a file the sandbox user can read
+    reporters = {"_mocha_reporter.cjs", "_vitest_reporter.mjs", "_node_test_reporter.mjs", "_jest_reporter.cjs"}
+    assert reporters | {"_reporter_signing.cjs", "_js_guard.cjs"} <= set(job["files"])
+    # the key goes to the supervisor, never into a file the sandbox user can read; every runner signs
     assert len(job["key"]) == 64 and all(job["key"] not in text for text in job["files"].values())
-    assert js_job(replace(RECIPE, runner="jest"), None, "/work/tree", "/work/sebgen")["key"] is None
+    assert len(js_job(replace(RECIPE, runner="jest"), None, "/work/tree", "/work/sebgen")["key"]) == 64
 
 
 def test_the_recipes_node_options_are_kept_before_the_guard():
