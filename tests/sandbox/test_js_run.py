@@ -475,3 +475,22 @@ def test_a_mocha_runs_exit_code_leaves_the_must_fail_canary_out():
     mocha = replace(RECIPE, runner="mocha")
     run = js_test_run(mocha, _verdict({"exit_code": 2, "report": text}), ["t"], "/work/tree", "i", 1, 30, None, canary)
     assert run.outcomes == {"test/a.js::math > adds": "failed"} and run.exit_code == 1, (run.outcomes, run.note)
+
+
+@pytest.mark.parametrize(("version", "kept"), [("3.5.3", False), ("4.0.0", True), ("11.1.0", True), (None, True)])
+def test_mocha_before_4_runs_without_exit_which_it_does_not_know(tmp_path, version, kept):
+    import importlib.util
+
+    from sandbox.js_run import RUN_SCRIPT
+
+    spec = importlib.util.spec_from_file_location("sebgen_js_run_script", RUN_SCRIPT)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    if version is not None:  # None: no mocha installed where the job says (the newest is assumed)
+        (tmp_path / "mocha").mkdir()
+        (tmp_path / "mocha" / "package.json").write_text(json.dumps({"name": "mocha", "version": version}))
+    job = json.loads(js_job(replace(RECIPE, runner="mocha"), ["t.js"], "/w", "/p")["files"][JOB_NAME])
+    job["node_modules"] = str(tmp_path)
+    argv = script.runner_argv(job)
+    assert ("--exit" in argv) is kept and argv[-1] == "t.js"
+    assert [a for a in argv if a != "--exit"] == [a for a in job["argv"] if a != "--exit"]
