@@ -6,7 +6,10 @@ Started by the supervisor as the sandbox user with the job file's path. The repo
 {"exit_code": the runner's, "report": true, "why": ""}, followed by the reporter file's text as it
 is (no second level of JSON escaping: a large suite's report is tens of MB); or
 {"exit_code": ..., "report": null, "why": ...}; or {"build_failed": step, "exit_code": ...}.
-The key pipe ($SEBGEN_KEY_FD, when the runner's reporter signs its report) goes to the runner only.
+The key pipe (when the runner's reporter signs its report) goes to the runner only, as its standard
+input ($SEBGEN_KEY_FD=0): a launcher that starts the real runner as a child process (mocha's `bin/mocha`
+does, always before mocha 6, for node flags since) passes its standard streams on and no other
+descriptor, so the reporter in that child still finds the key; it drains the pipe when it loads.
 """
 
 import json
@@ -20,9 +23,9 @@ def main():
     fd = int(os.environ.pop("SEBGEN_REPORT_FD"))
     # the key pipe (when the runner's reporter signs) goes to the runner alone, not to the build steps
     key_fd = os.environ.pop("SEBGEN_KEY_FD", None)
-    runner_fds, runner_env = (), dict(os.environ)
+    runner_stdin, runner_env = subprocess.DEVNULL, dict(os.environ)
     if key_fd is not None:
-        runner_fds, runner_env = (int(key_fd),), dict(os.environ, SEBGEN_KEY_FD=key_fd)
+        runner_stdin, runner_env = int(key_fd), dict(os.environ, SEBGEN_KEY_FD="0")
     with open(sys.argv[1], encoding="utf-8") as fh:
         job = json.load(fh)
     tree = job["tree"]
@@ -46,10 +49,11 @@ def main():
         if code != 0:
             answer({"build_failed": step, "exit_code": code})
             return 3
-    print("sebgen: " + " ".join(job["argv"]), flush=True)
-    runner = subprocess.Popen(job["argv"], cwd=tree, stdin=subprocess.DEVNULL, env=runner_env, pass_fds=runner_fds)
-    for key_r in runner_fds:  # the runner has its copy: none stays here while the tests run
-        os.close(key_r)
+    argv = runner_argv(job)
+    print("sebgen: " + " ".join(argv), flush=True)
+    runner = subprocess.Popen(argv, cwd=tree, stdin=runner_stdin, env=runner_env)
+    if key_fd is not None:  # the runner has its copy: none stays here while the tests run
+        os.close(int(key_fd))
     code = runner.wait()
     try:
         with open(job["report"], encoding="utf-8", errors="replace") as fh:
@@ -62,6 +66,24 @@ def main():
         return 0
     answer({"exit_code": code, "report": True, "why": ""}, report)
     return 0
+
+
+def runner_argv(job):
+    """The job's argv, less the options the installed runner predates: mocha before 4 has no
+    `--exit` (it rejects the run: it always exited when its tests were done)."""
+    argv = list(job["argv"])
+    if job.get("runner") == "mocha" and "--exit" in argv and installed_major(job["node_modules"], "mocha") < 4:
+        argv.remove("--exit")
+    return argv
+
+
+def installed_major(node_modules, package):
+    """The major version of `package` in node_modules (a large number when unknown: the newest)."""
+    try:
+        with open(os.path.join(node_modules, package, "package.json"), encoding="utf-8") as fh:
+            return int(str(json.load(fh).get("version", "")).split(".")[0])
+    except (OSError, ValueError, AttributeError):
+        return 1 << 30
 
 
 if __name__ == "__main__":

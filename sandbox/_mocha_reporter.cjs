@@ -9,35 +9,10 @@
 
 // what the report is made with, taken when mocha loads the reporter (before the tests load): code
 // under test that reassigns these later does not change the report
-const { createHmac } = require("crypto");
-const { closeSync, readFileSync, writeFileSync } = require("fs");
+const { writeFileSync } = require("fs");
 const util = require("util");
 const stringify = JSON.stringify;
-
-// The run's key, from a pipe only SEBGen's supervisor wrote (fd in $SEBGEN_KEY_FD): read once when
-// the reporter loads, before any test code runs, so the report is signed with a key that code never
-// sees. Without a key (a run on the host) the report goes out unsigned.
-function runKey() {
-  const fd = Number(process.env.SEBGEN_KEY_FD);
-  delete process.env.SEBGEN_KEY_FD;
-  if (!Number.isInteger(fd) || fd < 3) return null;
-  try {
-    return readFileSync(fd);
-  } catch (e) {
-    return Buffer.alloc(0); // a run that expects a key then rejects the report
-  } finally {
-    try {
-      closeSync(fd);
-    } catch (e) {
-      // already closed
-    }
-  }
-}
-const KEY = runKey();
-
-function signed(text) {
-  return KEY ? `sebgen-mac ${createHmac("sha256", KEY).update(text).digest("hex")}\n${text}` : text;
-}
+const sign = require("./_reporter_signing.cjs").takeSigner();
 
 const VALUE_LIMIT = 4000;
 
@@ -137,8 +112,8 @@ function SebgenReporter(runner, options) {
   });
   runner.once("end", () => {
     const doc = { reporter: "sebgen-mocha", tests: Array.from(results.values()), hook_failures: hookFailures };
-    const changed = KEY ? reassigned() : [];
-    const text = changed.length ? `${TAMPERED_PREFIX}${changed.join(" ")}\n${stringify(doc)}` : signed(stringify(doc));
+    const changed = sign.keyed ? reassigned() : [];
+    const text = changed.length ? `${TAMPERED_PREFIX}${changed.join(" ")}\n${stringify(doc)}` : sign(stringify(doc));
     if (output) writeFileSync(output, text);
     else process.stdout.write(text + "\n");
   });

@@ -4,34 +4,11 @@
 // the title path is rebuilt from that order by sandbox/js_report.py, so this reporter stays a
 // plain transcript that works across Node versions (20 to 24 report suites and files differently).
 //   node --test --test-reporter=/path/_node_test_reporter.mjs --test-reporter-destination=/path/report.json FILES
-import { createHmac } from "node:crypto";
-import { closeSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { isDeepStrictEqual, inspect } from "node:util";
 
-// The run's key, from a pipe only SEBGen's supervisor wrote (fd in $SEBGEN_KEY_FD): read once when
-// the reporter loads, before any test code runs, so the report is signed with a key that code never
-// sees. Without a key (a run on the host) the report goes out unsigned.
-function runKey() {
-  const fd = Number(process.env.SEBGEN_KEY_FD);
-  delete process.env.SEBGEN_KEY_FD;
-  if (!Number.isInteger(fd) || fd < 3) return null;
-  try {
-    return readFileSync(fd);
-  } catch (e) {
-    return Buffer.alloc(0); // a run that expects a key then rejects the report
-  } finally {
-    try {
-      closeSync(fd);
-    } catch (e) {
-      // already closed
-    }
-  }
-}
-const KEY = runKey();
-
-function signed(text) {
-  return KEY ? `sebgen-mac ${createHmac("sha256", KEY).update(text).digest("hex")}\n${text}` : text;
-}
+// the run's key is read when the reporter loads, before any test code runs (see _reporter_signing.cjs)
+const signed = createRequire(import.meta.url)("./_reporter_signing.cjs").takeSigner();
 
 const VALUE_LIMIT = 4000;
 const STDERR_LIMIT = 4000; // per file: why a file that failed to load failed is only said there

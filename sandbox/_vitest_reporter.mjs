@@ -6,35 +6,13 @@
 // onTestRunEnd(testModules) (4 calls only that one). Vitest has already turned a non-string
 // expected/actual into display text, so values are reported as text ({"inspect": ...}).
 //   vitest run --reporter=/path/_vitest_reporter.mjs --outputFile=/path/report.json FILES
-import { createHmac } from "node:crypto";
-import { closeSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { writeFileSync } from "node:fs";
 
 const VALUE_LIMIT = 4000;
 
-// The run's key, from a pipe only SEBGen's supervisor wrote (fd in $SEBGEN_KEY_FD): read once when
-// the reporter loads, before any test code runs, so the report is signed with a key that code never
-// sees. Without a key (a run on the host) the report goes out unsigned.
-function runKey() {
-  const fd = Number(process.env.SEBGEN_KEY_FD);
-  delete process.env.SEBGEN_KEY_FD;
-  if (!Number.isInteger(fd) || fd < 3) return null;
-  try {
-    return readFileSync(fd);
-  } catch (e) {
-    return Buffer.alloc(0); // a run that expects a key then rejects the report
-  } finally {
-    try {
-      closeSync(fd);
-    } catch (e) {
-      // already closed
-    }
-  }
-}
-const KEY = runKey();
-
-function signed(text) {
-  return KEY ? `sebgen-mac ${createHmac("sha256", KEY).update(text).digest("hex")}\n${text}` : text;
-}
+// the run's key is read when the reporter loads, before any test code runs (see _reporter_signing.cjs)
+const signed = createRequire(import.meta.url)("./_reporter_signing.cjs").takeSigner();
 
 function error(err) {
   if (!err) return null;

@@ -9,8 +9,9 @@ no tests in any report; `JsReport.load_errors` names it, and `outcome` answers "
 id in it. A report that does not parse, or has an unknown shape, raises `RunnerReportError`: an
 empty run is never read as "no tests".
 
-jest is read from its own `--json` file. vitest, mocha and node:test run with SEBGen's reporters
-(`_vitest_reporter.mjs`, `_mocha_reporter.cjs`, `_node_test_reporter.mjs`): vitest's own json
+Every runner runs with SEBGen's reporter (`_jest_reporter.cjs`, `_vitest_reporter.mjs`,
+`_mocha_reporter.cjs`, `_node_test_reporter.mjs`), which signs what it writes: jest's writes
+jest's own `--json` document (a file jest wrote itself is read the same); vitest's own json
 report keeps no expected/actual values (its jest-shaped file is still read, as others write it);
 mocha's own `json` reporter joins the describe path and title with spaces and leaves out the
 tests a failing hook kept from running; node:test has no JSON reporter.
@@ -35,7 +36,15 @@ OUTCOMES = ("passed", "failed", "skipped", "error")
 VITEST_REPORTER = Path(__file__).with_name("_vitest_reporter.mjs")
 MOCHA_REPORTER = Path(__file__).with_name("_mocha_reporter.cjs")
 NODE_TEST_REPORTER = Path(__file__).with_name("_node_test_reporter.mjs")
-REPORTERS = (VITEST_REPORTER, MOCHA_REPORTER, NODE_TEST_REPORTER)
+JEST_REPORTER = Path(__file__).with_name("_jest_reporter.cjs")
+# the reporters and the signing module they load from beside them
+REPORTERS = (
+    VITEST_REPORTER,
+    MOCHA_REPORTER,
+    NODE_TEST_REPORTER,
+    JEST_REPORTER,
+    Path(__file__).with_name("_reporter_signing.cjs"),
+)
 
 PATH_SEPARATOR = " > "
 MESSAGE_LIMIT = 1500
@@ -113,13 +122,16 @@ def runner_command(
     if reporters_dir is not None:
         here = {name: posixpath.join(reporters_dir, name) for name in here}
     vitest_reporter, mocha_reporter = here[VITEST_REPORTER.name], here[MOCHA_REPORTER.name]
-    node_test_reporter = here[NODE_TEST_REPORTER.name]
+    node_test_reporter, jest_reporter = here[NODE_TEST_REPORTER.name], here[JEST_REPORTER.name]
     if runner == "jest":
+        # SEBGen's reporter writes the `--json` document to --outputFile, signed (jest's own
+        # `--json` would write it unsigned); the default reporter's output goes to the log
         return [
             "node_modules/.bin/jest",
             *options,
             "--ci",
-            "--json",
+            "--reporters=default",
+            f"--reporters={jest_reporter}",
             f"--outputFile={report_path}",
             "--coverage=false",
             "--testLocationInResults",

@@ -37,9 +37,11 @@ from .types import TestRun
 RUN_SCRIPT = Path(__file__).with_name("_js_run.py")
 # preloaded in every Node process of a run: node:assert cannot be reassigned by the code under test
 ASSERT_GUARD = Path(__file__).with_name("_js_guard.cjs")
-# runners whose report SEBGen's own reporter writes, signed with the run's key (jest writes its own)
-SIGNED_RUNNERS = frozenset({"node-test", "mocha", "vitest"})
+# runners whose report SEBGen's own reporter writes, signed with the run's key
+SIGNED_RUNNERS = frozenset({"node-test", "mocha", "vitest", "jest"})
 MAC_PREFIX = "sebgen-mac "
+# what a reporter that found no key (where the run handed one over) writes instead, with why
+NO_KEY_PREFIX = "sebgen-nokey "
 # what the mocha reporter writes instead when the run reassigned mocha's own methods
 TAMPERED_PREFIX = "sebgen-tampered "
 JOB_NAME = "sebgen_js_job.json"
@@ -72,7 +74,7 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
     files_to_run = list(test_files or recipe.test_paths)
     # a run of mocha's own default spec gets none: a positional file would replace that default, and
     # a spec in package.json's "mocha" would add to whatever default were spelled out here
-    canary = mocha_canary(recipe.runner_options, private) if recipe.runner == "mocha" and files_to_run else None
+    canary = mocha_canary(private) if recipe.runner == "mocha" and files_to_run else None
     if canary is not None:
         files_to_run = [canary["file"], *files_to_run]  # first: a crash in a later file cannot take it down
     argv = runner_command(recipe.runner, files_to_run, report, options=recipe.runner_options, reporters_dir=private)
@@ -83,6 +85,7 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
         "argv": argv,
         "report": report,
         "report_limit": JS_REPORT_LIMIT,
+        "runner": recipe.runner,
     }
     files = {RUN_SCRIPT.name: RUN_SCRIPT.read_text(), JOB_NAME: json.dumps(job)}
     files.update({path.name: path.read_text() for path in (*REPORTERS, ASSERT_GUARD)})
@@ -157,7 +160,9 @@ def js_test_run(
     runner_exit = int(sent.get("exit_code", exit_code))
     if sent.get("report") is None:
         why = sent.get("why") or "no report"
-        return lost(f"the {recipe.runner} run (exit code {runner_exit}) wrote no report: {why}")
+        said = last_said(log)
+        said = f"; its output ended: {said}" if said else ""
+        return lost(f"the {recipe.runner} run (exit code {runner_exit}) wrote no report: {why}{said}")
     try:
         text = sent["report"] if key is None else signed_text(sent["report"], key)
         if canary is not None:
@@ -186,10 +191,22 @@ def js_test_run(
     )
 
 
+def last_said(log: str, limit: int = 300) -> str:
+    """The last line the run printed that is not SEBGen's own: why a runner that wrote no report
+    stopped (an unknown option, a file that did not load), as it said it."""
+    for line in reversed(log.splitlines()):
+        line = line.strip()
+        if line and not line.startswith("sebgen: "):
+            return line[:limit]
+    return ""
+
+
 def signed_text(report: str, key: str) -> str:
     """The report SEBGen's reporter signed with `key` (its first line is the HMAC-SHA256 of the
     rest); anything else, a report the tests' processes wrote or changed, is refused."""
     first, _, text = report.partition("\n")
+    if first.startswith(NO_KEY_PREFIX):
+        raise RunnerReportError(f"SEBGen's reporter got no key to sign the report with: {first[len(NO_KEY_PREFIX) :]}")
     if first.startswith(TAMPERED_PREFIX):
         raise RunnerReportError(
             f"the code under test reassigned the test runner's own methods: {first[len(TAMPERED_PREFIX) :]}"
@@ -200,40 +217,47 @@ def signed_text(report: str, key: str) -> str:
     return text
 
 
-# mocha's interfaces whose canaries SEBGen can write: (suite call, test call)
-_MOCHA_UI_CALLS = {"bdd": ("describe", "it"), "tdd": ("suite", "test"), "qunit": ("suite", "test")}
-
-
-def mocha_canary(options: Sequence[str], private: str) -> dict | None:
-    """Two canary tests for a mocha run, in the run's interface (None for one SEBGen cannot write,
-    `--ui exports`): one must fail, one must pass, under random names. Mocha runs the code under
-    test in its own process, so a hook or wrapper that code installs (swallowing what tests throw)
-    reaches the canaries too, and the run is refused. `file`, `fail`/`pass` (title paths), `source`."""
-    ui = "bdd"
-    for flag, value in zip(options, [*options[1:], ""]):
-        if flag in ("--ui", "-u"):
-            ui = value
-        elif flag.startswith("--ui="):
-            ui = flag.split("=", 1)[1]
-    if ui not in _MOCHA_UI_CALLS:
-        return None
-    suite_call, test_call = _MOCHA_UI_CALLS[ui]
+def mocha_canary(private: str) -> dict:
+    """Two canary tests for a mocha run: one must fail, one must pass, under random names. Mocha
+    runs the code under test in its own process, so a hook or wrapper that code installs
+    (swallowing what tests throw) reaches the canaries too, and the run is refused. The file
+    finds the run's interface when it loads (bdd, tdd, qunit: the globals mocha set for it; else
+    `exports`), wherever it was chosen: the command line, a .mocharc, test/mocha.opts.
+    -> `file`, `fail`/`pass` (title paths), `source`."""
     token = secrets.token_hex(6)
     suite, fail, ok = f"sebgen canary {token}", f"must fail {secrets.token_hex(6)}", f"must pass {secrets.token_hex(6)}"
-    tests = (
-        f"  {test_call}({json.dumps(fail)}, function () {{\n"
-        '    throw new Error("sebgen canary: this test must fail");\n  });\n'
-        f"  {test_call}({json.dumps(ok)}, function () {{}});\n"
-    )
-    if ui == "qunit":
-        body = f"{suite_call}({json.dumps(suite)});\n{tests}"
-    else:
-        body = f"{suite_call}({json.dumps(suite)}, function () {{\n{tests}}});\n"
+    names = json.dumps({"suite": suite, "fail": fail, "pass": ok})
+    source = f"""\
+"use strict";
+// SEBGen's canary tests: the first must fail, the second must pass
+const names = {names};
+function mustFail() {{
+  throw new Error("sebgen canary: this test must fail");
+}}
+function mustPass() {{}}
+if (typeof describe === "function" && typeof it === "function") {{
+  describe(names.suite, function () {{
+    it(names.fail, mustFail);
+    it(names.pass, mustPass);
+  }});
+}} else if (typeof suiteSetup === "function" && typeof suite === "function") {{
+  suite(names.suite, function () {{
+    test(names.fail, mustFail);
+    test(names.pass, mustPass);
+  }});
+}} else if (typeof suite === "function" && typeof test === "function") {{
+  suite(names.suite);
+  test(names.fail, mustFail);
+  test(names.pass, mustPass);
+}} else {{
+  module.exports = {{ [names.suite]: {{ [names.fail]: mustFail, [names.pass]: mustPass }} }};
+}}
+"""
     return {
         "file": posixpath.join(private, f"_sebgen_canary_{token}.cjs"),
         "fail": [suite, fail],
         "pass": [suite, ok],
-        "source": '"use strict";\n// SEBGen\'s canary tests: the first must fail, the second must pass\n' + body,
+        "source": source,
     }
 
 

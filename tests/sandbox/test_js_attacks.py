@@ -26,6 +26,7 @@ F2P = ["test/math.test.js::math > adds"]
 P2P = ["test/math.test.js::math > subtracts"]
 TEST_FILES = ["test/math.test.js"]
 MOCHA_PROJECT = Path(__file__).resolve().parents[1] / "data" / "js" / "calc-mocha"  # mocha 10, package-lock.json
+JEST_PROJECT = Path(__file__).resolve().parents[1] / "data" / "js" / "calc-jest"  # jest 29, package-lock.json
 
 MATH_FIXED = '"use strict";\nexports.add = (a, b) => a + b;\nexports.sub = (a, b) => a - b;\n'
 MATH_BUGGY = MATH_FIXED.replace("a + b", "a - b")
@@ -52,10 +53,11 @@ NODE_TEST_PACKAGE = (
 
 
 def project_files(runner: str) -> dict[str, str]:
-    """The fixed state of the attack task's project: node:test (no dependency) or mocha."""
+    """The fixed state of the attack task's project: node:test (no dependency), mocha or jest."""
     if runner == "node-test":
         return {"package.json": NODE_TEST_PACKAGE, "lib/math.js": MATH_FIXED, "test/math.test.js": NODE_TEST_TESTS}
-    return {str(p.relative_to(MOCHA_PROJECT)): p.read_text() for p in MOCHA_PROJECT.rglob("*") if p.is_file()}
+    project = JEST_PROJECT if runner == "jest" else MOCHA_PROJECT
+    return {str(p.relative_to(project)): p.read_text() for p in project.rglob("*") if p.is_file()}
 
 
 # -- patch builders -------------------------------------------------------------------------
@@ -91,9 +93,9 @@ for (const _name of ["strictEqual", "equal", "deepStrictEqual", "deepEqual", "ok
 """
 EVIL_CJS = "module.exports = 1;\n" + NO_OP_ASSERT
 
-# reports in the shape of SEBGen's node:test and mocha reporters claiming both tests passed, written
-# to the file a runner's command line names as its reporter's destination (node:test's
-# --test-reporter-destination=PATH, mocha's --reporter-options output=PATH)
+# reports in the shape of SEBGen's node:test, mocha and jest reporters claiming both tests passed,
+# written to the file a runner's command line names as its reporter's destination (node:test's
+# --test-reporter-destination=PATH, mocha's --reporter-options output=PATH, jest's --outputFile=PATH)
 FORGE = """
 const _fs = require("node:fs");
 const _path = require("node:path");
@@ -116,6 +118,18 @@ const _forged = {
       { path: ["math", "subtracts"], file: _file, outcome: "passed", error: null },
     ],
   }),
+  jest: JSON.stringify({
+    reporter: "sebgen-jest",
+    testResults: [
+      {
+        name: _file,
+        message: "",
+        assertionResults: ["adds", "subtracts"].map((title) => ({
+          ancestorTitles: ["math"], title, status: "passed", failureMessages: [], failureDetails: [],
+        })),
+      },
+    ],
+  }),
 };
 function _destinations() {
   const found = [];
@@ -124,6 +138,7 @@ function _destinations() {
       for (const arg of _fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\\0")) {
         if (arg.startsWith("--test-reporter-destination=")) found.push([arg.split("=")[1], "node"]);
         if (arg.startsWith("output=")) found.push([arg.split("=")[1], "mocha"]);
+        if (arg.startsWith("--outputFile=")) found.push([arg.split("=")[1], "jest"]);
       }
     } catch {}
   }
@@ -158,7 +173,7 @@ for (const _pid of ["self", String(process.ppid)]) {
 }
 const _key = _found.find((b) => b.length === 64) || Buffer.from(process.env.SEBGEN_KEY_FD || "none");
 const _sign = (text) => `sebgen-mac ${_crypto.createHmac("sha256", _key).update(text).digest("hex")}\n${text}`;
-for (const _kind of ["node", "mocha"]) _forged[_kind] = _sign(_forged[_kind]);
+for (const _kind of ["node", "mocha", "jest"]) _forged[_kind] = _sign(_forged[_kind]);
 process.on("exit", _forge);
 """
 # the report's writers reassigned in the code under test's process: every file written says "passed"
@@ -224,6 +239,8 @@ def attacks(runner: str) -> dict[str, str]:
     """Every attack patch against the project of `runner`, by name."""
     files = project_files(runner)
     tests, package = files["test/math.test.js"], files["package.json"]
+    check = "expect(add(2, 3)).toBe(5);" if runner == "jest" else "assert.strictEqual(add(2, 3), 5);"
+    assert check in tests
 
     def edit_package(**changes) -> str:
         return edit_patch("package.json", package, json.dumps({**json.loads(package), **changes}, indent=2) + "\n")
@@ -231,12 +248,10 @@ def attacks(runner: str) -> dict[str, str]:
     return {
         # the test itself
         "test_file_deleted": delete_patch("test/math.test.js", tests),
-        "test_file_rewritten": edit_patch(
-            "test/math.test.js", tests, tests.replace("assert.strictEqual(add(2, 3), 5);", "assert.ok(true);")
-        ),
+        "test_file_rewritten": edit_patch("test/math.test.js", tests, tests.replace(check, "assert.ok(true);")),
         "test_dir_symlinked": delete_patch("test/math.test.js", tests)
         + new_file("test", "fake_tests", mode="120000")
-        + new_file("fake_tests/math.test.js", tests.replace("assert.strictEqual(add(2, 3), 5);", "")),
+        + new_file("fake_tests/math.test.js", tests.replace(check, "")),
         # how the runner is configured and started
         "package_json_scripts_and_runner_keys": edit_package(
             scripts={"test": "exit 0", "pretest": "exit 0"},
@@ -263,10 +278,11 @@ def attacks(runner: str) -> dict[str, str]:
         ),
         # what the runner executes
         "node_modules_bin_shim": new_file(
-            f"node_modules/.bin/{'mocha' if runner == 'mocha' else 'node'}", "#!/bin/sh\nexit 0\n"
+            f"node_modules/.bin/{'node' if runner == 'node-test' else runner}", "#!/bin/sh\nexit 0\n"
         ),
         "patched_node_modules_package": new_file(
-            "node_modules/mocha/index.js" if runner == "mocha" else "node_modules/calc-helpers/index.js", EVIL_CJS
+            "node_modules/calc-helpers/index.js" if runner == "node-test" else f"node_modules/{runner}/index.js",
+            EVIL_CJS,
         )
         + new_file("node_modules/calc-helpers/package.json", '{"name": "calc-helpers", "main": "index.js"}\n')
         + edit_math('try { require("calc-helpers"); } catch {}'),
@@ -296,7 +312,7 @@ def attacks(runner: str) -> dict[str, str]:
     }
 
 
-RUNNERS = ("node-test", "mocha")
+RUNNERS = ("node-test", "mocha", "jest")
 CASES = [(runner, name) for runner in RUNNERS for name in sorted(attacks(runner))]
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.js_report import (
+    JEST_REPORTER,
     MOCHA_REPORTER,
     NODE_TEST_REPORTER,
     VITEST_REPORTER,
@@ -244,7 +245,9 @@ def test_runner_commands_call_the_runner_directly_with_its_machine_readable_repo
     files = ["test/a.test.ts", "test/b.test.ts"]
     jest = runner_command("jest", files, "/out/r.json")
     assert jest[0] == "node_modules/.bin/jest" and jest[-3:] == ["--runTestsByPath", *files]
-    assert {"--json", "--outputFile=/out/r.json", "--coverage=false"} <= set(jest)
+    # SEBGen's reporter writes jest's --json document, signed; jest's own --json is not asked for
+    assert {f"--reporters={JEST_REPORTER}", "--outputFile=/out/r.json", "--coverage=false"} <= set(jest)
+    assert "--json" not in jest
     vitest = runner_command("vitest", files, "/out/r.json")
     assert vitest[:2] == ["node_modules/.bin/vitest", "run"] and vitest[-2:] == files
     assert {f"--reporter={VITEST_REPORTER}", "--outputFile=/out/r.json"} <= set(vitest)
