@@ -7,7 +7,11 @@ PR against commit tasks, tasks per hour (kept over the version's wall time), the
 reason and the difficulty histogram of the kept tasks.
 
     python bench/farm_dataset.py [--since 2021-01-01] [--limit 16] [--workers 1] [--repos attrs,click]
-                                 [--unit both] [--out DIR]
+                                 [--unit both] [--min-lines N] [--min-source-files N] [--min-hunks N]
+                                 [--timeout-s S] [--out DIR]
+
+`--timeout-s` raises the sandbox's per-run limit (`sandbox.timeout_s`): on a loaded machine a
+larger suite's state can pass 120 s and be rejected as a timeout.
 
 Long (image builds, validations): run it in the background with a log.
 """
@@ -40,6 +44,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--repos", default="", help="Comma-separated names (default: all four).")
     parser.add_argument("--unit", default="both")
+    parser.add_argument("--min-lines", type=int, default=0, help="Units whose gold patch changes at least N lines.")
+    parser.add_argument("--min-source-files", type=int, default=0)
+    parser.add_argument("--min-hunks", type=int, default=0)
+    parser.add_argument("--timeout-s", type=float, default=None, help="sandbox.timeout_s (default: the config's).")
     parser.add_argument("--out", type=Path, default=None, help="Dataset folder (default: a temp folder).")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="farm-bench-"))
@@ -55,6 +63,10 @@ def main() -> None:
     command = [sys.executable, "-m", "evo.cli", "farm", *map(str, clones), "--out", str(out)]
     command += ["--since", args.since, "--limit", str(args.limit), "--workers", str(args.workers)]
     command += ["--unit", args.unit, "--set", "sandbox.backend=docker"]
+    for option in ("min_lines", "min_source_files", "min_hunks"):
+        command += ["--" + option.replace("_", "-"), str(getattr(args, option))]
+    if args.timeout_s:
+        command += ["--set", f"sandbox.timeout_s={args.timeout_s}"]
     started = time.monotonic()
     proc = subprocess.run(command, cwd=ROOT, text=True, capture_output=True)
     wall = time.monotonic() - started
