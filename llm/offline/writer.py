@@ -760,13 +760,15 @@ def _flat(text: str) -> str:
 
 
 CASES = 40  # parametrized cases of one test listed; the rest are counted
-TESTS = 8  # failing tests shown with their snippet; the rest are counted
+TESTS = 8  # failing tests shown with their snippet
+LISTED = 12  # failing tests beyond those, one line each; the rest are counted
 _CASE_HEADS = [
     "The same check fails for other inputs:",
     "Other inputs fail the same way:",
     "It is not only this input:",
 ]
 _MORE_HEADS = ["Also:", "Another failing case:", "It also fails here:", "This one fails too:"]
+_LISTED_HEADS = ["These calls fail as well:", "More calls that go wrong:", "The same problem shows in these calls:"]
 
 
 def evidence_section(
@@ -778,57 +780,89 @@ def evidence_section(
 ) -> str:
     """A self-contained reproduction per failing test (what the test requires after the failing
     check included): the first `limit` with pytest's own line, the others up to `TESTS` with
-    their outcome only, the rest counted; each parametrized test's other cases listed (up to `CASES`,
-    then counted). A snippet already shown is not repeated. `missing`: test id -> the name the
-    change adds that the test's error says is absent (stated as a request)."""
+    their outcome only, then up to `LISTED` more as one line each (call, outcome, requirement),
+    the rest counted; each parametrized test's other cases listed (up to `CASES`, then counted),
+    a case whose input is the tests' own object by its own snippet when it has one. A snippet
+    already shown is not repeated. `missing`: test id -> the name the change adds that the
+    test's error says is absent (stated as a request)."""
     missing = missing or {}
     parts: list[str] = []
     shown_code: set[str] = set()
+    listed: list[str] = []
     untold = 0
+
+    def snippet(f: FailureEvidence, with_pytest_line: bool) -> str:
+        code = (f.reproduction or "").strip()
+        shown_code.add(_flat(code))
+        head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS) if not parts else phr.pick(_MORE_HEADS)
+        text = f"{head}\n\n```python\n{code}\n```\n\n{_outcome_sentence(f, phr, missing.get(f.test_id, ''))}"
+        reported = _reported(f) if with_pytest_line else ""
+        if reported:
+            text += f" {reported}"
+        if f.rest:  # what the test requires after the failing check is part of the requirement
+            rest = _rest_section(f, phr)
+            text += f"\n\n{rest}" if rest else ""
+        return text
+
     for index, group in enumerate(groups):
         f = group[0]
         code = (f.reproduction or "").strip()
         if index >= TESTS:
-            untold += len(group)
+            for other in group:
+                line = _listed_line(other)
+                if line and len(listed) < LISTED:
+                    listed.append(line)
+                else:
+                    untold += 1
             continue
-        quotable = bool(code) and not f.unbound and not f.long and not _has_dead_block(code)
-        if quotable and _flat(code) in shown_code:
+        if _quotable(f) and _flat(code) in shown_code:
             text = ""
-        elif quotable:
-            shown_code.add(_flat(code))
-            if not parts:
-                head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS)
-            else:
-                head = phr.pick(_MORE_HEADS)
-            text = f"{head}\n\n```python\n{code}\n```\n\n{_outcome_sentence(f, phr, missing.get(f.test_id, ''))}"
-            reported = _reported(f) if index < limit else ""
-            if reported:
-                text += f" {reported}"
-            if f.rest:  # what the test requires after the failing check is part of the requirement
-                rest = _rest_section(f, phr)
-                text += f"\n\n{rest}" if rest else ""
+        elif _quotable(f):
+            text = snippet(f, index < limit)
         elif f.call and not f.unbound and _short(f.call, 160):
             text = f"{_capitalize(_span(f.call))} {_seen_clause(f)}; {_want_clause(f)}."
         else:
             text = ""
             untold += 1
+        if text:
+            parts.append(text)
+            text = ""
         wants = {_want_clause(other) for other in group[1:CASES]}
         shared = len(group) > 3 and len(wants) == 1  # the rule the cases share, said once
-        cases = [c for c in (_case_line(other, f, shared) for other in group[1:CASES]) if c]
-        untold += len(group[1:CASES]) - len(cases)
+        cases = []
+        for other in group[1:CASES]:
+            line = _case_line(other, f, shared)
+            if line:
+                cases.append(line)
+            elif _quotable(other) and _flat(other.reproduction or "") not in shown_code:
+                parts.append(snippet(other, False))  # its input is the tests' own object: its snippet shows it
+            else:
+                untold += 1
         if len(group) > CASES:
             untold += len(group) - CASES
         if cases:
             head = f"For each of these inputs, too, {next(iter(wants))}:" if shared else phr.pick(_CASE_HEADS)
-            text += ("\n\n" if text else "") + head + "\n" + "\n".join(cases)
-        if text:
-            parts.append(text)
+            parts.append(head + "\n" + "\n".join(cases))
+    if listed:
+        parts.append(phr.pick(_LISTED_HEADS) + "\n" + "\n".join(listed))
     if untold:
-        plural = untold > 1
         parts.append(
-            f"{untold} more failing check{'s' * plural} of the same kind {'are' if plural else 'is'} not listed."
+            f"{untold} more input{'s' * (untold > 1)} like these fail{'s' * (untold == 1)} the same way"
+            f" and {'are' if untold > 1 else 'is'} not spelled out here."
         )
     return "\n\n".join(parts)
+
+
+def _quotable(f: FailureEvidence) -> bool:
+    code = (f.reproduction or "").strip()
+    return bool(code) and not f.unbound and not f.long and not _has_dead_block(code)
+
+
+def _listed_line(f: FailureEvidence) -> str:
+    """A failing test beyond the snippets in one line: its call, what it gives, what it needs."""
+    if not f.call or f.unbound or not _short(f.call, 160):
+        return ""
+    return f"- {_span(f.call)} {_seen_clause(f)}; {_want_clause(f)}"
 
 
 def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "") -> str:

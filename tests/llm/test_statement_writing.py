@@ -3,7 +3,7 @@ input, no test internals, titles the evidence confirms, a missing name asked for
 
 from dataclasses import replace
 
-from llm.offline.writer import TESTS, write_statement
+from llm.offline.writer import LISTED, TESTS, write_statement
 from records import FailureEvidence
 
 BUG = "Write a bug report for {repo}. Include reproduction steps and state the expected and actual behaviour."
@@ -47,7 +47,7 @@ def test_every_failing_case_is_stated_with_its_input_and_value_never_its_paramet
     assert "test_format" not in text
 
 
-def test_other_failing_tests_come_as_snippets_and_beyond_the_cap_are_counted():
+def test_other_failing_tests_come_as_snippets_and_beyond_the_cap_as_one_line_each():
     tests = [
         replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)
         for i in range(TESTS + 2)
@@ -55,7 +55,19 @@ def test_other_failing_tests_come_as_snippets_and_beyond_the_cap_are_counted():
     text = write_statement(context(tests), BUG)["problem_statement"]
     assert "test_t" not in text
     assert all(f"assert fmt({i}) == '{i}.00'" in text for i in range(TESTS))
-    assert "2 more failing checks of the same kind are not listed." in text
+    for i in (TESTS, TESTS + 1):  # past the snippets: call, what it gives, what it needs
+        assert f"- `fmt({i})` gives `'{i}'`; it should be `'{i}.00'`" in text
+    assert "not listed" not in text and "not spelled out" not in text
+
+
+def test_beyond_the_listed_lines_the_rest_are_counted_in_plain_words():
+    tests = [
+        replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)
+        for i in range(TESTS + LISTED + 3)
+    ]
+    text = write_statement(context(tests), BUG)["problem_statement"]
+    assert f"`fmt({TESTS + LISTED - 1})`" in text and f"`fmt({TESTS + LISTED})`" not in text
+    assert "3 more inputs like these fail the same way and are not spelled out here." in text
 
 
 def test_the_same_snippet_is_not_pasted_twice():
@@ -153,7 +165,20 @@ def test_a_case_whose_input_is_an_object_of_the_tests_is_counted_not_quoted():
     lead = replace(case(0, "1.5", "'1.50'", "'1.5'"), params={"cls": "Money"})
     hidden = replace(lead, test_id="tests/test_money.py::test_format[1]", params={"cls": "<class 'tests.test_x.C'>"})
     text = write_statement(context([lead, hidden]), BUG)["problem_statement"]
-    assert "tests.test_x" not in text and "1 more failing check of the same kind is not listed." in text
+    assert "tests.test_x" not in text and "1 more input like these fails the same way" in text
+
+
+def test_a_case_whose_input_is_an_object_of_the_tests_is_shown_by_its_own_snippet():
+    lead = replace(case(0, "1.5", "'1.50'", "'1.5'"), params={"cls": "<class 'tests.test_x.A'>"})
+    other = replace(
+        lead,
+        test_id="tests/test_money.py::test_format[1]",
+        params={"cls": "<class 'tests.test_x.C'>"},
+        reproduction="from money import fmt\nclass C:\n    pass\nassert fmt(1.5, C) == '1.50'",
+    )
+    text = write_statement(context([lead, other]), BUG)["problem_statement"]
+    assert "assert fmt(1.5, C) == '1.50'" in text and "tests.test_x" not in text
+    assert "not spelled out" not in text
 
 
 def test_the_request_leads_when_one_failing_test_shows_a_missing_name():
