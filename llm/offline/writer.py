@@ -481,17 +481,28 @@ def _named(f: FailureEvidence) -> str:
     checked = f"{call}\n{f.check or ''}" if call else (f.reproduction or "")  # no call: what the snippet runs
     if fn and _uses(checked, fn):
         return _span(fn)
-    if _made_locally(f):
+    if fn and _made_locally(f):
         return _span(fn)  # `fun = after_log(...)`, then `fun(state)`: the project's function made it
     return _span(call) if _short(call, 60) and not f.unbound else "the call"
 
 
 def _public_name(fn: str, code: str) -> str:
     """`fn` without a prefix that is only the snippet's import alias (`tasyncio.AsyncRetrying`
-    after `import ... as tasyncio`: the repository has no `tasyncio`)."""
+    after `import ... as tasyncio`: the repository has no `tasyncio`); "" when `fn` is no entry
+    point of the project: a method of a builtin type the check ends with (`strip`), or a helper
+    the snippet defines or takes from the tests."""
     head, _, rest = fn.partition(".")
     if rest and re.search(rf"\bas\s+{re.escape(head)}\b", code):
-        return rest
+        fn = rest
+    last = fn.split(".")[-1]
+    builtin_method = any(hasattr(t, last) for t in (str, bytes, list, dict, set, tuple, int))
+    local_head = re.search(rf"^\s*{re.escape(fn.split('.')[0])}\s*=(?!=)", code, re.M) if "." in fn else None
+    if last and builtin_method and ("." not in fn or local_head):
+        return ""
+    if last and re.search(rf"^\s*(?:async\s+)?def {re.escape(last)}\b", code, re.M):
+        return ""
+    if last and re.search(rf"^\s*from (?:tests?|testing)\b[\w.]* import [^\n]*\b{re.escape(last)}\b", code, re.M):
+        return ""
     return fn
 
 
@@ -569,8 +580,11 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
         return f"{name} raises {_span(etype)}"
     if kind == "compare":
         if op in ("in", "not in"):
-            verb = "lacks" if op == "in" else "should not contain"
-            return f"Result of {name} {verb} {_span(expected)}" if _short(expected) else f"{name} gives a wrong result"
+            if not _short(expected):
+                return f"{name} gives a wrong result"
+            of = "" if name.startswith("With ") else "The result of "  # "With `f`, `x` lacks ..." reads as is
+            symptom = f"lacks {_span(expected)}" if op == "in" else f"contains {_span(expected)}, which it should not"
+            return f"{of}{name} {symptom}"
         if (
             fn
             and call

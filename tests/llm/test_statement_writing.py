@@ -204,3 +204,47 @@ def test_what_a_later_test_requires_after_its_failing_check_is_stated_too():
     tests[4] = replace(tests[4], rest="assert fmt(40) == '40.00'")
     text = write_statement(context(tests), BUG)["problem_statement"]
     assert "assert fmt(40) == '40.00'" in text
+
+
+def test_a_title_never_blames_a_string_method_or_a_test_helper_the_check_ends_with():
+    stripped = FailureEvidence(
+        "tests/test_cli.py::test_echo",
+        kind="compare",
+        call="result.output.strip()",
+        check="assert result.output.strip() == 'hi'",
+        op="==",
+        expected="'hi'",
+        observed="''",
+        reproduction="from app import run\nresult = run('echo hi')\nassert result.output.strip() == 'hi'",
+        function="strip",
+    )
+    title = write_statement(context([stripped]), BUG)["problem_statement"].splitlines()[0]
+    assert "`strip`" not in title and "`result.output.strip()`" in title
+    helper = replace(
+        stripped,
+        call="check_output(result)",
+        check="assert check_output(result) == 'hi'",
+        reproduction="from app import run\nfrom tests.helpers import check_output\nresult = run('x')\n"
+        "assert check_output(result) == 'hi'",
+        function="check_output",
+    )
+    title = write_statement(context([helper]), BUG)["problem_statement"].splitlines()[0]
+    assert not title.startswith("`check_output` returns") and "`check_output`" not in title.split(",")[0]
+
+
+def test_a_missing_piece_of_output_reads_as_a_sentence_in_the_title():
+    lacking = FailureEvidence(
+        "tests/test_cli.py::test_help",
+        kind="compare",
+        call="result.output",
+        check="assert '[x|y]' in result.output",
+        op="in",
+        expected="'[x|y]'",
+        observed="'Usage: cli'",
+        reproduction="from app import run\nresult = run('help')\nassert '[x|y]' in result.output",
+        function="run",
+    )
+    title = write_statement(context([lacking]), BUG)["problem_statement"].splitlines()[0]
+    assert "Result of With" not in title and "lacks `'[x|y]'`" in title
+    title = write_statement(context([replace(lacking, op="not in")]), BUG)["problem_statement"].splitlines()[0]
+    assert "contains `'[x|y]'`, which it should not" in title and "should not contain" not in title
