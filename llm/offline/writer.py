@@ -14,6 +14,7 @@ probability ``min(0.9, 0.6 * (T - 1))``; ``top_p`` widens the set of phrasings d
 
 from __future__ import annotations
 
+import ast
 import builtins
 import random
 import re
@@ -71,7 +72,7 @@ def _facts(context: dict) -> _Facts:
     added = [str(x) for x in (context.get("added_lines") or [])]
     examples = [str(x) for x in (context.get("examples") or [])]
     issues = [str(x) for x in (context.get("issues") or []) if str(x).strip()]
-    failures = [f for f in failures_of(context) if f.derived]
+    failures = [_readable(f) for f in failures_of(context) if f.derived]
     return _Facts(
         strategy,
         str(context.get("repo") or "the project"),
@@ -411,6 +412,35 @@ def _span(text: str) -> str:
 
 def _short(text: str, limit: int = _SHORT) -> bool:
     return 0 < len(str(text)) <= limit and "\n" not in str(text)
+
+
+_TESTS_IMPORT = re.compile(
+    r"^\s*(?:from\s+(?:tests?|testing)(?:\.[\w.]+)?\s+import\s+(.+)|import\s+(tests?\.[\w.]+))", re.M
+)
+
+
+def _readable(f: FailureEvidence) -> FailureEvidence:
+    """The failure with a reproduction a solver can run: a test's `nonlocal` (its body now at
+    module level, where Python rejects it) becomes `global`; a snippet that imports from the
+    project's tests (the solver has none) or does not compile is not quotable (its names count
+    as unbound)."""
+    code = f.reproduction or ""
+    if not code or f.unbound:
+        return f
+    if re.search(r"^\s*nonlocal\b", code, re.M):
+        code = re.sub(r"^(\s*)nonlocal\b", r"\1global", code, flags=re.M)
+    helpers = [
+        name.strip().split(" as ")[-1].strip("() ")
+        for m in _TESTS_IMPORT.finditer(code)
+        for name in (m.group(1) or m.group(2)).split(",")
+    ]
+    try:
+        compile(code, "<reproduction>", "exec", dont_inherit=True, flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except (SyntaxError, ValueError):
+        return replace(f, unbound=["<does not compile>"])
+    if helpers:
+        return replace(f, reproduction=code, unbound=[h for h in helpers if h])
+    return replace(f, reproduction=code) if code != f.reproduction else f
 
 
 def _test_function(test_id: str) -> str:

@@ -248,3 +248,26 @@ def test_a_missing_piece_of_output_reads_as_a_sentence_in_the_title():
     assert "Result of With" not in title and "lacks `'[x|y]'`" in title
     title = write_statement(context([replace(lacking, op="not in")]), BUG)["problem_statement"].splitlines()[0]
     assert "contains `'[x|y]'`, which it should not" in title and "should not contain" not in title
+
+
+def test_a_snippet_from_the_tests_helpers_is_never_quoted_and_a_tests_nonlocal_becomes_global():
+    helper = replace(
+        case(0, "1.5", "'1.50'", "'1.5'"),
+        reproduction="from money import fmt\nfrom tests.helpers import cents\nassert fmt(cents(150)) == '1.50'",
+    )
+    text = write_statement(context([helper]), BUG)["problem_statement"]
+    assert "tests.helpers" not in text and "cents(" not in text
+
+    hook = FailureEvidence(
+        "tests/test_make.py::test_pre_init",
+        kind="compare",
+        call="seen",
+        check="assert 200 == seen",
+        op="==",
+        expected="200",
+        observed="100",
+        reproduction="from money import Money\nseen = None\nclass M(Money):\n    def hook(self, v):\n"
+        "        nonlocal seen\n        seen = v\nM(200)\nassert 200 == seen",
+    )
+    text = write_statement(context([hook]), BUG)["problem_statement"]
+    assert "        global seen\n" in text and "nonlocal" not in text
