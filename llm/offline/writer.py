@@ -601,6 +601,11 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
     etype = error.split(":")[0]
     if fn and call and _made_locally(f) and not _uses(call, fn) and _short(call, 40):
         name = f"With {_span(fn)}, {_span(call)}"  # the function made the object; the call goes wrong
+    if _timed(f):
+        limit = f", the limit is {_span(expected)}" if _short(expected) and _short(observed) else ""
+        measured = f" ({_span(call)} reaches {_span(observed)}{limit})" if limit and _short(call, 40) else ""
+        who = _span(fn) if fn else "The snippet"
+        return f"{who} is too slow{measured}"
     if kind == "raises":
         wanted = f.expected or "an exception"
         if observed == "no exception" or not error:
@@ -702,7 +707,27 @@ def _seen_clause(f: FailureEvidence) -> str:
     return "is false" if f.kind == "truthy" else "gives a different value"
 
 
-_RELATION = {"==": "be", "is": "be", "!=": "differ from", "is not": "not be", "in": "contain", "not in": "not contain"}
+_RELATION = {
+    "==": "be",
+    "is": "be",
+    "!=": "differ from",
+    "is not": "not be",
+    "in": "contain",
+    "not in": "not contain",
+    "<": "stay below",
+    "<=": "be at most",
+    ">": "exceed",
+    ">=": "be at least",
+}
+_CLOCK = re.compile(
+    r"\b(?:time\.(?:time|perf_counter|monotonic|process_time)(?:_ns)?|perf_counter|process_time|timeit)\b"
+)
+
+
+def _timed(f: FailureEvidence) -> bool:
+    """The check bounds a duration the snippet measures (`assert elapsed < 0.5`): the problem
+    is slowness, not a wrong value."""
+    return f.kind == "compare" and f.op in ("<", "<=") and bool(_CLOCK.search(f.reproduction or ""))
 
 
 def _want_clause(f: FailureEvidence) -> str:
@@ -727,6 +752,9 @@ def _want_clause(f: FailureEvidence) -> str:
 
 def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
     subject = _span(f.call) if f.call and not f.unbound and _short(f.call, 120) else "the last line"
+    if _timed(f):
+        seen = f", {subject} reaches {_span(f.observed)}" if f.observed else ""
+        return f"The snippet is too slow on the current code{seen}; {_want_clause(f)}."
     if f.kind == "error":
         return f"Right now the last line raises {_span(f.error)}; it should not raise."
     if f.kind in ("fail", "helper"):

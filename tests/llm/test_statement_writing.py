@@ -271,3 +271,23 @@ def test_a_snippet_from_the_tests_helpers_is_never_quoted_and_a_tests_nonlocal_b
     )
     text = write_statement(context([hook]), BUG)["problem_statement"]
     assert "        global seen\n" in text and "nonlocal" not in text
+
+
+def test_slowness_is_stated_as_slowness_not_as_a_wrong_value():
+    slow = FailureEvidence(
+        "tests/test_render.py::test_nested",
+        kind="compare",
+        call="elapsed",
+        check="assert elapsed < 0.5",
+        op="<",
+        expected="0.5",
+        observed="3.2",
+        reproduction="import time\nfrom md import render\nstart = time.perf_counter()\nrender('[' * 5000)\n"
+        "elapsed = time.perf_counter() - start\nassert elapsed < 0.5",
+        function="render",
+    )
+    text = write_statement(context([slow]), BUG)["problem_statement"]
+    title = text.splitlines()[0]
+    assert "`render` is too slow (`elapsed` reaches `3.2`, the limit is `0.5`)" in title
+    assert "wrong value" not in text and "returns `3.2`" not in text
+    assert "The snippet is too slow on the current code, `elapsed` reaches `3.2`; it should stay below `0.5`." in text
