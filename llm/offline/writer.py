@@ -427,20 +427,26 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
     code = f.reproduction or ""
     if not code or f.unbound:
         return f
-    if re.search(r"^\s*nonlocal\b", code, re.M):
+    if re.search(r"^\s*nonlocal\b", code, re.M) and not _compiles(code):
         code = re.sub(r"^(\s*)nonlocal\b", r"\1global", code, flags=re.M)
     helpers = [
         name.strip().split(" as ")[-1].strip("() ")
         for m in _TESTS_IMPORT.finditer(code)
         for name in (m.group(1) or m.group(2)).split(",")
     ]
-    try:
-        compile(code, "<reproduction>", "exec", dont_inherit=True, flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    except (SyntaxError, ValueError):
+    if not _compiles(code):
         return replace(f, unbound=["<does not compile>"])
     if helpers:
         return replace(f, reproduction=code, unbound=[h for h in helpers if h])
     return replace(f, reproduction=code) if code != f.reproduction else f
+
+
+def _compiles(code: str) -> bool:
+    try:
+        compile(code, "<reproduction>", "exec", dont_inherit=True, flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _test_function(test_id: str) -> str:

@@ -272,6 +272,11 @@ def test_a_snippet_from_the_tests_helpers_is_never_quoted_and_a_tests_nonlocal_b
     text = write_statement(context([hook]), BUG)["problem_statement"]
     assert "        global seen\n" in text and "nonlocal" not in text
 
+    nested = "from money import Money\ndef run():\n    seen = None\n    def hook(v):\n        nonlocal seen\n"
+    nested += "        seen = v\n    Money(hook)\n    return seen\nassert run() == 200"
+    text = write_statement(context([replace(hook, reproduction=nested)]), BUG)["problem_statement"]
+    assert "        nonlocal seen\n" in text  # valid where it is: left as written
+
 
 def test_slowness_is_stated_as_slowness_not_as_a_wrong_value():
     slow = FailureEvidence(
