@@ -414,30 +414,17 @@ def _short(text: str, limit: int = _SHORT) -> bool:
     return 0 < len(str(text)) <= limit and "\n" not in str(text)
 
 
-_TESTS_IMPORT = re.compile(
-    r"^\s*(?:from\s+(?:tests?|testing)(?:\.[\w.]+)?\s+import\s+(.+)|import\s+(tests?\.[\w.]+))", re.M
-)
-
-
 def _readable(f: FailureEvidence) -> FailureEvidence:
     """The failure with a reproduction a solver can run: a test's `nonlocal` (its body now at
-    module level, where Python rejects it) becomes `global`; a snippet that imports from the
-    project's tests (the solver has none) or does not compile is not quotable (its names count
-    as unbound)."""
+    module level, where Python rejects it) becomes `global`; a snippet that does not compile
+    is not quotable (counted as unbound)."""
     code = f.reproduction or ""
     if not code or f.unbound:
         return f
     if re.search(r"^\s*nonlocal\b", code, re.M) and not _compiles(code):
         code = re.sub(r"^(\s*)nonlocal\b", r"\1global", code, flags=re.M)
-    helpers = [
-        name.strip().split(" as ")[-1].strip("() ")
-        for m in _TESTS_IMPORT.finditer(code)
-        for name in (m.group(1) or m.group(2)).split(",")
-    ]
     if not _compiles(code):
         return replace(f, unbound=["<does not compile>"])
-    if helpers:
-        return replace(f, reproduction=code, unbound=[h for h in helpers if h])
     return replace(f, reproduction=code) if code != f.reproduction else f
 
 

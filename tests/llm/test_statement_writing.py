@@ -250,14 +250,7 @@ def test_a_missing_piece_of_output_reads_as_a_sentence_in_the_title():
     assert "contains `'[x|y]'`, which it should not" in title and "should not contain" not in title
 
 
-def test_a_snippet_from_the_tests_helpers_is_never_quoted_and_a_tests_nonlocal_becomes_global():
-    helper = replace(
-        case(0, "1.5", "'1.50'", "'1.5'"),
-        reproduction="from money import fmt\nfrom tests.helpers import cents\nassert fmt(cents(150)) == '1.50'",
-    )
-    text = write_statement(context([helper]), BUG)["problem_statement"]
-    assert "tests.helpers" not in text and "cents(" not in text
-
+def test_a_tests_nonlocal_becomes_global_in_its_module_level_snippet():
     hook = FailureEvidence(
         "tests/test_make.py::test_pre_init",
         kind="compare",
