@@ -95,6 +95,7 @@ class Block:
     line: str = ""  # an inline claim's line as the writer wrote it
     runs: list[str] = field(default_factory=list)  # an inline claim's ways to run (one per variant)
     note: str = ""  # why an inline claim cannot run
+    seen_in: int = -1  # an inline claim: the index (among the runnable blocks) of the block that shows it
 
 
 def python_blocks(statement: str) -> list[Block]:
@@ -146,16 +147,21 @@ def check_reproductions(
         block.claim, block.run = stated_claim(statement, block, {j: blocks[j] for j in runnable}, evidence)
         block.variants = setup_variants(block.code)
         runnable.append(i)
-    inline = inline_claims(statement, [blocks[i] for i in runnable])
+    blocks_run = list(runnable)
+    inline = inline_claims(statement, [blocks[i] for i in blocks_run])
+    seen_in: dict[int, int] = {}
     for n, block in enumerate(inline):
         blocks.append(block)
         i = len(blocks) - 1
+        if block.seen_in >= 0:
+            seen_in[i] = blocks_run[block.seen_in]
+            continue
         if block.run and n >= MAX_INLINE:
             block.note = f"not run: more than {MAX_INLINE} calls in the prose"
         if block.run and not block.note:
             runnable.append(i)
-        else:
-            checks[i] = ReproductionCheck(block.code, "kept", block.note, block.claim.describe(), kind="inline")
+        else:  # a value that was not observed is not claimed: its line goes
+            checks[i] = ReproductionCheck(block.code, "dropped", block.note, block.claim.describe(), kind="inline")
     results = _execute(task, backend, repo_path, [blocks[i] for i in runnable], runnable, timeout_s)
     if isinstance(results, str):
         report.note = results
@@ -170,6 +176,12 @@ def check_reproductions(
             if after >= 0 and checks[after].verdict == "dropped" and checks[i].verdict != "dropped":
                 checks[i].verdict, checks[i].shown = "dropped", ""
                 checks[i].reason = f"continues block {after + 1}, which was dropped"
+    for i, k in seen_in.items():
+        shown = checks[k]
+        verdict = "dropped" if shown.verdict == "dropped" else "kept"
+        reason = f"block {k + 1} runs this call with this outcome: {shown.reason}"
+        claim = blocks[i].claim.describe()
+        checks[i] = ReproductionCheck(blocks[i].code, verdict, reason, claim, shown.buggy, shown.fixed, kind="inline")
     report.checks = [checks[i] for i in range(len(blocks))]
     task.problem_statement = _rewrite(statement, blocks, report.checks)
     report.seconds = round(time.monotonic() - started, 3)
@@ -316,11 +328,14 @@ def inline_claims(statement: str, blocks: list[Block]) -> list[Block]:
                     last = f"assert ({call.strip()}) == ({expected})\n"
                 else:
                     claim.bare, last = True, f"{call.strip()}\n"
-            setup = setup_lines(tree, [b for b in blocks if b.start < start])
+            earlier = [b for b in blocks if b.start < start]
+            setup = setup_lines(tree, earlier)
             block = Block(start, offset, call.strip(), kind="inline", claim=claim, line=line)
-            if setup is None:
-                names = ", ".join(sorted(_reads(tree) - set(dir(builtins))))
-                block.note = f"not run: it reads names no block binds ({names})"
+            block.seen_in = _seen_in(call, claim, blocks)
+            if block.seen_in >= 0:
+                pass  # the block that runs this call with this outcome decides for it
+            elif setup is None:
+                block.note = f"not run: it reads names no block binds ({', '.join(sorted(_free(tree)))})"
             else:
                 block.run = setup + last
                 # a block line that crashes (a broken setup line) must not sink a true claim:
@@ -331,6 +346,26 @@ def inline_claims(statement: str, blocks: list[Block]) -> list[Block]:
             out.append(block)
             break  # one claim per line: a dropped claim takes its line
     return out
+
+
+def _free(tree: ast.AST) -> set[str]:
+    """The names `tree` reads that it does not bind itself (a comprehension's target) and no builtin."""
+    return _reads(tree) - _binds(tree) - set(dir(builtins))
+
+
+def _seen_in(call: str, claim: Claim, blocks: list[Block]) -> int:
+    """The index in `blocks` of the block whose code runs `call` and whose stated outcome is the
+    same as `claim`'s (the prose repeats what the block shows), else -1."""
+    flat = _flat(call)
+    for k, block in enumerate(blocks):
+        if flat not in _flat(block.code) or block.claim.continuation:
+            continue
+        if claim.error and claim.error == block.claim.error:
+            return k
+        if claim.observed is not None and block.claim.observed is not None:
+            if _flat(claim.observed) == _flat(block.claim.observed):
+                return k
+    return -1
 
 
 def _parses(expression: str) -> bool:
@@ -345,7 +380,7 @@ def setup_lines(tree: ast.AST, blocks: list[Block]) -> str | None:
     """The nearest of `blocks` that binds every name `tree` reads, as it runs (a continuation
     with its earlier block), without its last line unless that line binds one of those names
     (the last line is the block's own failing check); None when no block binds them all."""
-    needed = _reads(tree) - set(dir(builtins))
+    needed = _free(tree)
     for block in reversed(blocks):
         code = block.run or block.code
         body = ast.parse(code).body
@@ -361,7 +396,7 @@ def binding_lines(tree: ast.AST, blocks: list[Block]) -> str | None:
     """Only the top-level lines of `blocks` that bind what `tree` reads (and what those lines
     read), the nearest binding winning, in order; None when a name stays unbound."""
     statements = [(node, (b.run or b.code).splitlines()) for b in blocks for node in ast.parse(b.run or b.code).body]
-    needed = _reads(tree) - set(dir(builtins))
+    needed = _free(tree)
     chosen = []
     for node, lines in reversed(statements):
         if _binds_top(node) & needed:

@@ -14,6 +14,7 @@ probability ``min(0.9, 0.6 * (T - 1))``; ``top_p`` widens the set of phrasings d
 
 from __future__ import annotations
 
+import ast
 import builtins
 import random
 import re
@@ -71,7 +72,7 @@ def _facts(context: dict) -> _Facts:
     added = [str(x) for x in (context.get("added_lines") or [])]
     examples = [str(x) for x in (context.get("examples") or [])]
     issues = [str(x) for x in (context.get("issues") or []) if str(x).strip()]
-    failures = [f for f in failures_of(context) if f.derived]
+    failures = [_readable(f) for f in failures_of(context) if f.derived]
     return _Facts(
         strategy,
         str(context.get("repo") or "the project"),
@@ -413,6 +414,28 @@ def _short(text: str, limit: int = _SHORT) -> bool:
     return 0 < len(str(text)) <= limit and "\n" not in str(text)
 
 
+def _readable(f: FailureEvidence) -> FailureEvidence:
+    """The failure with a reproduction a solver can run: a test's `nonlocal` (its body now at
+    module level, where Python rejects it) becomes `global`; a snippet that does not compile
+    is not quotable (counted as unbound)."""
+    code = f.reproduction or ""
+    if not code or f.unbound:
+        return f
+    if re.search(r"^\s*nonlocal\b", code, re.M) and not _compiles(code):
+        code = re.sub(r"^(\s*)nonlocal\b", r"\1global", code, flags=re.M)
+    if not _compiles(code):
+        return replace(f, unbound=["<does not compile>"])
+    return replace(f, reproduction=code) if code != f.reproduction else f
+
+
+def _compiles(code: str) -> bool:
+    try:
+        compile(code, "<reproduction>", "exec", dont_inherit=True, flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
 def _test_function(test_id: str) -> str:
     return str(test_id).split("[")[0]
 
@@ -481,17 +504,28 @@ def _named(f: FailureEvidence) -> str:
     checked = f"{call}\n{f.check or ''}" if call else (f.reproduction or "")  # no call: what the snippet runs
     if fn and _uses(checked, fn):
         return _span(fn)
-    if _made_locally(f):
+    if fn and _made_locally(f):
         return _span(fn)  # `fun = after_log(...)`, then `fun(state)`: the project's function made it
     return _span(call) if _short(call, 60) and not f.unbound else "the call"
 
 
 def _public_name(fn: str, code: str) -> str:
     """`fn` without a prefix that is only the snippet's import alias (`tasyncio.AsyncRetrying`
-    after `import ... as tasyncio`: the repository has no `tasyncio`)."""
+    after `import ... as tasyncio`: the repository has no `tasyncio`); "" when `fn` is no entry
+    point of the project: a method of a builtin type the check ends with (`strip`), or a helper
+    the snippet defines or takes from the tests."""
     head, _, rest = fn.partition(".")
     if rest and re.search(rf"\bas\s+{re.escape(head)}\b", code):
-        return rest
+        fn = rest
+    last = fn.split(".")[-1]
+    builtin_method = any(hasattr(t, last) for t in (str, bytes, list, dict, set, tuple, int))
+    local_head = re.search(rf"^\s*{re.escape(fn.split('.')[0])}\s*=(?!=)", code, re.M) if "." in fn else None
+    if last and builtin_method and ("." not in fn or local_head):
+        return ""
+    if last and re.search(rf"^\s*(?:async\s+)?def {re.escape(last)}\b", code, re.M):
+        return ""
+    if last and re.search(rf"^\s*from (?:tests?|testing)\b[\w.]* import [^\n]*\b{re.escape(last)}\b", code, re.M):
+        return ""
     return fn
 
 
@@ -560,6 +594,11 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
     etype = error.split(":")[0]
     if fn and call and _made_locally(f) and not _uses(call, fn) and _short(call, 40):
         name = f"With {_span(fn)}, {_span(call)}"  # the function made the object; the call goes wrong
+    if _timed(f):
+        limit = f", the limit is {_span(expected)}" if _short(expected) and _short(observed) else ""
+        measured = f" ({_span(call)} reaches {_span(observed)}{limit})" if limit and _short(call, 40) else ""
+        who = _span(fn) if fn else "The snippet"
+        return f"{who} is too slow{measured}"
     if kind == "raises":
         wanted = f.expected or "an exception"
         if observed == "no exception" or not error:
@@ -569,8 +608,11 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
         return f"{name} raises {_span(etype)}"
     if kind == "compare":
         if op in ("in", "not in"):
-            verb = "lacks" if op == "in" else "should not contain"
-            return f"Result of {name} {verb} {_span(expected)}" if _short(expected) else f"{name} gives a wrong result"
+            if not _short(expected):
+                return f"{name} gives a wrong result"
+            of = "" if name.startswith("With ") else "The result of "  # "With `f`, `x` lacks ..." reads as is
+            symptom = f"lacks {_span(expected)}" if op == "in" else f"contains {_span(expected)}, which it should not"
+            return f"{of}{name} {symptom}"
         if (
             fn
             and call
@@ -658,7 +700,27 @@ def _seen_clause(f: FailureEvidence) -> str:
     return "is false" if f.kind == "truthy" else "gives a different value"
 
 
-_RELATION = {"==": "be", "is": "be", "!=": "differ from", "is not": "not be", "in": "contain", "not in": "not contain"}
+_RELATION = {
+    "==": "be",
+    "is": "be",
+    "!=": "differ from",
+    "is not": "not be",
+    "in": "contain",
+    "not in": "not contain",
+    "<": "stay below",
+    "<=": "be at most",
+    ">": "exceed",
+    ">=": "be at least",
+}
+_CLOCK = re.compile(
+    r"\b(?:time\.(?:time|perf_counter|monotonic|process_time)(?:_ns)?|perf_counter|process_time|timeit)\b"
+)
+
+
+def _timed(f: FailureEvidence) -> bool:
+    """The check bounds a duration the snippet measures (`assert elapsed < 0.5`): the problem
+    is slowness, not a wrong value."""
+    return f.kind == "compare" and f.op in ("<", "<=") and bool(_CLOCK.search(f.reproduction or ""))
 
 
 def _want_clause(f: FailureEvidence) -> str:
@@ -683,6 +745,9 @@ def _want_clause(f: FailureEvidence) -> str:
 
 def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
     subject = _span(f.call) if f.call and not f.unbound and _short(f.call, 120) else "the last line"
+    if _timed(f):
+        seen = f", {subject} reaches {_span(f.observed)}" if f.observed else ""
+        return f"The snippet is too slow on the current code{seen}; {_want_clause(f)}."
     if f.kind == "error":
         return f"Right now the last line raises {_span(f.error)}; it should not raise."
     if f.kind in ("fail", "helper"):
@@ -760,13 +825,15 @@ def _flat(text: str) -> str:
 
 
 CASES = 40  # parametrized cases of one test listed; the rest are counted
-TESTS = 8  # failing tests shown with their snippet; the rest are counted
+TESTS = 8  # failing tests shown with their snippet
+LISTED = 12  # failing tests beyond those, one line each; the rest are counted
 _CASE_HEADS = [
     "The same check fails for other inputs:",
     "Other inputs fail the same way:",
     "It is not only this input:",
 ]
 _MORE_HEADS = ["Also:", "Another failing case:", "It also fails here:", "This one fails too:"]
+_LISTED_HEADS = ["These calls fail as well:", "More calls that go wrong:", "The same problem shows in these calls:"]
 
 
 def evidence_section(
@@ -778,57 +845,89 @@ def evidence_section(
 ) -> str:
     """A self-contained reproduction per failing test (what the test requires after the failing
     check included): the first `limit` with pytest's own line, the others up to `TESTS` with
-    their outcome only, the rest counted; each parametrized test's other cases listed (up to `CASES`,
-    then counted). A snippet already shown is not repeated. `missing`: test id -> the name the
-    change adds that the test's error says is absent (stated as a request)."""
+    their outcome only, then up to `LISTED` more as one line each (call, outcome, requirement),
+    the rest counted; each parametrized test's other cases listed (up to `CASES`, then counted),
+    a case whose input is the tests' own object by its own snippet when it has one. A snippet
+    already shown is not repeated. `missing`: test id -> the name the change adds that the
+    test's error says is absent (stated as a request)."""
     missing = missing or {}
     parts: list[str] = []
     shown_code: set[str] = set()
+    listed: list[str] = []
     untold = 0
+
+    def snippet(f: FailureEvidence, with_pytest_line: bool) -> str:
+        code = (f.reproduction or "").strip()
+        shown_code.add(_flat(code))
+        head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS) if not parts else phr.pick(_MORE_HEADS)
+        text = f"{head}\n\n```python\n{code}\n```\n\n{_outcome_sentence(f, phr, missing.get(f.test_id, ''))}"
+        reported = _reported(f) if with_pytest_line else ""
+        if reported:
+            text += f" {reported}"
+        if f.rest:  # what the test requires after the failing check is part of the requirement
+            rest = _rest_section(f, phr)
+            text += f"\n\n{rest}" if rest else ""
+        return text
+
     for index, group in enumerate(groups):
         f = group[0]
         code = (f.reproduction or "").strip()
         if index >= TESTS:
-            untold += len(group)
+            for other in group:
+                line = _listed_line(other)
+                if line and len(listed) < LISTED:
+                    listed.append(line)
+                else:
+                    untold += 1
             continue
-        quotable = bool(code) and not f.unbound and not f.long and not _has_dead_block(code)
-        if quotable and _flat(code) in shown_code:
+        if _quotable(f) and _flat(code) in shown_code:
             text = ""
-        elif quotable:
-            shown_code.add(_flat(code))
-            if not parts:
-                head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS)
-            else:
-                head = phr.pick(_MORE_HEADS)
-            text = f"{head}\n\n```python\n{code}\n```\n\n{_outcome_sentence(f, phr, missing.get(f.test_id, ''))}"
-            reported = _reported(f) if index < limit else ""
-            if reported:
-                text += f" {reported}"
-            if f.rest:  # what the test requires after the failing check is part of the requirement
-                rest = _rest_section(f, phr)
-                text += f"\n\n{rest}" if rest else ""
+        elif _quotable(f):
+            text = snippet(f, index < limit)
         elif f.call and not f.unbound and _short(f.call, 160):
             text = f"{_capitalize(_span(f.call))} {_seen_clause(f)}; {_want_clause(f)}."
         else:
             text = ""
             untold += 1
+        if text:
+            parts.append(text)
+            text = ""
         wants = {_want_clause(other) for other in group[1:CASES]}
         shared = len(group) > 3 and len(wants) == 1  # the rule the cases share, said once
-        cases = [c for c in (_case_line(other, f, shared) for other in group[1:CASES]) if c]
-        untold += len(group[1:CASES]) - len(cases)
+        cases = []
+        for other in group[1:CASES]:
+            line = _case_line(other, f, shared)
+            if line:
+                cases.append(line)
+            elif _quotable(other) and _flat(other.reproduction or "") not in shown_code:
+                parts.append(snippet(other, False))  # its input is the tests' own object: its snippet shows it
+            else:
+                untold += 1
         if len(group) > CASES:
             untold += len(group) - CASES
         if cases:
             head = f"For each of these inputs, too, {next(iter(wants))}:" if shared else phr.pick(_CASE_HEADS)
-            text += ("\n\n" if text else "") + head + "\n" + "\n".join(cases)
-        if text:
-            parts.append(text)
+            parts.append(head + "\n" + "\n".join(cases))
+    if listed:
+        parts.append(phr.pick(_LISTED_HEADS) + "\n" + "\n".join(listed))
     if untold:
-        plural = untold > 1
         parts.append(
-            f"{untold} more failing check{'s' * plural} of the same kind {'are' if plural else 'is'} not listed."
+            f"{untold} more input{'s' * (untold > 1)} like these fail{'s' * (untold == 1)} the same way"
+            f" and {'are' if untold > 1 else 'is'} not spelled out here."
         )
     return "\n\n".join(parts)
+
+
+def _quotable(f: FailureEvidence) -> bool:
+    code = (f.reproduction or "").strip()
+    return bool(code) and not f.unbound and not f.long and not _has_dead_block(code)
+
+
+def _listed_line(f: FailureEvidence) -> str:
+    """A failing test beyond the snippets in one line: its call, what it gives, what it needs."""
+    if not f.call or f.unbound or not _short(f.call, 160):
+        return ""
+    return f"- {_span(f.call)} {_seen_clause(f)}; {_want_clause(f)}"
 
 
 def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "") -> str:

@@ -3,7 +3,7 @@ input, no test internals, titles the evidence confirms, a missing name asked for
 
 from dataclasses import replace
 
-from llm.offline.writer import TESTS, write_statement
+from llm.offline.writer import LISTED, TESTS, write_statement
 from records import FailureEvidence
 
 BUG = "Write a bug report for {repo}. Include reproduction steps and state the expected and actual behaviour."
@@ -47,7 +47,7 @@ def test_every_failing_case_is_stated_with_its_input_and_value_never_its_paramet
     assert "test_format" not in text
 
 
-def test_other_failing_tests_come_as_snippets_and_beyond_the_cap_are_counted():
+def test_other_failing_tests_come_as_snippets_and_beyond_the_cap_as_one_line_each():
     tests = [
         replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)
         for i in range(TESTS + 2)
@@ -55,7 +55,19 @@ def test_other_failing_tests_come_as_snippets_and_beyond_the_cap_are_counted():
     text = write_statement(context(tests), BUG)["problem_statement"]
     assert "test_t" not in text
     assert all(f"assert fmt({i}) == '{i}.00'" in text for i in range(TESTS))
-    assert "2 more failing checks of the same kind are not listed." in text
+    for i in (TESTS, TESTS + 1):  # past the snippets: call, what it gives, what it needs
+        assert f"- `fmt({i})` gives `'{i}'`; it should be `'{i}.00'`" in text
+    assert "not listed" not in text and "not spelled out" not in text
+
+
+def test_beyond_the_listed_lines_the_rest_are_counted_in_plain_words():
+    tests = [
+        replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)
+        for i in range(TESTS + LISTED + 3)
+    ]
+    text = write_statement(context(tests), BUG)["problem_statement"]
+    assert f"`fmt({TESTS + LISTED - 1})`" in text and f"`fmt({TESTS + LISTED})`" not in text
+    assert "3 more inputs like these fail the same way and are not spelled out here." in text
 
 
 def test_the_same_snippet_is_not_pasted_twice():
@@ -153,7 +165,20 @@ def test_a_case_whose_input_is_an_object_of_the_tests_is_counted_not_quoted():
     lead = replace(case(0, "1.5", "'1.50'", "'1.5'"), params={"cls": "Money"})
     hidden = replace(lead, test_id="tests/test_money.py::test_format[1]", params={"cls": "<class 'tests.test_x.C'>"})
     text = write_statement(context([lead, hidden]), BUG)["problem_statement"]
-    assert "tests.test_x" not in text and "1 more failing check of the same kind is not listed." in text
+    assert "tests.test_x" not in text and "1 more input like these fails the same way" in text
+
+
+def test_a_case_whose_input_is_an_object_of_the_tests_is_shown_by_its_own_snippet():
+    lead = replace(case(0, "1.5", "'1.50'", "'1.5'"), params={"cls": "<class 'tests.test_x.A'>"})
+    other = replace(
+        lead,
+        test_id="tests/test_money.py::test_format[1]",
+        params={"cls": "<class 'tests.test_x.C'>"},
+        reproduction="from money import fmt\nclass C:\n    pass\nassert fmt(1.5, C) == '1.50'",
+    )
+    text = write_statement(context([lead, other]), BUG)["problem_statement"]
+    assert "assert fmt(1.5, C) == '1.50'" in text and "tests.test_x" not in text
+    assert "not spelled out" not in text
 
 
 def test_the_request_leads_when_one_failing_test_shows_a_missing_name():
@@ -179,3 +204,88 @@ def test_what_a_later_test_requires_after_its_failing_check_is_stated_too():
     tests[4] = replace(tests[4], rest="assert fmt(40) == '40.00'")
     text = write_statement(context(tests), BUG)["problem_statement"]
     assert "assert fmt(40) == '40.00'" in text
+
+
+def test_a_title_never_blames_a_string_method_or_a_test_helper_the_check_ends_with():
+    stripped = FailureEvidence(
+        "tests/test_cli.py::test_echo",
+        kind="compare",
+        call="result.output.strip()",
+        check="assert result.output.strip() == 'hi'",
+        op="==",
+        expected="'hi'",
+        observed="''",
+        reproduction="from app import run\nresult = run('echo hi')\nassert result.output.strip() == 'hi'",
+        function="strip",
+    )
+    title = write_statement(context([stripped]), BUG)["problem_statement"].splitlines()[0]
+    assert "`strip`" not in title and "`result.output.strip()`" in title
+    helper = replace(
+        stripped,
+        call="check_output(result)",
+        check="assert check_output(result) == 'hi'",
+        reproduction="from app import run\nfrom tests.helpers import check_output\nresult = run('x')\n"
+        "assert check_output(result) == 'hi'",
+        function="check_output",
+    )
+    title = write_statement(context([helper]), BUG)["problem_statement"].splitlines()[0]
+    assert not title.startswith("`check_output` returns") and "`check_output`" not in title.split(",")[0]
+
+
+def test_a_missing_piece_of_output_reads_as_a_sentence_in_the_title():
+    lacking = FailureEvidence(
+        "tests/test_cli.py::test_help",
+        kind="compare",
+        call="result.output",
+        check="assert '[x|y]' in result.output",
+        op="in",
+        expected="'[x|y]'",
+        observed="'Usage: cli'",
+        reproduction="from app import run\nresult = run('help')\nassert '[x|y]' in result.output",
+        function="run",
+    )
+    title = write_statement(context([lacking]), BUG)["problem_statement"].splitlines()[0]
+    assert "Result of With" not in title and "lacks `'[x|y]'`" in title
+    title = write_statement(context([replace(lacking, op="not in")]), BUG)["problem_statement"].splitlines()[0]
+    assert "contains `'[x|y]'`, which it should not" in title and "should not contain" not in title
+
+
+def test_a_tests_nonlocal_becomes_global_in_its_module_level_snippet():
+    hook = FailureEvidence(
+        "tests/test_make.py::test_pre_init",
+        kind="compare",
+        call="seen",
+        check="assert 200 == seen",
+        op="==",
+        expected="200",
+        observed="100",
+        reproduction="from money import Money\nseen = None\nclass M(Money):\n    def hook(self, v):\n"
+        "        nonlocal seen\n        seen = v\nM(200)\nassert 200 == seen",
+    )
+    text = write_statement(context([hook]), BUG)["problem_statement"]
+    assert "        global seen\n" in text and "nonlocal" not in text
+
+    nested = "from money import Money\ndef run():\n    seen = None\n    def hook(v):\n        nonlocal seen\n"
+    nested += "        seen = v\n    Money(hook)\n    return seen\nassert run() == 200"
+    text = write_statement(context([replace(hook, reproduction=nested)]), BUG)["problem_statement"]
+    assert "        nonlocal seen\n" in text  # valid where it is: left as written
+
+
+def test_slowness_is_stated_as_slowness_not_as_a_wrong_value():
+    slow = FailureEvidence(
+        "tests/test_render.py::test_nested",
+        kind="compare",
+        call="elapsed",
+        check="assert elapsed < 0.5",
+        op="<",
+        expected="0.5",
+        observed="3.2",
+        reproduction="import time\nfrom md import render\nstart = time.perf_counter()\nrender('[' * 5000)\n"
+        "elapsed = time.perf_counter() - start\nassert elapsed < 0.5",
+        function="render",
+    )
+    text = write_statement(context([slow]), BUG)["problem_statement"]
+    title = text.splitlines()[0]
+    assert "`render` is too slow (`elapsed` reaches `3.2`, the limit is `0.5`)" in title
+    assert "wrong value" not in text and "returns `3.2`" not in text
+    assert "The snippet is too slow on the current code, `elapsed` reaches `3.2`; it should stay below `0.5`." in text

@@ -174,3 +174,35 @@ def test_a_prose_call_runs_after_its_whole_block_but_the_failing_line():
     statement = f"T\n\n{F}{code}assert f.getvalue() == ''\n```\n\nOn the current code `f.getvalue()` is `'x'`.\n"
     (claim,) = inline_claims(statement, python_blocks(statement))
     assert claim.run == code + "f.getvalue()\n"  # the decorator and the write that fills f are kept
+
+
+def test_a_prose_call_with_a_comprehension_runs_after_the_block_that_binds_its_free_names():
+    code = "import attr\n@attr.s\nclass Base:\n    x = attr.ib()\nassert ['x'] == [a.name for a in attr.fields(Base)]\n"
+    statement = f"T\n\n{F}{code}```\n\nCurrently `[a.name for a in attr.fields(Base)]` gives `[]`.\n"
+    (claim,) = inline_claims(statement, python_blocks(statement))
+    assert claim.note == "" and claim.run.startswith("import attr\n@attr.s\nclass Base:")
+    assert claim.run.endswith("[a.name for a in attr.fields(Base)]\n")
+
+
+def test_a_prose_call_that_repeats_a_blocks_outcome_shares_that_blocks_verdict():
+    code = (
+        "import asyncio\nasync def main():\n    async def test():\n        return 1\n"
+        "    await test()\nasyncio.run(main())\n"
+    )
+    statement = (
+        f"T\n\n{F}{code}```\n\nRight now the last line raises `TypeError: no`.\n\n"
+        "Actual behaviour: `await test()` raises `TypeError`.\n"
+        "Actual behaviour: `await other()` raises `KeyError`.\n"
+    )
+    blocks = python_blocks(statement)
+    blocks[0].claim, blocks[0].run = stated_claim(statement, blocks[0], {}, [])
+    covered, unrelated = inline_claims(statement, blocks)
+    assert covered.seen_in == 0 and covered.note == ""
+    assert unrelated.seen_in == -1 and unrelated.note.startswith("not run")
+
+    task = task_with(statement)
+    report = check_reproductions(task, None, None)  # no backend: the block is kept unexecuted
+    inline = [c for c in report.checks if c.kind == "inline"]
+    assert inline[0].verdict == "kept" and inline[0].reason.startswith("block 1 runs this call")
+    assert inline[1].verdict == "dropped" and "`await other()`" not in task.problem_statement
+    assert "`await test()` raises `TypeError`" in task.problem_statement
