@@ -444,9 +444,22 @@ def generate(
             err.print(f"{out_file} has {files.kept_before} kept tasks already (--n {n}): nothing to do", markup=False)
             return
 
+        # Named commits refused before any attempt wait here: a call whose every named commit is
+        # refused outright is a user error and writes nothing (bad input loses nothing).
+        refused_first: list = []
+
         def on_outcome(outcome) -> None:
-            files.write(outcome)
+            if outcome.task is None and (refused_first or not files.started):
+                refused_first.append(outcome)
+            else:
+                write_refused_first()
+                files.write(outcome)
             status(outcome)
+
+        def write_refused_first() -> None:
+            for early in refused_first:
+                files.write(early)
+            refused_first.clear()
 
         with _GenerateStatus(len(dict.fromkeys(commit)) if commit else todo, bool(commit)) as status:
             result = generate_tasks(
@@ -467,6 +480,7 @@ def generate(
                 else f"none of the {len(result.rejected)} named commits can become a task "
                 f"(reasons above; written to {rejects_file})"
             )
+        write_refused_first()
         files.finish()
         err.print(
             f"wrote {_count(len(result.kept), 'task')} to {out_file} and "

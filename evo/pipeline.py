@@ -183,6 +183,11 @@ class OutcomeFiles:
                     self.done.add(commit)
                 self.kept_before += kept
 
+    @property
+    def started(self) -> bool:
+        """Whether an outcome (or `finish`) has touched the files."""
+        return self._started
+
     def write(self, outcome: Outcome) -> None:
         self.finish()
         path, row = (self.paths[0], outcome.task.to_dict()) if outcome.kept else (self.paths[1], outcome.record())
