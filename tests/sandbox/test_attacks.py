@@ -348,6 +348,7 @@ def test_output_flood_does_not_reach_the_container_log(docker, task, monkeypatch
     run = attempt(
         docker, task, edit_calc("import sys as _sys\nfor _ in range(300):\n    _sys.stdout.write('y' * 2 ** 20)\n")
     )
+    docker.idle_spares()  # used containers are removed in the background: wait for them
     client.close()
     assert not attempt_verdict(run, F2P, P2P)[0]
     assert len(run.log_tail) <= 16 * 1024
