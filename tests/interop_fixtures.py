@@ -57,6 +57,42 @@ def docker_config() -> str:
     return str(Path(_tool("SEBGEN_COMPOSE_PLUGIN", Path(plugin), "the docker-compose plugin")).parents[1])
 
 
+def harbor(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The real Harbor CLI, with Docker Compose v2 in reach."""
+    env = {**os.environ, "DOCKER_CONFIG": docker_config(), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    return subprocess.run(
+        [harbor_bin(), *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=1800
+    )
+
+
+def harbor_run_rewards(dataset: Path, agent: str, work: Path) -> tuple[dict[str, float], str]:
+    """Run `agent` over every task folder of `dataset` in Harbor; its reward per task, and its output."""
+    proc = harbor(
+        "run",
+        "-p",
+        dataset,
+        "-a",
+        agent,
+        "-e",
+        "docker",
+        "-n",
+        "2",
+        "-o",
+        work / "jobs",
+        "--job-name",
+        agent,
+        "-q",
+        cwd=work,
+    )
+    output = (proc.stdout + proc.stderr)[-3000:]
+    assert proc.returncode == 0, output
+    rewards = {}
+    for result in (work / "jobs" / agent).glob("*/result.json"):
+        data = json.loads(result.read_text())
+        rewards[data["task_name"]] = (data.get("verifier_result") or {}).get("rewards", {}).get("reward")
+    return rewards, output
+
+
 def swebench_python() -> str:
     return _tool("SEBGEN_SWEBENCH_PYTHON", CACHE / "swebench" / "bin" / "python", "the swebench venv")
 

@@ -13,8 +13,7 @@ import pytest
 from records import write_jsonl
 from tests.e2e import sebgen
 from tests.harness.js_tasks import MATH_TEST, fix_history
-from tests.harness.test_interop_harbor import _harbor, _rewards
-from tests.interop_fixtures import docker_config, export_base_image, harbor_bin
+from tests.interop_fixtures import docker_config, export_base_image, harbor, harbor_bin, harbor_run_rewards
 
 pytestmark = [pytest.mark.interop, pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(2400)]
 
@@ -72,30 +71,12 @@ def exported(tmp_path_factory) -> tuple[Path, list[str]]:
 
 def test_harbor_lint_passes_on_js_tasks(exported):
     dataset, ids = exported
-    proc = _harbor("lint", *(dataset / i for i in ids), cwd=dataset)
+    proc = harbor("lint", *(dataset / i for i in ids), cwd=dataset)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 @pytest.mark.parametrize("agent, expected", [("oracle", 1.0), ("nop", 0.0)])
 def test_harbor_run_rewards_the_oracle_and_not_nop_on_js_tasks(exported, agent, expected, tmp_path):
     dataset, ids = exported
-    proc = _harbor(
-        "run",
-        "-p",
-        dataset,
-        "-a",
-        agent,
-        "-e",
-        "docker",
-        "-n",
-        "2",
-        "-o",
-        tmp_path / "jobs",
-        "--job-name",
-        agent,
-        "-q",
-        cwd=tmp_path,
-    )
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
-    rewards = _rewards(tmp_path / "jobs", agent)
-    assert rewards == {i: expected for i in ids}, (proc.stdout + proc.stderr)[-3000:]
+    rewards, output = harbor_run_rewards(dataset, agent, tmp_path)
+    assert rewards == {i: expected for i in ids}, output
