@@ -94,6 +94,8 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
     env = dict(RUN_ENV)
     env.update(dict(recipe.env))
     env.update(dict(recipe.test_env))
+    if recipe.runner == "mocha":  # where the reporter writes under a mocha without --reporter-options (before 2.2)
+        env["SEBGEN_MOCHA_REPORT"] = report
     guard = f"--require {posixpath.join(private, ASSERT_GUARD.name)}"
     env["NODE_OPTIONS"] = f"{env.get('NODE_OPTIONS', '')} {guard}".strip()
     # node_modules/.bin first, as package.json scripts see it; NODE_OPTIONS and npm config from the

@@ -494,3 +494,37 @@ def test_mocha_before_4_runs_without_exit_which_it_does_not_know(tmp_path, versi
     argv = script.runner_argv(job)
     assert ("--exit" in argv) is kept and argv[-1] == "t.js"
     assert [a for a in argv if a != "--exit"] == [a for a in job["argv"] if a != "--exit"]
+
+
+@pytest.mark.parametrize(
+    ("launcher", "real", "first"),
+    [
+        ("spawn(process.argv[0], args, { customFds: [0,1,2] });", True, "node_modules/mocha/bin/_mocha"),
+        ("spawn(process.execPath, args, { stdio: 'inherit' });", True, "node_modules/.bin/mocha"),
+        ("spawn(process.argv[0], args, { customFds: [0,1,2] });", False, "node_modules/.bin/mocha"),
+        (None, False, "node_modules/.bin/mocha"),
+    ],
+)
+def test_a_mocha_launcher_that_loses_its_streams_is_skipped_for_the_real_mocha(tmp_path, launcher, real, first):
+    """mocha 1's launcher hands its child its streams with `customFds`, which today's Node ignores:
+    the reporter there would wait forever for the key on a standard input nobody writes or closes."""
+    import importlib.util
+
+    from sandbox.js_run import RUN_SCRIPT
+
+    spec = importlib.util.spec_from_file_location("sebgen_js_run_script", RUN_SCRIPT)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    bin_dir = tmp_path / "mocha" / "bin"
+    bin_dir.mkdir(parents=True)
+    (tmp_path / "mocha" / "package.json").write_text(json.dumps({"name": "mocha", "version": "1.21.5"}))
+    if launcher is not None:
+        head = "#!/usr/bin/env node\nvar spawn = require('child_process').spawn;\n"
+        (bin_dir / "mocha").write_text(f"{head}{launcher}\n")
+    if real:
+        (bin_dir / "_mocha").write_text("#!/usr/bin/env node\n")
+    job = json.loads(js_job(replace(RECIPE, runner="mocha"), ["t.js"], "/w", "/p")["files"][JOB_NAME])
+    job["node_modules"] = str(tmp_path)
+    argv = script.runner_argv(job)
+    assert argv[0] == first
+    assert argv[1:] == [a for a in job["argv"][1:] if a != "--exit"]
