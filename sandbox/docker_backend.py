@@ -45,8 +45,6 @@ from .images import (
     docker_client,
     dockerfile,
     image_exists,
-    js_cache_donor,
-    js_cache_key,
     js_dockerfile,
     pip_passthrough,
     resolve_base_image,
@@ -290,27 +288,16 @@ class DockerBackend:
     def _build_js(self, repo: Path, commit: str, tag: str, recipe: JsRecipe, base: str) -> None:
         """A JS image: Node and npm fetched on the host (cached), the install run in the build."""
         node, npm = node_tarball(recipe.node), npm_tarball(recipe.node)
-        # the newest image of the repository and package manager lends its download caches
-        cache_key = js_cache_key(repo_name(repo), recipe)
-        donor = js_cache_donor(self.client, cache_key)
-        text = js_dockerfile(base, recipe, tag.split(":")[1], node.version, npm.version, cache_key, donor)
+        text = js_dockerfile(base, recipe, tag.split(":")[1], node.version, npm.version)
         log_path = self.cache_dir / "build-logs" / f"{tag.replace(':', '-')}.log"
         self.log(
             f"sandbox: building environment image {tag} for {repo_name(repo)}@{commit[:10]} on {base} "
-            f"(node {node.version}, {recipe.package_manager} {recipe.package_manager_version or npm.version}"
-            f"{f'; download caches of {donor}' if donor else ''})"
+            f"(node {node.version}, {recipe.package_manager} {recipe.package_manager_version or npm.version})"
         )
         start = time.monotonic()
         extra = {"node.tgz": node.path, "npm.tgz": npm.path}
         with _submodule_named_on_failure(repo, commit, log_path):
-            try:
-                build_env_image(self.client, tag, text, archive_bytes(repo, commit), log_path, {}, extra)
-            except BuildError:
-                if not donor or image_exists(self.client, donor):
-                    raise
-                # the donor was removed while this image was built: build without it
-                text = js_dockerfile(base, recipe, tag.split(":")[1], node.version, npm.version, cache_key)
-                build_env_image(self.client, tag, text, archive_bytes(repo, commit), log_path, {}, extra)
+            build_env_image(self.client, tag, text, archive_bytes(repo, commit), log_path, {}, extra)
         with self._lock:
             self.builds.append(tag)
         self.log(f"sandbox: built {tag} in {time.monotonic() - start:.1f} s (log {log_path})")

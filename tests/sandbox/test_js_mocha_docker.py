@@ -1,5 +1,4 @@
-"""mocha runs as projects configure them, in Docker, on tests/data/js/calc-mocha (mocha 10), and
-the download caches a JS image lends the next image of its repository.
+"""mocha runs as projects configure them, in Docker, on tests/data/js/calc-mocha (mocha 10).
 
 Two causes of lost dev-set runs, each reproduced with mocha's own machinery:
 - the project's `.mocharc` names a node option, so `bin/mocha` starts the real mocha as a child
@@ -24,7 +23,7 @@ import pytest
 
 from environment import detect_js_recipe
 from sandbox import BuildError, Limits, make_backend
-from tests.sandbox_fixtures import git, make_repo, require_docker, write
+from tests.sandbox_fixtures import make_repo, require_docker
 
 pytestmark = pytest.mark.docker
 PROJECT = Path(__file__).resolve().parents[1] / "data" / "js" / "calc-mocha"
@@ -111,48 +110,3 @@ def test_mocha_1_whose_launcher_loses_its_streams_reports_in_time(backend, tmp_p
         "test/math.test.js::math > adds": "passed",
         "test/math.test.js::math > subtracts": "failed",
     }, (run.note, run.log_tail)
-
-
-def test_the_next_lockfile_of_a_repository_installs_from_the_previous_images_download_cache(backend, tmp_path):
-    import secrets
-
-    from sandbox.images import JS_CACHE_LABEL
-
-    def versioned(version: str) -> dict[str, str]:  # the package's own version in its lockfile: a new install
-        files = project()
-        for name in ("package.json", "package-lock.json"):
-            files[name] = files[name].replace('"version": "1.0.0"', f'"version": "{version}"', 1)
-        return files
-
-    # versions no other run used: images are shared by lockfile, and this test must build both
-    token = secrets.token_hex(4)
-    repo, first = make_repo(tmp_path / "repo", versioned(f"1.0.0-{token}"))
-    write(repo, versioned(f"1.0.1-{token}"))
-    git(repo, "commit", "-qam", "the next version")
-    second = git(repo, "rev-parse", "HEAD")
-    donor, tag = backend.environment_id(repo, first), backend.environment_id(repo, second)
-    assert donor != tag
-    try:
-        assert backend.run_tests(repo, first, test_files=["test/math.test.js"]).outcomes
-        run = backend.run_tests(repo, second, test_files=["test/math.test.js"])
-        assert run.outcomes == {
-            "test/math.test.js::math > adds": "passed",
-            "test/math.test.js::math > subtracts": "passed",
-        }, (run.note, run.log_tail)
-        labels = backend.client.api.inspect_image(tag)["Config"]["Labels"]
-        assert labels[f"{JS_CACHE_LABEL}.from"] == donor
-        assert labels[JS_CACHE_LABEL] == backend.client.api.inspect_image(donor)["Config"]["Labels"][JS_CACHE_LABEL]
-        # npm's cache came over and holds what the first install downloaded (mocha's tarball among it)
-        listing = backend.client.containers.run(
-            tag,
-            ["sh", "-c", "grep -rl mocha/-/mocha- /home/sebgen/.npm/_cacache/index-v5 | head -1"],
-            remove=True,
-            network_mode="none",
-        )
-        assert listing.strip(), "npm's cache in the second image has no mocha tarball"
-    finally:  # images of versions no later run has: removed
-        for image in (tag, donor):
-            try:
-                backend.client.images.remove(image, force=True)
-            except Exception:
-                pass

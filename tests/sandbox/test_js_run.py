@@ -57,24 +57,6 @@ def test_dockerfile_installs_node_npm_and_dependencies_as_the_sandbox_user():
     assert 'sebgen.env="js-key"' in lines[-1] and lines[-2] == "USER root"
 
 
-def test_dockerfile_keeps_the_download_caches_and_starts_from_a_donors_with_the_same_install():
-    from sandbox.images import JS_CACHE_LABEL, JS_DOWNLOAD_CACHES
-
-    alone = js_dockerfile("base", RECIPE, "k", "20.20.2", "10.9.9").splitlines()
-    assert alone[0] == "FROM base" and not any("--from=" in ln or JS_CACHE_LABEL in ln for ln in alone)
-    assert any(ln.startswith("RUN cd") and ln.endswith("rm -rf " + " ".join(JS_DOWNLOAD_CACHES)) for ln in alone)
-
-    lent = js_dockerfile("base", RECIPE, "k", "20.20.2", "10.9.9", "ck", "sebgen-env:js-donor").splitlines()
-    assert lent[:2] == ["FROM sebgen-env:js-donor AS sebgen-download-cache", "FROM base"]
-    install = next(i for i, ln in enumerate(lent) if "npm ci --no-audit --no-fund" in ln)
-    copies = [i for i, ln in enumerate(lent) if ln.startswith("COPY --from=sebgen-download-cache")]
-    assert len(copies) == len(JS_DOWNLOAD_CACHES) and max(copies) < install
-    assert lent[install].endswith("mkdir -p " + " ".join(JS_DOWNLOAD_CACHES))  # kept: the next image's donor
-    # the install itself is the recipe's, as without a donor
-    assert lent[install] == alone[next(i for i, ln in enumerate(alone) if "npm ci" in ln)].replace("rm -rf", "mkdir -p")
-    assert f'{JS_CACHE_LABEL}="ck" {JS_CACHE_LABEL}.from="sebgen-env:js-donor"' in lent[-1]
-
-
 @pytest.mark.parametrize(
     ("manager", "version", "berry", "spec"),
     [
