@@ -9,7 +9,8 @@ is (no second level of JSON escaping: a large suite's report is tens of MB); or
 The key pipe (when the runner's reporter signs its report) goes to the runner only, as its standard
 input ($SEBGEN_KEY_FD=0): a launcher that starts the real runner as a child process (mocha's `bin/mocha`
 does, always before mocha 6, for node flags since) passes its standard streams on and no other
-descriptor, so the reporter in that child still finds the key; it drains the pipe when it loads.
+descriptor, so the reporter in that child still finds the key; it drains the pipe when it loads
+(mocha 1's launcher passes nothing on today's Node: `runner_argv` runs its real mocha instead).
 """
 
 import json
@@ -69,12 +70,31 @@ def main():
 
 
 def runner_argv(job):
-    """The job's argv, less the options the installed runner predates: mocha before 4 has no
-    `--exit` (it rejects the run: it always exited when its tests were done)."""
+    """The job's argv, fitted to the installed runner: mocha before 4 has no `--exit` (it rejects
+    the run: it always exited when its tests were done); a mocha launcher that starts the real
+    mocha with `customFds` (mocha 1) is skipped for that real mocha, `bin/_mocha`: today's Node
+    ignores the option and gives the child pipes that the launcher neither fills nor reads, so the
+    reporter there waits forever for the key on its standard input (and the output is lost)."""
     argv = list(job["argv"])
-    if job.get("runner") == "mocha" and "--exit" in argv and installed_major(job["node_modules"], "mocha") < 4:
+    if job.get("runner") != "mocha":
+        return argv
+    if "--exit" in argv and installed_major(job["node_modules"], "mocha") < 4:
         argv.remove("--exit")
+    bin_dir = os.path.join(job["node_modules"], "mocha", "bin")
+    if argv[0] == "node_modules/.bin/mocha" and launcher_loses_streams(bin_dir):
+        argv[0] = "node_modules/mocha/bin/_mocha"
     return argv
+
+
+def launcher_loses_streams(bin_dir):
+    """Whether mocha's launcher in `bin_dir` hands its child the streams through `customFds`
+    (an option Node dropped) while the real mocha, `_mocha`, is there to run instead."""
+    try:
+        with open(os.path.join(bin_dir, "mocha"), encoding="utf-8", errors="replace") as fh:
+            launcher = fh.read(1 << 16)
+    except OSError:
+        return False
+    return "customFds" in launcher and os.path.isfile(os.path.join(bin_dir, "_mocha"))
 
 
 def installed_major(node_modules, package):

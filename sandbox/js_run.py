@@ -72,9 +72,9 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
         raise RunnerReportError("the recipe names no test runner: there is nothing to run the tests with")
     report = f"/tmp/sebgen-report-{secrets.token_hex(8)}.json"
     files_to_run = list(test_files or recipe.test_paths)
-    # a run of mocha's own default spec gets none: a positional file would replace that default, and
-    # a spec in package.json's "mocha" would add to whatever default were spelled out here
-    canary = mocha_canary(private) if recipe.runner == "mocha" and files_to_run else None
+    # a run of the runner's own default files gets none: a positional file would replace that
+    # default (and a spec in package.json's "mocha" would add to whatever default were spelled out)
+    canary = run_canary(recipe.runner, private) if files_to_run else None
     if canary is not None:
         files_to_run = [canary["file"], *files_to_run]  # first: a crash in a later file cannot take it down
     argv = runner_command(recipe.runner, files_to_run, report, options=recipe.runner_options, reporters_dir=private)
@@ -94,6 +94,8 @@ def js_job(recipe: JsRecipe, test_files: Sequence[str] | None, tree: str, privat
     env = dict(RUN_ENV)
     env.update(dict(recipe.env))
     env.update(dict(recipe.test_env))
+    if recipe.runner == "mocha":  # where the reporter writes under a mocha without --reporter-options (before 2.2)
+        env["SEBGEN_MOCHA_REPORT"] = report
     guard = f"--require {posixpath.join(private, ASSERT_GUARD.name)}"
     env["NODE_OPTIONS"] = f"{env.get('NODE_OPTIONS', '')} {guard}".strip()
     # node_modules/.bin first, as package.json scripts see it; NODE_OPTIONS and npm config from the
@@ -122,8 +124,8 @@ def js_test_run(
 ) -> TestRun:
     """The TestRun of a finished JS run from the supervisor's verdict (its `report` is what
     `_js_run.py` sent: a JSON line with the runner's exit code, then the reporter's file). With
-    the run's `key`, a report whose signature does not check is no report; with its mocha
-    `canary`, neither is one where the canaries did not come out as planted."""
+    the run's `key`, a report whose signature does not check is no report; with its `canary`
+    (mocha, node:test), neither is one where the canaries did not come out as planted."""
     exit_code, timed_out = int(verdict.get("exit_code", -9)), bool(verdict.get("timed_out"))
     log = tail(str(verdict.get("log_tail", "")))
     requested = list(test_files) if test_files else ["<session>"]
@@ -175,8 +177,10 @@ def js_test_run(
     outcomes.update({file: "error" for file in report.load_errors})
     if not outcomes:
         return lost(f"the {recipe.runner} run (exit code {runner_exit}) reported no tests")
-    if canary is not None and 0 < runner_exit < 255:
+    if canary is not None and recipe.runner == "mocha" and 0 < runner_exit < 255:
         runner_exit -= 1  # mocha exits with its failure count (at most 255): the must-fail canary is one
+    elif canary is not None and runner_exit == 1 and not set(outcomes.values()) & {"failed", "error"}:
+        runner_exit = 0  # node --test exits 1 on any failure: the must-fail canary was the only one
     # why a file did not load joins the log: what the environment's repair rules read (a missing build)
     loads = "".join(f"\nsebgen: {file} did not load: {why}" for file, why in sorted(report.load_errors.items()))
     return TestRun(
@@ -215,6 +219,17 @@ def signed_text(report: str, key: str) -> str:
     if not first.startswith(MAC_PREFIX) or not hmac.compare_digest(first[len(MAC_PREFIX) :], mac):
         raise RunnerReportError("the report is not the one SEBGen's reporter wrote: its signature does not check")
     return text
+
+
+def run_canary(runner: str, private: str) -> dict | None:
+    """The canary tests of a run of `runner` whose files SEBGen names (see `mocha_canary`), or
+    None for a runner that only runs test files inside the project's own roots and patterns (jest,
+    vitest): a canary file there would have to be written into the tree the tests can change."""
+    if runner == "mocha":
+        return mocha_canary(private)
+    if runner == "node-test":
+        return node_test_canary(private)
+    return None
 
 
 def mocha_canary(private: str) -> dict:
@@ -261,8 +276,41 @@ if (typeof describe === "function" && typeof it === "function") {{
     }
 
 
+def node_test_canary(private: str) -> dict:
+    """Two canary tests for a node:test run, as `mocha_canary`'s: one must fail, one must pass,
+    under random names, in a file of SEBGen's private folder that the run names first. node:test
+    runs each file in a process of its own (unless the run isolates none), so the canaries prove
+    that the report is the run's own: a failing test came out failed, a passing one passed, both
+    through the same stream and reporter as the project's tests. -> `file`, `fail`/`pass`
+    (title paths), `source`, `runner`."""
+    token = secrets.token_hex(6)
+    suite, fail, ok = f"sebgen canary {token}", f"must fail {secrets.token_hex(6)}", f"must pass {secrets.token_hex(6)}"
+    names = json.dumps({"suite": suite, "fail": fail, "pass": ok})
+    source = f"""\
+"use strict";
+// SEBGen's canary tests: the first must fail, the second must pass
+const {{ describe, it }} = require("node:test");
+const names = {names};
+describe(names.suite, () => {{
+  it(names.fail, () => {{
+    throw new Error("sebgen canary: this test must fail");
+  }});
+  it(names.pass, () => {{}});
+}});
+"""
+    return {
+        "file": posixpath.join(private, f"_sebgen_canary_{token}.cjs"),
+        "fail": [suite, fail],
+        "pass": [suite, ok],
+        "source": source,
+        "runner": "node-test",
+    }
+
+
 def without_canaries(text: str, canary: dict) -> str:
-    """The mocha report without the canaries, once they came out as planted (else refused)."""
+    """The report without the canaries, once they came out as planted (else refused)."""
+    if canary.get("runner") == "node-test":
+        return _without_node_test_canaries(text, canary)
     try:
         doc = json.loads(text)
         tests = list(doc["tests"])
@@ -276,4 +324,26 @@ def without_canaries(text: str, canary: dict) -> str:
             "the code under test changed how tests run"
         )
     doc["tests"] = [t for t in tests if t.get("file") != canary["file"]]
+    return json.dumps(doc)
+
+
+def _without_node_test_canaries(text: str, canary: dict) -> str:
+    """The node:test report without the canary file's events, once its two tests came out as
+    planted: the must-fail test failed and the must-pass one passed, each reported once."""
+    try:
+        doc = json.loads(text)
+        events = list(doc["events"])
+        mine = [e for e in events if e.get("file") == canary["file"]]
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise RunnerReportError(f"the node:test report does not parse: {exc}") from None
+    names = {canary["fail"][-1]: "failed", canary["pass"][-1]: "passed"}
+    seen = [(e.get("name"), e.get("outcome")) for e in mine if not e.get("suite") and e.get("name") in names]
+    if sorted(seen) != sorted(names.items()):
+        raise RunnerReportError(
+            "the canary tests did not come out as planted (one must fail, one must pass): "
+            "the code under test changed how tests run"
+        )
+    doc["events"] = [e for e in events if e.get("file") != canary["file"]]
+    if isinstance(doc.get("stderr"), dict):
+        doc["stderr"].pop(canary["file"], None)
     return json.dumps(doc)

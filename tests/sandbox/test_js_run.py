@@ -7,6 +7,7 @@ import hashlib
 import hmac
 import json
 import os
+import posixpath
 import secrets
 import shutil
 import subprocess
@@ -357,7 +358,9 @@ def test_a_run_whose_runner_is_started_by_a_launcher_is_signed_and_read(tmp_path
     (private / JOB_NAME).write_text(json.dumps(spec))
     cmd = [sys.executable, *job["cmd"][1:]]
     verdict = run_child(cmd, str(tree), job["env"], 120, lambda proc: None, key=job["key"])
-    run = js_test_run(RECIPE, verdict, ["test/a.test.js"], str(tree), "img", 1.0, 120, key=job["key"])
+    run = js_test_run(
+        RECIPE, verdict, ["test/a.test.js"], str(tree), "img", 1.0, 120, key=job["key"], canary=job["canary"]
+    )
     assert run.outcomes == {"test/a.test.js::adds": "passed", "test/a.test.js::fails": "failed"}, (
         run.note,
         run.log_tail,
@@ -439,10 +442,53 @@ def test_the_mocha_canaries_declare_themselves_in_whatever_interface_the_run_use
     assert json.loads(done.stdout) == [["suite", suite], ["test", fail], ["test", canary["pass"][1]]]
 
 
-def test_no_canaries_where_the_default_spec_runs():
+def test_no_canaries_where_the_default_spec_runs_or_the_runner_finds_its_own_files():
     mocha = replace(RECIPE, runner="mocha")
     assert js_job(mocha, None, "/w", "/p")["canary"] is None  # mocha's own default spec
-    assert js_job(RECIPE, ["t.js"], "/w", "/p")["canary"] is None  # node:test
+    assert js_job(RECIPE, None, "/w", "/p")["canary"] is None  # node --test's own default files
+    for runner in ("jest", "vitest"):  # test files only inside the project's roots and patterns
+        assert js_job(replace(RECIPE, runner=runner), ["t.js"], "/w", "/p")["canary"] is None
+
+
+def test_a_node_test_run_names_its_canary_file_first_from_the_private_folder():
+    job = js_job(RECIPE, ["test/a.test.js"], "/w", "/p")
+    canary = job["canary"]
+    assert canary["runner"] == "node-test" and canary["file"].startswith("/p/_sebgen_canary_")
+    argv = json.loads(job["files"][JOB_NAME])["argv"]
+    assert argv[-2:] == [canary["file"], "test/a.test.js"]
+    assert posixpath.basename(canary["file"]) in job["files"] and "source" not in canary
+
+
+def _node_test_report(canary: dict, fail_outcome: str, real_outcome: str = "passed") -> str:
+    suite, fail, ok = canary["fail"][0], canary["fail"][1], canary["pass"][1]
+    events = [
+        {"outcome": fail_outcome, "name": fail, "nesting": 1, "file": canary["file"], "suite": False},
+        {"outcome": "passed", "name": ok, "nesting": 1, "file": canary["file"], "suite": False},
+        {"outcome": "failed", "name": suite, "nesting": 0, "file": canary["file"], "suite": True},
+        {"outcome": real_outcome, "name": "adds", "nesting": 1, "file": "/work/tree/test/a.js", "suite": False},
+        {"outcome": real_outcome, "name": "math", "nesting": 0, "file": "/work/tree/test/a.js", "suite": True},
+    ]
+    return json.dumps({"reporter": "sebgen-node-test", "events": events, "stderr": {canary["file"]: "x"}})
+
+
+def test_a_node_test_report_keeps_its_tests_only_when_the_canaries_came_out_as_planted():
+    canary = {"file": "/p/_sebgen_canary_x.cjs", "fail": ["c", "f"], "pass": ["c", "p"], "runner": "node-test"}
+    kept = json.loads(without_canaries(_node_test_report(canary, "failed"), canary))
+    assert [e["name"] for e in kept["events"]] == ["adds", "math"] and kept["stderr"] == {}
+    with pytest.raises(RunnerReportError, match="canary tests did not come out as planted"):
+        without_canaries(_node_test_report(canary, "passed"), canary)
+    lost = json.loads(_node_test_report(canary, "failed"))
+    lost["events"] = [e for e in lost["events"] if e["file"] != canary["file"]]
+    with pytest.raises(RunnerReportError, match="canary"):
+        without_canaries(json.dumps(lost), canary)
+
+
+@pytest.mark.parametrize(("real", "exit_code"), [("passed", 0), ("failed", 1)])
+def test_a_node_test_runs_exit_code_leaves_the_must_fail_canary_out(real, exit_code):
+    canary = {"file": "/p/_sebgen_canary_x.cjs", "fail": ["c", "f"], "pass": ["c", "p"], "runner": "node-test"}
+    text = _node_test_report(canary, "failed", real)
+    run = js_test_run(RECIPE, _verdict({"exit_code": 1, "report": text}), ["t"], "/work/tree", "i", 1, 30, None, canary)
+    assert run.outcomes == {"test/a.js::math > adds": real} and run.exit_code == exit_code, (run.outcomes, run.note)
 
 
 def test_a_mocha_report_keeps_its_tests_only_when_the_canaries_came_out_as_planted():
@@ -494,3 +540,37 @@ def test_mocha_before_4_runs_without_exit_which_it_does_not_know(tmp_path, versi
     argv = script.runner_argv(job)
     assert ("--exit" in argv) is kept and argv[-1] == "t.js"
     assert [a for a in argv if a != "--exit"] == [a for a in job["argv"] if a != "--exit"]
+
+
+@pytest.mark.parametrize(
+    ("launcher", "real", "first"),
+    [
+        ("spawn(process.argv[0], args, { customFds: [0,1,2] });", True, "node_modules/mocha/bin/_mocha"),
+        ("spawn(process.execPath, args, { stdio: 'inherit' });", True, "node_modules/.bin/mocha"),
+        ("spawn(process.argv[0], args, { customFds: [0,1,2] });", False, "node_modules/.bin/mocha"),
+        (None, False, "node_modules/.bin/mocha"),
+    ],
+)
+def test_a_mocha_launcher_that_loses_its_streams_is_skipped_for_the_real_mocha(tmp_path, launcher, real, first):
+    """mocha 1's launcher hands its child its streams with `customFds`, which today's Node ignores:
+    the reporter there would wait forever for the key on a standard input nobody writes or closes."""
+    import importlib.util
+
+    from sandbox.js_run import RUN_SCRIPT
+
+    spec = importlib.util.spec_from_file_location("sebgen_js_run_script", RUN_SCRIPT)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    bin_dir = tmp_path / "mocha" / "bin"
+    bin_dir.mkdir(parents=True)
+    (tmp_path / "mocha" / "package.json").write_text(json.dumps({"name": "mocha", "version": "1.21.5"}))
+    if launcher is not None:
+        head = "#!/usr/bin/env node\nvar spawn = require('child_process').spawn;\n"
+        (bin_dir / "mocha").write_text(f"{head}{launcher}\n")
+    if real:
+        (bin_dir / "_mocha").write_text("#!/usr/bin/env node\n")
+    job = json.loads(js_job(replace(RECIPE, runner="mocha"), ["t.js"], "/w", "/p")["files"][JOB_NAME])
+    job["node_modules"] = str(tmp_path)
+    argv = script.runner_argv(job)
+    assert argv[0] == first
+    assert argv[1:] == [a for a in job["argv"][1:] if a != "--exit"]
