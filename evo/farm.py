@@ -295,6 +295,8 @@ def failure_cause(row: dict) -> str:
         return f"not a candidate ({category})"
     if "no test ran" in reason:
         return "no test ran"
+    if "fails for the change's own reason" in reason:
+        return "suite does not load on the buggy state"  # tasks.validate.keep_own_failures
     if re.search(r"skipped (in both states|with bug_patch applied)", reason) and "already pass" not in reason:
         return "tests skipped"  # every test skipped; with others passing, the skips are rarely the cause
     if "fail in the gold state" in reason or "gold patch breaks" in reason:

@@ -220,6 +220,16 @@ LOST = [  # (row, the cause the summary counts it under): reasons as the layers 
         _row("b/ok", "rejected", "functional", "no_f2p", "no FAIL_TO_PASS test: all 4 already pass with bug_patch"),
         "no FAIL_TO_PASS",
     ),
+    (  # attrs 6731eea0: the conftest imports the name the fix adds, so no test ran on the buggy state
+        _row(
+            "b/ok",
+            "rejected",
+            "functional",
+            "no_f2p",
+            "no test fails for the change's own reason: 1089 test(s) never ran with bug_patch applied (...)",
+        ),
+        "suite does not load on the buggy state",
+    ),
     (_row("b/ok", "rejected", "quality", "vague", "the statement does not say what fails"), "judge"),
     (_row("b/ok", "error", "", "TimeoutError", "the engine did not answer"), "error (TimeoutError)"),
 ]
@@ -237,8 +247,13 @@ def test_the_summary_counts_lost_units_by_cause_per_repository():
         "no test ran": 1,
         "tests skipped": 1,
     }
-    assert table["b/ok"]["causes"] == {"no FAIL_TO_PASS": 2, "judge": 1, "error (TimeoutError)": 1}
-    assert table["b/ok"]["kept"] == 1 and sum(table["b/ok"]["causes"].values()) == 4
+    assert table["b/ok"]["causes"] == {
+        "no FAIL_TO_PASS": 2,
+        "suite does not load on the buggy state": 1,
+        "judge": 1,
+        "error (TimeoutError)": 1,
+    }
+    assert table["b/ok"]["kept"] == 1 and sum(table["b/ok"]["causes"].values()) == 5
 
 
 # ------------------------------------------------------------------ end to end (local sandbox)
