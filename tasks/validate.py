@@ -244,6 +244,9 @@ def check_functional_layer(task: Task, validator: Validator, repo_path: Path) ->
     return _fail(result.reason, _functional_category(result), details)
 
 
+NO_OWN_FAILURE = "no test fails for the change's own reason"
+
+
 def keep_own_failures(result, task: Task, repo_path: Path) -> None:
     """FAIL_TO_PASS keeps only the tests that fail for the change's own reason (updates `result`).
 
@@ -281,7 +284,7 @@ def keep_own_failures(result, task: Task, repo_path: Path) -> None:
     )
     if not result.fail_to_pass:
         result.passed = False
-        result.reason = f"no test fails for the change's own reason: {said}"
+        result.reason = f"{NO_OWN_FAILURE}: {said}"
     else:
         result.reason += f"; {said}: left out of FAIL_TO_PASS"
 
@@ -367,7 +370,7 @@ def _functional_category(result) -> str:
     reason = result.reason.lower()
     if "timed out" in reason:
         return "timeout"
-    if result.flaky and not result.fail_to_pass:
+    if result.flaky and not result.fail_to_pass and not reason.startswith(NO_OWN_FAILURE):
         return "flaky"
     if "evaluate's path" in reason:  # the task's tests cannot tell the fix from no fix
         return "no_f2p"
