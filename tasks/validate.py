@@ -255,7 +255,8 @@ def keep_own_failures(result, task: Task, repo_path: Path) -> None:
     imports a name the fix adds, every test of the suite "fails" on the buggy state, and a task
     with a thousand FAIL_TO_PASS tests that an agent resolves by adding one name is not the task
     its statement describes. Such a test counts only when the test patch adds or changes it (a
-    new test module that imports the new name: SWE-bench's usual shape). The others are left
+    new test module that imports the new name: SWE-bench's usual shape), or changes its file when
+    its definition cannot be found (a generated test). The others are left
     out of FAIL_TO_PASS (not PASS_TO_PASS either: they never passed on the buggy state); when
     none is left, the task is rejected and says why."""
     never_ran = [t for t in result.fail_to_pass if result.before.get(t) == ABSENT]
