@@ -4,7 +4,8 @@ Rules first (missing module -> its package; unknown pytest option or ini key -> 
 defines it; VCS version -> pretend version; a pytest too new for the suite (the environment's
 pytest, read from the logs, at least the release the log blames; or pytest's own error that a
 PytestRemovedInNWarning the suite names is gone) -> pin below it; a nose-era suite (yield tests,
-a collection error from pytest 8.4) -> pytest<8; two of the
+a collection error from pytest 8.4; or failing tests whose nose-style setup pytest 8 no longer
+calls, `nose_setup_fix`) -> pytest<8; two of the
 recipe's pins the resolver cannot satisfy together -> the one depended on relaxed to the range
 the other accepts; a source that replaced a dependency of the test runner (pytest no longer
 imports) -> the runner's own requirement installed after it, or that source dropped; a
@@ -19,9 +20,11 @@ the same kind of change. JavaScript/TypeScript's rules (`js_repair.py`) answer w
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -514,6 +517,63 @@ _SKIPPED_FOR = re.compile(
     r"(?P<c>[A-Za-z_][\w.]*) (?:is )?not (?:installed|available)|requires? (?P<d>[A-Za-z_][\w.]*)",
     re.I,
 )
+
+
+# what nose called around a test and pytest 8 no longer does: a module's setup()/teardown() (pytest's
+# own names, setup_module and setUpModule, still run), a plain test class's setup(self)/teardown(self)
+# (setup_method still runs), and a function's @with_setup(...)
+_NOSE_MODULE_HOOKS, _PYTEST_MODULE_HOOKS = {"setup", "teardown", "setUp", "tearDown"}, {"setup_module", "setUpModule"}
+_NOSE_CLASS_HOOKS, _PYTEST_CLASS_HOOKS = {"setup", "teardown"}, {"setup_method", "teardown_method"}
+
+
+def nose_setups(failing: Sequence[str], sources: Mapping[str, str]) -> list[str]:
+    """The failing tests (ids) whose nose-style setup or teardown pytest 8 no longer calls:
+    the module's, the test's class's or the test's own (`@with_setup`). `sources`: each test
+    file's text."""
+    found = []
+    for test_id in failing:
+        path, _, rest = test_id.partition("::")
+        try:
+            scope = ast.parse(sources.get(path) or "").body
+        except (SyntaxError, ValueError):
+            continue
+        names = [re.sub(r"\[.*\]$", "", n) for n in rest.split("::") if n]
+        module = {n.name for n in scope if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        module |= {t.id for n in scope if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        if module & _NOSE_MODULE_HOOKS and not module & _PYTEST_MODULE_HOOKS:
+            found.append(test_id)
+            continue
+        cls = next((n for n in scope if isinstance(n, ast.ClassDef) and n.name == names[0]), None) if names else None
+        if cls is not None and not any("TestCase" in ast.unparse(b) for b in cls.bases):
+            methods = {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            if methods & _NOSE_CLASS_HOOKS and not methods & _PYTEST_CLASS_HOOKS:
+                found.append(test_id)
+                continue
+        body = cls.body if cls is not None else scope
+        func = next((n for n in body if isinstance(n, ast.FunctionDef) and names and n.name == names[-1]), None)
+        if func is not None and any("with_setup" in ast.unparse(d) for d in func.decorator_list):
+            found.append(test_id)
+    return found
+
+
+def nose_setup_fix(
+    log: str, failing: Sequence[str], sources: Mapping[str, str], recipe: InstallRecipe, snapshot: Snapshot | None
+) -> Fix | None:
+    """pytest<8 when tests fail whose nose-style setup pytest 8 dropped (`nose_setups`), checked
+    against the environment: its pytest is 8 or later (under 7 the setup ran, so it is not the
+    cause), and the recipe does not pin pytest<8 already."""
+    skipped = nose_setups(failing, sources)
+    if not skipped or "pytest<8" in recipe.packages:
+        return None
+    installed = installed_pytest(log, recipe, snapshot)
+    if installed is None or installed.major < 8:
+        return None
+    return Fix(
+        f"the suite is nose-era: {len(skipped)} failing test(s) ({', '.join(skipped[:2])}) rely on a nose-style "
+        f"setup or teardown that pytest {installed} no longer calls: pin pytest<8, the last releases that call it",
+        packages=["pytest<8"],
+        rule="nose-setup",
+    )
 
 
 def missing_extra(log: str, recipe: InstallRecipe, extras: dict[str, list[str]]) -> Fix | None:

@@ -48,6 +48,8 @@ from .repair import (
     diagnose,
     install_failure,
     missing_extra,
+    nose_setup_fix,
+    nose_setups,
     outdated_dependency,
     parse_advice,
 )
@@ -299,9 +301,18 @@ class SetupBackend:
         return self._changing(fix, repo, commit, attempt)
 
     def _dependency_fix(self, repo: Path, commit: str, run: TestRun, attempt: Attempt) -> Fix | None:
-        """A package at the commit's release when failing tests blame an API it no longer has."""
-        files = sorted({t.split("::")[0] for t, outcome in run.outcomes.items() if outcome == "failed"})
-        sources = "\n".join((read_file_at(repo, commit, f) or b"").decode(errors="replace") for f in files)
+        """A package at the commit's release when failing tests blame an API it no longer has;
+        pytest<8 when they rely on a nose-style setup pytest 8 no longer calls."""
+        failing = sorted(t for t, outcome in run.outcomes.items() if outcome == "failed")
+        files = sorted({t.split("::")[0] for t in failing})
+        texts = {f: (read_file_at(repo, commit, f) or b"").decode(errors="replace") for f in files}
+        if nose_setups(failing, texts):  # the source says so; the environment's pytest must agree
+            recipe = self.recipe(repo, commit)
+            fix = nose_setup_fix(run.log_tail, failing, texts, recipe, self._snapshot(repo, commit, recipe))
+            if fix is not None:
+                attempt.stage = "tests"
+                return self._changing(fix, repo, commit, attempt)
+        sources = "\n".join(texts.values())
         # the report's evidence of each failure, in pytest's words: a long log's tail may have lost them
         errors = [f"E   {f.get('type')}: {f.get('message')}" for f in run.failures.values() if f.get("type")]
         log = "\n".join([run.log_tail, *errors])

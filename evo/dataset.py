@@ -10,6 +10,9 @@ no other module names a file in it.
     releases/vNNNN.jsonl  the tasks a finished version added, ordered by unit id; written once
                           when the version ends and never rewritten
     CARD.md, card.json    the dataset card, rewritten when a version ends
+    mined/KEY.json        a repository's mined history (`evo.farm.MinedHistory`) at the HEAD it
+                          names, keyed by what else it depends on (`evo.farm.mined_key`): a
+                          resumed or repeated farm reads it instead of mining again
     results/AGENT.json    `sebgen evaluate` documents on the dataset
 
 The dataset is the releases, oldest first.
@@ -27,6 +30,7 @@ DOCUMENT = "dataset.json"
 STATE = "state.jsonl"
 RELEASES = "releases"
 RESULTS = "results"
+MINED = "mined"
 CARD_MD = "CARD.md"
 CARD_JSON = "card.json"
 FORMAT = 1
@@ -68,7 +72,8 @@ class DatasetFolder:
         """A folder `farm` may write into: a dataset, an empty folder, or none yet."""
         if self.path.exists() and not self.path.is_dir():
             raise DatasetFolderError(f"{self.path} is a file, not a dataset folder")
-        if self.path.is_dir() and not self.is_dataset() and any(self.path.iterdir()):
+        # a run killed before its first version was written leaves only the mined histories
+        if self.path.is_dir() and not self.is_dataset() and any(p.name != MINED for p in self.path.iterdir()):
             raise DatasetFolderError(
                 f"{self.path} is not empty and holds no {DOCUMENT}: give a new folder or a farmed dataset"
             )
@@ -106,6 +111,22 @@ class DatasetFolder:
     def rows(self) -> list[dict]:
         """Every state row, in the order written (the last row of a unit is its outcome)."""
         return self._journal.read()
+
+    # -- mined histories --------------------------------------------------------------------
+    def mined_path(self, key: str) -> Path:
+        return self.path / MINED / f"{key}.json"
+
+    def read_mined(self, key: str) -> dict | None:
+        """The saved mined history under `key`, or None (none saved, or unreadable: mined again)."""
+        try:
+            data = json.loads(self.mined_path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def write_mined(self, key: str, history: dict) -> None:
+        self.mined_path(key).parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(self.mined_path(key), json.dumps(history, sort_keys=True) + "\n")
 
     # -- releases -------------------------------------------------------------------------------
     def write_release(self, version: int, tasks: list[dict]) -> None:

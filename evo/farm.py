@@ -18,6 +18,7 @@ filter is order-dependent, so a farm does not apply it.)
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
@@ -33,7 +34,16 @@ from evo.pipeline import Outcome
 from evo.runfolder import RunFolder
 from evo.stopping import Stopper
 from records import Task, UserError
-from tasks import SEED_PROMPTS, Candidate, MiningError, Strategy, StrategyType, mine_pull_requests, pick_candidates
+from tasks import (
+    SEED_PROMPTS,
+    Candidate,
+    MiningError,
+    Strategy,
+    StrategyType,
+    mine_pull_requests,
+    mining_digest,
+    pick_candidates,
+)
 
 COMMIT, PR = "commit", "pr"
 KEPT, REJECTED, ERROR, DUPLICATE = "kept", "rejected", "error", "duplicate"
@@ -83,23 +93,89 @@ def change_size(candidate: Candidate) -> tuple[int, int]:
     return lines, hunks
 
 
-def repo_units(config: Config, path: Path, settings: FarmSettings) -> list[Unit]:
-    """The units of one repository's history (in the date window, of the kinds asked for, passing
-    the size filters), oldest first."""
+@dataclass
+class MinedHistory:
+    """What mining one repository's history found for a farm, before the unit filters: saved in
+    the dataset folder (`DatasetFolder.write_mined`) under `mined_key`, so a resumed or repeated
+    farm of the same HEAD reads it instead of mining again, and an incremental one classifies
+    only the commits it has not seen (`tasks.mining.reuse_or_classify`)."""
+
+    head: str
+    language: str  # the language HEAD's tree holds ("unknown" when none)
+    commits: list[Candidate]  # `mine`'s candidates
+    pulls: list[Candidate]  # `mine_pull_requests`' (empty unless PR units are asked for)
+    sizes: dict[str, list[int]] = field(default_factory=dict)  # sha -> [changed lines, hunks], as filters ask
+
+    def to_dict(self) -> dict:
+        return {
+            "head": self.head,
+            "language": self.language,
+            "commits": [c.to_dict() for c in self.commits],
+            "pulls": [c.to_dict() for c in self.pulls],
+            "sizes": self.sizes,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> MinedHistory:
+        return cls(
+            str(data["head"]),
+            str(data["language"]),
+            [Candidate(**c) for c in data["commits"]],
+            [Candidate(**c) for c in data["pulls"]],
+            {k: list(v) for k, v in (data.get("sizes") or {}).items()},
+        )
+
+
+def mined_key(config: Config, path: Path, settings: FarmSettings) -> str:
+    """What a mined history depends on besides HEAD: the repository, the window, the unit kinds,
+    the mining filters and the mining code itself (a new SEBGen version mines again)."""
+    parts = {
+        "path": str(Path(path).resolve()),
+        "since": settings.since,
+        "until": settings.until,
+        "pulls": settings.unit in (PR, "both"),
+        "mining": config.mining.model_dump(mode="json"),
+        "code": mining_digest(),
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:20]
+
+
+def mine_history(
+    config: Config, path: Path, settings: FarmSettings, earlier: MinedHistory | None = None
+) -> MinedHistory:
+    """Mine the history at HEAD; `earlier` (the saved mining of an older HEAD) lends the
+    classification of the commits both have."""
+    import git
+
+    from environment import language_markers, snapshot_files
     from evo.runtime import mine_repo
 
-    found: dict[str, Candidate] = {c.sha: c for c in mine_repo(config, path, settings.since, settings.until).candidates}
+    head = git.Repo(path).head.commit.hexsha
+    known = {c.sha: c for c in earlier.commits} if earlier else None
+    commits = mine_repo(config, path, settings.since, settings.until, known=known).candidates
+    pulls = []
     if settings.unit in (PR, "both"):
         m = config.mining
-        for c in mine_pull_requests(
+        pulls = mine_pull_requests(
             path,
             since=settings.since or m.since,
             until=settings.until or m.until,
             max_source_files=m.max_source_files,
             min_message_chars=m.min_message_chars,
             max_commits=m.max_commits,
-        ):
-            found[c.sha] = c
+            known={c.sha: c for c in earlier.pulls} if earlier else None,
+        )
+    languages = sorted(language_markers(snapshot_files(path, "HEAD")))
+    language = languages[0] if languages else "unknown"
+    return MinedHistory(head, language, commits, pulls, dict(earlier.sizes) if earlier else {})
+
+
+def repo_units(config: Config, path: Path, settings: FarmSettings, mined: MinedHistory | None = None) -> list[Unit]:
+    """The units of one repository's history (in the date window, of the kinds asked for, passing
+    the size filters), oldest first; from `mined` when given (its `sizes` filled as needed)."""
+    mined = mined or mine_history(config, path, settings)
+    found: dict[str, Candidate] = {c.sha: c for c in mined.commits}
+    found.update({c.sha: c for c in mined.pulls})
     units = []
     for c in found.values():
         kind = unit_kind(c)
@@ -108,7 +184,9 @@ def repo_units(config: Config, path: Path, settings: FarmSettings) -> list[Unit]
         if len(c.source_files) < settings.min_source_files:
             continue
         if settings.min_lines or settings.min_hunks:
-            lines, hunks = change_size(c)
+            if c.sha not in mined.sizes:
+                mined.sizes[c.sha] = list(change_size(c))
+            lines, hunks = mined.sizes[c.sha]
             if lines < settings.min_lines or hunks < settings.min_hunks:
                 continue
         units.append(Unit(unit_id(c.repo, c.sha, kind), c.repo, kind, c))
@@ -295,6 +373,8 @@ def failure_cause(row: dict) -> str:
         return f"not a candidate ({category})"
     if "no test ran" in reason:
         return "no test ran"
+    if "fails for the change's own reason" in reason:
+        return "suite does not load on the buggy state"  # tasks.validate.keep_own_failures
     if re.search(r"skipped (in both states|with bug_patch applied)", reason) and "already pass" not in reason:
         return "tests skipped"  # every test skipped; with others passing, the skips are rarely the cause
     if "fail in the gold state" in reason or "gold patch breaks" in reason:
@@ -421,26 +501,39 @@ class Farm:
         }
 
     def _units(self) -> tuple[dict[str, list[Unit]], dict[str, str], dict[str, dict]]:
-        import git
-
-        from environment import language_markers, snapshot_files
         from sandbox import repo_name
 
         units_by_repo, skipped, repos = {}, {}, {}
         for path in self.repos:
             name = repo_name(path)
             try:
-                units_by_repo[name] = repo_units(self.config, path, self.settings)
+                mined = self._mined(name, path)
+                units_by_repo[name] = repo_units(self.config, path, self.settings, mined)
             except MiningError as exc:
                 skipped[name] = str(exc)
                 self.log(f"farm: {name}: {exc}")
                 continue
-            languages = sorted(language_markers(snapshot_files(path, "HEAD")))
-            head = git.Repo(path).head.commit.hexsha
-            repos[name] = {"path": str(path), "head": head, "language": languages[0] if languages else "unknown"}
+            self.folder.write_mined(mined_key(self.config, path, self.settings), mined.to_dict())
+            repos[name] = {"path": str(path), "head": mined.head, "language": mined.language}
         if not units_by_repo:
             raise FarmError("no repository can be farmed: " + "; ".join(skipped.values()))
         return units_by_repo, skipped, repos
+
+    def _mined(self, name: str, path: Path) -> MinedHistory:
+        """The repository's mined history: the saved one when HEAD has not moved, else mined
+        again with the saved one's classifications (and saved)."""
+        import git
+
+        saved = self.folder.read_mined(mined_key(self.config, path, self.settings))
+        try:
+            earlier = MinedHistory.from_dict(saved) if saved else None
+        except (KeyError, TypeError, ValueError):  # written by hand or another format: mined again
+            earlier = None
+        head = git.Repo(path).head.commit.hexsha
+        if earlier is not None and earlier.head == head:
+            self.log(f"farm: {name}: history at {head[:10]} mined before: not mined again")
+            return earlier
+        return mine_history(self.config, path, self.settings, earlier)
 
     def _version(self, units_by_repo: dict[str, list[Unit]], strategy: Strategy, repos: dict) -> dict:
         """The open version to continue, or a new one with its plan written down ({} when an

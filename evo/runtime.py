@@ -27,12 +27,12 @@ def resolve_repos(config: Config) -> list[Path]:
     return ensure_corpus()
 
 
-def mine_repo(config: Config, repo: Path | str, since: str | None = None, until: str | None = None):
+def mine_repo(config: Config, repo: Path | str, since: str | None = None, until: str | None = None, known=None):
     """`mine` with the config's mining filters (the one place they are passed on); `since` and
-    `until` given here win over the config's window."""
+    `until` given here win over the config's window; `known`: `mine`'s earlier candidates."""
     settings = config.mining.model_dump()
     settings.update({k: v for k, v in (("since", since), ("until", until)) if v})
-    return mine(repo, **settings)
+    return mine(repo, **settings, known=known)
 
 
 def mine_all(config: Config, repos: list[Path]) -> list[Candidate]:

@@ -25,7 +25,7 @@ Imports nothing of SEBGen's other packages.
 from .cache import default_cache_dir, file_lock
 from .errors import BuildError, PatchError, SandboxError
 from .factory import docker_engine_version, make_backend
-from .functional import FunctionalResult, attempt_verdict, check_functional, run_attempt
+from .functional import ABSENT, FunctionalResult, attempt_verdict, check_functional, run_attempt
 from .integrity import (
     AUTOLOAD_NAMES,
     AUTOLOAD_SUFFIXES,
@@ -102,6 +102,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "ABSENT",
     "AUTOLOAD_NAMES",
     "AUTOLOAD_SUFFIXES",
     "Backend",

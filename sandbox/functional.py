@@ -21,7 +21,7 @@ from .tree import attempt_tree, raise_if_submodule_needed
 from .types import Backend, TestRun
 
 _FLAKY = "flaky"
-_ABSENT = "absent"  # not reported: its file failed to collect or the run died
+ABSENT = "absent"  # not reported: its file (or a conftest, a setup file, the session) failed to load, or the run died
 
 
 @dataclass
@@ -58,7 +58,7 @@ def _summary(runs: Sequence[TestRun], tests: set[str]) -> dict[str, str]:
     """One outcome per test over the reruns of a state, or 'flaky' when they disagree."""
     merged = {}
     for t in sorted(tests):
-        seen = {r.outcomes.get(t, _ABSENT) for r in runs}
+        seen = {r.outcomes.get(t, ABSENT) for r in runs}
         merged[t] = seen.pop() if len(seen) == 1 else _FLAKY
     return merged
 

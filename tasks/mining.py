@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -517,13 +518,18 @@ def mine(
     max_source_files: int = 15,
     min_message_chars: int = 25,
     max_commits: int = 2000,
+    known: Mapping[str, Candidate] | None = None,
 ) -> MiningResult:
     """Apply the filters to every commit reachable from HEAD (the newest `max_commits`, merged
     pull-request branches included), oldest first, counting survivors.
 
     A merge is a change of its own only when none of the commits it brought in changes source
     and tests and its message describes a pull request (`distinct_changes`); otherwise its
-    change is already counted through those commits, which carry its title and description."""
+    change is already counted through those commits, which carry its title and description.
+
+    `known`: candidates an earlier mining of this repository found, by sha (a farm's saved list):
+    one that this history describes the same way keeps its classification, the costly part
+    (`reuse_or_classify`)."""
     repo = open_repo(path)
     languages = require_mined_language(path)
     since_day, until_day = _parse_day(since), _parse_day(until)
@@ -544,7 +550,7 @@ def mine(
         if record.is_merge and not _merge_is_own_change(record, history, languages):
             continue
         funnel["distinct_changes"] += 1
-        if language is None or not _snapshot_holds(repo, record.sha, language):
+        if language is None or (record.sha not in (known or {}) and not _snapshot_holds(repo, record.sha, language)):
             continue
         source, _ = _split_files(record.files, language)
         funnel["changes_source_and_tests"] += 1
@@ -559,7 +565,7 @@ def mine(
         if (since_day and day < since_day) or (until_day and day > until_day):
             continue
         funnel["date_window"] += 1
-        candidates.append(_classified(repo, candidate))
+        candidates.append(reuse_or_classify(repo, candidate, known))
     if not saw_tests:
         where = "; ".join(_TEST_PLACES[lang.name] for lang in languages)
         raise MiningError(f"{path} has no tests: no commit touches a test file ({where})")
@@ -749,6 +755,34 @@ def _candidate(
     )
 
 
+def mining_digest() -> str:
+    """A digest of the code that decides what mining finds (this module and `tasks.history`): a
+    saved mining is stale when it changes."""
+    import hashlib
+    import inspect
+
+    from tasks import history
+
+    return hashlib.sha256((inspect.getsource(sys.modules[__name__]) + inspect.getsource(history)).encode()).hexdigest()
+
+
+_CLASSIFICATION = ("kind", "added_functions", "touched_functions")
+
+
+def reuse_or_classify(repo: git.Repo, candidate: Candidate, known: Mapping[str, Candidate] | None) -> Candidate:
+    """`candidate` classified: by `known`'s candidate of the same sha when everything the
+    classification reads from (its commits, files, subject, language) is the same, else anew."""
+    old = (known or {}).get(candidate.sha)
+    if old is None:
+        return _classified(repo, candidate)
+    mine, theirs = candidate.to_dict(), old.to_dict()
+    if any(mine[k] != theirs[k] for k in mine if k not in _CLASSIFICATION):
+        return _classified(repo, candidate)
+    for name in _CLASSIFICATION:
+        setattr(candidate, name, theirs[name])
+    return candidate
+
+
 def _classified(repo: git.Repo, candidate: Candidate) -> Candidate:
     src_diff = diff_text(repo, candidate.parent, candidate.sha, candidate.source_files)
     if candidate.language == PYTHON_LANGUAGE.name:
@@ -782,6 +816,7 @@ def mine_pull_requests(
     max_source_files: int = 15,
     min_message_chars: int = 25,
     max_commits: int = 2000,
+    known: Mapping[str, Candidate] | None = None,
 ) -> list[Candidate]:
     """Every merged pull request as one candidate, oldest first: a merge commit on the
     first-parent chain whose change against its first parent touches source and tests, in
@@ -803,5 +838,5 @@ def mine_pull_requests(
             continue
         candidate = _candidate(repo, record, pull_request_of(record), True)
         if len(candidate.description) >= min_message_chars:
-            found.append(_classified(repo, candidate))
+            found.append(reuse_or_classify(repo, candidate, known))
     return found

@@ -8,6 +8,7 @@ only reject a task that executed correctly, never rescue one that did not.
 
 from __future__ import annotations
 
+import ast
 import re
 import statistics
 import tempfile
@@ -21,8 +22,18 @@ from unidiff import PatchSet
 from environment import JS_LANGUAGE, PYTHON_LANGUAGE, language_of_test
 from llm import LLMClient, LLMError, leak_report
 from records import LAYERS, FailureEvidence, LayerResult, Task
-from sandbox import PatchError, SandboxError, apply_patch, attempt_verdict, check_functional, export_tree, run_attempt
+from sandbox import (
+    ABSENT,
+    PatchError,
+    SandboxError,
+    apply_patch,
+    attempt_verdict,
+    check_functional,
+    export_tree,
+    run_attempt,
+)
 from tasks.evidence import failure_evidence, file_at, repo_modules
+from tasks.evidence import js as js_evidence
 from tasks.evidence.js import syntax_error
 from tasks.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
 from tasks.statement import writer_failures
@@ -200,6 +211,8 @@ def check_functional_layer(task: Task, validator: Validator, repo_path: Path) ->
                 reruns=validator.reruns,
             )
             if result.passed:
+                keep_own_failures(result, task, repo_path)
+            if result.passed:
                 _nop_and_oracle(result, task, validator.backend, repo_path)
             validator.functional_cache[key] = result
         except PatchError as exc:
@@ -229,6 +242,97 @@ def check_functional_layer(task: Task, validator: Validator, repo_path: Path) ->
     if result.passed:
         return LayerResult(True, 1.0, result.reason, details=details)
     return _fail(result.reason, _functional_category(result), details)
+
+
+NO_OWN_FAILURE = "no test fails for the change's own reason"
+
+
+def keep_own_failures(result, task: Task, repo_path: Path) -> None:
+    """FAIL_TO_PASS keeps only the tests that fail for the change's own reason (updates `result`).
+
+    A test that never ran with bug_patch applied (its file, a conftest or a setup file failed to
+    load, so the runner reported nothing for it) is no evidence of its own: when a conftest
+    imports a name the fix adds, every test of the suite "fails" on the buggy state, and a task
+    with a thousand FAIL_TO_PASS tests that an agent resolves by adding one name is not the task
+    its statement describes. Such a test counts only when the test patch adds or changes it (a
+    new test module that imports the new name: SWE-bench's usual shape), or changes its file when
+    its definition cannot be found (a generated test). The others are left
+    out of FAIL_TO_PASS (not PASS_TO_PASS either: they never passed on the buggy state); when
+    none is left, the task is rejected and says why."""
+    never_ran = [t for t in result.fail_to_pass if result.before.get(t) == ABSENT]
+    if not never_ran:
+        return
+    touched = _added_lines(task.test_patch)
+    sources: dict[str, str] = {}
+    dropped = []
+    for test_id in never_ran:
+        path = test_id.partition("::")[0]
+        if path not in touched:
+            dropped.append(test_id)
+            continue
+        if path not in sources:
+            sources[path] = file_at(str(repo_path), task.base_commit, path)
+        span = definition_lines(sources[path], test_id)
+        if span is not None and not any(span[0] <= line <= span[1] for line in touched[path]):
+            dropped.append(test_id)
+    if not dropped:
+        return
+    result.fail_to_pass = [t for t in result.fail_to_pass if t not in set(dropped)]
+    result.failures = {t: f for t, f in result.failures.items() if t in result.fail_to_pass}
+    said = (
+        f"{len(dropped)} test(s) never ran with bug_patch applied (their file, a conftest or a setup file "
+        f"failed to load) and the test patch neither adds nor changes them ({_short(dropped)})"
+    )
+    if not result.fail_to_pass:
+        result.passed = False
+        result.reason = f"{NO_OWN_FAILURE}: {said}"
+    else:
+        result.reason += f"; {said}: left out of FAIL_TO_PASS"
+
+
+def _short(names: Sequence[str], limit: int = 3) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _added_lines(patch: str) -> dict[str, set[int]]:
+    """Per file of `patch`: the line numbers its change adds or rewrites, in the patched file."""
+    try:
+        files = PatchSet(patch)
+    except Exception:
+        return {}
+    return {f.path: {line.target_line_no for hunk in f for line in hunk if line.is_added} for f in files}
+
+
+def definition_lines(source: str, test_id: str) -> tuple[int, int] | None:
+    """The first and last line (decorators included) of the test `test_id` names in `source`,
+    or None when it cannot be found (a generated test, a file that does not parse)."""
+    path, _, rest = test_id.partition("::")
+    if path.endswith(PYTHON_LANGUAGE.extensions):
+        return _python_span(source, [re.sub(r"\[.*\]$", "", part) for part in rest.split("::")])
+    if path.endswith(JS_LANGUAGE.extensions):
+        try:
+            found = js_evidence.find_test(js_evidence.parse(source, path).root_node, test_id, None)
+        except (ValueError, RecursionError):
+            return None
+        return (found.node.start_point.row + 1, found.node.end_point.row + 1) if found else None
+    return None
+
+
+def _python_span(source: str, names: list[str]) -> tuple[int, int] | None:
+    try:
+        scope: list = ast.parse(source).body
+    except (SyntaxError, ValueError):
+        return None
+    node = None
+    for name in names:
+        defined = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+        node = next((n for n in scope if isinstance(n, defined) and n.name == name), None)
+        if node is None:
+            return None
+        scope = node.body
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    return first, node.end_lineno or node.lineno
 
 
 def _nop_and_oracle(result, task: Task, backend, repo_path: Path) -> None:
@@ -267,7 +371,7 @@ def _functional_category(result) -> str:
     reason = result.reason.lower()
     if "timed out" in reason:
         return "timeout"
-    if result.flaky and not result.fail_to_pass:
+    if result.flaky and not result.fail_to_pass and not reason.startswith(NO_OWN_FAILURE):
         return "flaky"
     if "evaluate's path" in reason:  # the task's tests cannot tell the fix from no fix
         return "no_f2p"

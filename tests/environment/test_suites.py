@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from environment import detect_recipe, diagnose, make_sandbox
-from environment.repair import api_modules, outdated_dependency
+from environment.repair import api_modules, nose_setup_fix, outdated_dependency
 from environment.versions import Release, Snapshot, contemporary, parse_releases, suite_pins
 from sandbox import InstallRecipe, Limits
 
@@ -258,6 +258,77 @@ def test_a_nose_era_suite_runs_once_repaired_its_setup_functions_called(tmp_path
         "tests/test_calc.py::TestOld::test_x": "passed",
     }, run.log_tail
     assert [f["rule"] for f in setup["attempts"] if f["rule"]] == ["nose-era-suite"]
+
+
+# pytest 9.0.3 on a nose-era file without yield tests (module setup()/teardown(), a class with
+# setup()): everything collects, and the tests fail because nothing called their setup
+NOSE_SETUP_LOG = (Path(__file__).resolve().parent.parent / "data" / "pytest9_nose_setup_functions.log").read_text()
+NOSE_SETUP_TESTS = """\
+from calc import add
+
+STATE = {}
+
+
+def setup():
+    STATE["base"] = 1
+
+
+def teardown():
+    STATE.clear()
+
+
+def test_add():
+    assert add(STATE["base"], 1) == 2
+
+
+class TestOld:
+    def setup(self):
+        self.x = 1
+
+    def test_x(self):
+        assert self.x == 1
+"""
+NOSE_FAILING = ["tests/test_calc.py::test_add", "tests/test_calc.py::TestOld::test_x"]
+
+
+def test_failing_tests_whose_nose_setup_pytest_8_skips_pin_pytest_below_8():
+    sources = {"tests/test_calc.py": NOSE_SETUP_TESTS}
+    pytest9 = Snapshot(None, installed={"pytest": "9.0.3"})
+    fix = nose_setup_fix(NOSE_SETUP_LOG, NOSE_FAILING, sources, InstallRecipe(), pytest9)
+    assert fix is not None and fix.rule == "nose-setup" and fix.packages == ["pytest<8"]
+    assert "2 failing test(s)" in fix.reason and "pytest 9.0.3" in fix.reason
+    # checked against the environment: pytest 7 calls nose's setup, so it is not why they fail
+    pytest7 = Snapshot(None, installed={"pytest": "7.4.4"})
+    assert nose_setup_fix(NOSE_SETUP_LOG, NOSE_FAILING, sources, InstallRecipe(), pytest7) is None
+    # and against the source: pytest's own setup_module/setup_method run under pytest 8
+    modern = NOSE_SETUP_TESTS.replace("def setup():", "def setup_module():").replace(
+        "def setup(self):", "def setup_method(self):"
+    )
+    assert (
+        nose_setup_fix(NOSE_SETUP_LOG, NOSE_FAILING, {"tests/test_calc.py": modern}, InstallRecipe(), pytest9) is None
+    )
+    # already pinned: no loop
+    pinned = InstallRecipe(packages=("pytest<8",))
+    assert nose_setup_fix(NOSE_SETUP_LOG, NOSE_FAILING, sources, pinned, pytest9) is None
+
+
+def test_a_nose_era_suite_without_yield_tests_passes_once_repaired(tmp_path):
+    repo, sha = commit_files(
+        tmp_path / "nose",
+        {"calc.py": "def add(a, b):\n    return a + b\n"}
+        | {"tests/__init__.py": "", "tests/test_calc.py": NOSE_SETUP_TESTS},
+    )
+    backend = make_sandbox(
+        "local", limits=Limits(timeout_s=300), cache_dir=tmp_path / "cache", log=lambda m: None, setup_attempts=3
+    )
+    try:
+        run = backend.run_tests(repo, sha, [], ["tests/test_calc.py"])
+        setup = backend.environment_setup(repo, sha)
+    finally:
+        backend.close()
+    assert run.outcomes == dict.fromkeys(NOSE_FAILING, "passed"), run.log_tail  # setup() and setup(self) ran
+    assert [f["rule"] for f in setup["attempts"] if f["rule"]] == ["nose-setup"]
+    assert "KeyError: 'base'" in setup["first_failure"]  # the first failure's log stays in the record
 
 
 # tenacity 2214708c (2021-01-29) under typeguard 4.6.1: its test calls check_type(name, value, type)

@@ -17,7 +17,18 @@ import pytest
 from corpus.builder import ensure_corpus
 from evo.config import Config, farm_settings
 from evo.dataset import DatasetFolder
-from evo.farm import COMMIT, PR, FarmResult, failure_cause, farm_strategy, fingerprints, plan, repo_units
+from evo.farm import (
+    COMMIT,
+    PR,
+    Farm,
+    FarmResult,
+    failure_cause,
+    farm_strategy,
+    fingerprints,
+    mine_history,
+    plan,
+    repo_units,
+)
 from evo.runfolder import RunFolder
 from records import UserError
 from tasks import Strategy, StrategyType
@@ -101,6 +112,26 @@ def test_size_filters_drop_small_units(merges):
     assert _kinds(repo, min_lines=3) == {}  # each change is one line out, one in
     assert len(_kinds(repo, min_lines=2, min_hunks=1)) == 3
     assert _kinds(repo, min_source_files=2) == {}
+
+
+def test_mining_again_after_new_commits_classifies_only_the_new_ones(tmp_path, merges, monkeypatch):
+    import tasks.mining
+
+    repo = tmp_path / "shelf"
+    subprocess.run(["git", "clone", "-q", str(merges[0]), str(repo)], check=True)
+    settings = farm_settings()
+    first = mine_history(Config(), repo, settings)
+    _edit(repo, "shelf/calc.py", "def clamp", "# clamp: lo and hi are inclusive\ndef clamp")
+    with open(repo / "tests" / "test_calc.py", "a") as fh:
+        fh.write("\n\ndef test_clamp_keeps_a_value_inside():\n    assert True\n")
+    new = _commit(repo, "Document that clamp's bounds are inclusive, and test a value inside them", 9)
+    classified = []
+    real = tasks.mining._classified
+    monkeypatch.setattr(tasks.mining, "_classified", lambda r, c: classified.append(c.sha) or real(r, c))
+    again = mine_history(Config(), repo, settings, first)
+    assert classified == [new]  # the commits mined before keep their classification
+    fresh = mine_history(Config(), repo, settings)
+    assert again.to_dict() == fresh.to_dict() and again.head == new
 
 
 def test_fingerprints_match_a_fork_of_the_same_change():
@@ -220,6 +251,16 @@ LOST = [  # (row, the cause the summary counts it under): reasons as the layers 
         _row("b/ok", "rejected", "functional", "no_f2p", "no FAIL_TO_PASS test: all 4 already pass with bug_patch"),
         "no FAIL_TO_PASS",
     ),
+    (  # attrs 6731eea0: the conftest imports the name the fix adds, so no test ran on the buggy state
+        _row(
+            "b/ok",
+            "rejected",
+            "functional",
+            "no_f2p",
+            "no test fails for the change's own reason: 1089 test(s) never ran with bug_patch applied (...)",
+        ),
+        "suite does not load on the buggy state",
+    ),
     (_row("b/ok", "rejected", "quality", "vague", "the statement does not say what fails"), "judge"),
     (_row("b/ok", "error", "", "TimeoutError", "the engine did not answer"), "error (TimeoutError)"),
 ]
@@ -237,8 +278,13 @@ def test_the_summary_counts_lost_units_by_cause_per_repository():
         "no test ran": 1,
         "tests skipped": 1,
     }
-    assert table["b/ok"]["causes"] == {"no FAIL_TO_PASS": 2, "judge": 1, "error (TimeoutError)": 1}
-    assert table["b/ok"]["kept"] == 1 and sum(table["b/ok"]["causes"].values()) == 4
+    assert table["b/ok"]["causes"] == {
+        "no FAIL_TO_PASS": 2,
+        "suite does not load on the buggy state": 1,
+        "judge": 1,
+        "error (TimeoutError)": 1,
+    }
+    assert table["b/ok"]["kept"] == 1 and sum(table["b/ok"]["causes"].values()) == 5
 
 
 # ------------------------------------------------------------------ end to end (local sandbox)
@@ -467,3 +513,26 @@ def test_a_plan_takes_the_strategys_kinds_of_the_whole_history_whatever_is_left(
     # once its bug fixes are tried, BUG_FIX plans nothing: the feature is not a fallback
     assert plan({"shelf": units}, strategy, {u.id for u in first}, None) == []
     assert [u.id for u in plan({"shelf": units}, strategy, set(), 1)] == [first[0].id]
+
+
+@pytest.mark.slow
+def test_a_resumed_farm_reads_the_mined_history_instead_of_mining_again(tmp_path, merges, monkeypatch):
+    require_mark("slow", "farms end to end")
+    repo, _ = merges
+    config = Config.model_validate({"sandbox": {"backend": "local", "reruns": 1}})
+    settings = farm_settings(seed=3)
+    straight = DatasetFolder(tmp_path / "straight")
+    Farm(config, [repo], straight, settings, log=lambda *_: None).run()
+    resumed = DatasetFolder(tmp_path / "resumed")
+    ended = []
+    first = Farm(config, [repo], resumed, settings, log=lambda *_: None, on_event=ended.append)
+    assert not first.run(should_stop=lambda: any(e["event"] == "unit" for e in ended)).finished
+
+    def mined_again(*args, **kwargs):
+        raise AssertionError("a resumed farm mined the history again")
+
+    monkeypatch.setattr("evo.farm.mine_history", mined_again)
+    said = []
+    assert Farm(config, [repo], resumed, settings, log=said.append).run().finished
+    assert any("mined before: not mined again" in line for line in said)
+    assert _dataset(resumed.path) == _dataset(straight.path)
