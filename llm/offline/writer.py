@@ -221,8 +221,6 @@ def write_statement(
 
     sections = [_fmt(phr.pick(_TITLES[strategy]), values)]
     opening = _fmt(phr.pick(_OPENINGS[strategy]), values)
-    if angle and fn0:
-        opening = f"From the point of view of code calling `{fn0}`: {opening[:1].lower()}{opening[1:]}"
     # a developer's body often says how the fix works: whatever the prompt, a statement keeps only
     # its symptoms (no real issue tells the solver the change to make; the leak check misses prose)
     body = body_sentences("\n\n".join(facts.bodies), True, skip=(facts.subject,))
@@ -233,7 +231,8 @@ def write_statement(
         if not leak_report(sentence, fix).score and not quotes_fix_expression(sentence, facts.added_lines)
     ]
     body = body[: 0 if concise else 4 if detailed else 2]  # issues and PRs are never cited: the solver cannot read them
-    sections.append(" ".join([opening, *body]))
+    opening_at = len(sections)
+    sections.append("")  # the opening, once it is known whether a block is shown
 
     if "name_function" in directives or strategy == "REFACTOR":
         sections.append(_functions_section(facts, phr, api=strategy == "REFACTOR"))
@@ -246,7 +245,7 @@ def write_statement(
         evidence = evidence_section(groups, phr, "reproduce" in directives, limit, missing)
         sections.append(evidence)
         if "expected_actual" in directives:
-            sections.append(evidence_expected_actual(lead, strategy, lead_missing))
+            sections.append(evidence_expected_actual(lead, strategy, lead_missing, shown="```" in evidence))
     else:
         if "reproduce" in directives:
             sections.append(_repro_section(checks, phr, facts, limit=1 if concise else 3))
@@ -270,6 +269,11 @@ def write_statement(
         )
     if "no_leak" not in directives:
         sections.append(_suggested_fix(facts.added_lines, phr, rng))
+    if "```" not in evidence and "snippet" in opening:  # no block is shown: none is announced
+        opening = _fmt(next(o for o in _OPENINGS[strategy] if "snippet" not in o), values)
+    if angle and fn0:
+        opening = f"From the point of view of code calling `{fn0}`: {opening[:1].lower()}{opening[1:]}"
+    sections[opening_at] = " ".join([opening, *body])
 
     if "no_leak" in directives:
         sections = [s if evidence and s == evidence else _strip_leaks(s, facts.added_lines) for s in sections]
@@ -697,7 +701,34 @@ def _seen_clause(f: FailureEvidence) -> str:
     shown = _value(observed, f.reproduction or "")
     if shown:
         return f"gives {shown}"
-    return "is false" if f.kind == "truthy" else "gives a different value"
+    difference = _text_difference(observed, f.expected or "") if f.kind == "compare" and f.op == "==" else ""
+    if difference:
+        return difference
+    return "is false" if f.kind == "truthy" else _VAGUE_SEEN
+
+
+def _text_difference(observed: str, expected: str) -> str:
+    """Where a text too long to quote inline first differs from the required one, as a verb
+    phrase ("gives text whose line 3 is ... where ... is expected"); "" when either is no
+    whole string literal."""
+    try:
+        got, want = ast.literal_eval(observed), ast.literal_eval(expected)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return ""
+    if not (isinstance(got, str) and isinstance(want, str)) or got == want:
+        return ""
+    lines, wanted = got.split("\n"), want.split("\n")
+    for n, (line, wanted_line) in enumerate(zip(lines, wanted), 1):
+        if line != wanted_line:
+            if not (_short(repr(line), 120) and _short(repr(wanted_line), 120)):
+                return ""
+            return f"gives text whose line {n} is {_span(repr(line))} where {_span(repr(wanted_line))} is expected"
+    n = min(len(lines), len(wanted))
+    if len(lines) < len(wanted) and _short(repr(wanted[n]), 120):
+        return f"gives text that ends after line {n}, where line {n + 1} should be {_span(repr(wanted[n]))}"
+    if len(lines) > len(wanted) and _short(repr(lines[n]), 120):
+        return f"gives text with a line {n + 1} too many, {_span(repr(lines[n]))}"
+    return ""
 
 
 _RELATION = {
@@ -803,13 +834,13 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) 
     """One other failing case of the lead's test: its input (its own call when that differs
     from the lead's, else its values in place of the lead's) and what it gives and needs
     (`shared`: what it needs is said once for all the cases)."""
-    outcome = _seen_clause(f) if shared else f"{_seen_clause(f)}; {_want_clause(f)}"
+    outcome = _line_outcome(f, shared)
     call = f.call or ""
     changed = _changed_inputs(f, lead)
     usable_call = bool(call) and call != (lead.call or "") and not f.unbound and _short(call, 160)
     unshown = [(old, new) for old, new in changed if not usable_call or _flat(new) not in _flat(call)]
     if usable_call and not unshown:
-        return f"- {_span(call)} {outcome}"
+        return f"- {_span(call)} {outcome}".rstrip()
     if not changed or any(_test_object(new) for _, new in changed):
         return ""  # no input, or one that is the tests' own object (`<class 'tests.test_x.C'>`)
     code = lead.reproduction or ""
@@ -817,6 +848,8 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) 
     loose = [_span(new) for old, new in changed if not (old and _flat(old) in _flat(code))]
     inputs = ", ".join([*placed, *([f"input {', '.join(loose)}"] if loose else [])])
     subject = _span(call) if usable_call else "the snippet"
+    if not outcome:
+        return f"- with {inputs}" + (f": {subject}" if usable_call else "")
     return f"- with {inputs}: {subject} {outcome}"
 
 
@@ -927,13 +960,28 @@ def _listed_line(f: FailureEvidence) -> str:
     """A failing test beyond the snippets in one line: its call, what it gives, what it needs."""
     if not f.call or f.unbound or not _short(f.call, 160):
         return ""
-    return f"- {_span(f.call)} {_seen_clause(f)}; {_want_clause(f)}"
+    return f"- {_span(f.call)} {_line_outcome(f)}"
 
 
-def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "") -> str:
-    """The lead failure as an expected/actual pair (the same clauses as its outcome sentence)."""
+_VAGUE_SEEN = "gives a different value"
+
+
+def _line_outcome(f: FailureEvidence, shared: bool = False) -> str:
+    """A listed call's outcome: what it gives, then what it needs (`shared`: said once for the
+    list); a value the run could not show is not mentioned (the line would state nothing)."""
+    seen, want = _seen_clause(f), _want_clause(f)
+    if seen == _VAGUE_SEEN:
+        return "" if shared else want.removeprefix("it ")
+    return seen if shared else f"{seen}; {want}"
+
+
+def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "", shown: bool = True) -> str:
+    """The lead failure as an expected/actual pair (the same clauses as its outcome sentence);
+    "" when it could only speak of a snippet the statement does not show (`shown`)."""
     call = f.call or ""
     subject = _span(call) if call and not f.unbound and _short(call, 120) else "the snippet"
+    if not shown and (subject == "the snippet" or f.kind in ("helper", "fail")):
+        return ""
     want = _want_clause(f)
     want = f"{subject} {want[3:]}" if want.startswith("it ") else want
     if missing:

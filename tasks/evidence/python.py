@@ -646,8 +646,8 @@ def _test_setup(
             }
             setup.prelude += steps
     for name in args:
-        if name in ("self", "cls", "request"):
-            continue
+        if name in ("self", "request") or (name == "cls" and name not in values):
+            continue  # a parametrized argument named `cls` is a value like any other
         if name in values:
             uses = sum(isinstance(n, ast.Name) and n.id == name for s in body for n in ast.walk(s))
             if uses <= 1 and len(ast.unparse(values[name])) <= 60:
@@ -730,7 +730,15 @@ def _reproduction(
 
 class _DeadBranches(ast.NodeTransformer):
     """`if False:` / `if 0:` / `if TYPE_CHECKING:` blocks (code that never runs) replaced by
-    their `else`, `if True:` by its body: a reader sees only what runs."""
+    their `else`, `if True:` by its body: a reader sees only what runs. A unittest
+    `with self.subTest(...):` becomes its body too: it only labels a failure, and `self` is no
+    name a snippet has."""
+
+    def visit_With(self, node: ast.With):
+        self.generic_visit(node)
+        if all(_callee_text(i.context_expr) == "self.subTest" and i.optional_vars is None for i in node.items):
+            return node.body
+        return node
 
     def visit_If(self, node: ast.If):
         self.generic_visit(node)

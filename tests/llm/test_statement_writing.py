@@ -289,3 +289,41 @@ def test_slowness_is_stated_as_slowness_not_as_a_wrong_value():
     assert "`render` is too slow (`elapsed` reaches `3.2`, the limit is `0.5`)" in title
     assert "wrong value" not in text and "returns `3.2`" not in text
     assert "The snippet is too slow on the current code, `elapsed` reaches `3.2`; it should stay below `0.5`." in text
+
+
+def test_a_statement_that_shows_no_block_never_speaks_of_a_snippet():
+    """The only failure's snippet cannot be quoted (it reads a name it never binds): no opening
+    announces a snippet, and no expected/actual pair is written about one."""
+    unquotable = replace(case(0, "x", "'1.00'", "'1'"), unbound=["x"], call="fmt(x)", params=None)
+    openings = set()
+    for n in range(12):  # enough seeds that every opening is drawn
+        text = write_statement(context([unquotable], subject=f"Fix rounding {n}"), BUG)["problem_statement"]
+        assert "```" not in text and "snippet" not in text.lower()
+        openings.add(text.split("\n\n")[1])
+    assert len(openings) > 1
+    quotable = write_statement(context([case(0, "1", "'1.00'", "'1'")]), BUG)["problem_statement"]
+    assert "```" in quotable and "Expected behaviour: `fmt(1)` should be `'1.00'`" in quotable
+
+
+def test_a_long_text_is_stated_by_its_first_differing_line_never_as_a_different_value():
+    got, want = "+---+\n| a |\n+---+", "+---+\n|  a |\n+---+"
+    table = FailureEvidence(
+        "tests/test_table.py::test_render",
+        kind="compare",
+        call="t.render()",
+        check="assert t.render() == expected",
+        op="==",
+        expected=repr(want),
+        observed=repr(got),
+        reproduction=f"from table import T\nt = T('a')\nassert t.render() == {want!r}",
+        function="T.render",
+    )
+    tail = "\n" + "-" * 150  # too long to quote inline
+    table = replace(table, observed=repr(got + tail), expected=repr(want + tail))
+    text = write_statement(context([table]), BUG)["problem_statement"]
+    assert "gives text whose line 2 is `'| a |'` where `'|  a |'` is expected" in text
+    assert "different value" not in text
+    # a listed case whose value the run could not show states what it needs, nothing more
+    vague = replace(case(1, "2", "'2.00'", ""), observed=None)
+    text = write_statement(context([case(0, "1", "'1.00'", "'1'"), vague]), BUG)["problem_statement"]
+    assert "different value" not in text and "`fmt(2)`" in text and "`'2.00'`" in text
