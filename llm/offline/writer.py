@@ -526,6 +526,9 @@ def _public_name(fn: str, code: str) -> str:
     local_head = re.search(rf"^\s*{re.escape(fn.split('.')[0])}\s*=(?!=)", code, re.M) if "." in fn else None
     if last and builtin_method and ("." not in fn or local_head):
         return ""
+    inner = re.search(rf"\.(\w+)\([^()]*\)\s*\.{re.escape(last)}\s*\(", code) if builtin_method and "." in fn else None
+    if inner:  # `table.get_string().strip()` named `PrettyTable.strip`: the project's method is the inner one
+        return f"{fn.rsplit('.', 1)[0]}.{inner.group(1)}"
     if last and re.search(rf"^\s*(?:async\s+)?def {re.escape(last)}\b", code, re.M):
         return ""
     if last and re.search(rf"^\s*from (?:tests?|testing)\b[\w.]* import [^\n]*\b{re.escape(last)}\b", code, re.M):
@@ -552,14 +555,25 @@ def _uses(code: str, name: str) -> bool:
 
 
 def _with_touched_function(f: FailureEvidence, functions: list[dict]) -> FailureEvidence:
-    """The failure, named after a public function the fix touches when its reproduction uses
-    it (`Option` rather than the test runner that drove it)."""
+    """The failure, named after a public function the fix touches when its checked expression
+    uses it (`Option` rather than the test runner that drove it), or when the failure is named
+    after the project's test harness (imported from a `testing` module) and its setup uses it."""
     code = f"{f.call or ''}\n{f.check or ''}"  # the checked expression, not the setup before it
     names = [str(fn.get("name")) for fn in functions if fn.get("name")]
     used = [n for n in names if not n.startswith("_") and re.search(rf"(?<![\w]){re.escape(n)}\b", code)]
     current = f.function or ""
     if used and not any(n in current.split(".") for n in used):
         return replace(f, function=used[0])
+    head = re.escape(current.split(".")[0])
+    harness = current and re.search(
+        rf"^\s*from\s+[\w.]*\btesting\b[\w.]*\s+import\s+[^\n]*\b{head}\b", f.reproduction or "", re.M
+    )
+    if harness:  # the project's test runner (`CliRunner.invoke`) only drives the code at fault
+        setup = [
+            n for n in names if not n.startswith("_") and re.search(rf"(?<![\w]){re.escape(n)}\b", f.reproduction or "")
+        ]
+        if setup:
+            return replace(f, function=setup[0])
     return f
 
 

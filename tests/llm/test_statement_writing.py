@@ -230,6 +230,15 @@ def test_a_title_never_blames_a_string_method_or_a_test_helper_the_check_ends_wi
     )
     title = write_statement(context([helper]), BUG)["problem_statement"].splitlines()[0]
     assert not title.startswith("`check_output` returns") and "`check_output`" not in title.split(",")[0]
+    method = replace(
+        stripped,
+        call="table.get_string().strip()",
+        check="assert table.get_string().strip() == 'hi'",
+        reproduction="from app import Table\ntable = Table()\nassert table.get_string().strip() == 'hi'",
+        function="Table.strip",
+    )
+    title = write_statement(context([method], subject="Fix strip of get_string"), BUG)["problem_statement"]
+    assert "Table.strip" not in title.splitlines()[0]
 
 
 def test_a_missing_piece_of_output_reads_as_a_sentence_in_the_title():
@@ -327,3 +336,22 @@ def test_a_long_text_is_stated_by_its_first_differing_line_never_as_a_different_
     vague = replace(case(1, "2", "'2.00'", ""), observed=None)
     text = write_statement(context([case(0, "1", "'1.00'", "'1'"), vague]), BUG)["problem_statement"]
     assert "different value" not in text and "`fmt(2)`" in text and "`'2.00'`" in text
+
+
+def test_a_title_names_the_touched_function_the_setup_uses_never_the_projects_test_runner():
+    runner = FailureEvidence(
+        "tests/test_types.py::test_path_type",
+        kind="compare",
+        call="result.return_value",
+        check="assert result.return_value == pathlib.Path('a')",
+        op="==",
+        expected="pathlib.Path('a')",
+        observed="b'a'",
+        reproduction="import pathlib\nimport click\nfrom click.testing import CliRunner\nrunner = CliRunner()\n"
+        "cli = click.Command('cli', params=[click.Argument(['p'], type=click.Path(path_type=pathlib.Path))])\n"
+        "result = runner.invoke(cli, ['a'], standalone_mode=False)\nassert result.return_value == pathlib.Path('a')",
+        function="CliRunner.invoke",
+    )
+    touched = [{"name": "Path", "file": "src/click/types.py", "signature": "Path(...)"}]
+    title = write_statement(context([runner], functions=touched), BUG)["problem_statement"].splitlines()[0]
+    assert "CliRunner" not in title and "`Path`" in title
