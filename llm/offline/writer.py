@@ -718,6 +718,8 @@ def _seen_clause(f: FailureEvidence) -> str:
     difference = _text_difference(observed, f.expected or "") if f.kind == "compare" and f.op == "==" else ""
     if difference:
         return difference
+    if f.kind == "compare" and f.op in ("in", "not in") and observed:  # the value is too long; the fact is not
+        return "does not contain it" if f.op == "in" else "contains it"
     return "is false" if f.kind == "truthy" else _VAGUE_SEEN
 
 

@@ -355,3 +355,19 @@ def test_a_title_names_the_touched_function_the_setup_uses_never_the_projects_te
     touched = [{"name": "Path", "file": "src/click/types.py", "signature": "Path(...)"}]
     title = write_statement(context([runner], functions=touched), BUG)["problem_statement"].splitlines()[0]
     assert "CliRunner" not in title and "`Path`" in title
+
+
+def test_a_long_text_that_lacks_a_piece_says_so():
+    output = FailureEvidence(
+        "tests/test_cli.py::test_help",
+        kind="compare",
+        call="result.output",
+        check="assert '(Deprecated)' in result.output",
+        op="in",
+        expected="'(Deprecated)'",
+        observed=repr("Usage: cmd [OPTIONS]\n\n  CLI HELP (DEPRECATED)\n" + "x" * 150),
+        reproduction="from app import run\nresult = run('--help')\nassert '(Deprecated)' in result.output",
+        function="run",
+    )
+    text = write_statement(context([output]), BUG)["problem_statement"]
+    assert "`result.output` does not contain it" in text and "different value" not in text

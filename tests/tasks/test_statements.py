@@ -474,6 +474,11 @@ def test_a_parametrized_argument_named_cls_is_a_value_like_any_other():
     evidence = {"type": "AssertionError", "line": 8, "message": "assert 'a' == PosixPath('a')", "indices": {"cls": 1}}
     found = explain_failure(source, "tests/t.py::test_path_type[Path-expect1]", evidence, repo_modules={"click"})
     assert "path_type=pathlib.Path" in found.reproduction and not found.unbound
+    # a stored report keeps no index: the element whose values are the reported ones is found
+    stored = {**evidence, "indices": None, "params": {"cls": "<class 'pathlib.Path'>", "expect": "PosixPath('a')"}}
+    found = explain_failure(source, "tests/t.py::test_path_type[Path-expect1]", stored, repo_modules={"click"})
+    assert "path_type=pathlib.Path" in found.reproduction and "== pathlib.Path('a')" in found.reproduction
+    assert not found.unbound
 
 
 def test_a_unittest_subtest_block_becomes_its_body():
