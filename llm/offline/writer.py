@@ -945,7 +945,8 @@ def evidence_section(
         shared = len(group) > 3 and len(wants) == 1  # the rule the cases share, said once
         cases = []
         for other in group[1:CASES]:
-            line = _case_line(other, f, shared)
+            own_check = _flat(other.check or "") != _flat(f.check or "")  # it fails at another check
+            line = "" if own_check and _quotable(other) else _case_line(other, f, shared)
             if line:
                 cases.append(line)
             elif _quotable(other) and _flat(other.reproduction or "") not in shown_code:

@@ -371,3 +371,23 @@ def test_a_long_text_that_lacks_a_piece_says_so():
     )
     text = write_statement(context([output]), BUG)["problem_statement"]
     assert "`result.output` does not contain it" in text and "different value" not in text
+
+
+def test_a_case_that_fails_at_another_check_gets_its_own_snippet():
+    """Case 1 passes the lead's first check and fails at the next one: no line may say it fails
+    the lead's check."""
+    lead = replace(case(0, "1", "1", "2"), check="assert len(parse(1)) == 1", call="len(parse(1))")
+    lead = replace(lead, reproduction="from money import parse\nassert len(parse(1)) == 1", params={"amount": "1"})
+    later = replace(
+        lead,
+        test_id="tests/test_money.py::test_format[1]",
+        check="assert parse(2)[0] == 'x'",
+        call="parse(2)[0]",
+        expected="'x'",
+        observed="'y'",
+        params={"amount": "2"},
+        reproduction="from money import parse\nassert len(parse(2)) == 1\nassert parse(2)[0] == 'x'",
+    )
+    text = write_statement(context([lead, later]), BUG)["problem_statement"]
+    assert "assert parse(2)[0] == 'x'" in text and "`'y'`" in text
+    assert "`2` in place of `1`" not in text
