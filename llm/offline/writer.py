@@ -619,6 +619,9 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
         return f"{who} is too slow{measured}"
     if kind == "raises":
         wanted = f.expected or "an exception"
+        message = _message_seen(f)
+        if message is not None:
+            return f"{name} raises {_span(wanted)} with the wrong message" + (f" ({_span(message)})" if message else "")
         if observed == "no exception" or not error:
             return f"{name} does not {'warn with' if f.warns else 'raise'} {_span(wanted)}"
         return f"{name} raises {_span(etype)} where {_span(wanted)} is expected"
@@ -705,9 +708,23 @@ def _value(text: str, code: str = "", limit: int = 120) -> str:
     return _span(text)
 
 
+def _message_seen(f: FailureEvidence) -> str | None:
+    """The message the expected exception came with, when it was raised but its message did not
+    match (pytest's "Regex pattern did not match"): "" when the run did not say it; None when
+    the failure is another one."""
+    if f.kind != "raises" or not (f.observed or "").startswith("Regex pattern did not match"):
+        return None
+    actual = re.search(r"Actual message: (.+)", f.message or "")
+    return actual.group(1).strip() if actual and _short(actual.group(1).strip(), 80) else ""
+
+
 def _seen_clause(f: FailureEvidence) -> str:
     """What the current code does at the failing check, as a verb phrase."""
     observed, error = f.observed or "", f.error or ""
+    message = _message_seen(f)
+    if message is not None:  # it raises the right exception, with another message: never "does not raise"
+        shown = f"is {_span(message)}" if message else "does not match"
+        return f"ends with a {_span(f.expected or 'exception')} whose message {shown}"
     if f.kind == "raises" and (observed == "no exception" or not error):
         return "does not warn" if f.warns else "does not raise"
     if error:

@@ -391,3 +391,22 @@ def test_a_case_that_fails_at_another_check_gets_its_own_snippet():
     text = write_statement(context([lead, later]), BUG)["problem_statement"]
     assert "assert parse(2)[0] == 'x'" in text and "`'y'`" in text
     assert "`2` in place of `1`" not in text
+
+
+def test_an_exception_with_the_wrong_message_is_never_said_not_to_be_raised():
+    frozen = FailureEvidence(
+        "tests/test_frozen.py::test_message",
+        kind="raises",
+        call="frozen.x = 2",
+        expected="FrozenInstanceError",
+        match="can't set attribute",
+        observed="Regex pattern did not match.",
+        message="Regex pattern did not match.\n  Expected regex: \"can't set attribute\"\n  Actual message: ''",
+        reproduction="import pytest\nfrom app import Frozen, FrozenInstanceError\nfrozen = Frozen(1)\n"
+        'with pytest.raises(FrozenInstanceError, match="can\'t set attribute"):\n    frozen.x = 2',
+        function="Frozen",
+    )
+    text = write_statement(context([frozen]), BUG)["problem_statement"]
+    assert "does not raise" not in text
+    assert "`frozen.x = 2` raises `FrozenInstanceError` with the wrong message (`''`)" in text.splitlines()[0]
+    assert "ends with a `FrozenInstanceError` whose message is `''`" in text
