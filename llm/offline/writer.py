@@ -992,9 +992,10 @@ def _quotable(f: FailureEvidence) -> bool:
 
 def _listed_line(f: FailureEvidence) -> str:
     """A failing test beyond the snippets in one line: its call, what it gives, what it needs."""
-    if not f.call or f.unbound or not _short(f.call, 160):
+    outcome = _line_outcome(f)
+    if not f.call or f.unbound or not _short(f.call, 160) or not outcome:
         return ""
-    return f"- {_span(f.call)} {_line_outcome(f)}"
+    return f"- {_span(f.call)} {outcome}"
 
 
 _VAGUE_SEEN = "gives a different value"
@@ -1004,8 +1005,8 @@ def _line_outcome(f: FailureEvidence, shared: bool = False) -> str:
     """A listed call's outcome: what it gives, then what it needs (`shared`: said once for the
     list); a value the run could not show is not mentioned (the line would state nothing)."""
     seen, want = _seen_clause(f), _want_clause(f)
-    if seen == _VAGUE_SEEN:
-        return "" if shared else want.removeprefix("it ")
+    if seen == _VAGUE_SEEN:  # "it should be `x`" still says something; "the comparison ... should hold" does not
+        return want.removeprefix("it ") if want.startswith("it ") and not shared else ""
     return seen if shared else f"{seen}; {want}"
 
 

@@ -336,6 +336,10 @@ def test_a_long_text_is_stated_by_its_first_differing_line_never_as_a_different_
     vague = replace(case(1, "2", "'2.00'", ""), observed=None)
     text = write_statement(context([case(0, "1", "'1.00'", "'1'"), vague]), BUG)["problem_statement"]
     assert "different value" not in text and "`fmt(2)`" in text and "`'2.00'`" in text
+    # nor when what it needs cannot be shown either: the line is left out, never half a sentence
+    nothing = replace(vague, expected="'" + "2" * 300 + "'")
+    text = write_statement(context([case(0, "1", "'1.00'", "'1'"), nothing]), BUG)["problem_statement"]
+    assert "different value" not in text and "` the comparison" not in text
 
 
 def test_a_title_names_the_touched_function_the_setup_uses_never_the_projects_test_runner():
