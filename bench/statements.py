@@ -555,10 +555,13 @@ def unmentioned_cases(statement: str, test_ids: list[str], failures: dict[str, F
 PLACEHOLDER = re.compile(r"(?:expected|actual)(?:_\w+)?")
 
 
-def test_internals(statement: str, test_ids: list[str], failures: dict[str, FailureEvidence]) -> list[str]:
+def test_internals(
+    statement: str, test_ids: list[str], failures: dict[str, FailureEvidence], public: frozenset[str] = frozenset()
+) -> list[str]:
     """Test internals in the text: a FAIL_TO_PASS test's function name, a parametrize id (the
     case's whole id unless it is part of a parameter's value, `EOFError` of `<class 'EOFError'>`,
-    or pytest's generated `argname<N>` piece of it), a parametrize argument
+    or a public name of the repository (`public`: the solver finds `MARKDOWN` there), or
+    pytest's generated `argname<N>` piece of it), a parametrize argument
     name listed as `name=value`, a bare `expected` / `actual` used as a value (an inline span of
     that word, or a name the statement's code reads but never binds), an `if False:` block."""
     found: list[str] = []
@@ -575,6 +578,7 @@ def test_internals(statement: str, test_ids: list[str], failures: dict[str, Fail
         params = (failures.get(test_id) or FailureEvidence(test_id)).params or {}
         if (
             case
+            and case not in public
             and not any(case in value for value in params.values())
             and re.search(rf"(?<![\w/.-]){re.escape(case)}(?![\w/.-])", statement)
         ):
@@ -758,13 +762,14 @@ def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[
             rows["leak"].append(f"{iid}: {', '.join(leak.kinds)} ({leak.evidence[:80]!r})")
         # the derived evidence the writer read: the evidence run holds the runner's words only
         recorded = _recorded(task)
-        for key, found in (
+        public = frozenset(public_cache[key])
+        for share, found in (
             ("unmentioned", unmentioned_cases(statement, task["FAIL_TO_PASS"], recorded)),
-            ("internals", test_internals(statement, task["FAIL_TO_PASS"], recorded)),
+            ("internals", test_internals(statement, task["FAIL_TO_PASS"], recorded, public)),
             ("title", off_path_title(statement, list(recorded.values()))),
         ):
             if found:
-                rows[key].append(f"{iid}: {', '.join(found)}")
+                rows[share].append(f"{iid}: {', '.join(found)}")
     return rows
 
 

@@ -163,11 +163,11 @@ def check_reproductions(
         else:  # a value that was not observed is not claimed: its line goes
             checks[i] = ReproductionCheck(block.code, "dropped", block.note, block.claim.describe(), kind="inline")
     results = _execute(task, backend, repo_path, [blocks[i] for i in runnable], runnable, timeout_s)
-    if isinstance(results, str):
+    if isinstance(results, str):  # nothing was observed: no block may claim a behaviour
         report.note = results
         for i in runnable:
             checks[i] = ReproductionCheck(
-                blocks[i].code, "kept", "not executed", claim=blocks[i].claim.describe(), kind=blocks[i].kind
+                blocks[i].code, "dropped", results, claim=blocks[i].claim.describe(), kind=blocks[i].kind
             )
     else:
         for i in runnable:
@@ -560,4 +560,37 @@ def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck
             if m and _ABOUT_BLOCK.match(m.group(1).strip()) and "```" not in m.group(1):
                 end += m.end()
             text = text[:start].rstrip() + "\n\n" + text[end:].lstrip()
+    if any(c.verdict == "dropped" for c in checks) and not python_blocks(text):
+        text = without_snippet_talk(text)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+_SNIPPET = re.compile(r"\b(?:snippet|code above|block above|reproduction above)\b", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`])")
+
+
+def without_snippet_talk(statement: str) -> str:
+    """The statement without the sentences that speak of a snippet, when none is shown any
+    more (its blocks were dropped): an "Expected behaviour:" line goes with its "Actual
+    behaviour:" line, since one side alone states nothing."""
+    out: list[str] = []
+    skip_actual = False
+    for line in statement.split("\n"):
+        if skip_actual and line.startswith("Actual behaviour:"):
+            skip_actual = False
+            continue
+        skip_actual = False
+        if not _SNIPPET.search(line):
+            out.append(line)
+            continue
+        if line.startswith("Expected behaviour:"):
+            skip_actual = True
+            continue
+        if line.startswith("Actual behaviour:"):
+            if out and out[-1].startswith("Expected behaviour:"):
+                out.pop()
+            continue
+        kept = [sentence for sentence in _SENTENCE_END.split(line) if not _SNIPPET.search(sentence)]
+        if kept:
+            out.append(" ".join(kept))
+    return "\n".join(out)

@@ -221,8 +221,6 @@ def write_statement(
 
     sections = [_fmt(phr.pick(_TITLES[strategy]), values)]
     opening = _fmt(phr.pick(_OPENINGS[strategy]), values)
-    if angle and fn0:
-        opening = f"From the point of view of code calling `{fn0}`: {opening[:1].lower()}{opening[1:]}"
     # a developer's body often says how the fix works: whatever the prompt, a statement keeps only
     # its symptoms (no real issue tells the solver the change to make; the leak check misses prose)
     body = body_sentences("\n\n".join(facts.bodies), True, skip=(facts.subject,))
@@ -233,7 +231,8 @@ def write_statement(
         if not leak_report(sentence, fix).score and not quotes_fix_expression(sentence, facts.added_lines)
     ]
     body = body[: 0 if concise else 4 if detailed else 2]  # issues and PRs are never cited: the solver cannot read them
-    sections.append(" ".join([opening, *body]))
+    opening_at = len(sections)
+    sections.append("")  # the opening, once it is known whether a block is shown
 
     if "name_function" in directives or strategy == "REFACTOR":
         sections.append(_functions_section(facts, phr, api=strategy == "REFACTOR"))
@@ -246,7 +245,7 @@ def write_statement(
         evidence = evidence_section(groups, phr, "reproduce" in directives, limit, missing)
         sections.append(evidence)
         if "expected_actual" in directives:
-            sections.append(evidence_expected_actual(lead, strategy, lead_missing))
+            sections.append(evidence_expected_actual(lead, strategy, lead_missing, shown="```" in evidence))
     else:
         if "reproduce" in directives:
             sections.append(_repro_section(checks, phr, facts, limit=1 if concise else 3))
@@ -270,6 +269,11 @@ def write_statement(
         )
     if "no_leak" not in directives:
         sections.append(_suggested_fix(facts.added_lines, phr, rng))
+    if "```" not in evidence and "snippet" in opening:  # no block is shown: none is announced
+        opening = _fmt(next(o for o in _OPENINGS[strategy] if "snippet" not in o), values)
+    if angle and fn0:
+        opening = f"From the point of view of code calling `{fn0}`: {opening[:1].lower()}{opening[1:]}"
+    sections[opening_at] = " ".join([opening, *body])
 
     if "no_leak" in directives:
         sections = [s if evidence and s == evidence else _strip_leaks(s, facts.added_lines) for s in sections]
@@ -522,6 +526,9 @@ def _public_name(fn: str, code: str) -> str:
     local_head = re.search(rf"^\s*{re.escape(fn.split('.')[0])}\s*=(?!=)", code, re.M) if "." in fn else None
     if last and builtin_method and ("." not in fn or local_head):
         return ""
+    inner = re.search(rf"\.(\w+)\([^()]*\)\s*\.{re.escape(last)}\s*\(", code) if builtin_method and "." in fn else None
+    if inner:  # `table.get_string().strip()` named `PrettyTable.strip`: the project's method is the inner one
+        return f"{fn.rsplit('.', 1)[0]}.{inner.group(1)}"
     if last and re.search(rf"^\s*(?:async\s+)?def {re.escape(last)}\b", code, re.M):
         return ""
     if last and re.search(rf"^\s*from (?:tests?|testing)\b[\w.]* import [^\n]*\b{re.escape(last)}\b", code, re.M):
@@ -548,14 +555,25 @@ def _uses(code: str, name: str) -> bool:
 
 
 def _with_touched_function(f: FailureEvidence, functions: list[dict]) -> FailureEvidence:
-    """The failure, named after a public function the fix touches when its reproduction uses
-    it (`Option` rather than the test runner that drove it)."""
+    """The failure, named after a public function the fix touches when its checked expression
+    uses it (`Option` rather than the test runner that drove it), or when the failure is named
+    after the project's test harness (imported from a `testing` module) and its setup uses it."""
     code = f"{f.call or ''}\n{f.check or ''}"  # the checked expression, not the setup before it
     names = [str(fn.get("name")) for fn in functions if fn.get("name")]
     used = [n for n in names if not n.startswith("_") and re.search(rf"(?<![\w]){re.escape(n)}\b", code)]
     current = f.function or ""
     if used and not any(n in current.split(".") for n in used):
         return replace(f, function=used[0])
+    head = re.escape(current.split(".")[0])
+    harness = current and re.search(
+        rf"^\s*from\s+[\w.]*\btesting\b[\w.]*\s+import\s+[^\n]*\b{head}\b", f.reproduction or "", re.M
+    )
+    if harness:  # the project's test runner (`CliRunner.invoke`) only drives the code at fault
+        setup = [
+            n for n in names if not n.startswith("_") and re.search(rf"(?<![\w]){re.escape(n)}\b", f.reproduction or "")
+        ]
+        if setup:
+            return replace(f, function=setup[0])
     return f
 
 
@@ -601,6 +619,9 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
         return f"{who} is too slow{measured}"
     if kind == "raises":
         wanted = f.expected or "an exception"
+        message = _message_seen(f)
+        if message is not None:
+            return f"{name} raises {_span(wanted)} with the wrong message" + (f" ({_span(message)})" if message else "")
         if observed == "no exception" or not error:
             return f"{name} does not {'warn with' if f.warns else 'raise'} {_span(wanted)}"
         return f"{name} raises {_span(etype)} where {_span(wanted)} is expected"
@@ -687,9 +708,23 @@ def _value(text: str, code: str = "", limit: int = 120) -> str:
     return _span(text)
 
 
+def _message_seen(f: FailureEvidence) -> str | None:
+    """The message the expected exception came with, when it was raised but its message did not
+    match (pytest's "Regex pattern did not match"): "" when the run did not say it; None when
+    the failure is another one."""
+    if f.kind != "raises" or not (f.observed or "").startswith("Regex pattern did not match"):
+        return None
+    actual = re.search(r"Actual message: (.+)", f.message or "")
+    return actual.group(1).strip() if actual and _short(actual.group(1).strip(), 80) else ""
+
+
 def _seen_clause(f: FailureEvidence) -> str:
     """What the current code does at the failing check, as a verb phrase."""
     observed, error = f.observed or "", f.error or ""
+    message = _message_seen(f)
+    if message is not None:  # it raises the right exception, with another message: never "does not raise"
+        shown = f"is {_span(message)}" if message else "does not match"
+        return f"ends with a {_span(f.expected or 'exception')} whose message {shown}"
     if f.kind == "raises" and (observed == "no exception" or not error):
         return "does not warn" if f.warns else "does not raise"
     if error:
@@ -697,7 +732,36 @@ def _seen_clause(f: FailureEvidence) -> str:
     shown = _value(observed, f.reproduction or "")
     if shown:
         return f"gives {shown}"
-    return "is false" if f.kind == "truthy" else "gives a different value"
+    difference = _text_difference(observed, f.expected or "") if f.kind == "compare" and f.op == "==" else ""
+    if difference:
+        return difference
+    if f.kind == "compare" and f.op in ("in", "not in") and observed:  # the value is too long; the fact is not
+        return "does not contain it" if f.op == "in" else "contains it"
+    return "is false" if f.kind == "truthy" else _VAGUE_SEEN
+
+
+def _text_difference(observed: str, expected: str) -> str:
+    """Where a text too long to quote inline first differs from the required one, as a verb
+    phrase ("gives text whose line 3 is ... where ... is expected"); "" when either is no
+    whole string literal."""
+    try:
+        got, want = ast.literal_eval(observed), ast.literal_eval(expected)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return ""
+    if not (isinstance(got, str) and isinstance(want, str)) or got == want:
+        return ""
+    lines, wanted = got.split("\n"), want.split("\n")
+    for n, (line, wanted_line) in enumerate(zip(lines, wanted), 1):
+        if line != wanted_line:
+            if not (_short(repr(line), 120) and _short(repr(wanted_line), 120)):
+                return ""
+            return f"gives text whose line {n} is {_span(repr(line))} where {_span(repr(wanted_line))} is expected"
+    n = min(len(lines), len(wanted))
+    if len(lines) < len(wanted) and _short(repr(wanted[n]), 120):
+        return f"gives text that ends after line {n}, where line {n + 1} should be {_span(repr(wanted[n]))}"
+    if len(lines) > len(wanted) and _short(repr(lines[n]), 120):
+        return f"gives text with a line {n + 1} too many, {_span(repr(lines[n]))}"
+    return ""
 
 
 _RELATION = {
@@ -803,13 +867,13 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) 
     """One other failing case of the lead's test: its input (its own call when that differs
     from the lead's, else its values in place of the lead's) and what it gives and needs
     (`shared`: what it needs is said once for all the cases)."""
-    outcome = _seen_clause(f) if shared else f"{_seen_clause(f)}; {_want_clause(f)}"
+    outcome = _line_outcome(f, shared)
     call = f.call or ""
     changed = _changed_inputs(f, lead)
     usable_call = bool(call) and call != (lead.call or "") and not f.unbound and _short(call, 160)
     unshown = [(old, new) for old, new in changed if not usable_call or _flat(new) not in _flat(call)]
     if usable_call and not unshown:
-        return f"- {_span(call)} {outcome}"
+        return f"- {_span(call)} {outcome}".rstrip()
     if not changed or any(_test_object(new) for _, new in changed):
         return ""  # no input, or one that is the tests' own object (`<class 'tests.test_x.C'>`)
     code = lead.reproduction or ""
@@ -817,6 +881,8 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) 
     loose = [_span(new) for old, new in changed if not (old and _flat(old) in _flat(code))]
     inputs = ", ".join([*placed, *([f"input {', '.join(loose)}"] if loose else [])])
     subject = _span(call) if usable_call else "the snippet"
+    if not outcome:
+        return f"- with {inputs}" + (f": {subject}" if usable_call else "")
     return f"- with {inputs}: {subject} {outcome}"
 
 
@@ -896,7 +962,8 @@ def evidence_section(
         shared = len(group) > 3 and len(wants) == 1  # the rule the cases share, said once
         cases = []
         for other in group[1:CASES]:
-            line = _case_line(other, f, shared)
+            own_check = _flat(other.check or "") != _flat(f.check or "")  # it fails at another check
+            line = "" if own_check and _quotable(other) else _case_line(other, f, shared)
             if line:
                 cases.append(line)
             elif _quotable(other) and _flat(other.reproduction or "") not in shown_code:
@@ -925,15 +992,31 @@ def _quotable(f: FailureEvidence) -> bool:
 
 def _listed_line(f: FailureEvidence) -> str:
     """A failing test beyond the snippets in one line: its call, what it gives, what it needs."""
-    if not f.call or f.unbound or not _short(f.call, 160):
+    outcome = _line_outcome(f)
+    if not f.call or f.unbound or not _short(f.call, 160) or not outcome:
         return ""
-    return f"- {_span(f.call)} {_seen_clause(f)}; {_want_clause(f)}"
+    return f"- {_span(f.call)} {outcome}"
 
 
-def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "") -> str:
-    """The lead failure as an expected/actual pair (the same clauses as its outcome sentence)."""
+_VAGUE_SEEN = "gives a different value"
+
+
+def _line_outcome(f: FailureEvidence, shared: bool = False) -> str:
+    """A listed call's outcome: what it gives, then what it needs (`shared`: said once for the
+    list); a value the run could not show is not mentioned (the line would state nothing)."""
+    seen, want = _seen_clause(f), _want_clause(f)
+    if seen == _VAGUE_SEEN:  # "it should be `x`" still says something; "the comparison ... should hold" does not
+        return want.removeprefix("it ") if want.startswith("it ") and not shared else ""
+    return seen if shared else f"{seen}; {want}"
+
+
+def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "", shown: bool = True) -> str:
+    """The lead failure as an expected/actual pair (the same clauses as its outcome sentence);
+    "" when it could only speak of a snippet the statement does not show (`shown`)."""
     call = f.call or ""
     subject = _span(call) if call and not f.unbound and _short(call, 120) else "the snippet"
+    if not shown and (subject == "the snippet" or f.kind in ("helper", "fail")):
+        return ""
     want = _want_clause(f)
     want = f"{subject} {want[3:]}" if want.startswith("it ") else want
     if missing:

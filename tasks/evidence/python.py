@@ -309,15 +309,22 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
             continue
         if isinstance(values, ast.Name):
             values = _module_value(module, values.id)
-        if not isinstance(values, (ast.List, ast.Tuple)) or not names or names[0] not in indices:
+        reported = report.get("params") or {}
+        if not isinstance(values, (ast.List, ast.Tuple)) or not names or not values.elts:
+            continue
+        if names[0] not in indices:
+            # no index recorded (evidence derived again from a stored report): the one element
+            # whose values all are the reported ones, when exactly one is
+            if not all(n in reported for n in names):
+                continue
+            matching = [c for e in values.elts if (c := _case_values(e, names)) and _reported_case(c, reported)]
+            if len(matching) == 1:
+                out.update(matching[0])
             continue
         index = indices[names[0]]
-        if not values.elts:
-            continue
         index = index if 0 <= index < len(values.elts) else 0
         # stacked decorators: some pytest versions count the index over the product of the
         # decorators; the element whose values are the reported ones is the case's own
-        reported = report.get("params") or {}
         candidates = [values.elts[index], *(e for i, e in enumerate(values.elts) if i != index)]
         for element in candidates:
             case = _case_values(element, names)
@@ -344,6 +351,27 @@ def _case_values(element: ast.expr, names: list[str]) -> dict[str, ast.expr]:
     if isinstance(element, (ast.Tuple, ast.List)) and len(element.elts) == len(names):
         return dict(zip(names, element.elts))
     return {}
+
+
+def _reported_case(case: dict[str, ast.expr], reported: dict) -> bool:
+    """Each value of the case is the reported one: a literal by its repr, a class or function
+    by its name (`pathlib.Path` for `<class 'pathlib.Path'>`); at least one of them decides."""
+    decided = False
+    for name, node in case.items():
+        text = str(reported.get(name))
+        named = re.fullmatch(r"<(?:class|function) '?([\w.]+?)'?(?: at [^>]*)?>", text)
+        if named:
+            if ast.unparse(node).split(".")[-1] != named.group(1).split(".")[-1]:
+                return False
+            decided = True
+            continue
+        try:
+            if repr(ast.literal_eval(node)) != repr(ast.literal_eval(text)):
+                return False
+            decided = True
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue  # not a literal on one side: nothing to compare
+    return decided
 
 
 def _same_value(node: ast.expr, reported) -> bool:
@@ -646,8 +674,8 @@ def _test_setup(
             }
             setup.prelude += steps
     for name in args:
-        if name in ("self", "cls", "request"):
-            continue
+        if name in ("self", "request") or (name == "cls" and name not in values):
+            continue  # a parametrized argument named `cls` is a value like any other
         if name in values:
             uses = sum(isinstance(n, ast.Name) and n.id == name for s in body for n in ast.walk(s))
             if uses <= 1 and len(ast.unparse(values[name])) <= 60:
@@ -730,7 +758,15 @@ def _reproduction(
 
 class _DeadBranches(ast.NodeTransformer):
     """`if False:` / `if 0:` / `if TYPE_CHECKING:` blocks (code that never runs) replaced by
-    their `else`, `if True:` by its body: a reader sees only what runs."""
+    their `else`, `if True:` by its body: a reader sees only what runs. A unittest
+    `with self.subTest(...):` becomes its body too: it only labels a failure, and `self` is no
+    name a snippet has."""
+
+    def visit_With(self, node: ast.With):
+        self.generic_visit(node)
+        if all(_callee_text(i.context_expr) == "self.subTest" and i.optional_vars is None for i in node.items):
+            return node.body
+        return node
 
     def visit_If(self, node: ast.If):
         self.generic_visit(node)

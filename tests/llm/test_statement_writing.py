@@ -230,6 +230,15 @@ def test_a_title_never_blames_a_string_method_or_a_test_helper_the_check_ends_wi
     )
     title = write_statement(context([helper]), BUG)["problem_statement"].splitlines()[0]
     assert not title.startswith("`check_output` returns") and "`check_output`" not in title.split(",")[0]
+    method = replace(
+        stripped,
+        call="table.get_string().strip()",
+        check="assert table.get_string().strip() == 'hi'",
+        reproduction="from app import Table\ntable = Table()\nassert table.get_string().strip() == 'hi'",
+        function="Table.strip",
+    )
+    title = write_statement(context([method], subject="Fix strip of get_string"), BUG)["problem_statement"]
+    assert "Table.strip" not in title.splitlines()[0]
 
 
 def test_a_missing_piece_of_output_reads_as_a_sentence_in_the_title():
@@ -289,3 +298,119 @@ def test_slowness_is_stated_as_slowness_not_as_a_wrong_value():
     assert "`render` is too slow (`elapsed` reaches `3.2`, the limit is `0.5`)" in title
     assert "wrong value" not in text and "returns `3.2`" not in text
     assert "The snippet is too slow on the current code, `elapsed` reaches `3.2`; it should stay below `0.5`." in text
+
+
+def test_a_statement_that_shows_no_block_never_speaks_of_a_snippet():
+    """The only failure's snippet cannot be quoted (it reads a name it never binds): no opening
+    announces a snippet, and no expected/actual pair is written about one."""
+    unquotable = replace(case(0, "x", "'1.00'", "'1'"), unbound=["x"], call="fmt(x)", params=None)
+    openings = set()
+    for n in range(12):  # enough seeds that every opening is drawn
+        text = write_statement(context([unquotable], subject=f"Fix rounding {n}"), BUG)["problem_statement"]
+        assert "```" not in text and "snippet" not in text.lower()
+        openings.add(text.split("\n\n")[1])
+    assert len(openings) > 1
+    quotable = write_statement(context([case(0, "1", "'1.00'", "'1'")]), BUG)["problem_statement"]
+    assert "```" in quotable and "Expected behaviour: `fmt(1)` should be `'1.00'`" in quotable
+
+
+def test_a_long_text_is_stated_by_its_first_differing_line_never_as_a_different_value():
+    got, want = "+---+\n| a |\n+---+", "+---+\n|  a |\n+---+"
+    table = FailureEvidence(
+        "tests/test_table.py::test_render",
+        kind="compare",
+        call="t.render()",
+        check="assert t.render() == expected",
+        op="==",
+        expected=repr(want),
+        observed=repr(got),
+        reproduction=f"from table import T\nt = T('a')\nassert t.render() == {want!r}",
+        function="T.render",
+    )
+    tail = "\n" + "-" * 150  # too long to quote inline
+    table = replace(table, observed=repr(got + tail), expected=repr(want + tail))
+    text = write_statement(context([table]), BUG)["problem_statement"]
+    assert "gives text whose line 2 is `'| a |'` where `'|  a |'` is expected" in text
+    assert "different value" not in text
+    # a listed case whose value the run could not show states what it needs, nothing more
+    vague = replace(case(1, "2", "'2.00'", ""), observed=None)
+    text = write_statement(context([case(0, "1", "'1.00'", "'1'"), vague]), BUG)["problem_statement"]
+    assert "different value" not in text and "`fmt(2)`" in text and "`'2.00'`" in text
+    # nor when what it needs cannot be shown either: the line is left out, never half a sentence
+    nothing = replace(vague, expected="'" + "2" * 300 + "'")
+    text = write_statement(context([case(0, "1", "'1.00'", "'1'"), nothing]), BUG)["problem_statement"]
+    assert "different value" not in text and "` the comparison" not in text
+
+
+def test_a_title_names_the_touched_function_the_setup_uses_never_the_projects_test_runner():
+    runner = FailureEvidence(
+        "tests/test_types.py::test_path_type",
+        kind="compare",
+        call="result.return_value",
+        check="assert result.return_value == pathlib.Path('a')",
+        op="==",
+        expected="pathlib.Path('a')",
+        observed="b'a'",
+        reproduction="import pathlib\nimport click\nfrom click.testing import CliRunner\nrunner = CliRunner()\n"
+        "cli = click.Command('cli', params=[click.Argument(['p'], type=click.Path(path_type=pathlib.Path))])\n"
+        "result = runner.invoke(cli, ['a'], standalone_mode=False)\nassert result.return_value == pathlib.Path('a')",
+        function="CliRunner.invoke",
+    )
+    touched = [{"name": "Path", "file": "src/click/types.py", "signature": "Path(...)"}]
+    title = write_statement(context([runner], functions=touched), BUG)["problem_statement"].splitlines()[0]
+    assert "CliRunner" not in title and "`Path`" in title
+
+
+def test_a_long_text_that_lacks_a_piece_says_so():
+    output = FailureEvidence(
+        "tests/test_cli.py::test_help",
+        kind="compare",
+        call="result.output",
+        check="assert '(Deprecated)' in result.output",
+        op="in",
+        expected="'(Deprecated)'",
+        observed=repr("Usage: cmd [OPTIONS]\n\n  CLI HELP (DEPRECATED)\n" + "x" * 150),
+        reproduction="from app import run\nresult = run('--help')\nassert '(Deprecated)' in result.output",
+        function="run",
+    )
+    text = write_statement(context([output]), BUG)["problem_statement"]
+    assert "`result.output` does not contain it" in text and "different value" not in text
+
+
+def test_a_case_that_fails_at_another_check_gets_its_own_snippet():
+    """Case 1 passes the lead's first check and fails at the next one: no line may say it fails
+    the lead's check."""
+    lead = replace(case(0, "1", "1", "2"), check="assert len(parse(1)) == 1", call="len(parse(1))")
+    lead = replace(lead, reproduction="from money import parse\nassert len(parse(1)) == 1", params={"amount": "1"})
+    later = replace(
+        lead,
+        test_id="tests/test_money.py::test_format[1]",
+        check="assert parse(2)[0] == 'x'",
+        call="parse(2)[0]",
+        expected="'x'",
+        observed="'y'",
+        params={"amount": "2"},
+        reproduction="from money import parse\nassert len(parse(2)) == 1\nassert parse(2)[0] == 'x'",
+    )
+    text = write_statement(context([lead, later]), BUG)["problem_statement"]
+    assert "assert parse(2)[0] == 'x'" in text and "`'y'`" in text
+    assert "`2` in place of `1`" not in text
+
+
+def test_an_exception_with_the_wrong_message_is_never_said_not_to_be_raised():
+    frozen = FailureEvidence(
+        "tests/test_frozen.py::test_message",
+        kind="raises",
+        call="frozen.x = 2",
+        expected="FrozenInstanceError",
+        match="can't set attribute",
+        observed="Regex pattern did not match.",
+        message="Regex pattern did not match.\n  Expected regex: \"can't set attribute\"\n  Actual message: ''",
+        reproduction="import pytest\nfrom app import Frozen, FrozenInstanceError\nfrozen = Frozen(1)\n"
+        'with pytest.raises(FrozenInstanceError, match="can\'t set attribute"):\n    frozen.x = 2',
+        function="Frozen",
+    )
+    text = write_statement(context([frozen]), BUG)["problem_statement"]
+    assert "does not raise" not in text
+    assert "`frozen.x = 2` raises `FrozenInstanceError` with the wrong message (`''`)" in text.splitlines()[0]
+    assert "ends with a `FrozenInstanceError` whose message is `''`" in text

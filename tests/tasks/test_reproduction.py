@@ -70,14 +70,20 @@ def test_variants_leave_out_one_setup_line_never_one_a_later_line_reads():
     ]
 
 
-def test_without_a_backend_nothing_is_dropped_and_the_record_says_why():
-    statement = f"T\n\nSteps:\n\n{F}x = 1\nassert x == 2\n```\n\nOn the current code it fails.\n\n{F}try:\n    x\n```\n"
+def test_without_a_backend_every_block_is_dropped_and_the_record_says_why():
+    statement = (
+        f"T\n\nA short snippet follows. It breaks.\n\nSteps:\n\n{F}x = 1\nassert x == 2\n```\n\n"
+        f"On the current code it fails.\n\n{F}try:\n    x\n```\n\n"
+        "Expected behaviour: The snippet should pass.\nActual behaviour: The snippet fails.\n\nSee `x`."
+    )
     task = task_with(statement)
     report = check_reproductions(task, None, "/nonexistent")
     assert report.note == "not executed: no sandbox backend"
-    assert [c.verdict for c in report.checks] == ["kept", "dropped"]  # a SyntaxError needs no run
-    assert report.checks[0].reason == "not executed" and "try:" not in task.problem_statement
-    assert "x == 2" in task.problem_statement
+    assert [c.verdict for c in report.checks] == ["dropped", "dropped"]  # nothing observed, nothing claimed
+    assert report.checks[0].reason == "not executed: no sandbox backend"
+    assert report.checks[1].reason.startswith("does not parse")
+    # no block is left, so no sentence speaks of one
+    assert task.problem_statement == "T\n\nIt breaks.\n\nSee `x`."
 
 
 def test_a_statement_without_blocks_is_left_as_is():
@@ -201,8 +207,8 @@ def test_a_prose_call_that_repeats_a_blocks_outcome_shares_that_blocks_verdict()
     assert unrelated.seen_in == -1 and unrelated.note.startswith("not run")
 
     task = task_with(statement)
-    report = check_reproductions(task, None, None)  # no backend: the block is kept unexecuted
+    report = check_reproductions(task, None, None)  # no backend: the block is dropped unexecuted
     inline = [c for c in report.checks if c.kind == "inline"]
-    assert inline[0].verdict == "kept" and inline[0].reason.startswith("block 1 runs this call")
+    assert inline[0].verdict == "dropped" and inline[0].reason.startswith("block 1 runs this call")
     assert inline[1].verdict == "dropped" and "`await other()`" not in task.problem_statement
-    assert "`await test()` raises `TypeError`" in task.problem_statement
+    assert "`await test()` raises `TypeError`" not in task.problem_statement  # it goes with its block

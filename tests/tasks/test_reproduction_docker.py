@@ -188,12 +188,13 @@ def test_generate_checks_the_writers_blocks(tmp_path_factory):
     assert all(c.buggy and c.fixed == "ran without an exception" for c in report.checks if c.verdict != "dropped")
 
 
-def test_a_project_whose_settings_skip_the_probe_loses_no_block(backend, tmp_path):
+def test_a_block_the_check_could_not_run_is_dropped_and_the_record_says_why(backend, tmp_path):
     repo, sha, bug, gold = calc_task(tmp_path / "repo", extra={"pytest.ini": "[pytest]\npython_functions = check_*\n"})
     task = Task("calc-2", "calc", sha, gold, "", f"T\n\n{F}{PASSES}```\n", bug, "BUG_FIX", "s", repo_path=str(repo))
     report = check_reproductions(task, backend, repo, timeout_s=4)
     assert report.note.startswith("not executed: the buggy state's run reported no reproduction")
-    assert [c.reason for c in report.checks] == ["not executed"] and PASSES in task.problem_statement
+    assert [c.verdict for c in report.checks] == ["dropped"] and report.checks[0].reason == report.note
+    assert PASSES not in task.problem_statement
 
 
 def test_a_block_runs_as_a_script_at_the_checkouts_root(backend, tmp_path):

@@ -85,6 +85,14 @@ def test_test_internals_are_found_and_a_plain_statement_has_none():
     assert bench.test_internals(plain, list(failures), failures) == []
 
 
+def test_a_parametrize_id_that_is_a_public_name_of_the_repository_is_no_test_internal():
+    style = FailureEvidence("tests/test_table.py::test_style[MARKDOWN]", params={"style": "16"})
+    statement = "```python\nfrom table import MARKDOWN, T\nT().set_style(MARKDOWN)\n```"
+    failures = {style.test_id: style}
+    assert bench.test_internals(statement, list(failures), failures) == ["parametrize id MARKDOWN"]
+    assert bench.test_internals(statement, list(failures), failures, frozenset({"MARKDOWN", "T"})) == []
+
+
 def test_a_title_naming_code_the_checks_do_not_run_is_off_the_call_path():
     month = FailureEvidence(
         "tests/test_locale.py::test_month_name",

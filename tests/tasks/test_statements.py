@@ -461,3 +461,35 @@ def test_the_evidence_comes_through_the_containers_verdict_channel_too(shop, tmp
     for test_id in TESTS.values():  # the same evidence as the local run's, from inside the container
         for key in ("type", "line", "compare", "params"):
             assert run.failures[test_id].get(key) == local_run.failures[test_id].get(key), (test_id, key)
+
+
+def test_a_parametrized_argument_named_cls_is_a_value_like_any_other():
+    """click's `path_type`: `cls` is a parameter of a plain test function, not a class method's
+    first argument, so the snippet gets its value."""
+    source = (
+        "import pathlib\nimport pytest\nimport click\n\n\n"
+        "@pytest.mark.parametrize(('cls', 'expect'), [(str, 'a'), (pathlib.Path, pathlib.Path('a'))])\n"
+        "def test_path_type(cls, expect):\n    assert click.Path(path_type=cls).convert('a', None, None) == expect\n"
+    )
+    evidence = {"type": "AssertionError", "line": 8, "message": "assert 'a' == PosixPath('a')", "indices": {"cls": 1}}
+    found = explain_failure(source, "tests/t.py::test_path_type[Path-expect1]", evidence, repo_modules={"click"})
+    assert "path_type=pathlib.Path" in found.reproduction and not found.unbound
+    # a stored report keeps no index: the element whose values are the reported ones is found
+    stored = {**evidence, "indices": None, "params": {"cls": "<class 'pathlib.Path'>", "expect": "PosixPath('a')"}}
+    found = explain_failure(source, "tests/t.py::test_path_type[Path-expect1]", stored, repo_modules={"click"})
+    assert "path_type=pathlib.Path" in found.reproduction and "== pathlib.Path('a')" in found.reproduction
+    assert not found.unbound
+
+
+def test_a_unittest_subtest_block_becomes_its_body():
+    """`with self.subTest():` only labels a failure: the snippet has no `self` to call it on."""
+    source = (
+        "import unittest\nimport tenacity\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_stop(self):\n        for delay in (1, 2):\n            with self.subTest():\n"
+        "                r = tenacity.Retrying(stop=tenacity.stop_after_delay(delay))\n"
+        "                self.assertFalse(r.stop(None))\n"
+    )
+    evidence = {"type": "AssertionError", "line": 10, "message": "True is not false", "locals": {"delay": "1"}}
+    found = explain_failure(source, "tests/t.py::T::test_stop", evidence, repo_modules={"tenacity"})
+    assert "subTest" not in found.reproduction and "self" not in found.reproduction and not found.unbound
+    assert "assert not r.stop(None)" in found.reproduction
