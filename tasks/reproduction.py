@@ -332,11 +332,10 @@ def inline_claims(statement: str, blocks: list[Block]) -> list[Block]:
             setup = setup_lines(tree, earlier)
             block = Block(start, offset, call.strip(), kind="inline", claim=claim, line=line)
             block.seen_in = _seen_in(call, claim, blocks)
-            if block.seen_in >= 0:
-                pass  # the block that runs this call with this outcome decides for it
-            elif setup is None:
+            seen_in_a_block = block.seen_in >= 0  # then the block that runs this call decides for it
+            if not seen_in_a_block and setup is None:
                 block.note = f"not run: it reads names no block binds ({', '.join(sorted(_free(tree)))})"
-            else:
+            elif not seen_in_a_block:
                 block.run = setup + last
                 # a block line that crashes (a broken setup line) must not sink a true claim:
                 # the lines that bind what the call reads, alone, are the second way to run it
