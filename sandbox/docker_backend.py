@@ -378,6 +378,9 @@ class DockerBackend:
                 "LANG": "C.UTF-8",
                 "PATH": "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin",
                 "VIRTUAL_ENV": "/opt/venv",
+                # the report plugin loads the plugins: no distribution-wide assertion rewriting
+                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+                "SEBGEN_LOAD_ENTRY_POINTS": "1",
             },
         }
 
