@@ -271,6 +271,8 @@ from _pytest.assertion.rewrite import AssertionRewritingHook
 
 def test_the_environments_plugins_are_loaded_as_natively(pytestconfig):
     assert pytestconfig.pluginmanager.has_plugin("pytest_cov")
+    # loaded by entry point, with its distribution: the ini's required_plugins finds it
+    assert "pytest-cov" in {dist.project_name for _, dist in pytestconfig.pluginmanager.list_plugin_distinfo()}
     import pytest_cov
 
     assert not isinstance(pytest_cov.__loader__, AssertionRewritingHook)
