@@ -29,7 +29,7 @@ spaces) and clones each bundle into a temp folder. Four modes:
 
     python bench/real_repos.py [--mode per-commit|batch|whole-repo|ratio] [--dev-set python|js] [--repos attrs,click]
                                [--limit N] [--first-parent-only | --pr-branch-only] [--ratio-commits 2]
-                               [--ratio-rounds 3] [--cgroup-parent /sebgen] [--n 30] [--strategy BUG_FIX|auto]
+                               [--ratio-rounds 3] [--cgroup-parent auto|""|/sebgen] [--n 30] [--strategy BUG_FIX|auto]
                                [--skip-setup]
 
 Long (image builds, many generate runs): run it in the background with a log.
@@ -285,7 +285,7 @@ def container_vs_native(
     records: list[dict],
     rounds: int = 3,
     back_to_back: int = 2,
-    cgroup_parent: str = "",
+    cgroup_parent: str = "auto",
     tmp: Path | None = None,
 ) -> dict | None:
     """Container against native wall time of each record's verified tests at its commit, warm.
@@ -498,7 +498,7 @@ def main() -> None:
     ap.add_argument("--ratio-commits", type=int, default=2, help="commits per repo for container/native")
     ap.add_argument("--skip-setup", action="store_true", help="per-commit mode: no `sebgen setup` at HEAD first")
     ap.add_argument("--ratio-rounds", type=int, default=3, help="timed rounds per commit for container/native")
-    ap.add_argument("--cgroup-parent", default="", help="the containers' cgroup parent")
+    ap.add_argument("--cgroup-parent", default="auto", help="the containers' cgroup parent ('': the engine's own)")
     ap.add_argument("--n", type=int, default=30, help="whole-repo mode: tasks to keep per repository")
     ap.add_argument("--strategy", default="BUG_FIX", help="the --strategy users pass ('auto': none, the classifier's)")
     args = ap.parse_args()

@@ -145,8 +145,9 @@ class SandboxConfig(Section):
     install: dict[str, RepoInstall] = Field(default_factory=dict)
     setup_attempts: int = Field(3, ge=1)  # environment builds/repairs per snapshot before giving up
     warm_spares_total: int = Field(4, ge=0)  # idle started containers kept across all images and processes (LRU)
-    # validation containers' cgroup parent ("": the engine's default; see sandbox.Limits.cgroup_parent)
-    cgroup_parent: str = ""
+    # validation containers' cgroup parent: "auto" (one host process's CPU share each, decided from the
+    # engine's cgroup driver), "" (the engine's default) or a path; see sandbox.Limits.cgroup_parent
+    cgroup_parent: str = "auto"
 
     @field_validator("cgroup_parent")
     @classmethod

@@ -36,6 +36,13 @@ _outcomes = {}
 _collect_errors = []
 _raised = set()
 _fd = os.environ.pop("SEBGEN_REPORT_FD", "")
+# Set by the container's job (sandbox.docker_backend), with PYTEST_DISABLE_PLUGIN_AUTOLOAD=1: pytest
+# then does not mark every module of each plugin's distribution for assertion rewriting (all of
+# hypothesis, compiled anew on every run: about 1.5x the tests' CPU on attrs), which the native
+# run, whose plugins are named with -p, does not do either. The environment's plugins are loaded
+# here instead, as autoloading loads them (by entry point, after the `-p no:NAME` blocks of the
+# ini's addopts), and the variable is taken back, so the tests see the environment they would.
+_load_entry_points = os.environ.pop("SEBGEN_LOAD_ENTRY_POINTS", "") == "1"
 _failures = {}
 _compares = []  # (op, left, right) of the comparisons that failed in the running test
 EVIDENCE_TESTS = 64
@@ -50,6 +57,12 @@ NAMES = 16
 # statement, which must be the same on every run of a seed.
 _VOLATILE = re.compile(r"\b0x[0-9a-fA-F]{8,}\b|\b\d{9,}(?=\)>)")
 _tree_prefix = []  # "<the folder pytest was started in>/", set when the session is configured
+
+
+def pytest_addhooks(pluginmanager):
+    if _load_entry_points:
+        pluginmanager.load_setuptools_entrypoints("pytest11")
+        os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
 
 
 def pytest_configure(config):

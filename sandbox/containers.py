@@ -155,3 +155,27 @@ def _pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
+
+
+# `Limits.cgroup_parent` value that asks the engine which parent gives containers a fair CPU share
+AUTO_CGROUP_PARENT = "auto"
+
+
+def fair_cgroup_parent(wanted: str, engine_info: dict) -> str:
+    """The cgroup parent validation containers get ("": the engine's own), given the configured
+    value and the engine's `docker info`.
+
+    Only "auto" is decided here; any other value is the user's. The cgroupfs driver puts every
+    container under one `/docker` group, which the CPU scheduler weighs as one process among the
+    host's: on a busy machine all containers together get one process's share, and a validation
+    runs several times slower than the same tests natively. Parent "/" makes each container a
+    group of its own at the top, weighed like one host process, as the native run is (its CPU
+    stays bounded by `cpus`, its memory and pids by their limits). The systemd driver already
+    gives each container a scope of its own beside the services and user sessions, and a rootless
+    engine may not create groups outside its delegated subtree: both keep the engine's own."""
+    if wanted != AUTO_CGROUP_PARENT:
+        return wanted
+    rootless = any("name=rootless" in opt for opt in engine_info.get("SecurityOptions") or [])
+    if engine_info.get("CgroupDriver") == "cgroupfs" and not rootless:
+        return "/"
+    return ""

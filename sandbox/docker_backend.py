@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -208,6 +209,8 @@ class DockerBackend:
         self._pytest_spec = _pytest_spec()
         client = docker_client(timeout=ENGINE_TIMEOUT_S)  # fail now, with one sentence, when no engine answers
         try:
+            parent = containers.fair_cgroup_parent(limits.cgroup_parent, client.info())
+            self.limits = replace(limits, cgroup_parent=parent)
             reaped = containers.reap_dead_owners(client)
             if reaped:
                 self.log(f"sandbox: removed {reaped} container(s) left by SEBGen processes that are gone")
@@ -375,6 +378,9 @@ class DockerBackend:
                 "LANG": "C.UTF-8",
                 "PATH": "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin",
                 "VIRTUAL_ENV": "/opt/venv",
+                # the report plugin loads the plugins: no distribution-wide assertion rewriting
+                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+                "SEBGEN_LOAD_ENTRY_POINTS": "1",
             },
         }
 

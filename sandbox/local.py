@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -31,7 +32,8 @@ from .report import PLUGIN_MODULE, PLUGIN_SOURCE, new_canaries, parse_report, po
 from .tree import prepare_tree, run_on_fresh_tree, submodule_shown
 from .types import Limits, TestRun
 
-VENV_LAYOUT = "2"  # bump when the venv's making changes (2: SEBGen's site folders by .pth, read-only)
+VENV_LAYOUT = "3"  # bump when the venv's making changes (2: SEBGen's site folders by .pth, read-only;
+# 3: the plugins of requirements found in those folders are loaded)
 
 
 def run_group(cmd: list[str], cwd: Path, env: dict, timeout_s: float, log_path: Path) -> tuple[int, bool]:
@@ -159,14 +161,32 @@ def kill_run(token: str):
     return cleanup
 
 
-def _venv_pytest_plugins(venv: Path) -> list[str]:
-    """Modules of the pytest11 entry points installed into the venv itself (not the host's)."""
+# pip's line for a requirement it found installed (here: in SEBGen's site folders, joined by .pth)
+_SATISFIED = re.compile(r"^Requirement already satisfied: ([A-Za-z0-9][A-Za-z0-9._-]*)", re.MULTILINE)
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _venv_pytest_plugins(venv: Path, install_log: str = "", host_dirs: Sequence[str] | None = None) -> list[str]:
+    """Modules of the pytest11 entry points of what the snapshot's install asked for: the
+    distributions installed into the venv itself, and those pip found already installed in
+    SEBGen's site folders (named in `install_log`), as the Docker image installs and autoloads
+    them all (a repository's tests needing hypothesis load its plugin in both). The host's other
+    plugins stay out, as they are not in the image."""
     from importlib.metadata import distributions
 
-    site = list(venv.glob("lib/python*/site-packages"))
+    site = [str(p) for p in venv.glob("lib/python*/site-packages")]
+    asked = {_canonical(name) for name in _SATISFIED.findall(install_log)}
+    host = [
+        dist
+        for dist in distributions(path=list(host_site_dirs() if host_dirs is None else host_dirs))
+        if _canonical(dist.metadata["Name"] or "") in asked
+    ]
     modules = {
         ep.value.split(":")[0]
-        for dist in distributions(path=[str(p) for p in site])
+        for dist in [*distributions(path=site), *host]
         for ep in dist.entry_points
         if ep.group == "pytest11"
     }
@@ -219,7 +239,9 @@ class LocalBackend:
                 self.log(f"sandbox: the environment {env_id} was modified or is incomplete; rebuilding it")
             _remove_venv(venv)
             self._build_venv(repo, commit, venv)
-            (venv / ".plugins.json").write_text(json.dumps(_venv_pytest_plugins(venv)))
+            install_log = self.cache_dir / "build-logs" / f"{venv.name}.log"
+            asked = install_log.read_text(errors="replace") if install_log.is_file() else ""
+            (venv / ".plugins.json").write_text(json.dumps(_venv_pytest_plugins(venv, asked)))
             _read_only(venv)  # task code running as this user could undo it; the manifest tells
             manifest = venv.with_name(venv.name + ".manifest")
             manifest.write_text(tree_manifest(venv))

@@ -19,11 +19,12 @@ class Limits:
     user: str = "sebgen"
     work_mb: int = 1024  # the tree's tmpfs in a container (counts against memory_mb)
     tmp_mb: int = 512  # /tmp's tmpfs in a container
-    # the engine's cgroup parent for validation containers ("": the engine's own, e.g. /docker). Where
-    # host processes share the root cgroup with the engine's one group, every container together gets
-    # one process's CPU share on a busy machine; a parent of their own (`/sebgen` with the cgroupfs
-    # driver, `sebgen.slice` with systemd's) makes them peers of the host's processes again.
-    cgroup_parent: str = ""
+    # the engine's cgroup parent for validation containers: "auto" lets the Docker backend choose one
+    # that gives each container one host process's CPU share (sandbox.containers.fair_cgroup_parent),
+    # "" keeps the engine's own (e.g. /docker, where on a busy machine with the cgroupfs driver every
+    # container together gets one process's share), any other value is used as given (`/sebgen` with
+    # the cgroupfs driver, `sebgen.slice` with systemd's)
+    cgroup_parent: str = "auto"
 
 
 @dataclass

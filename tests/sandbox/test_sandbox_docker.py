@@ -129,6 +129,26 @@ def test_containers_go_under_the_configured_cgroup_parent(client, tmp_path):
         b.close()
 
 
+def test_by_default_containers_go_where_the_engines_driver_gives_them_a_fair_cpu_share(backend, client, tmp_path):
+    from sandbox.containers import fair_cgroup_parent
+
+    info = client.info()
+    expected = fair_cgroup_parent("auto", info)
+    assert backend.limits.cgroup_parent == expected
+    repo, sha, bug, _ = calc_task(tmp_path / "repo")
+    run = backend.run_tests(repo, sha, [bug], ["tests/test_calc.py"])
+    assert run.outcomes == {F2P: "failed", P2P: "passed"}, run.note
+    spares = backend.idle_spares()
+    assert spares
+    for cid in spares:
+        assert client.api.inspect_container(cid)["HostConfig"]["CgroupParent"] == expected
+        if expected == "/":  # a group of its own right under the root, not the engine's one group
+            read = client.api.exec_create(cid, ["cat", "/proc/1/cgroup"], user="sebgen")
+            groups = client.api.exec_start(read).decode()
+            cpu = next(g for g in groups.splitlines() if "cpu" in g.split(":")[1].split(",") or g.startswith("0::"))
+            assert cpu.split(":", 2)[2] in (f"/{cid}", "/"), groups  # "/": a private cgroup namespace
+
+
 def test_docker_functional_check_matches_the_local_semantics(backend, client, tmp_path):
     repo, sha, bug, gold = calc_task(tmp_path / "repo")
     res = check_functional(backend, repo, sha, bug, gold, ["tests/test_calc.py"], reruns=1)

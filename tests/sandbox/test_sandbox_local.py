@@ -369,3 +369,29 @@ def test_extraction_without_tarfile_filters_is_still_safe(tmp_path, monkeypatch)
     with tarfile.open(fileobj=io.BytesIO(buf.getvalue())) as tar, pytest.raises(SandboxError, match="outside"):
         safe_extract(tar, tmp_path / "safe")
     assert not (tmp_path / "escaped.txt").exists()
+
+
+def _dist(site, name: str, plugin: str) -> None:
+    info = site / f"{name.replace('-', '_')}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[pytest11]\n{name} = {plugin}\n")
+
+
+def test_the_venvs_plugins_are_what_its_install_asked_for_wherever_pip_found_them(tmp_path):
+    # the Docker image installs and autoloads every plugin the install asks for; natively, a
+    # requirement pip found in SEBGen's own site folders must load its plugin too, while the
+    # host's other plugins stay out
+    from sandbox.local import _venv_pytest_plugins
+
+    venv, host = tmp_path / "venv", tmp_path / "host"
+    _dist(venv / "lib" / "python3.11" / "site-packages", "pytest-xdist", "xdist.plugin")
+    _dist(host, "hypothesis", "_hypothesis_pytestplugin")
+    _dist(host, "pytest-benchmark", "pytest_benchmark.plugin")  # on the host, not asked for
+    log = (
+        "Requirement already satisfied: Hypothesis>=6 in /host (from attrs==23.1.0) (6.155.2)\n"
+        "Requirement already satisfied: pytest>=4.3.0 in /host (from attrs==23.1.0) (9.0.3)\n"
+        "Collecting pytest-xdist[psutil]\n"
+    )
+    assert _venv_pytest_plugins(venv, log, [str(host)]) == ["_hypothesis_pytestplugin", "xdist.plugin"]
+    assert _venv_pytest_plugins(venv, "", [str(host)]) == ["xdist.plugin"]

@@ -263,6 +263,38 @@ def test_a_coverage_threshold_in_addopts_is_no_verdict_on_the_tests_sebgen_runs(
     )
 
 
+PLUGINS_AS_NATIVELY_TEST = """\
+import os
+
+from _pytest.assertion.rewrite import AssertionRewritingHook
+
+
+def test_the_environments_plugins_are_loaded_as_natively(pytestconfig):
+    assert pytestconfig.pluginmanager.has_plugin("pytest_cov")
+    # loaded by entry point, with its distribution: the ini's required_plugins finds it
+    assert "pytest-cov" in {dist.project_name for _, dist in pytestconfig.pluginmanager.list_plugin_distinfo()}
+    import pytest_cov
+
+    assert not isinstance(pytest_cov.__loader__, AssertionRewritingHook)
+    assert "PYTEST_DISABLE_PLUGIN_AUTOLOAD" not in os.environ
+    assert "SEBGEN_LOAD_ENTRY_POINTS" not in os.environ
+"""
+
+
+@pytest.mark.docker
+def test_in_docker_plugins_load_by_entry_point_without_rewriting_their_whole_distribution(docker, tmp_path):
+    # autoloading marks every module of each plugin's distribution for assertion rewriting (all of
+    # hypothesis, compiled again on every run); the native run names its plugins and does not
+    repo, sha = make_repo(
+        tmp_path / "plugins",
+        {"pyproject.toml": COVERAGE_POLICY, "calc.py": CALC, "tests/test_plugins.py": PLUGINS_AS_NATIVELY_TEST},
+    )
+    run = docker.run_tests(repo, sha, [], ["tests/test_plugins.py"])
+    assert run.outcomes == {"tests/test_plugins.py::test_the_environments_plugins_are_loaded_as_natively": "passed"}, (
+        run.log_tail
+    )
+
+
 CALL_SITE_TEST = """\
 import inspect
 import os
