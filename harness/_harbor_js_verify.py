@@ -35,6 +35,8 @@ restore_for_verification = importlib.import_module("sandbox.integrity").restore_
 js_report = importlib.import_module("sandbox.js_report")
 RunnerReportError, js_test_id = js_report.RunnerReportError, js_report.js_test_id
 parse_report, runner_command = js_report.parse_report, js_report.runner_command
+# the sandbox's own fitting of the argv to the installed runner (an old mocha's flags and launcher)
+runner_argv = importlib.import_module("sandbox._js_run").runner_argv
 
 STATUS = {"passed": "PASSED", "failed": "FAILED", "skipped": "SKIPPED", "error": "ERROR"}
 
@@ -134,6 +136,9 @@ def main():
     argv = runner_command(
         runner, [*tests, canary], report, options=config["options"], reporters_dir=os.path.join(HERE, "reporters")
     )
+    argv = runner_argv({"argv": argv, "runner": runner, "node_modules": config["node_modules"]})
+    if runner == "mocha":  # where the reporter writes under a mocha without --reporter-options (before 2.2)
+        env["SEBGEN_MOCHA_REPORT"] = report
     say(log, "sebgen: " + " ".join(argv))
     done = subprocess.run(argv, cwd=app, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
     if os.path.lexists(os.path.join(app, canary)):

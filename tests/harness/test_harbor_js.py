@@ -63,7 +63,13 @@ def test_a_js_task_exports_node_its_dependencies_and_a_verifier_of_its_own(offli
     assert config["runner"] == "node-test" and config["test_files"] == [MATH_TEST]
     assert config["expected"] == [f"{MATH_TEST}::math > adds", f"{MATH_TEST}::math > subtracts"]
     assert config["withheld"] == [MATH_TEST] and config["env"]["CI"] == "1"
-    for rel in ("sandbox/integrity.py", "sandbox/js_report.py", "reporters/_node_test_reporter.mjs", "verify.py"):
+    shipped = (
+        "sandbox/integrity.py",
+        "sandbox/js_report.py",
+        "sandbox/_js_run.py",
+        "reporters/_node_test_reporter.mjs",
+    )
+    for rel in (*shipped, "verify.py"):
         assert (verifier / rel).is_file(), rel
     script = (tests / "test.sh").read_text()
     assert script.index("echo 0 > /logs/verifier/reward.txt") < script.index("python3 -I -S")
