@@ -144,8 +144,9 @@ def _picked_from_run(run: RunFolder, pick: str) -> Strategy:
     """The run's best seed or best evolved strategy, as the evolution-gain experiment picks them."""
     from evo.experiment import pick_arms
 
-    scored = set(run.scores())
-    if not run.is_run() or not run.offspring() or not set(run.offspring()) <= scored:
+    if not run.is_run():
+        raise FarmError(f"--strategy-from: {run.path} is not a SEBGen run folder (no config.yaml or no checkpoint)")
+    if not run.offspring() or not set(run.offspring()) <= set(run.scores()):
         raise FarmError(f"--strategy-from: {run.path} has an unscored generation or none, so no {pick} yet")
     best_seed, best_evolved, _ = pick_arms(run)
     if pick == "best-seed":

@@ -66,6 +66,8 @@ def test_a_run_that_made_nothing_or_scored_nothing_says_so(tmp_path):
     unscored.write_offspring(1, {"offspring": [SEED_A.to_dict()]})
     with pytest.raises(UserError, match="unscored generation"):
         farm_strategy(farm_settings(strategy_from=str(unscored.path), strategy_pick="best-seed"))
+    with pytest.raises(UserError, match="is not a SEBGen run folder"):
+        farm_strategy(farm_settings(strategy_from=str(tmp_path), strategy_pick="best-evolved"))
 
 
 def test_a_random_strategy_with_a_fixed_seed_is_the_same_twice_and_another_seed_differs():
