@@ -9,7 +9,8 @@ once whichever arm needs it first:
 
     evolved   --strategy-from RUN --strategy-pick best-evolved   the best strategy evolution made
     seed      --strategy-from RUN --strategy-pick best-seed      that run's best generation-1 strategy
-    random    --random-strategy SEED                             a random strategy drawn with SEED
+    random-S  --random-strategy S                                a random strategy drawn with seed S
+                                                                 (one arm per seed of --random-seeds)
 
 Each arm tries the units its strategy takes, in the order its selection genes prefer, up to
 `--limit` per repository. Side by side: units tried, container validations, kept, kept per
@@ -17,12 +18,13 @@ validation, kept per attempt and the difficulty histogram of the kept tasks (0.2
 the difficulty score, as the dataset card bins them).
 
     python bench/farm_strategies.py --run RUN_DIR [--repos attrs,click] [--holdout 0.3] [--limit 8]
-                                    [--random-seed 0] [--seed 0] [--timeout-s S] [--cache DIR] [--out DIR]
+                                    [--random-seeds 0,1] [--seed 0] [--timeout-s S] [--cache DIR] [--out DIR]
                                     [--arms evolved,seed,random]
 
 The run is usually a quickstart run (`sebgen run configs/quickstart.yaml --run-dir RUN`): it
 evolved on the bundled corpus, so every dev-set commit is unseen by it. A rerun with the same
-`--out` continues: a finished arm's folder has nothing new to do and is read as it is.
+`--out` continues: a finished arm's folder has nothing new to do and is read as it is (its
+"farm min" is the versions' own wall time, planning excluded, so a rerun does not reset it).
 
 Long (image builds, validations): run it in the background with a log and `nice -n 10`.
 """
@@ -37,6 +39,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -54,8 +57,8 @@ PICKS = {"evolved": "best-evolved", "seed": "best-seed"}  # --strategy-pick of t
 
 def arm_settings(arm: str, args) -> dict:
     """The arm's strategy options, as `farm_settings` takes them."""
-    if arm == "random":
-        return {"random_strategy": args.random_seed}
+    if arm.startswith("random-"):
+        return {"random_strategy": int(arm.removeprefix("random-"))}
     return {"strategy_from": str(args.run), "strategy_pick": PICKS[arm]}
 
 
@@ -91,16 +94,18 @@ def main() -> None:
     parser.add_argument("--repos", default="", help="Comma-separated names (default: all four).")
     parser.add_argument("--holdout", type=float, default=0.3, help="The newest share of each history farmed.")
     parser.add_argument("--limit", type=int, default=8, help="Units each arm tries per repository.")
-    parser.add_argument("--random-seed", type=int, default=0, help="The random arm's --random-strategy.")
+    parser.add_argument("--random-seeds", default="0", help="Comma-separated: one random arm per seed.")
     parser.add_argument("--seed", type=int, default=0, help="The farm's --seed (every arm).")
     parser.add_argument("--timeout-s", type=float, default=None, help="sandbox.timeout_s (default: the config's).")
     parser.add_argument("--cache", type=Path, default=None, help="SEBGEN_CACHE for every arm (default: the usual).")
     parser.add_argument("--arms", default=",".join(ARMS), help="Comma-separated arms to run, in this order.")
     parser.add_argument("--out", type=Path, default=None, help="Bench folder (default: a temp folder).")
     args = parser.parse_args()
-    arms = [a for a in args.arms.split(",") if a]
-    if unknown := [a for a in arms if a not in ARMS]:
+    named = [a for a in args.arms.split(",") if a]
+    if unknown := [a for a in named if a not in ARMS]:
         raise SystemExit(f"unknown arm {unknown[0]!r}; arms are {', '.join(ARMS)}")
+    seeds = [int(s) for s in args.random_seeds.split(",") if s.strip()]
+    arms = [a for name in named for a in ([f"random-{s}" for s in seeds] if name == "random" else [name])]
     work = args.out or Path(tempfile.mkdtemp(prefix="farm-strategies-"))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if args.cache:
@@ -140,26 +145,35 @@ def main() -> None:
                 sys.stderr.write(proc.stderr[-3000:])
                 raise SystemExit(f"farm of {clone.name} for arm {arm} failed (exit {proc.returncode})")
             print(f"  {walls[arm, clone.name] / 60:.1f} min", flush=True)
-    report(work, arms, [c.name for c in clones], strategies, walls, load_before)
+    report(work, arms, [c.name for c in clones], strategies, load_before)
 
 
-def report(work: Path, arms: list[str], repos: list[str], strategies: dict, walls: dict, load_before) -> None:
+def farm_minutes(folder: DatasetFolder) -> float:
+    """The wall time of the folder's finished versions (planning excluded)."""
+    seconds = 0.0
+    for v in folder.versions():
+        if v.get("finished_at"):
+            seconds += (datetime.fromisoformat(v["finished_at"]) - datetime.fromisoformat(v["started_at"])).seconds
+    return seconds / 60
+
+
+def report(work: Path, arms: list[str], repos: list[str], strategies: dict, load_before) -> None:
     header = ["arm", "strategy", "units tried", "validations", "kept", "kept/validation", "kept/attempt"]
-    header += [f"difficulty {b}" for b in BINS] + ["wall min"]
+    header += [f"difficulty {b}" for b in BINS] + ["farm min"]
     print("| " + " | ".join(header) + " |")
     print("|---" * len(header) + "|")
     summary = {}
     for arm in arms:
-        rows, tasks = [], []
+        rows, tasks, wall = [], [], 0.0
         for repo in repos:
             folder = DatasetFolder(work / arm / repo)
             rows += [r for r in folder.rows() if r["outcome"] != "duplicate"]
             tasks += [t.to_dict() for t in folder.tasks()]
+            wall += farm_minutes(folder)
         kept = sum(r["outcome"] == "kept" for r in rows)
         validations = sum(r.get("validations", 0) for r in rows)
         hist = histogram(tasks)
         s = strategies[arm]
-        wall = sum(w for (a, _), w in walls.items() if a == arm) / 60
         cells = [arm, f"{s.id} {s.strategy_type.value}", str(len(rows)), str(validations), str(kept)]
         cells += [f"{kept / validations:.2f}" if validations else "-", f"{kept / len(rows):.2f}" if rows else "-"]
         cells += [str(hist[b]) for b in BINS] + [f"{wall:.1f}"]
