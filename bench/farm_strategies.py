@@ -23,8 +23,10 @@ the difficulty score, as the dataset card bins them).
 
 The run is usually a quickstart run (`sebgen run configs/quickstart.yaml --run-dir RUN`): it
 evolved on the bundled corpus, so every dev-set commit is unseen by it. A rerun with the same
-`--out` continues: a finished arm's folder has nothing new to do and is read as it is (its
-"farm min" is the versions' own wall time, planning excluded, so a rerun does not reset it).
+`--out` extends every arm: each farms its next `--limit` units per repository as a new dataset
+version (the farm plans from the whole window in the strategy's order and skips what it tried, so
+two runs of `--limit 4` try the units one run of `--limit 8` would). The table counts every
+version; "farm min" is the versions' own wall time (planning and mining excluded).
 
 Long (image builds, validations): run it in the background with a log and `nice -n 10`.
 """
