@@ -542,7 +542,8 @@ def _repo_list(given: list[str]) -> list[str]:
 
 @app.command(
     **usage(
-        "REPOS... --out DATASET_DIR [--since D] [--until D] [--strategy TYPE | --strategy-from RUN_DIR] "
+        "REPOS... --out DATASET_DIR [--since D] [--until D] [--strategy TYPE | --strategy-from RUN_DIR "
+        "[--strategy-pick best|best-seed|best-evolved]] [--random-strategy SEED] "
         "[--unit commit|pr|both] [--min-source-files N] [--min-lines N] [--min-hunks N] [--workers N] "
         "[--scheduler ADDRESS] [--seed S] [--limit N]"
     )
@@ -554,7 +555,18 @@ def farm(
     until: Optional[str] = typer.Option(None, "--until", help="Only commits on or before this day (YYYY-MM-DD)."),
     strategy: Optional[str] = typer.Option(None, "--strategy", help="BUG_FIX (default), FEATURE_ADD, REFACTOR, ..."),
     strategy_from: Optional[Path] = typer.Option(
-        None, "--strategy-from", help="An evolution run folder: farm with its best strategy."
+        None, "--strategy-from", help="An evolution run folder: farm with one of its strategies (--strategy-pick)."
+    ),
+    strategy_pick: str = typer.Option(
+        "best",
+        "--strategy-pick",
+        help="With --strategy-from: best (hall-of-fame leader), best-seed (its best generation-1 strategy) "
+        "or best-evolved (the best strategy evolution made).",
+    ),
+    random_strategy: Optional[int] = typer.Option(
+        None,
+        "--random-strategy",
+        help="Farm with a random strategy drawn with this seed (of --strategy's type, else any): a baseline.",
     ),
     unit: str = typer.Option("both", "--unit", help="commit, pr (merged pull requests) or both."),
     min_source_files: int = typer.Option(0, "--min-source-files", help="Units changing at least N source files."),
@@ -577,6 +589,8 @@ def farm(
             until=until,
             strategy=strategy,
             strategy_from=str(strategy_from) if strategy_from else None,
+            strategy_pick=strategy_pick,
+            random_strategy=random_strategy,
             unit=unit,
             min_source_files=min_source_files,
             min_lines=min_lines,

@@ -297,6 +297,12 @@ def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str
         raise ConfigError(describe(exc)) from None
 
 
+# `--strategy-pick`: best, the run's hall-of-fame leader; best-seed, its best generation-1
+# strategy (what farming gives without evolving); best-evolved, the best strategy evolution made
+# (born later, not a seed's genome). best-seed and best-evolved are `evo.experiment.pick_arms`'.
+STRATEGY_PICKS = ("best", "best-seed", "best-evolved")
+
+
 class FarmSettings(Section):
     """`sebgen farm`'s choices (repositories and folder aside): what a dataset version plans.
     Validated here, named by their CLI options in errors (`farm_error`)."""
@@ -305,6 +311,8 @@ class FarmSettings(Section):
     until: Optional[str] = None
     strategy: Optional[str] = None  # a StrategyType; default BUG_FIX
     strategy_from: Optional[str] = None  # an evolution run folder: its best strategy
+    strategy_pick: str = "best"  # which of strategy_from's strategies (STRATEGY_PICKS)
+    random_strategy: Optional[int] = Field(None, ge=0)  # a random strategy drawn with this seed
     unit: Literal["commit", "pr", "both"] = "both"
     min_source_files: int = Field(0, ge=0)
     min_lines: int = Field(0, ge=0)
@@ -336,10 +344,24 @@ class FarmSettings(Section):
             )
         return value.upper()
 
+    @field_validator("strategy_pick")
+    @classmethod
+    def _pick(cls, value: str) -> str:
+        if value not in STRATEGY_PICKS:
+            raise ValueError(
+                f"unknown pick {value!r}{did_you_mean(value, list(STRATEGY_PICKS))}; choose one of "
+                + ", ".join(STRATEGY_PICKS)
+            )
+        return value
+
     @model_validator(mode="after")
     def _consistent(self) -> FarmSettings:
         if self.strategy and self.strategy_from:
             raise ValueError("give --strategy TYPE or --strategy-from RUN_DIR, not both")
+        if self.random_strategy is not None and self.strategy_from:
+            raise ValueError("give --strategy-from RUN_DIR or --random-strategy SEED, not both")
+        if self.strategy_pick != "best" and not self.strategy_from:
+            raise ValueError(f"--strategy-pick {self.strategy_pick} picks from a run: give --strategy-from RUN_DIR")
         if self.since and self.until and self.since > self.until:
             raise ValueError(f"--since {self.since} is after --until {self.until}")
         return self
@@ -347,7 +369,13 @@ class FarmSettings(Section):
     def plan_key(self) -> dict:
         """The settings that decide which units a version plans and how they are tried (the
         workers and the scheduler only decide where)."""
-        return self.model_dump(exclude={"workers", "scheduler"})
+        key = self.model_dump(exclude={"workers", "scheduler"})
+        # the strategy choices added later are left out at their defaults: a version opened before
+        # they existed still matches its command
+        for name, default in (("strategy_pick", "best"), ("random_strategy", None)):
+            if key[name] == default:
+                del key[name]
+        return key
 
 
 def farm_settings(**values: Any) -> FarmSettings:

@@ -194,14 +194,44 @@ def repo_units(config: Config, path: Path, settings: FarmSettings, mined: MinedH
 
 
 def farm_strategy(settings: FarmSettings) -> Strategy:
-    """The strategy every unit is tried with: a type's seed strategy, or an evolution run's best."""
+    """The strategy every unit is tried with: a type's seed strategy, one of an evolution run's
+    (`--strategy-pick`), or a random one drawn with `--random-strategy SEED` (of --strategy's type,
+    else of any commit type)."""
     if settings.strategy_from:
         path = Path(settings.strategy_from)
         if not path.is_dir():
             raise FarmError(f"--strategy-from: run folder {path} does not exist")
-        return Strategy.from_dict(RunFolder(path).best_strategy())
+        if settings.strategy_pick == "best":
+            return Strategy.from_dict(RunFolder(path).best_strategy())
+        return _picked_from_run(RunFolder(path), settings.strategy_pick)
+    if settings.random_strategy is not None:
+        import random
+
+        from operators import random_strategy
+
+        types = [StrategyType(settings.strategy)] if settings.strategy else FARM_TYPES
+        return random_strategy(random.Random(settings.random_strategy), 0, types)
     stype = StrategyType(settings.strategy or StrategyType.BUG_FIX.value)
     return Strategy(stype, SEED_PROMPTS[stype][-1])
+
+
+FARM_TYPES = [t for t in StrategyType if t != StrategyType.SYNTHETIC]  # a farm tries commits
+
+
+def _picked_from_run(run: RunFolder, pick: str) -> Strategy:
+    """The run's best seed or best evolved strategy, as the evolution-gain experiment picks them."""
+    from evo.experiment import pick_arms
+
+    if not run.is_run():
+        raise FarmError(f"--strategy-from: {run.path} is not a SEBGen run folder (no config.yaml or no checkpoint)")
+    if not run.offspring() or not set(run.offspring()) <= set(run.scores()):
+        raise FarmError(f"--strategy-from: {run.path} has an unscored generation or none, so no {pick} yet")
+    best_seed, best_evolved, _ = pick_arms(run)
+    if pick == "best-seed":
+        return best_seed
+    if best_evolved is None:
+        raise FarmError(f"--strategy-from: {run.path} made no strategy beyond its seeds: it has no best-evolved")
+    return best_evolved
 
 
 def plan(units_by_repo: dict[str, list[Unit]], strategy: Strategy, done: set[str], limit: int | None) -> list[Unit]:
