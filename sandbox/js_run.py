@@ -239,10 +239,10 @@ def mocha_canary(private: str) -> dict:
     finds the run's interface when it loads (bdd, tdd, qunit: the globals mocha set for it; else
     `exports`), wherever it was chosen: the command line, a .mocharc, test/mocha.opts.
     -> `file`, `fail`/`pass` (title paths), `source`."""
-    token = secrets.token_hex(6)
-    suite, fail, ok = f"sebgen canary {token}", f"must fail {secrets.token_hex(6)}", f"must pass {secrets.token_hex(6)}"
-    names = json.dumps({"suite": suite, "fail": fail, "pass": ok})
-    source = f"""\
+    return _canary(
+        private,
+        lambda names: (
+            f"""\
 "use strict";
 // SEBGen's canary tests: the first must fail, the second must pass
 const names = {names};
@@ -268,12 +268,8 @@ if (typeof describe === "function" && typeof it === "function") {{
   module.exports = {{ [names.suite]: {{ [names.fail]: mustFail, [names.pass]: mustPass }} }};
 }}
 """
-    return {
-        "file": posixpath.join(private, f"_sebgen_canary_{token}.cjs"),
-        "fail": [suite, fail],
-        "pass": [suite, ok],
-        "source": source,
-    }
+        ),
+    )
 
 
 def node_test_canary(private: str) -> dict:
@@ -283,10 +279,10 @@ def node_test_canary(private: str) -> dict:
     that the report is the run's own: a failing test came out failed, a passing one passed, both
     through the same stream and reporter as the project's tests. -> `file`, `fail`/`pass`
     (title paths), `source`, `runner`."""
-    token = secrets.token_hex(6)
-    suite, fail, ok = f"sebgen canary {token}", f"must fail {secrets.token_hex(6)}", f"must pass {secrets.token_hex(6)}"
-    names = json.dumps({"suite": suite, "fail": fail, "pass": ok})
-    source = f"""\
+    canary = _canary(
+        private,
+        lambda names: (
+            f"""\
 "use strict";
 // SEBGen's canary tests: the first must fail, the second must pass
 const {{ describe, it }} = require("node:test");
@@ -298,12 +294,21 @@ describe(names.suite, () => {{
   it(names.pass, () => {{}});
 }});
 """
+        ),
+    )
+    return {**canary, "runner": "node-test"}
+
+
+def _canary(private: str, source_for) -> dict:
+    """A canary file's record: random suite and test names, and the source `source_for` writes
+    around their JSON. -> `file`, `fail`/`pass` (title paths), `source`."""
+    token = secrets.token_hex(6)
+    suite, fail, ok = f"sebgen canary {token}", f"must fail {secrets.token_hex(6)}", f"must pass {secrets.token_hex(6)}"
     return {
         "file": posixpath.join(private, f"_sebgen_canary_{token}.cjs"),
         "fail": [suite, fail],
         "pass": [suite, ok],
-        "source": source,
-        "runner": "node-test",
+        "source": source_for(json.dumps({"suite": suite, "fail": fail, "pass": ok})),
     }
 
 
