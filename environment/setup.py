@@ -496,6 +496,7 @@ def make_sandbox(
     setup_attempts: int = 1,
     advisor: Advisor | None = None,
     warm_spares_total: int = 4,
+    warm_spares: int = 2,
 ) -> SetupBackend:
     """A backend that sets environments up: detection, the config's overrides, repairs."""
     book = RecipeBook(install, cache_dir, log)
@@ -508,6 +509,7 @@ def make_sandbox(
         recipe_for=book.recipe_for,
         log=log,
         warm_spares_total=warm_spares_total,
+        warm_spares=warm_spares,
     )
     return SetupBackend(backend, book, attempts=setup_attempts, advisor=advisor, log=log)
 

@@ -145,6 +145,9 @@ class SandboxConfig(Section):
     install: dict[str, RepoInstall] = Field(default_factory=dict)
     setup_attempts: int = Field(3, ge=1)  # environment builds/repairs per snapshot before giving up
     warm_spares_total: int = Field(4, ge=0)  # idle started containers kept across all images and processes (LRU)
+    # started containers kept ready per image: two, as a validation's bug-state and gold-state runs
+    # follow each other faster than a container starts
+    warm_spares: int = Field(2, ge=0)
     # validation containers' cgroup parent: "auto" (one host process's CPU share each, decided from the
     # engine's cgroup driver), "" (the engine's default) or a path; see sandbox.Limits.cgroup_parent
     cgroup_parent: str = "auto"

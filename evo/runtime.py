@@ -76,6 +76,7 @@ def make_sandbox(config: Config, log=print):
         log=log,
         setup_attempts=s.setup_attempts,
         warm_spares_total=s.warm_spares_total,
+        warm_spares=s.warm_spares,
         advisor=recipe_advisor(config),
     )
 

@@ -181,7 +181,7 @@ class DockerBackend:
         offline_base_image: str = "sebgen-base:bookworm",
         recipe_for: RecipeFor = no_recipe,
         log: Callable[[str], None] = print,
-        warm_spares: int = 1,
+        warm_spares: int = 2,
         warm_spares_total: int = 4,
     ):
         self.limits = limits
@@ -599,12 +599,12 @@ class DockerBackend:
     def _take_warm(self, client: Any, tag: str) -> _Warm:
         """A started container waiting for its job: a spare when one is ready or starting."""
         with self._lock:
-            pending = self._pending.get(tag)
+            pending = None if self._spares.get(tag) else self._pending.get(tag)
         if pending is not None:
-            pending.result()  # a spare is being started: cheaper to wait than to start another
+            pending.result()  # none is ready and one is being started: cheaper to wait than to start another
         with self._lock:
             spares = self._spares.setdefault(tag, [])
-            candidate = spares.pop() if spares else None
+            candidate = spares.pop(0) if spares else None  # the oldest: started longest ago
             if candidate is not None:
                 self._ledger.publish(self._held())
         if candidate is not None and _running(client, candidate.cid):
@@ -639,10 +639,14 @@ class DockerBackend:
         with self._lock:
             if self._closed or tag in self._pending or len(self._spares.get(tag, [])) >= self.warm_spares:
                 return
-            try:
-                self._pending[tag] = self._refiller.submit(self._refill, tag)
-            except RuntimeError:  # interpreter or backend shutting down
-                pass
+            self._submit_refill(tag)
+
+    def _submit_refill(self, tag: str) -> None:
+        """(with the lock held)"""
+        try:
+            self._pending[tag] = self._refiller.submit(self._refill, tag)
+        except RuntimeError:  # interpreter or backend shutting down
+            pass
 
     def _refill(self, tag: str) -> None:
         with self._lock:
@@ -666,6 +670,9 @@ class DockerBackend:
                 self._spares.setdefault(tag, []).append(warm)
                 evicted = self._over_cap()
             self._ledger.publish(self._held())
+            wants_more = warm not in evicted and len(self._spares[tag]) < self.warm_spares
+            if wants_more and self._held() < self.warm_spares_total:  # never by evicting a spare of its own
+                self._submit_refill(tag)  # the next one, until the image has its spares
         for spare in evicted:
             spare.close()
             containers.remove(spare.cid)
@@ -703,12 +710,13 @@ class DockerBackend:
         Waits for spares still being started, so the answer covers every container of this
         backend that is not running a test.
         """
-        with self._lock:
-            pending = list(self._pending.values()) + list(self._removing)
-        for future in pending:
-            future.result()
-        with self._lock:
-            return [w.cid for ws in self._spares.values() for w in ws]
+        while True:  # a spare that comes up may start the image's next one
+            with self._lock:
+                pending = list(self._pending.values()) + list(self._removing)
+                if not pending:
+                    return [w.cid for ws in self._spares.values() for w in ws]
+            for future in pending:
+                future.result()
 
     def __enter__(self):
         return self

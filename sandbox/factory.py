@@ -41,9 +41,10 @@ def make_backend(
     recipe_for: RecipeFor = no_recipe,
     log: Callable[[str], None] = print,
     warm_spares_total: int = 4,
+    warm_spares: int = 2,
 ) -> Backend:
-    """A backend of `kind`; the Docker one keeps at most `warm_spares_total` idle started
-    containers across all images (the least recently used image's go first)."""
+    """A backend of `kind`; the Docker one keeps `warm_spares` started containers ready per
+    image, at most `warm_spares_total` across all images (the least recently used image's go first)."""
     if kind not in _KINDS:
         raise SandboxError(f"unknown sandbox backend {kind!r}; choose one of {', '.join(_KINDS)}")
     if kind in ("auto", "docker"):
@@ -60,6 +61,7 @@ def make_backend(
                 recipe_for=recipe_for,
                 log=log,
                 warm_spares_total=warm_spares_total,
+                warm_spares=warm_spares,
             )
         if kind == "docker":
             raise SandboxError(

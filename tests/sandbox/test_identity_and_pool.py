@@ -108,6 +108,7 @@ def test_warm_pool_keeps_at_most_the_total_across_images_evicting_the_least_rece
         cache_dir=tmp_path / "cache",
         log=lambda m: None,
         warm_spares_total=2,
+        warm_spares=1,  # one per image: the cap across images decides which keep theirs
     )
     client = docker_client()
 

@@ -100,6 +100,32 @@ def test_make_backend_auto_picks_docker_and_says_so(client, tmp_path):
     assert any(m.startswith("sandbox: using Docker engine (") for m in logs)
 
 
+def test_back_to_back_runs_each_take_a_spare_started_before_them(tmp_path):
+    """Two spares per image: a validation's bug-state and gold-state runs follow each other faster
+    than a container starts, so both find one ready, and the pool is full again afterwards."""
+    b = make_backend(
+        "docker", limits=LIMITS, cache_dir=tmp_path / "cache", log=lambda m: None, recipe_for=detect_recipe
+    )
+    try:
+        repo, sha, bug, _ = calc_task(tmp_path / "repo")
+        b.prepare(repo, sha)
+        ready = b.idle_spares()
+        assert len(ready) == 2
+        taken = []
+        for _ in range(2):
+            with b._lock:  # what the run is about to take: the spares ready now
+                before = {w.cid for ws in b._spares.values() for w in ws}
+            run = b.run_tests(repo, sha, [bug], ["tests/test_calc.py"])
+            assert run.outcomes == {F2P: "failed", P2P: "passed"}, run.note
+            with b._lock:
+                after = {w.cid for ws in b._spares.values() for w in ws}
+            taken += sorted(before - after)
+        assert len(taken) == 2 and set(taken) == set(ready)  # each run took a spare that was ready
+        assert len(b.idle_spares()) == 2 and not set(b.idle_spares()) & set(ready)
+    finally:
+        b.close()
+
+
 def test_a_run_says_where_its_time_went(backend, tmp_path):
     repo, sha, bug, _ = calc_task(tmp_path / "repo")
     backend.run_tests(repo, sha, [bug], ["tests/test_calc.py"])  # the next run finds a spare ready
@@ -351,8 +377,8 @@ def test_no_container_is_left_when_the_worker_raises(backend, client, tmp_path, 
         "docker", limits=LIMITS, cache_dir=tmp_path / "cache", log=lambda m: None, recipe_for=detect_recipe
     )
     repo, sha, bug, _ = calc_task(tmp_path / "repo")
-    b.prepare(repo, sha)  # a started spare waits for the next run
-    assert len(b.idle_spares()) == 1
+    b.prepare(repo, sha)  # two started spares wait for the next runs
+    assert len(b.idle_spares()) == 2
 
     def explode(*a, **k):
         raise RuntimeError("worker exploded mid-run")
