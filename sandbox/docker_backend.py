@@ -206,6 +206,10 @@ class DockerBackend:
         self._ledger = SpareLedger(self.cache_dir / "warm-pool", self.warm_spares_total)  # the cap across processes
         self._remover = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sebgen-remove")
         self._removing: set = set()  # futures of used containers being removed
+        for pool in (self._refiller, self._remover):
+            # their threads start now: a Ctrl-C that lands in a thread's start during a run leaves the
+            # thread unknown to the executor's exit hook, and the interpreter then waits for it forever
+            pool.submit(int).result()
         self._pytest_spec = _pytest_spec()
         client = docker_client(timeout=ENGINE_TIMEOUT_S)  # fail now, with one sentence, when no engine answers
         try:

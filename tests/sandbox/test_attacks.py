@@ -520,6 +520,7 @@ def test_wedged_warm_container_is_replaced_and_the_run_ends_in_time(task, tmp_pa
         cache_dir=tmp_path / "cache",
         log=lambda m: None,
         recipe_for=detect_recipe,
+        warm_spares=1,  # the one wedged spare the run takes
     )
     try:
         monkeypatch.setattr(db, "SUPERVISOR_SOURCE", deaf)
