@@ -41,6 +41,9 @@ from sandbox import PatchError, SandboxError, prepare_tree
 PROBE = Path(__file__).with_name("_reproduction_probe.py")
 PROBE_DIR = "_sebgen_reproductions"  # a folder of its own in the tree: no clash with the project's modules
 PROBE_FILE = f"{PROBE_DIR}/test_sebgen_reproductions.py"
+JS_PROBE = Path(__file__).with_name("_reproduction_probe.cjs")
+JS_PROBE_FILE = f"{PROBE_DIR}/sebgen_reproductions.test.cjs"
+JS_RUNNER = "node-test"  # the JS probe is a node:test file, whatever runner the project's tests use
 SPEC_FILE = f"{PROBE_DIR}/sebgen_reproductions.json"
 BLOCK_TIMEOUT_S = 20.0  # one block's child process
 MAX_BLOCKS = 8
@@ -49,6 +52,7 @@ MAX_INLINE = 16  # calls of the prose run per statement (the rest are recorded a
 
 _FENCE = re.compile(r"```([\w+-]*)[^\n]*\n(.*?)```", re.S)
 _PYTHON = ("", "python", "py", "python3", "pycon")
+_JAVASCRIPT = ("js", "javascript", "mjs", "cjs", "jsx", "ts", "typescript", "tsx")
 _NOW_RAISES = re.compile(r"\b(?:raises|raised|fails with|crashes with)\s+`([A-Za-z_][\w.]*)")
 _WANTED = re.compile(r"\b(?:should|must|expected to|ought to|wants? it to|instead of)\b[^.;]*$", re.I)
 _NO_RAISE = re.compile(r"without raising|nothing is raised|no exception is raised|does not raise anything", re.I)
@@ -119,6 +123,8 @@ def check_reproductions(
     statement = task.problem_statement
     blocks = python_blocks(statement)
     report = ReproductionReport()
+    if not blocks and js_blocks(statement):
+        return _check_js(task, backend, repo_path, timeout_s, max_blocks, started)
     if not blocks:
         report.note = "the statement shows no Python block"
         return report
@@ -186,6 +192,93 @@ def check_reproductions(
     task.problem_statement = _rewrite(statement, blocks, report.checks)
     report.seconds = round(time.monotonic() - started, 3)
     return report
+
+
+def js_blocks(statement: str) -> list[Block]:
+    """The statement's fenced JavaScript/TypeScript blocks, in order."""
+    return [
+        Block(m.start(), m.end(), m.group(2).rstrip() + "\n")
+        for m in _FENCE.finditer(statement)
+        if m.group(1).lower() in _JAVASCRIPT
+    ]
+
+
+def _check_js(
+    task: Task, backend, repo_path: Path, timeout_s: float, max_blocks: int, started: float
+) -> ReproductionReport:
+    """`check_reproductions` for a JS/TS statement: each block runs in its own Node process
+    (the node:test probe), as shown; prose calls are not run (their values come from the
+    runner's own report of the failing tests)."""
+    from tasks.evidence.js import parse
+
+    statement = task.problem_statement
+    blocks = js_blocks(statement)
+    report = ReproductionReport()
+    checks: dict[int, ReproductionCheck] = {}
+    runnable: list[int] = []
+    seen: dict[str, int] = {}
+    evidence = task.failure_evidence()
+    for i, block in enumerate(blocks):
+        key = " ".join(block.code.split())
+        problem = ""
+        if key in seen:
+            problem = f"repeats block {seen[key] + 1}"
+        elif not key:
+            problem = "empty"
+        elif parse(block.code, "reproduction.mjs").root_node.has_error:
+            problem = "does not parse as JavaScript"
+        if problem or len(runnable) >= max_blocks:
+            checks[i] = ReproductionCheck(
+                block.code, "dropped", problem or f"more than {max_blocks} blocks", claim="", buggy="", fixed=""
+            )
+            continue
+        seen[key] = i
+        block.claim, block.run, block.variants = js_claim(statement, block, evidence), block.code, [block.code]
+        runnable.append(i)
+    results = _execute(task, backend, repo_path, [blocks[i] for i in runnable], runnable, timeout_s, js=True)
+    if isinstance(results, str):
+        report.note = results
+        for i in runnable:
+            checks[i] = ReproductionCheck(blocks[i].code, "kept", "not executed", claim=blocks[i].claim.describe())
+    else:
+        for i in runnable:
+            checks[i] = _decide(blocks[i], i, results)
+    report.checks = [checks[i] for i in range(len(blocks))]
+    task.problem_statement = _rewrite(statement, blocks, report.checks)
+    report.seconds = round(time.monotonic() - started, 3)
+    return report
+
+
+_JS_THROWS = re.compile(r"\b(?:throws|threw|fails with)\s+`(?:new\s+)?([A-Za-z_$][\w$.]*)")
+_JS_NO_THROW = re.compile(r"nothing is thrown|does not throw|no error is thrown|without throwing", re.I)
+# a final check that compares the computed value with a stated one (node:assert, chai)
+_JS_COMPARE = re.compile(
+    r"(?:assert\.(?:strictEqual|equal|deepEqual|deepStrictEqual)\s*\(|\.should\.(?:\w+\.)*(?:equal|eql)\s*\(|"
+    r"expect\(.*\)\.to\.(?:\w+\.)*(?:equal|eql)\s*\()",
+    re.S,
+)
+
+
+def js_claim(statement: str, block: Block, evidence: list[FailureEvidence]) -> Claim:
+    """What the text after a JS block says it does on the current code: throws a named error,
+    throws nothing (its assert.throws fails), or fails its final comparison with the value the
+    runner recorded on one side; else only that it fails."""
+    after = _paragraph_after(statement, block.end)
+    claim = Claim()
+    for m in _JS_THROWS.finditer(after):
+        if not _WANTED.search(after[max(0, m.start() - 80) : m.start()].split(".")[-1]):
+            claim.error = m.group(1).split(".")[-1]
+            return claim
+    if _JS_NO_THROW.search(after):
+        claim.no_raise = True
+        return claim
+    found = _evidence_of(block, evidence)
+    lines = [ln for ln in block.code.strip().splitlines() if ln.strip()]
+    last = "\n".join(lines[-8:])
+    if found is not None and found.observed and _flat(found.observed) in _flat(after.replace('"', "'")):
+        if _JS_COMPARE.search(last[last.rfind("assert.") if "assert." in last else 0 :]):
+            claim.observed = found.observed
+    return claim
 
 
 # ---------------------------------------------------------------- what the text claims
@@ -450,10 +543,10 @@ def setup_variants(code: str) -> list[str]:
 
 
 def _execute(
-    task: Task, backend, repo_path: Path, blocks: list[Block], indices: list[int], timeout_s: float
+    task: Task, backend, repo_path: Path, blocks: list[Block], indices: list[int], timeout_s: float, js: bool = False
 ) -> dict[str, dict[str, tuple[str, str]]] | str:
     """{case id: {state: (outcome, ""), "seen-" + state: (outcome, what the run did)}} for
-    both states, or why nothing ran."""
+    both states, or why nothing ran. `js`: JS blocks, run by the node:test probe."""
     if backend is None or not hasattr(backend, "run_tree"):
         return "not executed: no sandbox backend"
     cases = []
@@ -464,8 +557,13 @@ def _execute(
             else:
                 code = variant
             seen = j == 0 or block.kind == "inline"  # what happened is recorded from the way that is kept
-            cases.append({"id": f"b{i}v{j}", "code": code, "claim": block.claim.to_spec(), "seen": seen})
+            case = {"id": f"b{i}v{j}", "code": code, "claim": block.claim.to_spec(), "seen": seen}
+            if js:  # a module when it imports or exports (else CommonJS, where `require` works)
+                case["module"] = bool(re.search(r"^\s*(?:import\s*[\w{*'\"]|export\s)", code, re.M))
+            cases.append(case)
     spec = {"timeout_s": timeout_s, "cases": cases}
+    probe, probe_file = (JS_PROBE, JS_PROBE_FILE) if js else (PROBE, PROBE_FILE)
+    extra = {"runner": JS_RUNNER} if js else {}
     out: dict[str, dict[str, tuple[str, str]]] = {c["id"]: {} for c in cases}
     for state, patches in (("buggy", [task.bug_patch]), ("fixed", [])):
         with tempfile.TemporaryDirectory(prefix="sebgen-repro-") as tmp:
@@ -473,9 +571,9 @@ def _execute(
             try:
                 prepare_tree(repo_path, task.base_commit, patches, tree)
                 (tree / PROBE_DIR).mkdir(exist_ok=True)
-                shutil.copy(PROBE, tree / PROBE_FILE)
+                shutil.copy(probe, tree / probe_file)
                 (tree / SPEC_FILE).write_text(json.dumps(spec, sort_keys=True), encoding="utf-8")
-                run = backend.run_tree(repo_path, task.base_commit, tree, [PROBE_FILE], untrusted=True)
+                run = backend.run_tree(repo_path, task.base_commit, tree, [probe_file], untrusted=True, **extra)
             except (SandboxError, PatchError) as exc:
                 return f"not executed: {exc}"
         if run.timed_out or run.broken:

@@ -799,7 +799,7 @@ def _imports(root, test_path: str, package: str) -> tuple[list[str], list[set[st
     return lines, bound, unusable
 
 
-_ENABLING = re.compile(r"^(chai\.)?should\(\)|^chai\.use\(")
+_ENABLING = re.compile(r"""^(?:(?:chai|require\(\s*['"]chai['"]\s*\))\.)?should\(\)|^chai\.use\(""")
 
 
 _NAMED_IMPORT = re.compile(r"^import\s*\{(?P<names>[^}]*)\}\s*from\s*(?P<source>.+)$", re.S)

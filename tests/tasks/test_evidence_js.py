@@ -164,6 +164,27 @@ def test_chai_should_keeps_the_call_that_enables_it_and_only_the_imports_it_uses
     assert "node:fs" not in evidence.reproduction
 
 
+def test_chai_should_enabled_by_a_require_line_keeps_that_line():
+    text = (
+        "require('chai').should()\n"
+        "const parser = require('../')\n\n"
+        "describe('parser', function () {\n"
+        "  it('parses a flag', function () {\n"
+        "    const argv = parser(['--foo'])\n"
+        "    argv.foo.should.equal(true)\n"
+        "  })\n"
+        "})\n"
+    )
+    evidence = explain_failure(
+        text, "test/parser.js::parser > parses a flag", compare(7, "true", "undefined", "strictEqual"), "yargs-parser"
+    )
+    assert evidence.reproduction.splitlines()[:2] == [
+        "const parser = require('yargs-parser')",
+        "require('chai').should()",
+    ]
+    assert evidence.reproduction.endswith("argv.foo.should.equal(true)")
+
+
 def test_a_check_in_a_helper_is_written_in_with_the_tests_arguments_and_the_checks_before_are_unstated():
     test_id = "tests/command.test.js::.exitOverride > when excess argument then throw"
     evidence = explain_failure(
