@@ -43,6 +43,7 @@ PROBE_DIR = "_sebgen_reproductions"  # a folder of its own in the tree: no clash
 PROBE_FILE = f"{PROBE_DIR}/test_sebgen_reproductions.py"
 JS_PROBE = Path(__file__).with_name("_reproduction_probe.cjs")
 JS_PROBE_FILE = f"{PROBE_DIR}/sebgen_reproductions.test.cjs"
+JS_BUILD_TIMEOUT_S = 180  # a package whose entry files are built is built once per state
 JS_RUNNER = "node-test"  # the JS probe is a node:test file, whatever runner the project's tests use
 SPEC_FILE = f"{PROBE_DIR}/sebgen_reproductions.json"
 BLOCK_TIMEOUT_S = 20.0  # one block's child process
@@ -73,6 +74,7 @@ class Claim:
     bare: bool = False  # the observed value is the last line's (an inline call with no required value)
     continuation: bool = False  # the rest of an earlier block: it only has to fail there
     after: int = -1  # that earlier block's index
+    said: str = ""  # the error as the text quotes it ("TypeError: x is not a function")
 
     def describe(self) -> str:
         if self.error:
@@ -84,7 +86,8 @@ class Claim:
         return "fails (no exception or value stated)"
 
     def to_spec(self) -> dict:
-        return {"error": self.error, "no_raise": self.no_raise, "observed": self.observed, "bare": self.bare}
+        spec = {"error": self.error, "no_raise": self.no_raise, "observed": self.observed, "bare": self.bare}
+        return {**spec, "said": self.said} if self.said else spec
 
 
 @dataclass
@@ -249,7 +252,7 @@ def _check_js(
     return report
 
 
-_JS_THROWS = re.compile(r"\b(?:throws|threw|fails with)\s+`(?:new\s+)?([A-Za-z_$][\w$.]*)")
+_JS_THROWS = re.compile(r"\b(?:throws|threw|fails with)\s+`(?:new\s+)?(([A-Za-z_$][\w$.]*)[^`]*)`")
 _JS_NO_THROW = re.compile(r"nothing is thrown|does not throw|no error is thrown|without throwing", re.I)
 # a final check that compares the computed value with a stated one (node:assert, chai)
 _JS_COMPARE = re.compile(
@@ -267,7 +270,7 @@ def js_claim(statement: str, block: Block, evidence: list[FailureEvidence]) -> C
     claim = Claim()
     for m in _JS_THROWS.finditer(after):
         if not _WANTED.search(after[max(0, m.start() - 80) : m.start()].split(".")[-1]):
-            claim.error = m.group(1).split(".")[-1]
+            claim.error, claim.said = m.group(2).split(".")[-1], m.group(1)
             return claim
     if _JS_NO_THROW.search(after):
         claim.no_raise = True
@@ -561,7 +564,7 @@ def _execute(
             if js:  # a module when it imports or exports (else CommonJS, where `require` works)
                 case["module"] = bool(re.search(r"^\s*(?:import\s*[\w{*'\"]|export\s)", code, re.M))
             cases.append(case)
-    spec = {"timeout_s": timeout_s, "cases": cases}
+    spec = {"timeout_s": timeout_s, "cases": cases, "build_timeout_s": JS_BUILD_TIMEOUT_S}
     probe, probe_file = (JS_PROBE, JS_PROBE_FILE) if js else (PROBE, PROBE_FILE)
     extra = {"runner": JS_RUNNER} if js else {}
     out: dict[str, dict[str, tuple[str, str]]] = {c["id"]: {} for c in cases}

@@ -31,7 +31,8 @@ def claim_of(after: str, code: str = "f(1);\n", evidence=()) -> Claim:
 
 
 def test_the_text_after_a_block_says_what_it_does_on_the_current_code():
-    assert claim_of("On the current code it throws `TypeError: x is not a function`.").error == "TypeError"
+    thrown = claim_of("On the current code it throws `TypeError: x is not a function`.")
+    assert (thrown.error, thrown.said) == ("TypeError", "TypeError: x is not a function")
     # what it should throw is a requirement, not what it does today
     wanted = claim_of("On the current code nothing is thrown; it should throw `RangeError`.")
     assert (wanted.error, wanted.no_raise) == ("", True)
@@ -59,7 +60,9 @@ def probe_run(tmp_path):
         "exports.add = (a, b) => a - b;\nexports.boom = () => { throw new TypeError('no'); };\n"
     )
 
-    def run(cases: list[dict], timeout_s: float = 5) -> dict:
+    def run(cases: list[dict], timeout_s: float = 5, package: dict | None = None) -> dict:
+        if package is not None:
+            (root / "package.json").write_text(json.dumps(package))
         (root / "_sebgen_reproductions" / "probe.test.cjs").write_text(JS_PROBE.read_text())
         spec = {"timeout_s": timeout_s, "cases": cases}
         (root / "_sebgen_reproductions" / "sebgen_reproductions.json").write_text(json.dumps(spec))
@@ -109,14 +112,38 @@ def test_the_probe_runs_each_block_against_the_package_itself_and_judges_the_sta
             # jest's globals do not exist in plain node
             case(5, "expect(1).toBe(2);\n"),
             case(6, "while (true) {}\n"),
+            # the stated error is the one assert.throws(fn, /wanted/) got instead of the wanted one
+            case(
+                7,
+                "const assert = require('node:assert');\nconst { boom } = require('@demo/calc');\n"
+                "assert.throws(() => boom(), /wanted/);\n",
+                error="TypeError",
+                said="TypeError: no",
+            ),
+            case(8, "const { boom } = require('@demo/calc');\nboom();\n", error="TypeError", said="TypeError: no"),
+            case(9, "const { boom } = require('@demo/calc');\nboom();\n", error="RangeError", said="RangeError: no"),
         ],
         timeout_s=3,
     )
     assert got["b0v0"]["buggy"][0] and not got["b0v0"]["fixed"][0]
     assert "actual value is -1" in got["b0v0"]["seen"][1]
+    assert got["b7v0"]["buggy"][0] and got["b8v0"]["buggy"][0] and not got["b9v0"]["buggy"][0]
     assert got["b1v0"]["buggy"][0] and "threw TypeError: no" in got["b1v0"]["fixed"][1]
     assert got["b2v0"]["buggy"][0]
     assert not got["b3v0"]["buggy"][0] and got["b3v0"]["fixed"][0]
     assert not got["b4v0"]["buggy"][0]
     assert got["b5v0"]["buggy"][0] and "ReferenceError: expect is not defined" in got["b5v0"]["seen"][1]
     assert not got["b6v0"]["buggy"][0] and "did not finish within 3 s" in got["b6v0"]["seen"][1]
+
+
+def test_a_package_whose_entry_is_built_is_built_first_with_its_own_build_script(probe_run, tmp_path):
+    package = {
+        "name": "@demo/calc",
+        "main": "dist/index.js",
+        "scripts": {"build": "mkdir -p dist && cp index.js dist/index.js"},
+    }
+    code = "const assert = require('node:assert');\nconst { add } = require('@demo/calc');\n"
+    code += "assert.strictEqual(add(3, 1), 2);\n"
+    got = probe_run([case(0, code)], package=package)
+    assert got["b0v0"]["fixed"][0], got
+    assert (tmp_path / "pkg" / "dist" / "index.js").exists()
