@@ -247,9 +247,25 @@ def _check_js(
         for i in runnable:
             checks[i] = _decide(blocks[i], i, results)
     report.checks = [checks[i] for i in range(len(blocks))]
-    task.problem_statement = _rewrite(statement, blocks, report.checks)
+    task.problem_statement = _rewrite(statement, blocks, report.checks, stands_alone=_js_value_stands_alone)
     report.seconds = round(time.monotonic() - started, 3)
     return report
+
+
+_JS_CALL_VALUE = re.compile(r"^On the current code `(?P<call>[A-Za-z_$][\w$.]*\([^`]*\))` is `[^`]+`")
+
+
+def _js_value_stands_alone(paragraph: str, block: Block) -> bool:
+    """A dropped JS block's outcome paragraph is kept when it names a call of the package and
+    the value the test run saw it give ("On the current code `f(1)` is `2`; it should be `3`."):
+    a solver can read it without the block, as long as the call uses no name the block binds."""
+    m = _JS_CALL_VALUE.match(paragraph)
+    if not m:
+        return False
+    root = re.escape(re.match(r"[A-Za-z_$][\w$]*", m["call"]).group(0))
+    binding = re.compile(rf"\b(?:const|let|var)\s+(?:\{{[^}}]*)?\b{root}\b")
+    # what the package's import binds is the package; anything else the block sets up is not
+    return all("require(" in line for line in block.code.splitlines() if binding.search(line))
 
 
 _JS_THROWS = re.compile(r"\b(?:throws|threw|fails with)\s+`(?:new\s+)?(([A-Za-z_$][\w$.]*)[^`]*)`")
@@ -636,10 +652,11 @@ def _verdict(block: Block, i: int, results: dict) -> ReproductionCheck:
 # ---------------------------------------------------------------- the statement after the check
 
 
-def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck]) -> str:
+def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck], stands_alone=None) -> str:
     """The statement with rewritten blocks replaced and dropped ones left out, together with
     the paragraph that introduces a dropped block (ending in ':') and the one right after it
-    that describes its outcome."""
+    that describes its outcome, unless `stands_alone(paragraph, block)` says that paragraph
+    needs no block (it names the call and the value the runner saw)."""
     text = statement
     for block, check in sorted(zip(blocks, checks), key=lambda bc: bc[0].start, reverse=True):
         if block.kind == "inline":
@@ -659,6 +676,7 @@ def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck
             after = text[end:]
             m = re.match(r"\s*\n\s*\n([^\n]+(?:\n[^\n]+)*)", after)
             if m and _ABOUT_BLOCK.match(m.group(1).strip()) and "```" not in m.group(1):
-                end += m.end()
+                if stands_alone is None or not stands_alone(m.group(1).strip(), block):
+                    end += m.end()
             text = text[:start].rstrip() + "\n\n" + text[end:].lstrip()
     return re.sub(r"\n{3,}", "\n\n", text).strip()

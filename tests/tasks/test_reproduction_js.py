@@ -12,8 +12,8 @@ import subprocess
 
 import pytest
 
-from records import FailureEvidence
-from tasks.reproduction import JS_PROBE, Claim, js_blocks, js_claim, python_blocks
+from records import FailureEvidence, ReproductionCheck
+from tasks.reproduction import JS_PROBE, Claim, _js_value_stands_alone, _rewrite, js_blocks, js_claim, python_blocks
 
 J = "```js\n"
 
@@ -147,3 +147,20 @@ def test_a_package_whose_entry_is_built_is_built_first_with_its_own_build_script
     got = probe_run([case(0, code)], package=package)
     assert got["b0v0"]["fixed"][0], got
     assert (tmp_path / "pkg" / "dist" / "index.js").exists()
+
+
+def test_a_dropped_blocks_outcome_stays_when_it_names_a_call_of_the_package_and_its_value():
+    imported = "const assert = require('node:assert');\nconst cookie = require('cookie');\nassert.ok(1);\n"
+    local = "const program = new Command();\nassert.ok(1);\n"
+    statement = (
+        f"t\n\nTo reproduce:\n\n{J}{imported}```\n\n"
+        "On the current code `cookie.serialize('a', 'b')` is `a=b`; it should be `a=b; Secure`.\n\n"
+        f"This shows it:\n\n{J}{local}```\n\n"
+        "On the current code `program.opts()` is `{}`; it should be `{ a: 1 }`.\n\n"
+        f"Reproduction:\n\n{J}{imported}```\n\nOn the current code it throws `TypeError: no`.\n"
+    )
+    blocks = js_blocks(statement)
+    dropped = [ReproductionCheck(b.code, "dropped", "why", claim="", buggy="", fixed="") for b in blocks]
+    text = _rewrite(statement, blocks, dropped, stands_alone=_js_value_stands_alone)
+    # the package's call and its value stand alone; a block's own variable, or "it", does not
+    assert text == "t\n\nOn the current code `cookie.serialize('a', 'b')` is `a=b`; it should be `a=b; Secure`."
