@@ -333,7 +333,7 @@ def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int,
         functions.add(f.function or "")
         examples.add(f.test_id)
         head = phr.pick(_REPRO_HEADS if code else _CHECK_HEADS)
-        parts.append(f"{head}\n\n```js\n{block}\n```\n\n{outcome(f)}")
+        parts.append(f"{head}\n\n```js\n{block}\n```\n\n{outcome(f)}" + rest_section(f, phr))
     repeated = {line for line in said if said.count(line) > 1}
     listed_failures = [
         f
@@ -348,6 +348,21 @@ def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int,
                 listed.append(f"- and {len(lines) - CASES_LISTED} more cases of the same kind.")
             parts.append("\n".join([phr.pick(_CASES_HEADS), *listed]))
     return "\n\n".join(parts)
+
+
+_REST_HEADS = [
+    "The same test goes on to check these, and they must hold too:",
+    "After that check, the test also requires:",
+]
+
+
+def rest_section(f: FailureEvidence, phr: _Phraser) -> str:
+    """The checks the failing test makes after the failing one, each on a line: the hidden
+    test requires them too (other inputs, an error for a bad value)."""
+    checks = [line.strip() for line in (f.rest or "").splitlines() if line.strip()]
+    if not checks:
+        return ""
+    return "\n\n" + "\n".join([phr.pick(_REST_HEADS), *(f"- {_code(c)}" for c in checks)])
 
 
 _CALLBACK_START = re.compile(r"=>\s*\{?\s*$|function\s*[\w$]*\s*\([^)]*\)\s*\{\s*$")

@@ -968,7 +968,7 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
     evidence.source = lines[start:end][:SOURCE_LINES]
     if failing is not None:
         rest = [read_check(s) for s in statements if s.start_point.row > failing.end_point.row]
-        evidence.rest = " ".join(c.text for c in rest if c)[:CHECK_CHARS] or None
+        evidence.rest = _rest_of([" ".join(c.text.split()) for c in rest if c]) or None
     params = each_params(test, test_id)
     if params:
         evidence.params = params
@@ -1080,6 +1080,20 @@ def _reproduce(
     if grammar_of(path) != "javascript":  # a ```js block runs in plain node: no type syntax
         evidence.reproduction = without_types(evidence.reproduction)
     evidence.long = len(evidence.reproduction.splitlines()) > SOURCE_LINES or None
+
+
+REST_CHECKS = 12  # the checks after the failing one that the record keeps, one a line
+
+
+def _rest_of(checks: list[str]) -> str:
+    """The test's checks after the failing one, one a line, whole: up to REST_CHECKS, each at
+    most CHECK_CHARS long (a longer one ends the list: a cut check would state a wrong requirement)."""
+    kept = []
+    for check in checks[:REST_CHECKS]:
+        if len(check) > CHECK_CHARS:
+            break
+        kept.append(check)
+    return "\n".join(kept)
 
 
 def without_types(code: str) -> str:

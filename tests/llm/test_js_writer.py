@@ -316,3 +316,26 @@ def test_cases_a_line_cannot_tell_apart_each_get_their_example():
     text = statement["problem_statement"]
     assert "option('-H, --cheese')" in text and "option('-c, --conflict')" in text
     assert text.count("```js") == 2 and "- the result of" not in text
+
+
+def test_the_checks_a_test_makes_after_the_failing_one_are_stated_with_it():
+    failure = FailureEvidence(
+        "test/serialize.js::serialize > priority",
+        kind="compare",
+        call="cookie.serialize('foo', 'bar', { priority: 'Low' })",
+        op="==",
+        expected='"foo=bar; Priority=Low"',
+        observed='"foo=bar"',
+        error="",
+        function="cookie.serialize",
+        reproduction="var assert = require('assert');\nvar cookie = require('cookie');\n\n"
+        "assert.equal(cookie.serialize('foo', 'bar', { priority: 'Low' }), 'foo=bar; Priority=Low')",
+        rest="assert.equal(cookie.serialize('foo', 'bar', { priority: 'HIGH' }), 'foo=bar; Priority=High')\n"
+        "assert.throws(cookie.serialize.bind(cookie, 'foo', 'bar', { priority: 'foo' }), /option priority is invalid/)",
+    )
+    statement = write_js_statement(_ctx([failure]), "Write a bug report.")["problem_statement"]
+    assert (
+        "- `assert.equal(cookie.serialize('foo', 'bar', { priority: 'HIGH' }), 'foo=bar; Priority=High')`" in statement
+    )
+    assert "/option priority is invalid/)`" in statement
+    assert statement.index("priority: 'HIGH'") > statement.index("```\n\nOn the current code")

@@ -145,6 +145,16 @@ def test_a_mocha_qunit_assert_throws_keeps_its_own_words():
         "assert.throws(function () {\n  cookie.serialize('foo', 'bar', {\n    maxAge: Infinity\n  })\n"
         "}, /option maxAge is invalid/)"
     )
+    # what the test checks after the failing check is kept whole, one check a line
+    assert evidence.rest == "assert.equal('foo=bar; Max-Age=1000', cookie.serialize('foo', 'bar', { maxAge: 1000 }))"
+    first = FailureEvidence(
+        "", kind="error", error="AssertionError: Missing expected exception.", error_type="AssertionError", line=13
+    ).to_dict()
+    assert explain_failure(source("serialize.js"), test_id, first, package="cookie").rest.splitlines() == [
+        "assert.throws(function () { cookie.serialize('foo', 'bar', { maxAge: Infinity }) }, "
+        "/option maxAge is invalid/)",
+        "assert.equal('foo=bar; Max-Age=1000', cookie.serialize('foo', 'bar', { maxAge: 1000 }))",
+    ]
 
 
 def test_chai_should_keeps_the_call_that_enables_it_and_only_the_imports_it_uses():
