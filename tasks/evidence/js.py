@@ -943,13 +943,16 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
     ]
     if check is not None and check.style == "expect":
         _matcher_failure(evidence, check)
+        _unwanted_throw(evidence, check)
     if check is not None:
         evidence.check = check.text[:CHECK_CHARS]
         typed = check.subject and grammar_of(path) != "javascript"
         evidence.call = without_types(check.subject) if typed else check.subject
         if evidence.kind == "compare" or evidence.kind is None:
             evidence.op = evidence.op and _op(evidence.op) or _op(check.matcher)
-        if check.matcher.startswith("toThrow") or check.matcher in ("throws", "rejects"):
+        if check.negated and check.matcher.startswith("toThrow"):
+            pass  # it threw where nothing may be thrown: an error, never a missing throw
+        elif check.matcher.startswith("toThrow") or check.matcher in ("throws", "rejects"):
             evidence.kind = "raises" if evidence.kind != "compare" else evidence.kind
         elif inferred:  # what it requires is in the check; what the code gave is not known
             evidence.kind = "compare" if check.expected is not None else "truthy"
@@ -1006,6 +1009,21 @@ def _matcher_failure(evidence: FailureEvidence, check: _Check) -> None:
     evidence.op = _op(check.matcher)
 
 
+_THROWN = re.compile(r'Error name:\s*"(?P<name>[^"\n]+)"\s*\n\s*Error message:\s*"(?P<message>[^\n]*)"')
+
+
+def _unwanted_throw(evidence: FailureEvidence, check: _Check) -> None:
+    """`expect(fn).not.toThrow()` failed: fn threw, and what it threw (jest/vitest name it in
+    the message) is the error of the current code; nothing is required to be thrown."""
+    if not (check.negated and check.matcher.startswith("toThrow")):
+        return
+    thrown = _THROWN.search(evidence.message or "")
+    said = f"{thrown['name']}: {thrown['message']}" if thrown else (evidence.error or "").split("\n")[0]
+    if not said or said.startswith("Error: expect("):
+        said = "an error"
+    evidence.kind, evidence.error, evidence.op, evidence.expected, evidence.observed = "error", said, None, None, None
+
+
 def _callee_name(subject: str | None) -> str | None:
     """`parseQuery` of `parseQuery("a=b")`, `cookie.parse` of `cookie.parse(x, y)` and of
     `function () { cookie.parse(x) }`: the first call the checked expression makes."""
@@ -1041,9 +1059,9 @@ def _reproduce(
         template = table.get(check.matcher)
         if template is None or (check.subject is None) or ("{y}" in template and check.expected is None):
             return
-        if check.matcher.startswith("toThrow") and check.expected is None:
+        if check.matcher.startswith("toThrow") and check.expected is None and not check.negated:
             template = "assert.throws({x});"
-        elif check.matcher.startswith("toThrow") and check.expected[:1] in "'\"`" and not check.negated:
+        elif check.matcher.startswith("toThrow") and (check.expected or "")[:1] in "'\"`" and not check.negated:
             # jest's toThrow("text") wants the message to hold the text; node's assert.throws(fn, "text")
             # would take the text as its own message and accept any error
             template = "assert.throws({x}, (error) => error.message.includes({y}));"

@@ -351,3 +351,27 @@ def test_a_to_throw_with_text_checks_the_message_and_names_bound_in_the_checked_
     evidence = explain_failure(text, "tests/clash.test.js::clash", report, package="commander")
     assert not evidence.unbound  # `program` is declared inside the callback the check calls
     assert evidence.reproduction.endswith("}, (error) => error.message.includes('Cannot add option'));")
+
+
+def test_a_failed_not_to_throw_is_the_error_the_code_throws_today_never_a_missing_throw():
+    text = (
+        "const commander = require('../');\n\n"
+        "test('when excess then no error', () => {\n"
+        "  const program = new commander.Command();\n"
+        "  program.exitOverride();\n"
+        "  expect(() => {\n"
+        "    program.parse(['excess'], { from: 'user' });\n"
+        "  }).not.toThrow();\n"
+        "});\n"
+    )
+    message = (
+        'expect(received).not.toThrow()\n\nError name:    "CommanderError"\n'
+        'Error message: "error: too many arguments. Expected 0 arguments but got 1."\n'
+    )
+    report = FailureEvidence("", kind="error", error="Error: expect(received).not.toThrow()", message=message, line=6)
+    evidence = explain_failure(text, "tests/a.test.js::when excess then no error", report.to_dict(), "commander")
+    assert evidence.kind == "error" and evidence.op is None and evidence.expected is None
+    assert evidence.error == "CommanderError: error: too many arguments. Expected 0 arguments but got 1."
+    assert evidence.reproduction.endswith(
+        "assert.doesNotThrow(() => {\n  program.parse(['excess'], { from: 'user' });\n});"
+    )
