@@ -339,3 +339,38 @@ def test_the_checks_a_test_makes_after_the_failing_one_are_stated_with_it():
     )
     assert "/option priority is invalid/)`" in statement
     assert statement.index("priority: 'HIGH'") > statement.index("```\n\nOn the current code")
+
+
+def test_a_listed_case_whose_check_spans_lines_is_its_assert_form_on_one_line():
+    repro = (
+        "const assert = require('node:assert');\nconst commander = require('commander');\n\n"
+        "const program = new commander.Command();\nassert.doesNotThrow(() => {\n"
+        "  program.parse(['excess'], { from: 'user' });\n});"
+    )
+    failures = [
+        FailureEvidence(
+            f"tests/a.test.js::no error {i}",
+            kind="error",
+            error="CommanderError: error: too many arguments.",
+            check="expect(() => { program.parse(['excess'], { from: 'user' }); }).not.toThrow();",
+            reproduction=repro.replace("excess", f"excess{i}"),
+            function="program.parse",
+        )
+        for i in range(2)
+    ]
+    statement = write_js_statement(_ctx(failures), "Write a bug report.")["problem_statement"]
+    assert "- `assert.doesNotThrow(() => { program.parse(['excess1'], { from: 'user' }); });` should pass" in statement
+    assert "expect(" not in statement
+
+
+def test_a_commit_subject_titles_the_statement_only_when_it_names_the_checked_function_or_value():
+    def title(subject: str, **fields) -> str:
+        base = {"kind": "compare", "error": "", "op": "==", "observed": "{" + '"a": 1, ' * 20 + "}"}
+        failure = FailureEvidence("test/p.js::p", **{**base, **fields})
+        ctx = _ctx([failure], subject=subject)
+        return write_js_statement(ctx, "Write a bug report.")["problem_statement"].splitlines()[0]
+
+    # the subject tells the fix ("remove the regexp"): never a title unless the evidence bears it out
+    assert "regexp" not in title("Remove inaccurate regexp used by unknown-options-as-args", function="parser")
+    assert "regexp" not in title("Remove inaccurate regexp used by unknown-options-as-args", expected='"--k-u"')
+    assert "parser" in title("parser keeps dashed values after a known flag", function="parser")
