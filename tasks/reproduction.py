@@ -675,8 +675,11 @@ def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck
                 start = intro.start(1)
             after = text[end:]
             m = re.match(r"\s*\n\s*\n([^\n]+(?:\n[^\n]+)*)", after)
+            kept = ""
             if m and _ABOUT_BLOCK.match(m.group(1).strip()) and "```" not in m.group(1):
-                if stands_alone is None or not stands_alone(m.group(1).strip(), block):
-                    end += m.end()
-            text = text[:start].rstrip() + "\n\n" + text[end:].lstrip()
+                first = m.group(1).strip().split("\n")[0]
+                if stands_alone is not None and stands_alone(first, block):
+                    kept = first + "\n\n"  # alone: without the lines after it, which may read the block's names
+                end += m.end()
+            text = text[:start].rstrip() + "\n\n" + kept + text[end:].lstrip()
     return re.sub(r"\n{3,}", "\n\n", text).strip()

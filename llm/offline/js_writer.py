@@ -375,7 +375,8 @@ def rest_section(f: FailureEvidence, phr: _Phraser) -> str:
     checks = [line.strip() for line in (f.rest or "").splitlines() if line.strip()]
     if not checks:
         return ""
-    return "\n\n" + "\n".join([phr.pick(_REST_HEADS), *(f"- {_code(c)}" for c in checks)])
+    # in the outcome's paragraph: a reproduction check that drops the block drops them with it
+    return "\n" + "\n".join([phr.pick(_REST_HEADS), *(f"- {_code(c)}" for c in checks)])
 
 
 _CALLBACK_START = re.compile(r"=>\s*\{?\s*$|function\s*[\w$]*\s*\([^)]*\)\s*\{\s*$")

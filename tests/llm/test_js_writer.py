@@ -339,6 +339,8 @@ def test_the_checks_a_test_makes_after_the_failing_one_are_stated_with_it():
     )
     assert "/option priority is invalid/)`" in statement
     assert statement.index("priority: 'HIGH'") > statement.index("```\n\nOn the current code")
+    # in the outcome's paragraph, so that a dropped block takes them along
+    assert 'is exactly `"foo=bar; Priority=Low"`.\nThe same test' in statement or ".\nAfter that check" in statement
 
 
 def test_a_listed_case_whose_check_spans_lines_is_its_assert_form_on_one_line():

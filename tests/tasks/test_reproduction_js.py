@@ -154,7 +154,8 @@ def test_a_dropped_blocks_outcome_stays_when_it_names_a_call_of_the_package_and_
     local = "const program = new Command();\nassert.ok(1);\n"
     statement = (
         f"t\n\nTo reproduce:\n\n{J}{imported}```\n\n"
-        "On the current code `cookie.serialize('a', 'b')` is `a=b`; it should be `a=b; Secure`.\n\n"
+        "On the current code `cookie.serialize('a', 'b')` is `a=b`; it should be `a=b; Secure`.\n"
+        "The same test also requires:\n- `x.should.equal(1)`\n\n"
         f"This shows it:\n\n{J}{local}```\n\n"
         "On the current code `program.opts()` is `{}`; it should be `{ a: 1 }`.\n\n"
         f"Reproduction:\n\n{J}{imported}```\n\nOn the current code it throws `TypeError: no`.\n"
