@@ -677,9 +677,13 @@ def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck
             m = re.match(r"\s*\n\s*\n([^\n]+(?:\n[^\n]+)*)", after)
             kept = ""
             if m and _ABOUT_BLOCK.match(m.group(1).strip()) and "```" not in m.group(1):
-                first = m.group(1).strip().split("\n")[0]
-                if stands_alone is not None and stands_alone(first, block):
-                    kept = first + "\n\n"  # alone: without the lines after it, which may read the block's names
+                lines = m.group(1).strip().split("\n")
+                # the outcome without the list of checks after it (they may read the block's names)
+                cut = next((k for k, ln in enumerate(lines) if ln.startswith("- ")), len(lines))
+                cut -= 1 if 0 < cut < len(lines) and lines[cut - 1].rstrip().endswith(":") else 0
+                first = "\n".join(lines[:cut])
+                if first and stands_alone is not None and stands_alone(first, block):
+                    kept = first + "\n\n"
                 end += m.end()
             text = text[:start].rstrip() + "\n\n" + kept + text[end:].lstrip()
     return re.sub(r"\n{3,}", "\n\n", text).strip()

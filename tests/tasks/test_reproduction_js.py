@@ -158,10 +158,14 @@ def test_a_dropped_blocks_outcome_stays_when_it_names_a_call_of_the_package_and_
         "The same test also requires:\n- `x.should.equal(1)`\n\n"
         f"This shows it:\n\n{J}{local}```\n\n"
         "On the current code `program.opts()` is `{}`; it should be `{ a: 1 }`.\n\n"
-        f"Reproduction:\n\n{J}{imported}```\n\nOn the current code it throws `TypeError: no`.\n"
+        f"Reproduction:\n\n{J}{imported}```\n\nOn the current code it throws `TypeError: no`.\n\n"
+        f"Again:\n\n{J}{imported}```\n\nOn the current code `cookie.parse('a=b')` is `Object {{\n  a: 1,\n}}`.\n"
     )
     blocks = js_blocks(statement)
     dropped = [ReproductionCheck(b.code, "dropped", "why", claim="", buggy="", fixed="") for b in blocks]
     text = _rewrite(statement, blocks, dropped, stands_alone=_js_value_stands_alone)
     # the package's call and its value stand alone; a block's own variable, or "it", does not
-    assert text == "t\n\nOn the current code `cookie.serialize('a', 'b')` is `a=b`; it should be `a=b; Secure`."
+    assert text == (
+        "t\n\nOn the current code `cookie.serialize('a', 'b')` is `a=b`; it should be `a=b; Secure`.\n\n"
+        "On the current code `cookie.parse('a=b')` is `Object {\n  a: 1,\n}`."
+    )
