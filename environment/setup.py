@@ -338,11 +338,17 @@ class SetupBackend:
         return self.inner.prepare(repo, commit)
 
     def run_tree(
-        self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None, untrusted: bool = False
+        self,
+        repo: Path,
+        commit: str,
+        tree: Path,
+        test_files: Sequence[str] | None = None,
+        untrusted: bool = False,
+        runner: str = "",
     ) -> TestRun:
         if self.is_javascript(repo, commit):
             self._ensure_js(repo, commit)
-            return self.js_backend().run_tree(repo, commit, tree, test_files, untrusted)
+            return self.js_backend().run_tree(repo, commit, tree, test_files, untrusted, runner=runner)
         self.ensure(Path(repo), commit)
         return self.inner.run_tree(repo, commit, tree, test_files, untrusted)
 

@@ -20,6 +20,7 @@ unwinding).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import io
 import json
@@ -394,14 +395,23 @@ class DockerBackend:
         return run_on_fresh_tree(self, repo, commit, patches, test_files)
 
     def run_tree(
-        self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None, untrusted: bool = False
+        self,
+        repo: Path,
+        commit: str,
+        tree: Path,
+        test_files: Sequence[str] | None = None,
+        untrusted: bool = False,
+        runner: str = "",
     ) -> TestRun:
         """pytest on a prepared tree in the snapshot's environment; the verdict comes from the supervisor.
-        Untrusted code runs like any other here: the container holds it."""
+        Untrusted code runs like any other here: the container holds it. `runner` (JS only): run
+        `test_files` with that runner instead of the project's (SEBGen's own node:test files)."""
         repo = Path(repo)
         laps = _Laps()
         tag = self._ensure_image(repo, commit)
         recipe = self._recipe(repo, commit)
+        if runner and isinstance(recipe, JsRecipe):
+            recipe = dataclasses.replace(recipe, runner=runner, runner_options=(), test_paths=())
         if isinstance(recipe, InstallRecipe):
             add_version_files(Path(tree), recipe)
         laps.lap("image")

@@ -41,6 +41,10 @@ from sandbox import PatchError, SandboxError, prepare_tree
 PROBE = Path(__file__).with_name("_reproduction_probe.py")
 PROBE_DIR = "_sebgen_reproductions"  # a folder of its own in the tree: no clash with the project's modules
 PROBE_FILE = f"{PROBE_DIR}/test_sebgen_reproductions.py"
+JS_PROBE = Path(__file__).with_name("_reproduction_probe.cjs")
+JS_PROBE_FILE = f"{PROBE_DIR}/sebgen_reproductions.test.cjs"
+JS_BUILD_TIMEOUT_S = 180  # a package whose entry files are built is built once per state
+JS_RUNNER = "node-test"  # the JS probe is a node:test file, whatever runner the project's tests use
 SPEC_FILE = f"{PROBE_DIR}/sebgen_reproductions.json"
 BLOCK_TIMEOUT_S = 20.0  # one block's child process
 MAX_BLOCKS = 8
@@ -49,6 +53,7 @@ MAX_INLINE = 16  # calls of the prose run per statement (the rest are recorded a
 
 _FENCE = re.compile(r"```([\w+-]*)[^\n]*\n(.*?)```", re.S)
 _PYTHON = ("", "python", "py", "python3", "pycon")
+_JAVASCRIPT = ("js", "javascript", "mjs", "cjs", "jsx", "ts", "typescript", "tsx")
 _NOW_RAISES = re.compile(r"\b(?:raises|raised|fails with|crashes with)\s+`([A-Za-z_][\w.]*)")
 _WANTED = re.compile(r"\b(?:should|must|expected to|ought to|wants? it to|instead of)\b[^.;]*$", re.I)
 _NO_RAISE = re.compile(r"without raising|nothing is raised|no exception is raised|does not raise anything", re.I)
@@ -69,6 +74,7 @@ class Claim:
     bare: bool = False  # the observed value is the last line's (an inline call with no required value)
     continuation: bool = False  # the rest of an earlier block: it only has to fail there
     after: int = -1  # that earlier block's index
+    said: str = ""  # the error as the text quotes it ("TypeError: x is not a function")
 
     def describe(self) -> str:
         if self.error:
@@ -80,7 +86,8 @@ class Claim:
         return "fails (no exception or value stated)"
 
     def to_spec(self) -> dict:
-        return {"error": self.error, "no_raise": self.no_raise, "observed": self.observed, "bare": self.bare}
+        spec = {"error": self.error, "no_raise": self.no_raise, "observed": self.observed, "bare": self.bare}
+        return {**spec, "said": self.said} if self.said else spec
 
 
 @dataclass
@@ -119,6 +126,8 @@ def check_reproductions(
     statement = task.problem_statement
     blocks = python_blocks(statement)
     report = ReproductionReport()
+    if not blocks and js_blocks(statement):
+        return _check_js(task, backend, repo_path, timeout_s, max_blocks, started)
     if not blocks:
         report.note = "the statement shows no Python block"
         return report
@@ -186,6 +195,109 @@ def check_reproductions(
     task.problem_statement = _rewrite(statement, blocks, report.checks)
     report.seconds = round(time.monotonic() - started, 3)
     return report
+
+
+def js_blocks(statement: str) -> list[Block]:
+    """The statement's fenced JavaScript/TypeScript blocks, in order."""
+    return [
+        Block(m.start(), m.end(), m.group(2).rstrip() + "\n")
+        for m in _FENCE.finditer(statement)
+        if m.group(1).lower() in _JAVASCRIPT
+    ]
+
+
+def _check_js(
+    task: Task, backend, repo_path: Path, timeout_s: float, max_blocks: int, started: float
+) -> ReproductionReport:
+    """`check_reproductions` for a JS/TS statement: each block runs in its own Node process
+    (the node:test probe), as shown; prose calls are not run (their values come from the
+    runner's own report of the failing tests)."""
+    from tasks.evidence.js import parse
+
+    statement = task.problem_statement
+    blocks = js_blocks(statement)
+    report = ReproductionReport()
+    checks: dict[int, ReproductionCheck] = {}
+    runnable: list[int] = []
+    seen: dict[str, int] = {}
+    evidence = task.failure_evidence()
+    for i, block in enumerate(blocks):
+        key = " ".join(block.code.split())
+        problem = ""
+        if key in seen:
+            problem = f"repeats block {seen[key] + 1}"
+        elif not key:
+            problem = "empty"
+        elif parse(block.code, "reproduction.mjs").root_node.has_error:
+            problem = "does not parse as JavaScript"
+        if problem or len(runnable) >= max_blocks:
+            checks[i] = ReproductionCheck(
+                block.code, "dropped", problem or f"more than {max_blocks} blocks", claim="", buggy="", fixed=""
+            )
+            continue
+        seen[key] = i
+        block.claim, block.run, block.variants = js_claim(statement, block, evidence), block.code, [block.code]
+        runnable.append(i)
+    results = _execute(task, backend, repo_path, [blocks[i] for i in runnable], runnable, timeout_s, js=True)
+    if isinstance(results, str):
+        report.note = results
+        for i in runnable:
+            checks[i] = ReproductionCheck(blocks[i].code, "kept", "not executed", claim=blocks[i].claim.describe())
+    else:
+        for i in runnable:
+            checks[i] = _decide(blocks[i], i, results)
+    report.checks = [checks[i] for i in range(len(blocks))]
+    task.problem_statement = _rewrite(statement, blocks, report.checks, stands_alone=_js_value_stands_alone)
+    report.seconds = round(time.monotonic() - started, 3)
+    return report
+
+
+_JS_CALL_VALUE = re.compile(r"^On the current code `(?P<call>[A-Za-z_$][\w$.]*\([^`]*\))` is `[^`]+`")
+
+
+def _js_value_stands_alone(paragraph: str, block: Block) -> bool:
+    """A dropped JS block's outcome paragraph is kept when it names a call of the package and
+    the value the test run saw it give ("On the current code `f(1)` is `2`; it should be `3`."):
+    a solver can read it without the block, as long as the call uses no name the block binds."""
+    m = _JS_CALL_VALUE.match(paragraph)
+    if not m:
+        return False
+    root = re.escape(re.match(r"[A-Za-z_$][\w$]*", m["call"]).group(0))
+    binding = re.compile(rf"\b(?:const|let|var)\s+(?:\{{[^}}]*)?\b{root}\b")
+    # what the package's import binds is the package; anything else the block sets up is not
+    return all("require(" in line for line in block.code.splitlines() if binding.search(line))
+
+
+_JS_THROWS = re.compile(r"\b(?:throws|threw|fails with)\s+`(?:new\s+)?(([A-Za-z_$][\w$.]*)[^`]*)`")
+_JS_NO_THROW = re.compile(r"nothing is thrown|does not throw|no error is thrown|without throwing", re.I)
+# a final check that compares the computed value with a stated one (node:assert, chai)
+_JS_COMPARE = re.compile(
+    r"(?:assert\.(?:strictEqual|equal|deepEqual|deepStrictEqual)\s*\(|\.should\.(?:\w+\.)*(?:equal|eql)\s*\(|"
+    r"expect\(.*\)\.to\.(?:\w+\.)*(?:equal|eql)\s*\()",
+    re.S,
+)
+
+
+def js_claim(statement: str, block: Block, evidence: list[FailureEvidence]) -> Claim:
+    """What the text after a JS block says it does on the current code: throws a named error,
+    throws nothing (its assert.throws fails), or fails its final comparison with the value the
+    runner recorded on one side; else only that it fails."""
+    after = _paragraph_after(statement, block.end)
+    claim = Claim()
+    for m in _JS_THROWS.finditer(after):
+        if not _WANTED.search(after[max(0, m.start() - 80) : m.start()].split(".")[-1]):
+            claim.error, claim.said = m.group(2).split(".")[-1], m.group(1)
+            return claim
+    if _JS_NO_THROW.search(after):
+        claim.no_raise = True
+        return claim
+    found = _evidence_of(block, evidence)
+    lines = [ln for ln in block.code.strip().splitlines() if ln.strip()]
+    last = "\n".join(lines[-8:])
+    if found is not None and found.observed and _flat(found.observed) in _flat(after.replace('"', "'")):
+        if _JS_COMPARE.search(last[last.rfind("assert.") if "assert." in last else 0 :]):
+            claim.observed = found.observed
+    return claim
 
 
 # ---------------------------------------------------------------- what the text claims
@@ -449,10 +561,10 @@ def setup_variants(code: str) -> list[str]:
 
 
 def _execute(
-    task: Task, backend, repo_path: Path, blocks: list[Block], indices: list[int], timeout_s: float
+    task: Task, backend, repo_path: Path, blocks: list[Block], indices: list[int], timeout_s: float, js: bool = False
 ) -> dict[str, dict[str, tuple[str, str]]] | str:
     """{case id: {state: (outcome, ""), "seen-" + state: (outcome, what the run did)}} for
-    both states, or why nothing ran."""
+    both states, or why nothing ran. `js`: JS blocks, run by the node:test probe."""
     if backend is None or not hasattr(backend, "run_tree"):
         return "not executed: no sandbox backend"
     cases = []
@@ -463,8 +575,13 @@ def _execute(
             else:
                 code = variant
             seen = j == 0 or block.kind == "inline"  # what happened is recorded from the way that is kept
-            cases.append({"id": f"b{i}v{j}", "code": code, "claim": block.claim.to_spec(), "seen": seen})
-    spec = {"timeout_s": timeout_s, "cases": cases}
+            case = {"id": f"b{i}v{j}", "code": code, "claim": block.claim.to_spec(), "seen": seen}
+            if js:  # a module when it imports or exports (else CommonJS, where `require` works)
+                case["module"] = bool(re.search(r"^\s*(?:import\s*[\w{*'\"]|export\s)", code, re.M))
+            cases.append(case)
+    spec = {"timeout_s": timeout_s, "cases": cases, "build_timeout_s": JS_BUILD_TIMEOUT_S}
+    probe, probe_file = (JS_PROBE, JS_PROBE_FILE) if js else (PROBE, PROBE_FILE)
+    extra = {"runner": JS_RUNNER} if js else {}
     out: dict[str, dict[str, tuple[str, str]]] = {c["id"]: {} for c in cases}
     for state, patches in (("buggy", [task.bug_patch]), ("fixed", [])):
         with tempfile.TemporaryDirectory(prefix="sebgen-repro-") as tmp:
@@ -472,9 +589,9 @@ def _execute(
             try:
                 prepare_tree(repo_path, task.base_commit, patches, tree)
                 (tree / PROBE_DIR).mkdir(exist_ok=True)
-                shutil.copy(PROBE, tree / PROBE_FILE)
+                shutil.copy(probe, tree / probe_file)
                 (tree / SPEC_FILE).write_text(json.dumps(spec, sort_keys=True), encoding="utf-8")
-                run = backend.run_tree(repo_path, task.base_commit, tree, [PROBE_FILE], untrusted=True)
+                run = backend.run_tree(repo_path, task.base_commit, tree, [probe_file], untrusted=True, **extra)
             except (SandboxError, PatchError) as exc:
                 return f"not executed: {exc}"
         if run.timed_out or run.broken:
@@ -534,10 +651,11 @@ def _verdict(block: Block, i: int, results: dict) -> ReproductionCheck:
 # ---------------------------------------------------------------- the statement after the check
 
 
-def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck]) -> str:
+def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck], stands_alone=None) -> str:
     """The statement with rewritten blocks replaced and dropped ones left out, together with
     the paragraph that introduces a dropped block (ending in ':') and the one right after it
-    that describes its outcome."""
+    that describes its outcome, unless `stands_alone(paragraph, block)` says that paragraph
+    needs no block (it names the call and the value the runner saw)."""
     text = statement
     for block, check in sorted(zip(blocks, checks), key=lambda bc: bc[0].start, reverse=True):
         if block.kind == "inline":
@@ -556,10 +674,18 @@ def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck
                 start = intro.start(1)
             after = text[end:]
             m = re.match(r"\s*\n\s*\n([^\n]+(?:\n[^\n]+)*)", after)
+            kept = ""
             if m and _ABOUT_BLOCK.match(m.group(1).strip()) and "```" not in m.group(1):
+                lines = m.group(1).strip().split("\n")
+                # the outcome without the list of checks after it (they may read the block's names)
+                cut = next((k for k, ln in enumerate(lines) if ln.startswith("- ")), len(lines))
+                cut -= 1 if 0 < cut < len(lines) and lines[cut - 1].rstrip().endswith(":") else 0
+                first = "\n".join(lines[:cut])
+                if first and stands_alone is not None and stands_alone(first, block):
+                    kept = first + "\n\n"
                 end += m.end()
-            text = text[:start].rstrip() + "\n\n" + text[end:].lstrip()
-    if any(c.verdict == "dropped" for c in checks) and not python_blocks(text):
+            text = text[:start].rstrip() + "\n\n" + kept + text[end:].lstrip()
+    if any(c.verdict == "dropped" for c in checks) and not python_blocks(text) and not js_blocks(text):
         text = without_snippet_talk(text)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 

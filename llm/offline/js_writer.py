@@ -163,11 +163,16 @@ def _relation(op: str | None) -> str:
 def symptom(f: FailureEvidence, fallback: str) -> str:
     """A title from the executed failure: the call and the value it gives against the one required."""
     name = _subject_of(f)
+    # the commit's words only when the evidence bears them out: they name the checked function or value
+    confirmed = bool(fallback) and _confirms(f, fallback)
     if name == "the checked value":
         if f.error and f.kind != "compare" and _short(f.error, 100):
             return f"The code below throws {_span(f.error)}"
-        if fallback:
+        if confirmed:
             return fallback
+        if f.kind == "compare" and _short(f.observed, 40) and _short(f.expected, 40):
+            return f"The result is {_span(f.observed)} where {_span(f.expected)} is expected"
+        return "The result differs from what is expected"
     if f.kind == "raises":
         wanted = f" {_span(f.expected)}" if _short(f.expected) else ""
         if f.observed and _short(f.observed):
@@ -179,13 +184,17 @@ def symptom(f: FailureEvidence, fallback: str) -> str:
         return f"{name} gives {_span(f.observed)} where {_span(f.expected)} is expected"
     if f.error and not f.kind == "compare":
         return f"{name} throws {_span(f.error.split(':')[0])}"
-    # the commit's words only when the evidence bears them out: they name the checked function
-    confirmed = f.function and re.search(rf"\b{re.escape(f.function.split('.')[-1])}\b", fallback or "")
-    if fallback and confirmed:
+    if confirmed:
         return fallback
-    if f.kind == "compare" and f.function:
-        return f"{name} gives a wrong result"
-    return fallback or f"{name} gives a wrong result"
+    return f"{name} gives a wrong result"
+
+
+def _confirms(f: FailureEvidence, text: str) -> bool:
+    """`text` (a commit's subject) names the checked function, or one of the checked values."""
+    if f.function and re.search(rf"\b{re.escape(f.function.split('.')[-1])}\b", text):
+        return True
+    values = [v.strip("'\"`") for v in (f.expected, f.observed) if v and _short(v, 40)]
+    return any(len(v) >= 3 and v in text for v in values)
 
 
 def outcome(f: FailureEvidence) -> str:
@@ -296,10 +305,14 @@ def case_line(f: FailureEvidence) -> str:
 
 
 def _last_statement(code: str | None) -> str:
-    """The reproduction's last line when it is a whole statement of its own (its check)."""
+    """The reproduction's last statement (its check) on one line: from the last line that starts
+    at the left margin (the reproduction's statements do) to the end; "" when it does not end one."""
     lines = [ln for ln in (code or "").splitlines() if ln.strip()]
-    last = lines[-1].strip() if lines else ""
-    return last if last.endswith(";") and not last.startswith(("}", ")")) else ""
+    starts = [i for i, ln in enumerate(lines) if not ln[0].isspace() and not ln.startswith(("}", ")", "]"))]
+    if not starts:
+        return ""
+    last = " ".join(" ".join(lines[starts[-1] :]).split())
+    return last if last.endswith(";") else ""
 
 
 def _code(text: str) -> str:
@@ -333,7 +346,7 @@ def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int,
         functions.add(f.function or "")
         examples.add(f.test_id)
         head = phr.pick(_REPRO_HEADS if code else _CHECK_HEADS)
-        parts.append(f"{head}\n\n```js\n{block}\n```\n\n{outcome(f)}")
+        parts.append(f"{head}\n\n```js\n{block}\n```\n\n{outcome(f)}" + rest_section(f, phr))
     repeated = {line for line in said if said.count(line) > 1}
     listed_failures = [
         f
@@ -348,6 +361,22 @@ def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int,
                 listed.append(f"- and {len(lines) - CASES_LISTED} more cases of the same kind.")
             parts.append("\n".join([phr.pick(_CASES_HEADS), *listed]))
     return "\n\n".join(parts)
+
+
+_REST_HEADS = [
+    "The same test goes on to check these, and they must hold too:",
+    "After that check, the test also requires:",
+]
+
+
+def rest_section(f: FailureEvidence, phr: _Phraser) -> str:
+    """The checks the failing test makes after the failing one, each on a line: the hidden
+    test requires them too (other inputs, an error for a bad value)."""
+    checks = [line.strip() for line in (f.rest or "").splitlines() if line.strip()]
+    if not checks:
+        return ""
+    # in the outcome's paragraph: a reproduction check that drops the block drops them with it
+    return "\n" + "\n".join([phr.pick(_REST_HEADS), *(f"- {_code(c)}" for c in checks)])
 
 
 _CALLBACK_START = re.compile(r"=>\s*\{?\s*$|function\s*[\w$]*\s*\([^)]*\)\s*\{\s*$")

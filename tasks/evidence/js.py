@@ -799,7 +799,7 @@ def _imports(root, test_path: str, package: str) -> tuple[list[str], list[set[st
     return lines, bound, unusable
 
 
-_ENABLING = re.compile(r"^(chai\.)?should\(\)|^chai\.use\(")
+_ENABLING = re.compile(r"""^(?:(?:chai|require\(\s*['"]chai['"]\s*\))\.)?should\(\)|^chai\.use\(""")
 
 
 _NAMED_IMPORT = re.compile(r"^import\s*\{(?P<names>[^}]*)\}\s*from\s*(?P<source>.+)$", re.S)
@@ -943,13 +943,16 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
     ]
     if check is not None and check.style == "expect":
         _matcher_failure(evidence, check)
+        _unwanted_throw(evidence, check)
     if check is not None:
         evidence.check = check.text[:CHECK_CHARS]
         typed = check.subject and grammar_of(path) != "javascript"
         evidence.call = without_types(check.subject) if typed else check.subject
         if evidence.kind == "compare" or evidence.kind is None:
             evidence.op = evidence.op and _op(evidence.op) or _op(check.matcher)
-        if check.matcher.startswith("toThrow") or check.matcher in ("throws", "rejects"):
+        if check.negated and check.matcher.startswith("toThrow"):
+            pass  # it threw where nothing may be thrown: an error, never a missing throw
+        elif check.matcher.startswith("toThrow") or check.matcher in ("throws", "rejects"):
             evidence.kind = "raises" if evidence.kind != "compare" else evidence.kind
         elif inferred:  # what it requires is in the check; what the code gave is not known
             evidence.kind = "compare" if check.expected is not None else "truthy"
@@ -968,7 +971,7 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
     evidence.source = lines[start:end][:SOURCE_LINES]
     if failing is not None:
         rest = [read_check(s) for s in statements if s.start_point.row > failing.end_point.row]
-        evidence.rest = " ".join(c.text for c in rest if c)[:CHECK_CHARS] or None
+        evidence.rest = _rest_of([" ".join(c.text.split()) for c in rest if c]) or None
     params = each_params(test, test_id)
     if params:
         evidence.params = params
@@ -1006,6 +1009,21 @@ def _matcher_failure(evidence: FailureEvidence, check: _Check) -> None:
     evidence.op = _op(check.matcher)
 
 
+_THROWN = re.compile(r'Error name:\s*"(?P<name>[^"\n]+)"\s*\n\s*Error message:\s*"(?P<message>[^\n]*)"')
+
+
+def _unwanted_throw(evidence: FailureEvidence, check: _Check) -> None:
+    """`expect(fn).not.toThrow()` failed: fn threw, and what it threw (jest/vitest name it in
+    the message) is the error of the current code; nothing is required to be thrown."""
+    if not (check.negated and check.matcher.startswith("toThrow")):
+        return
+    thrown = _THROWN.search(evidence.message or "")
+    said = f"{thrown['name']}: {thrown['message']}" if thrown else (evidence.error or "").split("\n")[0]
+    if not said or said.startswith("Error: expect("):
+        said = "an error"
+    evidence.kind, evidence.error, evidence.op, evidence.expected, evidence.observed = "error", said, None, None, None
+
+
 def _callee_name(subject: str | None) -> str | None:
     """`parseQuery` of `parseQuery("a=b")`, `cookie.parse` of `cookie.parse(x, y)` and of
     `function () { cookie.parse(x) }`: the first call the checked expression makes."""
@@ -1041,9 +1059,9 @@ def _reproduce(
         template = table.get(check.matcher)
         if template is None or (check.subject is None) or ("{y}" in template and check.expected is None):
             return
-        if check.matcher.startswith("toThrow") and check.expected is None:
+        if check.matcher.startswith("toThrow") and check.expected is None and not check.negated:
             template = "assert.throws({x});"
-        elif check.matcher.startswith("toThrow") and check.expected[:1] in "'\"`" and not check.negated:
+        elif check.matcher.startswith("toThrow") and (check.expected or "")[:1] in "'\"`" and not check.negated:
             # jest's toThrow("text") wants the message to hold the text; node's assert.throws(fn, "text")
             # would take the text as its own message and accept any error
             template = "assert.throws({x}, (error) => error.message.includes({y}));"
@@ -1080,6 +1098,20 @@ def _reproduce(
     if grammar_of(path) != "javascript":  # a ```js block runs in plain node: no type syntax
         evidence.reproduction = without_types(evidence.reproduction)
     evidence.long = len(evidence.reproduction.splitlines()) > SOURCE_LINES or None
+
+
+REST_CHECKS = 12  # the checks after the failing one that the record keeps, one a line
+
+
+def _rest_of(checks: list[str]) -> str:
+    """The test's checks after the failing one, one a line, whole: up to REST_CHECKS, each at
+    most CHECK_CHARS long (a longer one ends the list: a cut check would state a wrong requirement)."""
+    kept = []
+    for check in checks[:REST_CHECKS]:
+        if len(check) > CHECK_CHARS:
+            break
+        kept.append(check)
+    return "\n".join(kept)
 
 
 def without_types(code: str) -> str:

@@ -316,3 +316,63 @@ def test_cases_a_line_cannot_tell_apart_each_get_their_example():
     text = statement["problem_statement"]
     assert "option('-H, --cheese')" in text and "option('-c, --conflict')" in text
     assert text.count("```js") == 2 and "- the result of" not in text
+
+
+def test_the_checks_a_test_makes_after_the_failing_one_are_stated_with_it():
+    failure = FailureEvidence(
+        "test/serialize.js::serialize > priority",
+        kind="compare",
+        call="cookie.serialize('foo', 'bar', { priority: 'Low' })",
+        op="==",
+        expected='"foo=bar; Priority=Low"',
+        observed='"foo=bar"',
+        error="",
+        function="cookie.serialize",
+        reproduction="var assert = require('assert');\nvar cookie = require('cookie');\n\n"
+        "assert.equal(cookie.serialize('foo', 'bar', { priority: 'Low' }), 'foo=bar; Priority=Low')",
+        rest="assert.equal(cookie.serialize('foo', 'bar', { priority: 'HIGH' }), 'foo=bar; Priority=High')\n"
+        "assert.throws(cookie.serialize.bind(cookie, 'foo', 'bar', { priority: 'foo' }), /option priority is invalid/)",
+    )
+    statement = write_js_statement(_ctx([failure]), "Write a bug report.")["problem_statement"]
+    assert (
+        "- `assert.equal(cookie.serialize('foo', 'bar', { priority: 'HIGH' }), 'foo=bar; Priority=High')`" in statement
+    )
+    assert "/option priority is invalid/)`" in statement
+    assert statement.index("priority: 'HIGH'") > statement.index("```\n\nOn the current code")
+    # in the outcome's paragraph, so that a dropped block takes them along
+    assert 'is exactly `"foo=bar; Priority=Low"`.\nThe same test' in statement or ".\nAfter that check" in statement
+
+
+def test_a_listed_case_whose_check_spans_lines_is_its_assert_form_on_one_line():
+    repro = (
+        "const assert = require('node:assert');\nconst commander = require('commander');\n\n"
+        "const program = new commander.Command();\nassert.doesNotThrow(() => {\n"
+        "  program.parse(['excess'], { from: 'user' });\n});"
+    )
+    failures = [
+        FailureEvidence(
+            f"tests/a.test.js::no error {i}",
+            kind="error",
+            error="CommanderError: error: too many arguments.",
+            check="expect(() => { program.parse(['excess'], { from: 'user' }); }).not.toThrow();",
+            reproduction=repro.replace("excess", f"excess{i}"),
+            function="program.parse",
+        )
+        for i in range(2)
+    ]
+    statement = write_js_statement(_ctx(failures), "Write a bug report.")["problem_statement"]
+    assert "- `assert.doesNotThrow(() => { program.parse(['excess1'], { from: 'user' }); });` should pass" in statement
+    assert "expect(" not in statement
+
+
+def test_a_commit_subject_titles_the_statement_only_when_it_names_the_checked_function_or_value():
+    def title(subject: str, **fields) -> str:
+        base = {"kind": "compare", "error": "", "op": "==", "observed": "{" + '"a": 1, ' * 20 + "}"}
+        failure = FailureEvidence("test/p.js::p", **{**base, **fields})
+        ctx = _ctx([failure], subject=subject)
+        return write_js_statement(ctx, "Write a bug report.")["problem_statement"].splitlines()[0]
+
+    # the subject tells the fix ("remove the regexp"): never a title unless the evidence bears it out
+    assert "regexp" not in title("Remove inaccurate regexp used by unknown-options-as-args", function="parser")
+    assert "regexp" not in title("Remove inaccurate regexp used by unknown-options-as-args", expected='"--k-u"')
+    assert "parser" in title("parser keeps dashed values after a known flag", function="parser")

@@ -145,6 +145,16 @@ def test_a_mocha_qunit_assert_throws_keeps_its_own_words():
         "assert.throws(function () {\n  cookie.serialize('foo', 'bar', {\n    maxAge: Infinity\n  })\n"
         "}, /option maxAge is invalid/)"
     )
+    # what the test checks after the failing check is kept whole, one check a line
+    assert evidence.rest == "assert.equal('foo=bar; Max-Age=1000', cookie.serialize('foo', 'bar', { maxAge: 1000 }))"
+    first = FailureEvidence(
+        "", kind="error", error="AssertionError: Missing expected exception.", error_type="AssertionError", line=13
+    ).to_dict()
+    assert explain_failure(source("serialize.js"), test_id, first, package="cookie").rest.splitlines() == [
+        "assert.throws(function () { cookie.serialize('foo', 'bar', { maxAge: Infinity }) }, "
+        "/option maxAge is invalid/)",
+        "assert.equal('foo=bar; Max-Age=1000', cookie.serialize('foo', 'bar', { maxAge: 1000 }))",
+    ]
 
 
 def test_chai_should_keeps_the_call_that_enables_it_and_only_the_imports_it_uses():
@@ -162,6 +172,27 @@ def test_chai_should_keeps_the_call_that_enables_it_and_only_the_imports_it_uses
         "should()",
     ]
     assert "node:fs" not in evidence.reproduction
+
+
+def test_chai_should_enabled_by_a_require_line_keeps_that_line():
+    text = (
+        "require('chai').should()\n"
+        "const parser = require('../')\n\n"
+        "describe('parser', function () {\n"
+        "  it('parses a flag', function () {\n"
+        "    const argv = parser(['--foo'])\n"
+        "    argv.foo.should.equal(true)\n"
+        "  })\n"
+        "})\n"
+    )
+    evidence = explain_failure(
+        text, "test/parser.js::parser > parses a flag", compare(7, "true", "undefined", "strictEqual"), "yargs-parser"
+    )
+    assert evidence.reproduction.splitlines()[:2] == [
+        "const parser = require('yargs-parser')",
+        "require('chai').should()",
+    ]
+    assert evidence.reproduction.endswith("argv.foo.should.equal(true)")
 
 
 def test_a_check_in_a_helper_is_written_in_with_the_tests_arguments_and_the_checks_before_are_unstated():
@@ -320,3 +351,27 @@ def test_a_to_throw_with_text_checks_the_message_and_names_bound_in_the_checked_
     evidence = explain_failure(text, "tests/clash.test.js::clash", report, package="commander")
     assert not evidence.unbound  # `program` is declared inside the callback the check calls
     assert evidence.reproduction.endswith("}, (error) => error.message.includes('Cannot add option'));")
+
+
+def test_a_failed_not_to_throw_is_the_error_the_code_throws_today_never_a_missing_throw():
+    text = (
+        "const commander = require('../');\n\n"
+        "test('when excess then no error', () => {\n"
+        "  const program = new commander.Command();\n"
+        "  program.exitOverride();\n"
+        "  expect(() => {\n"
+        "    program.parse(['excess'], { from: 'user' });\n"
+        "  }).not.toThrow();\n"
+        "});\n"
+    )
+    message = (
+        'expect(received).not.toThrow()\n\nError name:    "CommanderError"\n'
+        'Error message: "error: too many arguments. Expected 0 arguments but got 1."\n'
+    )
+    report = FailureEvidence("", kind="error", error="Error: expect(received).not.toThrow()", message=message, line=6)
+    evidence = explain_failure(text, "tests/a.test.js::when excess then no error", report.to_dict(), "commander")
+    assert evidence.kind == "error" and evidence.op is None and evidence.expected is None
+    assert evidence.error == "CommanderError: error: too many arguments. Expected 0 arguments but got 1."
+    assert evidence.reproduction.endswith(
+        "assert.doesNotThrow(() => {\n  program.parse(['excess'], { from: 'user' });\n});"
+    )
