@@ -247,10 +247,12 @@ def write_statement(
         if "expected_actual" in directives:
             sections.append(evidence_expected_actual(lead, strategy, lead_missing, shown="```" in evidence))
     else:
-        if "reproduce" in directives:
-            sections.append(_repro_section(checks, phr, facts, limit=1 if concise else 3))
-        if "expected_actual" in directives:
-            sections.append(_expected_actual_section(checks, strategy, values, fn0))
+        # a bare test-local name (`rv`) means nothing without the test's lines: no step speaks of it
+        told = [c for c in checks if not (_says_little(c) and c.kind != "raw" and not facts.test_lines.get(c.test_id))]
+        if "reproduce" in directives and (told or not checks):
+            sections.append(_repro_section(told, phr, facts, limit=1 if concise else 3))
+        if "expected_actual" in directives and (told or not checks):
+            sections.append(_expected_actual_section(told, strategy, values, fn0))
     if "test_behaviour" in directives and (groups or checks) and strategy != "TEST_DRIVEN":
         lines = (
             [f"- {_capitalize(_requirement(g[0]))}." for g in groups[:5]]
@@ -476,6 +478,8 @@ def missing_name(f: FailureEvidence, functions: list[dict], added_lines: list[st
         if not m:
             continue
         name = m.group(m.lastindex or 1)
+        if pattern is _ABSENT[1] and not _passed_by_keyword(f, name, error):
+            continue  # a dict key spread into a class the test defines: no argument the change adds
         if pattern is not _ABSENT[2]:
             return name
         touched = {str(fn.get("name")) for fn in functions}
@@ -483,6 +487,14 @@ def missing_name(f: FailureEvidence, functions: list[dict], added_lines: list[st
         if name in touched or any(defines.search(line.strip()) for line in added_lines):
             return name
     return ""
+
+
+def _passed_by_keyword(f: FailureEvidence, name: str, error: str) -> bool:
+    """The test passes `name=` itself, to a callable the test does not define (pytest's
+    qualname `test_x.<locals>.Cls.__init__` is the test's own class, which no fix changes)."""
+    code = "\n".join([f.reproduction or "", f.check or "", f.call or ""])
+    rejecting = error.split("got an unexpected keyword argument", 1)[0]
+    return "<locals>" not in rejecting and re.search(rf"\b{re.escape(name)}\s*=(?!=)", code) is not None
 
 
 def _evidence_request(f: FailureEvidence, missing: str) -> str:
