@@ -478,7 +478,7 @@ def missing_name(f: FailureEvidence, functions: list[dict], added_lines: list[st
         if not m:
             continue
         name = m.group(m.lastindex or 1)
-        if pattern is _ABSENT[1] and not _passed_by_keyword(f, name, error):
+        if pattern is _ABSENT[1] and _rejected_by_the_tests_own(f, error):
             continue  # a dict key spread into a class the test defines: no argument the change adds
         if pattern is not _ABSENT[2]:
             return name
@@ -489,12 +489,15 @@ def missing_name(f: FailureEvidence, functions: list[dict], added_lines: list[st
     return ""
 
 
-def _passed_by_keyword(f: FailureEvidence, name: str, error: str) -> bool:
-    """The test passes `name=` itself, to a callable the test does not define (pytest's
-    qualname `test_x.<locals>.Cls.__init__` is the test's own class, which no fix changes)."""
-    code = "\n".join([f.reproduction or "", f.check or "", f.call or ""])
-    rejecting = error.split("got an unexpected keyword argument", 1)[0]
-    return "<locals>" not in rejecting and re.search(rf"\b{re.escape(name)}\s*=(?!=)", code) is not None
+def _rejected_by_the_tests_own(f: FailureEvidence, error: str) -> bool:
+    """The callable that rejects the keyword is one the test defines (pytest's qualname
+    `test_x.<locals>.Cls.__init__`, or a class the reproduction defines): no fix adds to it."""
+    qualname = re.sub(r"^\w+:\s*", "", error.split("got an unexpected keyword argument", 1)[0]).strip().rstrip("()")
+    parts = [re.escape(p) for p in qualname.split(".") if p not in ("__init__", "__new__", "__call__")]
+    # a bare `__init__()` (older Pythons): any class the snippet defines
+    owner = rf"(?:class|def)\s+{parts[-1]}" if parts else r"class\s+\w+"
+    defined = re.search(rf"^\s*{owner}\b", f.reproduction or "", re.M)
+    return "<locals>" in qualname or bool(defined)
 
 
 def _evidence_request(f: FailureEvidence, missing: str) -> str:

@@ -429,12 +429,14 @@ def test_a_dict_key_spread_into_a_class_the_test_defines_is_no_argument_to_ask_f
     fn = {"file": "attr/_funcs.py", "name": "evolve", "signature": "def evolve(inst, **changes)"}
     text = write_statement(context([spread], functions=[fn]), BUG)["problem_statement"]
     assert "`foo` argument" not in text and "There is no `foo`" not in text
-    # the same error for a keyword the test itself passes to the library stays a request
+    older = replace(spread, error="TypeError: __init__() got an unexpected keyword argument 'foo'")  # no qualname
+    assert "`foo` argument" not in write_statement(context([older], functions=[fn]), BUG)["problem_statement"]
+    # the same error from the library's own function stays a request, a spread dict's key too
     passed = replace(
         spread,
         error="TypeError: evolve() got an unexpected keyword argument 'recurse'",
-        reproduction="import attr\n@attr.s\nclass C:\n    x = attr.ib()\nattr.evolve(C(1), x=2, recurse=False)",
-        call="attr.evolve(C(1), x=2, recurse=False)",
+        reproduction="import attr\n@attr.s\nclass C:\n    x = attr.ib()\nattr.evolve(C(1), x=2, **{'recurse': False})",
+        call="attr.evolve(C(1), x=2, **{'recurse': False})",
     )
     text = write_statement(context([passed], functions=[fn]), BUG)["problem_statement"]
     assert "`recurse` argument" in text.splitlines()[0]
