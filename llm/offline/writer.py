@@ -423,7 +423,14 @@ def _short(text: str, limit: int = _SHORT) -> bool:
 def _readable(f: FailureEvidence) -> FailureEvidence:
     """The failure with a reproduction a solver can run: a test's `nonlocal` (its body now at
     module level, where Python rejects it) becomes `global`; a snippet that does not compile
-    is not quotable (counted as unbound)."""
+    is not quotable (counted as unbound); an error names no scope of the test's own."""
+    if "<locals>" in f"{f.error}{f.observed}{f.message}":
+        f = replace(
+            f,
+            error=_without_test_scopes(f.error or ""),
+            observed=_without_test_scopes(f.observed or ""),
+            message=_without_test_scopes(f.message or ""),
+        )
     code = f.reproduction or ""
     if not code or f.unbound:
         return f
@@ -753,6 +760,12 @@ def _seen_clause(f: FailureEvidence) -> str:
     if f.kind == "compare" and f.op in ("in", "not in") and observed:  # the value is too long; the fact is not
         return "does not contain it" if f.op == "in" else "contains it"
     return "is false" if f.kind == "truthy" else _VAGUE_SEEN
+
+
+def _without_test_scopes(error: str) -> str:
+    """An error without the test's own scopes in a qualname (`TestX.test_y.<locals>.Cls.__init__()`
+    is `Cls.__init__()`): a solver cannot find the test's names in the repository."""
+    return re.sub(r"\b(?:\w+\.)*<locals>\.", "", error)
 
 
 def _text_difference(observed: str, expected: str) -> str:

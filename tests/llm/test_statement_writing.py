@@ -450,3 +450,16 @@ def test_a_check_on_a_bare_test_local_name_makes_no_step_without_the_tests_lines
     called = [{"id": "tests/test_money.py::test_fmt", "assertion": "assert fmt(1.5) == '1.50'"}]
     text = write_statement({**context([]), "failing_tests": called}, BUG)["problem_statement"]
     assert "`fmt(1.5)`" in text  # a check that names a call still makes the steps
+
+
+def test_an_error_is_stated_without_the_tests_own_scopes_in_its_qualname():
+    local = FailureEvidence(
+        "tests/test_money.py::TestFmt::test_cls",
+        kind="error",
+        call="fmt(Amount(1))",
+        error="TypeError: TestFmt.test_cls.<locals>.Amount.__format__() takes 1 positional argument",
+        reproduction="from money import fmt\nclass Amount:\n    pass\nfmt(Amount(1))",
+        function="fmt",
+    )
+    text = write_statement(context([local]), BUG)["problem_statement"]
+    assert "<locals>" not in text and "TestFmt" not in text and "`TypeError: Amount.__format__()" in text
