@@ -247,10 +247,12 @@ def write_statement(
         if "expected_actual" in directives:
             sections.append(evidence_expected_actual(lead, strategy, lead_missing, shown="```" in evidence))
     else:
-        if "reproduce" in directives:
-            sections.append(_repro_section(checks, phr, facts, limit=1 if concise else 3))
-        if "expected_actual" in directives:
-            sections.append(_expected_actual_section(checks, strategy, values, fn0))
+        # a bare test-local name (`rv`) means nothing without the test's lines: no step speaks of it
+        told = [c for c in checks if not (_says_little(c) and c.kind != "raw" and not facts.test_lines.get(c.test_id))]
+        if "reproduce" in directives and (told or not checks):
+            sections.append(_repro_section(told, phr, facts, limit=1 if concise else 3))
+        if "expected_actual" in directives and (told or not checks):
+            sections.append(_expected_actual_section(told, strategy, values, fn0))
     if "test_behaviour" in directives and (groups or checks) and strategy != "TEST_DRIVEN":
         lines = (
             [f"- {_capitalize(_requirement(g[0]))}." for g in groups[:5]]
@@ -421,7 +423,14 @@ def _short(text: str, limit: int = _SHORT) -> bool:
 def _readable(f: FailureEvidence) -> FailureEvidence:
     """The failure with a reproduction a solver can run: a test's `nonlocal` (its body now at
     module level, where Python rejects it) becomes `global`; a snippet that does not compile
-    is not quotable (counted as unbound)."""
+    is not quotable (counted as unbound); an error names no scope of the test's own."""
+    if "<locals>" in f"{f.error}{f.observed}{f.message}":
+        f = replace(
+            f,
+            error=_without_test_scopes(f.error or ""),
+            observed=_without_test_scopes(f.observed or ""),
+            message=_without_test_scopes(f.message or ""),
+        )
     code = f.reproduction or ""
     if not code or f.unbound:
         return f
@@ -476,6 +485,8 @@ def missing_name(f: FailureEvidence, functions: list[dict], added_lines: list[st
         if not m:
             continue
         name = m.group(m.lastindex or 1)
+        if pattern is _ABSENT[1] and _rejected_by_the_tests_own(f, error):
+            continue  # a dict key spread into a class the test defines: no argument the change adds
         if pattern is not _ABSENT[2]:
             return name
         touched = {str(fn.get("name")) for fn in functions}
@@ -483,6 +494,17 @@ def missing_name(f: FailureEvidence, functions: list[dict], added_lines: list[st
         if name in touched or any(defines.search(line.strip()) for line in added_lines):
             return name
     return ""
+
+
+def _rejected_by_the_tests_own(f: FailureEvidence, error: str) -> bool:
+    """The callable that rejects the keyword is one the test defines (pytest's qualname
+    `test_x.<locals>.Cls.__init__`, or a class the reproduction defines): no fix adds to it."""
+    qualname = re.sub(r"^\w+:\s*", "", error.split("got an unexpected keyword argument", 1)[0]).strip().rstrip("()")
+    parts = [re.escape(p) for p in qualname.split(".") if p not in ("__init__", "__new__", "__call__")]
+    # a bare `__init__()` (older Pythons): any class the snippet defines
+    owner = rf"(?:class|def)\s+{parts[-1]}" if parts else r"class\s+\w+"
+    defined = re.search(rf"^\s*{owner}\b", f.reproduction or "", re.M)
+    return "<locals>" in qualname or bool(defined)
 
 
 def _evidence_request(f: FailureEvidence, missing: str) -> str:
@@ -738,6 +760,12 @@ def _seen_clause(f: FailureEvidence) -> str:
     if f.kind == "compare" and f.op in ("in", "not in") and observed:  # the value is too long; the fact is not
         return "does not contain it" if f.op == "in" else "contains it"
     return "is false" if f.kind == "truthy" else _VAGUE_SEEN
+
+
+def _without_test_scopes(error: str) -> str:
+    """An error without the test's own scopes in a qualname (`TestX.test_y.<locals>.Cls.__init__()`
+    is `Cls.__init__()`): a solver cannot find the test's names in the repository."""
+    return re.sub(r"\b(?:\w+\.)*<locals>\.", "", error)
 
 
 def _text_difference(observed: str, expected: str) -> str:

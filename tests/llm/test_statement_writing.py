@@ -414,3 +414,52 @@ def test_an_exception_with_the_wrong_message_is_never_said_not_to_be_raised():
     assert "does not raise" not in text
     assert "`frozen.x = 2` raises `FrozenInstanceError` with the wrong message (`''`)" in text.splitlines()[0]
     assert "ends with a `FrozenInstanceError` whose message is `''`" in text
+
+
+def test_a_dict_key_spread_into_a_class_the_test_defines_is_no_argument_to_ask_for():
+    spread = FailureEvidence(
+        "tests/test_funcs.py::TestEvolve::test_dicts",
+        kind="error",
+        call="Cls1({'foo': 42, 'param2': 42})",
+        error="TypeError: TestEvolve.test_dicts.<locals>.Cls2.__init__() got an unexpected keyword argument 'foo'",
+        reproduction="import attr\n@attr.s\nclass Cls2:\n    param2 = attr.ib()\nobj = {'foo': 42, 'param2': 42}\n"
+        "attr.evolve(Cls2(1), param2=obj)",
+        function="attr.evolve",
+    )
+    fn = {"file": "attr/_funcs.py", "name": "evolve", "signature": "def evolve(inst, **changes)"}
+    text = write_statement(context([spread], functions=[fn]), BUG)["problem_statement"]
+    assert "`foo` argument" not in text and "There is no `foo`" not in text
+    older = replace(spread, error="TypeError: __init__() got an unexpected keyword argument 'foo'")  # no qualname
+    assert "`foo` argument" not in write_statement(context([older], functions=[fn]), BUG)["problem_statement"]
+    # the same error from the library's own function stays a request, a spread dict's key too
+    passed = replace(
+        spread,
+        error="TypeError: evolve() got an unexpected keyword argument 'recurse'",
+        reproduction="import attr\n@attr.s\nclass C:\n    x = attr.ib()\nattr.evolve(C(1), x=2, **{'recurse': False})",
+        call="attr.evolve(C(1), x=2, **{'recurse': False})",
+    )
+    text = write_statement(context([passed], functions=[fn]), BUG)["problem_statement"]
+    assert "`recurse` argument" in text.splitlines()[0]
+
+
+def test_a_check_on_a_bare_test_local_name_makes_no_step_without_the_tests_lines():
+    failing = [{"id": "tests/test_functional.py::test_cmp", "assertion": "assert rv == attr.fields(C).x.cmp"}]
+    ctx = {**context([]), "failing_tests": failing}
+    text = write_statement(ctx, BUG)["problem_statement"]
+    assert "`rv`" not in text and "Evaluate" not in text and "gives the correct result" not in text
+    called = [{"id": "tests/test_money.py::test_fmt", "assertion": "assert fmt(1.5) == '1.50'"}]
+    text = write_statement({**context([]), "failing_tests": called}, BUG)["problem_statement"]
+    assert "`fmt(1.5)`" in text  # a check that names a call still makes the steps
+
+
+def test_an_error_is_stated_without_the_tests_own_scopes_in_its_qualname():
+    local = FailureEvidence(
+        "tests/test_money.py::TestFmt::test_cls",
+        kind="error",
+        call="fmt(Amount(1))",
+        error="TypeError: TestFmt.test_cls.<locals>.Amount.__format__() takes 1 positional argument",
+        reproduction="from money import fmt\nclass Amount:\n    pass\nfmt(Amount(1))",
+        function="fmt",
+    )
+    text = write_statement(context([local]), BUG)["problem_statement"]
+    assert "<locals>" not in text and "TestFmt" not in text and "`TypeError: Amount.__format__()" in text
