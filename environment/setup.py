@@ -162,6 +162,10 @@ class SetupBackend:
         return self.inner.name
 
     @property
+    def runs_untrusted(self) -> bool:
+        return self.inner.runs_untrusted
+
+    @property
     def limits(self) -> Limits:
         return self.inner.limits
 

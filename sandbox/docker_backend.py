@@ -173,6 +173,7 @@ def run_archive(tree: Path) -> bytes:
 
 class DockerBackend:
     name = "docker"
+    runs_untrusted = True  # without network, bounded, as non-root
 
     def __init__(
         self,

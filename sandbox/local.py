@@ -196,6 +196,11 @@ def _venv_pytest_plugins(venv: Path, install_log: str = "", host_dirs: Sequence[
 class LocalBackend:
     name = "local"
 
+    @property
+    def runs_untrusted(self) -> bool:
+        """Whether it may run untrusted code (an agent's patch, a statement's snippet): never as root."""
+        return os.geteuid() != 0
+
     def __init__(
         self,
         limits: Limits = Limits(),
@@ -306,7 +311,7 @@ class LocalBackend:
         self, repo: Path, commit: str, tree: Path, test_files: Sequence[str] | None = None, untrusted: bool = False
     ) -> TestRun:
         """pytest on a prepared tree; `untrusted` (an agent's patch) is refused when running as root."""
-        if untrusted and os.geteuid() == 0:
+        if untrusted and not self.runs_untrusted:
             raise SandboxError(
                 "the local backend does not run agent patches as root; use the docker backend "
                 "(--set sandbox.backend=docker) or run SEBGen as an unprivileged user"

@@ -10,6 +10,7 @@ import pytest
 
 from evo.config import ConfigError, load_config
 from records import FailureEvidence, LayerResult, ReproductionCheck, ReproductionReport, Task
+from sandbox import SandboxError
 from tasks.reproduction import check_reproductions, inline_claims, python_blocks, setup_variants, stated_claim
 
 F = "```python\n"
@@ -70,20 +71,41 @@ def test_variants_leave_out_one_setup_line_never_one_a_later_line_reads():
     ]
 
 
-def test_without_a_backend_every_block_is_dropped_and_the_record_says_why():
-    statement = (
-        f"T\n\nA short snippet follows. It breaks.\n\nSteps:\n\n{F}x = 1\nassert x == 2\n```\n\n"
-        f"On the current code it fails.\n\n{F}try:\n    x\n```\n\n"
-        "Expected behaviour: The snippet should pass.\nActual behaviour: The snippet fails.\n\nSee `x`."
-    )
-    task = task_with(statement)
-    report = check_reproductions(task, None, "/nonexistent")
-    assert report.note == "not executed: no sandbox backend"
+class BuildFails:
+    """A backend that may run snippets, on a snapshot whose environment cannot be built."""
+
+    runs_untrusted = True
+
+    def run_tree(self, *args, **kwargs):
+        raise SandboxError("installing the snapshot failed after 1 attempt")
+
+
+BLOCKS_STATEMENT = (
+    f"T\n\nA short snippet follows. It breaks.\n\nSteps:\n\n{F}x = 1\nassert x == 2\n```\n\n"
+    f"On the current code it fails.\n\n{F}try:\n    x\n```\n\n"
+    "Expected behaviour: The snippet should pass.\nActual behaviour: The snippet fails.\n\nSee `x`."
+)
+
+
+def test_blocks_the_task_gave_no_run_for_are_dropped_and_the_record_says_why(tmp_path):
+    task = task_with(BLOCKS_STATEMENT)
+    report = check_reproductions(task, BuildFails(), tmp_path / "not-a-checkout")
+    assert report.note.startswith("not executed: ")
     assert [c.verdict for c in report.checks] == ["dropped", "dropped"]  # nothing observed, nothing claimed
-    assert report.checks[0].reason == "not executed: no sandbox backend"
+    assert report.checks[0].reason == report.note
     assert report.checks[1].reason.startswith("does not parse")
     # no block is left, so no sentence speaks of one
     assert task.problem_statement == "T\n\nIt breaks.\n\nSee `x`."
+
+
+def test_where_no_backend_may_run_a_snippet_the_blocks_stay_marked_not_executed():
+    """The setup, not the task, is at fault (no backend, or the local one as root)."""
+    task = task_with(BLOCKS_STATEMENT)
+    report = check_reproductions(task, None, "/nonexistent")
+    assert report.note == "not executed: no sandbox backend"
+    assert [c.verdict for c in report.checks] == ["kept", "dropped"]
+    assert report.checks[0].reason == "not executed: no sandbox backend"
+    assert "x = 1\nassert x == 2" in task.problem_statement
 
 
 def test_a_statement_without_blocks_is_left_as_is():
@@ -207,7 +229,7 @@ def test_a_prose_call_that_repeats_a_blocks_outcome_shares_that_blocks_verdict()
     assert unrelated.seen_in == -1 and unrelated.note.startswith("not run")
 
     task = task_with(statement)
-    report = check_reproductions(task, None, None)  # no backend: the block is dropped unexecuted
+    report = check_reproductions(task, BuildFails(), "/nonexistent")  # no run: the block is dropped unexecuted
     inline = [c for c in report.checks if c.kind == "inline"]
     assert inline[0].verdict == "dropped" and inline[0].reason.startswith("block 1 runs this call")
     assert inline[1].verdict == "dropped" and "`await other()`" not in task.problem_statement
