@@ -950,11 +950,11 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
         evidence.call = without_types(check.subject) if typed else check.subject
         if evidence.kind == "compare" or evidence.kind is None:
             evidence.op = evidence.op and _op(evidence.op) or _op(check.matcher)
-        if check.negated and check.matcher.startswith("toThrow"):
-            pass  # it threw where nothing may be thrown: an error, never a missing throw
-        elif check.matcher.startswith("toThrow") or check.matcher in ("throws", "rejects"):
+        # it threw where nothing may be thrown: an error, never a missing throw
+        unwanted_throw = check.negated and check.matcher.startswith("toThrow")
+        if not unwanted_throw and (check.matcher.startswith("toThrow") or check.matcher in ("throws", "rejects")):
             evidence.kind = "raises" if evidence.kind != "compare" else evidence.kind
-        elif inferred:  # what it requires is in the check; what the code gave is not known
+        elif inferred and not unwanted_throw:  # what it requires is in the check; what the code gave is not known
             evidence.kind = "compare" if check.expected is not None else "truthy"
             evidence.expected = check.expected
         evidence.function = _callee_name(check.subject)
