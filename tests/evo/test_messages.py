@@ -17,6 +17,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from evo import cli  # noqa: E402
+from tests.bench_modules import load_bench  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -119,12 +120,7 @@ HEAVY = ("litellm", "torch", "sentence_transformers", "docker", "matplotlib", "d
 
 def bench_usage_errors(scratch: Path) -> dict[str, list[str]]:
     """bench/cli_startup.py's usage error of every command (one list for the bench and this test)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("cli_startup", ROOT / "bench" / "cli_startup.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    return bench.usage_errors(scratch)
+    return load_bench("cli_startup").usage_errors(scratch)
 
 
 def test_the_bench_covers_a_usage_error_of_every_command(tmp_path):

@@ -1,20 +1,9 @@
 """The statements bench's shares of issue 30, on hand-made statements and evidence."""
 
-import importlib.util
-from pathlib import Path
-
 from records import FailureEvidence
+from tests.bench_modules import load_bench
 
-
-def _bench():
-    path = Path(__file__).resolve().parents[2] / "bench" / "statements.py"
-    spec = importlib.util.spec_from_file_location("bench_statements", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _bench()
+bench = load_bench("statements")
 
 CASE = "tests/test_url.py::test_navigate[{}]"
 NAVIGATE = dict(kind="error", call="url.navigate(path)", error="TypeError: boom", function="URL.navigate")
