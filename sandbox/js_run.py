@@ -241,34 +241,29 @@ def mocha_canary(private: str) -> dict:
     -> `file`, `fail`/`pass` (title paths), `source`."""
     return _canary(
         private,
-        lambda names: (
-            f"""\
-"use strict";
-// SEBGen's canary tests: the first must fail, the second must pass
-const names = {names};
-function mustFail() {{
+        body="""\
+function mustFail() {
   throw new Error("sebgen canary: this test must fail");
-}}
-function mustPass() {{}}
-if (typeof describe === "function" && typeof it === "function") {{
-  describe(names.suite, function () {{
+}
+function mustPass() {}
+if (typeof describe === "function" && typeof it === "function") {
+  describe(names.suite, function () {
     it(names.fail, mustFail);
     it(names.pass, mustPass);
-  }});
-}} else if (typeof suiteSetup === "function" && typeof suite === "function") {{
-  suite(names.suite, function () {{
+  });
+} else if (typeof suiteSetup === "function" && typeof suite === "function") {
+  suite(names.suite, function () {
     test(names.fail, mustFail);
     test(names.pass, mustPass);
-  }});
-}} else if (typeof suite === "function" && typeof test === "function") {{
+  });
+} else if (typeof suite === "function" && typeof test === "function") {
   suite(names.suite);
   test(names.fail, mustFail);
   test(names.pass, mustPass);
-}} else {{
-  module.exports = {{ [names.suite]: {{ [names.fail]: mustFail, [names.pass]: mustPass }} }};
-}}
-"""
-        ),
+} else {
+  module.exports = { [names.suite]: { [names.fail]: mustFail, [names.pass]: mustPass } };
+}
+""",
     )
 
 
@@ -281,34 +276,33 @@ def node_test_canary(private: str) -> dict:
     (title paths), `source`, `runner`."""
     canary = _canary(
         private,
-        lambda names: (
-            f"""\
-"use strict";
-// SEBGen's canary tests: the first must fail, the second must pass
-const {{ describe, it }} = require("node:test");
-const names = {names};
-describe(names.suite, () => {{
-  it(names.fail, () => {{
+        imports='const { describe, it } = require("node:test");\n',
+        body="""\
+describe(names.suite, () => {
+  it(names.fail, () => {
     throw new Error("sebgen canary: this test must fail");
-  }});
-  it(names.pass, () => {{}});
-}});
-"""
-        ),
+  });
+  it(names.pass, () => {});
+});
+""",
     )
     return {**canary, "runner": "node-test"}
 
 
-def _canary(private: str, source_for) -> dict:
-    """A canary file's record: random suite and test names, and the source `source_for` writes
-    around their JSON. -> `file`, `fail`/`pass` (title paths), `source`."""
+def _canary(private: str, body: str, imports: str = "") -> dict:
+    """A canary file's record: random suite and test names, and the source: `imports`, the names
+    as `const names`, then `body`, which plants the tests. -> `file`, `fail`/`pass` (title
+    paths), `source`."""
     token = secrets.token_hex(6)
     suite, fail, ok = f"sebgen canary {token}", f"must fail {secrets.token_hex(6)}", f"must pass {secrets.token_hex(6)}"
     return {
         "file": posixpath.join(private, f"_sebgen_canary_{token}.cjs"),
         "fail": [suite, fail],
         "pass": [suite, ok],
-        "source": source_for(json.dumps({"suite": suite, "fail": fail, "pass": ok})),
+        "source": (
+            '"use strict";\n// SEBGen\'s canary tests: the first must fail, the second must pass\n'
+            f"{imports}const names = {json.dumps({'suite': suite, 'fail': fail, 'pass': ok})};\n{body}"
+        ),
     }
 
 
