@@ -101,6 +101,22 @@ def require_docker() -> None:
     pytest.skip(message)
 
 
+def require_node20():
+    """Docker, and Node 20 and its npm for the JS images (-> their tarballs): a clear skip without
+    them, a failure when SEBGEN_REQUIRE_DOCKER=1 (CI caches them: .ci/provision_docker.sh)."""
+    from sandbox import BuildError
+    from sandbox.js_dist import node_tarball, npm_tarball
+
+    require_docker()
+    try:
+        return node_tarball(20), npm_tarball(20)
+    except BuildError as exc:
+        message = f"the Docker backend cannot run JS here: Node 20 is neither reachable nor cached ({exc})"
+        if os.environ.get("SEBGEN_REQUIRE_DOCKER") == "1":
+            pytest.fail(message + "; .ci/provision_docker.sh caches it")
+        pytest.skip(message)
+
+
 def new_file_patch(path: str, text: str, mode: str = "100644") -> str:
     """A git diff that adds `path` with `text` (mode 120000: a symlink to `text`)."""
     lines = text.splitlines(keepends=True)

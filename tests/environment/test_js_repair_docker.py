@@ -9,34 +9,25 @@ or the cache (.ci/provision_docker.sh caches it): without them the test skips ou
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from environment.js_detect import detect_js_recipe
 from environment.js_setup import JsRecipeBook, js_setup
-from sandbox import BuildError, Limits, make_backend
+from sandbox import Limits, make_backend
 
 try:
-    from tests.sandbox_fixtures import make_repo, require_docker
+    from tests.sandbox_fixtures import make_repo, require_node20
 except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import make_repo, require_docker
+    from sandbox_fixtures import make_repo, require_node20
 
 pytestmark = pytest.mark.docker
 PROJECT = Path(__file__).resolve().parents[1] / "data" / "js" / "drift-build"
 
 
 def test_lockfile_drift_and_a_missing_build_are_repaired_and_the_suite_runs(tmp_path):
-    require_docker()
-    from sandbox.js_dist import node_tarball, npm_tarball
-
-    try:
-        node_tarball(20), npm_tarball(20)
-    except BuildError as exc:
-        if os.environ.get("SEBGEN_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"Node 20 is neither reachable nor cached ({exc})")
-        pytest.skip(f"Node 20 is neither reachable nor cached: {exc}")
+    require_node20()
     files = {str(p.relative_to(PROJECT)): p.read_text() for p in PROJECT.rglob("*") if p.is_file()}
     repo, sha = make_repo(tmp_path / "drift-build", files)
     detected = detect_js_recipe(repo, sha)

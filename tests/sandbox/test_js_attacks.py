@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from environment import detect_js_recipe
-from sandbox import BuildError, Limits, attempt_verdict, make_backend, run_attempt
-from tests.sandbox_fixtures import bug_task, new_file_patch, require_docker
+from sandbox import Limits, attempt_verdict, make_backend, run_attempt
+from tests.sandbox_fixtures import bug_task, new_file_patch, require_node20
 
 pytestmark = pytest.mark.docker
 F2P = ["test/math.test.js::math > adds"]
@@ -328,16 +328,9 @@ def tasks(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def docker(tmp_path_factory):
-    require_docker()
     from sandbox import docker_client
-    from sandbox.js_dist import node_tarball, npm_tarball
 
-    try:
-        node_tarball(20), npm_tarball(20)
-    except BuildError as exc:
-        if os.environ.get("SEBGEN_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"Node 20 is neither reachable nor cached ({exc}); .ci/provision_docker.sh caches it")
-        pytest.skip(f"the Docker backend cannot run JS here: Node 20 is neither reachable nor cached ({exc})")
+    require_node20()
     client = docker_client()
     backend = make_backend(
         "docker",

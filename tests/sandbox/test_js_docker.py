@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from environment.js_detect import detect_js_recipe
-from sandbox import BuildError, Limits, make_backend
+from sandbox import Limits, make_backend
 
 try:
-    from tests.sandbox_fixtures import git, make_repo, require_docker
+    from tests.sandbox_fixtures import git, make_repo, require_node20
 except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import git, make_repo, require_docker
+    from sandbox_fixtures import git, make_repo, require_node20
 
 pytestmark = pytest.mark.docker
 PROJECT = Path(__file__).resolve().parents[1] / "data" / "js" / "tiny-node-test"
@@ -36,17 +36,7 @@ def project_files() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def node_dist():
-    require_docker()
-    from sandbox.js_dist import node_tarball, npm_tarball
-
-    try:
-        return node_tarball(20), npm_tarball(20)
-    except BuildError as exc:
-        import os
-
-        if os.environ.get("SEBGEN_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"Node 20 is neither reachable nor cached ({exc}); .ci/provision_docker.sh caches it")
-        pytest.skip(f"Node 20 is neither reachable nor cached: {exc}")
+    return require_node20()
 
 
 @pytest.fixture(scope="module")

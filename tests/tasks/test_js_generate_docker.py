@@ -11,16 +11,16 @@ import pytest
 
 from environment import make_sandbox
 from llm.client import LLMClient
-from sandbox import BuildError, Limits
+from sandbox import Limits
 from tasks.generate import Generator
 from tasks.mining import mine
 from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
 from tasks.validate import Validator
 
 try:
-    from tests.sandbox_fixtures import git, make_repo, require_docker, write
+    from tests.sandbox_fixtures import git, make_repo, require_node20, write
 except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import git, make_repo, require_docker, write
+    from sandbox_fixtures import git, make_repo, require_node20, write
 
 pytestmark = pytest.mark.docker
 PROJECT = Path(__file__).resolve().parents[1] / "data" / "js" / "tiny-node-test"
@@ -29,17 +29,7 @@ MATH = "test/math.test.js"
 
 @pytest.fixture(scope="module")
 def node_dist():
-    require_docker()
-    from sandbox.js_dist import node_tarball, npm_tarball
-
-    try:
-        return node_tarball(20), npm_tarball(20)
-    except BuildError as exc:
-        import os
-
-        if os.environ.get("SEBGEN_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"Node 20 is neither reachable nor cached ({exc}); .ci/provision_docker.sh caches it")
-        pytest.skip(f"Node 20 is neither reachable nor cached: {exc}")
+    return require_node20()
 
 
 def test_a_javascript_fix_commit_becomes_a_validated_task(node_dist, tmp_path):

@@ -11,13 +11,13 @@ import pytest
 
 from environment import make_sandbox
 from records import FailureEvidence, LayerResult, Task
-from sandbox import BuildError, Limits
+from sandbox import Limits
 from tasks.reproduction import check_reproductions, js_blocks
 
 try:
-    from tests.sandbox_fixtures import git, make_repo, require_docker
+    from tests.sandbox_fixtures import git, make_repo, require_node20
 except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import git, make_repo, require_docker
+    from sandbox_fixtures import git, make_repo, require_node20
 
 pytestmark = pytest.mark.docker
 PROJECT = Path(__file__).resolve().parents[1] / "data" / "js" / "tiny-node-test"
@@ -38,13 +38,7 @@ F2P = "test/math.test.js::math > subtracts"
 
 @pytest.fixture(scope="module")
 def checked(tmp_path_factory):
-    require_docker()
-    from sandbox.js_dist import node_tarball, npm_tarball
-
-    try:
-        node_tarball(20), npm_tarball(20)
-    except BuildError as exc:
-        pytest.skip(f"Node 20 is neither reachable nor cached: {exc}")
+    require_node20()
     root = tmp_path_factory.mktemp("tiny")
     files = {str(p.relative_to(PROJECT)): p.read_text() for p in PROJECT.rglob("*") if p.is_file()}
     files = {k: v for k, v in files.items() if k in ("package.json", "lib/math.js", "test/math.test.js")}
