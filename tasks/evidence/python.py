@@ -593,7 +593,7 @@ def explain_failure(
     failing, body = _failing_statement(fn, line, helpers, report)
     if failing is None:
         return record
-    record.check = " ".join(lines[failing.lineno - 1].split()) if failing.lineno <= len(lines) else ""
+    record.check = _check_text(lines, failing)
     record.passed_checks = _passed_checks(fn, failing.lineno, helpers)[-6:]
     repro = _reproduction(module, cls, fn, failing, body, helpers, report, test_id, conftests)
     snippet = repro.text()
@@ -606,6 +606,17 @@ def explain_failure(
     except SyntaxError:
         record.unbound = []
     return _with_check_outcome(record, repro, fn, failing, helpers, report, repo_modules)
+
+
+def _check_text(lines: list[str], failing: ast.stmt) -> str:
+    """The failing check's source on one line: a simple statement whole (an assert spread over
+    lines, cut after its first line, read `assert a == f(`), a block its first line."""
+    end = failing.lineno if hasattr(failing, "body") else failing.end_lineno or failing.lineno
+    text = ""
+    for line in (ln.strip() for ln in lines[failing.lineno - 1 : end]):
+        joint = "" if not text or text.endswith(("(", "[", "{")) or line.startswith((")", "]", "}")) else " "
+        text += joint + line
+    return " ".join(text.split())
 
 
 def _own_asserting_helpers(fn: ast.AST) -> set[str]:
@@ -870,8 +881,9 @@ def _with_check_outcome(
     callable it exercises."""
     head, code, rest, rewrite = repro.head, repro.code, repro.rest, repro.rewrite
     last = next((n for s in code for n in ast.walk(s) if getattr(n, "sebgen_failing", False)), failing)
-    project_made = _project_made(code, repro.definitions, repo_modules)
-    record = replace(record, **_outcome(last, report, _bound(code) - _bound(head), project_made))
+    project = _project_names(repro.definitions, repo_modules)
+    project_made = _project_made(code, project)
+    record = replace(record, **_outcome(last, report, _bound(code) - _bound(head), project_made, project))
     if "\n" in record.call:
         record.call = ""  # a block is no call to quote
     loop = [s for s in code for s in ast.walk(s) if isinstance(s, ast.For) and any(n is last for n in ast.walk(s))]
@@ -889,7 +901,7 @@ def _with_check_outcome(
         text = "\n".join(ast.unparse(s) for s in rest)
         if text.count("\n") < REST_LINES:
             record.rest = text
-    record.function = _public_function(code, last, repro.definitions, repo_modules)
+    record.function = _public_function(code, last, project)
     return record
 
 
@@ -1180,10 +1192,15 @@ def _no_address(text: str) -> str:
 
 
 def _outcome(
-    stmt: ast.stmt, report: dict, local_names: set[str] = frozenset(), project_made: set[str] = frozenset()
+    stmt: ast.stmt,
+    report: dict,
+    local_names: set[str] = frozenset(),
+    project_made: set[str] = frozenset(),
+    project: set[str] = frozenset(),
 ) -> dict:
     """The FailureEvidence fields of the failing check `stmt` (kind, call, op, observed,
-    expected, exact, match, warns, error), from pytest's `report` of its failure."""
+    expected, exact, match, warns, error), from pytest's `report` of its failure; `project`:
+    the snippet's names of the project's code (`_project_names`)."""
     etype = str(report.get("type") or "")
     message = _no_address(report.get("message") or "")
     compare = _compared(stmt, report, message)
@@ -1192,7 +1209,8 @@ def _outcome(
     if isinstance(stmt, (ast.With, ast.AsyncWith)) and any(_is_check_context(i) for i in stmt.items):
         return _raises_outcome(stmt, error, message)
     if isinstance(stmt, ast.Assert):
-        return _assert_outcome(stmt, compare, error, message, local_names, project_made)
+        raised_in = str(report.get("raised_in") or "") if error else ""
+        return _assert_outcome(stmt, compare, error, message, local_names, project_made, project, raised_in)
     return _statement_outcome(stmt, compare, error, message)
 
 
@@ -1230,10 +1248,12 @@ def _assert_outcome(
     message: str,
     local_names: set[str],
     project_made: set[str],
+    project: set[str] = frozenset(),
+    raised_in: str = "",
 ) -> dict:
     test = stmt.test
     if isinstance(test, ast.Compare):
-        return _compare_outcome(test, compare, error, local_names, project_made)
+        return _compare_outcome(test, compare, error, local_names, project_made, project, raised_in)
     if isinstance(test, ast.Constant) and not test.value and not error:  # `assert False, "..."`
         note = _message_text(stmt.msg) or _first_line(message)
         return dict(error=error, kind="fail", call="", observed=note, expected="")
@@ -1248,18 +1268,35 @@ def _assert_outcome(
 
 
 def _compare_outcome(
-    test: ast.Compare, compare: dict | None, error: str, local_names: set[str], project_made: set[str]
+    test: ast.Compare,
+    compare: dict | None,
+    error: str,
+    local_names: set[str],
+    project_made: set[str],
+    project: set[str] = frozenset(),
+    raised_in: str = "",
 ) -> dict:
     """An `assert a <op> b`: which side the code computed (the call) and which it must equal
-    (expected); the values pytest reported for them."""
+    (expected); the values pytest reported for them. Of two computed sides, the one that
+    raised (it calls `raised_in`), else the one that calls the project's code (`project`), is
+    the call: `assert Local(2) == lib.evolve(x)` exercises `evolve`, not the test's class."""
     left, op, right = _failing_pair(test, compare)
 
     def constant(node: ast.expr) -> bool:  # a literal, or a name the test does not compute (`int`, `ValueError`)
         return _literal(node) or (isinstance(node, (ast.Name, ast.Attribute)) and not (_used([node]) & local_names))
 
+    def exercises(node: ast.expr) -> tuple[bool, bool]:
+        calls = [n.func for n in ast.walk(node) if isinstance(n, ast.Call)]
+        named = [f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "") for f in calls]
+        return bool(raised_in) and raised_in in named, bool(_used(calls) & project)
+
     swap = op in ("in", "not in") or (constant(left) and not constant(right))
-    if not swap and op in ("==", "!=") and not constant(left) and not constant(right):
-        swap = bool(_used([right]) & project_made) and not (_used([left]) & project_made)
+    if not swap and not constant(left) and not constant(right):
+        ranks = exercises(left), exercises(right)
+        if ranks[0] != ranks[1]:
+            swap = ranks[1] > ranks[0]
+        elif op in ("==", "!="):
+            swap = bool(_used([right]) & project_made) and not (_used([left]) & project_made)
     computed, wanted = (right, left) if swap else (left, right)
     reported = bool(compare) and compare.get("op") == op
     observed = compare.get("right" if swap else "left", "") if reported else ""
@@ -1366,15 +1403,19 @@ def _failing_pair(test: ast.Compare, compare: dict | None) -> tuple[ast.expr, st
     return next((p for p in pairs if _literal(p[0]) or _literal(p[2])), pairs[0])
 
 
-def _project_made(code: list[ast.stmt], definitions: dict, repo_modules: set[str]) -> set[str]:
-    """Snippet names whose value comes from the project's code (assigned from an expression
-    that uses a project name or another such name)."""
-    project = {
+def _project_names(definitions: dict, repo_modules: set[str]) -> set[str]:
+    """The names that are the project's code: its modules, and what the test imports from them."""
+    return {
         name
         for name, stmt in definitions.items()
         if isinstance(stmt, (ast.Import, ast.ImportFrom))
         and ((getattr(stmt, "module", None) or stmt.names[0].name).split(".")[0] in repo_modules)
     } | set(repo_modules)
+
+
+def _project_made(code: list[ast.stmt], project: set[str]) -> set[str]:
+    """Snippet names whose value comes from the project's code (assigned from an expression
+    that uses a `project` name or another such name)."""
     made = set(project)
     for _ in range(3):
         for stmt in code:
@@ -1384,20 +1425,13 @@ def _project_made(code: list[ast.stmt], definitions: dict, repo_modules: set[str
     return made - project
 
 
-def _public_function(code: list[ast.stmt], last: ast.stmt, definitions: dict, repo_modules: set[str]) -> str:
+def _public_function(code: list[ast.stmt], last: ast.stmt, project_names: set[str]) -> str:
     """The project callable the failing check exercises: the outermost call in it that reaches
     the project (a name the test imports from the project, a project module, or a method of a
     value the snippet built with the project's code); else the last such call before it."""
 
     def project(root: str) -> bool:
-        stmt = definitions.get(root)
-        if root in repo_modules:
-            return True
-        if isinstance(stmt, ast.ImportFrom):
-            return (stmt.module or "").split(".")[0] in repo_modules
-        if isinstance(stmt, ast.Import):
-            return stmt.names[0].name.split(".")[0] in repo_modules
-        return False
+        return root in project_names
 
     def root_of(node: ast.expr) -> str:
         while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):

@@ -493,3 +493,24 @@ def test_a_unittest_subtest_block_becomes_its_body():
     found = explain_failure(source, "tests/t.py::T::test_stop", evidence, repo_modules={"tenacity"})
     assert "subTest" not in found.reproduction and "self" not in found.reproduction and not found.unbound
     assert "assert not r.stop(None)" in found.reproduction
+
+
+def test_an_error_inside_a_comparison_blames_the_side_that_raised_not_the_tests_own_class():
+    """attrs' evolve: `assert Local(...) == lib.evolve(...)` raised inside evolve; the statement
+    had blamed the test's own class (the left side) and asked evolve's result as its value."""
+    source = (
+        "import pkg\n\n\ndef test_evolve():\n    @pkg.s\n    class Local:\n        x = pkg.ib()\n\n"
+        "    old = Local(x=1)\n    assert Local(x={'a': 1}) == pkg.evolve(\n        old, x={'a': 1}\n    )\n"
+    )
+    evidence = {"type": "TypeError", "line": 10, "message": "got an unexpected keyword 'a'", "raised_in": "evolve"}
+    found = explain_failure(source, "tests/t.py::test_evolve", evidence, repo_modules={"pkg"})
+    assert (found.call, found.expected) == ("pkg.evolve(old, x={'a': 1})", "Local(x={'a': 1})")
+    assert found.function == "pkg.evolve" and found.observed.startswith("TypeError")
+    # the check spread over three lines is quoted whole
+    assert found.check == "assert Local(x={'a': 1}) == pkg.evolve(old, x={'a': 1})"
+    # no function named by the runner: the side that calls the project is the one computed
+    unnamed = explain_failure(source, "tests/t.py::test_evolve", {**evidence, "raised_in": ""}, repo_modules={"pkg"})
+    assert unnamed.call == "pkg.evolve(old, x={'a': 1})"
+    # the side that raised wins over the project's side: here the test's class raised
+    local = {**evidence, "raised_in": "Local"}
+    assert explain_failure(source, "tests/t.py::test_evolve", local, repo_modules={"pkg"}).call == "Local(x={'a': 1})"
