@@ -265,8 +265,8 @@ def _without_checks(stmt: ast.stmt, helpers: set[str]) -> ast.stmt | None:
 
 def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
     """Top-level `x = ...` that the next statements overwrite before reading `x` go (what a
-    test checked and then replaced), and so do `x = <literal>` and an undecorated helper
-    definition that nothing reads."""
+    test checked and then replaced), and so do `x = <value>` (no call but a literal's method:
+    setUp's `self.kind = text_type`) and an undecorated helper definition that nothing reads."""
     out = []
     for i, stmt in enumerate(code):
         if isinstance(stmt, (*_FUNCS, ast.ClassDef)) and not stmt.decorator_list:
@@ -274,7 +274,7 @@ def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
                 continue  # a helper nothing calls any more (its calls were checks that passed)
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
-            if _literal(stmt.value) and not any(name in _used([later]) for later in code[i + 1 :]):
+            if _pure(stmt.value) and not any(name in _used([later]) for later in code[i + 1 :]):
                 continue
             dead = False
             for later in code[i + 1 :]:
@@ -289,6 +289,21 @@ def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
                 continue
         out.append(stmt)
     return out
+
+
+def _pure(value: ast.expr) -> bool:
+    """An expression that only computes a value: no call but a literal's own method
+    (`'a{}'.format(x).encode()`), no await, yield or walrus."""
+    for node in ast.walk(value):
+        if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
+            return False
+        if isinstance(node, ast.Call):
+            receiver = node.func
+            while isinstance(receiver, (ast.Attribute, ast.Call)):
+                receiver = receiver.value if isinstance(receiver, ast.Attribute) else receiver.func
+            if not (isinstance(node.func, ast.Attribute) and isinstance(receiver, ast.Constant)):
+                return False
+    return True
 
 
 def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Module, report: dict) -> dict[str, ast.expr]:
@@ -728,7 +743,9 @@ class _Reproduction:
     def text(self) -> str:
         parts = [*dict.fromkeys(self.imports)]
         for stmt in self.head:  # comments and docstrings out: shorter, still whole
-            parts.append(ast.unparse(_without_docstrings(stmt)))
+            text = ast.unparse(_without_docstrings(stmt))
+            if text not in parts:  # `import pytest` for a fixture and from the module: once
+                parts.append(text)
         body = "\n".join(ast.unparse(s) for s in self.code)
         return "\n".join(p for p in [*parts, body] if p.strip())
 
@@ -756,7 +773,11 @@ def _reproduction(
     definitions = _definitions(module, test_id.split("::")[0], conftests)
     raised = str(report.get("type") or "") not in ("", "AssertionError")
     rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
-    head = _without_dead_branches(_head(definitions, [*code, *rest]))
+    head = _without_dead_branches(_head(definitions, [*code, *rest], _rebound(module)))
+    if "__file__" in _used([*head, *code, *rest]):  # the test module's own path, from the repository's root
+        at = sum(isinstance(s, (ast.Import, ast.ImportFrom)) for s in head)
+        path = ast.parse(f"__file__ = {test_id.split('::')[0]!r}").body
+        head = [*head[:at], *path, *head[at:]]
     imports = setup.imports
     if "pytest" in _unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):
         imports.append("import pytest")
@@ -853,13 +874,29 @@ def _required_after(
     return rest
 
 
-def _head(definitions: dict[str, ast.stmt], stmts: list[ast.stmt]) -> list[ast.stmt]:
+def _rebound(module: ast.Module) -> dict[str, list[ast.stmt]]:
+    """Names the test module defines more than once at its top level -> every such statement."""
+    found: dict[str, list[ast.stmt]] = {}
+    for node in module.body:
+        if isinstance(node, (*_FUNCS, ast.ClassDef, ast.Assign, ast.AnnAssign)):
+            for name in _bound([node]) if not isinstance(node, (*_FUNCS, ast.ClassDef)) else {node.name}:
+                found.setdefault(name, []).append(node)
+    return {name: stmts for name, stmts in found.items() if len(stmts) > 1}
+
+
+def _head(
+    definitions: dict[str, ast.stmt], stmts: list[ast.stmt], rebound: dict[str, list[ast.stmt]] | None = None
+) -> list[ast.stmt]:
     """The definitions of the test's module that `stmts` use (imports, constants, helpers, and
-    what those use in turn), imports first."""
+    what those use in turn), imports first. A name the module binds more than once comes with
+    every binding, in the module's order: the test sees the last one, and the earlier ones can
+    count (`C`, then `Copy = C`, then another `C`)."""
     head: list[ast.stmt] = []
     for _ in range(4):
         missing = _unbound([*head, *stmts]) - {n for s in head for n in _bound([s])}
         new = [definitions[n] for n in sorted(missing) if n in definitions and definitions[n] not in head]
+        again = [s for n in sorted(missing) for s in (rebound or {}).get(n, [])]
+        new += [s for s in again if not any(s is other for other in [*head, *new])]
         if not new:
             break
         head += new
@@ -884,6 +921,17 @@ def _with_check_outcome(
     project = _project_names(repro.definitions, repo_modules)
     project_made = _project_made(code, project)
     record = replace(record, **_outcome(last, report, _bound(code) - _bound(head), project_made, project))
+    guard = next((n for s in code for n in ast.walk(s) if isinstance(n, ast.If) and _raises_only(n, last)), None)
+    if guard is not None and not record.error:  # `if not ok: raise AssertionError(...)` is `assert ok`
+        negated = isinstance(guard.test, ast.UnaryOp) and isinstance(guard.test.op, ast.Not)
+        held = guard.test.operand if negated else guard.test
+        record = replace(
+            record,
+            kind="truthy",
+            call=ast.unparse(held),
+            expected="true" if negated else "false",
+            observed="False" if negated else "True",
+        )
     if "\n" in record.call:
         record.call = ""  # a block is no call to quote
     loop = [s for s in code for s in ast.walk(s) if isinstance(s, ast.For) and any(n is last for n in ast.walk(s))]
@@ -902,7 +950,21 @@ def _with_check_outcome(
         if text.count("\n") < REST_LINES:
             record.rest = text
     record.function = _public_function(code, last, project)
+    called = {n.func.id for n in ast.walk(last) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    for helper in [s for s in head if isinstance(s, _FUNCS) and s.name in called and s.body]:
+        # a check the test delegates to its module's helper: the project callable that helper calls
+        record.function = record.function or _public_function(helper.body, helper.body[-1], project)
     return record
+
+
+def _raises_only(guard: ast.If, failing: ast.stmt) -> bool:
+    """`guard` is `if <cond>: raise AssertionError(...)` around the failing `raise`: a check."""
+    body = guard.body
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or guard.orelse:
+        return False
+    raised = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+    named = raised.id if isinstance(raised, ast.Name) else getattr(raised, "attr", "")
+    return body[0].lineno == failing.lineno and named.endswith("AssertionError")
 
 
 def _rest_of_test(fn: ast.AST, failing: ast.stmt, rewrite: _Rewrite, statements: bool = False) -> list[ast.stmt]:
