@@ -187,6 +187,9 @@ def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_ch
     text = _TRAILER.sub("", str(body or ""))
     text = re.sub(r"```.*?```", " ", text, flags=re.S)
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
+    squashed = re.findall(r"(?:\A|\n\n)\* [^\n]*(?=\n\n|\n?\Z)", text)
+    if len(squashed) >= 2:  # a squash merge's body: the subjects of the pull request's commits, a log
+        text = re.sub(r"(?:\A|(?<=\n\n))\* [^\n]*(?=\n\n|\n?\Z)", " ", text)
     text = re.sub(r"^\s*[-*]\s+", "\n\n", text, flags=re.M)  # every bullet is a sentence of its own
     seen = {_norm(t) for t in skip}
     out = []
