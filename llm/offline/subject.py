@@ -173,7 +173,8 @@ _IMPERATIVE = re.compile(
     re.I,
 )
 # a name only code has: a private or snake_case identifier, an attribute of self, a dotted call path
-_CODE_NAME = re.compile(r"\b(?:self\.\w+|_\w+|[a-z]+_[a-z_]+|\w+\.\w+\(\))")
+# (and `*args` / `**kwargs`, never **bold**)
+_CODE_NAME = re.compile(r"\b(?:self\.\w+|_\w+|[a-z]+_[a-z_]+|\w+\.\w+\(\))|(?<![\w*])\*{1,2}[a-z_]\w*\b(?!\*)")
 _SCOPED = re.compile(r"^[\w.]+(?:\s*/\s*[\w.]+)*\s*:\s")  # "BaseRetrying.__iter__: if not enabled, ..."
 
 

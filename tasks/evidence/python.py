@@ -978,6 +978,8 @@ def _rest_of_test(fn: ast.AST, failing: ast.stmt, rewrite: _Rewrite, statements:
         after += [s for s in block if s.lineno > end and not _is_docstring(s)]
         end = max([end, *[s.end_lineno or s.lineno for s in block if s.lineno <= end]])
     after.sort(key=lambda s: s.lineno)
+    ends = [i for i, s in enumerate(after) if isinstance(s, ast.Return)]  # the test ends there: no snippet line
+    after = [s for s in after[: ends[0] if ends else None] if not isinstance(s, ast.Pass)]
     if not after or (
         not statements and not any(is_check(n) or isinstance(n, ast.Assert) for s in after for n in ast.walk(s))
     ):

@@ -36,3 +36,8 @@ def test_a_squash_merges_list_of_commit_subjects_is_a_log_not_a_symptom():
     assert body_sentences(squash, no_leak=True) == []
     described = "Overwriting a key keeps the old value in the cache.\n\n* it also happens with every cache type"
     assert len(body_sentences(described, no_leak=True)) == 2  # one bullet of a description stays
+
+
+def test_star_args_in_a_body_sentence_are_code_and_bold_text_is_not():
+    body = "Wrappers that read *args for defaulted params must read **kwargs instead.\n\nThe output is **very** wrong."
+    assert body_sentences(body, no_leak=True) == ["The output is **very** wrong."]

@@ -585,3 +585,14 @@ def test_an_import_the_fixtures_and_the_module_both_need_is_written_once():
     evidence = {"type": "AssertionError", "line": 8, "compare": {"op": "==", "left": "''", "right": "'x'"}}
     found = explain_failure(source, "tests/t.py::test_bar", evidence, repo_modules={"pkg"})
     assert found.reproduction.splitlines().count("import pytest") == 1 and "monkeypatch = " in found.reproduction
+
+
+def test_a_return_ends_what_the_test_requires_after_a_raising_line():
+    """boltons' wraps: the rest of a test after a raising line was quoted as ```return```."""
+    source = (
+        "import sys\nfrom pkg import wraps\n\n\ndef test_kwonly():\n    assert wraps(f)(3) == 30\n"
+        "    if sys.version_info < (3,):\n        pass\n    return\n    assert wraps(g)(1) == 1\n"
+    )
+    evidence = {"type": "TypeError", "line": 6, "message": "f() takes 1 positional argument but 2 were given"}
+    found = explain_failure(source, "tests/t.py::test_kwonly", evidence, repo_modules={"pkg"})
+    assert "return" not in (found.rest or "") and "wraps(g)" not in (found.rest or "")
