@@ -774,10 +774,14 @@ def _reproduction(
     raised = str(report.get("type") or "") not in ("", "AssertionError")
     rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
     head = _without_dead_branches(_head(definitions, [*code, *rest], _rebound(module)))
+    test_path = test_id.split("::")[0]
+    at = sum(isinstance(s, (ast.Import, ast.ImportFrom)) for s in head)
     if "__file__" in _used([*head, *code, *rest]):  # the test module's own path, from the repository's root
-        at = sum(isinstance(s, (ast.Import, ast.ImportFrom)) for s in head)
-        path = ast.parse(f"__file__ = {test_id.split('::')[0]!r}").body
-        head = [*head[:at], *path, *head[at:]]
+        head = [*head[:at], *ast.parse(f"__file__ = {test_path!r}").body, *head[at:]]
+    dotted = test_path.removesuffix(".py").replace("/", ".")
+    if dotted in f"{report.get('message') or ''} {report.get('compare') or ''}":
+        # the values name the test module (`<generated init tests.test_x.C>`): the snippet's classes are its
+        head = [*head[:at], *ast.parse(f"__name__ = {dotted!r}").body, *head[at:]]
     imports = setup.imports
     if "pytest" in _unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):
         imports.append("import pytest")

@@ -596,3 +596,18 @@ def test_a_return_ends_what_the_test_requires_after_a_raising_line():
     evidence = {"type": "TypeError", "line": 6, "message": "f() takes 1 positional argument but 2 were given"}
     found = explain_failure(source, "tests/t.py::test_kwonly", evidence, repo_modules={"pkg"})
     assert "return" not in (found.rest or "") and "wraps(g)" not in (found.rest or "")
+
+
+def test_values_naming_the_test_module_make_the_snippet_that_module():
+    """attrs' generated filenames name the defining module (`tests.test_d.C`): run as a script
+    the snippet's classes were `__main__.C`, so the check could not behave as stated."""
+    source = "from pkg import make\n\n\n@make\nclass C:\n    pass\n\n\ndef test_names():\n    assert C.name == 'x'\n"
+    evidence = {
+        "type": "AssertionError",
+        "line": 10,
+        "compare": {"op": "==", "left": "'<made tests.test_d.C-1>'", "right": "'<made tests.test_d.C>'"},
+    }
+    found = explain_failure(source, "tests/test_d.py::test_names", evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[:2] == ["from pkg import make", "__name__ = 'tests.test_d'"]
+    plain = {**evidence, "compare": {"op": "==", "left": "'<made C-1>'", "right": "'<made C>'"}}
+    assert "__name__" not in explain_failure(source, "tests/test_d.py::test_names", plain).reproduction
