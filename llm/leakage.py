@@ -130,7 +130,8 @@ def _mentions_identifier(sentence: str, ident: str) -> bool:
     if re.search(rf"(?<![\w]){re.escape(ident)}(?![\w])", sentence):
         return True
     stem = ident.strip("_").lower()
-    words = re.findall(r"[a-z]+", sentence.lower())
+    # a word stem in the prose only: a quoted name (`writelines`) is no mention of `write`
+    words = re.findall(r"[a-z]+", re.sub(r"`[^`]*`", " ", sentence).lower())
     if "_" in stem:  # snake_case: its words in order, e.g. "normalize header"
         parts = [p for p in stem.split("_") if p]
         return any(words[i : i + len(parts)] == parts for i in range(len(words)))
@@ -165,6 +166,31 @@ def _doctest_lines(patch: str) -> set[int]:
 QUOTES = ('"' * 3, "'" * 3)
 
 
+def _docstring_lines(patch: str) -> set[int]:
+    """Indices (among the patch's non-blank added lines) of docstring lines: a triple-quoted
+    string that is a statement of its own (its line starts with the quotes), to its closing
+    quotes. A hunk starts outside any string."""
+    found: set[int] = set()
+    state, index = "", -1  # "doc": in a docstring; "str": in another triple-quoted string
+    for raw in patch.splitlines():
+        if raw.startswith(("+++", "---")) or raw.startswith("-"):
+            continue
+        if not raw.startswith(("+", " ")):
+            state = ""
+            continue
+        added, text = raw.startswith("+"), raw[1:].strip()
+        if added and text:
+            index += 1
+        opens = text.lstrip("rRuUbB").startswith(QUOTES)
+        odd = (text.count(QUOTES[0]) + text.count(QUOTES[1])) % 2 == 1
+        doc = state == "doc" or (not state and opens)
+        if odd:
+            state = "" if state else ("doc" if opens else "str")
+        if doc and added and text:
+            found.add(index)
+    return found
+
+
 def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
     """What of the gold ``patch`` the ``statement`` reveals (see the module docstring). Only
     code counts: a statement may echo the fix's changelog or documentation prose."""
@@ -190,7 +216,8 @@ def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
     known = _joined([t for ln in known_lines for t in _tokens(ln) + ["\n"]])
     # lines the change only moves (also among the removed lines) are not part of the fix, nor
     # are its comments: prose, which the prescription check reads as prose
-    doctest = _doctest_lines(patch)  # a docstring's examples are documentation: prose, like comments
+    # a docstring and its examples are documentation: prose, like comments
+    doctest = _doctest_lines(patch) | _docstring_lines(patch)
     body = [
         ln
         for i, ln in enumerate(added)

@@ -31,12 +31,16 @@ with open(os.path.join(HERE, "sebgen_reproductions.json"), encoding="utf-8") as 
 # Runs in the child: the code, with both sides of a final `assert a <op> b` kept, so the
 # value the current code gives can be compared with the stated one.
 RUNNER = r"""
-import ast, json, os, reprlib, sys
+import ast, json, os, reprlib, sys, types
 code_path, result_path = sys.argv[1], sys.argv[2]
 source = open(code_path, encoding="utf-8").read()
 out = {"status": "ok"}
-# as a script saved at the checkout's root and run from there
-namespace = {"__name__": "__main__", "__file__": os.path.join(os.getcwd(), "reproduction.py")}
+# as a script saved at the checkout's root and run from there: its globals are the module
+# `__main__` (a library that resolves names through sys.modules[cls.__module__] finds them)
+main = types.ModuleType("__main__")
+main.__file__ = os.path.join(os.getcwd(), "reproduction.py")
+sys.modules["__main__"] = main
+namespace = main.__dict__
 try:
     tree = ast.parse(source)
     last = tree.body[-1] if tree.body else None

@@ -173,7 +173,8 @@ _IMPERATIVE = re.compile(
     re.I,
 )
 # a name only code has: a private or snake_case identifier, an attribute of self, a dotted call path
-_CODE_NAME = re.compile(r"\b(?:self\.\w+|_\w+|[a-z]+_[a-z_]+|\w+\.\w+\(\))")
+# (and `*args` / `**kwargs`, never **bold**)
+_CODE_NAME = re.compile(r"\b(?:self\.\w+|_\w+|[a-z]+_[a-z_]+|\w+\.\w+\(\))|(?<![\w*])\*{1,2}[a-z_]\w*\b(?!\*)")
 _SCOPED = re.compile(r"^[\w.]+(?:\s*/\s*[\w.]+)*\s*:\s")  # "BaseRetrying.__iter__: if not enabled, ..."
 
 
@@ -187,6 +188,9 @@ def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_ch
     text = _TRAILER.sub("", str(body or ""))
     text = re.sub(r"```.*?```", " ", text, flags=re.S)
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
+    squashed = re.findall(r"(?:\A|\n\n)\* [^\n]*(?=\n\n|\n?\Z)", text)
+    if len(squashed) >= 2:  # a squash merge's body: the subjects of the pull request's commits, a log
+        text = re.sub(r"(?:\A|(?<=\n\n))\* [^\n]*(?=\n\n|\n?\Z)", " ", text)
     text = re.sub(r"^\s*[-*]\s+", "\n\n", text, flags=re.M)  # every bullet is a sentence of its own
     seen = {_norm(t) for t in skip}
     out = []

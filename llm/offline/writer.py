@@ -828,11 +828,19 @@ def _want_clause(f: FailureEvidence) -> str:
             exact = " exactly" if f.exact and relation == "be" else ""
             return f"it should {relation}{exact} {shown}"
         if shown and f.call and not f.unbound:
-            return f"{_span(f'{f.call} {f.op} {expected}')} should hold"
+            return f"{_span(_comparison(f))} should hold"
         return "the comparison at the end of the snippet should hold"
     if f.kind == "error":
         return "it should not raise"
     return f"it should be {expected or 'true'}"
+
+
+def _comparison(f: FailureEvidence) -> str:
+    """The failing comparison as the test wrote it: for `in`, the call is the container, so
+    the expected element comes first (`'a' in lines[0]`, never `lines[0] in 'a'`)."""
+    if f.op in ("in", "not in"):
+        return f"{f.expected} {f.op} {f.call}"
+    return f"{f.call} {f.op} {f.expected}"
 
 
 def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
@@ -853,8 +861,8 @@ def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
     form = phr.pick(forms) if phr else forms[0]
     if f.kind == "raises":
         subject = "the snippet"
-    elif f.error and f.kind == "compare" and f.op not in ("==", "is") and _short(f"{f.call} {f.op} {f.expected}", 120):
-        subject = _span(f"{f.call} {f.op} {f.expected}")  # the comparison raised, not its left side
+    elif f.error and f.kind == "compare" and f.op not in ("==", "is") and _short(_comparison(f), 120):
+        subject = _span(_comparison(f))  # the comparison raised, not its left side
         return _fmt(form, {"subject": subject, "seen": _seen_clause(f), "want": "it should hold"})
     return _fmt(form, {"subject": subject, "seen": _seen_clause(f), "want": _want_clause(f)})
 

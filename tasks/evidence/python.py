@@ -265,8 +265,8 @@ def _without_checks(stmt: ast.stmt, helpers: set[str]) -> ast.stmt | None:
 
 def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
     """Top-level `x = ...` that the next statements overwrite before reading `x` go (what a
-    test checked and then replaced), and so do `x = <literal>` and an undecorated helper
-    definition that nothing reads."""
+    test checked and then replaced), and so do `x = <value>` (no call but a literal's method:
+    setUp's `self.kind = text_type`) and an undecorated helper definition that nothing reads."""
     out = []
     for i, stmt in enumerate(code):
         if isinstance(stmt, (*_FUNCS, ast.ClassDef)) and not stmt.decorator_list:
@@ -274,7 +274,7 @@ def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
                 continue  # a helper nothing calls any more (its calls were checks that passed)
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
-            if _literal(stmt.value) and not any(name in _used([later]) for later in code[i + 1 :]):
+            if _pure(stmt.value) and not any(name in _used([later]) for later in code[i + 1 :]):
                 continue
             dead = False
             for later in code[i + 1 :]:
@@ -289,6 +289,21 @@ def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
                 continue
         out.append(stmt)
     return out
+
+
+def _pure(value: ast.expr) -> bool:
+    """An expression that only computes a value: no call but a literal's own method
+    (`'a{}'.format(x).encode()`), no await, yield or walrus."""
+    for node in ast.walk(value):
+        if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
+            return False
+        if isinstance(node, ast.Call):
+            receiver = node.func
+            while isinstance(receiver, (ast.Attribute, ast.Call)):
+                receiver = receiver.value if isinstance(receiver, ast.Attribute) else receiver.func
+            if not (isinstance(node.func, ast.Attribute) and isinstance(receiver, ast.Constant)):
+                return False
+    return True
 
 
 def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Module, report: dict) -> dict[str, ast.expr]:
@@ -593,7 +608,7 @@ def explain_failure(
     failing, body = _failing_statement(fn, line, helpers, report)
     if failing is None:
         return record
-    record.check = " ".join(lines[failing.lineno - 1].split()) if failing.lineno <= len(lines) else ""
+    record.check = _check_text(lines, failing)
     record.passed_checks = _passed_checks(fn, failing.lineno, helpers)[-6:]
     repro = _reproduction(module, cls, fn, failing, body, helpers, report, test_id, conftests)
     snippet = repro.text()
@@ -606,6 +621,17 @@ def explain_failure(
     except SyntaxError:
         record.unbound = []
     return _with_check_outcome(record, repro, fn, failing, helpers, report, repo_modules)
+
+
+def _check_text(lines: list[str], failing: ast.stmt) -> str:
+    """The failing check's source on one line: a simple statement whole (an assert spread over
+    lines, cut after its first line, read `assert a == f(`), a block its first line."""
+    end = failing.lineno if hasattr(failing, "body") else failing.end_lineno or failing.lineno
+    text = ""
+    for line in (ln.strip() for ln in lines[failing.lineno - 1 : end]):
+        joint = "" if not text or text.endswith(("(", "[", "{")) or line.startswith((")", "]", "}")) else " "
+        text += joint + line
+    return " ".join(text.split())
 
 
 def _own_asserting_helpers(fn: ast.AST) -> set[str]:
@@ -717,7 +743,9 @@ class _Reproduction:
     def text(self) -> str:
         parts = [*dict.fromkeys(self.imports)]
         for stmt in self.head:  # comments and docstrings out: shorter, still whole
-            parts.append(ast.unparse(_without_docstrings(stmt)))
+            text = ast.unparse(_without_docstrings(stmt))
+            if text not in parts:  # `import pytest` for a fixture and from the module: once
+                parts.append(text)
         body = "\n".join(ast.unparse(s) for s in self.code)
         return "\n".join(p for p in [*parts, body] if p.strip())
 
@@ -745,7 +773,15 @@ def _reproduction(
     definitions = _definitions(module, test_id.split("::")[0], conftests)
     raised = str(report.get("type") or "") not in ("", "AssertionError")
     rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
-    head = _without_dead_branches(_head(definitions, [*code, *rest]))
+    head = _without_dead_branches(_head(definitions, [*code, *rest], _rebound(module)))
+    test_path = test_id.split("::")[0]
+    at = sum(isinstance(s, (ast.Import, ast.ImportFrom)) for s in head)
+    if "__file__" in _used([*head, *code, *rest]):  # the test module's own path, from the repository's root
+        head = [*head[:at], *ast.parse(f"__file__ = {test_path!r}").body, *head[at:]]
+    dotted = test_path.removesuffix(".py").replace("/", ".")
+    if dotted in f"{report.get('message') or ''} {report.get('compare') or ''}":
+        # the values name the test module (`<generated init tests.test_x.C>`): the snippet's classes are its
+        head = [*head[:at], *ast.parse(f"__name__ = {dotted!r}").body, *head[at:]]
     imports = setup.imports
     if "pytest" in _unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):
         imports.append("import pytest")
@@ -842,13 +878,29 @@ def _required_after(
     return rest
 
 
-def _head(definitions: dict[str, ast.stmt], stmts: list[ast.stmt]) -> list[ast.stmt]:
+def _rebound(module: ast.Module) -> dict[str, list[ast.stmt]]:
+    """Names the test module defines more than once at its top level -> every such statement."""
+    found: dict[str, list[ast.stmt]] = {}
+    for node in module.body:
+        if isinstance(node, (*_FUNCS, ast.ClassDef, ast.Assign, ast.AnnAssign)):
+            for name in _bound([node]) if not isinstance(node, (*_FUNCS, ast.ClassDef)) else {node.name}:
+                found.setdefault(name, []).append(node)
+    return {name: stmts for name, stmts in found.items() if len(stmts) > 1}
+
+
+def _head(
+    definitions: dict[str, ast.stmt], stmts: list[ast.stmt], rebound: dict[str, list[ast.stmt]] | None = None
+) -> list[ast.stmt]:
     """The definitions of the test's module that `stmts` use (imports, constants, helpers, and
-    what those use in turn), imports first."""
+    what those use in turn), imports first. A name the module binds more than once comes with
+    every binding, in the module's order: the test sees the last one, and the earlier ones can
+    count (`C`, then `Copy = C`, then another `C`)."""
     head: list[ast.stmt] = []
     for _ in range(4):
         missing = _unbound([*head, *stmts]) - {n for s in head for n in _bound([s])}
         new = [definitions[n] for n in sorted(missing) if n in definitions and definitions[n] not in head]
+        again = [s for n in sorted(missing) for s in (rebound or {}).get(n, [])]
+        new += [s for s in again if not any(s is other for other in [*head, *new])]
         if not new:
             break
         head += new
@@ -870,8 +922,20 @@ def _with_check_outcome(
     callable it exercises."""
     head, code, rest, rewrite = repro.head, repro.code, repro.rest, repro.rewrite
     last = next((n for s in code for n in ast.walk(s) if getattr(n, "sebgen_failing", False)), failing)
-    project_made = _project_made(code, repro.definitions, repo_modules)
-    record = replace(record, **_outcome(last, report, _bound(code) - _bound(head), project_made))
+    project = _project_names(repro.definitions, repo_modules)
+    project_made = _project_made(code, project)
+    record = replace(record, **_outcome(last, report, _bound(code) - _bound(head), project_made, project))
+    guard = next((n for s in code for n in ast.walk(s) if isinstance(n, ast.If) and _raises_only(n, last)), None)
+    if guard is not None and not record.error:  # `if not ok: raise AssertionError(...)` is `assert ok`
+        negated = isinstance(guard.test, ast.UnaryOp) and isinstance(guard.test.op, ast.Not)
+        held = guard.test.operand if negated else guard.test
+        record = replace(
+            record,
+            kind="truthy",
+            call=ast.unparse(held),
+            expected="true" if negated else "false",
+            observed="False" if negated else "True",
+        )
     if "\n" in record.call:
         record.call = ""  # a block is no call to quote
     loop = [s for s in code for s in ast.walk(s) if isinstance(s, ast.For) and any(n is last for n in ast.walk(s))]
@@ -889,8 +953,22 @@ def _with_check_outcome(
         text = "\n".join(ast.unparse(s) for s in rest)
         if text.count("\n") < REST_LINES:
             record.rest = text
-    record.function = _public_function(code, last, repro.definitions, repo_modules)
+    record.function = _public_function(code, last, project)
+    called = {n.func.id for n in ast.walk(last) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    for helper in [s for s in head if isinstance(s, _FUNCS) and s.name in called and s.body]:
+        # a check the test delegates to its module's helper: the project callable that helper calls
+        record.function = record.function or _public_function(helper.body, helper.body[-1], project)
     return record
+
+
+def _raises_only(guard: ast.If, failing: ast.stmt) -> bool:
+    """`guard` is `if <cond>: raise AssertionError(...)` around the failing `raise`: a check."""
+    body = guard.body
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or guard.orelse:
+        return False
+    raised = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+    named = raised.id if isinstance(raised, ast.Name) else getattr(raised, "attr", "")
+    return body[0].lineno == failing.lineno and named.endswith("AssertionError")
 
 
 def _rest_of_test(fn: ast.AST, failing: ast.stmt, rewrite: _Rewrite, statements: bool = False) -> list[ast.stmt]:
@@ -904,6 +982,8 @@ def _rest_of_test(fn: ast.AST, failing: ast.stmt, rewrite: _Rewrite, statements:
         after += [s for s in block if s.lineno > end and not _is_docstring(s)]
         end = max([end, *[s.end_lineno or s.lineno for s in block if s.lineno <= end]])
     after.sort(key=lambda s: s.lineno)
+    ends = [i for i, s in enumerate(after) if isinstance(s, ast.Return)]  # the test ends there: no snippet line
+    after = [s for s in after[: ends[0] if ends else None] if not isinstance(s, ast.Pass)]
     if not after or (
         not statements and not any(is_check(n) or isinstance(n, ast.Assert) for s in after for n in ast.walk(s))
     ):
@@ -1180,10 +1260,15 @@ def _no_address(text: str) -> str:
 
 
 def _outcome(
-    stmt: ast.stmt, report: dict, local_names: set[str] = frozenset(), project_made: set[str] = frozenset()
+    stmt: ast.stmt,
+    report: dict,
+    local_names: set[str] = frozenset(),
+    project_made: set[str] = frozenset(),
+    project: set[str] = frozenset(),
 ) -> dict:
     """The FailureEvidence fields of the failing check `stmt` (kind, call, op, observed,
-    expected, exact, match, warns, error), from pytest's `report` of its failure."""
+    expected, exact, match, warns, error), from pytest's `report` of its failure; `project`:
+    the snippet's names of the project's code (`_project_names`)."""
     etype = str(report.get("type") or "")
     message = _no_address(report.get("message") or "")
     compare = _compared(stmt, report, message)
@@ -1192,7 +1277,8 @@ def _outcome(
     if isinstance(stmt, (ast.With, ast.AsyncWith)) and any(_is_check_context(i) for i in stmt.items):
         return _raises_outcome(stmt, error, message)
     if isinstance(stmt, ast.Assert):
-        return _assert_outcome(stmt, compare, error, message, local_names, project_made)
+        raised_in = str(report.get("raised_in") or "") if error else ""
+        return _assert_outcome(stmt, compare, error, message, local_names, project_made, project, raised_in)
     return _statement_outcome(stmt, compare, error, message)
 
 
@@ -1230,10 +1316,12 @@ def _assert_outcome(
     message: str,
     local_names: set[str],
     project_made: set[str],
+    project: set[str] = frozenset(),
+    raised_in: str = "",
 ) -> dict:
     test = stmt.test
     if isinstance(test, ast.Compare):
-        return _compare_outcome(test, compare, error, local_names, project_made)
+        return _compare_outcome(test, compare, error, local_names, project_made, project, raised_in)
     if isinstance(test, ast.Constant) and not test.value and not error:  # `assert False, "..."`
         note = _message_text(stmt.msg) or _first_line(message)
         return dict(error=error, kind="fail", call="", observed=note, expected="")
@@ -1248,18 +1336,35 @@ def _assert_outcome(
 
 
 def _compare_outcome(
-    test: ast.Compare, compare: dict | None, error: str, local_names: set[str], project_made: set[str]
+    test: ast.Compare,
+    compare: dict | None,
+    error: str,
+    local_names: set[str],
+    project_made: set[str],
+    project: set[str] = frozenset(),
+    raised_in: str = "",
 ) -> dict:
     """An `assert a <op> b`: which side the code computed (the call) and which it must equal
-    (expected); the values pytest reported for them."""
+    (expected); the values pytest reported for them. Of two computed sides, the one that
+    raised (it calls `raised_in`), else the one that calls the project's code (`project`), is
+    the call: `assert Local(2) == lib.evolve(x)` exercises `evolve`, not the test's class."""
     left, op, right = _failing_pair(test, compare)
 
     def constant(node: ast.expr) -> bool:  # a literal, or a name the test does not compute (`int`, `ValueError`)
         return _literal(node) or (isinstance(node, (ast.Name, ast.Attribute)) and not (_used([node]) & local_names))
 
+    def exercises(node: ast.expr) -> tuple[bool, bool]:
+        calls = [n.func for n in ast.walk(node) if isinstance(n, ast.Call)]
+        named = [f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "") for f in calls]
+        return bool(raised_in) and raised_in in named, bool(_used(calls) & project)
+
     swap = op in ("in", "not in") or (constant(left) and not constant(right))
-    if not swap and op in ("==", "!=") and not constant(left) and not constant(right):
-        swap = bool(_used([right]) & project_made) and not (_used([left]) & project_made)
+    if not swap and not constant(left) and not constant(right):
+        ranks = exercises(left), exercises(right)
+        if ranks[0] != ranks[1]:
+            swap = ranks[1] > ranks[0]
+        elif op in ("==", "!="):
+            swap = bool(_used([right]) & project_made) and not (_used([left]) & project_made)
     computed, wanted = (right, left) if swap else (left, right)
     reported = bool(compare) and compare.get("op") == op
     observed = compare.get("right" if swap else "left", "") if reported else ""
@@ -1366,15 +1471,19 @@ def _failing_pair(test: ast.Compare, compare: dict | None) -> tuple[ast.expr, st
     return next((p for p in pairs if _literal(p[0]) or _literal(p[2])), pairs[0])
 
 
-def _project_made(code: list[ast.stmt], definitions: dict, repo_modules: set[str]) -> set[str]:
-    """Snippet names whose value comes from the project's code (assigned from an expression
-    that uses a project name or another such name)."""
-    project = {
+def _project_names(definitions: dict, repo_modules: set[str]) -> set[str]:
+    """The names that are the project's code: its modules, and what the test imports from them."""
+    return {
         name
         for name, stmt in definitions.items()
         if isinstance(stmt, (ast.Import, ast.ImportFrom))
         and ((getattr(stmt, "module", None) or stmt.names[0].name).split(".")[0] in repo_modules)
     } | set(repo_modules)
+
+
+def _project_made(code: list[ast.stmt], project: set[str]) -> set[str]:
+    """Snippet names whose value comes from the project's code (assigned from an expression
+    that uses a `project` name or another such name)."""
     made = set(project)
     for _ in range(3):
         for stmt in code:
@@ -1384,20 +1493,13 @@ def _project_made(code: list[ast.stmt], definitions: dict, repo_modules: set[str
     return made - project
 
 
-def _public_function(code: list[ast.stmt], last: ast.stmt, definitions: dict, repo_modules: set[str]) -> str:
+def _public_function(code: list[ast.stmt], last: ast.stmt, project_names: set[str]) -> str:
     """The project callable the failing check exercises: the outermost call in it that reaches
     the project (a name the test imports from the project, a project module, or a method of a
     value the snippet built with the project's code); else the last such call before it."""
 
     def project(root: str) -> bool:
-        stmt = definitions.get(root)
-        if root in repo_modules:
-            return True
-        if isinstance(stmt, ast.ImportFrom):
-            return (stmt.module or "").split(".")[0] in repo_modules
-        if isinstance(stmt, ast.Import):
-            return stmt.names[0].name.split(".")[0] in repo_modules
-        return False
+        return root in project_names
 
     def root_of(node: ast.expr) -> str:
         while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):

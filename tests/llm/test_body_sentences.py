@@ -24,3 +24,20 @@ def test_without_no_leak_a_developer_body_keeps_its_code_names():
     # the vague-subject path (keep_changes) reads bodies with no_leak off: it may keep a change line
     kept = body_sentences(HOW_THE_FIX_WORKS[0], no_leak=False, keep_changes=True)
     assert kept == [HOW_THE_FIX_WORKS[0]]
+
+
+def test_a_squash_merges_list_of_commit_subjects_is_a_log_not_a_symptom():
+    """boltons: a squash merge's body ("* quick fix for py27 ci\n\n* caching doesn't work oob in
+    containers, another 2.7 ci fix") put a commit subject into the statement as a sentence."""
+    squash = (
+        "* test and fix\n\n* quick fix for py27 ci\n\n* caching doesn't work oob in containers, another ci fix\n\n"
+        "Co-authored-by: A <a@example.com>"
+    )
+    assert body_sentences(squash, no_leak=True) == []
+    described = "Overwriting a key keeps the old value in the cache.\n\n* it also happens with every cache type"
+    assert len(body_sentences(described, no_leak=True)) == 2  # one bullet of a description stays
+
+
+def test_star_args_in_a_body_sentence_are_code_and_bold_text_is_not():
+    body = "Wrappers that read *args for defaulted params must read **kwargs instead.\n\nThe output is **very** wrong."
+    assert body_sentences(body, no_leak=True) == ["The output is **very** wrong."]

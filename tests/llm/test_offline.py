@@ -545,6 +545,22 @@ def test_describing_the_bug_and_the_tests_is_no_leak():
     assert not leak_report(statement, PATCH, TEST_PATCH).leaks()
 
 
+def test_a_new_methods_docstring_and_a_name_the_tests_call_are_no_prescription():
+    """boltons' writelines: "`writelines` does not exist yet ... it should run" was a leak, by
+    the stem of the fix's `write` inside the quoted name and the docstring's word "does"."""
+    patch = (
+        "--- a/pkg/io.py\n+++ b/pkg/io.py\n@@ -10,3 +10,9 @@ class Flo:\n"
+        "     def close(self):\n         pass\n+\n+    def writelines(self, lines):\n"
+        '+        """Write each line; it does not add separators."""\n+        for line in lines:\n'
+        "+            self.write(line)\n"
+    )
+    test_patch = "--- a/t.py\n+++ b/t.py\n@@ -1,1 +1,2 @@\n x = 1\n+    flo.writelines([b'1'])\n"
+    statement = "`writelines` does not exist yet; the snippet shows how it should work, and it should run."
+    assert not leak_report(statement, patch, test_patch).leaks()
+    # the fix's own code named in the prose still is one
+    assert leak_report("It should call write on each line.", patch, test_patch).leaks()
+
+
 def _bench(name: str):
     import importlib.util
     from pathlib import Path

@@ -463,3 +463,21 @@ def test_an_error_is_stated_without_the_tests_own_scopes_in_its_qualname():
     )
     text = write_statement(context([local]), BUG)["problem_statement"]
     assert "<locals>" not in text and "TestFmt" not in text and "`TypeError: Amount.__format__()" in text
+
+
+def test_a_membership_check_that_raised_is_stated_as_the_test_wrote_it():
+    """click's progress bar: `'Custom None' in lines[0]` raised IndexError; the statement read
+    "`lines[0] in 'Custom None'` raises", the comparison backwards."""
+    raised = FailureEvidence(
+        "tests/test_bar.py::test_bar",
+        kind="compare",
+        call="lines[0]",
+        op="in",
+        expected="'Custom None'",
+        error="IndexError: list index out of range",
+        observed="IndexError: list index out of range",
+        reproduction="from bar import render\nlines = render()\nassert 'Custom None' in lines[0]",
+        function="render",
+    )
+    text = write_statement(context([raised]), BUG)["problem_statement"]
+    assert "`'Custom None' in lines[0]`" in text and "lines[0] in 'Custom None'" not in text

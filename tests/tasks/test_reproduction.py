@@ -234,3 +234,21 @@ def test_a_prose_call_that_repeats_a_blocks_outcome_shares_that_blocks_verdict()
     assert inline[0].verdict == "dropped" and inline[0].reason.startswith("block 1 runs this call")
     assert inline[1].verdict == "dropped" and "`await other()`" not in task.problem_statement
     assert "`await test()` raises `TypeError`" not in task.problem_statement  # it goes with its block
+
+
+def test_a_snippets_globals_are_the_main_module_a_library_can_look_up(tmp_path):
+    """attrs resolves a string annotation in sys.modules[cls.__module__]: a snippet's names must
+    be there, as when it runs as `python reproduction.py` (the probe had them in a bare dict,
+    so a fixed state raised NameError and the block was dropped)."""
+    import subprocess
+    import sys
+
+    from tasks.reproduction import PROBE
+
+    probe = PROBE.read_text()
+    runner = probe.split('RUNNER = r"""', 1)[1].split('"""', 1)[0]
+    code = tmp_path / "code.py"
+    code.write_text("import sys\nLIMIT = 3\nassert sys.modules[__name__].LIMIT == 3\n")
+    result = tmp_path / "result.json"
+    subprocess.run([sys.executable, "-c", runner, str(code), str(result)], check=True, cwd=tmp_path, timeout=60)
+    assert json.loads(result.read_text())["status"] == "ok"

@@ -493,3 +493,121 @@ def test_a_unittest_subtest_block_becomes_its_body():
     found = explain_failure(source, "tests/t.py::T::test_stop", evidence, repo_modules={"tenacity"})
     assert "subTest" not in found.reproduction and "self" not in found.reproduction and not found.unbound
     assert "assert not r.stop(None)" in found.reproduction
+
+
+def test_an_error_inside_a_comparison_blames_the_side_that_raised_not_the_tests_own_class():
+    """attrs' evolve: `assert Local(...) == lib.evolve(...)` raised inside evolve; the statement
+    had blamed the test's own class (the left side) and asked evolve's result as its value."""
+    source = (
+        "import pkg\n\n\ndef test_evolve():\n    @pkg.s\n    class Local:\n        x = pkg.ib()\n\n"
+        "    old = Local(x=1)\n    assert Local(x={'a': 1}) == pkg.evolve(\n        old, x={'a': 1}\n    )\n"
+    )
+    evidence = {"type": "TypeError", "line": 10, "message": "got an unexpected keyword 'a'", "raised_in": "evolve"}
+    found = explain_failure(source, "tests/t.py::test_evolve", evidence, repo_modules={"pkg"})
+    assert (found.call, found.expected) == ("pkg.evolve(old, x={'a': 1})", "Local(x={'a': 1})")
+    assert found.function == "pkg.evolve" and found.observed.startswith("TypeError")
+    # the check spread over three lines is quoted whole
+    assert found.check == "assert Local(x={'a': 1}) == pkg.evolve(old, x={'a': 1})"
+    # no function named by the runner: the side that calls the project is the one computed
+    unnamed = explain_failure(source, "tests/t.py::test_evolve", {**evidence, "raised_in": ""}, repo_modules={"pkg"})
+    assert unnamed.call == "pkg.evolve(old, x={'a': 1})"
+    # the side that raised wins over the project's side: here the test's class raised
+    local = {**evidence, "raised_in": "Local"}
+    assert explain_failure(source, "tests/t.py::test_evolve", local, repo_modules={"pkg"}).call == "Local(x={'a': 1})"
+
+
+def test_a_setup_value_nothing_reads_and_its_unbound_module_name_stay_out():
+    """boltons' setUp stored `self.data_type = binary_type` (a name bound in a module-level
+    try/except) that the test never reads: the snippet was unrunnable and the statement empty."""
+    source = (
+        "from unittest import TestCase\nfrom pkg import Flo\n\ntry:\n    kind = unicode\nexcept NameError:\n"
+        "    kind = str\n\n\nclass T(TestCase):\n    def setUp(self):\n        self.flo = Flo()\n"
+        "        self.kind = kind\n        self.text = 'a{}'.format('b').encode('ascii')\n\n"
+        "    def test_write(self):\n        self.flo.writelines([b'1'])\n"
+    )
+    evidence = {"type": "AttributeError", "line": 17, "message": "'Flo' object has no attribute 'writelines'"}
+    found = explain_failure(source, "tests/t.py::T::test_write", evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines() == ["from pkg import Flo", "flo = Flo()", "flo.writelines([b'1'])"]
+    assert found.unbound == []
+
+
+def test_a_raise_under_an_if_is_the_check_of_its_condition():
+    source = (
+        "import io\nfrom pkg import Flo\n\n\ndef test_base():\n    flo = Flo()\n"
+        "    if not isinstance(flo, io.IOBase):\n        raise AssertionError('not an IOBase')\n"
+    )
+    evidence = {"type": "AssertionError", "line": 8, "message": "not an IOBase"}
+    found = explain_failure(source, "tests/t.py::test_base", evidence, repo_modules={"pkg"})
+    assert (found.kind, found.call, found.observed, found.expected) == (
+        "truthy",
+        "isinstance(flo, io.IOBase)",
+        "False",
+        "true",
+    )
+
+
+def test_a_name_the_module_binds_twice_comes_with_every_binding_in_order():
+    """attrs' generated filenames: `C`, `Copy = C`, then another `C`; the snippet had only the
+    first `C`, so `Copy` and `C` were one class and the later checks read the wrong one."""
+    source = (
+        "from pkg import make\n\n\n@make\nclass C:\n    pass\n\n\nCopy = C\n\n\n@make\nclass C:\n    a = 1\n\n\n"
+        "def test_names():\n    assert Copy.name == 'C'\n    assert C.name == 'C-1'\n"
+    )
+    evidence = {"type": "AssertionError", "line": 18, "compare": {"op": "==", "left": "'C-2'", "right": "'C'"}}
+    found = explain_failure(source, "tests/t.py::test_names", evidence, repo_modules={"pkg"})
+    code = found.reproduction
+    assert code.index("    pass") < code.index("Copy = C") < code.index("    a = 1") < code.index("assert Copy.name")
+    assert found.rest == "assert C.name == 'C-1'" and found.unbound == []
+
+
+def test_the_test_modules_path_binds_file_and_a_helpers_project_call_is_the_function():
+    """boltons' reverse_iter_lines: the helper reads a data file beside the test module
+    (`__file__`), and the project callable is the one the test's helper calls."""
+    source = (
+        "import os\nfrom pkg import reverse_lines\n\nHERE = os.path.dirname(os.path.abspath(__file__))\n\n\n"
+        "def _check(path):\n    with open(path) as fo:\n        lines = list(reverse_lines(fo))\n"
+        "    assert lines\n\n\ndef test_reverse():\n    _check(HERE + '/data.txt')\n"
+    )
+    evidence = {"type": "TypeError", "line": 14, "message": "can't concat str to bytes"}
+    found = explain_failure(source, "tests/test_r.py::test_reverse", evidence, repo_modules={"pkg"})
+    lines = found.reproduction.splitlines()
+    assert lines.index("__file__ = 'tests/test_r.py'") < lines.index(
+        "HERE = os.path.dirname(os.path.abspath(__file__))"
+    )
+    assert found.function == "reverse_lines"
+
+
+def test_an_import_the_fixtures_and_the_module_both_need_is_written_once():
+    source = (
+        "import time\nimport pytest\nfrom pkg import bar\n\n\ndef test_bar(monkeypatch):\n"
+        "    monkeypatch.setattr(time, 'time', lambda: 0)\n    assert bar() == 'x'\n"
+    )
+    evidence = {"type": "AssertionError", "line": 8, "compare": {"op": "==", "left": "''", "right": "'x'"}}
+    found = explain_failure(source, "tests/t.py::test_bar", evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines().count("import pytest") == 1 and "monkeypatch = " in found.reproduction
+
+
+def test_a_return_ends_what_the_test_requires_after_a_raising_line():
+    """boltons' wraps: the rest of a test after a raising line was quoted as ```return```."""
+    source = (
+        "import sys\nfrom pkg import wraps\n\n\ndef test_kwonly():\n    assert wraps(f)(3) == 30\n"
+        "    if sys.version_info < (3,):\n        pass\n    return\n    assert wraps(g)(1) == 1\n"
+    )
+    evidence = {"type": "TypeError", "line": 6, "message": "f() takes 1 positional argument but 2 were given"}
+    found = explain_failure(source, "tests/t.py::test_kwonly", evidence, repo_modules={"pkg"})
+    assert "return" not in (found.rest or "") and "wraps(g)" not in (found.rest or "")
+
+
+def test_values_naming_the_test_module_make_the_snippet_that_module():
+    """attrs' generated filenames name the defining module (`tests.test_d.C`): run as a script
+    the snippet's classes were `__main__.C`, so the check could not behave as stated."""
+    source = "from pkg import make\n\n\n@make\nclass C:\n    pass\n\n\ndef test_names():\n    assert C.name == 'x'\n"
+    evidence = {
+        "type": "AssertionError",
+        "line": 10,
+        "compare": {"op": "==", "left": "'<made tests.test_d.C-1>'", "right": "'<made tests.test_d.C>'"},
+    }
+    found = explain_failure(source, "tests/test_d.py::test_names", evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[:2] == ["from pkg import make", "__name__ = 'tests.test_d'"]
+    plain = {**evidence, "compare": {"op": "==", "left": "'<made C-1>'", "right": "'<made C>'"}}
+    assert "__name__" not in explain_failure(source, "tests/test_d.py::test_names", plain).reproduction
