@@ -562,8 +562,9 @@ def _module_definitions(module: ast.Module, test_path: str) -> dict[str, ast.stm
                 if alias.name != "*":
                     out.setdefault(alias.asname or alias.name, ast.ImportFrom(module=base, names=[alias], level=0))
         elif isinstance(node, (*_FUNCS, ast.ClassDef)):
-            out.setdefault(node.name, node)
+            out.setdefault(node.name, at_file(node, test_path))
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            node = at_file(node, test_path)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
                 for n in ast.walk(t):
@@ -572,6 +573,26 @@ def _module_definitions(module: ast.Module, test_path: str) -> dict[str, ast.stm
         elif isinstance(node, ast.If):  # `if sys.version_info...: import x` / `try: import x`
             continue
     return out
+
+
+class _AtFile(ast.NodeTransformer):
+    def __init__(self, path: str):
+        self.path = path
+
+    def visit_Name(self, node: ast.Name):
+        if node.id == "__file__" and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(ast.Constant(self.path), node)
+        return node
+
+
+def at_file(node: ast.AST, path: str):
+    """`node` with `__file__` read as `path`, the defining file's path from the repository's root:
+    a snippet runs as a script at the root, where a fixture file the test finds next to itself
+    (`os.path.dirname(__file__) + '/data.txt'`) is then found too, and the solver sees which file
+    it reads. `node` itself when it does not read `__file__`."""
+    if not any(isinstance(n, ast.Name) and n.id == "__file__" for n in ast.walk(node)):
+        return node
+    return ast.fix_missing_locations(_AtFile(path).visit(copy.deepcopy(node)))
 
 
 def explain_failure(
@@ -742,9 +763,11 @@ def _reproduction(
     # a `for` around the failing check: its variables at the failure instead of the loop
     code = _unroll_loops(code, report.get("locals") or {})
     code = [ast.fix_missing_locations(s) for s in _without_dead_branches(_without_dead_stores(code))]
+    code = [at_file(s, test_id.split("::")[0]) for s in code]
     definitions = _definitions(module, test_id.split("::")[0], conftests)
     raised = str(report.get("type") or "") not in ("", "AssertionError")
     rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
+    rest = [at_file(s, test_id.split("::")[0]) for s in rest]
     head = _without_dead_branches(_head(definitions, [*code, *rest]))
     imports = setup.imports
     if "pytest" in _unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):

@@ -493,3 +493,27 @@ def test_a_unittest_subtest_block_becomes_its_body():
     found = explain_failure(source, "tests/t.py::T::test_stop", evidence, repo_modules={"tenacity"})
     assert "subTest" not in found.reproduction and "self" not in found.reproduction and not found.unbound
     assert "assert not r.stop(None)" in found.reproduction
+
+
+def test_a_fixture_file_found_next_to_the_test_is_found_from_the_repository_root(tmp_path):
+    """boltons' JSONL tests read a data file beside the test module (`os.path.dirname(__file__)`):
+    the snippet, run as a script at the root, found no file on either state and was dropped, so
+    the case went unstated. `__file__` becomes the defining file's path from the root."""
+    source = (
+        "import os\nfrom pkg import load\n\nHERE = os.path.dirname(os.path.abspath(__file__))\n"
+        "DATA = HERE + '/data.txt'\n\n\ndef test_load():\n    rows = load(open(DATA))\n"
+        "    assert rows == [1]\n"
+    )
+    evidence = {"type": "AssertionError", "line": 10, "compare": {"op": "==", "left": "[]", "right": "[1]"}}
+    found = explain_failure(source, "tests/sub/test_t.py::test_load", evidence, repo_modules={"pkg"})
+    assert "__file__" not in found.reproduction
+    assert "HERE = os.path.dirname(os.path.abspath('tests/sub/test_t.py'))" in found.reproduction
+    (tmp_path / "tests" / "sub").mkdir(parents=True)
+    (tmp_path / "tests" / "sub" / "data.txt").write_text("1\n")
+    code = found.reproduction.replace("from pkg import load\n", "load = lambda fo: [int(x) for x in fo]\n")
+    here = os.getcwd()
+    try:
+        os.chdir(tmp_path)  # as the reproduction check runs it: a script at the checkout's root
+        exec(compile(code, "<snippet>", "exec"), {"__name__": "__main__"})
+    finally:
+        os.chdir(here)
