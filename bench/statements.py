@@ -485,9 +485,21 @@ def _flat(text: str) -> str:
 
 
 def states(text: str, value: str) -> bool:
-    """`value` appears in `text` (whitespace collapsed, either quote style)."""
-    value = _flat(value)
-    return bool(value) and any(v in text for v in (value, value.replace("'", '"'), value.replace('"', "'")))
+    """`value` appears in `text` (whitespace collapsed, either quote style); a literal also by
+    what it holds: a string's own text (a long expected text shown whole in a block), a
+    structure's repr."""
+    forms = [_flat(value)]
+    try:
+        literal = ast.literal_eval(value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        literal = None
+    if isinstance(literal, str) and "\n" in literal.strip():  # a one-line string is matched by its quotes
+        forms.append(_flat(literal))
+    elif isinstance(literal, (list, tuple, dict, set)):
+        forms.append(_flat(repr(literal)))
+    return any(
+        v and any(w in text for w in (v, v.replace("'", '"'), v.replace('"', "'"))) for v in dict.fromkeys(forms)
+    )
 
 
 def case_inputs(f: FailureEvidence) -> list[list[str]]:

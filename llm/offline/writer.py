@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import pprint
 import random
 import re
 import textwrap
@@ -111,7 +112,7 @@ _TITLES = {
 _OPENINGS = {
     # the title already names the symptom: openings say where and how it shows, never restate it
     "BUG_FIX": [
-        "I ran into this while using {repo}.",
+        "The current code of {repo} gets this wrong.",
         "This goes wrong in {repo}; a short snippet follows.",
         "Here is a small case where {repo} misbehaves.",
         "A minimal snippet against {repo} shows it.",
@@ -245,7 +246,7 @@ def write_statement(
         evidence = evidence_section(groups, phr, "reproduce" in directives, limit, missing)
         sections.append(evidence)
         if "expected_actual" in directives:
-            sections.append(evidence_expected_actual(lead, strategy, lead_missing, shown="```" in evidence))
+            sections.append(evidence_expected_actual(lead, strategy, lead_missing, shown="```python" in evidence))
     else:
         # a bare test-local name (`rv`) means nothing without the test's lines: no step speaks of it
         told = [c for c in checks if not (_says_little(c) and c.kind != "raw" and not facts.test_lines.get(c.test_id))]
@@ -271,7 +272,7 @@ def write_statement(
         )
     if "no_leak" not in directives:
         sections.append(_suggested_fix(facts.added_lines, phr, rng))
-    if "```" not in evidence and "snippet" in opening:  # no block is shown: none is announced
+    if "```python" not in evidence and "snippet" in opening:  # no block is shown: none is announced
         opening = _fmt(next(o for o in _OPENINGS[strategy] if "snippet" not in o), values)
     if angle and fn0:
         opening = f"From the point of view of code calling `{fn0}`: {opening[:1].lower()}{opening[1:]}"
@@ -815,8 +816,9 @@ def _timed(f: FailureEvidence) -> bool:
     return f.kind == "compare" and f.op in ("<", "<=") and bool(_CLOCK.search(f.reproduction or ""))
 
 
-def _want_clause(f: FailureEvidence) -> str:
-    """What the failing check requires, as "it should ..."."""
+def _want_clause(f: FailureEvidence, where: str = "below") -> str:
+    """What the failing check requires, as "it should ..." (`where`: the whole value's block is
+    given below or above)."""
     expected, code = f.expected or "", f.reproduction or ""
     if f.kind == "raises":
         match = f" with a message matching {_span(f.match)}" if f.match else ""
@@ -829,6 +831,8 @@ def _want_clause(f: FailureEvidence) -> str:
             return f"it should {relation}{exact} {shown}"
         if shown and f.call and not f.unbound:
             return f"{_span(_comparison(f))} should hold"
+        if whole_value(f):
+            return f"it should {relation} the {'text' if _is_text(expected) else 'value'} given in full {where}"
         return "the comparison at the end of the snippet should hold"
     if f.kind == "error":
         return "it should not raise"
@@ -841,6 +845,56 @@ def _comparison(f: FailureEvidence) -> str:
     if f.op in ("in", "not in"):
         return f"{f.expected} {f.op} {f.call}"
     return f"{f.call} {f.op} {f.expected}"
+
+
+WHOLE_LINES = 60  # a required value longer than this is not given in full
+
+
+def _is_text(value: str) -> bool:
+    try:
+        return isinstance(ast.literal_eval(value), str)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+
+
+def whole_value(f: FailureEvidence) -> str:
+    """The value a comparison requires, when it is too long to quote inline, as a block to show
+    whole: a text by its own lines, a literal structure pretty-printed. "" when it is short,
+    no literal (a name, a call), or too long even for a block."""
+    expected = f.expected or ""
+    if f.kind != "compare" or (f.op or "==") not in ("==", "in", "not in") or _short(expected, 200):
+        return ""
+    try:
+        value = ast.literal_eval(expected)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return ""
+    text = value if isinstance(value, str) else pprint.pformat(value, width=88, sort_dicts=False)
+    if not isinstance(value, str) and _flat(text) != _flat(repr(value)):  # pprint cut a string in pieces
+        text = repr(value)
+    if not text.strip() or text.count("\n") >= WHOLE_LINES or "```" in text:
+        return ""
+    return f"```text\n{text.rstrip(chr(10))}\n```"
+
+
+def _whole_values(failures: list[FailureEvidence]) -> str:
+    """The blocks of the required values too long to quote inline, each under the call that must
+    give it (a snippet's one-line literal is no text a reader can compare with)."""
+    parts, seen, lines, left = [], set(), 0, 0
+    for f in failures:
+        block = whole_value(f)
+        if not block or block in seen:
+            continue
+        seen.add(block)
+        if lines + block.count("\n") > WHOLE_LINES * 2:
+            left += 1
+            continue
+        lines += block.count("\n")
+        subject = _span(f.call) if f.call and not f.unbound and _short(f.call, 120) else "The snippet's last check"
+        relation = {"in": "contain", "not in": "not contain"}.get(f.op or "==", "give exactly")
+        parts.append(f"{subject} should {relation} this {'text' if _is_text(f.expected) else 'value'}:\n\n{block}")
+    if left:
+        parts.append(f"The full values {left} more of these calls require are too long to give here.")
+    return "\n\n".join(parts)
 
 
 def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
@@ -891,7 +945,9 @@ def _reported(f: FailureEvidence) -> str:
 def _changed_inputs(f: FailureEvidence, lead: FailureEvidence) -> list[tuple[str, str]]:
     """(the lead case's value, this case's value) of each input the two cases differ in."""
     mine, theirs = f.params or {}, lead.params or {}
-    return [(theirs.get(k, ""), v) for k, v in mine.items() if theirs.get(k) != v]
+    # a value either case must give is what it requires, no input (a long one is given in full)
+    wanted = {_flat(x.expected or "") for x in (f, lead) if whole_value(x)}
+    return [(theirs.get(k, ""), v) for k, v in mine.items() if theirs.get(k) != v and _flat(v) not in wanted]
 
 
 def _test_object(value: str) -> bool:
@@ -1011,6 +1067,9 @@ def evidence_section(
         if cases:
             head = f"For each of these inputs, too, {next(iter(wants))}:" if shared else phr.pick(_CASE_HEADS)
             parts.append(head + "\n" + "\n".join(cases))
+    whole = _whole_values([f for group in groups for f in group])
+    if whole:
+        parts.append(whole)
     if listed:
         parts.append(phr.pick(_LISTED_HEADS) + "\n" + "\n".join(listed))
     if untold:
@@ -1053,7 +1112,7 @@ def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "
     subject = _span(call) if call and not f.unbound and _short(call, 120) else "the snippet"
     if not shown and (subject == "the snippet" or f.kind in ("helper", "fail")):
         return ""
-    want = _want_clause(f)
+    want = _want_clause(f, where="above")
     want = f"{subject} {want[3:]}" if want.startswith("it ") else want
     if missing:
         expected_text = f"{_span(missing)} exists, and {want}"

@@ -481,3 +481,24 @@ def test_a_membership_check_that_raised_is_stated_as_the_test_wrote_it():
     )
     text = write_statement(context([raised]), BUG)["problem_statement"]
     assert "`'Custom None' in lines[0]`" in text and "lines[0] in 'Custom None'" not in text
+
+
+def test_a_long_required_text_is_given_whole_in_a_block_for_every_case():
+    """A text too long to quote inline was stated by its first differing line only (and a case's
+    long expected value listed as an "input"): a fix could match that line and miss the rest.
+    Each case's whole text is given in a block under its call."""
+    want = [f"row {i}\n" + "\n".join(f"cell {i}.{j} " + "x" * 20 for j in range(8)) for i in range(2)]
+    cases = [
+        replace(
+            case(i, str(i), repr(w), repr(w.replace("cell", "cel"))),
+            long=True,
+            params={"amount": str(i), "expected": repr(w)},
+        )
+        for i, w in enumerate(want)
+    ]
+    text = write_statement(context(cases), BUG)["problem_statement"]
+    for i, w in enumerate(want):
+        assert f"`fmt({i})` should give exactly this text:\n\n```text\n{w}\n```" in text
+    assert "in place of" not in text and "comparison at the end of the snippet" not in text
+    assert "given in full below" in text
+    assert "snippet" not in text.split("\n\n")[1]  # no python block is shown: none is announced

@@ -127,3 +127,23 @@ def test_a_js_statement_quoting_a_check_that_passed_is_counted():
     quoting = 'It works for `expect(parseQuery("")).toEqual({});` but not for "a=1&a=2".'
     assert bench.js_passing_quotes(quoting, {"t.test.ts::a": failure})
     assert not bench.js_passing_quotes('`parseQuery("a=1&a=2")` drops a value.', {"t.test.ts::a": failure})
+
+
+def test_a_long_expected_text_shown_whole_by_its_own_lines_is_mentioned():
+    """A long required text is stated by a block of its own lines, not by its one-line repr: the
+    share counts it as stated (a one-line string still needs its quotes)."""
+    want = "header\n" + "\n".join(f"row {i}" for i in range(30))
+    table = FailureEvidence(
+        "tests/test_t.py::test_render",
+        kind="compare",
+        call="render()",
+        op="==",
+        expected=repr(want),
+        reproduction=f"from t import render\nassert render() == {want!r}",
+    )
+    shown = f"`render()` should give exactly this text:\n\n```text\n{want}\n```"
+    assert bench.unmentioned_cases(shown, [table.test_id], {table.test_id: table}) == []
+    cut = shown.replace("row 29", "row 28")
+    assert bench.unmentioned_cases(cut, [table.test_id], {table.test_id: table})
+    assert not bench.states("the value is x", "'x'") and bench.states("it gives `'x'`", "'x'")
+    assert bench.states("should be [1, 2, 3]", "[1,2,3]")
