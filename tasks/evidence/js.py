@@ -50,6 +50,20 @@ _ASSERT_FOR = {
     "toBeInstanceOf": "assert.ok({x} instanceof {y});",
     "toThrow": "assert.throws({x}, {y});",
     "toThrowError": "assert.throws({x}, {y});",
+    "toBeNaN": "assert.ok(Number.isNaN({x}));",
+    "toBeGreaterThan": "assert.ok({x} > {y});",
+    "toBeGreaterThanOrEqual": "assert.ok({x} >= {y});",
+    "toBeLessThan": "assert.ok({x} < {y});",
+    "toBeLessThanOrEqual": "assert.ok({x} <= {y});",
+    # a spy's checks read the calls the stand-in of jest.fn()/vi.fn() records ({y}: every argument)
+    "toHaveBeenCalled": "assert.ok({x}.mock.calls.length > 0);",
+    "toBeCalled": "assert.ok({x}.mock.calls.length > 0);",
+    "toHaveBeenCalledTimes": "assert.strictEqual({x}.mock.calls.length, {y});",
+    "toBeCalledTimes": "assert.strictEqual({x}.mock.calls.length, {y});",
+    "toHaveBeenCalledWith": "assert.ok({x}.mock.calls.some((args) => isDeepStrictEqual(args, [{y}])));",
+    "toBeCalledWith": "assert.ok({x}.mock.calls.some((args) => isDeepStrictEqual(args, [{y}])));",
+    "toHaveBeenLastCalledWith": "assert.deepStrictEqual({x}.mock.calls.slice(-1)[0], [{y}]);",
+    "lastCalledWith": "assert.deepStrictEqual({x}.mock.calls.slice(-1)[0], [{y}]);",
 }
 _NEGATED = {
     "toBe": "assert.notStrictEqual({x}, {y});",
@@ -59,7 +73,32 @@ _NEGATED = {
     "toBeFalsy": "assert.ok({x});",
     "toContain": "assert.ok(!{x}.includes({y}));",
     "toThrow": "assert.doesNotThrow({x});",
+    "toHaveBeenCalled": "assert.strictEqual({x}.mock.calls.length, 0);",
+    "toBeCalled": "assert.strictEqual({x}.mock.calls.length, 0);",
+    "toHaveBeenCalledWith": "assert.ok(!{x}.mock.calls.some((args) => isDeepStrictEqual(args, [{y}])));",
+    "toBeCalledWith": "assert.ok(!{x}.mock.calls.some((args) => isDeepStrictEqual(args, [{y}])));",
 }
+_ALL_ARGUMENTS = {"toHaveBeenCalledWith", "toBeCalledWith", "toHaveBeenLastCalledWith", "lastCalledWith"}
+# jest's and vitest's spy factories (`jest.fn()`, `vi.spyOn(obj, "m")`): a reproduction defines a
+# stand-in of that name with SPY_STAND_IN, so the test's own lines run under plain node
+SPY_OBJECTS = ("jest", "vi")
+SPY_FACTORIES = {"fn", "spyOn"}
+SPY_STAND_IN = """// {name}.fn() and {name}.spyOn() in plain Node: functions that record their calls
+const {name} = {{
+  fn(impl) {{
+    const spy = (...args) => (spy.mock.calls.push(args), impl && impl(...args));
+    spy.mock = {{ calls: [] }};
+    spy.mockImplementation = (next) => ((impl = next), spy);
+    spy.mockReturnValue = (value) => ((impl = () => value), spy);
+    return spy;
+  }},
+  spyOn(object, method) {{
+    const original = object[method];
+    const spy = (object[method] = this.fn(original.bind(object)));
+    spy.mockRestore = () => (object[method] = original);
+    return spy;
+  }},
+}};"""
 # matcher or node:assert/chai operator -> the comparison it makes, in records.FailureEvidence's words
 _EQUALITY = {
     "toBe",
@@ -676,6 +715,7 @@ class _Check:
     matcher: str = ""
     negated: bool = False
     style: str = ""  # expect | assert | chai-should | other
+    arguments: tuple[str, ...] = ()  # every argument of the matcher (a spy's toHaveBeenCalledWith(a, b))
 
 
 def _outer_call(statement):
@@ -731,6 +771,7 @@ def read_check(statement) -> _Check | None:
                 prop,
                 negated="not" in modifiers,
                 style=style if not {"resolves", "rejects"} & set(modifiers) else "async",
+                arguments=tuple(arg_texts),
             )
         if ".should" in text:
             return _Check(text, style="chai-should")
@@ -1045,59 +1086,146 @@ def _reproduce(
     inlined: str | None = None,
 ) -> None:
     """A snippet that runs on its own with the package installed and ends with the failing check
-    (or, for a check inside a helper of the file, with the helper's checks written in)."""
-    if failing is None or check is None or check.style in ("async", "other"):
+    (or, for a check inside a helper of the file, with the helper's checks written in; for a
+    statement that threw where no check stands, with that statement and the rest of the test)."""
+    if failing is None or (check is not None and check.style in ("async", "other")):
         return
-    if inlined is not None:
+    expect_checks = check is not None and check.style == "expect"
+    after: list[tuple[object, str]] = []  # the statements after the failing one that the snippet runs
+    if check is None:
+        # it threw before any check (a name the fix adds is missing): the snippet runs that
+        # statement and the rest of the test, whose checks say what the fixed code must do
+        if evidence.kind != "error":
+            return
+        last = node_text(failing)
+        for statement in statements:
+            if statement.start_point.row <= failing.end_point.row:
+                continue
+            text = _plain(statement)
+            if text is not None and not _SPY_CLEANUP.fullmatch(text):
+                after.append((statement, text))
+                expect_checks = expect_checks or text != node_text(statement)
+    elif inlined is not None:
         last = inlined
-    elif check.style == "expect" and check.matcher == "toMatchObject" and not check.negated:
-        last = _match_object(check.subject, check.expected)
+    elif check.style == "expect":
+        last = _assert_form(check)
         if last is None:
             return
-    elif check.style == "expect":
-        table = _NEGATED if check.negated else _ASSERT_FOR
-        template = table.get(check.matcher)
-        if template is None or (check.subject is None) or ("{y}" in template and check.expected is None):
-            return
-        if check.matcher.startswith("toThrow") and check.expected is None and not check.negated:
-            template = "assert.throws({x});"
-        elif check.matcher.startswith("toThrow") and (check.expected or "")[:1] in "'\"`" and not check.negated:
-            # jest's toThrow("text") wants the message to hold the text; node's assert.throws(fn, "text")
-            # would take the text as its own message and accept any error
-            template = "assert.throws({x}, (error) => error.message.includes({y}));"
-        last = template.format(x=check.subject, y=check.expected)
     else:
         last = node_text(failing)
-    setup = [s for s in statements if s.end_point.row < failing.start_point.row and read_check(s) is None]
+    # the checks before the failing one passed on the buggy state and are left out, except one that
+    # runs code for its effects (a callback that must throw): as a node:assert call it runs
+    setup = []
+    for statement in statements:
+        if statement.end_point.row >= failing.start_point.row:
+            break
+        earlier = read_check(statement)
+        if earlier is None:
+            setup.append((statement, node_text(statement)))
+        elif earlier.style == "expect" and earlier.matcher.startswith("toThrow") and not earlier.negated:
+            if (written := _assert_form(earlier)) is not None:
+                setup.append((statement, written))
+                expect_checks = True
     imports, bound, unusable = _imports(root, path, package)
     checked = [parse(inlined, "inlined.js").root_node] if inlined is not None else [failing]
-    used = _used([*setup, *checked]) - ({"assert", "expect"} if check.style == "expect" else set())
-    enabling = _enabling_calls(root) if check.style == "chai-should" else []
+    checked += [node for node, _ in after]
+    setup_nodes = [node for node, _ in setup]
+    used = _used([*setup_nodes, *checked]) - ({"assert", "expect"} if expect_checks else set())
+    chai = any(c is not None and c.style == "chai-should" for c in [check, *(read_check(n) for n, _ in after)])
+    enabling = _enabling_calls(root) if chai else []
     used |= _used(enabling)
-    imported = {name for names in bound for name in names}
+    spies = _spy_objects([*setup_nodes, *checked])
+    unusable -= spies
+    imported = {name for names in bound for name in names} - spies
     # node:assert is imported for a rewritten expect, and for a bare `assert` the file gets from elsewhere
-    needs_assert = check.style == "expect" or ("assert" in used and "assert" not in imported)
+    needs_assert = expect_checks or ("assert" in used and "assert" not in imported)
     params = {name: value for name, value in (params or {}).items() if name in used}
-    defined = _defined([*setup, failing]) | _GLOBALS | imported | set(params) | ({"assert"} if needs_assert else set())
+    defined = _defined([*setup_nodes, failing]) | _GLOBALS | imported | set(params) | spies
+    defined |= {"assert"} if needs_assert else set()
     unbound = sorted(used - defined)
     if unbound or used & unusable:
         evidence.unbound = sorted(set(unbound) | (used & unusable))
         return
-    header = [_only_used(line, used) for line, names in zip(imports, bound) if not names or names & used]
+    header = [
+        _only_used(line, used)
+        for line, names in zip(imports, bound)
+        if (not names or names & used) and not (names and names <= spies)
+    ]
     header += [node_text(node) for node in enabling]
+    body_text = "\n".join([last, *(text for _, text in [*setup, *after])])
+    module = any(line.startswith("import ") for line in header) or path.endswith((".mjs", ".mts", ".ts", ".tsx"))
+    if "isDeepStrictEqual(" in body_text:
+        header.insert(0, _import_line("{ isDeepStrictEqual }", "node:util", module))
     if needs_assert:
-        module = any(line.startswith("import ") for line in header) or path.endswith((".mjs", ".mts", ".ts", ".tsx"))
-        header.insert(0, "import assert from 'node:assert';" if module else "const assert = require('node:assert');")
+        header.insert(0, _import_line("assert", "node:assert", module))
     cases = [f"const {name} = {value};" for name, value in params.items()]
     body = [
         *cases,
-        *(_dedent(node_text(s), s.start_point.column) for s in setup),
+        *(SPY_STAND_IN.format(name=name) for name in sorted(spies)),
+        *(_dedent(text, node.start_point.column) for node, text in setup),
         _dedent(last, failing.start_point.column),
+        *(_dedent(text, node.start_point.column) for node, text in after),
     ]
     evidence.reproduction = "\n".join([*header, "", *body])
     if grammar_of(path) != "javascript":  # a ```js block runs in plain node: no type syntax
         evidence.reproduction = without_types(evidence.reproduction)
     evidence.long = len(evidence.reproduction.splitlines()) > SOURCE_LINES or None
+
+
+def _assert_form(check: _Check) -> str | None:
+    """A jest/vitest `expect` check as the node:assert call that checks the same (None when the
+    matcher has no such form here)."""
+    if check.matcher == "toMatchObject" and not check.negated:
+        return _match_object(check.subject, check.expected)
+    template = (_NEGATED if check.negated else _ASSERT_FOR).get(check.matcher)
+    expected = ", ".join(check.arguments) if check.matcher in _ALL_ARGUMENTS else check.expected
+    if template is not None and check.matcher.startswith("toThrow") and not check.negated:
+        if expected is None:
+            template = "assert.throws({x});"
+        elif expected[:1] in "'\"`":
+            # jest's toThrow("text") wants the message to hold the text; node's assert.throws(fn,
+            # "text") would take the text as its own message and accept any error
+            template = "assert.throws({x}, (error) => error.message.includes({y}));"
+    if template is None or check.subject is None or ("{y}" in template and expected is None):
+        return None
+    return template.format(x=check.subject, y=expected)
+
+
+_SPY_CLEANUP = re.compile(r"[\w$.]+\.mock(?:Restore|Clear|Reset)\(\);?")  # a spy put back: nothing to check
+
+
+def _plain(statement) -> str | None:
+    """A statement of a test as plain node runs it: a jest/vitest check as its node:assert call
+    (None when it has none), anything else as written."""
+    check = read_check(statement)
+    if check is None or check.style != "expect":
+        return node_text(statement)
+    return _assert_form(check)
+
+
+def _import_line(names: str, module_name: str, module: bool) -> str:
+    if module:
+        return f"import {names} from '{module_name}';"
+    return f"const {names} = require('{module_name}');"
+
+
+def _spy_objects(nodes: list) -> set[str]:
+    """The spy factories (`jest`, `vi`) the nodes use only as `jest.fn(...)` / `vi.spyOn(...)`:
+    a reproduction defines a stand-in for them."""
+    uses: dict[str, bool] = {}
+    for node in nodes:
+        for n in walk_nodes(node):
+            if n.type != "identifier" or node_text(n) not in SPY_OBJECTS:
+                continue
+            parent = n.parent
+            factory = (
+                parent is not None
+                and parent.type == "member_expression"
+                and parent.child_by_field_name("object") == n
+                and node_text(parent.child_by_field_name("property")) in SPY_FACTORIES
+            )
+            uses[node_text(n)] = uses.get(node_text(n), True) and factory
+    return {name for name, only_factories in uses.items() if only_factories}
 
 
 REST_CHECKS = 12  # the checks after the failing one that the record keeps, one a line
