@@ -101,6 +101,24 @@ def missing_api(failures: list[FailureEvidence], added: list[str]) -> tuple[str,
     return None
 
 
+API_CALLS_LISTED = 6
+
+
+def api_calls(name: str, failures: list[FailureEvidence]) -> list[str]:
+    """The calls of the missing `name` that threw in the failing tests, each once, as the tests
+    make them (`program.error('Goodbye', { exitCode: 2 })`): its signature by example."""
+    calls = [
+        f.call
+        for f in failures
+        if f.call and f.function and f.function.rsplit(".", 1)[-1] == name and len(f.call) <= 120
+    ]
+    return list(dict.fromkeys(calls))[:API_CALLS_LISTED]
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def is_js_context(context: dict) -> bool:
     return context.get("language") == LANGUAGE
 
@@ -476,6 +494,9 @@ def write_js_statement(
         )
         error = _span((failure.error or failure.observed or "").split("\n")[0])
         sections.append(_fmt(opening, {**values, "name": name, "error": error}))
+        calls = api_calls(name, failures)
+        if calls:
+            sections.append(f"It should be callable as {_listed([_code(c) for c in calls])}.")
     else:
         sections = [_fmt(phr.pick(_TITLES[strategy]), values)]
     body = body_sentences("\n\n".join(bodies), no_leak, skip=(subject,))

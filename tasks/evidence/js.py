@@ -1001,6 +1001,13 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
         evidence.function = _callee_name(check.subject)
     elif evidence.kind == "compare" and evidence.op:
         evidence.op = _op(evidence.op)
+    elif evidence.kind == "error" and failing is not None and helper is None:
+        # a statement that threw before any check: the call that threw is the one the error names
+        thrown = _thrown_call(failing, evidence.error or "")
+        function = thrown.child_by_field_name("function") if thrown is not None else None
+        if thrown is not None:
+            evidence.call = _compact(thrown)
+            evidence.function = _compact(function) if function is not None else _callee_name(evidence.call)
     if evidence.expected is not None and evidence.exact is None:
         evidence.exact = evidence.expected.startswith('"')
     if failing is not None:
@@ -1026,6 +1033,38 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
         evidence.check = _written_in(evidence.check, values)
         evidence.function = _callee_name(evidence.call) or evidence.function
     return evidence
+
+
+_NOT_A_FUNCTION = re.compile(r"([A-Za-z_$][\w$.]*) is not a (?:function|constructor)")
+
+
+def _thrown_call(statement, error: str):
+    """The call of `statement` that `error` says has no function to call (`x.run is not a
+    function`: the call of `.run`), else the statement's own call; None when it makes none."""
+    named = _NOT_A_FUNCTION.search(error)
+    wanted = named.group(1).rsplit(".", 1)[-1] if named else None
+    calls = [n for n in walk_nodes(statement) if n.type in ("call_expression", "new_expression")]
+    for call in calls:
+        function = call.child_by_field_name("function") or call.child_by_field_name("constructor")
+        if function is not None and wanted and node_text(function).rsplit(".", 1)[-1].strip() == wanted:
+            return call
+    return _outer_call(statement)
+
+
+def _compact(node) -> str:
+    """An expression on one line, a call chain written without the line breaks around its dots
+    (`program.exitOverride().run(1)`)."""
+    if node.type in ("call_expression", "new_expression"):
+        function = node.child_by_field_name("function") or node.child_by_field_name("constructor")
+        arguments = node.child_by_field_name("arguments")
+        if function is not None and arguments is not None:
+            head = "new " if node.type == "new_expression" else ""
+            return head + _compact(function) + _one_line(arguments)
+    if node.type == "member_expression":
+        obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+        if obj is not None and prop is not None:
+            return f"{_compact(obj)}.{node_text(prop)}"
+    return _one_line(node)
 
 
 _CALLEE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(")

@@ -253,6 +253,31 @@ def test_a_missing_method_the_fix_defines_is_asked_for_not_reported_as_a_crash()
     assert "`allowExcessArguments()`" not in plain.splitlines()[0]
 
 
+def test_a_requested_method_is_stated_with_the_calls_the_tests_make_of_it():
+    def failure(title: str, call: str) -> FailureEvidence:
+        return FailureEvidence(
+            f"tests/error.test.js::{title}",
+            kind="error",
+            error="TypeError: program.error is not a function",
+            call=call,
+            function="program.error",
+            reproduction=f"const commander = require('commander');\nconst program = new commander.Command();\n{call};",
+        )
+
+    failures = [
+        failure("exit code 1", "program.error('Goodbye')"),
+        failure("exit code 2", "program.error('Goodbye', { exitCode: 2 })"),
+        failure("same call", "program.error('Goodbye')"),
+    ]
+    added = ["  error(message, errorOptions) {"]
+    statement = write_js_statement(_ctx(failures, added), "Write a bug report.")["problem_statement"]
+    assert "`error()`" in statement.splitlines()[0]
+    assert (
+        "It should be callable as `program.error('Goodbye')` and `program.error('Goodbye', { exitCode: 2 })`."
+        in statement
+    )
+
+
 def test_titles_say_the_relation_in_words_never_the_matchers_name():
     base = {"kind": "compare", "error": "", "function": "f"}
     undefined = FailureEvidence("t.test.js::a", call="src.get('x')", op="toBeUndefined", expected="undefined",

@@ -400,6 +400,7 @@ def test_jest_spies_get_a_plain_node_stand_in_and_a_statement_that_threw_runs_wi
         SPY_TEST, "tests/e.test.js::when error called then message on stderr", report.to_dict(), "commander"
     )
     assert not evidence.unbound
+    assert (evidence.call, evidence.function) == ("program.error('Goodbye', { exitCode: 2 })", "program.error")
     code = evidence.reproduction
     assert "const jest = {" in code and "const { isDeepStrictEqual } = require('node:util');" in code
     assert code.endswith(
