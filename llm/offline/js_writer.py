@@ -496,7 +496,7 @@ def write_js_statement(
         sections.append(_fmt(opening, {**values, "name": name, "error": error}))
         calls = api_calls(name, failures)
         if calls:
-            sections.append(f"It should be callable as {_listed([_code(c) for c in calls])}.")
+            sections.append(f"Usage: {_listed([_code(c) for c in calls])}.")
     else:
         sections = [_fmt(phr.pick(_TITLES[strategy]), values)]
     body = body_sentences("\n\n".join(bodies), no_leak, skip=(subject,))

@@ -969,9 +969,11 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
     statements = test_statements(test.body)
     lines = source.splitlines()
     failing = _statement_at(statements, evidence.line) if evidence.line else None
-    # the runner said nothing of this failure: a test with a single check failed at that check
+    # the runner said nothing of this failure: what the check requires is inferred from it
     inferred = evidence.kind is None and not evidence.line
-    if inferred:
+    # no failing line known (a runner that gives none; a record read again, its kind inferred
+    # before): a test with a single check failed at that check
+    if not evidence.line:
         checks = [s for s in statements if read_check(s) is not None]
         failing = checks[0] if len(checks) == 1 else None
     helper = None
@@ -1168,20 +1170,29 @@ def _reproduce(
     imports, bound, unusable = _imports(root, path, package)
     checked = [parse(inlined, "inlined.js").root_node] if inlined is not None else [failing]
     checked += [node for node, _ in after]
-    setup_nodes = [node for node, _ in setup]
-    used = _used([*setup_nodes, *checked]) - ({"assert", "expect"} if expect_checks else set())
     chai = any(c is not None and c.style == "chai-should" for c in [check, *(read_check(n) for n, _ in after)])
     enabling = _enabling_calls(root) if chai else []
-    used |= _used(enabling)
-    spies = _spy_objects([*setup_nodes, *checked])
+    support: list[tuple[object, str]] = []  # what the test file sets up for the test outside it
+    while True:
+        setup_nodes = [node for node, _ in [*support, *setup]]
+        nodes = [*setup_nodes, *checked]
+        expect_checks = expect_checks or any(text != node_text(node) for node, text in support)
+        used = _used(nodes) - ({"assert", "expect"} if expect_checks else set())
+        used |= _used(enabling)
+        spies = _spy_objects(nodes)
+        imported = {name for names in bound for name in names} - spies
+        # node:assert is imported for a rewritten expect, and for a bare `assert` the file gets from elsewhere
+        needs_assert = expect_checks or ("assert" in used and "assert" not in imported)
+        cases = {name: value for name, value in (params or {}).items() if name in used}
+        defined = _defined([*setup_nodes, failing, *checked]) | _GLOBALS | imported | set(cases) | spies
+        defined |= {"assert"} if needs_assert else set()
+        unbound = sorted(used - defined)
+        body = statements[0].parent if statements else None
+        more = _file_support(root, body, set(unbound), support) if unbound and body is not None else []
+        if not more:
+            break
+        support = more + support
     unusable -= spies
-    imported = {name for names in bound for name in names} - spies
-    # node:assert is imported for a rewritten expect, and for a bare `assert` the file gets from elsewhere
-    needs_assert = expect_checks or ("assert" in used and "assert" not in imported)
-    params = {name: value for name, value in (params or {}).items() if name in used}
-    defined = _defined([*setup_nodes, failing]) | _GLOBALS | imported | set(params) | spies
-    defined |= {"assert"} if needs_assert else set()
-    unbound = sorted(used - defined)
     if unbound or used & unusable:
         evidence.unbound = sorted(set(unbound) | (used & unusable))
         return
@@ -1191,21 +1202,22 @@ def _reproduce(
         if (not names or names & used) and not (names and names <= spies)
     ]
     header += [node_text(node) for node in enabling]
-    body_text = "\n".join([last, *(text for _, text in [*setup, *after])])
+    body_text = "\n".join([last, *(text for _, text in [*support, *setup, *after])])
     module = any(line.startswith("import ") for line in header) or path.endswith((".mjs", ".mts", ".ts", ".tsx"))
     if "isDeepStrictEqual(" in body_text:
         header.insert(0, _import_line("{ isDeepStrictEqual }", "node:util", module))
     if needs_assert:
         header.insert(0, _import_line("assert", "node:assert", module))
-    cases = [f"const {name} = {value};" for name, value in params.items()]
     body = [
-        *cases,
+        *(f"const {name} = {value};" for name, value in cases.items()),
         *(SPY_STAND_IN.format(name=name) for name in sorted(spies)),
-        *(_dedent(text, node.start_point.column) for node, text in setup),
+        *(_dedent(text, node.start_point.column) for node, text in [*support, *setup]),
         _dedent(last, failing.start_point.column),
         *(_dedent(text, node.start_point.column) for node, text in after),
     ]
     evidence.reproduction = "\n".join([*header, "", *body])
+    if after:  # the rest of the test is in the snippet: listing its checks again says nothing new
+        evidence.rest = None
     if grammar_of(path) != "javascript":  # a ```js block runs in plain node: no type syntax
         evidence.reproduction = without_types(evidence.reproduction)
     evidence.long = len(evidence.reproduction.splitlines()) > SOURCE_LINES or None
@@ -1231,6 +1243,61 @@ def _assert_form(check: _Check) -> str | None:
 
 
 _SPY_CLEANUP = re.compile(r"[\w$.]+\.mock(?:Restore|Clear|Reset)\(\);?")  # a spy put back: nothing to check
+
+
+HOOKS = {"beforeAll", "beforeEach", "before"}  # what runs before each test of a suite (jest, vitest, mocha)
+
+
+def _file_support(root, test_body, needed: set[str], have: list) -> list[tuple[object, str]]:
+    """What the test file gives a test outside its body, for the `needed` names: a suite's
+    `let spy;` (and the hooks before each test that set it) and the file's helper functions (their
+    jest checks as node:assert calls), outer scopes first; [] when nothing new binds one."""
+    taken = {id(node) for node, _ in have}
+    found: list[tuple[object, str]] = []
+    scope = test_body.parent
+    scopes = []
+    while scope is not None:
+        if scope.type in ("statement_block", "program"):
+            scopes.append(scope)
+        scope = scope.parent
+    inside = (test_body.start_byte, test_body.end_byte)
+    for block in reversed(scopes):
+        for child in block.named_children:
+            if id(child) in taken or (child.start_byte <= inside[0] and inside[1] <= child.end_byte):
+                continue  # the suite or test call that holds the test
+            if child.type in ("lexical_declaration", "variable_declaration", "function_declaration"):
+                if not _defined([child]) & needed or "require(" in node_text(child):
+                    continue
+                text = _with_asserts(child) if child.type == "function_declaration" else node_text(child)
+                if text is not None:
+                    found.append((child, text))
+            elif (call := _outer_call(child)) is not None and _called_identifier(call) in HOOKS:
+                body = _callback(call.child_by_field_name("arguments"))
+                statements = test_statements(body)
+                assigned = {
+                    node_text(n.child_by_field_name("left"))
+                    for statement in statements
+                    for n in walk_nodes(statement)
+                    if n.type == "assignment_expression"
+                }
+                if assigned & needed:
+                    found += [(s, text) for s in statements if (text := _plain(s)) is not None]
+    return found
+
+
+def _with_asserts(function) -> str | None:
+    """A helper function's text with each jest/vitest check in it as its node:assert call; None
+    when one has no such form."""
+    start, replacements = function.start_byte, []
+    for node in walk_nodes(function):
+        check = read_check(node) if node.type == "expression_statement" else None
+        if check is None or check.style != "expect":
+            continue
+        written = _assert_form(check)
+        if written is None:
+            return None
+        replacements.append((node.start_byte - start, node.end_byte - start, written))
+    return _replace(node_text(function), replacements)
 
 
 def _plain(statement) -> str | None:

@@ -273,7 +273,7 @@ def test_a_requested_method_is_stated_with_the_calls_the_tests_make_of_it():
     statement = write_js_statement(_ctx(failures, added), "Write a bug report.")["problem_statement"]
     assert "`error()`" in statement.splitlines()[0]
     assert (
-        "It should be callable as `program.error('Goodbye')` and `program.error('Goodbye', { exitCode: 2 })`."
+        "Usage: `program.error('Goodbye')` and `program.error('Goodbye', { exitCode: 2 })`."
         in statement
     )
 

@@ -408,6 +408,7 @@ def test_jest_spies_get_a_plain_node_stand_in_and_a_statement_that_threw_runs_wi
         "assert.ok(writeErr.mock.calls.some((args) => isDeepStrictEqual(args, ['Goodbye\\n'])));\n"
         "assert.strictEqual(exitSpy.mock.calls.length, 1);"
     )  # the spy's mockRestore() checks nothing: left out
+    assert evidence.rest is None  # the later checks are in the snippet, not listed again
 
 
 def test_vitest_spies_imported_from_vitest_get_the_stand_in_and_an_earlier_throw_check_runs_for_its_effect():
@@ -463,3 +464,40 @@ def test_a_reproduction_with_spies_fails_on_the_buggy_package_and_passes_on_the_
         run = subprocess.run(["node", str(script)], cwd=tmp_path, capture_output=True, text=True)
         assert run.returncode == code, run.stderr
         assert ("program.error is not a function" in run.stderr) == (code == 1)
+
+
+def test_a_suite_variable_set_by_a_before_hook_and_a_helper_of_the_file_come_into_the_reproduction():
+    text = (
+        "const commander = require('../');\n\n"
+        "function expectCode(err, code) {\n"
+        "  expect(err.code).toBe(code);\n"
+        "}\n\n"
+        "describe('errors', () => {\n"
+        "  let stderrSpy;\n"
+        "  beforeAll(() => {\n"
+        "    stderrSpy = jest.spyOn(process.stderr, 'write').mockImplementation(() => { });\n"
+        "  });\n"
+        "  afterEach(() => {\n"
+        "    stderrSpy.mockClear();\n"
+        "  });\n\n"
+        "  test('excess', () => {\n"
+        "    const program = new commander.Command();\n"
+        "    program.exitOverride().allowExcessArguments(false);\n"
+        "    let caught;\n"
+        "    try { program.parse(['x'], { from: 'user' }); } catch (err) { caught = err; }\n"
+        "    expect(stderrSpy).toHaveBeenCalled();\n"
+        "    expectCode(caught, 'commander.excessArguments');\n"
+        "  });\n"
+        "});\n"
+    )
+    error = "TypeError: program.exitOverride(...).allowExcessArguments is not a function"
+    report = FailureEvidence("", kind="error", error=error, line=17).to_dict()
+    evidence = explain_failure(text, "tests/e.test.js::errors > excess", report, "commander")
+    assert not evidence.unbound
+    code = evidence.reproduction
+    assert "function expectCode(err, code) {\n  assert.strictEqual(err.code, code);\n}\nlet stderrSpy;\n" in code
+    assert "stderrSpy = jest.spyOn(process.stderr, 'write')" in code and "mockClear" not in code
+    assert code.count("let caught;") == 1
+    assert code.endswith(
+        "assert.ok(stderrSpy.mock.calls.length > 0);\nexpectCode(caught, 'commander.excessArguments');"
+    )
