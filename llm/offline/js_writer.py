@@ -101,7 +101,7 @@ def missing_api(failures: list[FailureEvidence], added: list[str]) -> tuple[str,
     return None
 
 
-API_CALLS_LISTED = 6
+API_CALLS_LISTED = 12
 
 
 def api_calls(name: str, failures: list[FailureEvidence]) -> list[str]:
@@ -272,7 +272,9 @@ _REQUIRED = {
 def requirement(f: FailureEvidence) -> str:
     subject = _checked(f)
     if f.kind not in ("raises", "compare", "error") and f.check and len(f.check) <= 200:
-        return f"{_code(' '.join(f.check.split()))} holds"
+        # the check as the reproduction runs it (a jest matcher only runs in its runner)
+        check = _last_statement(f.reproduction) if not f.unbound else ""
+        return f"{_code(check or ' '.join(f.check.split()))} holds"
     if subject == "the checked value" and f.kind not in ("raises", "compare"):
         return "the code runs without throwing"
     if f.kind == "raises":
@@ -481,7 +483,10 @@ def write_js_statement(
         if failure in failures:
             failures.remove(failure)
             failures.insert(0, failure)
-        spelled = {"function": f"`{name}()`", "class": f"`new {name}()`"}.get(what, f"`{name}`")
+        # named, never called: a call of a name that does not exist yet reproduces nothing
+        spelled = {"function": f"the `{name}` method", "class": f"the `{name}` class"}.get(what, f"`{name}`")
+        if what == "function" and not re.search(rf"\.{re.escape(name)} is not a function", failure.error or ""):
+            spelled = f"the `{name}` function"
         title = phr.pick(["Feature request: {api}", "Please add {api}", "Support {api}"])
         sections = [title.format(api=spelled)]
         opening = phr.pick(

@@ -1140,7 +1140,7 @@ def _reproduce(
             return
         last = node_text(failing)
         for statement in statements:
-            if statement.start_point.row <= failing.end_point.row:
+            if statement.start_point.row <= failing.end_point.row or statement.type == "comment":
                 continue
             text = _plain(statement)
             if text is not None and not _SPY_CLEANUP.fullmatch(text):
@@ -1160,6 +1160,8 @@ def _reproduce(
     for statement in statements:
         if statement.end_point.row >= failing.start_point.row:
             break
+        if statement.type == "comment":
+            continue  # the test's comments speak to its authors (and may tell the fix)
         earlier = read_check(statement)
         if earlier is None:
             setup.append((statement, node_text(statement)))
@@ -1263,7 +1265,9 @@ def _file_support(root, test_body, needed: set[str], have: list) -> list[tuple[o
     inside = (test_body.start_byte, test_body.end_byte)
     for block in reversed(scopes):
         for child in block.named_children:
-            if id(child) in taken or (child.start_byte <= inside[0] and inside[1] <= child.end_byte):
+            if child.type == "comment" or id(child) in taken:
+                continue
+            if child.start_byte <= inside[0] and inside[1] <= child.end_byte:
                 continue  # the suite or test call that holds the test
             if child.type in ("lexical_declaration", "variable_declaration", "function_declaration"):
                 if not _defined([child]) & needed or "require(" in node_text(child):
@@ -1281,7 +1285,7 @@ def _file_support(root, test_body, needed: set[str], have: list) -> list[tuple[o
                     if n.type == "assignment_expression"
                 }
                 if assigned & needed:
-                    found += [(s, text) for s in statements if (text := _plain(s)) is not None]
+                    found += [(s, text) for s in statements if s.type != "comment" and (text := _plain(s)) is not None]
     return found
 
 

@@ -501,3 +501,17 @@ def test_a_suite_variable_set_by_a_before_hook_and_a_helper_of_the_file_come_int
     assert code.endswith(
         "assert.ok(stderrSpy.mock.calls.length > 0);\nexpectCode(caught, 'commander.excessArguments');"
     )
+
+
+def test_the_tests_comments_stay_out_of_the_reproduction():
+    text = (
+        "const { parse } = require('../');\n"
+        "test('parses', () => {\n"
+        "  // the fix for the linked issue trims here\n"
+        "  const input = ' a ';\n"
+        "  expect(parse(input)).toBe('a');\n"
+        "});\n"
+    )
+    report = FailureEvidence("", kind="compare", expected="'a'", observed="' a '", op="toBe", line=5).to_dict()
+    evidence = explain_failure(text, "t.test.js::parses", report, "pkg")
+    assert "//" not in evidence.reproduction and "const input = ' a ';" in evidence.reproduction
