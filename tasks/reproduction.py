@@ -328,7 +328,10 @@ def js_claim(statement: str, block: Block, evidence: list[FailureEvidence]) -> C
     found = _evidence_of(block, evidence)
     lines = [ln for ln in block.code.strip().splitlines() if ln.strip()]
     last = "\n".join(lines[-8:])
-    if found is not None and found.observed and _flat(found.observed) in _flat(after.replace('"', "'")):
+    # only an equality's observed value is a side of the final assert (an instanceof check
+    # observes the received value's type, and its assert.ok sees `false`)
+    equality = found is not None and found.op in (None, "", "==", "!=")
+    if equality and found.observed and _flat(found.observed) in _flat(after.replace('"', "'")):
         if _JS_COMPARE.search(last[last.rfind("assert.") if "assert." in last else 0 :]):
             claim.observed = found.observed
     return claim

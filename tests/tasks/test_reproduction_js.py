@@ -44,6 +44,16 @@ def test_the_text_after_a_block_says_what_it_does_on_the_current_code():
     ok = "const assert = require('node:assert');\nassert.ok(f(1) instanceof A);\n"
     other = FailureEvidence("t.js::f", kind="compare", call="f(1)", observed="B", expected="A", reproduction=ok)
     assert claim_of("On the current code `f(1)` is `B`.", ok, [other]).observed is None
+    # an instanceof check followed by later equalities (a helper's checks written in): its
+    # observed type is no side of the last assert
+    helper = ok + "assert.strictEqual(f(1).code, 'x');\n"
+    typed = FailureEvidence(
+        "t.js::f", kind="compare", call="f(1)", op="toBeInstanceOf", observed="B", expected="A", reproduction=helper
+    )
+    assert (
+        claim_of("On the current code `f(1)` is `B`, which is not an instance of `A`.", helper, [typed]).observed
+        is None
+    )
 
 
 @pytest.fixture
