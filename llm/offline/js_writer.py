@@ -480,6 +480,9 @@ def write_js_statement(
 
     if missing is not None:
         name, what, failure = missing
+        # the examples are the new API's specification: those that check the most (its error
+        # codes and messages) first, so that the shown ones hold them
+        failures.sort(key=lambda f: -(f.reproduction or "").count("assert."))
         if failure in failures:
             failures.remove(failure)
             failures.insert(0, failure)

@@ -274,6 +274,12 @@ def test_a_requested_method_is_stated_with_the_calls_the_tests_make_of_it():
     statement = write_js_statement(_ctx(failures, added), "Write a bug report.")["problem_statement"]
     assert "the `error` method" in statement.splitlines()[0]
     assert "Usage: `program.error('Goodbye')` and `program.error('Goodbye', { exitCode: 2 })`." in statement
+    # the example that checks the most (an error code) comes among the first shown
+    coded = failure("error code", "program.error('Goodbye', { code: 'my.code' })")
+    coded.reproduction += "\nassert.strictEqual(caught.code, 'my.code');\nassert.strictEqual(caught.exitCode, 1);"
+    many = [failure(f"case {i}", f"program.error('m{i}')") for i in range(10)] + [coded]
+    statement = write_js_statement(_ctx(many, added), "Write a bug report.")["problem_statement"]
+    assert "assert.strictEqual(caught.code, 'my.code');" in statement
 
 
 def test_titles_say_the_relation_in_words_never_the_matchers_name():
