@@ -260,6 +260,32 @@ def _check_js(
     return report
 
 
+def unstated_after_drops(task: Task) -> str:
+    """Why the statement leaves a solver nothing to check against, or "": the reproduction check
+    dropped its blocks, none is left, and no failing case is stated in the text (its call or
+    check, with the value it requires when it compares one or expects an error)."""
+    report = task.reproduction
+    blocks = [c for c in (report.checks if report is not None else []) if c.kind == "block"]
+    if not blocks or any(c.verdict != "dropped" for c in blocks) or _FENCE.search(task.problem_statement):
+        return ""
+    text = _flat(task.problem_statement)
+
+    def said(value: str | None) -> bool:
+        value = _flat(value or "")
+        return bool(value) and (value in text or value.strip("'") in text)
+
+    for f in task.failure_evidence():
+        if not said(f.call or f.check):
+            continue
+        if f.kind not in ("compare", "raises") or not f.expected or said(f.expected):
+            return ""
+    dropped = len(blocks)
+    return (
+        f"the reproduction check dropped every example ({dropped} block{'s' if dropped > 1 else ''}) and the "
+        "statement states no failing case (its call with the value it requires)"
+    )
+
+
 _JS_CALL_VALUE = re.compile(r"^On the current code `(?P<call>[A-Za-z_$][\w$.]*\([^`]*\))` is `[^`]+`")
 
 
@@ -302,7 +328,10 @@ def js_claim(statement: str, block: Block, evidence: list[FailureEvidence]) -> C
     found = _evidence_of(block, evidence)
     lines = [ln for ln in block.code.strip().splitlines() if ln.strip()]
     last = "\n".join(lines[-8:])
-    if found is not None and found.observed and _flat(found.observed) in _flat(after.replace('"', "'")):
+    # only an equality's observed value is a side of the final assert (an instanceof check
+    # observes the received value's type, and its assert.ok sees `false`)
+    equality = found is not None and found.op in (None, "", "==", "!=")
+    if equality and found.observed and _flat(found.observed) in _flat(after.replace('"', "'")):
         if _JS_COMPARE.search(last[last.rfind("assert.") if "assert." in last else 0 :]):
             claim.observed = found.observed
     return claim

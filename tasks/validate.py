@@ -36,6 +36,7 @@ from tasks.evidence import failure_evidence, file_at, repo_modules
 from tasks.evidence import js as js_evidence
 from tasks.evidence.js import syntax_error
 from tasks.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
+from tasks.reproduction import unstated_after_drops
 from tasks.statement import writer_failures
 
 QUALITY_CRITERIA = ("task_correctness", "test_correctness", "test_completeness", "complexity")
@@ -528,6 +529,12 @@ def check_semantic(task: Task, validator: Validator) -> LayerResult:
             "leakage",
             {"leaked_share": round(leak.verbatim_share, 3), "leak_score": leak.score, "leak_kinds": list(leak.kinds)},
         )
+    js = bool(task.FAIL_TO_PASS) and all(
+        getattr(language_of_test(t), "name", None) == JS_LANGUAGE.name for t in task.FAIL_TO_PASS
+    )
+    thin = unstated_after_drops(task) if js else ""
+    if thin:
+        return _fail(f"statement is vague: {thin}", "vague_statement")
     if validator.archive is not None and validator.archive.count():
         duplicate, similarity = validator.archive.is_duplicate(task.problem_statement)
         if duplicate:

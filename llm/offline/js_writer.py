@@ -101,6 +101,24 @@ def missing_api(failures: list[FailureEvidence], added: list[str]) -> tuple[str,
     return None
 
 
+API_CALLS_LISTED = 12
+
+
+def api_calls(name: str, failures: list[FailureEvidence]) -> list[str]:
+    """The calls of the missing `name` that threw in the failing tests, each once, as the tests
+    make them (`program.error('Goodbye', { exitCode: 2 })`): its signature by example."""
+    calls = [
+        f.call
+        for f in failures
+        if f.call and f.function and f.function.rsplit(".", 1)[-1] == name and len(f.call) <= 120
+    ]
+    return list(dict.fromkeys(calls))[:API_CALLS_LISTED]
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def is_js_context(context: dict) -> bool:
     return context.get("language") == LANGUAGE
 
@@ -254,7 +272,9 @@ _REQUIRED = {
 def requirement(f: FailureEvidence) -> str:
     subject = _checked(f)
     if f.kind not in ("raises", "compare", "error") and f.check and len(f.check) <= 200:
-        return f"{_code(' '.join(f.check.split()))} holds"
+        # the check as the reproduction runs it (a jest matcher only runs in its runner)
+        check = _last_statement(f.reproduction) if not f.unbound else ""
+        return f"{_code(check or ' '.join(f.check.split()))} holds"
     if subject == "the checked value" and f.kind not in ("raises", "compare"):
         return "the code runs without throwing"
     if f.kind == "raises":
@@ -460,10 +480,16 @@ def write_js_statement(
 
     if missing is not None:
         name, what, failure = missing
+        # the examples are the new API's specification: those that check the most (its error
+        # codes and messages) first, so that the shown ones hold them
+        failures.sort(key=lambda f: -(f.reproduction or "").count("assert."))
         if failure in failures:
             failures.remove(failure)
             failures.insert(0, failure)
-        spelled = {"function": f"`{name}()`", "class": f"`new {name}()`"}.get(what, f"`{name}`")
+        # named, never called: a call of a name that does not exist yet reproduces nothing
+        spelled = {"function": f"the `{name}` method", "class": f"the `{name}` class"}.get(what, f"`{name}`")
+        if what == "function" and not re.search(rf"\.{re.escape(name)} is not a function", failure.error or ""):
+            spelled = f"the `{name}` function"
         title = phr.pick(["Feature request: {api}", "Please add {api}", "Support {api}"])
         sections = [title.format(api=spelled)]
         opening = phr.pick(
@@ -476,6 +502,9 @@ def write_js_statement(
         )
         error = _span((failure.error or failure.observed or "").split("\n")[0])
         sections.append(_fmt(opening, {**values, "name": name, "error": error}))
+        calls = api_calls(name, failures)
+        if calls:
+            sections.append(f"Usage: {_listed([_code(c) for c in calls])}.")
     else:
         sections = [_fmt(phr.pick(_TITLES[strategy]), values)]
     body = body_sentences("\n\n".join(bodies), no_leak, skip=(subject,))

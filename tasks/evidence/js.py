@@ -50,6 +50,20 @@ _ASSERT_FOR = {
     "toBeInstanceOf": "assert.ok({x} instanceof {y});",
     "toThrow": "assert.throws({x}, {y});",
     "toThrowError": "assert.throws({x}, {y});",
+    "toBeNaN": "assert.ok(Number.isNaN({x}));",
+    "toBeGreaterThan": "assert.ok({x} > {y});",
+    "toBeGreaterThanOrEqual": "assert.ok({x} >= {y});",
+    "toBeLessThan": "assert.ok({x} < {y});",
+    "toBeLessThanOrEqual": "assert.ok({x} <= {y});",
+    # a spy's checks read the calls the stand-in of jest.fn()/vi.fn() records ({y}: every argument)
+    "toHaveBeenCalled": "assert.ok({x}.mock.calls.length > 0);",
+    "toBeCalled": "assert.ok({x}.mock.calls.length > 0);",
+    "toHaveBeenCalledTimes": "assert.strictEqual({x}.mock.calls.length, {y});",
+    "toBeCalledTimes": "assert.strictEqual({x}.mock.calls.length, {y});",
+    "toHaveBeenCalledWith": "assert.ok({x}.mock.calls.some((args) => isDeepStrictEqual(args, [{y}])));",
+    "toBeCalledWith": "assert.ok({x}.mock.calls.some((args) => isDeepStrictEqual(args, [{y}])));",
+    "toHaveBeenLastCalledWith": "assert.deepStrictEqual({x}.mock.calls.slice(-1)[0], [{y}]);",
+    "lastCalledWith": "assert.deepStrictEqual({x}.mock.calls.slice(-1)[0], [{y}]);",
 }
 _NEGATED = {
     "toBe": "assert.notStrictEqual({x}, {y});",
@@ -59,7 +73,32 @@ _NEGATED = {
     "toBeFalsy": "assert.ok({x});",
     "toContain": "assert.ok(!{x}.includes({y}));",
     "toThrow": "assert.doesNotThrow({x});",
+    "toHaveBeenCalled": "assert.strictEqual({x}.mock.calls.length, 0);",
+    "toBeCalled": "assert.strictEqual({x}.mock.calls.length, 0);",
+    "toHaveBeenCalledWith": "assert.ok(!{x}.mock.calls.some((args) => isDeepStrictEqual(args, [{y}])));",
+    "toBeCalledWith": "assert.ok(!{x}.mock.calls.some((args) => isDeepStrictEqual(args, [{y}])));",
 }
+_ALL_ARGUMENTS = {"toHaveBeenCalledWith", "toBeCalledWith", "toHaveBeenLastCalledWith", "lastCalledWith"}
+# jest's and vitest's spy factories (`jest.fn()`, `vi.spyOn(obj, "m")`): a reproduction defines a
+# stand-in of that name with SPY_STAND_IN, so the test's own lines run under plain node
+SPY_OBJECTS = ("jest", "vi")
+SPY_FACTORIES = {"fn", "spyOn"}
+SPY_STAND_IN = """// {name}.fn() and {name}.spyOn() in plain Node: functions that record their calls
+const {name} = {{
+  fn(impl) {{
+    const spy = (...args) => (spy.mock.calls.push(args), impl && impl(...args));
+    spy.mock = {{ calls: [] }};
+    spy.mockImplementation = (next) => ((impl = next), spy);
+    spy.mockReturnValue = (value) => ((impl = () => value), spy);
+    return spy;
+  }},
+  spyOn(object, method) {{
+    const original = object[method];
+    const spy = (object[method] = this.fn(original.bind(object)));
+    spy.mockRestore = () => (object[method] = original);
+    return spy;
+  }},
+}};"""
 # matcher or node:assert/chai operator -> the comparison it makes, in records.FailureEvidence's words
 _EQUALITY = {
     "toBe",
@@ -676,6 +715,7 @@ class _Check:
     matcher: str = ""
     negated: bool = False
     style: str = ""  # expect | assert | chai-should | other
+    arguments: tuple[str, ...] = ()  # every argument of the matcher (a spy's toHaveBeenCalledWith(a, b))
 
 
 def _outer_call(statement):
@@ -731,6 +771,7 @@ def read_check(statement) -> _Check | None:
                 prop,
                 negated="not" in modifiers,
                 style=style if not {"resolves", "rejects"} & set(modifiers) else "async",
+                arguments=tuple(arg_texts),
             )
         if ".should" in text:
             return _Check(text, style="chai-should")
@@ -928,9 +969,11 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
     statements = test_statements(test.body)
     lines = source.splitlines()
     failing = _statement_at(statements, evidence.line) if evidence.line else None
-    # the runner said nothing of this failure: a test with a single check failed at that check
+    # the runner said nothing of this failure: what the check requires is inferred from it
     inferred = evidence.kind is None and not evidence.line
-    if inferred:
+    # no failing line known (a runner that gives none; a record read again, its kind inferred
+    # before): a test with a single check failed at that check
+    if not evidence.line:
         checks = [s for s in statements if read_check(s) is not None]
         failing = checks[0] if len(checks) == 1 else None
     helper = None
@@ -960,6 +1003,13 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
         evidence.function = _callee_name(check.subject)
     elif evidence.kind == "compare" and evidence.op:
         evidence.op = _op(evidence.op)
+    elif evidence.kind == "error" and failing is not None and helper is None:
+        # a statement that threw before any check: the call that threw is the one the error names
+        thrown = _thrown_call(failing, evidence.error or "")
+        function = thrown.child_by_field_name("function") if thrown is not None else None
+        if thrown is not None:
+            evidence.call = _compact(thrown)
+            evidence.function = _compact(function) if function is not None else _callee_name(evidence.call)
     if evidence.expected is not None and evidence.exact is None:
         evidence.exact = evidence.expected.startswith('"')
     if failing is not None:
@@ -985,6 +1035,38 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
         evidence.check = _written_in(evidence.check, values)
         evidence.function = _callee_name(evidence.call) or evidence.function
     return evidence
+
+
+_NOT_A_FUNCTION = re.compile(r"([A-Za-z_$][\w$.]*) is not a (?:function|constructor)")
+
+
+def _thrown_call(statement, error: str):
+    """The call of `statement` that `error` says has no function to call (`x.run is not a
+    function`: the call of `.run`), else the statement's own call; None when it makes none."""
+    named = _NOT_A_FUNCTION.search(error)
+    wanted = named.group(1).rsplit(".", 1)[-1] if named else None
+    calls = [n for n in walk_nodes(statement) if n.type in ("call_expression", "new_expression")]
+    for call in calls:
+        function = call.child_by_field_name("function") or call.child_by_field_name("constructor")
+        if function is not None and wanted and node_text(function).rsplit(".", 1)[-1].strip() == wanted:
+            return call
+    return _outer_call(statement)
+
+
+def _compact(node) -> str:
+    """An expression on one line, a call chain written without the line breaks around its dots
+    (`program.exitOverride().run(1)`)."""
+    if node.type in ("call_expression", "new_expression"):
+        function = node.child_by_field_name("function") or node.child_by_field_name("constructor")
+        arguments = node.child_by_field_name("arguments")
+        if function is not None and arguments is not None:
+            head = "new " if node.type == "new_expression" else ""
+            return head + _compact(function) + _one_line(arguments)
+    if node.type == "member_expression":
+        obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+        if obj is not None and prop is not None:
+            return f"{_compact(obj)}.{node_text(prop)}"
+    return _one_line(node)
 
 
 _CALLEE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(")
@@ -1045,59 +1127,215 @@ def _reproduce(
     inlined: str | None = None,
 ) -> None:
     """A snippet that runs on its own with the package installed and ends with the failing check
-    (or, for a check inside a helper of the file, with the helper's checks written in)."""
-    if failing is None or check is None or check.style in ("async", "other"):
+    (or, for a check inside a helper of the file, with the helper's checks written in; for a
+    statement that threw where no check stands, with that statement and the rest of the test)."""
+    if failing is None or (check is not None and check.style in ("async", "other")):
         return
-    if inlined is not None:
+    expect_checks = check is not None and check.style == "expect"
+    after: list[tuple[object, str]] = []  # the statements after the failing one that the snippet runs
+    if check is None:
+        # it threw before any check (a name the fix adds is missing): the snippet runs that
+        # statement and the rest of the test, whose checks say what the fixed code must do
+        if evidence.kind != "error":
+            return
+        last = node_text(failing)
+        for statement in statements:
+            if statement.start_point.row <= failing.end_point.row or statement.type == "comment":
+                continue
+            text = _plain(statement)
+            if text is not None and not _SPY_CLEANUP.fullmatch(text):
+                after.append((statement, text))
+                expect_checks = expect_checks or text != node_text(statement)
+    elif inlined is not None:
         last = inlined
-    elif check.style == "expect" and check.matcher == "toMatchObject" and not check.negated:
-        last = _match_object(check.subject, check.expected)
+    elif check.style == "expect":
+        last = _assert_form(check)
         if last is None:
             return
-    elif check.style == "expect":
-        table = _NEGATED if check.negated else _ASSERT_FOR
-        template = table.get(check.matcher)
-        if template is None or (check.subject is None) or ("{y}" in template and check.expected is None):
-            return
-        if check.matcher.startswith("toThrow") and check.expected is None and not check.negated:
-            template = "assert.throws({x});"
-        elif check.matcher.startswith("toThrow") and (check.expected or "")[:1] in "'\"`" and not check.negated:
-            # jest's toThrow("text") wants the message to hold the text; node's assert.throws(fn, "text")
-            # would take the text as its own message and accept any error
-            template = "assert.throws({x}, (error) => error.message.includes({y}));"
-        last = template.format(x=check.subject, y=check.expected)
     else:
         last = node_text(failing)
-    setup = [s for s in statements if s.end_point.row < failing.start_point.row and read_check(s) is None]
+    # the checks before the failing one passed on the buggy state and are left out, except one that
+    # runs code for its effects (a callback that must throw): as a node:assert call it runs
+    setup = []
+    for statement in statements:
+        if statement.end_point.row >= failing.start_point.row:
+            break
+        if statement.type == "comment":
+            continue  # the test's comments speak to its authors (and may tell the fix)
+        earlier = read_check(statement)
+        if earlier is None:
+            setup.append((statement, node_text(statement)))
+        elif earlier.style == "expect" and earlier.matcher.startswith("toThrow") and not earlier.negated:
+            if (written := _assert_form(earlier)) is not None:
+                setup.append((statement, written))
+                expect_checks = True
     imports, bound, unusable = _imports(root, path, package)
     checked = [parse(inlined, "inlined.js").root_node] if inlined is not None else [failing]
-    used = _used([*setup, *checked]) - ({"assert", "expect"} if check.style == "expect" else set())
-    enabling = _enabling_calls(root) if check.style == "chai-should" else []
-    used |= _used(enabling)
-    imported = {name for names in bound for name in names}
-    # node:assert is imported for a rewritten expect, and for a bare `assert` the file gets from elsewhere
-    needs_assert = check.style == "expect" or ("assert" in used and "assert" not in imported)
-    params = {name: value for name, value in (params or {}).items() if name in used}
-    defined = _defined([*setup, failing]) | _GLOBALS | imported | set(params) | ({"assert"} if needs_assert else set())
-    unbound = sorted(used - defined)
+    checked += [node for node, _ in after]
+    chai = any(c is not None and c.style == "chai-should" for c in [check, *(read_check(n) for n, _ in after)])
+    enabling = _enabling_calls(root) if chai else []
+    support: list[tuple[object, str]] = []  # what the test file sets up for the test outside it
+    while True:
+        setup_nodes = [node for node, _ in [*support, *setup]]
+        nodes = [*setup_nodes, *checked]
+        expect_checks = expect_checks or any(text != node_text(node) for node, text in support)
+        used = _used(nodes) - ({"assert", "expect"} if expect_checks else set())
+        used |= _used(enabling)
+        spies = _spy_objects(nodes)
+        imported = {name for names in bound for name in names} - spies
+        # node:assert is imported for a rewritten expect, and for a bare `assert` the file gets from elsewhere
+        needs_assert = expect_checks or ("assert" in used and "assert" not in imported)
+        cases = {name: value for name, value in (params or {}).items() if name in used}
+        defined = _defined([*setup_nodes, failing, *checked]) | _GLOBALS | imported | set(cases) | spies
+        defined |= {"assert"} if needs_assert else set()
+        unbound = sorted(used - defined)
+        body = statements[0].parent if statements else None
+        more = _file_support(root, body, set(unbound), support) if unbound and body is not None else []
+        if not more:
+            break
+        support = more + support
+    unusable -= spies
     if unbound or used & unusable:
         evidence.unbound = sorted(set(unbound) | (used & unusable))
         return
-    header = [_only_used(line, used) for line, names in zip(imports, bound) if not names or names & used]
+    header = [
+        _only_used(line, used)
+        for line, names in zip(imports, bound)
+        if (not names or names & used) and not (names and names <= spies)
+    ]
     header += [node_text(node) for node in enabling]
+    body_text = "\n".join([last, *(text for _, text in [*support, *setup, *after])])
+    module = any(line.startswith("import ") for line in header) or path.endswith((".mjs", ".mts", ".ts", ".tsx"))
+    if "isDeepStrictEqual(" in body_text:
+        header.insert(0, _import_line("{ isDeepStrictEqual }", "node:util", module))
     if needs_assert:
-        module = any(line.startswith("import ") for line in header) or path.endswith((".mjs", ".mts", ".ts", ".tsx"))
-        header.insert(0, "import assert from 'node:assert';" if module else "const assert = require('node:assert');")
-    cases = [f"const {name} = {value};" for name, value in params.items()]
+        header.insert(0, _import_line("assert", "node:assert", module))
     body = [
-        *cases,
-        *(_dedent(node_text(s), s.start_point.column) for s in setup),
+        *(f"const {name} = {value};" for name, value in cases.items()),
+        *(SPY_STAND_IN.format(name=name) for name in sorted(spies)),
+        *(_dedent(text, node.start_point.column) for node, text in [*support, *setup]),
         _dedent(last, failing.start_point.column),
+        *(_dedent(text, node.start_point.column) for node, text in after),
     ]
     evidence.reproduction = "\n".join([*header, "", *body])
+    if after:  # the rest of the test is in the snippet: listing its checks again says nothing new
+        evidence.rest = None
     if grammar_of(path) != "javascript":  # a ```js block runs in plain node: no type syntax
         evidence.reproduction = without_types(evidence.reproduction)
     evidence.long = len(evidence.reproduction.splitlines()) > SOURCE_LINES or None
+
+
+def _assert_form(check: _Check) -> str | None:
+    """A jest/vitest `expect` check as the node:assert call that checks the same (None when the
+    matcher has no such form here)."""
+    if check.matcher == "toMatchObject" and not check.negated:
+        return _match_object(check.subject, check.expected)
+    template = (_NEGATED if check.negated else _ASSERT_FOR).get(check.matcher)
+    expected = ", ".join(check.arguments) if check.matcher in _ALL_ARGUMENTS else check.expected
+    if template is not None and check.matcher.startswith("toThrow") and not check.negated:
+        if expected is None:
+            template = "assert.throws({x});"
+        elif expected[:1] in "'\"`":
+            # jest's toThrow("text") wants the message to hold the text; node's assert.throws(fn,
+            # "text") would take the text as its own message and accept any error
+            template = "assert.throws({x}, (error) => error.message.includes({y}));"
+    if template is None or check.subject is None or ("{y}" in template and expected is None):
+        return None
+    return template.format(x=check.subject, y=expected)
+
+
+_SPY_CLEANUP = re.compile(r"[\w$.]+\.mock(?:Restore|Clear|Reset)\(\);?")  # a spy put back: nothing to check
+
+
+HOOKS = {"beforeAll", "beforeEach", "before"}  # what runs before each test of a suite (jest, vitest, mocha)
+
+
+def _file_support(root, test_body, needed: set[str], have: list) -> list[tuple[object, str]]:
+    """What the test file gives a test outside its body, for the `needed` names: a suite's
+    `let spy;` (and the hooks before each test that set it) and the file's helper functions (their
+    jest checks as node:assert calls), outer scopes first; [] when nothing new binds one."""
+    taken = {id(node) for node, _ in have}
+    found: list[tuple[object, str]] = []
+    scope = test_body.parent
+    scopes = []
+    while scope is not None:
+        if scope.type in ("statement_block", "program"):
+            scopes.append(scope)
+        scope = scope.parent
+    inside = (test_body.start_byte, test_body.end_byte)
+    for block in reversed(scopes):
+        for child in block.named_children:
+            if child.type == "comment" or id(child) in taken:
+                continue
+            if child.start_byte <= inside[0] and inside[1] <= child.end_byte:
+                continue  # the suite or test call that holds the test
+            if child.type in ("lexical_declaration", "variable_declaration", "function_declaration"):
+                if not _defined([child]) & needed or "require(" in node_text(child):
+                    continue
+                text = _with_asserts(child) if child.type == "function_declaration" else node_text(child)
+                if text is not None:
+                    found.append((child, text))
+            elif (call := _outer_call(child)) is not None and _called_identifier(call) in HOOKS:
+                body = _callback(call.child_by_field_name("arguments"))
+                statements = test_statements(body)
+                assigned = {
+                    node_text(n.child_by_field_name("left"))
+                    for statement in statements
+                    for n in walk_nodes(statement)
+                    if n.type == "assignment_expression"
+                }
+                if assigned & needed:
+                    found += [(s, text) for s in statements if s.type != "comment" and (text := _plain(s)) is not None]
+    return found
+
+
+def _with_asserts(function) -> str | None:
+    """A helper function's text with each jest/vitest check in it as its node:assert call; None
+    when one has no such form."""
+    start, replacements = function.start_byte, []
+    for node in walk_nodes(function):
+        check = read_check(node) if node.type == "expression_statement" else None
+        if check is None or check.style != "expect":
+            continue
+        written = _assert_form(check)
+        if written is None:
+            return None
+        replacements.append((node.start_byte - start, node.end_byte - start, written))
+    return _replace(node_text(function), replacements)
+
+
+def _plain(statement) -> str | None:
+    """A statement of a test as plain node runs it: a jest/vitest check as its node:assert call
+    (None when it has none), anything else as written."""
+    check = read_check(statement)
+    if check is None or check.style != "expect":
+        return node_text(statement)
+    return _assert_form(check)
+
+
+def _import_line(names: str, module_name: str, module: bool) -> str:
+    if module:
+        return f"import {names} from '{module_name}';"
+    return f"const {names} = require('{module_name}');"
+
+
+def _spy_objects(nodes: list) -> set[str]:
+    """The spy factories (`jest`, `vi`) the nodes use only as `jest.fn(...)` / `vi.spyOn(...)`:
+    a reproduction defines a stand-in for them."""
+    uses: dict[str, bool] = {}
+    for node in nodes:
+        for n in walk_nodes(node):
+            if n.type != "identifier" or node_text(n) not in SPY_OBJECTS:
+                continue
+            parent = n.parent
+            factory = (
+                parent is not None
+                and parent.type == "member_expression"
+                and parent.child_by_field_name("object") == n
+                and node_text(parent.child_by_field_name("property")) in SPY_FACTORIES
+            )
+            uses[node_text(n)] = uses.get(node_text(n), True) and factory
+    return {name for name, only_factories in uses.items() if only_factories}
 
 
 REST_CHECKS = 12  # the checks after the failing one that the record keeps, one a line

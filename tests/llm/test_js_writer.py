@@ -245,12 +245,41 @@ def test_a_missing_method_the_fix_defines_is_asked_for_not_reported_as_a_crash()
     added = ["  allowExcessArguments(allowExcess = true) {", "    this._allowExcessArguments = !!allowExcess;"]
     statement = write_js_statement(_ctx([failure], added), "Write a bug report.")["problem_statement"]
     title = statement.splitlines()[0]
-    assert "`allowExcessArguments()`" in title and not title.startswith(("Bug", "Unexpected"))
+    assert "the `allowExcessArguments` method" in title and not title.startswith(("Bug", "Unexpected"))
+    assert "`allowExcessArguments()`" not in title  # no call of a name that does not exist yet
     assert "TypeError" not in title
     assert "program.parse(['excess'], { from: 'user' })).toThrow();" in statement  # the example says what is wanted
     # the same error for a name the fix does not define is a bug report
     plain = write_js_statement(_ctx([failure], ["  other() {"]), "Write a bug report.")["problem_statement"]
-    assert "`allowExcessArguments()`" not in plain.splitlines()[0]
+    assert "`allowExcessArguments` method" not in plain.splitlines()[0]
+
+
+def test_a_requested_method_is_stated_with_the_calls_the_tests_make_of_it():
+    def failure(title: str, call: str) -> FailureEvidence:
+        return FailureEvidence(
+            f"tests/error.test.js::{title}",
+            kind="error",
+            error="TypeError: program.error is not a function",
+            call=call,
+            function="program.error",
+            reproduction=f"const commander = require('commander');\nconst program = new commander.Command();\n{call};",
+        )
+
+    failures = [
+        failure("exit code 1", "program.error('Goodbye')"),
+        failure("exit code 2", "program.error('Goodbye', { exitCode: 2 })"),
+        failure("same call", "program.error('Goodbye')"),
+    ]
+    added = ["  error(message, errorOptions) {"]
+    statement = write_js_statement(_ctx(failures, added), "Write a bug report.")["problem_statement"]
+    assert "the `error` method" in statement.splitlines()[0]
+    assert "Usage: `program.error('Goodbye')` and `program.error('Goodbye', { exitCode: 2 })`." in statement
+    # the example that checks the most (an error code) comes among the first shown
+    coded = failure("error code", "program.error('Goodbye', { code: 'my.code' })")
+    coded.reproduction += "\nassert.strictEqual(caught.code, 'my.code');\nassert.strictEqual(caught.exitCode, 1);"
+    many = [failure(f"case {i}", f"program.error('m{i}')") for i in range(10)] + [coded]
+    statement = write_js_statement(_ctx(many, added), "Write a bug report.")["problem_statement"]
+    assert "assert.strictEqual(caught.code, 'my.code');" in statement
 
 
 def test_titles_say_the_relation_in_words_never_the_matchers_name():

@@ -375,3 +375,143 @@ def test_a_failed_not_to_throw_is_the_error_the_code_throws_today_never_a_missin
     assert evidence.reproduction.endswith(
         "assert.doesNotThrow(() => {\n  program.parse(['excess'], { from: 'user' });\n});"
     )
+
+
+SPY_TEST = (
+    "const commander = require('../');\n\n"
+    "test('when error called then message on stderr', () => {\n"
+    "  const exitSpy = jest.spyOn(process, 'exit').mockImplementation(() => { });\n"
+    "  const writeErr = jest.fn();\n"
+    "  const program = new commander.Command();\n"
+    "  program.configureOutput({ writeErr });\n"
+    "  program.error('Goodbye', { exitCode: 2 });\n"
+    "  expect(writeErr).toHaveBeenCalledWith('Goodbye\\n');\n"
+    "  expect(exitSpy).toHaveBeenCalledTimes(1);\n"
+    "  exitSpy.mockRestore();\n"
+    "});\n"
+)
+
+
+def test_jest_spies_get_a_plain_node_stand_in_and_a_statement_that_threw_runs_with_the_rest_of_the_test():
+    """`program.error` is missing (it threw before any check): the reproduction runs that line and
+    the test's later checks as node:assert calls over the stand-in's recorded calls."""
+    report = FailureEvidence("", kind="error", error="TypeError: program.error is not a function", line=8)
+    evidence = explain_failure(
+        SPY_TEST, "tests/e.test.js::when error called then message on stderr", report.to_dict(), "commander"
+    )
+    assert not evidence.unbound
+    assert (evidence.call, evidence.function) == ("program.error('Goodbye', { exitCode: 2 })", "program.error")
+    code = evidence.reproduction
+    assert "const jest = {" in code and "const { isDeepStrictEqual } = require('node:util');" in code
+    assert code.endswith(
+        "program.error('Goodbye', { exitCode: 2 });\n"
+        "assert.ok(writeErr.mock.calls.some((args) => isDeepStrictEqual(args, ['Goodbye\\n'])));\n"
+        "assert.strictEqual(exitSpy.mock.calls.length, 1);"
+    )  # the spy's mockRestore() checks nothing: left out
+    assert evidence.rest is None  # the later checks are in the snippet, not listed again
+
+
+def test_vitest_spies_imported_from_vitest_get_the_stand_in_and_an_earlier_throw_check_runs_for_its_effect():
+    text = (
+        'import { expect, test, vi } from "vitest";\n'
+        'import { run } from "../src";\n\n'
+        'test("calls back with the error", () => {\n'
+        "  const callback = vi.fn();\n"
+        "  let caught;\n"
+        "  expect(() => { try { run(callback); } catch (e) { caught = e; throw e; } }).toThrow();\n"
+        '  expect(callback).toHaveBeenCalledWith(caught, "done");\n'
+        "});\n"
+    )
+    report = FailureEvidence("", kind="compare", expected="", observed="", op="toHaveBeenCalledWith", line=8)
+    evidence = explain_failure(text, "test/run.test.ts::calls back with the error", report.to_dict(), "runner")
+    code = evidence.reproduction
+    assert not evidence.unbound and "vitest" not in code and "const vi = {" in code
+    assert code.startswith("import assert from 'node:assert';\nimport { isDeepStrictEqual } from 'node:util';")
+    assert 'import { run } from "runner";' in code
+    assert "assert.throws(() => { try { run(callback); } catch (e) { caught = e; throw e; } });" in code
+    assert code.endswith('assert.ok(callback.mock.calls.some((args) => isDeepStrictEqual(args, [caught, "done"])));')
+
+
+def test_a_spy_object_used_beyond_its_factories_stays_unbound():
+    text = (
+        "test('timers', () => {\n"
+        "  jest.useFakeTimers();\n"
+        "  const f = jest.fn();\n"
+        "  expect(f).toHaveBeenCalled();\n"
+        "});\n"
+    )
+    report = FailureEvidence("", kind="compare", expected="", observed="", line=4).to_dict()
+    evidence = explain_failure(text, "t.test.js::timers", report)
+    assert evidence.reproduction is None and evidence.unbound == ["jest"]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_reproduction_with_spies_fails_on_the_buggy_package_and_passes_on_the_fixed_one(tmp_path):
+    report = FailureEvidence("", kind="error", error="TypeError: program.error is not a function", line=8)
+    evidence = explain_failure(
+        SPY_TEST, "tests/e.test.js::when error called then message on stderr", report.to_dict(), "commander"
+    )
+    package = tmp_path / "node_modules" / "commander"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "commander", "main": "index.js"}')
+    script = tmp_path / "repro.cjs"
+    script.write_text(evidence.reproduction)
+    fixed = "error(message, options) { this.out.writeErr(message + '\\n'); process.exit(options.exitCode); }"
+    for method, code in (("", 1), (fixed, 0)):
+        (package / "index.js").write_text(
+            "class Command { configureOutput(out) { this.out = out; } " + method + " }\nexports.Command = Command;\n"
+        )
+        run = subprocess.run(["node", str(script)], cwd=tmp_path, capture_output=True, text=True)
+        assert run.returncode == code, run.stderr
+        assert ("program.error is not a function" in run.stderr) == (code == 1)
+
+
+def test_a_suite_variable_set_by_a_before_hook_and_a_helper_of_the_file_come_into_the_reproduction():
+    text = (
+        "const commander = require('../');\n\n"
+        "function expectCode(err, code) {\n"
+        "  expect(err.code).toBe(code);\n"
+        "}\n\n"
+        "describe('errors', () => {\n"
+        "  let stderrSpy;\n"
+        "  beforeAll(() => {\n"
+        "    stderrSpy = jest.spyOn(process.stderr, 'write').mockImplementation(() => { });\n"
+        "  });\n"
+        "  afterEach(() => {\n"
+        "    stderrSpy.mockClear();\n"
+        "  });\n\n"
+        "  test('excess', () => {\n"
+        "    const program = new commander.Command();\n"
+        "    program.exitOverride().allowExcessArguments(false);\n"
+        "    let caught;\n"
+        "    try { program.parse(['x'], { from: 'user' }); } catch (err) { caught = err; }\n"
+        "    expect(stderrSpy).toHaveBeenCalled();\n"
+        "    expectCode(caught, 'commander.excessArguments');\n"
+        "  });\n"
+        "});\n"
+    )
+    error = "TypeError: program.exitOverride(...).allowExcessArguments is not a function"
+    report = FailureEvidence("", kind="error", error=error, line=17).to_dict()
+    evidence = explain_failure(text, "tests/e.test.js::errors > excess", report, "commander")
+    assert not evidence.unbound
+    code = evidence.reproduction
+    assert "function expectCode(err, code) {\n  assert.strictEqual(err.code, code);\n}\nlet stderrSpy;\n" in code
+    assert "stderrSpy = jest.spyOn(process.stderr, 'write')" in code and "mockClear" not in code
+    assert code.count("let caught;") == 1
+    assert code.endswith(
+        "assert.ok(stderrSpy.mock.calls.length > 0);\nexpectCode(caught, 'commander.excessArguments');"
+    )
+
+
+def test_the_tests_comments_stay_out_of_the_reproduction():
+    text = (
+        "const { parse } = require('../');\n"
+        "test('parses', () => {\n"
+        "  // the fix for the linked issue trims here\n"
+        "  const input = ' a ';\n"
+        "  expect(parse(input)).toBe('a');\n"
+        "});\n"
+    )
+    report = FailureEvidence("", kind="compare", expected="'a'", observed="' a '", op="toBe", line=5).to_dict()
+    evidence = explain_failure(text, "t.test.js::parses", report, "pkg")
+    assert "//" not in evidence.reproduction and "const input = ' a ';" in evidence.reproduction

@@ -44,6 +44,16 @@ def test_the_text_after_a_block_says_what_it_does_on_the_current_code():
     ok = "const assert = require('node:assert');\nassert.ok(f(1) instanceof A);\n"
     other = FailureEvidence("t.js::f", kind="compare", call="f(1)", observed="B", expected="A", reproduction=ok)
     assert claim_of("On the current code `f(1)` is `B`.", ok, [other]).observed is None
+    # an instanceof check followed by later equalities (a helper's checks written in): its
+    # observed type is no side of the last assert
+    helper = ok + "assert.strictEqual(f(1).code, 'x');\n"
+    typed = FailureEvidence(
+        "t.js::f", kind="compare", call="f(1)", op="toBeInstanceOf", observed="B", expected="A", reproduction=helper
+    )
+    assert (
+        claim_of("On the current code `f(1)` is `B`, which is not an instance of `A`.", helper, [typed]).observed
+        is None
+    )
 
 
 @pytest.fixture
@@ -169,3 +179,25 @@ def test_a_dropped_blocks_outcome_stays_when_it_names_a_call_of_the_package_and_
         "t\n\nOn the current code `cookie.serialize('a', 'b')` is `a=b`; it should be `a=b; Secure`.\n\n"
         "On the current code `cookie.parse('a=b')` is `Object {\n  a: 1,\n}`."
     )
+
+
+def test_a_statement_whose_examples_were_all_dropped_and_that_states_no_case_is_vague():
+    from records import LayerResult, ReproductionReport, Task
+    from tasks.reproduction import unstated_after_drops
+    from tasks.validate import Validator, check_semantic
+
+    failure = FailureEvidence(
+        "test/a.test.js::parse > trims", kind="compare", call="parse(' a ')", expected='"a"', observed='" a "'
+    )
+    task = Task("i", "o/r", "c", "", "", "", "", "BUG_FIX", "s", FAIL_TO_PASS=[failure.test_id])
+    task.validation["functional"] = LayerResult(
+        True, 1.0, "", details={"failures": {failure.test_id: failure.to_dict()}}
+    )
+    task.reproduction = ReproductionReport([ReproductionCheck("parse(' a ');\n", "dropped", "ran without an error")])
+    task.problem_statement = "Bug: parsing keeps spaces\n\nThe current code of o/r gets the case below wrong."
+    result = check_semantic(task, Validator())
+    assert (result.passed, result.category) == (False, "vague_statement")
+    assert "dropped every example (1 block)" in result.reason
+    # the case stated in prose (its call and the value it requires) is something to check against
+    task.problem_statement += '\n\nOn the current code `parse(\' a \')` is `" a "`; it should be `"a"`.'
+    assert unstated_after_drops(task) == ""
