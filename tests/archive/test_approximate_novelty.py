@@ -191,25 +191,6 @@ def canned_evaluation(strategy, sample: int):
                       usage={"calls": 3, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0})  # fmt: skip
 
 
-class StubBench:
-    """The workbench without corpus or sandbox: execution comes from canned_evaluation."""
-
-    def __init__(self):
-        from llm import LLMClient
-
-        self.llm, self.archive, self.candidates, self.generator = LLMClient(), None, [], None
-
-    @classmethod
-    def build(cls, *args, **kwargs):
-        return cls()
-
-    def use_archive(self, archive):
-        self.archive = archive
-
-    def close(self):
-        pass
-
-
 @pytest.mark.slow  # an evolution run with the real embedding model: about 25 s on its own
 def test_evolution_across_the_switch_scores_every_task_within_tolerance_of_exact(tmp_path, monkeypatch):
     """Generation 1 is scored under the exact index, 2 and 3 under the IVF index it switched to
@@ -222,6 +203,7 @@ def test_evolution_across_the_switch_scores_every_task_within_tolerance_of_exact
     """
     from evo import loop as loop_module
     from evo.config import Config
+    from tests.loop_fixtures import use_canned_execution
 
     embedder = get_embedder()
     run_dir = tmp_path / "run"
@@ -257,10 +239,8 @@ def test_evolution_across_the_switch_scores_every_task_within_tolerance_of_exact
         return got
 
     monkeypatch.setattr(Archive, "novelty_of_tasks", spy)
-    monkeypatch.setattr(loop_module, "Workbench", StubBench)
-    monkeypatch.setattr(loop_module, "evaluate_strategy",
-                        lambda strategy, candidates, generator, settings, progress=None, sample=1:
-                        canned_evaluation(strategy, sample))  # fmt: skip
+    use_canned_execution(monkeypatch, lambda strategy, candidates, generator, settings, progress=None, sample=1:
+                         canned_evaluation(strategy, sample))  # fmt: skip
     monkeypatch.setattr(loop_module, "vary", lambda toolbox, config, rng, population, generation, **_: [
         ind.strategy.child(operator="prompt_mutation", parents=(ind.strategy.id,), generation=generation,
                            prompt=f"{ind.strategy.prompt} Variant {generation}.") for ind in population])  # fmt: skip

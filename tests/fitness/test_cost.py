@@ -20,6 +20,7 @@ from records import LayerResult, Score, Task
 from tasks import Strategy, StrategyType
 from tasks.strategy import SEED_PROMPTS
 from tests.fitness.test_strategy_scoring import CannedRun, candidates, task
+from tests.loop_fixtures import use_canned_execution
 
 
 def test_validations_are_the_attempts_that_reached_the_functional_layer():
@@ -103,22 +104,7 @@ def costly_run(tmp_path, monkeypatch):
             failed = [task(seed, n, kept=False) for n in range(3, 6)] if i == 0 else []
             canned.plans[seed.genome_hash()] = kept + failed
 
-        class StubBench:
-            def __init__(self):
-                self.llm, self.archive, self.candidates, self.generator = LLMClient(), None, [], None
-
-            @classmethod
-            def build(cls, *args, **kwargs):
-                return cls()
-
-            def use_archive(self, archive):
-                self.archive = archive
-
-            def close(self):
-                pass
-
-        monkeypatch.setattr(loop_module, "Workbench", StubBench)
-        monkeypatch.setattr(loop_module, "evaluate_strategy", canned.evaluate)
+        use_canned_execution(monkeypatch, canned.evaluate)
         outcome = Evolution(config, tmp_path / name, log=lambda *_: None).run(1)
         return seeds, [entry.to_dict() for entry in outcome.hall_of_fame]  # as `sebgen hof --json` shows it
 

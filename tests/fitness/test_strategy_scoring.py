@@ -26,6 +26,7 @@ from records import LayerResult, Task
 from tasks.mining import Candidate
 from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
 from tests.evo.test_archive_in_evolution import RecordingClient
+from tests.loop_fixtures import use_canned_execution
 
 TOPICS = [
     "the page count of a paginated list",
@@ -131,22 +132,7 @@ def canned_run(tmp_path, monkeypatch):
         run.plans[child.genome_hash()] = [task(child, n, kept=True, judge=(0.83, 0.75)[i]) for n in (1, 2)]
         children.append(child)
 
-    class StubBench:
-        def __init__(self):
-            self.llm, self.archive, self.candidates, self.generator = LLMClient(), None, [], None
-
-        @classmethod
-        def build(cls, *args, **kwargs):
-            return cls()
-
-        def use_archive(self, archive):
-            self.archive = archive
-
-        def close(self):
-            pass
-
-    monkeypatch.setattr(loop_module, "Workbench", StubBench)
-    monkeypatch.setattr(loop_module, "evaluate_strategy", run.evaluate)
+    use_canned_execution(monkeypatch, run.evaluate)
     monkeypatch.setattr(loop_module, "vary", lambda toolbox, config, rng, population, generation, **_: list(children))
     run_dir = tmp_path / "run"
     outcome = Evolution(config, run_dir, log=lambda *_: None).run(2)
@@ -330,22 +316,7 @@ def gene_runs(tmp_path, monkeypatch):
     """Runs of the real loop (real variation over the genes, selection repair for no_f2p) on
     canned execution; returns a function running a folder to N generations."""
 
-    class StubBench:
-        def __init__(self):
-            self.llm, self.archive, self.candidates, self.generator = LLMClient(), None, [], None
-
-        @classmethod
-        def build(cls, *args, **kwargs):
-            return cls()
-
-        def use_archive(self, archive):
-            self.archive = archive
-
-        def close(self):
-            pass
-
-    monkeypatch.setattr(loop_module, "Workbench", StubBench)
-    monkeypatch.setattr(loop_module, "evaluate_strategy", GeneRun().evaluate)
+    use_canned_execution(monkeypatch, GeneRun().evaluate)
     config = Config.model_validate(
         {
             "seed": 11,
