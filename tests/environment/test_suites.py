@@ -145,6 +145,18 @@ def commit_files(root: Path, files: dict[str, str], when: str = "2019-03-01T12:0
     return root, sha.stdout.strip()
 
 
+def run_with_repairs(repo: Path, sha: str, test_file: str, cache_dir: Path):
+    """Runs `test_file` in a local sandbox that may repair its setup three times; (the run, the
+    environment setup record)."""
+    backend = make_sandbox(
+        "local", limits=Limits(timeout_s=300), cache_dir=cache_dir, log=lambda m: None, setup_attempts=3
+    )
+    try:
+        return backend.run_tests(repo, sha, [], [test_file]), backend.environment_setup(repo, sha)
+    finally:
+        backend.close()
+
+
 TOX_ONLY_ENVS = """\
 [tox]
 envlist = py27, py36
@@ -244,14 +256,7 @@ def test_a_nose_era_suite_runs_once_repaired_its_setup_functions_called(tmp_path
         {"calc.py": "def add(a, b):\n    return a + b\n"}
         | {"tests/__init__.py": "", "tests/test_calc.py": NOSE_ERA_TESTS},
     )
-    backend = make_sandbox(
-        "local", limits=Limits(timeout_s=300), cache_dir=tmp_path / "cache", log=lambda m: None, setup_attempts=3
-    )
-    try:
-        run = backend.run_tests(repo, sha, [], ["tests/test_calc.py"])
-        setup = backend.environment_setup(repo, sha)
-    finally:
-        backend.close()
+    run, setup = run_with_repairs(repo, sha, "tests/test_calc.py", tmp_path / "cache")
     assert run.outcomes == {
         "tests/test_calc.py::test_add": "passed",  # nose's module setup() ran
         "tests/test_calc.py::test_gen": "skipped",
@@ -318,14 +323,7 @@ def test_a_nose_era_suite_without_yield_tests_passes_once_repaired(tmp_path):
         {"calc.py": "def add(a, b):\n    return a + b\n"}
         | {"tests/__init__.py": "", "tests/test_calc.py": NOSE_SETUP_TESTS},
     )
-    backend = make_sandbox(
-        "local", limits=Limits(timeout_s=300), cache_dir=tmp_path / "cache", log=lambda m: None, setup_attempts=3
-    )
-    try:
-        run = backend.run_tests(repo, sha, [], ["tests/test_calc.py"])
-        setup = backend.environment_setup(repo, sha)
-    finally:
-        backend.close()
+    run, setup = run_with_repairs(repo, sha, "tests/test_calc.py", tmp_path / "cache")
     assert run.outcomes == dict.fromkeys(NOSE_FAILING, "passed"), run.log_tail  # setup() and setup(self) ran
     assert [f["rule"] for f in setup["attempts"] if f["rule"]] == ["nose-setup"]
     assert "KeyError: 'base'" in setup["first_failure"]  # the first failure's log stays in the record
@@ -377,14 +375,7 @@ def test_the_repair_loop_pins_a_test_dependency_to_the_release_of_the_commit(tmp
         {"lib.py": "X = 1\n", "tests/requirements.txt": "typeguard\n", "tests/test_typed.py": TYPED_TEST},
         when="2021-01-29T12:00:00+00:00",
     )
-    backend = make_sandbox(
-        "local", limits=Limits(timeout_s=300), cache_dir=tmp_path / "cache", log=lambda m: None, setup_attempts=3
-    )
-    try:
-        run = backend.run_tests(repo, sha, [], ["tests/test_typed.py"])
-        setup = backend.environment_setup(repo, sha)
-    finally:
-        backend.close()
+    run, setup = run_with_repairs(repo, sha, "tests/test_typed.py", tmp_path / "cache")
     assert run.outcomes == {"tests/test_typed.py::TestTyping::test_check_type": "passed"}, run.log_tail
     assert [a["rule"] for a in setup["attempts"] if a["rule"]] == ["contemporary-dependency"]
     assert any(p.startswith("typeguard==2.") for p in setup["recipe"]["packages"]), setup["recipe"]
