@@ -30,10 +30,9 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm: no cost-map fetch
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before any OpenMP runtime loads
 
-import litellm  # noqa: E402
-from litellm.types.utils import Usage as LiteLLMUsage  # noqa: E402
-
 from records import UserError
+
+from .in_process import Answer, InProcessProvider, message_text  # noqa: E402
 
 LOCAL_PROVIDER = "local"
 GGUF_MAGIC = b"GGUF"
@@ -241,40 +240,20 @@ def json_response_format(required_keys: tuple[str, ...] | list[str], max_tokens:
     return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
 
 
-def _content(message: Any) -> str:
-    content = message.get("content") if isinstance(message, dict) else getattr(message, "content", "")
-    if isinstance(content, list):
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return str(content or "")
-
-
 def _role(message: Any) -> str:
     return message.get("role") if isinstance(message, dict) else getattr(message, "role", "user")
 
 
-class LocalLLM(litellm.CustomLLM):
+class LocalLLM(InProcessProvider):
     """litellm provider for ``local/<path or name>`` models; zero cost, real token counts."""
 
-    def completion(
-        self,
-        model: str,
-        messages: list,
-        api_base: str,
-        custom_prompt_dict: dict,
-        model_response: litellm.ModelResponse,
-        print_verbose: Any,
-        encoding: Any,
-        api_key: Any,
-        logging_obj: Any,
-        optional_params: dict,
-        *args: Any,
-        **kwargs: Any,
-    ) -> litellm.ModelResponse:
+    provider = LOCAL_PROVIDER
+
+    def answer(self, model: str, messages: list, params: dict) -> Answer:
         local = _SPECS.get(model) or load_local_model(model)
-        params = dict(optional_params or {})
         chat = []
         for message in messages:
-            text = _content(message)
+            text = message_text(message)
             if local.settings.strip_context_block:
                 text = _CONTEXT_BLOCK.sub("\n\n", text).strip()
             chat.append({"role": _role(message), "content": text})
@@ -285,16 +264,9 @@ class LocalLLM(litellm.CustomLLM):
         result = local.chat(request)
         choice = result["choices"][0]
         usage = result.get("usage") or {}
-        model_response.choices[0].message.content = choice.get("message", {}).get("content") or ""  # type: ignore[union-attr]
-        model_response.choices[0].finish_reason = choice.get("finish_reason") or "stop"
-        model_response.model = f"{LOCAL_PROVIDER}/{model}"
-        prompt_tokens, completion_tokens = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
-        model_response.usage = LiteLLMUsage(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            total_tokens=prompt_tokens + completion_tokens,
+        return Answer(
+            text=choice.get("message", {}).get("content") or "",
+            finish_reason=choice.get("finish_reason") or "stop",
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
         )
-        return model_response
-
-    async def acompletion(self, *args: Any, **kwargs: Any) -> litellm.ModelResponse:  # type: ignore[override]
-        return self.completion(*args, **kwargs)

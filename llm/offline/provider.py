@@ -29,9 +29,7 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm: no cost-map fetch
 
-import litellm  # noqa: E402
-from litellm.types.utils import Usage as LiteLLMUsage  # noqa: E402
-
+from ..in_process import Answer, InProcessProvider, message_text  # noqa: E402
 from .js_writer import is_js_context, write_js_statement  # noqa: E402
 from .judge import judge_quality, judge_semantic  # noqa: E402
 from .mutator import mutate_prompt  # noqa: E402
@@ -43,13 +41,6 @@ TASKS = ("write_statement", "judge_quality", "judge_semantic", "mutate_prompt")
 _CONTEXT = re.compile(r"<context>(.*?)</context>", re.S)
 
 
-def _text_of(message: Any) -> str:
-    content = message.get("content") if isinstance(message, dict) else getattr(message, "content", "")
-    if isinstance(content, list):  # content parts
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return str(content or "")
-
-
 def split_prompt(messages: Sequence[Any]) -> tuple[str | None, str]:
     """(context JSON text or None, instruction text) of a chat.
 
@@ -57,8 +48,8 @@ def split_prompt(messages: Sequence[Any]) -> tuple[str | None, str]:
     system messages plus that message and any later user messages, without the block.
     """
     role = lambda m: m.get("role") if isinstance(m, dict) else getattr(m, "role", "")  # noqa: E731
-    system = [_text_of(m) for m in messages if role(m) == "system"]
-    users = [_text_of(m) for m in messages if role(m) == "user"]
+    system = [message_text(m) for m in messages if role(m) == "system"]
+    users = [message_text(m) for m in messages if role(m) == "user"]
     for i in range(len(users) - 1, -1, -1):
         blocks = _CONTEXT.findall(users[i])
         if blocks:
@@ -104,42 +95,17 @@ def _number(params: dict, key: str, default: float) -> float:
     return default if value is None else float(value)
 
 
-class OfflineLLM(litellm.CustomLLM):
+class OfflineLLM(InProcessProvider):
     """litellm provider for ``offline/<name>`` models: answers with :func:`respond`, zero cost."""
 
-    def completion(
-        self,
-        model: str,
-        messages: list,
-        api_base: str,
-        custom_prompt_dict: dict,
-        model_response: litellm.ModelResponse,
-        print_verbose: Any,
-        encoding: Any,
-        api_key: Any,
-        logging_obj: Any,
-        optional_params: dict,
-        *args: Any,
-        **kwargs: Any,
-    ) -> litellm.ModelResponse:
-        params = optional_params or {}
+    provider = "offline"
+
+    def answer(self, model: str, messages: list, params: dict) -> Answer:
         text = respond(
             messages,
             temperature=_number(params, "temperature", 0.7),
             top_p=_number(params, "top_p", 1.0),
             max_tokens=int(_number(params, "max_tokens", 1024)),
         )
-        prompt_chars = sum(len(_text_of(m)) for m in messages)
-        model_response.choices[0].message.content = text  # type: ignore[union-attr]
-        model_response.choices[0].finish_reason = "stop"
-        model_response.model = f"offline/{model}"
-        prompt_tokens, completion_tokens = max(1, prompt_chars // 4), max(1, len(text) // 4)
-        model_response.usage = LiteLLMUsage(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            total_tokens=prompt_tokens + completion_tokens,
-        )
-        return model_response
-
-    async def acompletion(self, *args: Any, **kwargs: Any) -> litellm.ModelResponse:  # type: ignore[override]
-        return self.completion(*args, **kwargs)
+        prompt_chars = sum(len(message_text(m)) for m in messages)
+        return Answer(text, "stop", prompt_tokens=max(1, prompt_chars // 4), completion_tokens=max(1, len(text) // 4))

@@ -1,0 +1,65 @@
+"""What the in-process litellm providers (``offline/``, ``local/``) share: litellm's completion
+call, the response they fill, and the text of a chat message."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm: no cost-map fetch
+
+import litellm  # noqa: E402
+from litellm.types.utils import Usage as LiteLLMUsage  # noqa: E402
+
+
+def message_text(message: Any) -> str:
+    """A chat message's text, from a dict or an object, its content parts joined by lines."""
+    content = message.get("content") if isinstance(message, dict) else getattr(message, "content", "")
+    if isinstance(content, list):  # content parts
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return str(content or "")
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    finish_reason: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class InProcessProvider(litellm.CustomLLM):
+    """A litellm provider that answers in this process, at zero cost. A subclass sets `provider`
+    (the model prefix) and defines `answer(model, messages, params) -> Answer`."""
+
+    provider: str
+
+    def completion(
+        self,
+        model: str,
+        messages: list,
+        api_base: str,
+        custom_prompt_dict: dict,
+        model_response: litellm.ModelResponse,
+        print_verbose: Any,
+        encoding: Any,
+        api_key: Any,
+        logging_obj: Any,
+        optional_params: dict,
+        *args: Any,
+        **kwargs: Any,
+    ) -> litellm.ModelResponse:
+        answer = self.answer(model, messages, dict(optional_params or {}))
+        model_response.choices[0].message.content = answer.text  # type: ignore[union-attr]
+        model_response.choices[0].finish_reason = answer.finish_reason
+        model_response.model = f"{self.provider}/{model}"
+        model_response.usage = LiteLLMUsage(
+            prompt_tokens=answer.prompt_tokens,
+            completion_tokens=answer.completion_tokens,
+            total_tokens=answer.prompt_tokens + answer.completion_tokens,
+        )
+        return model_response
+
+    async def acompletion(self, *args: Any, **kwargs: Any) -> litellm.ModelResponse:  # type: ignore[override]
+        return self.completion(*args, **kwargs)
