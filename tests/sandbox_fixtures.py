@@ -117,6 +117,31 @@ def require_node20():
         pytest.skip(message)
 
 
+def my_containers(client, pid: int | None = None) -> list[dict]:
+    """The containers (any state) that the SEBGen process `pid` (default: this one) labelled."""
+    return client.api.containers(all=True, filters={"label": f"sebgen.pid={pid or os.getpid()}"})
+
+
+def docker_backend_leaving_nothing(cache_dir: Path, recipe_for):
+    """A module fixture's body: a Docker backend under tight limits (60 s, 512 MB, 128 processes);
+    once closed, no container of this process may be left."""
+    from sandbox import Limits, docker_client, make_backend
+
+    client = docker_client()
+    backend = make_backend(
+        "docker",
+        limits=Limits(timeout_s=60, memory_mb=512, pids=128),
+        cache_dir=cache_dir,
+        log=lambda m: None,
+        recipe_for=recipe_for,
+    )
+    yield backend
+    backend.close()
+    mine = my_containers(client)
+    client.close()
+    assert mine == [], [c["Id"][:12] for c in mine]
+
+
 def new_file_patch(path: str, text: str, mode: str = "100644") -> str:
     """A git diff that adds `path` with `text` (mode 120000: a symlink to `text`)."""
     lines = text.splitlines(keepends=True)

@@ -22,7 +22,16 @@ import pytest
 
 from environment import detect_recipe
 from sandbox import Limits, LocalBackend, PatchError, attempt_verdict, make_backend, run_attempt
-from tests.sandbox_fixtures import CALC_TESTS, calc_edit_patch, calc_task, new_file_patch, pipe_flood, require_docker
+from tests.sandbox_fixtures import (
+    CALC_TESTS,
+    calc_edit_patch,
+    calc_task,
+    docker_backend_leaving_nothing,
+    my_containers,
+    new_file_patch,
+    pipe_flood,
+    require_docker,
+)
 
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).resolve().parents[2]
@@ -186,22 +195,8 @@ def private_tmp(tmp_path_factory):
 @pytest.fixture(scope="module")
 def docker(tmp_path_factory, private_tmp):
     require_docker()
-    from sandbox import docker_client
-
-    client = docker_client()
-    backend = make_backend(
-        "docker",
-        limits=Limits(timeout_s=60, memory_mb=512, pids=128),
-        cache_dir=tmp_path_factory.mktemp("cache"),
-        log=lambda m: None,
-        recipe_for=detect_recipe,
-    )
-    yield backend
-    backend.close()
-    # nothing left behind: no container of this process, no temporary tree
-    mine = client.api.containers(all=True, filters={"label": f"sebgen.pid={os.getpid()}"})
-    client.close()
-    assert mine == [], [c["Id"][:12] for c in mine]
+    # nothing left behind: no container of this process (here), no temporary tree (private_tmp)
+    yield from docker_backend_leaving_nothing(tmp_path_factory.mktemp("cache"), detect_recipe)
 
 
 @pytest.fixture(scope="module")
@@ -426,7 +421,7 @@ def test_sigkill_of_a_run_leaves_no_running_container(task, tmp_path):
     finally:
         proc.kill()
         clean_stragglers(client, only_dead_owners=True)  # the stopped ones: any SEBGen start does this
-        assert client.api.containers(all=True, filters={"label": f"sebgen.pid={proc.pid}"}) == []
+        assert my_containers(client, proc.pid) == []
         client.close()
 
 

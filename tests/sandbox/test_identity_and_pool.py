@@ -8,7 +8,6 @@ snapshots in two Dask workers (the cap holds across the machine's processes).
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
@@ -18,9 +17,9 @@ from environment import Fix, RecipeBook
 from sandbox import Limits, repo_name
 
 try:
-    from tests.sandbox_fixtures import git, make_repo, require_docker
+    from tests.sandbox_fixtures import git, make_repo, my_containers, require_docker
 except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import git, make_repo, require_docker
+    from sandbox_fixtures import git, make_repo, my_containers, require_docker
 
 LIB = "def f():\n    return 1\n"
 TEST = "from lib import f\n\n\ndef test_f():\n    assert f() == 1\n"
@@ -114,7 +113,7 @@ def test_warm_pool_keeps_at_most_the_total_across_images_evicting_the_least_rece
 
     def idle_images() -> list[str]:
         spares = set(backend.inner.idle_spares())
-        mine = client.api.containers(all=True, filters={"label": f"sebgen.pid={os.getpid()}"})
+        mine = my_containers(client)
         assert {c["Id"] for c in mine} == spares  # nothing else of this process is left running
         return sorted(c["Labels"]["sebgen.env"] for c in mine)
 
@@ -131,7 +130,7 @@ def test_warm_pool_keeps_at_most_the_total_across_images_evicting_the_least_rece
         assert idle_images() == sorted([tags[2], tags[0]])  # now the second one is the oldest
     finally:
         backend.close()
-        left = client.api.containers(all=True, filters={"label": f"sebgen.pid={os.getpid()}"})
+        left = my_containers(client)
         client.close()
     assert left == []
 

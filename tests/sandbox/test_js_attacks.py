@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from environment import detect_js_recipe
-from sandbox import Limits, attempt_verdict, make_backend, run_attempt
-from tests.sandbox_fixtures import bug_task, new_file_patch, require_node20
+from sandbox import attempt_verdict, run_attempt
+from tests.sandbox_fixtures import bug_task, docker_backend_leaving_nothing, new_file_patch, require_node20
 
 pytestmark = pytest.mark.docker
 F2P = ["test/math.test.js::math > adds"]
@@ -328,22 +327,8 @@ def tasks(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def docker(tmp_path_factory):
-    from sandbox import docker_client
-
     require_node20()
-    client = docker_client()
-    backend = make_backend(
-        "docker",
-        limits=Limits(timeout_s=60, memory_mb=512, pids=128),
-        cache_dir=tmp_path_factory.mktemp("cache"),
-        log=lambda m: None,
-        recipe_for=detect_js_recipe,
-    )
-    yield backend
-    backend.close()
-    mine = client.api.containers(all=True, filters={"label": f"sebgen.pid={os.getpid()}"})
-    client.close()
-    assert mine == [], [c["Id"][:12] for c in mine]
+    yield from docker_backend_leaving_nothing(tmp_path_factory.mktemp("cache"), detect_js_recipe)
 
 
 def attempt(backend, task, patch):

@@ -6,7 +6,6 @@ SEBGEN_REQUIRE_DOCKER=1 (CI provisions the engine with .ci/provision_docker.sh).
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -29,6 +28,7 @@ try:
         bug_task,
         calc_task,
         make_repo,
+        my_containers,
         require_docker,
     )
 except ImportError:  # tests/ is not a package
@@ -40,6 +40,7 @@ except ImportError:  # tests/ is not a package
         bug_task,
         calc_task,
         make_repo,
+        my_containers,
         require_docker,
     )
 
@@ -71,10 +72,6 @@ def backend(client, tmp_path_factory):
     )
     yield b
     b.close()
-
-
-def my_containers(client, pid: int | None = None) -> list[dict]:
-    return client.api.containers(all=True, filters={"label": f"sebgen.pid={pid or os.getpid()}"})
 
 
 def used_containers(client, *backends) -> list[dict]:
