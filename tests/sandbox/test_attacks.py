@@ -427,25 +427,11 @@ def test_sigkill_of_a_run_leaves_no_running_container(task, tmp_path):
 
 def test_sigkill_of_evaluate_leaves_no_running_container(task, tmp_path):
     require_docker()
-    from records import Task
     from sandbox import clean_stragglers, docker_client
     from tests.e2e import env
 
-    repo, sha, bug, gold = task
-    record = Task(
-        instance_id="calc-1",
-        repo="calc",
-        base_commit=sha,
-        patch=gold,
-        test_patch=TEST_PATCH,
-        problem_statement="add() subtracts instead of adding its arguments.",
-        bug_patch=bug,
-        strategy_type="BUG_FIX",
-        strategy_id="s",
-        repo_path=str(repo),
-        FAIL_TO_PASS=F2P,
-        PASS_TO_PASS=P2P,
-    )
+    gold = task[3]
+    record = calc_record(task, gold, FAIL_TO_PASS=F2P, PASS_TO_PASS=P2P)
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(json.dumps(record.to_dict()) + "\n")
     preds = tmp_path / "preds.jsonl"
@@ -551,7 +537,8 @@ def test_wedged_warm_container_is_replaced_and_the_run_ends_in_time(task, tmp_pa
 
 
 # -- nop and oracle for real (the functional layer) ---------------------------------------------
-def calc_record(task, gold: str):
+def calc_record(task, gold: str, **fields):
+    """The calc task's record with `gold` as its fix (and any further `fields`)."""
     from records import Task
 
     repo, sha, bug, _ = task
@@ -566,6 +553,7 @@ def calc_record(task, gold: str):
         strategy_type="BUG_FIX",
         strategy_id="s",
         repo_path=str(repo),
+        **fields,
     )
 
 
