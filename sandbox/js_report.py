@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -180,30 +180,42 @@ _MOCHA_VALUE_OPTIONS = {"--ui", "-u", "--require", "-r", "--timeout", "-t", "--f
 _MOCHA_FLAG_OPTIONS = {"--check-leaks", "--recursive", "--async-only", "-A", "--full-trace", "--allow-uncaught"}
 
 
-def mocha_options_from_script(script: str) -> list[str]:
-    """The options of the `mocha` call in a package.json test script that tests need to load and
-    run as the project runs them (`--ui qunit`, `--require ts-node/register`, `--check-leaks`).
-    Reporters, `--bail` and wrappers such as `c8`/`nyc` are dropped."""
+def _mocha_arguments(script: str, value_options: set[str]) -> Iterator[tuple[str, str | None]]:
+    """(word, the next word as its value or None) for each word of the `mocha` call in a test
+    script, up to a shell separator; an option of `value_options` written without `=` takes the
+    next word as its value."""
     words = script.split()
     if "mocha" not in words:
-        return []
+        return
     words = words[words.index("mocha") + 1 :]
-    out: list[str] = []
     i = 0
     while i < len(words):
         word = words[i]
         if word in ("&&", "||", ";", "|"):
-            break
+            return
+        name, eq, _ = word.partition("=")
+        if name in value_options and not eq and i + 1 < len(words):
+            yield word, words[i + 1]
+            i += 1
+        else:
+            yield word, None
+        i += 1
+
+
+def mocha_options_from_script(script: str) -> list[str]:
+    """The options of the `mocha` call in a package.json test script that tests need to load and
+    run as the project runs them (`--ui qunit`, `--require ts-node/register`, `--check-leaks`).
+    Reporters, `--bail` and wrappers such as `c8`/`nyc` are dropped."""
+    out: list[str] = []
+    for word, value in _mocha_arguments(script, _MOCHA_VALUE_OPTIONS):
         name, eq, _ = word.partition("=")
         if name in _MOCHA_VALUE_OPTIONS:
             if eq:
                 out.append(word)
-            elif i + 1 < len(words):
-                out += [word, words[i + 1]]
-                i += 1
+            elif value is not None:
+                out += [word, value]
         elif word in _MOCHA_FLAG_OPTIONS:
             out.append(word)
-        i += 1
     return out
 
 
@@ -235,28 +247,17 @@ _MOCHA_OTHER_VALUE_OPTIONS = {
 def mocha_spec_from_script(script: str) -> list[str]:
     """The test files or globs the `mocha` call in a test script runs (its positional words and
     `--spec` values): a whole-suite run passes them, as mocha's default (`./test`) may differ."""
-    words = script.split()
-    if "mocha" not in words:
-        return []
-    words = words[words.index("mocha") + 1 :]
+    takes_value = {"--spec"} | _MOCHA_VALUE_OPTIONS | _MOCHA_OTHER_VALUE_OPTIONS
     out: list[str] = []
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word in ("&&", "||", ";", "|"):
-            break
-        name, eq, value = word.partition("=")
+    for word, value in _mocha_arguments(script, takes_value):
+        name, eq, inline = word.partition("=")
         if name == "--spec":
             if eq:
+                out.append(inline)
+            elif value is not None:
                 out.append(value)
-            elif i + 1 < len(words):
-                out.append(words[i + 1])
-                i += 1
-        elif name in _MOCHA_VALUE_OPTIONS or name in _MOCHA_OTHER_VALUE_OPTIONS:
-            i += 0 if eq else 1
-        elif not word.startswith("-"):
+        elif name not in takes_value and not word.startswith("-"):
             out.append(word.strip("'\""))
-        i += 1
     return out
 
 
