@@ -9,25 +9,12 @@ from evo.config import load_config
 from evo.loop import Evolution, failure_row
 from fitness import batch_filter
 from records import Evaluation, LayerResult, Task
+from tests.task_records import judge_criteria, task_record
 
 
 def judged(name: str, completeness: float, semantic: bool = True) -> Task:
-    task = Task(
-        instance_id=name,
-        repo="r",
-        base_commit="b",
-        patch="",
-        test_patch="",
-        problem_statement=f"statement of {name}",
-        bug_patch="",
-        strategy_type="BUG_FIX",
-        strategy_id="s",
-    )
-    criteria = {
-        "task_correctness": {"score": 9.0, "confidence": 1.0, "reasoning": ""},
-        "test_correctness": {"score": 9.0, "confidence": 1.0, "reasoning": ""},
-        "test_completeness": {"score": completeness, "confidence": 1.0, "reasoning": ""},
-    }
+    task = task_record(name, problem_statement=f"statement of {name}", strategy_id="s")
+    criteria = judge_criteria({"task_correctness": 9.0, "test_correctness": 9.0, "test_completeness": completeness})
     task.record("quality", LayerResult(True, 0.9, "ok", details={"criteria": criteria}))
     task.record("semantic", LayerResult(semantic, 0.9, "ok" if semantic else "vague", "" if semantic else "vague"))
     return task

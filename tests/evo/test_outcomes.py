@@ -18,6 +18,7 @@ from tasks import Candidate, Strategy, StrategyType
 from tests.e2e import sebgen
 from tests.evo.outcome_repo import build
 from tests.marks import require_mark
+from tests.task_records import task_record
 
 LOCAL = ["--set", "sandbox.backend=local", "--set", "sandbox.reruns=1", "--set", "fitness.quartile_min_judged=4"]
 # the weak fix comes last: when it is decided, four judged tasks precede it
@@ -131,17 +132,7 @@ def test_with_quartile_filter_a_drop_is_one_line_with_its_cutoff_and_a_rejects_r
 
 
 def bare_task(name: str, sha: str, passed_layers: dict[str, bool]) -> Task:
-    task = Task(
-        instance_id=name,
-        repo="r",
-        base_commit=sha,
-        patch="",
-        test_patch="",
-        problem_statement="s",
-        bug_patch="",
-        strategy_type="BUG_FIX",
-        strategy_id="x",
-    )
+    task = task_record(name, base_commit=sha)
     for layer, ok in passed_layers.items():
         task.record(layer, LayerResult(ok, 1.0 if ok else 0.0, "fine" if ok else "F2P empty", "" if ok else "no_f2p"))
     return task

@@ -11,25 +11,12 @@ from fitness import (
     surviving_batch_filter,
 )
 from records import LayerResult, Task
+from tests.task_records import JUDGED_CRITERIA, judge_criteria, task_record
 
 
 def judged(name: str, scores: tuple[float, float, float], semantic: bool = True) -> Task:
-    task = Task(
-        instance_id=name,
-        repo="r",
-        base_commit="b",
-        patch="",
-        test_patch="",
-        problem_statement="s",
-        bug_patch="",
-        strategy_type="BUG_FIX",
-        strategy_id="x",
-    )
-    criteria = {
-        c: {"score": s, "confidence": 1.0, "reasoning": ""}
-        for c, s in zip(("task_correctness", "test_correctness", "test_completeness"), scores)
-    }
-    criteria["complexity"] = {"score": 1.0, "confidence": 1.0, "reasoning": ""}  # information only
+    task = task_record(name)
+    criteria = judge_criteria({**dict(zip(JUDGED_CRITERIA, scores)), "complexity": 1.0})  # complexity: information only
     task.record("functional", LayerResult(True, 1.0, "ok"))
     task.record("quality", LayerResult(True, 0.8, "ok", details={"criteria": criteria}))
     task.record("semantic", LayerResult(semantic, 0.8, "ok" if semantic else "vague", "" if semantic else "vague"))

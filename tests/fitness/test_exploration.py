@@ -4,19 +4,12 @@ import pytest
 
 from fitness import exploration as ex
 from records import LayerResult, Task
+from tests.task_records import task_record
 
 
 def kept_task(judge: float, difficulty: float, domain: str, skills: list[str]) -> Task:
-    return Task(
-        instance_id=f"{domain}-{difficulty}",
-        repo="r",
-        base_commit="b",
-        patch="",
-        test_patch="",
-        problem_statement="s",
-        bug_patch="",
-        strategy_type="BUG_FIX",
-        strategy_id="x",
+    return task_record(
+        f"{domain}-{difficulty}",
         difficulty=difficulty,
         domain=domain,
         skills=skills,

@@ -22,21 +22,17 @@ from harness.curriculum import (
     zpd_width,
 )
 from records import Task, write_jsonl  # noqa: E402
+from tests.task_records import task_record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 LEVEL_SCORE = {"easy": 0.2, "medium": 0.45, "hard": 0.8}
 
 
 def make_task(i: int, level: str, month: str = "2025-01") -> Task:
-    return Task(
-        instance_id=f"t{i:02d}-{level}",
-        repo="r",
+    return task_record(
+        f"t{i:02d}-{level}",
         base_commit="c",
-        patch="",
-        test_patch="",
         problem_statement="",
-        bug_patch="",
-        strategy_type="BUG_FIX",
         strategy_id="s",
         created_at=f"{month}-01T00:00:00",
         difficulty=LEVEL_SCORE[level] + i / 1000,

@@ -24,6 +24,7 @@ from tasks.validate import (
     run_layers,
 )
 from tests.fitness_fixtures import candidate_for, corpus_dir
+from tests.task_records import JUDGED_CRITERIA, judge_criteria, task_record
 
 STRATEGY = Strategy(StrategyType.BUG_FIX, SEED_PROMPTS[StrategyType.BUG_FIX][1])
 
@@ -84,21 +85,8 @@ def test_functional_rejects_a_task_whose_tests_already_pass_before_the_fix(root,
 
 
 def judged(name: str, scores: tuple[float, float, float]) -> Task:
-    task = Task(
-        instance_id=name,
-        repo="r",
-        base_commit="c",
-        patch="p",
-        test_patch="t",
-        problem_statement="s",
-        bug_patch="b",
-        strategy_type="BUG_FIX",
-        strategy_id="x",
-    )
-    criteria = {
-        c: {"score": s, "confidence": 1.0, "reasoning": ""}
-        for c, s in zip(("task_correctness", "test_correctness", "test_completeness"), scores)
-    }
+    task = task_record(name)
+    criteria = judge_criteria(dict(zip(JUDGED_CRITERIA, scores)))
     task.record("quality", LayerResult(True, 0.8, "ok", details={"criteria": criteria}))
     return task
 
