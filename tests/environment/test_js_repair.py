@@ -18,11 +18,7 @@ from environment.js_detect import build_script_steps, detect_js_recipe
 from environment.js_repair import diagnose_js, nearest_version, with_override
 from environment.js_setup import JsRecipeBook, run_text
 from sandbox import JsRecipe, TestRun
-
-try:
-    from tests.sandbox_fixtures import make_repo
-except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import make_repo
+from tests.sandbox_fixtures import make_repo
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "js" / "repair-logs"
 # the registry's lists, captured

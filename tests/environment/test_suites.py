@@ -20,11 +20,7 @@ from environment import detect_recipe, diagnose, make_sandbox
 from environment.repair import api_modules, nose_setup_fix, outdated_dependency
 from environment.versions import Release, Snapshot, contemporary, parse_releases, suite_pins
 from sandbox import InstallRecipe, Limits
-
-try:
-    from tests.sandbox_fixtures import require_docker, write
-except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import require_docker, write
+from tests.sandbox_fixtures import require_docker, write
 
 # pytest 9.0 with pytest-benchmark 3.2.3 (2020): pytest stops before any test (exit 3)
 BENCHMARK_INTERNALERROR = """\

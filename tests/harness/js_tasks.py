@@ -7,11 +7,7 @@ from pathlib import Path
 
 from records import Task
 from sandbox import JsRecipe
-
-try:
-    from tests.sandbox_fixtures import git, make_repo, write
-except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import git, make_repo, write
+from tests.sandbox_fixtures import git, make_repo, write
 
 PROJECT = Path(__file__).resolve().parents[1] / "data" / "js" / "tiny-node-test"
 MATH_TEST = "test/math.test.js"

@@ -15,11 +15,7 @@ import pytest
 
 from environment import Fix, RecipeBook
 from sandbox import Limits, repo_name
-
-try:
-    from tests.sandbox_fixtures import git, make_repo, my_containers, require_docker
-except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import git, make_repo, my_containers, require_docker
+from tests.sandbox_fixtures import git, make_repo, my_containers, require_docker
 
 LIB = "def f():\n    return 1\n"
 TEST = "from lib import f\n\n\ndef test_f():\n    assert f() == 1\n"

@@ -18,31 +18,17 @@ import pytest
 
 from environment import RecipeBook, detect_recipe
 from sandbox import Limits, check_functional, make_backend, run_parallel
-
-try:
-    from tests.sandbox_fixtures import (
-        CALC_BUGGY,
-        CALC_FIXED,
-        CALC_TESTS,
-        bug_and_gold,
-        bug_task,
-        calc_task,
-        make_repo,
-        my_containers,
-        require_docker,
-    )
-except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import (
-        CALC_BUGGY,
-        CALC_FIXED,
-        CALC_TESTS,
-        bug_and_gold,
-        bug_task,
-        calc_task,
-        make_repo,
-        my_containers,
-        require_docker,
-    )
+from tests.sandbox_fixtures import (
+    CALC_BUGGY,
+    CALC_FIXED,
+    CALC_TESTS,
+    bug_and_gold,
+    bug_task,
+    calc_task,
+    make_repo,
+    my_containers,
+    require_docker,
+)
 
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).resolve().parents[2]

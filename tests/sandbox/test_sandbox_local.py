@@ -15,11 +15,7 @@ from sandbox import (
     export_tree,
     make_backend,
 )
-
-try:
-    from tests.sandbox_fixtures import CALC_TESTS, bug_task, calc_task, diff_for, git, make_repo
-except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import CALC_TESTS, bug_task, calc_task, diff_for, git, make_repo
+from tests.sandbox_fixtures import CALC_TESTS, bug_task, calc_task, diff_for, git, make_repo
 
 F2P = "tests/test_calc.py::test_add"
 P2P = "tests/test_calc.py::test_sub"

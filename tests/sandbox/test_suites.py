@@ -16,11 +16,7 @@ from environment import make_sandbox
 from sandbox import BuildError, Limits, SandboxError, check_functional, export_tree
 from sandbox.report import parse_report
 from sandbox.tree import submodule_shown
-
-try:
-    from tests.sandbox_fixtures import bug_and_gold, bug_task, git, make_repo, require_docker, write
-except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import bug_and_gold, bug_task, git, make_repo, require_docker, write
+from tests.sandbox_fixtures import bug_and_gold, bug_task, git, make_repo, require_docker, write
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
 CALC_BUG = CALC.replace("return a + b", "return a - b")

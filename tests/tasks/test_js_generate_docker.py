@@ -16,11 +16,7 @@ from tasks.generate import Generator
 from tasks.mining import mine
 from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
 from tasks.validate import Validator
-
-try:
-    from tests.sandbox_fixtures import git, make_repo, require_node20, write
-except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import git, make_repo, require_node20, write
+from tests.sandbox_fixtures import git, make_repo, require_node20, write
 
 pytestmark = pytest.mark.docker
 PROJECT = Path(__file__).resolve().parents[1] / "data" / "js" / "tiny-node-test"
