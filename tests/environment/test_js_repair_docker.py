@@ -16,11 +16,7 @@ import pytest
 from environment.js_detect import detect_js_recipe
 from environment.js_setup import JsRecipeBook, js_setup
 from sandbox import Limits, make_backend
-
-try:
-    from tests.sandbox_fixtures import make_repo, require_node20
-except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import make_repo, require_node20
+from tests.sandbox_fixtures import make_repo, require_node20
 
 pytestmark = pytest.mark.docker
 PROJECT = Path(__file__).resolve().parents[1] / "data" / "js" / "drift-build"

@@ -10,11 +10,7 @@ from pathlib import Path
 from environment.js_detect import detect_js_recipe
 from environment.js_repair import with_override
 from environment.js_setup import JsRecipeBook
-
-try:
-    from tests.sandbox_fixtures import make_repo
-except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import make_repo
+from tests.sandbox_fixtures import make_repo
 
 PACKAGE = {
     "name": "p",

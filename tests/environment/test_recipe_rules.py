@@ -18,11 +18,7 @@ from environment.detect import extras_at
 from environment.repair import missing_extra
 from environment.versions import Snapshot, installed_versions
 from sandbox import PRETEND_VERSION, Limits, install_commands, sandbox_pytest_version
-
-try:
-    from tests.sandbox_fixtures import make_repo, require_docker
-except ImportError:  # tests/ is not a package
-    from sandbox_fixtures import make_repo, require_docker
+from tests.sandbox_fixtures import make_repo, require_docker
 
 VCS_PYPROJECT = """\
 [build-system]
