@@ -8,7 +8,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,10 +25,9 @@ from evo.report import (
     novelty_vs_archive,
 )
 from records import Task  # noqa: E402
+from tests.e2e import FAST, sebgen  # noqa: E402
 from tests.marks import require_mark  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
 PLOTS = (
     "dimensions.png",
     "novelty.png",
@@ -39,10 +37,6 @@ PLOTS = (
     "usage.png",
     "lineage.png",
 )
-
-
-def sebgen(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evo.cli", *args], cwd=ROOT, env=ENV, capture_output=True, text=True)
 
 
 def results_doc(model: str, months: dict[str, float]) -> dict:
@@ -77,16 +71,9 @@ def report(tmp_path_factory) -> Path:
         "configs/quickstart.yaml",
         "--run-dir",
         str(run_dir),
+        *FAST,
         "--set",
-        "sandbox.backend=local",
-        "--set",
-        "sandbox.reruns=1",
-        "--set",
-        "fitness.tasks_per_strategy=1",
-        "--set",
-        "fitness.oversample=2",
-        "--set",
-        "evolution.population=3",
+        "evolution.generations=3",  # quickstart's own
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     (run_dir / "results").mkdir()
