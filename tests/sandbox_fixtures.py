@@ -142,6 +142,23 @@ def docker_backend_leaving_nothing(cache_dir: Path, recipe_for):
     assert mine == [], [c["Id"][:12] for c in mine]
 
 
+def run_with_repairs(
+    repo: Path, sha: str, test_file: str, cache_dir: Path, kind: str = "local", timeout_s: int = 300, attempts: int = 3
+):
+    """Runs `test_file` in a `kind` sandbox that may repair the snapshot's environment `attempts`
+    times; (the run, the environment setup record)."""
+    from environment import make_sandbox
+    from sandbox import Limits
+
+    backend = make_sandbox(
+        kind, limits=Limits(timeout_s=timeout_s), cache_dir=cache_dir, log=lambda m: None, setup_attempts=attempts
+    )
+    try:
+        return backend.run_tests(repo, sha, [], [test_file]), backend.environment_setup(repo, sha)
+    finally:
+        backend.close()
+
+
 def new_file_patch(path: str, text: str, mode: str = "100644") -> str:
     """A git diff that adds `path` with `text` (mode 120000: a symlink to `text`)."""
     lines = text.splitlines(keepends=True)

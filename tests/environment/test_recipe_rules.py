@@ -18,7 +18,7 @@ from environment.detect import extras_at
 from environment.repair import missing_extra
 from environment.versions import Snapshot, installed_versions
 from sandbox import PRETEND_VERSION, Limits, install_commands, sandbox_pytest_version
-from tests.sandbox_fixtures import make_repo, require_docker
+from tests.sandbox_fixtures import make_repo, require_docker, run_with_repairs
 
 VCS_PYPROJECT = """\
 [build-system]
@@ -612,14 +612,9 @@ def test_docker_builds_a_vcs_versioned_project_and_loads_a_config_plugin(tmp_pat
             "tests/test_version.py": VCS_TEST,
         },
     )
-    backend = make_sandbox(
-        "docker", limits=Limits(timeout_s=120), cache_dir=tmp_path / "cache", setup_attempts=2, log=lambda m: None
+    run, setup = run_with_repairs(
+        repo, sha, "tests/test_version.py", tmp_path / "cache", kind="docker", timeout_s=120, attempts=2
     )
-    try:
-        run = backend.run_tests(repo, sha, (), ["tests/test_version.py"])
-        setup = backend.environment_setup(repo, sha)
-    finally:
-        backend.close()
     assert run.outcomes == {"tests/test_version.py::test_version_is_stamped": "passed"}, run.log_tail
     assert setup["recipe"]["plugins"] == ["pytest-timeout"]
     assert [a["ok"] for a in setup["attempts"]] == [True]  # detection alone was enough
@@ -637,14 +632,9 @@ def test_docker_repairs_a_warning_filter_naming_a_class_pytest_removed(tmp_path)
             "tests/test_pkg.py": "import pytest\n\n\ndef test_runs():\n    assert pytest.version_tuple[0] == 7\n",
         },
     )
-    backend = make_sandbox(
-        "docker", limits=Limits(timeout_s=120), cache_dir=tmp_path / "cache", setup_attempts=2, log=lambda m: None
+    run, setup = run_with_repairs(
+        repo, sha, "tests/test_pkg.py", tmp_path / "cache", kind="docker", timeout_s=120, attempts=2
     )
-    try:
-        run = backend.run_tests(repo, sha, (), ["tests/test_pkg.py"])
-        setup = backend.environment_setup(repo, sha)
-    finally:
-        backend.close()
     assert run.outcomes == {"tests/test_pkg.py::test_runs": "passed"}, run.log_tail
     assert [a["rule"] for a in setup["attempts"] if a["rule"]] == ["pytest-too-new"]
     assert setup["recipe"]["packages"] == ["pytest<8"]

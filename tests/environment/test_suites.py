@@ -20,7 +20,7 @@ from environment import detect_recipe, diagnose, make_sandbox
 from environment.repair import api_modules, nose_setup_fix, outdated_dependency
 from environment.versions import Release, Snapshot, contemporary, parse_releases, suite_pins
 from sandbox import InstallRecipe, Limits
-from tests.sandbox_fixtures import require_docker, write
+from tests.sandbox_fixtures import require_docker, run_with_repairs, write
 
 # pytest 9.0 with pytest-benchmark 3.2.3 (2020): pytest stops before any test (exit 3)
 BENCHMARK_INTERNALERROR = """\
@@ -139,18 +139,6 @@ def commit_files(root: Path, files: dict[str, str], when: str = "2019-03-01T12:0
         subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
     sha = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], check=True, capture_output=True, text=True)
     return root, sha.stdout.strip()
-
-
-def run_with_repairs(repo: Path, sha: str, test_file: str, cache_dir: Path):
-    """Runs `test_file` in a local sandbox that may repair its setup three times; (the run, the
-    environment setup record)."""
-    backend = make_sandbox(
-        "local", limits=Limits(timeout_s=300), cache_dir=cache_dir, log=lambda m: None, setup_attempts=3
-    )
-    try:
-        return backend.run_tests(repo, sha, [], [test_file]), backend.environment_setup(repo, sha)
-    finally:
-        backend.close()
 
 
 TOX_ONLY_ENVS = """\
