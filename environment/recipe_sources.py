@@ -12,6 +12,7 @@ import ast
 import configparser
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -295,12 +296,20 @@ def _literal(node: ast.AST, names: dict):
         return None
 
 
-def read_setup_py(text: str, found: Found) -> None:
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        found.declares = found.declares or "install_requires" in text
-        return
+@dataclass
+class _SetupCall:
+    """A setup() call of a setup.py: its keyword arguments, and the module's top-level
+    assignments that a keyword naming a variable resolves through."""
+
+    keywords: dict[str, ast.AST]
+    names: dict[str, ast.AST]
+
+    def literal(self, keyword: str):
+        """The keyword's value as a literal; None when it is absent or no literal."""
+        return _literal(self.keywords[keyword], self.names) if keyword in self.keywords else None
+
+
+def _setup_calls(tree: ast.Module) -> Iterator[_SetupCall]:
     names = {
         t.id: node.value
         for node in tree.body
@@ -309,24 +318,32 @@ def read_setup_py(text: str, found: Found) -> None:
         if isinstance(t, ast.Name)
     }
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup"):
-            continue
-        kwargs = {k.arg: k.value for k in node.keywords if k.arg}
-        found.declares = found.declares or "install_requires" in kwargs
-        extras = _literal(kwargs["extras_require"], names) if "extras_require" in kwargs else None
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup":
+            yield _SetupCall({k.arg: k.value for k in node.keywords if k.arg}, names)
+
+
+def read_setup_py(text: str, found: Found) -> None:
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        found.declares = found.declares or "install_requires" in text
+        return
+    for call in _setup_calls(tree):
+        found.declares = found.declares or "install_requires" in call.keywords
+        extras = call.literal("extras_require")
         if isinstance(extras, dict):
             chosen = [e for e in pick_test_names(extras) if extras.get(e)]
             if chosen:
                 found.extras += [e for e in chosen if e not in found.extras]
                 found.declares = True
                 found.sources.append(f"setup.py extras: {', '.join(chosen)}")
-        tests_require = _literal(kwargs["tests_require"], names) if "tests_require" in kwargs else None
+        tests_require = call.literal("tests_require")
         if isinstance(tests_require, (list, tuple)):
             found.add_dev(tests_require, "setup.py tests_require")
-        name = _literal(kwargs["name"], names) if "name" in kwargs else None
+        name = call.literal("name")
         if isinstance(name, str):
             found.dist_name = found.dist_name or name
-        python_requires = _literal(kwargs["python_requires"], names) if "python_requires" in kwargs else None
+        python_requires = call.literal("python_requires")
         if isinstance(python_requires, str):
             found.requires_python = found.requires_python or python_requires
     if not found.vcs_vars:
@@ -436,19 +453,10 @@ def project_extras(text: dict[str, str]) -> dict[str, list[str]]:
         tree = ast.parse(text.get("setup.py", ""))
     except SyntaxError:
         return out
-    names = {
-        t.id: node.value
-        for node in tree.body
-        if isinstance(node, ast.Assign)
-        for t in node.targets
-        if isinstance(t, ast.Name)
-    }
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup":
-            kwargs = {k.arg: k.value for k in node.keywords if k.arg}
-            value = _literal(kwargs["extras_require"], names) if "extras_require" in kwargs else None
-            if isinstance(value, dict):
-                for name, reqs in value.items():
-                    if isinstance(reqs, (list, tuple)):
-                        out.setdefault(str(name), []).extend(str(r) for r in reqs)
+    for call in _setup_calls(tree):
+        value = call.literal("extras_require")
+        if isinstance(value, dict):
+            for name, reqs in value.items():
+                if isinstance(reqs, (list, tuple)):
+                    out.setdefault(str(name), []).extend(str(r) for r in reqs)
     return out
