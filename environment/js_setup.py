@@ -32,6 +32,7 @@ from sandbox import (
 from .js_detect import build_script_steps, detect_js_recipe
 from .js_repair import DEV_DEPENDENCY, diagnose_js, published_versions, with_override
 from .languages import snapshot_files
+from .recipes import save_learned_fix
 from .repair import Fix
 from .setup import Attempt, SetupError, log_path_of
 
@@ -104,18 +105,7 @@ class JsRecipeBook:
         with self._lock:
             override, reasons = self._known(repo)
             self._learned[str(Path(repo).resolve())] = (fix.apply(override), (*reasons, fix.reason))
-            path = self._cache_file(repo)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                data = json.loads(path.read_text())
-            except (OSError, ValueError):
-                data = {}
-            data["learned"] = fix.apply(data.get("learned") or override)
-            data.pop("dropped_dev_dependencies", None)  # now in learned["drop"]
-            data.setdefault("fixes", []).append({"commit": commit, "rule": fix.rule, "fix": fix.reason})
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-            tmp.replace(path)
+            save_learned_fix(self._cache_file(repo), fix, commit, learned=override)
 
     def repair(self, repo: Path, commit: str, log: str, stage: str = "build") -> Fix | None:
         """Learn the repair a failed `stage`'s log calls for; the fix, or None when none fits."""

@@ -23,6 +23,22 @@ from .detect import detect_recipe
 from .repair import Fix
 
 
+def save_learned_fix(path: Path, fix: Fix, commit: str, learned: dict | None = None) -> None:
+    """Merge `fix` into the override a recipe cache file keeps (`learned` when the file holds
+    none yet) and list it, with its commit, among the file's fixes; the file is replaced whole."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        data = {}
+    data["learned"] = fix.apply(data.get("learned") or learned or {})
+    data.pop("dropped_dev_dependencies", None)  # older JS files kept these apart; now in learned["drop"]
+    data.setdefault("fixes", []).append({"commit": commit, "rule": fix.rule, "fix": fix.reason})
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+    tmp.replace(path)
+
+
 class RecipeBook:
     def __init__(self, install: dict | None = None, cache_dir: Path | None = None, log: Callable[[str], None] = print):
         self.install = {name: dict(entry or {}) for name, entry in (install or {}).items()}  # the config's
@@ -84,14 +100,4 @@ class RecipeBook:
         name = repo_name(repo)
         with self._lock:
             self._overrides[name] = fix.apply(self._load(Path(repo)))
-            path = self._cache_file(repo)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                data = json.loads(path.read_text())
-            except (OSError, ValueError):
-                data = {}
-            data["learned"] = fix.apply(data.get("learned", {}))
-            data.setdefault("fixes", []).append({"commit": commit, "rule": fix.rule, "fix": fix.reason})
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-            tmp.replace(path)
+            save_learned_fix(self._cache_file(repo), fix, commit)
