@@ -32,6 +32,7 @@ from evo.farm import (
 from evo.runfolder import RunFolder
 from records import UserError
 from tasks import Strategy, StrategyType
+from tests.bench_modules import load_bench
 from tests.e2e import popen, sebgen
 from tests.evo.outcome_repo import BASE, FIXES, git
 from tests.marks import require_mark
@@ -294,17 +295,9 @@ def _algos() -> Path:
     return next(p for p in ensure_corpus() if p.name == "algos")
 
 
-def _dataset(path: Path) -> tuple[list[dict], dict[str, str]]:
-    """What must equal between two farms: the released tasks (their content) and every unit's
-    final outcome."""
-    folder = DatasetFolder(path)
-    tasks = [
-        {k: t.to_dict()[k] for k in ("instance_id", "patch", "test_patch", "FAIL_TO_PASS", "PASS_TO_PASS")}
-        | {"problem_statement": t.problem_statement, "difficulty": t.difficulty}
-        for t in folder.tasks()
-    ]
-    outcomes = {r["unit"]: f"{r['outcome']} {r['layer']}/{r['category']}" for r in folder.rows()}
-    return tasks, outcomes
+# what must equal between two farms (the released tasks' content, every unit's outcome): the
+# resume bench's own comparison
+_dataset = load_bench("farm_resume").dataset
 
 
 FARM_ARGS = ["--limit", "4", "--seed", "3", *LOCAL]
