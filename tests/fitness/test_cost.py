@@ -16,10 +16,10 @@ from evo.individual import Individual
 from evo.loop import Evolution
 from fitness.strategy_eval import EvalSettings, Evaluation, evaluate_strategy, fitness_of, score_tasks, validations_of
 from llm import LLMClient
-from records import LayerResult, Score, Task
+from records import LayerResult, Score
 from tasks import Strategy, StrategyType
 from tasks.strategy import SEED_PROMPTS
-from tests.fitness.test_strategy_scoring import CannedRun, candidates, task
+from tests.fitness.test_strategy_scoring import CannedRun, candidates, failed_attempt, task
 from tests.loop_fixtures import use_canned_execution
 
 
@@ -60,19 +60,7 @@ class Generator:
 
     def generate(self, candidate, strategy):
         self.seen += 1
-        layer = "functional" if self.reaches(self.seen) else "compile"
-        return Task(
-            instance_id=candidate.sha,
-            repo="demo/lib",
-            base_commit=candidate.sha,
-            patch="",
-            test_patch="",
-            problem_statement="",
-            bug_patch="",
-            strategy_type=strategy.strategy_type.value,
-            strategy_id=strategy.id,
-            validation={layer: LayerResult(False, 0, "", "no_f2p")},
-        )
+        return failed_attempt(candidate, strategy, "functional" if self.reaches(self.seen) else "compile")
 
 
 def test_an_evaluation_spends_a_budget_of_validations_and_records_it():

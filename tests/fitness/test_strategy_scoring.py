@@ -214,6 +214,22 @@ def candidates(n: int = 12) -> list[Candidate]:
     ]
 
 
+def failed_attempt(candidate, strategy, layer: str = "functional") -> Task:
+    """`strategy`'s attempt at `candidate`, rejected at `layer` (no fail-to-pass test)."""
+    return Task(
+        instance_id=candidate.sha,
+        repo="demo/lib",
+        base_commit=candidate.sha,
+        patch="",
+        test_patch="",
+        problem_statement="",
+        bug_patch="",
+        strategy_type=strategy.strategy_type.value,
+        strategy_id=strategy.id,
+        validation={layer: LayerResult(False, 0, "", "no_f2p")},
+    )
+
+
 class RecordingGenerator:
     def __init__(self):
         self.llm = LLMClient()
@@ -221,18 +237,7 @@ class RecordingGenerator:
 
     def generate(self, candidate, strategy):
         self.seen.append(candidate.sha)
-        return Task(
-            instance_id=candidate.sha,
-            repo="demo/lib",
-            base_commit=candidate.sha,
-            patch="",
-            test_patch="",
-            problem_statement="",
-            bug_patch="",
-            strategy_type=strategy.strategy_type.value,
-            strategy_id=strategy.id,
-            validation={"functional": LayerResult(False, 0, "", "no_f2p")},
-        )
+        return failed_attempt(candidate, strategy)
 
 
 def test_strategies_differing_only_in_prompt_are_scored_on_the_same_commits():
