@@ -24,7 +24,7 @@ Seven shares of statements, each with its target:
    paragraph) that ran before the failing line of that test. Target 0.
 3. referring to an invisible issue or PR: `#123`, `gh-123`, "issue 12", "PR 3", a URL, a commit
    sha. Target 0.
-4. flagged by the leak check (`llm.leak_report(...).leaks(0.5)`, the semantic layer's rule).
+4. flagged by the leak check (`tasks.validate.task_leak_report(...).leaks(0.5)`, the semantic layer's rule).
    Target at most 2%.
 5. a failing test or case not mentioned: a FAIL_TO_PASS test (each parametrized case is one)
    whose input (its parameter values; else its call and the reproduction's lines that bind
@@ -742,7 +742,7 @@ def judge(tasks: list[dict]) -> list[str]:
 
 
 def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[str, FailureEvidence]]) -> dict:
-    from llm import leak_report
+    from tasks.validate import task_leak_report
 
     rows = {"unbound": [], "passing": [], "invisible": [], "leak": [], "unmentioned": [], "internals": [], "title": []}
     public_cache: dict[tuple[str, str], set[str]] = {}
@@ -769,7 +769,7 @@ def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[
         refs = invisible_references(statement)
         if refs:
             rows["invisible"].append(f"{iid}: {', '.join(refs[:5])}")
-        leak = leak_report(statement, task["patch"], task["test_patch"])
+        leak = task_leak_report(Task.from_dict(task))
         if leak.leaks(0.5):
             rows["leak"].append(f"{iid}: {', '.join(leak.kinds)} ({leak.evidence[:80]!r})")
         # the derived evidence the writer read: the evidence run holds the runner's words only

@@ -27,7 +27,7 @@ from records import LayerResult
 from sandbox import Limits
 from sandbox.report import clean_failures, parse_report
 from tasks.evidence import failure_evidence
-from tasks.evidence.python import explain_failure
+from tasks.evidence.python import explain_failure, tests_own_imports
 from tasks.generate import skeleton, strategy_instructions
 from tasks.mining import mine_commits
 from tasks.prompt import context_json
@@ -611,3 +611,54 @@ def test_values_naming_the_test_module_make_the_snippet_that_module():
     assert found.reproduction.splitlines()[:2] == ["from pkg import make", "__name__ = 'tests.test_d'"]
     plain = {**evidence, "compare": {"op": "==", "left": "'<made C-1>'", "right": "'<made C>'"}}
     assert "__name__" not in explain_failure(source, "tests/test_d.py::test_names", plain).reproduction
+
+
+HELPERS = (
+    "from pkg import Attribute\nfrom pkg._impl import NOTHING\n\n\n"
+    'def simple_attr(name, default=NOTHING):\n    """A bare attribute."""\n'
+    "    return Attribute(name=name, default=default, alias=name)\n\n\n"
+    "def big_helper():\n" + "".join(f"    x{i} = {i}\n" for i in range(40)) + "    return x0\n"
+)
+HELPER_TEST = (
+    "from pkg._impl import Attribute, make\n\nfrom tests.utils import big_helper, simple_attr\n"
+    "from tests import utils\n\n\n"
+    "def test_make():\n    assert (simple_attr('x'),) == make('x')\n\n\n"
+    "def test_module():\n    assert utils.simple_attr('y') == make('y')\n\n\n"
+    "def test_big():\n    assert big_helper() == make('z')\n"
+)
+
+
+@pytest.mark.parametrize("test", ["test_make", "test_module"])
+def test_a_small_helper_of_the_tests_package_is_written_into_the_snippet(test):
+    """The solver has no tests: a snippet never imports them; a small self-contained helper is
+    written in (its imports too, an import of the same name the test module has written once)."""
+    evidence = {"type": "AssertionError", "line": 8 if test == "test_make" else 12, "message": "assert False"}
+    found = explain_failure(
+        HELPER_TEST,
+        f"tests/test_t.py::{test}",
+        evidence,
+        repo_modules={"pkg"},
+        test_helpers={"tests.utils": HELPERS},
+    )
+    code = found.reproduction
+    assert "tests" not in code and "utils." not in code and not found.unbound
+    assert "def simple_attr(name, default=NOTHING):" in code and "A bare attribute" not in code
+    assert code.count("import Attribute") == 1 and "from pkg._impl import NOTHING" in code
+    assert code.splitlines()[-1] in ("assert (simple_attr('x'),) == make('x')", "assert simple_attr('y') == make('y')")
+
+
+def test_a_long_helper_of_the_tests_package_stays_an_import():
+    found = explain_failure(
+        HELPER_TEST,
+        "tests/test_t.py::test_big",
+        {"type": "AssertionError", "line": 16, "message": "assert False"},
+        repo_modules={"pkg"},
+        test_helpers={"tests.utils": HELPERS},
+    )
+    assert "from tests.utils import big_helper" in found.reproduction and "def big_helper" not in found.reproduction
+
+
+def test_the_test_package_imports_are_the_modules_outside_the_project():
+    source = "import os\nfrom pkg import f\nfrom tests.utils import h\nfrom . import helpers\nfrom .conf import c\n"
+    found = tests_own_imports(source, "tests/test_t.py", {"pkg"})
+    assert {"tests.utils", "tests.helpers", "tests.conf"} <= set(found) and not any(m.startswith("pkg") for m in found)
