@@ -219,8 +219,8 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
                 if kept is not None:
                     out.append(kept)
             continue
-        if stmt.lineno > line:
-            break
+        if min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", []))]) > line:
+            break  # a decorated class or function fails at its decorator's line
         chain.append(stmt)
         if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
             shell = copy.deepcopy(stmt)  # the block holding the line is cut at it, the others stay
@@ -681,6 +681,11 @@ def _failing_statement(
     chain: list[ast.stmt] = []
     body = _trim(fn.body, line, helpers, chain) if line else []
     failing = chain[-1] if chain else None
+    runner = _runs_it(fn, failing) if isinstance(failing, _FUNCS) else None
+    if runner is not None:  # the line is in a function the test defines: the statement that runs it failed
+        chain = []
+        body = _trim(fn.body, runner.lineno, helpers, chain)
+        failing = chain[-1] if chain else None
     message = str(report.get("message") or "")
     etype = str(report.get("type") or "")
     escaped = etype not in ("", "AssertionError", "Failed") and not etype.endswith("AssertionError")
@@ -692,6 +697,35 @@ def _failing_statement(
             failing = raising[-1]
             body = _trim(fn.body, failing.lineno, helpers, [])
     return failing, body
+
+
+def _runs_it(fn: ast.AST, nested: ast.AST) -> ast.stmt | None:
+    """The first statement of the test after its function `nested` that reads that function's
+    name (calls it, or hands it to the project: `@define(field_transformer=hook)`), the
+    innermost one; None when none does."""
+    after = nested.end_lineno or nested.lineno
+    uses = [
+        stmt
+        for stmt in own_nodes(fn)
+        if isinstance(stmt, ast.stmt)
+        and stmt.lineno > after
+        and any(
+            isinstance(n, ast.Name) and n.id == nested.name and isinstance(n.ctx, ast.Load)
+            for n in _statement_own_parts(stmt)
+        )
+    ]
+    return min(uses, key=lambda s: s.lineno, default=None)
+
+
+def _statement_own_parts(stmt: ast.stmt):
+    """The nodes of `stmt` itself, not of the statements nested in its body (a class's
+    decorators and bases are its own; its methods are not)."""
+    for field, value in ast.iter_fields(stmt):
+        if field in ("body", "orelse", "finalbody", "handlers"):
+            continue
+        for node in value if isinstance(value, list) else [value]:
+            if isinstance(node, ast.AST):
+                yield from ast.walk(node)
 
 
 @dataclass

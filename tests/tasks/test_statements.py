@@ -662,3 +662,20 @@ def test_the_test_package_imports_are_the_modules_outside_the_project():
     source = "import os\nfrom pkg import f\nfrom tests.utils import h\nfrom . import helpers\nfrom .conf import c\n"
     found = tests_own_imports(source, "tests/test_t.py", {"pkg"})
     assert {"tests.utils", "tests.helpers", "tests.conf"} <= set(found) and not any(m.startswith("pkg") for m in found)
+
+
+@pytest.mark.parametrize("line", [8, 6])  # the decorator's line (Python 3.11), the nested function's line
+def test_a_decorated_class_fails_at_its_decorator_or_in_the_function_it_hands_over(line):
+    source = (
+        "from pkg import define\n\n\ndef test_hook():\n    seen = []\n"
+        "    def hook(cls, fields):\n        seen[:] = [f.is_default for f in fields]\n"
+        "    @define(transformer=hook)\n    class C:\n        x: int\n\n    assert seen == [True]\n"
+    )
+    evidence = {"type": "AttributeError", "line": line, "message": "'Field' object has no attribute 'is_default'"}
+    found = explain_failure(source, "tests/t.py::test_hook", evidence, repo_modules={"pkg"})
+    assert found.kind == "error" and found.reproduction.splitlines()[-3:] == [
+        "@define(transformer=hook)",
+        "class C:",
+        "    x: int",
+    ]
+    assert found.rest == "assert seen == [True]"
