@@ -47,7 +47,7 @@ JS_BUILD_TIMEOUT_S = 180  # a package whose entry files are built is built once 
 JS_RUNNER = "node-test"  # the JS probe is a node:test file, whatever runner the project's tests use
 SPEC_FILE = f"{PROBE_DIR}/sebgen_reproductions.json"
 BLOCK_TIMEOUT_S = 20.0  # one block's child process
-MAX_BLOCKS = 8
+MAX_BLOCKS = 16  # as many as the writer shows snippets of failing tests
 MAX_VARIANTS = 4  # the block as shown, then up to three with one setup line left out
 MAX_INLINE = 16  # calls of the prose run per statement (the rest are recorded as not run)
 
