@@ -185,26 +185,10 @@ def _dedent(code: str) -> str:
 
 
 def bound_names(tree: ast.AST) -> set[str]:
-    out: set[str] = set()
-    augmented = {id(n.target) for n in ast.walk(tree) if isinstance(n, ast.AugAssign)}  # `x += 1` binds nothing new
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in augmented:
-            out.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-            args = getattr(node, "args", None)
-            if args is not None:
-                out |= {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
-                out |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-        elif isinstance(node, ast.Lambda):
-            a = node.args
-            out |= {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]}
-            out |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            out |= {(al.asname or al.name).split(".")[0] for al in node.names}
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            out.add(node.name)
-    return out
+    """The names a snippet binds: the evidence producer's own rule (one home)."""
+    from tasks.evidence.python import _bound
+
+    return _bound([tree])
 
 
 def used_names(tree: ast.AST) -> set[str]:
