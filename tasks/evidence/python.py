@@ -88,7 +88,7 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
             sources[path] = file_at(str(repo_path), commit, path)
             helper_sources[path] = {
                 module: text
-                for module in tests_own_imports(sources[path], path, modules)
+                for module in own_test_modules(sources[path], path, modules)
                 if (text := file_at(str(repo_path), commit, f"{module.replace('.', '/')}.py"))
                 or (text := file_at(str(repo_path), commit, f"{module.replace('.', '/')}/__init__.py"))
             }
@@ -103,7 +103,7 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
     return out
 
 
-def tests_own_imports(source: str, test_path: str, project: set[str]) -> list[str]:
+def own_test_modules(source: str, test_path: str, project: set[str]) -> list[str]:
     """The dotted modules outside the project (`project`: its importable names) that the test
     file imports from, and those it imports as names of such a module (`from tests import
     test_x`): the tests' own helpers (`from tests.utils import x`, `from .helpers import y`). A
@@ -356,8 +356,11 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
             if not all(n in reported for n in names):
                 continue
             matching = [c for e in values.elts if (c := _case_values(e, names)) and _reported_case(c, reported)]
+            index = _index_in_id(str(report.get("id") or ""), names)
             if len(matching) == 1:
                 out.update(matching[0])
+            elif index is not None and index < len(values.elts):
+                out.update(_case_values(values.elts[index], names))
             continue
         index = indices[names[0]]
         index = index if 0 <= index < len(values.elts) else 0
@@ -380,6 +383,18 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
     return out
 
 
+def _index_in_id(test_id: str, names: list[str]) -> int | None:
+    """The element's index that pytest wrote into the case's id for a value it cannot name
+    (`test_x[annot4]`: the fifth element of `annot`'s list), None when the id has none."""
+    bracket = test_id.rpartition("[")[2].rstrip("]") if test_id.endswith("]") else ""
+    for part in bracket.split("-"):
+        for name in names:
+            found = re.fullmatch(rf"{re.escape(name)}(\d+)", part)
+            if found:
+                return int(found.group(1))
+    return None
+
+
 def _case_values(element: ast.expr, names: list[str]) -> dict[str, ast.expr]:
     """name -> expression of one parametrize element (a `pytest.param(...)` unwrapped)."""
     if isinstance(element, ast.Call) and _callee(element).endswith("param"):
@@ -393,13 +408,16 @@ def _case_values(element: ast.expr, names: list[str]) -> dict[str, ast.expr]:
 
 def _reported_case(case: dict[str, ast.expr], reported: dict) -> bool:
     """Each value of the case is the reported one: a literal by its repr, a class or function
-    by its name (`pathlib.Path` for `<class 'pathlib.Path'>`); at least one of them decides."""
+    by its name (`pathlib.Path` for `<class 'pathlib.Path'>`, `make_class("C", ...)` for `<class
+    'tests.C'>`); at least one of them decides."""
     decided = False
     for name, node in case.items():
         text = str(reported.get(name))
         named = re.fullmatch(r"<(?:class|function) '?([\w.]+?)'?(?: at [^>]*)?>", text)
         if named:
-            if ast.unparse(node).split(".")[-1] != named.group(1).split(".")[-1]:
+            made = node.args[0] if isinstance(node, ast.Call) and node.args else None  # `make_class("C", ...)`
+            own = made.value if isinstance(made, ast.Constant) and isinstance(made.value, str) else ""
+            if named.group(1).split(".")[-1] not in (ast.unparse(node).split(".")[-1], own):
                 return False
             decided = True
             continue
@@ -826,7 +844,7 @@ def _reproduction(
     test_helpers: dict[str, str] | None = None,
 ) -> _Reproduction:
     body = _replace_last(body, failing.lineno, _plain_assert)  # the failing check as plain Python, last
-    setup = _test_setup(module, cls, fn, body, report, conftests)
+    setup = _test_setup(module, cls, fn, body, {**report, "id": test_id}, conftests)
     members = _class_members(cls) if cls is not None and "self" in _arg_names(fn) else {}
     rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members))
     code = [rewrite.visit(s) for s in [*setup.prelude, *setup.assign, *body]]

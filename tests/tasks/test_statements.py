@@ -27,7 +27,7 @@ from records import LayerResult
 from sandbox import Limits
 from sandbox.report import clean_failures, parse_report
 from tasks.evidence import failure_evidence
-from tasks.evidence.python import explain_failure, tests_own_imports
+from tasks.evidence.python import explain_failure, own_test_modules
 from tasks.generate import skeleton, strategy_instructions
 from tasks.mining import mine_commits
 from tasks.prompt import context_json
@@ -660,7 +660,7 @@ def test_a_long_helper_of_the_tests_package_stays_an_import():
 
 def test_the_test_package_imports_are_the_modules_outside_the_project():
     source = "import os\nfrom pkg import f\nfrom tests.utils import h\nfrom . import helpers\nfrom .conf import c\n"
-    found = tests_own_imports(source, "tests/test_t.py", {"pkg"})
+    found = own_test_modules(source, "tests/test_t.py", {"pkg"})
     assert {"tests.utils", "tests.helpers", "tests.conf"} <= set(found) and not any(m.startswith("pkg") for m in found)
 
 
@@ -679,3 +679,22 @@ def test_a_decorated_class_fails_at_its_decorator_or_in_the_function_it_hands_ov
         "    x: int",
     ]
     assert found.rest == "assert seen == [True]"
+
+
+def test_a_stored_case_without_its_index_is_found_by_its_id_or_by_the_class_a_call_makes():
+    """Evidence derived again from a stored report has no parametrize index: the id's
+    `annot1` names the element, and `make_class("Too", ...)` is the reported `<class 't.Too'>`."""
+    source = (
+        "import typing\nimport pytest\nfrom pkg import is_var, make_class\n\n\n"
+        "@pytest.mark.parametrize('annot', ['x', typing.ForwardRef('V[str]')])\n"
+        "def test_var(annot):\n    assert is_var(annot)\n\n\n"
+        "@pytest.mark.parametrize('cls', [int, make_class('Too', ['x'])])\n"
+        "def test_make(cls):\n    assert is_var(cls)\n"
+    )
+    stored = {"type": "AssertionError", "line": 8, "params": {"annot": "ForwardRef('V[str]')"}}
+    found = explain_failure(source, "tests/t.py::test_var[annot1]", stored, repo_modules={"pkg"})
+    assert "import typing" in found.reproduction and not found.unbound
+    assert found.reproduction.splitlines()[-1] == "assert is_var(typing.ForwardRef('V[str]'))"
+    made = {"type": "AssertionError", "line": 13, "params": {"cls": "<class 'tests.t.Too'>"}}
+    found = explain_failure(source, "tests/t.py::test_make[Too]", made, repo_modules={"pkg"})
+    assert "make_class('Too', ['x'])" in found.reproduction and not found.unbound
