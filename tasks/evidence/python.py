@@ -356,7 +356,7 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
             if not all(n in reported for n in names):
                 continue
             matching = [c for e in values.elts if (c := _case_values(e, names)) and _reported_case(c, reported)]
-            index = _index_in_id(str(report.get("id") or ""), names)
+            index = _index_in_id(str(report.get("id") or ""), names, deco)
             if len(matching) == 1:
                 out.update(matching[0])
             elif index is not None and index < len(values.elts):
@@ -383,10 +383,26 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
     return out
 
 
-def _index_in_id(test_id: str, names: list[str]) -> int | None:
-    """The element's index that pytest wrote into the case's id for a value it cannot name
-    (`test_x[annot4]`: the fifth element of `annot`'s list), None when the id has none."""
-    bracket = test_id.rpartition("[")[2].rstrip("]") if test_id.endswith("]") else ""
+def _index_in_id(test_id: str, names: list[str], deco: ast.Call) -> int | None:
+    """The index of the case's element by its id: the id the test gives it (`pytest.param(...,
+    id="big")`, `ids=[...]`), or the index pytest wrote for a value it cannot name (`annot4`: the
+    fifth element of `annot`'s list); None when the id says neither."""
+    bracket = test_id.partition("[")[2][:-1] if test_id.endswith("]") else ""
+    values = deco.args[1] if len(deco.args) > 1 and isinstance(deco.args[1], (ast.List, ast.Tuple)) else None
+    given = [
+        next((k.value.value for k in e.keywords if k.arg == "id" and isinstance(k.value, ast.Constant)), None)
+        if isinstance(e, ast.Call) and _callee(e).endswith("param")
+        else None
+        for e in (values.elts if values is not None else [])
+    ]
+    ids = next((k.value for k in deco.keywords if k.arg == "ids" and isinstance(k.value, (ast.List, ast.Tuple))), None)
+    if ids is not None:
+        given = [
+            g or (i.value if isinstance(i, ast.Constant) else None)
+            for g, i in zip([*given, *[None] * len(ids.elts)], ids.elts)
+        ]
+    if bracket and given.count(bracket) == 1:
+        return given.index(bracket)
     for part in bracket.split("-"):
         for name in names:
             found = re.fullmatch(rf"{re.escape(name)}(\d+)", part)

@@ -698,3 +698,16 @@ def test_a_stored_case_without_its_index_is_found_by_its_id_or_by_the_class_a_ca
     made = {"type": "AssertionError", "line": 13, "params": {"cls": "<class 'tests.t.Too'>"}}
     found = explain_failure(source, "tests/t.py::test_make[Too]", made, repo_modules={"pkg"})
     assert "make_class('Too', ['x'])" in found.reproduction and not found.unbound
+
+
+def test_a_stored_case_is_found_by_the_id_the_test_gives_it():
+    source = (
+        "import pytest\nfrom pkg import Option\n\n\n"
+        "@pytest.mark.parametrize(('option', 'want'), [\n"
+        "    pytest.param(Option(type=int), False, id='int [x]'),\n"
+        "    pytest.param(Option(default=True), False, id='flag [True]'),\n])\n"
+        "def test_flag(option, want):\n    assert option.is_flag is want\n"
+    )
+    stored = {"type": "AssertionError", "line": 10, "params": {"option": "<Option a>", "want": "False"}}
+    found = explain_failure(source, "tests/t.py::test_flag[flag [True]]", stored, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[-1] == "assert Option(default=True).is_flag is False"
