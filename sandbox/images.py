@@ -387,8 +387,9 @@ def build_env_image(
     once more, the retry written to the log."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     error, log = "", ""
+    context = build_context(docker_text, src_tar, extra)
     for attempt in range(BUILD_ATTEMPTS):
-        error = _build_once(client, tag, docker_text, src_tar, log_path, build_args, extra)
+        error = _build_once(client, tag, docker_text, context, log_path, build_args)
         this = log_path.read_text(errors="replace")
         log += this
         if (
@@ -406,22 +407,14 @@ def build_env_image(
         )
 
 
-def _build_once(
-    client: Any,
-    tag: str,
-    docker_text: str,
-    src_tar: bytes | None,
-    log_path: Path,
-    build_args: dict[str, str],
-    extra: dict[str, Path] | None,
-) -> str:
+def _build_once(client: Any, tag: str, docker_text: str, context: bytes, log_path: Path, args: dict) -> str:
     """One docker build, its output written to `log_path`; the error ("" when it built)."""
     error = ""
     with open(log_path, "w", encoding="utf-8") as fh:
         fh.write(docker_text + "\n")
         try:
             stream = client.api.build(
-                fileobj=io.BytesIO(build_context(docker_text, src_tar, extra)),
+                fileobj=io.BytesIO(context),
                 custom_context=True,
                 tag=tag,
                 network_mode="host",
@@ -429,7 +422,7 @@ def _build_once(
                 forcerm=True,
                 decode=True,
                 pull=False,
-                buildargs=build_args,
+                buildargs=args,
             )
             for chunk in stream:
                 if "stream" in chunk:
