@@ -24,7 +24,7 @@ Seven shares of statements, each with its target:
    paragraph) that ran before the failing line of that test. Target 0.
 3. referring to an invisible issue or PR: `#123`, `gh-123`, "issue 12", "PR 3", a URL, a commit
    sha. Target 0.
-4. flagged by the leak check (`llm.leak_report(...).leaks(0.5)`, the semantic layer's rule).
+4. flagged by the leak check (`tasks.validate.task_leak_report(...).leaks(0.5)`, the semantic layer's rule).
    Target at most 2%.
 5. a failing test or case not mentioned: a FAIL_TO_PASS test (each parametrized case is one)
    whose input (its parameter values; else its call and the reproduction's lines that bind
@@ -185,26 +185,10 @@ def _dedent(code: str) -> str:
 
 
 def bound_names(tree: ast.AST) -> set[str]:
-    out: set[str] = set()
-    augmented = {id(n.target) for n in ast.walk(tree) if isinstance(n, ast.AugAssign)}  # `x += 1` binds nothing new
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in augmented:
-            out.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-            args = getattr(node, "args", None)
-            if args is not None:
-                out |= {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
-                out |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-        elif isinstance(node, ast.Lambda):
-            a = node.args
-            out |= {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]}
-            out |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            out |= {(al.asname or al.name).split(".")[0] for al in node.names}
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            out.add(node.name)
-    return out
+    """The names a snippet binds: the evidence producer's own rule (one home)."""
+    from tasks.evidence.python import _bound
+
+    return _bound([tree])
 
 
 def used_names(tree: ast.AST) -> set[str]:
@@ -742,7 +726,7 @@ def judge(tasks: list[dict]) -> list[str]:
 
 
 def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[str, FailureEvidence]]) -> dict:
-    from llm import leak_report
+    from tasks.validate import task_leak_report
 
     rows = {"unbound": [], "passing": [], "invisible": [], "leak": [], "unmentioned": [], "internals": [], "title": []}
     public_cache: dict[tuple[str, str], set[str]] = {}
@@ -769,7 +753,7 @@ def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[
         refs = invisible_references(statement)
         if refs:
             rows["invisible"].append(f"{iid}: {', '.join(refs[:5])}")
-        leak = leak_report(statement, task["patch"], task["test_patch"])
+        leak = task_leak_report(Task.from_dict(task))
         if leak.leaks(0.5):
             rows["leak"].append(f"{iid}: {', '.join(leak.kinds)} ({leak.evidence[:80]!r})")
         # the derived evidence the writer read: the evidence run holds the runner's words only

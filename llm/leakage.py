@@ -191,9 +191,13 @@ def _docstring_lines(patch: str) -> set[int]:
     return found
 
 
-def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
+def leak_report(statement: str, patch: str, test_patch: str = "", tests_code: Sequence[str] = ()) -> LeakReport:
     """What of the gold ``patch`` the ``statement`` reveals (see the module docstring). Only
-    code counts: a statement may echo the fix's changelog or documentation prose."""
+    code counts: a statement may echo the fix's changelog or documentation prose.
+    ``tests_code``: code the statement may quote from the tests' own files (the reproductions
+    derived from them, with the helpers they call written in), known like the test patch: a
+    helper's `assert state.elapsed == delay` resembles a fix line `t = state.elapsed`, yet it is
+    the tests' code, which the fix never shows."""
     statement = str(statement or "")
     patch = code_patch(patch)
     added = [ln for ln in patch_added_lines(patch) if ln.strip()]
@@ -210,8 +214,14 @@ def leak_report(statement: str, patch: str, test_patch: str = "") -> LeakReport:
     removed_set = {_normalize(ln) for ln in patch_removed_lines(patch)}
     # the hunk headers name the enclosing definition as the buggy state has it (`def f(self, name):`)
     headers = [m.group(1) for m in re.finditer(r"^@@[^@]*@@ ?(.*)$", patch, re.M) if m.group(1).strip()]
+    quoted_tests = [ln for code in tests_code for ln in str(code or "").splitlines()]
     known_lines = (
-        patch_removed_lines(patch) + patch_context_lines(patch) + headers + patch_added_lines(test_patch) + api_lines
+        patch_removed_lines(patch)
+        + patch_context_lines(patch)
+        + headers
+        + patch_added_lines(test_patch)
+        + api_lines
+        + quoted_tests
     )
     known = _joined([t for ln in known_lines for t in _tokens(ln) + ["\n"]])
     # lines the change only moves (also among the removed lines) are not part of the fix, nor

@@ -360,6 +360,19 @@ def build_context(docker_text: str, src_tar: bytes | None, extra: dict[str, Path
     return buf.getvalue()
 
 
+# A network hiccup of pip, npm or apt, or a registry that timed out: worth one more try. A
+# package that does not exist, or a build that fails, fails the same way again.
+TRANSIENT_BUILD_ERROR = re.compile(
+    r"temporary failure in name resolution|name or service not known|connection (?:reset|refused|aborted)|"
+    r"connection ?error|read ?timed ?out|\btimed out\b|network is unreachable|temporary failure resolving|"
+    r"could not resolve host|could not connect to|failed to fetch|remote end closed connection|incomplete ?read|"
+    r"hash sum mismatch|\b(?:502|503|504) (?:bad gateway|service unavailable|gateway time-?out)|"
+    r"econnreset|etimedout|eai_again|socket hang up",
+    re.I,
+)
+BUILD_ATTEMPTS = 2
+
+
 def build_env_image(
     client: Any,
     tag: str,
@@ -369,14 +382,39 @@ def build_env_image(
     build_args: dict[str, str],
     extra: dict[str, Path] | None = None,
 ) -> None:
-    """docker build with host networking (the only networked step); BuildError with the log tail."""
+    """docker build with host networking (the only networked step); BuildError with the log tail.
+    A build that fails on a transient network error (`TRANSIENT_BUILD_ERROR` in its log) is tried
+    once more, the retry written to the log."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    error, log = "", ""
+    context = build_context(docker_text, src_tar, extra)
+    for attempt in range(BUILD_ATTEMPTS):
+        error = _build_once(client, tag, docker_text, context, log_path, build_args)
+        this = log_path.read_text(errors="replace")
+        log += this
+        if (
+            not error
+            or attempt + 1 == BUILD_ATTEMPTS
+            or not TRANSIENT_BUILD_ERROR.search(f"{error}\n{tail(this, 4000)}")
+        ):
+            break
+        log += f"\n[sebgen] transient failure ({error.splitlines()[0][:200]}): building again\n"
+    log_path.write_text(log, encoding="utf-8")
+    if error:
+        raise BuildError(
+            f"building environment image {tag} failed: {error.splitlines()[0]} "
+            f"(log {log_path}); log tail:\n" + tail(log, 2000)
+        )
+
+
+def _build_once(client: Any, tag: str, docker_text: str, context: bytes, log_path: Path, args: dict) -> str:
+    """One docker build, its output written to `log_path`; the error ("" when it built)."""
     error = ""
     with open(log_path, "w", encoding="utf-8") as fh:
         fh.write(docker_text + "\n")
         try:
             stream = client.api.build(
-                fileobj=io.BytesIO(build_context(docker_text, src_tar, extra)),
+                fileobj=io.BytesIO(context),
                 custom_context=True,
                 tag=tag,
                 network_mode="host",
@@ -384,7 +422,7 @@ def build_env_image(
                 forcerm=True,
                 decode=True,
                 pull=False,
-                buildargs=build_args,
+                buildargs=args,
             )
             for chunk in stream:
                 if "stream" in chunk:
@@ -395,11 +433,7 @@ def build_env_image(
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
             fh.write(error + "\n")
-    if error:
-        raise BuildError(
-            f"building environment image {tag} failed: {error.splitlines()[0]} "
-            f"(log {log_path}); log tail:\n" + tail(log_path.read_text(errors="replace"), 2000)
-        )
+    return error
 
 
 # -- disk --------------------------------------------------------------------------------

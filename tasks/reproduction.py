@@ -47,7 +47,7 @@ JS_BUILD_TIMEOUT_S = 180  # a package whose entry files are built is built once 
 JS_RUNNER = "node-test"  # the JS probe is a node:test file, whatever runner the project's tests use
 SPEC_FILE = f"{PROBE_DIR}/sebgen_reproductions.json"
 BLOCK_TIMEOUT_S = 20.0  # one block's child process
-MAX_BLOCKS = 8
+MAX_BLOCKS = 16  # as many as the writer shows snippets of failing tests
 MAX_VARIANTS = 4  # the block as shown, then up to three with one setup line left out
 MAX_INLINE = 16  # calls of the prose run per statement (the rest are recorded as not run)
 
@@ -133,26 +133,9 @@ def check_reproductions(
         return report
     checks: dict[int, ReproductionCheck] = {}
     runnable: list[int] = []
-    seen: dict[str, int] = {}
     evidence = task.failure_evidence()
-    for i, block in enumerate(blocks):
-        key = " ".join(block.code.split())
-        problem = ""
-        if key in seen:
-            problem = f"repeats block {seen[key] + 1}"
-        elif not key:
-            problem = "empty"
-        else:
-            try:
-                ast.parse(block.code)
-            except SyntaxError as exc:
-                problem = f"does not parse: {exc.msg} (line {exc.lineno})"
-        if problem or len(runnable) >= max_blocks:
-            checks[i] = ReproductionCheck(
-                block.code, "dropped", problem or f"more than {max_blocks} blocks", claim="", buggy="", fixed=""
-            )
-            continue
-        seen[key] = i
+    for i in _screened(blocks, checks, max_blocks, _python_syntax_problem):
+        block = blocks[i]
         block.claim, block.run = stated_claim(statement, block, {j: blocks[j] for j in runnable}, evidence)
         block.variants = setup_variants(block.code)
         runnable.append(i)
@@ -205,6 +188,38 @@ def check_reproductions(
     return report
 
 
+def _screened(blocks: list[Block], checks: dict[int, ReproductionCheck], max_blocks: int, syntax_problem) -> list[int]:
+    """The indices of the blocks to run: a block that repeats an earlier one, is empty, does not
+    parse (`syntax_problem(code)`: "" or why) or comes past `max_blocks` is dropped into `checks`."""
+    runnable: list[int] = []
+    seen: dict[str, int] = {}
+    for i, block in enumerate(blocks):
+        key = " ".join(block.code.split())
+        problem = ""
+        if key in seen:
+            problem = f"repeats block {seen[key] + 1}"
+        elif not key:
+            problem = "empty"
+        else:
+            problem = syntax_problem(block.code)
+        if problem or len(runnable) >= max_blocks:
+            checks[i] = ReproductionCheck(
+                block.code, "dropped", problem or f"more than {max_blocks} blocks", claim="", buggy="", fixed=""
+            )
+            continue
+        seen[key] = i
+        runnable.append(i)
+    return runnable
+
+
+def _python_syntax_problem(code: str) -> str:
+    try:
+        ast.parse(code)
+    except SyntaxError as exc:
+        return f"does not parse: {exc.msg} (line {exc.lineno})"
+    return ""
+
+
 def js_blocks(statement: str) -> list[Block]:
     """The statement's fenced JavaScript/TypeScript blocks, in order."""
     return [
@@ -227,23 +242,13 @@ def _check_js(
     report = ReproductionReport()
     checks: dict[int, ReproductionCheck] = {}
     runnable: list[int] = []
-    seen: dict[str, int] = {}
     evidence = task.failure_evidence()
-    for i, block in enumerate(blocks):
-        key = " ".join(block.code.split())
-        problem = ""
-        if key in seen:
-            problem = f"repeats block {seen[key] + 1}"
-        elif not key:
-            problem = "empty"
-        elif parse(block.code, "reproduction.mjs").root_node.has_error:
-            problem = "does not parse as JavaScript"
-        if problem or len(runnable) >= max_blocks:
-            checks[i] = ReproductionCheck(
-                block.code, "dropped", problem or f"more than {max_blocks} blocks", claim="", buggy="", fixed=""
-            )
-            continue
-        seen[key] = i
+
+    def js_syntax_problem(code: str) -> str:
+        return "does not parse as JavaScript" if parse(code, "reproduction.mjs").root_node.has_error else ""
+
+    for i in _screened(blocks, checks, max_blocks, js_syntax_problem):
+        block = blocks[i]
         block.claim, block.run, block.variants = js_claim(statement, block, evidence), block.code, [block.code]
         runnable.append(i)
     results = _execute(task, backend, repo_path, [blocks[i] for i in runnable], runnable, timeout_s, js=True)

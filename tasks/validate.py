@@ -20,7 +20,7 @@ from typing import Any
 from unidiff import PatchSet
 
 from environment import JS_LANGUAGE, PYTHON_LANGUAGE, language_of_test
-from llm import LLMClient, LLMError, leak_report
+from llm import LeakReport, LLMClient, LLMError, leak_report
 from records import LAYERS, FailureEvidence, LayerResult, Task
 from sandbox import (
     ABSENT,
@@ -473,7 +473,7 @@ def check_quality(task: Task, validator: Validator) -> LayerResult:
 def _judge_root_cause(task: Task, validator: Validator) -> str:
     """A rejected statement that quotes the fix fails *because* it leaks: say so, so prompt
     mutation learns the rule that fixes it rather than a generic one."""
-    leaks = leak_report(task.problem_statement, task.patch, task.test_patch).leaks(validator.leakage_threshold)
+    leaks = task_leak_report(task).leaks(validator.leakage_threshold)
     return "leakage" if leaks else "judge_reject"
 
 
@@ -519,8 +519,15 @@ def bottom_quartile_filter(tasks: list[Task]) -> list[Task]:
 # ---------------------------------------------------------------- layer 5: semantic
 
 
+def task_leak_report(task: Task) -> LeakReport:
+    """The leak check of the task's statement against its fix; the code derived from its tests
+    (the failure evidence's snippets) is the tests', known like the test patch."""
+    tests_code = [code for f in task.failure_evidence() for code in (f.reproduction, f.rest) if code]
+    return leak_report(task.problem_statement, task.patch, task.test_patch, tests_code)
+
+
 def check_semantic(task: Task, validator: Validator) -> LayerResult:
-    leak = leak_report(task.problem_statement, task.patch, task.test_patch)
+    leak = task_leak_report(task)
     share = leak.verbatim_share
     if leak.leaks(validator.leakage_threshold):
         return _fail(

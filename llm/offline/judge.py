@@ -155,7 +155,12 @@ def _mentions(text: str, name: str) -> bool:
 
 
 def statement_signals(
-    statement: str, touched_functions: Sequence[dict], fail_to_pass: Sequence[str], patch: str, test_patch: str
+    statement: str,
+    touched_functions: Sequence[dict],
+    fail_to_pass: Sequence[str],
+    patch: str,
+    test_patch: str,
+    tests_code: Sequence[str] = (),
 ) -> StatementSignals:
     statement = str(statement or "")
     names = [str(f.get("name")) for f in touched_functions if isinstance(f, dict) and f.get("name")]
@@ -204,7 +209,7 @@ def statement_signals(
         ea,
         repro,
         relation,
-        leak_report(statement, patch, test_patch).score,
+        leak_report(statement, patch, test_patch, tests_code).score,
         named,
         tests_mentioned,
         filler,
@@ -298,7 +303,8 @@ def judge_quality(context: dict) -> dict:
     patch, test_patch = str(context.get("patch") or ""), str(context.get("test_patch") or "")
     f2p = [str(t) for t in (context.get("fail_to_pass") or [])]
     fns = touched_functions(context)
-    sig = statement_signals(statement, fns, f2p, patch, test_patch)
+    tests_code = [code for f in failures_of(context) for code in (f.reproduction, f.rest) if code]
+    sig = statement_signals(statement, fns, f2p, patch, test_patch, tests_code)
     leak_penalty = 3 + 4 * sig.leak if sig.leak > 0 else 0.0
     task = (
         1.5

@@ -983,7 +983,7 @@ def _flat(text: str) -> str:
 
 
 CASES = 40  # parametrized cases of one test listed; the rest are counted
-TESTS = 8  # failing tests shown with their snippet
+TESTS = 16  # failing tests shown with their snippet: each needs its own setup to be stated
 LISTED = 12  # failing tests beyond those, one line each; the rest are counted
 _CASE_HEADS = [
     "The same check fails for other inputs:",
@@ -1088,9 +1088,27 @@ def _quotable(f: FailureEvidence) -> bool:
 def _listed_line(f: FailureEvidence) -> str:
     """A failing test beyond the snippets in one line: its call, what it gives, what it needs."""
     outcome = _line_outcome(f)
-    if not f.call or f.unbound or not _short(f.call, 160) or not outcome:
+    if not f.call or f.unbound or not _short(f.call, 160) or not outcome or _needs_its_setup(f):
         return ""
     return f"- {_span(f.call)} {outcome}"
+
+
+def _needs_its_setup(f: FailureEvidence) -> bool:
+    """The call reads a name its snippet's own lines make (`e.value.args` after `with
+    pytest.raises(...) as e`): alone, it states no input."""
+    try:
+        call, code = ast.parse(f.call or "", mode="eval"), ast.parse(f.reproduction or "")
+    except SyntaxError:
+        return True
+    reads = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)}
+    made = {
+        n.id
+        for stmt in code.body
+        if not isinstance(stmt, (ast.Import, ast.ImportFrom))
+        for n in ast.walk(stmt)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    return bool(reads & made)
 
 
 _VAGUE_SEEN = "gives a different value"

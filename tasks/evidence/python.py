@@ -28,6 +28,7 @@ from .repo import file_at
 EVIDENCE_TESTS = 64  # as many as the sandbox reports (`sandbox.report.EVIDENCE_TESTS`): every case gets stated
 SOURCE_LINES = 40
 SNIPPET_LINES = 80
+HELPER_LINES = 30  # a helper of the tests' own package is written into a snippet up to this size
 REST_LINES = 16
 _CHECK_CONTEXTS = ("raises", "Raises", "warns", "Warns", "deprecated_call", "assertRaisesRegex", "assertWarns")
 _UNITTEST_OPS = {
@@ -77,6 +78,7 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
     sources: dict[str, str] = {}
     modules = repo_modules(str(repo_path), commit)
     out: dict[str, FailureEvidence] = {}
+    helper_sources: dict[str, dict[str, str]] = {}  # test file -> the tests' own modules it imports
     for test_id in list(tests)[:EVIDENCE_TESTS]:
         report = failures.get(test_id) if isinstance(failures, dict) else None
         if not isinstance(report, dict):
@@ -84,11 +86,32 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
         path = test_id.split("::")[0]
         if path not in sources:
             sources[path] = file_at(str(repo_path), commit, path)
+            helper_sources[path] = {
+                module: text
+                for module in own_test_modules(sources[path], path, modules)
+                if (text := file_at(str(repo_path), commit, f"{module.replace('.', '/')}.py"))
+                or (text := file_at(str(repo_path), commit, f"{module.replace('.', '/')}/__init__.py"))
+            }
         conftests = [file_at(str(repo_path), commit, c) for c in _conftest_paths(path)]
+        helpers = helper_sources[path]
         try:
-            out[test_id] = explain_failure(sources[path], test_id, report, conftests=conftests, repo_modules=modules)
+            out[test_id] = explain_failure(
+                sources[path], test_id, report, conftests=conftests, repo_modules=modules, test_helpers=helpers
+            )
         except (SyntaxError, ValueError, RecursionError, AttributeError, TypeError, IndexError):
             out[test_id] = FailureEvidence.from_dict(report, test_id=test_id)  # a file this code cannot read
+    return out
+
+
+def own_test_modules(source: str, test_path: str, project: set[str]) -> list[str]:
+    """The dotted modules outside the project (`project`: its importable names) that the test
+    file imports from, and those it imports as names of such a module (`from tests import
+    test_x`): the tests' own helpers (`from tests.utils import x`, `from .helpers import y`). A
+    snippet may not import them (the solver has no tests): what it takes from them is written in."""
+    out: list[str] = []
+    for stmt in _module_definitions(_safe_parse(source), test_path).values():
+        if isinstance(stmt, ast.ImportFrom) and stmt.module and stmt.module.split(".")[0] not in project:
+            out += [m for m in (stmt.module, f"{stmt.module}.{stmt.names[0].name}") if m not in out]
     return out
 
 
@@ -196,8 +219,8 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
                 if kept is not None:
                     out.append(kept)
             continue
-        if stmt.lineno > line:
-            break
+        if min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", []))]) > line:
+            break  # a decorated class or function fails at its decorator's line
         chain.append(stmt)
         if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
             shell = copy.deepcopy(stmt)  # the block holding the line is cut at it, the others stay
@@ -333,8 +356,11 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
             if not all(n in reported for n in names):
                 continue
             matching = [c for e in values.elts if (c := _case_values(e, names)) and _reported_case(c, reported)]
+            index = _index_in_id(str(report.get("id") or ""), names, deco)
             if len(matching) == 1:
                 out.update(matching[0])
+            elif index is not None and index < len(values.elts):
+                out.update(_case_values(values.elts[index], names))
             continue
         index = indices[names[0]]
         index = index if 0 <= index < len(values.elts) else 0
@@ -357,6 +383,34 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
     return out
 
 
+def _index_in_id(test_id: str, names: list[str], deco: ast.Call) -> int | None:
+    """The index of the case's element by its id: the id the test gives it (`pytest.param(...,
+    id="big")`, `ids=[...]`), or the index pytest wrote for a value it cannot name (`annot4`: the
+    fifth element of `annot`'s list); None when the id says neither."""
+    bracket = test_id.partition("[")[2][:-1] if test_id.endswith("]") else ""
+    values = deco.args[1] if len(deco.args) > 1 and isinstance(deco.args[1], (ast.List, ast.Tuple)) else None
+    given = [
+        next((k.value.value for k in e.keywords if k.arg == "id" and isinstance(k.value, ast.Constant)), None)
+        if isinstance(e, ast.Call) and _callee(e).endswith("param")
+        else None
+        for e in (values.elts if values is not None else [])
+    ]
+    ids = next((k.value for k in deco.keywords if k.arg == "ids" and isinstance(k.value, (ast.List, ast.Tuple))), None)
+    if ids is not None:
+        given = [
+            g or (i.value if isinstance(i, ast.Constant) else None)
+            for g, i in zip([*given, *[None] * len(ids.elts)], ids.elts)
+        ]
+    if bracket and given.count(bracket) == 1:
+        return given.index(bracket)
+    for part in bracket.split("-"):
+        for name in names:
+            found = re.fullmatch(rf"{re.escape(name)}(\d+)", part)
+            if found:
+                return int(found.group(1))
+    return None
+
+
 def _case_values(element: ast.expr, names: list[str]) -> dict[str, ast.expr]:
     """name -> expression of one parametrize element (a `pytest.param(...)` unwrapped)."""
     if isinstance(element, ast.Call) and _callee(element).endswith("param"):
@@ -370,13 +424,16 @@ def _case_values(element: ast.expr, names: list[str]) -> dict[str, ast.expr]:
 
 def _reported_case(case: dict[str, ast.expr], reported: dict) -> bool:
     """Each value of the case is the reported one: a literal by its repr, a class or function
-    by its name (`pathlib.Path` for `<class 'pathlib.Path'>`); at least one of them decides."""
+    by its name (`pathlib.Path` for `<class 'pathlib.Path'>`, `make_class("C", ...)` for `<class
+    'tests.C'>`); at least one of them decides."""
     decided = False
     for name, node in case.items():
         text = str(reported.get(name))
         named = re.fullmatch(r"<(?:class|function) '?([\w.]+?)'?(?: at [^>]*)?>", text)
         if named:
-            if ast.unparse(node).split(".")[-1] != named.group(1).split(".")[-1]:
+            made = node.args[0] if isinstance(node, ast.Call) and node.args else None  # `make_class("C", ...)`
+            own = made.value if isinstance(made, ast.Constant) and isinstance(made.value, str) else ""
+            if named.group(1).split(".")[-1] not in (ast.unparse(node).split(".")[-1], own):
                 return False
             decided = True
             continue
@@ -590,10 +647,16 @@ def _module_definitions(module: ast.Module, test_path: str) -> dict[str, ast.stm
 
 
 def explain_failure(
-    source: str, test_id: str, report: dict, conftests: list[str] = (), repo_modules: set[str] = frozenset()
+    source: str,
+    test_id: str,
+    report: dict,
+    conftests: list[str] = (),
+    repo_modules: set[str] = frozenset(),
+    test_helpers: dict[str, str] | None = None,
 ) -> FailureEvidence:
     """What the statement writer needs from one failing test: pytest's `report` of the failure
-    (the runner's words are kept) and what reading the test's `source` derives from it."""
+    (the runner's words are kept) and what reading the test's `source` derives from it
+    (`test_helpers`: dotted module -> source, the modules of the tests' own package it imports)."""
     record = FailureEvidence.from_dict(report, test_id=test_id)
     module = ast.parse(source)
     cls, fn = _find_test(module, test_id)
@@ -610,7 +673,7 @@ def explain_failure(
         return record
     record.check = _check_text(lines, failing)
     record.passed_checks = _passed_checks(fn, failing.lineno, helpers)[-6:]
-    repro = _reproduction(module, cls, fn, failing, body, helpers, report, test_id, conftests)
+    repro = _reproduction(module, cls, fn, failing, body, helpers, report, test_id, conftests, test_helpers)
     snippet = repro.text()
     record.reproduction = snippet
     record.long = len(snippet.splitlines()) > SNIPPET_LINES  # too long to quote: the writer describes it
@@ -652,6 +715,11 @@ def _failing_statement(
     chain: list[ast.stmt] = []
     body = _trim(fn.body, line, helpers, chain) if line else []
     failing = chain[-1] if chain else None
+    runner = _runs_it(fn, failing) if isinstance(failing, _FUNCS) else None
+    if runner is not None:  # the line is in a function the test defines: the statement that runs it failed
+        chain = []
+        body = _trim(fn.body, runner.lineno, helpers, chain)
+        failing = chain[-1] if chain else None
     message = str(report.get("message") or "")
     etype = str(report.get("type") or "")
     escaped = etype not in ("", "AssertionError", "Failed") and not etype.endswith("AssertionError")
@@ -663,6 +731,35 @@ def _failing_statement(
             failing = raising[-1]
             body = _trim(fn.body, failing.lineno, helpers, [])
     return failing, body
+
+
+def _runs_it(fn: ast.AST, nested: ast.AST) -> ast.stmt | None:
+    """The first statement of the test after its function `nested` that reads that function's
+    name (calls it, or hands it to the project: `@define(field_transformer=hook)`), the
+    innermost one; None when none does."""
+    after = nested.end_lineno or nested.lineno
+    uses = [
+        stmt
+        for stmt in own_nodes(fn)
+        if isinstance(stmt, ast.stmt)
+        and stmt.lineno > after
+        and any(
+            isinstance(n, ast.Name) and n.id == nested.name and isinstance(n.ctx, ast.Load)
+            for n in _statement_own_parts(stmt)
+        )
+    ]
+    return min(uses, key=lambda s: s.lineno, default=None)
+
+
+def _statement_own_parts(stmt: ast.stmt):
+    """The nodes of `stmt` itself, not of the statements nested in its body (a class's
+    decorators and bases are its own; its methods are not)."""
+    for field, value in ast.iter_fields(stmt):
+        if field in ("body", "orelse", "finalbody", "handlers"):
+            continue
+        for node in value if isinstance(value, list) else [value]:
+            if isinstance(node, ast.AST):
+                yield from ast.walk(node)
 
 
 @dataclass
@@ -760,9 +857,10 @@ def _reproduction(
     report: dict,
     test_id: str,
     conftests,
+    test_helpers: dict[str, str] | None = None,
 ) -> _Reproduction:
     body = _replace_last(body, failing.lineno, _plain_assert)  # the failing check as plain Python, last
-    setup = _test_setup(module, cls, fn, body, report, conftests)
+    setup = _test_setup(module, cls, fn, body, {**report, "id": test_id}, conftests)
     members = _class_members(cls) if cls is not None and "self" in _arg_names(fn) else {}
     rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members))
     code = [rewrite.visit(s) for s in [*setup.prelude, *setup.assign, *body]]
@@ -773,6 +871,8 @@ def _reproduction(
     definitions = _definitions(module, test_id.split("::")[0], conftests)
     raised = str(report.get("type") or "") not in ("", "AssertionError")
     rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
+    if test_helpers:
+        code, rest = _with_test_helpers_written_in(definitions, code, rest, test_helpers)
     head = _without_dead_branches(_head(definitions, [*code, *rest], _rebound(module)))
     test_path = test_id.split("::")[0]
     at = sum(isinstance(s, (ast.Import, ast.ImportFrom)) for s in head)
@@ -848,6 +948,100 @@ def _members_reached(rewrite: _Rewrite, members: dict[str, ast.stmt], self_attrs
                 member = _PlainAsserts().visit(member)
             added.append(rewrite.visit(member))
     return added
+
+
+def _with_test_helpers_written_in(
+    definitions: dict[str, ast.stmt], code: list[ast.stmt], rest: list[ast.stmt], sources: dict[str, str]
+) -> tuple[list[ast.stmt], list[ast.stmt]]:
+    """`definitions` (changed in place) with each name the test takes from its own package's
+    modules (`sources`: dotted module -> source) bound to the helper's definition instead of
+    the import, when the helper is small and self-contained (`_helper_definitions`); a module
+    of helpers used by attribute (`test_x.make_state(...)`) is written out of `code` and `rest`
+    (`make_state(...)`) when every attribute the snippet reads of it can be written in."""
+    modules: dict[str, str] = {}  # local name -> the helper module it is
+    for name, stmt in list(definitions.items()):
+        if not isinstance(stmt, ast.ImportFrom) or not stmt.module:
+            continue
+        alias = stmt.names[0]
+        if f"{stmt.module}.{alias.name}" in sources:
+            modules[name] = f"{stmt.module}.{alias.name}"
+        elif stmt.module in sources and (alias.asname or alias.name) == alias.name:
+            written = _helper_definitions(alias.name, stmt.module, sources, definitions)
+            if written:
+                definitions[name] = written.pop(name)
+                for other, definition in written.items():
+                    definitions.setdefault(other, definition)
+    stmts = [*code, *rest]
+    for local, module in modules.items():
+        read = {
+            n.attr
+            for s in stmts
+            for n in ast.walk(s)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == local
+        }
+        bases = {id(n.value) for s in stmts for n in ast.walk(s) if isinstance(n, ast.Attribute)}
+        bare = any(isinstance(n, ast.Name) and n.id == local and id(n) not in bases for s in stmts for n in ast.walk(s))
+        written = {a: _helper_definitions(a, module, sources, definitions) for a in sorted(read)}
+        if not read or bare or not all(written.values()) or read & _bound(stmts):
+            continue
+        taken = {
+            a: definitions[a]
+            for a in read
+            if a in definitions and not (isinstance(definitions[a], ast.ImportFrom) and definitions[a].module == module)
+        }
+        if any(not _same_binding(stmt, written[a][a]) for a, stmt in taken.items()):
+            continue  # the test module binds one of these names to something else
+        for attr, found in written.items():
+            definitions[attr] = found.pop(attr)
+            for other, definition in found.items():
+                definitions.setdefault(other, definition)
+        flatten = _ModuleAttributes(local)
+        code, rest = [flatten.visit(s) for s in code], [flatten.visit(s) for s in rest]
+    return code, rest
+
+
+class _ModuleAttributes(ast.NodeTransformer):
+    """`mod.f` becomes `f`: the helper module's names are written into the snippet."""
+
+    def __init__(self, local: str):
+        self.local = local
+
+    def visit_Attribute(self, node: ast.Attribute):
+        if isinstance(node.value, ast.Name) and node.value.id == self.local:
+            return ast.copy_location(ast.Name(id=node.attr, ctx=node.ctx), node)
+        return self.generic_visit(node)
+
+
+def _helper_definitions(
+    name: str, module: str, sources: dict[str, str], definitions: dict[str, ast.stmt]
+) -> dict[str, ast.stmt] | None:
+    """Name -> definition of the helper `name` of the tests' module `module` and of what it
+    needs from that module (its imports, constants, other helpers), when all of it is at most
+    `HELPER_LINES` lines, needs nothing else of the tests' package, leaves no name unbound and
+    binds no name the test module binds otherwise; else None (the import stays)."""
+    helper_definitions = _module_definitions(_safe_parse(sources[module]), module.replace(".", "/") + ".py")
+    target = helper_definitions.get(name)
+    if not isinstance(target, (*_FUNCS, ast.ClassDef, ast.Assign, ast.AnnAssign)):
+        return None
+    needed = [*_head(helper_definitions, [target]), target]
+    package = module.split(".")[0]
+    if _unbound(needed) or any(
+        isinstance(s, ast.ImportFrom) and (s.module or "").split(".")[0] == package for s in needed
+    ):
+        return None
+    if sum(len(ast.unparse(_without_docstrings(s)).splitlines()) for s in needed) > HELPER_LINES:
+        return None
+    found = {n: s for n, s in helper_definitions.items() if any(s is x for x in needed)}
+    clash = any(n != name and n in definitions and not _same_binding(definitions[n], s) for n, s in found.items())
+    return None if clash else found
+
+
+def _same_binding(one: ast.stmt, other: ast.stmt) -> bool:
+    """Two definitions of a name bind the same thing: the same statement, or imports of the same
+    name (`from pkg import Cls` and `from pkg._impl import Cls`: a package re-exports its own)."""
+    if isinstance(one, ast.ImportFrom) and isinstance(other, ast.ImportFrom):
+        return one.names[0].name == other.names[0].name
+    return ast.unparse(one) == ast.unparse(other)
 
 
 def _definitions(module: ast.Module, test_path: str, conftests) -> dict[str, ast.stmt]:

@@ -585,3 +585,17 @@ def test_labelled_sets_are_large_enough_and_meet_the_targets(capsys):
     )
     assert precision >= 0.9 and recall >= 0.9
     assert float(lines[-1].split(":")[1]) >= 0.9
+
+
+def test_the_tests_own_code_in_a_snippet_is_no_leak_even_when_it_resembles_a_fix_line():
+    """A test helper written into a snippet (`assert retry_state.seconds_since_start == delay`) is close
+    to a fix line (`secs = retry_state.seconds_since_start`): the tests' code is known, like the test
+    patch; the same line that no test holds is still a leak."""
+    patch = (
+        "--- a/pkg/after.py\n+++ b/pkg/after.py\n@@ -1,2 +1,3 @@ def log(state):\n"
+        "     name = state.fn\n+    secs = retry_state.seconds_since_start\n     return name\n"
+    )
+    statement = "```python\ndef make(retry_state, delay):\n    assert retry_state.seconds_since_start == delay\n```"
+    helper = "def make(retry_state, delay):\n    assert retry_state.seconds_since_start == delay"
+    assert leak_report(statement, patch).leaks()
+    assert not leak_report(statement, patch, "", tests_code=[helper]).leaks()

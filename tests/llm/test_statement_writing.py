@@ -60,6 +60,24 @@ def test_other_failing_tests_come_as_snippets_and_beyond_the_cap_as_one_line_eac
     assert "not listed" not in text and "not spelled out" not in text
 
 
+def test_past_the_snippets_a_call_that_reads_its_setup_is_counted_not_listed():
+    """`e.value.args` alone states no input: without its `with ... as e` it is counted."""
+    tests = [
+        replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)
+        for i in range(TESTS)
+    ]
+    raised = replace(
+        case(0, "0", "('bad',)", "('worse',)"),
+        test_id="tests/test_money.py::test_raised",
+        params=None,
+        call="e.value.args",
+        reproduction="import pytest\nfrom money import fmt\nwith pytest.raises(ValueError) as e:\n"
+        "    fmt(-1)\nassert e.value.args == ('bad',)",
+    )
+    text = write_statement(context([*tests, raised]), BUG)["problem_statement"]
+    assert "`e.value.args`" not in text and "1 more input like these fails the same way" in text
+
+
 def test_beyond_the_listed_lines_the_rest_are_counted_in_plain_words():
     tests = [
         replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)

@@ -27,7 +27,7 @@ from records import LayerResult
 from sandbox import Limits
 from sandbox.report import clean_failures, parse_report
 from tasks.evidence import failure_evidence
-from tasks.evidence.python import explain_failure
+from tasks.evidence.python import explain_failure, own_test_modules
 from tasks.generate import skeleton, strategy_instructions
 from tasks.mining import mine_commits
 from tasks.prompt import context_json
@@ -611,3 +611,103 @@ def test_values_naming_the_test_module_make_the_snippet_that_module():
     assert found.reproduction.splitlines()[:2] == ["from pkg import make", "__name__ = 'tests.test_d'"]
     plain = {**evidence, "compare": {"op": "==", "left": "'<made C-1>'", "right": "'<made C>'"}}
     assert "__name__" not in explain_failure(source, "tests/test_d.py::test_names", plain).reproduction
+
+
+HELPERS = (
+    "from pkg import Attribute\nfrom pkg._impl import NOTHING\n\n\n"
+    'def simple_attr(name, default=NOTHING):\n    """A bare attribute."""\n'
+    "    return Attribute(name=name, default=default, alias=name)\n\n\n"
+    "def big_helper():\n" + "".join(f"    x{i} = {i}\n" for i in range(40)) + "    return x0\n"
+)
+HELPER_TEST = (
+    "from pkg._impl import Attribute, make\n\nfrom tests.utils import big_helper, simple_attr\n"
+    "from tests import utils\n\n\n"
+    "def test_make():\n    assert (simple_attr('x'),) == make('x')\n\n\n"
+    "def test_module():\n    assert utils.simple_attr('y') == make('y')\n\n\n"
+    "def test_big():\n    assert big_helper() == make('z')\n"
+)
+
+
+@pytest.mark.parametrize("test", ["test_make", "test_module"])
+def test_a_small_helper_of_the_tests_package_is_written_into_the_snippet(test):
+    """The solver has no tests: a snippet never imports them; a small self-contained helper is
+    written in (its imports too, an import of the same name the test module has written once)."""
+    evidence = {"type": "AssertionError", "line": 8 if test == "test_make" else 12, "message": "assert False"}
+    found = explain_failure(
+        HELPER_TEST,
+        f"tests/test_t.py::{test}",
+        evidence,
+        repo_modules={"pkg"},
+        test_helpers={"tests.utils": HELPERS},
+    )
+    code = found.reproduction
+    assert "tests" not in code and "utils." not in code and not found.unbound
+    assert "def simple_attr(name, default=NOTHING):" in code and "A bare attribute" not in code
+    assert code.count("import Attribute") == 1 and "from pkg._impl import NOTHING" in code
+    assert code.splitlines()[-1] in ("assert (simple_attr('x'),) == make('x')", "assert simple_attr('y') == make('y')")
+
+
+def test_a_long_helper_of_the_tests_package_stays_an_import():
+    found = explain_failure(
+        HELPER_TEST,
+        "tests/test_t.py::test_big",
+        {"type": "AssertionError", "line": 16, "message": "assert False"},
+        repo_modules={"pkg"},
+        test_helpers={"tests.utils": HELPERS},
+    )
+    assert "from tests.utils import big_helper" in found.reproduction and "def big_helper" not in found.reproduction
+
+
+def test_the_test_package_imports_are_the_modules_outside_the_project():
+    source = "import os\nfrom pkg import f\nfrom tests.utils import h\nfrom . import helpers\nfrom .conf import c\n"
+    found = own_test_modules(source, "tests/test_t.py", {"pkg"})
+    assert {"tests.utils", "tests.helpers", "tests.conf"} <= set(found) and not any(m.startswith("pkg") for m in found)
+
+
+@pytest.mark.parametrize("line", [8, 6])  # the decorator's line (Python 3.11), the nested function's line
+def test_a_decorated_class_fails_at_its_decorator_or_in_the_function_it_hands_over(line):
+    source = (
+        "from pkg import define\n\n\ndef test_hook():\n    seen = []\n"
+        "    def hook(cls, fields):\n        seen[:] = [f.is_default for f in fields]\n"
+        "    @define(transformer=hook)\n    class C:\n        x: int\n\n    assert seen == [True]\n"
+    )
+    evidence = {"type": "AttributeError", "line": line, "message": "'Field' object has no attribute 'is_default'"}
+    found = explain_failure(source, "tests/t.py::test_hook", evidence, repo_modules={"pkg"})
+    assert found.kind == "error" and found.reproduction.splitlines()[-3:] == [
+        "@define(transformer=hook)",
+        "class C:",
+        "    x: int",
+    ]
+    assert found.rest == "assert seen == [True]"
+
+
+def test_a_stored_case_without_its_index_is_found_by_its_id_or_by_the_class_a_call_makes():
+    """Evidence derived again from a stored report has no parametrize index: the id's
+    `annot1` names the element, and `make_class("Too", ...)` is the reported `<class 't.Too'>`."""
+    source = (
+        "import typing\nimport pytest\nfrom pkg import is_var, make_class\n\n\n"
+        "@pytest.mark.parametrize('annot', ['x', typing.ForwardRef('V[str]')])\n"
+        "def test_var(annot):\n    assert is_var(annot)\n\n\n"
+        "@pytest.mark.parametrize('cls', [int, make_class('Too', ['x'])])\n"
+        "def test_make(cls):\n    assert is_var(cls)\n"
+    )
+    stored = {"type": "AssertionError", "line": 8, "params": {"annot": "ForwardRef('V[str]')"}}
+    found = explain_failure(source, "tests/t.py::test_var[annot1]", stored, repo_modules={"pkg"})
+    assert "import typing" in found.reproduction and not found.unbound
+    assert found.reproduction.splitlines()[-1] == "assert is_var(typing.ForwardRef('V[str]'))"
+    made = {"type": "AssertionError", "line": 13, "params": {"cls": "<class 'tests.t.Too'>"}}
+    found = explain_failure(source, "tests/t.py::test_make[Too]", made, repo_modules={"pkg"})
+    assert "make_class('Too', ['x'])" in found.reproduction and not found.unbound
+
+
+def test_a_stored_case_is_found_by_the_id_the_test_gives_it():
+    source = (
+        "import pytest\nfrom pkg import Option\n\n\n"
+        "@pytest.mark.parametrize(('option', 'want'), [\n"
+        "    pytest.param(Option(type=int), False, id='int [x]'),\n"
+        "    pytest.param(Option(default=True), False, id='flag [True]'),\n])\n"
+        "def test_flag(option, want):\n    assert option.is_flag is want\n"
+    )
+    stored = {"type": "AssertionError", "line": 10, "params": {"option": "<Option a>", "want": "False"}}
+    found = explain_failure(source, "tests/t.py::test_flag[flag [True]]", stored, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[-1] == "assert Option(default=True).is_flag is False"
