@@ -391,7 +391,10 @@ def test_a_listed_case_whose_check_spans_lines_is_its_assert_form_on_one_line():
     ]
     statement = write_js_statement(_ctx(failures), "Write a bug report.")["problem_statement"]
     # with the statement before it that makes its input: the check alone reads a name nothing binds
-    listed = "- `const program = new commander.Command(); assert.doesNotThrow(() => { program.parse(['excess1'], { from: 'user' }); })` should pass"
+    listed = (
+        "- `const program = new commander.Command(); "
+        "assert.doesNotThrow(() => { program.parse(['excess1'], { from: 'user' }); })` should pass"
+    )
     assert listed in statement
     assert "expect(" not in statement
 
