@@ -410,3 +410,55 @@ def test_a_commit_subject_titles_the_statement_only_when_it_names_the_checked_fu
     assert "regexp" not in title("Remove inaccurate regexp used by unknown-options-as-args", function="parser")
     assert "regexp" not in title("Remove inaccurate regexp used by unknown-options-as-args", expected='"--k-u"')
     assert "parser" in title("parser keeps dashed values after a known flag", function="parser")
+
+
+def _chai_case(flag: str, value: str) -> FailureEvidence:
+    """A chai check of a result that calls nothing: the input is in the statement before it."""
+    return FailureEvidence(
+        f"test/p.js::parser > parses {flag}",
+        kind="compare",
+        check=f"argv.{flag}.should.eql({value})",
+        call=f"argv.{flag}",
+        op="==",
+        expected=value,
+        observed=f"[100, {value}]",
+        error="",
+        reproduction=f"const parser = require('p')\nrequire('chai').should()\n\n"
+        f"var argv = parser(['--{flag}', '{value}'], {{\n  number: ['{flag}']\n}})\nargv.{flag}.should.eql({value})",
+    )
+
+
+def test_a_listed_case_whose_check_calls_nothing_states_the_call_that_gives_its_value():
+    from llm.offline.js_writer import case_line
+
+    line = case_line(_chai_case("foo", "99"))
+    assert line == (
+        "- `var argv = parser(['--foo', '99'], { number: ['foo'] }); argv.foo.should.eql(99)` should pass "
+        "(it should be `99`; today it is `[100, 99]`)."
+    )
+    # a check that makes its call itself needs no statement before it
+    direct = FailureEvidence("test/p.js::p > q", kind="compare", call="parser('-x')", expected="1", observed="2")
+    assert case_line(direct) == "- `parser('-x')` is `1`; today it is `2`."
+
+
+def test_a_statement_lists_each_case_with_its_input_when_its_blocks_are_capped():
+    failures = [_chai_case(f"f{i}", str(i)) for i in range(5)]
+    statement = write_js_statement(_ctx(failures), "Write a bug report.")["problem_statement"]
+    for i in range(5):
+        assert f"parser(['--f{i}', '{i}'], {{ number: ['f{i}'] }})" in statement
+    assert "the checked value" not in statement
+
+
+def test_a_missing_apis_examples_take_a_new_required_value_before_a_repeated_one():
+    from llm.offline.js_writer import by_new_values
+
+    def error_case(name: str, message: str) -> FailureEvidence:
+        return FailureEvidence(
+            f"t.test.js::{name}",
+            kind="error",
+            error="TypeError: p.strict is not a function",
+            reproduction=f'const p = make();\np.strict();\nassert.strictEqual(p.run(), "{message}");',
+        )
+
+    a, b, c = error_case("a", "too many"), error_case("b", "too many"), error_case("c", "too many for 'x'")
+    assert by_new_values([a, b, c]) == [a, c, b]
