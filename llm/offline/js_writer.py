@@ -331,14 +331,27 @@ def _statements_of(body: str) -> list[str]:
     at the left margin (the body is dedented) and its continuation lines do not."""
     statements: list[str] = []
     for line in body.splitlines():
+        line = _TRAILING_COMMENT.sub("", line)  # on one line, a comment would hide the rest
         if not line.strip():
             continue
-        if statements and (line[0].isspace() or line.lstrip().startswith(("}", ")", "]", "."))):
-            # a chained call continues its line as written on one (`program.exitOverride()`)
-            statements[-1] += ("" if line.lstrip().startswith(".") else " ") + line.strip()
+        text = line.strip()
+        if statements and (line[0].isspace() or text.startswith(("}", ")", "]", "."))):
+            # a chained call continues its line as written on one (`program.exitOverride()`); a
+            # statement of a function's body that ended its line ends with a `;` on one line
+            joint = "" if text.startswith(".") else "; " if _ends_a_statement(statements[-1], text) else " "
+            statements[-1] += joint + text
         else:
-            statements.append(line.strip())
+            statements.append(text)
     return [" ".join(s.split()).rstrip(";") for s in statements]
+
+
+_TRAILING_COMMENT = re.compile(r"\s+//[^'\"`]*$")
+
+
+def _ends_a_statement(before: str, line: str) -> bool:
+    """A line break between `before` and `line` ends a statement (JS inserts a `;` there): a value
+    ends one line and a word starts the next (`val.bar += 'x'` / `return val`)."""
+    return bool(re.search(r"[\w$'\"`)\]]$", before) and re.match(r"[A-Za-z_$]", line))
 
 
 def _one_line(statements: list[str]) -> str:
@@ -362,6 +375,20 @@ def body_line(f: FailureEvidence) -> str:
     return line if len(line) <= INPUT_CHARS else ""
 
 
+IMPORTS_NAMED = 4
+
+
+def _imports_of(failures: list[FailureEvidence]) -> list[str]:
+    """The import lines (and chai's `should()`) of the failures' reproductions, each once."""
+    lines = [
+        line.strip().rstrip(";")
+        for f in failures
+        for line in (f.reproduction or "").partition("\n\n")[0].splitlines()
+        if line.strip()
+    ]
+    return list(dict.fromkeys(lines))[:IMPORTS_NAMED]
+
+
 def with_input(f: FailureEvidence) -> str:
     """The failing check with the statements before it that give its input (the call and its
     options, as the test makes them), when the check itself calls nothing (`argv.foo.should.eql(1)`)."""
@@ -375,7 +402,9 @@ def case_line(f: FailureEvidence) -> str:
     if given:
         now = _now(f)
         equality = f.kind == "compare" and f.op in (None, "", "==")
-        wanted = f"it should be {_span(f.expected)}" if equality and _short(f.expected, 120) else ""
+        # a missing property is reported as an `undefined` expected value, which the check never says
+        vacuous = f.expected == "undefined" and "undefined" not in given
+        wanted = f"it should be {_span(f.expected)}" if equality and _short(f.expected, 120) and not vacuous else ""
         said = "; ".join(part for part in (wanted, now) if part)
         return f"- {_code(given)} should pass" + (f" ({said})." if said else ".")
     if f.kind not in ("compare", "raises") and f.error:
@@ -450,6 +479,9 @@ def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int,
             if len(lines) > CASES_LISTED:
                 listed.append(f"- and {len(lines) - CASES_LISTED} more cases of the same kind.")
             parts.append("\n".join([phr.pick(_CASES_HEADS), *listed]))
+            imports = _imports_of([f for f in listed_failures if body_line(f)])
+            if imports:  # the lines read the package's names: say where they come from, once
+                parts[-1] = f"The cases below start from {_listed([_code(i) for i in imports])}.\n\n" + parts[-1]
     return "\n\n".join(parts)
 
 
