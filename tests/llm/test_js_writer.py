@@ -462,3 +462,44 @@ def test_a_missing_apis_examples_take_a_new_required_value_before_a_repeated_one
 
     a, b, c = error_case("a", "too many"), error_case("b", "too many"), error_case("c", "too many for 'x'")
     assert by_new_values([a, b, c]) == [a, c, b]
+
+
+def test_a_listed_line_keeps_a_function_bodys_statements_apart_and_drops_a_trailing_comment():
+    from llm.offline.js_writer import case_line
+
+    f = FailureEvidence(
+        "test/p.js::p > coerces",
+        kind="compare",
+        call="parsed.foo",
+        expected='"a!"',
+        observed='"b"',
+        reproduction="const parser = require('p')\n\n"
+        "var parsed = parser(['--foo', 'a'], {\n  coerce: {\n    foo: function (val) {\n"
+        "      val += '!'\n      return val\n    }\n  }\n})\n"
+        "parsed.foo.should.equal('a!') // eslint-disable-line",
+    )
+    line = case_line(f)
+    assert "{ val += '!'; return val } } })" in line
+    assert "eslint" not in line and line.startswith("- `var parsed = parser(")
+
+
+def test_an_undefined_the_runner_reports_for_a_missing_property_is_not_stated_as_the_value():
+    from llm.offline.js_writer import case_line
+
+    f = FailureEvidence(
+        "test/p.js::p > nests",
+        kind="compare",
+        call="argv",
+        op="==",
+        expected="undefined",
+        observed='{"_": []}',
+        reproduction="const parser = require('p')\n\nvar argv = parser([])\nargv.should.have.property('nested')",
+    )
+    assert "`undefined`" not in case_line(f)
+
+
+def test_the_imports_the_listed_lines_read_are_named_once_before_the_list():
+    failures = [_chai_case(f"f{i}", str(i)) for i in range(5)]
+    statement = write_js_statement(_ctx(failures), "Write a bug report.")["problem_statement"]
+    said = "The cases below start from `const parser = require('p')` and `require('chai').should()`."
+    assert statement.count(said) == 1
