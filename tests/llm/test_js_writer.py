@@ -503,3 +503,42 @@ def test_the_imports_the_listed_lines_read_are_named_once_before_the_list():
     statement = write_js_statement(_ctx(failures), "Write a bug report.")["problem_statement"]
     said = "The cases below start from `const parser = require('p')` and `require('chai').should()`."
     assert statement.count(said) == 1
+
+
+def test_a_listed_line_leaves_out_the_spy_stand_in_and_calls_jest_fn_as_the_test_does():
+    from llm.offline.js_writer import case_line
+
+    stand_in = (
+        "// jest.fn() and jest.spyOn() in plain Node: functions that record their calls\n"
+        "const jest = {\n  fn(impl) {\n"
+        "    const spy = (...args) => (spy.mock.calls.push(args), impl && impl(...args));\n"
+        "    spy.mock = { calls: [] };\n    return spy;\n  },\n};\n"
+    )
+    f = FailureEvidence(
+        "tests/a.test.js::a > b",
+        kind="compare",
+        call="caughtErr.code",
+        expected="'x.unknown'",
+        reproduction="const assert = require('node:assert');\n\n" + stand_in + "const act = jest.fn();\n"
+        "let caughtErr;\ntry {\n  run(['--u'], act);\n} catch (err) {\n  caughtErr = err;\n}\n"
+        "assert.strictEqual(caughtErr.code, 'x.unknown');",
+    )
+    line = case_line(f)
+    assert line.startswith("- `const act = jest.fn(); let caughtErr; try { run(['--u'], act); }")
+    assert "spy.mock" not in line and "// " not in line
+
+
+def test_a_case_the_run_said_nothing_of_is_listed_with_the_tests_own_lines():
+    from llm.offline.js_writer import case_line
+
+    f = FailureEvidence(
+        "tests/a.test.js::a > c",
+        source=[
+            "  test('c', () => {",
+            "    const p = make();",
+            "    p.parse(['x']);",
+            "    expect(p.ok).toBe(true);",
+            "  });",
+        ],
+    )
+    assert case_line(f) == "- `const p = make(); p.parse(['x']); expect(p.ok).toBe(true)` should pass."
