@@ -115,6 +115,22 @@ def api_calls(name: str, failures: list[FailureEvidence]) -> list[str]:
     return list(dict.fromkeys(calls))[:API_CALLS_LISTED]
 
 
+_STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+
+
+def by_new_values(failures: list[FailureEvidence]) -> list[FailureEvidence]:
+    """The failures reordered so that each next one brings the most string values (an error
+    message, a code) that none before it holds: the examples a cap lets through state every
+    distinct value the tests require before they repeat one."""
+    rest, ordered, seen = list(failures), [], set()
+    while rest:
+        best = max(rest, key=lambda f: len(set(_STRING.findall(f.reproduction or "")) - seen))
+        ordered.append(best)
+        seen |= set(_STRING.findall(best.reproduction or ""))
+        rest.remove(best)
+    return ordered
+
+
 def _listed(items: list[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
@@ -307,9 +323,97 @@ def _now(f: FailureEvidence) -> str:
     return ""
 
 
+INPUT_CHARS = 400  # the longest case, with its input, that a line of the list states
+
+
+def _statements_of(body: str) -> list[str]:
+    """The top-level statements of a reproduction's body, each on one line: a statement starts
+    at the left margin (the body is dedented) and its continuation lines do not."""
+    statements: list[str] = []
+    for line in body.splitlines():
+        line = _TRAILING_COMMENT.sub("", line)  # on one line, a comment would hide the rest
+        if not line.strip():
+            continue
+        text = line.strip()
+        if statements and (line[0].isspace() or text.startswith(("}", ")", "]", "."))):
+            # a chained call continues its line as written on one (`program.exitOverride()`); a
+            # statement of a function's body that ended its line ends with a `;` on one line
+            joint = "" if text.startswith(".") else "; " if _ends_a_statement(statements[-1], text) else " "
+            statements[-1] += joint + text
+        else:
+            statements.append(text)
+    return [" ".join(s.split()).rstrip(";") for s in statements]
+
+
+_SPY_STAND_IN = re.compile(r"(?:const|let|var) [\w$]+ = \{ fn\(impl\) \{")
+_TRAILING_COMMENT = re.compile(r"\s+//[^'\"`]*$")
+
+
+def _ends_a_statement(before: str, line: str) -> bool:
+    """A line break between `before` and `line` ends a statement (JS inserts a `;` there): a value
+    ends one line and a word starts the next (`val.bar += 'x'` / `return val`)."""
+    return bool(re.search(r"[\w$'\"`)\]]$", before) and re.match(r"[A-Za-z_$]", line))
+
+
+def _one_line(statements: list[str]) -> str:
+    """Statements joined on a line: a `;` after each, except after a block statement's brace."""
+    block = re.compile(r"^(?:try|if|for|while|do|switch|function|async function|class|\{)\b|^\{")
+    ends = [s if s.endswith("}") and block.match(s) else f"{s};" for s in statements[:-1]]
+    return " ".join([*ends, statements[-1]])
+
+
+def body_line(f: FailureEvidence) -> str:
+    """The reproduction's statements after its imports on one line, up to its failing check;
+    "" when it cannot be read alone (a name it does not bind, a recording stand-in), is a single
+    statement, or is longer than a line of the list states."""
+    if f.unbound or f.long or not f.reproduction:
+        return ""
+    _, _, body = f.reproduction.partition("\n\n")
+    # the recording stand-in for `jest.fn()` (tasks/evidence/js.py's SPY_STAND_IN) is no input:
+    # the line calls `jest.fn()` as the test does
+    statements = [s for s in _statements_of(body) if not s.startswith("//") and not _SPY_STAND_IN.match(s)]
+    if len(statements) < 2:
+        return ""
+    line = _one_line(statements)
+    return line if len(line) <= INPUT_CHARS else ""
+
+
+IMPORTS_NAMED = 4
+
+
+def _imports_of(failures: list[FailureEvidence]) -> list[str]:
+    """The import lines (and chai's `should()`) of the failures' reproductions, each once."""
+    lines = [
+        line.strip().rstrip(";")
+        for f in failures
+        for line in (f.reproduction or "").partition("\n\n")[0].splitlines()
+        if line.strip()
+    ]
+    return list(dict.fromkeys(lines))[:IMPORTS_NAMED]
+
+
+def with_input(f: FailureEvidence) -> str:
+    """The failing check with the statements before it that give its input (the call and its
+    options, as the test makes them), when the check itself calls nothing (`argv.foo.should.eql(1)`)."""
+    return "" if f.call and "(" in f.call else body_line(f)
+
+
 def case_line(f: FailureEvidence) -> str:
-    """One failing case: its input (the call, or the statement that throws), what it must give
-    and what it gives today."""
+    """One failing case: its input (the call, or the statement that throws; the statements
+    before a check that calls nothing), what it must give and what it gives today."""
+    if f.kind is None and not f.error:  # the run said nothing of it: the test's own lines say what it requires
+        lines = _statements_of(test_lines(f))
+        own = _one_line(lines) if len(lines) > 1 else ""
+        return f"- {_code(own)} should pass." if own and len(own) <= INPUT_CHARS else ""
+    given = with_input(f)
+    if given:
+        now = _now(f)
+        equality = f.kind == "compare" and f.op in (None, "", "==")
+        # a missing property is reported as an `undefined` expected value, which the check never says
+        vacuous = f.expected == "undefined" and "undefined" not in given
+        wanted = f"it should be {_span(f.expected)}" if equality and _short(f.expected, 120) and not vacuous else ""
+        said = "; ".join(part for part in (wanted, now) if part)
+        return f"- {_code(given)} should pass" + (f" ({said})." if said else ".")
     if f.kind not in ("compare", "raises") and f.error:
         if f.check:  # the check itself threw: the assert form of it says what it requires
             check = _last_statement(f.reproduction) if not f.unbound else ""
@@ -319,7 +423,9 @@ def case_line(f: FailureEvidence) -> str:
         then = " ".join((f.rest or "").split())
         if then and len(then) <= 240:
             return f"- {_code(then)} should hold; {_now(f)} before getting there."
-        return ""  # its example (shown above, or not) is all there is to say
+        # the test's own lines, that end with the checks it makes once the statement runs
+        example = body_line(f)
+        return f"- {_code(example)} should run as written; {_now(f)}." if example else ""
     now = _now(f)
     return f"- {requirement(f)}" + (f"; {now}." if now else ".")
 
@@ -380,6 +486,9 @@ def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int,
             if len(lines) > CASES_LISTED:
                 listed.append(f"- and {len(lines) - CASES_LISTED} more cases of the same kind.")
             parts.append("\n".join([phr.pick(_CASES_HEADS), *listed]))
+            imports = _imports_of([f for f in listed_failures if body_line(f)])
+            if imports:  # the lines read the package's names: say where they come from, once
+                parts[-1] = f"The cases below start from {_listed([_code(i) for i in imports])}.\n\n" + parts[-1]
     return "\n\n".join(parts)
 
 
@@ -483,6 +592,7 @@ def write_js_statement(
         # the examples are the new API's specification: those that check the most (its error
         # codes and messages) first, so that the shown ones hold them
         failures.sort(key=lambda f: -(f.reproduction or "").count("assert."))
+        failures = by_new_values(failures)
         if failure in failures:
             failures.remove(failure)
             failures.insert(0, failure)

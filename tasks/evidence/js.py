@@ -690,6 +690,18 @@ def _statement_at(statements: list, line: int):
     return next((s for s in statements if s.start_point.row + 1 <= line <= s.end_point.row + 1), None)
 
 
+def _into_bare_blocks(statements: list, failing, line: int) -> tuple[list, object]:
+    """For a failing line inside a bare `{ ... }` block of the test (a test that scopes each of
+    its cases in one): the statements that line sees (the test's before the block, then the
+    block's own) and the block's statement at that line. An earlier sibling block is another
+    case, in its own scope: its lines are left out."""
+    while failing is not None and failing.type == "statement_block":
+        before = [s for s in statements if s.end_point.row < failing.start_point.row and s.type != "statement_block"]
+        statements = before + test_statements(failing)
+        failing = _statement_at(statements, line)
+    return statements, failing
+
+
 def _innermost_statement(root, line: int):
     """The smallest statement of the file that holds `line` (a helper's check)."""
     best = None
@@ -969,6 +981,8 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
     statements = test_statements(test.body)
     lines = source.splitlines()
     failing = _statement_at(statements, evidence.line) if evidence.line else None
+    if failing is not None:
+        statements, failing = _into_bare_blocks(statements, failing, evidence.line)
     # the runner said nothing of this failure: what the check requires is inferred from it
     inferred = evidence.kind is None and not evidence.line
     # no failing line known (a runner that gives none; a record read again, its kind inferred

@@ -390,7 +390,12 @@ def test_a_listed_case_whose_check_spans_lines_is_its_assert_form_on_one_line():
         for i in range(2)
     ]
     statement = write_js_statement(_ctx(failures), "Write a bug report.")["problem_statement"]
-    assert "- `assert.doesNotThrow(() => { program.parse(['excess1'], { from: 'user' }); });` should pass" in statement
+    # with the statement before it that makes its input: the check alone reads a name nothing binds
+    listed = (
+        "- `const program = new commander.Command(); "
+        "assert.doesNotThrow(() => { program.parse(['excess1'], { from: 'user' }); })` should pass"
+    )
+    assert listed in statement
     assert "expect(" not in statement
 
 
@@ -405,3 +410,135 @@ def test_a_commit_subject_titles_the_statement_only_when_it_names_the_checked_fu
     assert "regexp" not in title("Remove inaccurate regexp used by unknown-options-as-args", function="parser")
     assert "regexp" not in title("Remove inaccurate regexp used by unknown-options-as-args", expected='"--k-u"')
     assert "parser" in title("parser keeps dashed values after a known flag", function="parser")
+
+
+def _chai_case(flag: str, value: str) -> FailureEvidence:
+    """A chai check of a result that calls nothing: the input is in the statement before it."""
+    return FailureEvidence(
+        f"test/p.js::parser > parses {flag}",
+        kind="compare",
+        check=f"argv.{flag}.should.eql({value})",
+        call=f"argv.{flag}",
+        op="==",
+        expected=value,
+        observed=f"[100, {value}]",
+        error="",
+        reproduction=f"const parser = require('p')\nrequire('chai').should()\n\n"
+        f"var argv = parser(['--{flag}', '{value}'], {{\n  number: ['{flag}']\n}})\nargv.{flag}.should.eql({value})",
+    )
+
+
+def test_a_listed_case_whose_check_calls_nothing_states_the_call_that_gives_its_value():
+    from llm.offline.js_writer import case_line
+
+    line = case_line(_chai_case("foo", "99"))
+    assert line == (
+        "- `var argv = parser(['--foo', '99'], { number: ['foo'] }); argv.foo.should.eql(99)` should pass "
+        "(it should be `99`; today it is `[100, 99]`)."
+    )
+    # a check that makes its call itself needs no statement before it
+    direct = FailureEvidence("test/p.js::p > q", kind="compare", call="parser('-x')", expected="1", observed="2")
+    assert case_line(direct) == "- `parser('-x')` is `1`; today it is `2`."
+
+
+def test_a_statement_lists_each_case_with_its_input_when_its_blocks_are_capped():
+    failures = [_chai_case(f"f{i}", str(i)) for i in range(5)]
+    statement = write_js_statement(_ctx(failures), "Write a bug report.")["problem_statement"]
+    for i in range(5):
+        assert f"parser(['--f{i}', '{i}'], {{ number: ['f{i}'] }})" in statement
+    assert "the checked value" not in statement
+
+
+def test_a_missing_apis_examples_take_a_new_required_value_before_a_repeated_one():
+    from llm.offline.js_writer import by_new_values
+
+    def error_case(name: str, message: str) -> FailureEvidence:
+        return FailureEvidence(
+            f"t.test.js::{name}",
+            kind="error",
+            error="TypeError: p.strict is not a function",
+            reproduction=f'const p = make();\np.strict();\nassert.strictEqual(p.run(), "{message}");',
+        )
+
+    a, b, c = error_case("a", "too many"), error_case("b", "too many"), error_case("c", "too many for 'x'")
+    assert by_new_values([a, b, c]) == [a, c, b]
+
+
+def test_a_listed_line_keeps_a_function_bodys_statements_apart_and_drops_a_trailing_comment():
+    from llm.offline.js_writer import case_line
+
+    f = FailureEvidence(
+        "test/p.js::p > coerces",
+        kind="compare",
+        call="parsed.foo",
+        expected='"a!"',
+        observed='"b"',
+        reproduction="const parser = require('p')\n\n"
+        "var parsed = parser(['--foo', 'a'], {\n  coerce: {\n    foo: function (val) {\n"
+        "      val += '!'\n      return val\n    }\n  }\n})\n"
+        "parsed.foo.should.equal('a!') // eslint-disable-line",
+    )
+    line = case_line(f)
+    assert "{ val += '!'; return val } } })" in line
+    assert "eslint" not in line and line.startswith("- `var parsed = parser(")
+
+
+def test_an_undefined_the_runner_reports_for_a_missing_property_is_not_stated_as_the_value():
+    from llm.offline.js_writer import case_line
+
+    f = FailureEvidence(
+        "test/p.js::p > nests",
+        kind="compare",
+        call="argv",
+        op="==",
+        expected="undefined",
+        observed='{"_": []}',
+        reproduction="const parser = require('p')\n\nvar argv = parser([])\nargv.should.have.property('nested')",
+    )
+    assert "`undefined`" not in case_line(f)
+
+
+def test_the_imports_the_listed_lines_read_are_named_once_before_the_list():
+    failures = [_chai_case(f"f{i}", str(i)) for i in range(5)]
+    statement = write_js_statement(_ctx(failures), "Write a bug report.")["problem_statement"]
+    said = "The cases below start from `const parser = require('p')` and `require('chai').should()`."
+    assert statement.count(said) == 1
+
+
+def test_a_listed_line_leaves_out_the_spy_stand_in_and_calls_jest_fn_as_the_test_does():
+    from llm.offline.js_writer import case_line
+
+    stand_in = (
+        "// jest.fn() and jest.spyOn() in plain Node: functions that record their calls\n"
+        "const jest = {\n  fn(impl) {\n"
+        "    const spy = (...args) => (spy.mock.calls.push(args), impl && impl(...args));\n"
+        "    spy.mock = { calls: [] };\n    return spy;\n  },\n};\n"
+    )
+    f = FailureEvidence(
+        "tests/a.test.js::a > b",
+        kind="compare",
+        call="caughtErr.code",
+        expected="'x.unknown'",
+        reproduction="const assert = require('node:assert');\n\n" + stand_in + "const act = jest.fn();\n"
+        "let caughtErr;\ntry {\n  run(['--u'], act);\n} catch (err) {\n  caughtErr = err;\n}\n"
+        "assert.strictEqual(caughtErr.code, 'x.unknown');",
+    )
+    line = case_line(f)
+    assert line.startswith("- `const act = jest.fn(); let caughtErr; try { run(['--u'], act); }")
+    assert "spy.mock" not in line and "// " not in line
+
+
+def test_a_case_the_run_said_nothing_of_is_listed_with_the_tests_own_lines():
+    from llm.offline.js_writer import case_line
+
+    f = FailureEvidence(
+        "tests/a.test.js::a > c",
+        source=[
+            "  test('c', () => {",
+            "    const p = make();",
+            "    p.parse(['x']);",
+            "    expect(p.ok).toBe(true);",
+            "  });",
+        ],
+    )
+    assert case_line(f) == "- `const p = make(); p.parse(['x']); expect(p.ok).toBe(true)` should pass."

@@ -515,3 +515,33 @@ def test_the_tests_comments_stay_out_of_the_reproduction():
     report = FailureEvidence("", kind="compare", expected="'a'", observed="' a '", op="toBe", line=5).to_dict()
     evidence = explain_failure(text, "t.test.js::parses", report, "pkg")
     assert "//" not in evidence.reproduction and "const input = ' a ';" in evidence.reproduction
+
+
+def test_a_check_in_a_bare_block_is_found_with_its_blocks_lines_and_not_an_earlier_blocks():
+    text = (
+        "require('chai').should()\n"
+        "const parser = require('../')\n\n"
+        "describe('parser', function () {\n"
+        "  it('parses two forms', function () {\n"
+        "    const prefix = '--'\n"
+        "    {\n"
+        "      const argv = parser([prefix + 'a'])\n"
+        "      argv.should.deep.equal({ _: [], a: true })\n"
+        "    }\n"
+        "    {\n"
+        "      const argv = parser([prefix + 'b', 'x'], { string: ['b'] })\n"
+        "      argv.should.deep.equal({\n"
+        "        _: [],\n"
+        "        b: 'x'\n"
+        "      })\n"
+        "    }\n"
+        "  })\n"
+        "})\n"
+    )
+    test_id = "test/parser.js::parser > parses two forms"
+    evidence = explain_failure(text, test_id, compare(13, '{"_": [], "b": "x"}', '{"_": []}', "deepEqual"), "p")
+    assert evidence.check == "argv.should.deep.equal({ _: [], b: 'x' })"
+    lines = evidence.reproduction.splitlines()
+    assert "const prefix = '--'" in lines and "const argv = parser([prefix + 'b'], { string: ['b'] })" not in lines
+    assert "const argv = parser([prefix + 'b', 'x'], { string: ['b'] })" in lines
+    assert "parser([prefix + 'a'])" not in evidence.reproduction
