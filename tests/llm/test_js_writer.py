@@ -3,6 +3,7 @@ that says `"language": "javascript"` to it; its statement quotes the reproductio
 block with the expected and received values, names no test (but in TEST_DRIVEN), and is the same
 for the same context and seed. Python contexts never reach it."""
 
+import dataclasses
 import json
 
 from llm.offline.js_writer import is_js_context, write_js_statement
@@ -296,6 +297,23 @@ def test_titles_say_the_relation_in_words_never_the_matchers_name():
     assert '`"default"` where `undefined` is expected' in titles[0]
     assert "which is not an instance of `CommanderError`" in titles[1]
     assert "throws `Error: bad number` instead of `/invalid/`" in titles[2]
+
+
+def test_a_check_that_calls_nothing_titles_the_project_entry_point_its_reproduction_calls():
+    # `argv.should.deep.equal(...)` calls no project function: the title names the one called before it
+    reproduction = (
+        "import { should } from 'chai'\nimport parser from 'yargs-parser'\nshould()\n\n"
+        "const argv = parser('-k --u-u', { narg: { k: 1 } })\nargv.should.deep.equal({ _: [], k: '--u-u' })"
+    )
+    long_value = "{" + ", ".join(f'"k{i}": {i}' for i in range(12)) + "}"
+    check = FailureEvidence("test/parser.js::narg > keeps dashes", kind="compare", op="==", expected=long_value,
+                            observed="{}", error="", reproduction=reproduction)  # fmt: skip
+    title = write_js_statement(_ctx([check]), "Write a bug report.")["problem_statement"].splitlines()[0]
+    assert "`parser`" in title and "chai" not in title and "should" not in title
+    # the checking library's names are never the entry point
+    checks_only = dataclasses.replace(check, reproduction="const assert = require('node:assert');\n\nassert.ok(false)")
+    title = write_js_statement(_ctx([checks_only]), "Write a bug report.")["problem_statement"].splitlines()[0]
+    assert "assert" not in title
 
 
 def test_a_commit_subject_the_evidence_does_not_bear_out_is_not_the_title():
