@@ -727,9 +727,28 @@ def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck
                     kept = first + "\n\n"
                 end += m.end()
             text = text[:start].rstrip() + "\n\n" + kept + text[end:].lstrip()
-    if any(c.verdict == "dropped" for c in checks) and not python_blocks(text) and not js_blocks(text):
-        text = without_snippet_talk(text)
+    if any(c.verdict == "dropped" for c in checks):
+        text = without_dangling_heads(text)
+        if not python_blocks(text) and not js_blocks(text):
+            text = without_snippet_talk(text)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def without_dangling_heads(statement: str) -> str:
+    """The statement without a heading paragraph (one line ending in ':') that nothing follows any
+    more, or only prose: what it introduced (a block, a list of cases) was dropped."""
+    lines = statement.split("\n")
+    fenced, dangling = False, set()
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced or not line.rstrip().endswith(":") or (i and lines[i - 1].strip()):
+            continue
+        following = next((ln for ln in lines[i + 1 :] if ln.strip()), "")
+        if not following.lstrip().startswith(("```", "- ", "* ")):
+            dangling.add(i)
+    return "\n".join(line for i, line in enumerate(lines) if i not in dangling)
 
 
 _SNIPPET = re.compile(r"\b(?:snippet|code above|block above|reproduction above)\b", re.I)

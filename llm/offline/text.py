@@ -41,6 +41,58 @@ def _capitalize(text: str) -> str:
 
 
 def _cap_words(text: str, limit: int) -> str:
+    """At most ``limit`` words of ``text``, cut where a paragraph or a list item ends: half a code
+    block runs nowhere and half a case states nothing. A heading (a line ending in ':') whose
+    content is cut goes with it. A first paragraph longer than ``limit`` is cut at a word."""
+    if _word_count(text) <= limit:
+        return text.strip()
+    kept: list[str] = []
+    words = 0
+    for paragraph in _paragraphs(text):
+        size = _word_count(paragraph)
+        if words + size > limit:
+            items = _whole_items(paragraph, limit - words)
+            if items:
+                kept.append(items)
+            break
+        kept.append(paragraph)
+        words += size
+    while kept and kept[-1].rstrip().endswith(":"):
+        kept.pop()
+    return "\n\n".join(kept) if kept else _cut_at_word(text, limit)
+
+
+def _paragraphs(text: str) -> list[str]:
+    """The paragraphs of ``text`` (blank-line separated); a fenced code block is never split."""
+    paragraphs: list[list[str]] = [[]]
+    fenced = False
+    for line in text.strip().split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not line.strip() and not fenced:
+            if paragraphs[-1]:
+                paragraphs.append([])
+            continue
+        paragraphs[-1].append(line)
+    return ["\n".join(lines) for lines in paragraphs if lines]
+
+
+def _whole_items(paragraph: str, limit: int) -> str:
+    """The head of a list paragraph with the whole items (`- ...` lines) that fit in ``limit``
+    words; "" for any other paragraph, or when not one item fits."""
+    lines = paragraph.split("\n")
+    if "```" in paragraph or not any(line.startswith("- ") for line in lines[1:]):
+        return ""
+    kept, words = [], 0
+    for line in lines:
+        if words + _word_count(line) > limit:
+            break
+        kept.append(line)
+        words += _word_count(line)
+    return "\n".join(kept) if any(line.startswith("- ") for line in kept) else ""
+
+
+def _cut_at_word(text: str, limit: int) -> str:
     """The first ``limit`` words of ``text``, keeping its line breaks."""
     pieces = re.split(r"(\s+)", text.strip())
     out: list[str] = []

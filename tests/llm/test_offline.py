@@ -599,3 +599,19 @@ def test_the_tests_own_code_in_a_snippet_is_no_leak_even_when_it_resembles_a_fix
     helper = "def make(retry_state, delay):\n    assert retry_state.seconds_since_start == delay"
     assert leak_report(statement, patch).leaks()
     assert not leak_report(statement, patch, "", tests_code=[helper]).leaks()
+
+
+def test_the_word_cap_cuts_where_a_paragraph_or_a_case_ends_never_inside_a_block():
+    from llm.offline.text import _cap_words
+
+    text = (
+        "Title of it\n\nWhat goes wrong here.\n\nTo reproduce:\n\n```python\nx = 1\n\nassert f(x) == 2\n```\n\n"
+        "All the cases:\n- `f(1)` gives 2\n- `f(2)` gives 3\n- `f(3)` gives 4"
+    )
+    assert _cap_words(text, 100) == text
+    # the block does not fit: it goes whole, with the heading that introduced it
+    assert _cap_words(text, 10) == "Title of it\n\nWhat goes wrong here."
+    # a list keeps the whole cases that fit
+    assert _cap_words(text, 29).endswith("```\n\nAll the cases:\n- `f(1)` gives 2\n- `f(2)` gives 3")
+    # a first paragraph longer than the cap is cut at a word
+    assert _cap_words("one two three four", 2) == "one two"

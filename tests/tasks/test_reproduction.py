@@ -11,7 +11,14 @@ import pytest
 from evo.config import ConfigError, load_config
 from records import FailureEvidence, LayerResult, ReproductionCheck, ReproductionReport, Task
 from sandbox import SandboxError
-from tasks.reproduction import check_reproductions, inline_claims, python_blocks, setup_variants, stated_claim
+from tasks.reproduction import (
+    check_reproductions,
+    inline_claims,
+    python_blocks,
+    setup_variants,
+    stated_claim,
+    without_dangling_heads,
+)
 
 F = "```python\n"
 
@@ -252,3 +259,15 @@ def test_a_snippets_globals_are_the_main_module_a_library_can_look_up(tmp_path):
     result = tmp_path / "result.json"
     subprocess.run([sys.executable, "-c", runner, str(code), str(result)], check=True, cwd=tmp_path, timeout=60)
     assert json.loads(result.read_text())["status"] == "ok"
+
+
+def test_a_heading_whose_block_or_list_was_dropped_goes_too():
+    statement = (
+        "Title\n\nHere is the case.\n\nOther inputs fail the same way:\n\n"
+        "Expected behaviour: `f(1)` should be `2`.\n\nTo reproduce:\n\n```python\ntry:\n\n    f(1)\n"
+        "except ValueError:\n    pass\n```\n\nThe cases:\n- `f(2)` should be `3`.\n\nAlso:"
+    )
+    kept = without_dangling_heads(statement)
+    assert "Other inputs fail the same way:" not in kept and not kept.rstrip().endswith("Also:")
+    # a heading over a block or a list stays, and a `try:` inside the block is code, not a heading
+    assert "To reproduce:\n\n```python\ntry:\n\n    f(1)" in kept and "The cases:\n- `f(2)`" in kept
