@@ -728,9 +728,9 @@ def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck
                 end += m.end()
             text = text[:start].rstrip() + "\n\n" + kept + text[end:].lstrip()
     if any(c.verdict == "dropped" for c in checks):
-        text = without_dangling_heads(text)
         if not python_blocks(text) and not js_blocks(text):
             text = without_snippet_talk(text)
+        text = without_dangling_heads(text)  # after the snippet talk: a list of it may have gone
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 

@@ -271,3 +271,16 @@ def test_a_heading_whose_block_or_list_was_dropped_goes_too():
     assert "Other inputs fail the same way:" not in kept and not kept.rstrip().endswith("Also:")
     # a heading over a block or a list stays, and a `try:` inside the block is code, not a heading
     assert "To reproduce:\n\n```python\ntry:\n\n    f(1)" in kept and "The cases:\n- `f(2)`" in kept
+
+
+def test_a_heading_over_cases_that_spoke_of_a_dropped_snippet_goes_with_them():
+    from tasks.reproduction import _rewrite
+
+    statement = (
+        "Title\n\nHow to reproduce:\n\n```python\nx = f(1)\nassert x == 2\n```\n\n"
+        "Currently `x` is `1`; it should be `2`.\n\nOther inputs fail the same way:\n"
+        "- with input `True`: the snippet gives `1`; it should be `2`\n\nExpected behaviour: `x` should be `2`."
+    )
+    blocks = python_blocks(statement)
+    text = _rewrite(statement, blocks, [ReproductionCheck(blocks[0].code, "dropped", "raised on both states")])
+    assert "```" not in text and "snippet" not in text and "Other inputs fail the same way:" not in text
