@@ -12,6 +12,7 @@ Imports nothing of evo, operators, fitness, harness, sandbox, archive or corpus.
 from __future__ import annotations
 
 from .leakage import LeakReport, leak_report, leaked_share
+from .markdown import FENCE, code_block_lines, is_heading, paragraphs
 from .patch_lines import is_prose_file, patch_added_lines, patch_removed_lines, patch_sections
 
 _CLIENT_NAMES = {
@@ -45,6 +46,7 @@ __all__ = [
     "BadJSONError",
     "Completion",
     "DEFAULT_MODEL",
+    "FENCE",
     "LLMClient",
     "LLMError",
     "LeakReport",
@@ -52,12 +54,15 @@ __all__ = [
     "LocalSettings",
     "ReplayLog",
     "Usage",
+    "code_block_lines",
+    "is_heading",
     "is_local_model",
     "is_prose_file",
     "is_transient",
     "leak_report",
     "leaked_share",
     "load_local_model",
+    "paragraphs",
     "parse_json_object",
     "patch_added_lines",
     "patch_removed_lines",

@@ -35,6 +35,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from llm import FENCE, code_block_lines, is_heading
 from records import FailureEvidence, ReproductionCheck, ReproductionReport, Task
 from sandbox import PatchError, SandboxError, prepare_tree
 
@@ -738,15 +739,13 @@ def without_dangling_heads(statement: str) -> str:
     """The statement without a heading paragraph (one line ending in ':') that nothing follows any
     more, or only prose: what it introduced (a block, a list of cases) was dropped."""
     lines = statement.split("\n")
-    fenced, dangling = False, set()
+    in_block = code_block_lines(lines)
+    dangling = set()
     for i, line in enumerate(lines):
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-            continue
-        if fenced or not line.rstrip().endswith(":") or (i and lines[i - 1].strip()):
+        if in_block[i] or not is_heading(line) or (i and lines[i - 1].strip()):
             continue
         following = next((ln for ln in lines[i + 1 :] if ln.strip()), "")
-        if not following.lstrip().startswith(("```", "- ", "* ")):
+        if not following.lstrip().startswith((FENCE, "- ", "* ")):
             dangling.add(i)
     return "\n".join(line for i, line in enumerate(lines) if i not in dangling)
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..leakage import TOKEN as _TOKEN
 from ..leakage import leaked_share  # noqa: F401  (re-exported: the leak check's home is llm.leakage)
+from ..markdown import is_heading, paragraphs
 from ..patch_lines import patch_added_lines, patch_removed_lines  # noqa: F401  (re-exported)
 
 
@@ -48,7 +49,7 @@ def _cap_words(text: str, limit: int) -> str:
         return text.strip()
     kept: list[str] = []
     words = 0
-    for paragraph in _paragraphs(text):
+    for paragraph in paragraphs(text):
         size = _word_count(paragraph)
         if words + size > limit:
             items = _whole_items(paragraph, limit - words)
@@ -57,24 +58,9 @@ def _cap_words(text: str, limit: int) -> str:
             break
         kept.append(paragraph)
         words += size
-    while kept and kept[-1].rstrip().endswith(":"):
+    while kept and is_heading(kept[-1]):
         kept.pop()
     return "\n\n".join(kept) if kept else _cut_at_word(text, limit)
-
-
-def _paragraphs(text: str) -> list[str]:
-    """The paragraphs of ``text`` (blank-line separated); a fenced code block is never split."""
-    paragraphs: list[list[str]] = [[]]
-    fenced = False
-    for line in text.strip().split("\n"):
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-        if not line.strip() and not fenced:
-            if paragraphs[-1]:
-                paragraphs.append([])
-            continue
-        paragraphs[-1].append(line)
-    return ["\n".join(lines) for lines in paragraphs if lines]
 
 
 def _whole_items(paragraph: str, limit: int) -> str:
