@@ -3,12 +3,18 @@
 Clones each bundle of `../shared/real-repos/` into a temp folder and farms them all into one
 dataset (`--since`, `--limit` spread over the repositories by the farm's interleaving) with the
 given workers. Per repository: units tried, kept, kept per attempt, validations per kept task,
-PR against commit tasks, tasks per hour (kept over the version's wall time), the rejections by
-reason and the difficulty histogram of the kept tasks.
+PR against commit tasks, tasks per hour, the rejections by reason and the difficulty histogram
+of the kept tasks. Tasks per hour count the time the repository's units took (the rows'
+`seconds`, over the workers), not the wall clock: a run resumed the next day must not count the
+night.
 
     python bench/farm_dataset.py [--since 2021-01-01] [--limit 16] [--workers 1] [--repos attrs,click]
                                  [--unit both] [--min-lines N] [--min-source-files N] [--min-hunks N]
-                                 [--timeout-s S] [--out DIR]
+                                 [--timeout-s S] [--out DIR] [--clones DIR] [--report-only]
+
+A farm of hundreds of units outlives a session: give `--out` and `--clones` (kept folders), and
+the same command after a kill continues the dataset from the same clones. `--report-only` prints
+the table of an existing `--out` without farming.
 
 `--timeout-s` raises the sandbox's per-run limit (`sandbox.timeout_s`): on a loaded machine a
 larger suite's state can pass 120 s and be rejected as a timeout.
@@ -26,7 +32,6 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from datetime import datetime
 from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -49,15 +54,21 @@ def main() -> None:
     parser.add_argument("--min-hunks", type=int, default=0)
     parser.add_argument("--timeout-s", type=float, default=None, help="sandbox.timeout_s (default: the config's).")
     parser.add_argument("--out", type=Path, default=None, help="Dataset folder (default: a temp folder).")
+    parser.add_argument("--clones", type=Path, default=None, help="Clone folder, reused (default: a temp folder).")
+    parser.add_argument("--report-only", action="store_true", help="Print the table of --out; farm nothing.")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="farm-bench-"))
+    if args.report_only:
+        report(DatasetFolder(args.out), None, args)
+        return
+    work = args.clones or Path(tempfile.mkdtemp(prefix="farm-bench-"))
     wanted = [r for r in args.repos.split(",") if r]
     clones = []
     for bundle in sorted(dev_set("python").glob("*.bundle")):
         if wanted and not any(w in bundle.stem for w in wanted):
             continue
         dest = work / bundle.stem.split("__")[-1]
-        subprocess.run(["git", "clone", "-q", str(bundle), str(dest)], check=True)
+        if not dest.exists():
+            subprocess.run(["git", "clone", "-q", str(bundle), str(dest)], check=True)
         clones.append(dest)
     out = args.out or work / "dataset"
     command = [sys.executable, "-m", "evo.cli", "farm", *map(str, clones), "--out", str(out)]
@@ -75,17 +86,11 @@ def main() -> None:
     report(DatasetFolder(out), wall, args)
 
 
-def report(folder: DatasetFolder, wall: float, args) -> None:
-    versions = folder.versions()
-    version = versions[-1]
-    hours = (
-        (datetime.fromisoformat(version["finished_at"]) - datetime.fromisoformat(version["started_at"])).total_seconds()
-        / 3600
-        if version.get("finished_at")
-        else wall / 3600
-    )
+def report(folder: DatasetFolder, wall: float | None, args) -> None:
+    version = folder.versions()[-1]
     rows = [r for r in folder.rows() if r.get("version") == version["version"]]
-    print(f"farm: {len(rows)} rows, version {version['version']}, workers {args.workers}, wall {wall / 60:.1f} min")
+    wall_text = f"{wall / 60:.1f} min" if wall is not None else "not timed (--report-only)"
+    print(f"farm: {len(rows)} rows, version {version['version']}, workers {args.workers}, wall {wall_text}")
     header = "| repository | units tried | kept | kept/attempt | validations/kept | PR kept | commit kept |"
     print(header + " tasks/hour | difficulty | top rejections |")
     print("|---" * 10 + "|")
@@ -94,17 +99,19 @@ def report(folder: DatasetFolder, wall: float, args) -> None:
         mine = [r for r in rows if r["repo"] == repo and r["outcome"] != "duplicate"]
         kept = [r for r in mine if r["outcome"] == "kept"]
         validations = sum(r.get("validations", 0) for r in mine)
+        busy_hours = sum(r.get("seconds", 0.0) for r in mine) / 3600 / max(1, args.workers)
         difficulty = Counter(r["task"].get("difficulty_level") or "unrated" for r in kept)
         reasons = Counter(f"{r['layer'] or 'error'}/{r['category']}" for r in mine if r["outcome"] != "kept")
         print(
             f"| {repo} | {len(mine)} | {len(kept)} | {len(kept) / len(mine):.2f} | "
             f"{validations / len(kept) if kept else float('nan'):.1f} | "
             f"{sum(r['kind'] == 'pr' for r in kept)} | {sum(r['kind'] == 'commit' for r in kept)} | "
-            f"{len(kept) / hours:.1f} | {dict(difficulty)} | {dict(reasons.most_common(3))} |"
+            f"{len(kept) / busy_hours if busy_hours else float('nan'):.1f} | {dict(difficulty)} | "
+            f"{dict(reasons.most_common(3))} |"
         )
     kept = [r for r in rows if r["outcome"] == "kept"]
     print(f"farm_kept_per_attempt: {len(kept) / max(1, len(rows)):.3f}")
-    print(json.dumps({"wall_s": round(wall), "rows": len(rows), "kept": len(kept)}))
+    print(json.dumps({"wall_s": round(wall) if wall is not None else None, "rows": len(rows), "kept": len(kept)}))
 
 
 if __name__ == "__main__":
