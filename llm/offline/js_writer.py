@@ -194,29 +194,6 @@ def _relation(op: str | None) -> str:
     return _RELATIONS.get(op or "", "where the check requires")
 
 
-# the names an import line binds: `import a`, `import { b, c as d }`, `const e = require(...)`, `const { f } = ...`
-_IMPORTED = re.compile(r"^\s*(?:import\s+(?:\*\s+as\s+)?|(?:const|let|var)\s+)([\w$]+|\{[^}]*\})")
-# the libraries a reproduction checks with: their names are no entry point of the project
-_CHECKING_MODULES = re.compile(r"""['"](?:node:)?(?:assert|chai|sinon|vitest|@jest/globals)(?:/[\w/]*)?['"]""")
-
-
-def entry_point(f: FailureEvidence) -> str:
-    """The project's name the reproduction calls first (`parser`, `commander.Command`): the public
-    entry point that shows the failure; "" when the reproduction calls none."""
-    head, _, body = (f.reproduction or "").partition("\n\n")
-    names: list[str] = []
-    for line in head.splitlines():
-        bound = _IMPORTED.match(line)
-        if bound and not _CHECKING_MODULES.search(line):
-            names += [n.split(" as ")[-1].strip() for n in bound.group(1).strip("{} ").split(",") if n.strip()]
-    calls = [
-        (match.start(), match.group(1))
-        for name in names
-        for match in re.finditer(rf"(?<![\w$.])({re.escape(name)}(?:\.[\w$]+)*)\s*\(", body)
-    ]
-    return min(calls)[1] if calls else ""
-
-
 def symptom(f: FailureEvidence, fallback: str) -> str:
     """A title from the executed failure: the call and the value it gives against the one required."""
     name = _subject_of(f)
@@ -227,7 +204,7 @@ def symptom(f: FailureEvidence, fallback: str) -> str:
             return f"The code below throws {_span(f.error)}"
         if confirmed:
             return fallback
-        entry = entry_point(f)
+        entry = f.entry_point or ""  # read from the reproduction's parsed imports (tasks/evidence/js.py)
         if f.kind == "compare" and _short(f.observed, 40) and _short(f.expected, 40):
             where = f" from {_span(entry)}" if entry else ""
             return f"The result{where} is {_span(f.observed)} where {_span(f.expected)} is expected"

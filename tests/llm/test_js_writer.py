@@ -300,20 +300,21 @@ def test_titles_say_the_relation_in_words_never_the_matchers_name():
 
 
 def test_a_check_that_calls_nothing_titles_the_project_entry_point_its_reproduction_calls():
-    # `argv.should.deep.equal(...)` calls no project function: the title names the one called before it
+    # `argv.should.deep.equal(...)` calls no project function: the title names the one the
+    # producer found the reproduction calling first (the record's `entry_point`)
     reproduction = (
         "import { should } from 'chai'\nimport parser from 'yargs-parser'\nshould()\n\n"
         "const argv = parser('-k --u-u', { narg: { k: 1 } })\nargv.should.deep.equal({ _: [], k: '--u-u' })"
     )
     long_value = "{" + ", ".join(f'"k{i}": {i}' for i in range(12)) + "}"
     check = FailureEvidence("test/parser.js::narg > keeps dashes", kind="compare", op="==", expected=long_value,
-                            observed="{}", error="", reproduction=reproduction)  # fmt: skip
+                            observed="{}", error="", reproduction=reproduction, entry_point="parser")  # fmt: skip
     title = write_js_statement(_ctx([check]), "Write a bug report.")["problem_statement"].splitlines()[0]
     assert "`parser`" in title and "chai" not in title and "should" not in title
-    # the checking library's names are never the entry point
-    checks_only = dataclasses.replace(check, reproduction="const assert = require('node:assert');\n\nassert.ok(false)")
+    # no entry point recorded: the title names none
+    checks_only = dataclasses.replace(check, entry_point=None)
     title = write_js_statement(_ctx([checks_only]), "Write a bug report.")["problem_statement"].splitlines()[0]
-    assert "assert" not in title
+    assert "parser" not in title and "chai" not in title
 
 
 def test_a_commit_subject_the_evidence_does_not_bear_out_is_not_the_title():

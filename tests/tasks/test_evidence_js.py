@@ -195,6 +195,32 @@ def test_chai_should_enabled_by_a_require_line_keeps_that_line():
     assert evidence.reproduction.endswith("argv.foo.should.equal(true)")
 
 
+def test_the_entry_point_is_the_first_call_of_a_name_the_projects_own_imports_bind():
+    # `path.resolve` runs first, but `path` is no import of the project: `parser` is the entry point
+    text = (
+        "const path = require('path')\n"
+        "const { expect } = require('chai')\n"
+        "const parser = require('../')\n\n"
+        "describe('parser', function () {\n"
+        "  it('reads a config', function () {\n"
+        "    const file = path.resolve(__dirname, 'x.json')\n"
+        "    const argv = parser(['--settings', file])\n"
+        "    expect(argv.a).to.equal(1)\n"
+        "  })\n"
+        "})\n"
+    )
+    test_id = "test/parser.js::parser > reads a config"
+    evidence = explain_failure(text, test_id, compare(9, "1", "undefined", "strictEqual"), "yargs-parser")
+    assert evidence.reproduction and evidence.entry_point == "parser"
+    constructed = text.replace("parser(['--settings', file])", "new parser.Parser(file)")
+    evidence = explain_failure(constructed, test_id, compare(9, "1", "undefined", "strictEqual"), "yargs-parser")
+    assert evidence.entry_point == "parser.Parser"
+    # no project name called: no entry point
+    alone = text.replace("    const argv = parser(['--settings', file])\n", "    const argv = { a: 2 }\n")
+    evidence = explain_failure(alone, test_id, compare(9, "1", "2", "strictEqual"), "yargs-parser")
+    assert evidence.reproduction and evidence.entry_point is None
+
+
 def test_a_check_in_a_helper_is_written_in_with_the_tests_arguments_and_the_checks_before_are_unstated():
     test_id = "tests/command.test.js::.exitOverride > when excess argument then throw"
     evidence = explain_failure(
