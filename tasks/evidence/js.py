@@ -28,7 +28,7 @@ from records import FailureEvidence
 
 from .repo import file_at
 
-EVIDENCE_TESTS = 20
+EVIDENCE_TESTS = 64  # as many as the Python producer's: every failing case gets stated
 SOURCE_LINES = 40
 CHECK_CHARS = 240
 PATH_SEPARATOR = " > "  # sandbox.js_report's, between describe titles and the test's title

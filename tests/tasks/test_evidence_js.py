@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from records import FailureEvidence
-from tasks.evidence.js import explain_failure, find_test, parse, syntax_error
+from tasks.evidence.js import explain_failure, failure_evidence, find_test, parse, syntax_error
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "js"
 
@@ -571,3 +571,24 @@ def test_a_check_in_a_bare_block_is_found_with_its_blocks_lines_and_not_an_earli
     assert "const prefix = '--'" in lines and "const argv = parser([prefix + 'b'], { string: ['b'] })" not in lines
     assert "const argv = parser([prefix + 'b', 'x'], { string: ['b'] })" in lines
     assert "parser([prefix + 'a'])" not in evidence.reproduction
+
+
+def test_every_failing_test_of_a_large_failure_gets_evidence(tmp_path):
+    # more than twenty failing tests: each one gets its record, so a statement can state each case
+    tests = "".join(
+        f"  it('case {i}', function () {{\n    parser(['-a']).a.should.equal({i})\n  }})\n" for i in range(30)
+    )
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "p.js").write_text(
+        f"const parser = require('../')\nrequire('chai').should()\n\ndescribe('p', function () {{\n{tests}}})\n"
+    )
+    (tmp_path / "package.json").write_text('{"name": "acme"}')
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    ids = [f"test/p.js::p > case {i}" for i in range(30)]
+    reports = {t: compare(6 + 3 * i, str(i), "true", "strictEqual") for i, t in enumerate(ids)}
+    found = failure_evidence(str(tmp_path), commit, reports, ids)
+    assert set(found) == set(ids) and all(f.derived for f in found.values())
