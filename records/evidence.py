@@ -41,6 +41,7 @@ class FailureEvidence:
     long: bool | None = None  # the reproduction is too long to quote
     unbound: list[str] | None = None  # names the reproduction uses without defining
     function: str | None = None  # the project's public callable the failing check exercises
+    entry_point: str | None = None  # the project's name the reproduction calls first (`commander.Command`)
     then: str | None = None  # the check the test makes once a raising line runs
     rest: str | None = None  # what the test requires after the failing check
     loop_value: str | None = None  # "name = value" of the loop variable at the failure

@@ -194,29 +194,6 @@ def _relation(op: str | None) -> str:
     return _RELATIONS.get(op or "", "where the check requires")
 
 
-# the names an import line binds: `import a`, `import { b, c as d }`, `const e = require(...)`, `const { f } = ...`
-_IMPORTED = re.compile(r"^\s*(?:import\s+(?:\*\s+as\s+)?|(?:const|let|var)\s+)([\w$]+|\{[^}]*\})")
-# the libraries a reproduction checks with: their names are no entry point of the project
-_CHECKING_MODULES = re.compile(r"""['"](?:node:)?(?:assert|chai|sinon|vitest|@jest/globals)(?:/[\w/]*)?['"]""")
-
-
-def entry_point(f: FailureEvidence) -> str:
-    """The project's name the reproduction calls first (`parser`, `commander.Command`): the public
-    entry point that shows the failure; "" when the reproduction calls none."""
-    head, _, body = (f.reproduction or "").partition("\n\n")
-    names: list[str] = []
-    for line in head.splitlines():
-        bound = _IMPORTED.match(line)
-        if bound and not _CHECKING_MODULES.search(line):
-            names += [n.split(" as ")[-1].strip() for n in bound.group(1).strip("{} ").split(",") if n.strip()]
-    calls = [
-        (match.start(), match.group(1))
-        for name in names
-        for match in re.finditer(rf"(?<![\w$.])({re.escape(name)}(?:\.[\w$]+)*)\s*\(", body)
-    ]
-    return min(calls)[1] if calls else ""
-
-
 def symptom(f: FailureEvidence, fallback: str) -> str:
     """A title from the executed failure: the call and the value it gives against the one required."""
     name = _subject_of(f)
@@ -227,7 +204,7 @@ def symptom(f: FailureEvidence, fallback: str) -> str:
             return f"The code below throws {_span(f.error)}"
         if confirmed:
             return fallback
-        entry = entry_point(f)
+        entry = f.entry_point or ""  # read from the reproduction's parsed imports (tasks/evidence/js.py)
         if f.kind == "compare" and _short(f.observed, 40) and _short(f.expected, 40):
             where = f" from {_span(entry)}" if entry else ""
             return f"The result{where} is {_span(f.observed)} where {_span(f.expected)} is expected"
@@ -473,13 +450,19 @@ def _code(text: str) -> str:
     return f"`` {text} ``" if "`" in text else f"`{text}`"
 
 
-def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int, every_example: bool = False) -> str:
+def evidence_section(
+    failures: list[FailureEvidence],
+    phr: _Phraser,
+    limit: int,
+    every_example: bool = False,
+    shown_before: frozenset[str] = frozenset(),
+) -> str:
     """Up to `limit` code blocks (one per function under test; with `every_example`, one per
     test), then, when several tests fail, every failing case on a line of its own: a solver must
     see all that the tests require. A test that threw before its checks and whose lines are
     shown is not listed again (its lines are the example)."""
     parts = []
-    shown: set[str] = set()
+    shown: set[str] = set(shown_before)
     functions: set[str] = set()
     examples: set[str] = set()
     # cases a line cannot tell apart (the same call for a different setup) each need their own example
@@ -516,6 +499,91 @@ def evidence_section(failures: list[FailureEvidence], phr: _Phraser, limit: int,
             imports = _imports_of([f for f in listed_failures if body_line(f)])
             if imports:  # the lines read the package's names: say where they come from, once
                 parts[-1] = f"The cases below start from {_listed([_code(i) for i in imports])}.\n\n" + parts[-1]
+    return "\n\n".join(parts)
+
+
+# a check of state every call shares: a fresh object's or array's inherited members, a builtin's
+# prototype, the global object (`{}.polluted`, `Object.keys({}.__proto__)`, `globalThis.flag`)
+_SHARED_STATE = re.compile(
+    r"(?:^|[^\w$.\])])(?:\{\s*\}|\[\s*\])\s*\.|\b(?:Object|Array|Function)\.prototype\b|\bglobalThis\."
+)
+# input that writes through an object's prototype chain, so that the change outlives the call
+_THROUGH_PROTOTYPE = re.compile(r"__proto__|\bprototype\b|\bconstructor\b")
+_LITERAL = re.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"|(?<![\w$.])(-?\d+(?:\.\d+)?)(?![\w$.])")
+
+
+def _runnable(f: FailureEvidence) -> bool:
+    return bool(f.reproduction) and not f.unbound and not f.long
+
+
+def _setup_and_check(f: FailureEvidence) -> tuple[str, list[str], str]:
+    """(the reproduction's import lines, its statements before its check, its check: the last
+    statement, from the last line that starts at the left margin)."""
+    head, _, body = (f.reproduction or "").partition("\n\n")
+    lines = body.rstrip().splitlines()
+    starts = [
+        i
+        for i, ln in enumerate(lines)
+        if ln.strip() and not ln[0].isspace() and not ln.startswith(("}", ")", "]", "."))
+    ]
+    at = starts[-1] if starts else len(lines)
+    return head, lines[:at], "\n".join(lines[at:])
+
+
+def shared_state_root(failures: list[FailureEvidence]) -> tuple[FailureEvidence, FailureEvidence | None] | None:
+    """(the failure that shows a change to shared state, a later failure its change explains), or
+    None. The root's check reads shared state and its own input writes through a prototype; it
+    comes first in the test file's order (the runner's). The later one is the first other failure
+    whose value holds a literal of the root's input (the planted value), when both reproductions
+    run alone: one snippet that makes the root's call and then the later check shows the cause."""
+    rooted = [
+        f
+        for f in failures
+        if _runnable(f)
+        and _SHARED_STATE.search(" ".join((f.check or "").split()))
+        and _THROUGH_PROTOTYPE.search("\n".join(_setup_and_check(f)[1]))
+    ]
+    if not rooted:
+        return None
+    root = min(rooted, key=lambda f: (f.test_id.partition("::")[0], f.line or 0))
+    literals = [
+        next(v for v in m.groups() if v is not None) for m in _LITERAL.finditer("\n".join(_setup_and_check(root)[1]))
+    ]
+    planted = {v for v in literals if len(v) >= 2 and not _THROUGH_PROTOTYPE.search(v)}
+    later = [
+        f
+        for f in failures
+        if f is not root
+        and _runnable(f)
+        and f.kind == "compare"
+        and f.observed
+        and any(re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", f.observed) for v in planted)
+        and not _SHARED_STATE.search(" ".join((f.check or "").split()))
+    ]
+    return root, min(later, key=lambda f: len(f.reproduction or ""), default=None)
+
+
+_SHARED_HEADS = [
+    "The call below changes state that every later call shares (its input writes through `__proto__` or a prototype):",
+    "This call leaves a change behind in state shared by the whole process:",
+]
+_AFTER_HEADS = [
+    "After that call, a later call in the same process goes wrong too:",
+    "Run in one process, that call then breaks the next one:",
+]
+
+
+def shared_state_section(root: FailureEvidence, later: FailureEvidence | None, phr: _Phraser) -> str:
+    """The root's reproduction first (its own check shows the shared change), then, when a later
+    failure holds the value it plants, one snippet that makes the root's call and then the later
+    check: the cases after it read as its consequences. The reproduction check runs both."""
+    parts = [f"{phr.pick(_SHARED_HEADS)}\n\n```js\n{root.reproduction.strip()}\n```\n\n{outcome(root)}"]
+    if later is not None:
+        head, setup, _ = _setup_and_check(root)
+        later_head, later_setup, later_check = _setup_and_check(later)
+        imports = list(dict.fromkeys(ln for ln in [*head.splitlines(), *later_head.splitlines()] if ln.strip()))
+        code = "\n".join([*imports, "", *setup, *later_setup, later_check]).strip()
+        parts.append(f"{phr.pick(_AFTER_HEADS)}\n\n```js\n{code}\n```\n\n{outcome(later)}")
     return "\n\n".join(parts)
 
 
@@ -664,7 +732,13 @@ def write_js_statement(
         limit = 1 if concise else 5 if detailed else 3
         if missing is not None:  # the examples are the specification: each test's, up to a cap
             limit = max(limit, EXAMPLES_SHOWN)
-        sections.append(evidence_section(failures, phr, limit, every_example=missing is not None))
+        # a failure that comes from state an earlier call changed: that call and its effect first
+        shared = shared_state_root(failures) if missing is None else None
+        if shared is not None:
+            sections.append(shared_state_section(*shared, phr))
+            failures = [f for f in failures if f not in shared]
+        before = frozenset((f.reproduction or "").strip() for f in shared or ())
+        sections.append(evidence_section(failures, phr, limit, every_example=missing is not None, shown_before=before))
     else:
         sections.append(_test_code_section(context))
         if "expected_actual" in directives and lead is not None:

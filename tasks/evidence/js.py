@@ -28,7 +28,7 @@ from records import FailureEvidence
 
 from .repo import file_at
 
-EVIDENCE_TESTS = 20
+EVIDENCE_TESTS = 64  # as many as the Python producer's: every failing case gets stated
 SOURCE_LINES = 40
 CHECK_CHARS = 240
 PATH_SEPARATOR = " > "  # sandbox.js_report's, between describe titles and the test's title
@@ -814,10 +814,11 @@ def _op(matcher: str | None) -> str | None:
 # ---------------------------------------------------------------- imports and names
 
 
-def _imports(root, test_path: str, package: str) -> tuple[list[str], list[set[str]], set[str]]:
+def _imports(root, test_path: str, package: str) -> tuple[list[str], list[set[str]], set[str], set[str]]:
     """(the file's import lines, rewritten for a reproduction; the names each binds; the names
-    bound by imports that a reproduction cannot use: test helpers beside the test, test runners)."""
-    lines, bound, unusable = [], [], set()
+    bound by imports that a reproduction cannot use: test helpers beside the test, test runners;
+    the names bound by imports of the project itself: its package, its own source files)."""
+    lines, bound, unusable, project = [], [], set(), set()
     for node in root.named_children:
         spec, names = None, set()
         if node.type == "import_statement":
@@ -847,9 +848,12 @@ def _imports(root, test_path: str, package: str) -> tuple[list[str], list[set[st
                 unusable |= names
                 continue
             text = text.replace(f"'{spec}'", f"'{package}'").replace(f'"{spec}"', f'"{package}"')
+            project |= names
+        elif package and (spec == package or spec.startswith(f"{package}/")):
+            project |= names
         lines.append(" ".join(text.split()) if len(text) > 200 else text)
         bound.append(names)
-    return lines, bound, unusable
+    return lines, bound, unusable, project
 
 
 _ENABLING = re.compile(r"""^(?:(?:chai|require\(\s*['"]chai['"]\s*\))\.)?should\(\)|^chai\.use\(""")
@@ -960,7 +964,19 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
     return out
 
 
-_DERIVED = ("check", "call", "passed_checks", "reproduction", "long", "unbound", "function", "rest", "source", "params")
+_DERIVED = (
+    "check",
+    "call",
+    "passed_checks",
+    "reproduction",
+    "long",
+    "unbound",
+    "function",
+    "entry_point",
+    "rest",
+    "source",
+    "params",
+)
 
 
 def explain_failure(source: str, test_id: str, report: dict, package: str = "") -> FailureEvidence:
@@ -1183,7 +1199,7 @@ def _reproduce(
             if (written := _assert_form(earlier)) is not None:
                 setup.append((statement, written))
                 expect_checks = True
-    imports, bound, unusable = _imports(root, path, package)
+    imports, bound, unusable, project = _imports(root, path, package)
     checked = [parse(inlined, "inlined.js").root_node] if inlined is not None else [failing]
     checked += [node for node, _ in after]
     chai = any(c is not None and c.style == "chai-should" for c in [check, *(read_check(n) for n, _ in after)])
@@ -1232,11 +1248,30 @@ def _reproduce(
         *(_dedent(text, node.start_point.column) for node, text in after),
     ]
     evidence.reproduction = "\n".join([*header, "", *body])
+    evidence.entry_point = _entry_point("\n".join(body), project & used) or None
     if after:  # the rest of the test is in the snippet: listing its checks again says nothing new
         evidence.rest = None
     if grammar_of(path) != "javascript":  # a ```js block runs in plain node: no type syntax
         evidence.reproduction = without_types(evidence.reproduction)
     evidence.long = len(evidence.reproduction.splitlines()) > SOURCE_LINES or None
+
+
+def _entry_point(body: str, project: set[str]) -> str:
+    """The first call in `body` of a name the project's imports bind, as written up to its
+    arguments (`parser`, `commander.Command`): the public entry point a reproduction calls."""
+    calls = [
+        n
+        for n in walk_nodes(parse(body, "reproduction.js").root_node)
+        if n.type in ("call_expression", "new_expression")
+        and (callee := n.child_by_field_name("function") or n.child_by_field_name("constructor")) is not None
+        and callee.type in ("identifier", "member_expression")
+        and node_text(callee).split(".")[0] in project
+    ]
+    if not calls:
+        return ""
+    first = min(calls, key=lambda n: n.start_byte)
+    callee = first.child_by_field_name("function") or first.child_by_field_name("constructor")
+    return "".join(node_text(callee).split())
 
 
 def _assert_form(check: _Check) -> str | None:

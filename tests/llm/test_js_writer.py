@@ -5,6 +5,7 @@ for the same context and seed. Python contexts never reach it."""
 
 import dataclasses
 import json
+import re
 
 from llm.offline.js_writer import is_js_context, write_js_statement
 from llm.offline.provider import respond
@@ -300,20 +301,21 @@ def test_titles_say_the_relation_in_words_never_the_matchers_name():
 
 
 def test_a_check_that_calls_nothing_titles_the_project_entry_point_its_reproduction_calls():
-    # `argv.should.deep.equal(...)` calls no project function: the title names the one called before it
+    # `argv.should.deep.equal(...)` calls no project function: the title names the one the
+    # producer found the reproduction calling first (the record's `entry_point`)
     reproduction = (
         "import { should } from 'chai'\nimport parser from 'yargs-parser'\nshould()\n\n"
         "const argv = parser('-k --u-u', { narg: { k: 1 } })\nargv.should.deep.equal({ _: [], k: '--u-u' })"
     )
     long_value = "{" + ", ".join(f'"k{i}": {i}' for i in range(12)) + "}"
     check = FailureEvidence("test/parser.js::narg > keeps dashes", kind="compare", op="==", expected=long_value,
-                            observed="{}", error="", reproduction=reproduction)  # fmt: skip
+                            observed="{}", error="", reproduction=reproduction, entry_point="parser")  # fmt: skip
     title = write_js_statement(_ctx([check]), "Write a bug report.")["problem_statement"].splitlines()[0]
     assert "`parser`" in title and "chai" not in title and "should" not in title
-    # the checking library's names are never the entry point
-    checks_only = dataclasses.replace(check, reproduction="const assert = require('node:assert');\n\nassert.ok(false)")
+    # no entry point recorded: the title names none
+    checks_only = dataclasses.replace(check, entry_point=None)
     title = write_js_statement(_ctx([checks_only]), "Write a bug report.")["problem_statement"].splitlines()[0]
-    assert "assert" not in title
+    assert "parser" not in title and "chai" not in title
 
 
 def test_a_commit_subject_the_evidence_does_not_bear_out_is_not_the_title():
@@ -560,3 +562,43 @@ def test_a_case_the_run_said_nothing_of_is_listed_with_the_tests_own_lines():
         ],
     )
     assert case_line(f) == "- `const p = make(); p.parse(['x']); expect(p.ok).toBe(true)` should pass."
+
+
+def _polluting(reproduction_call: str) -> list[FailureEvidence]:
+    head = "const parse = require('acme')\nrequire('chai').should()\n\n"
+    root = FailureEvidence(
+        "test/t.js::parse > keeps the prototype clean", kind="compare", op="==", expected="0", observed="2",
+        check="Object.keys({}.__proto__).length.should.equal(0)", line=40,
+        reproduction=f"{head}{reproduction_call}\nObject.keys({{}}.__proto__).length.should.equal(0)",
+    )  # fmt: skip
+    later = FailureEvidence(
+        "test/t.js::parse > a default", kind="compare", op="==", expected="7", observed="[123, 7]",
+        check="argv.a.b.should.eql(7)", line=90,
+        reproduction=f"{head}var argv = parse(['--a.b', '7'])\nargv.a.b.should.eql(7)",
+    )  # fmt: skip
+    other = FailureEvidence(
+        "test/t.js::parse > a flag", kind="compare", op="==", expected="true", observed="false",
+        check="argv.x.should.equal(true)", line=20,
+        reproduction=f"{head}var argv = parse(['-x'])\nargv.x.should.equal(true)",
+    )  # fmt: skip
+    return [other, later, root]
+
+
+def test_a_failure_from_shared_state_shows_the_call_that_changes_it_then_that_call_and_a_later_check_in_one_snippet():
+    failures = _polluting("parse(['--__proto__.b', '123'])")
+    text = write_js_statement(_ctx(failures), "Write a bug report.")["problem_statement"]
+    blocks = re.findall(r"```js\n(.*?)```", text, flags=re.S)
+    # the root's own reproduction first, then one snippet: the root's call, then the later check
+    assert "Object.keys({}.__proto__).length.should.equal(0)" in blocks[0]
+    combined = blocks[1]
+    assert combined.index("parse(['--__proto__.b', '123'])") < combined.index("argv.a.b.should.eql(7)")
+    assert combined.count("require('acme')") == 1 and "`[123, 7]`" in text
+    # every case is still listed
+    assert "parse(['-x'])" in text
+
+
+def test_a_shared_state_check_whose_input_writes_no_prototype_gets_no_cause_section():
+    failures = _polluting("parse(['--b', '123'])")
+    text = write_js_statement(_ctx(failures), "Write a bug report.")["problem_statement"]
+    blocks = re.findall(r"```js\n(.*?)```", text, flags=re.S)
+    assert not any("parse(['--b', '123'])" in b and "argv.a.b.should.eql(7)" in b for b in blocks)

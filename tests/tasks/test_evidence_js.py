@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from records import FailureEvidence
-from tasks.evidence.js import explain_failure, find_test, parse, syntax_error
+from tasks.evidence.js import explain_failure, failure_evidence, find_test, parse, syntax_error
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "js"
 
@@ -193,6 +193,32 @@ def test_chai_should_enabled_by_a_require_line_keeps_that_line():
         "require('chai').should()",
     ]
     assert evidence.reproduction.endswith("argv.foo.should.equal(true)")
+
+
+def test_the_entry_point_is_the_first_call_of_a_name_the_projects_own_imports_bind():
+    # `path.resolve` runs first, but `path` is no import of the project: `parser` is the entry point
+    text = (
+        "const path = require('path')\n"
+        "const { expect } = require('chai')\n"
+        "const parser = require('../')\n\n"
+        "describe('parser', function () {\n"
+        "  it('reads a config', function () {\n"
+        "    const file = path.resolve(__dirname, 'x.json')\n"
+        "    const argv = parser(['--settings', file])\n"
+        "    expect(argv.a).to.equal(1)\n"
+        "  })\n"
+        "})\n"
+    )
+    test_id = "test/parser.js::parser > reads a config"
+    evidence = explain_failure(text, test_id, compare(9, "1", "undefined", "strictEqual"), "yargs-parser")
+    assert evidence.reproduction and evidence.entry_point == "parser"
+    constructed = text.replace("parser(['--settings', file])", "new parser.Parser(file)")
+    evidence = explain_failure(constructed, test_id, compare(9, "1", "undefined", "strictEqual"), "yargs-parser")
+    assert evidence.entry_point == "parser.Parser"
+    # no project name called: no entry point
+    alone = text.replace("    const argv = parser(['--settings', file])\n", "    const argv = { a: 2 }\n")
+    evidence = explain_failure(alone, test_id, compare(9, "1", "2", "strictEqual"), "yargs-parser")
+    assert evidence.reproduction and evidence.entry_point is None
 
 
 def test_a_check_in_a_helper_is_written_in_with_the_tests_arguments_and_the_checks_before_are_unstated():
@@ -545,3 +571,24 @@ def test_a_check_in_a_bare_block_is_found_with_its_blocks_lines_and_not_an_earli
     assert "const prefix = '--'" in lines and "const argv = parser([prefix + 'b'], { string: ['b'] })" not in lines
     assert "const argv = parser([prefix + 'b', 'x'], { string: ['b'] })" in lines
     assert "parser([prefix + 'a'])" not in evidence.reproduction
+
+
+def test_every_failing_test_of_a_large_failure_gets_evidence(tmp_path):
+    # more than twenty failing tests: each one gets its record, so a statement can state each case
+    tests = "".join(
+        f"  it('case {i}', function () {{\n    parser(['-a']).a.should.equal({i})\n  }})\n" for i in range(30)
+    )
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "p.js").write_text(
+        f"const parser = require('../')\nrequire('chai').should()\n\ndescribe('p', function () {{\n{tests}}})\n"
+    )
+    (tmp_path / "package.json").write_text('{"name": "acme"}')
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    ids = [f"test/p.js::p > case {i}" for i in range(30)]
+    reports = {t: compare(6 + 3 * i, str(i), "true", "strictEqual") for i, t in enumerate(ids)}
+    found = failure_evidence(str(tmp_path), commit, reports, ids)
+    assert set(found) == set(ids) and all(f.derived for f in found.values())
