@@ -567,9 +567,10 @@ _SHARED_HEADS = [
     "The call below changes state that every later call shares (its input writes through `__proto__` or a prototype):",
     "This call leaves a change behind in state shared by the whole process:",
 ]
+# self-contained: the reproduction check may drop the root's own block above it
 _AFTER_HEADS = [
-    "After that call, a later call in the same process goes wrong too:",
-    "Run in one process, that call then breaks the next one:",
+    "In one process, the first call below leaves a change behind, and the call after it then goes wrong:",
+    "The first call below writes through a prototype; run in the same process, the next call goes wrong:",
 ]
 
 
