@@ -418,8 +418,14 @@ def _span(text: str) -> str:
     return f"`{str(text).replace('`', chr(39))}`"
 
 
+# a value the runner cut ("'abc...[295 chars]...xyz'", unittest's "[N chars]"): no literal a solver can use
+_CUT = re.compile(r"\[\d+ chars\]|\.\.\.\s*\(?(?:full )?output truncated", re.I)
+
+
 def _short(text: str, limit: int = _SHORT) -> bool:
-    return 0 < len(str(text)) <= limit and "\n" not in str(text)
+    """`text` fits on one line within `limit`, and the runner did not cut it."""
+    text = str(text)
+    return 0 < len(text) <= limit and "\n" not in text and not _CUT.search(text)
 
 
 def _readable(f: FailureEvidence) -> FailureEvidence:

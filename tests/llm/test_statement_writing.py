@@ -567,3 +567,19 @@ def test_a_failing_pass_of_a_loop_over_a_case_table_is_stated_with_its_input():
     )
     text = write_statement(context([row]), BUG)["problem_statement"]
     assert "`render('b')` gives `'b'`" in text and "`render(raw)`" not in text
+
+
+def test_a_value_the_runner_cut_is_never_quoted():
+    cut = FailureEvidence(
+        "tests/test_t.py::test_long",
+        kind="compare",
+        call="render('word ' * 100)",
+        check="assert render(text) == 'WORD ' * 100",
+        op="==",
+        expected="'WORD ' * 100",
+        observed="'word word ...[295 chars]...word '",
+        reproduction="from tbl import render\ntext = 'word ' * 100\nassert render(text) == 'WORD ' * 100",
+        function="render",
+    )
+    text = write_statement(context([cut]), BUG)["problem_statement"]
+    assert "chars]" not in text and "```python\nfrom tbl import render\ntext = 'word ' * 100" in text
