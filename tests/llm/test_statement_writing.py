@@ -583,3 +583,24 @@ def test_a_value_the_runner_cut_is_never_quoted():
     )
     text = write_statement(context([cut]), BUG)["problem_statement"]
     assert "chars]" not in text and "```python\nfrom tbl import render\ntext = 'word ' * 100" in text
+
+
+def test_a_loop_pass_or_a_whole_value_the_runner_cut_is_not_stated_as_a_value():
+    cut = "Attribute(name='auto', default=NOTHING, metadata=mappingp ...  converter=None, alias='auto')"
+    looped = FailureEvidence(
+        "tests/test_t.py::test_loop",
+        kind="compare",
+        call="a.flag",
+        check="assert a.flag == b.flag",
+        op="==",
+        expected="True",
+        observed="False",
+        reproduction="from tbl import rows\nfor a in rows():\n    b = a\n    assert a.flag == True",
+        loop_value=f"a = {cut}",
+        function="rows",
+    )
+    text = write_statement(context([looped]), BUG)["problem_statement"]
+    assert "mappingp" not in text and "pass of the loop" not in text
+    long_cut = "'" + "x" * 150 + " ... " + "y" * 80 + "'"
+    whole = replace(looped, call="render()", expected=long_cut, observed="''", loop_value=None)
+    assert "x" * 150 not in write_statement(context([whole]), BUG)["problem_statement"]
