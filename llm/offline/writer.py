@@ -227,10 +227,13 @@ def write_statement(
     # its symptoms (no real issue tells the solver the change to make; the leak check misses prose)
     body = body_sentences("\n\n".join(facts.bodies), True, skip=(facts.subject,))
     fix = "".join(f"+{line}\n" for line in facts.added_lines)
+    fix_only = _fix_only_names(facts)
     body = [
         sentence
         for sentence in body
-        if not leak_report(sentence, fix).score and not quotes_fix_expression(sentence, facts.added_lines)
+        if not leak_report(sentence, fix).score
+        and not quotes_fix_expression(sentence, facts.added_lines)
+        and not fix_only & set(re.findall(r"[A-Za-z_]\w*", sentence))
     ]
     body = body[: 0 if concise else 4 if detailed else 2]  # issues and PRs are never cited: the solver cannot read them
     opening_at = len(sections)
@@ -289,6 +292,20 @@ def write_statement(
     if "hint" in directives and left >= 5:
         hints = _cap_words(_hints(facts, checks, phr), min(40, left))
     return {"problem_statement": statement, "hints_text": hints}
+
+
+_CODE_SHAPED = re.compile(r"[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|\w*_\w+")  # fooBar, FooBar, foo_bar
+
+
+def _fix_only_names(facts: _Facts) -> set[str]:
+    """The code-shaped names (`fooBar`, `FooBar`, `foo_bar`) the fix's added lines use and no
+    failing test's code does: a body sentence that names one speaks of the fix."""
+    tests = " ".join(
+        [*(f.reproduction or "" for f in facts.failures), *(ln for lines in facts.test_lines.values() for ln in lines)]
+    )
+    known = set(re.findall(r"[A-Za-z_]\w*", tests))
+    names = {n for line in facts.added_lines for n in re.findall(r"[A-Za-z_]\w*", line)}
+    return {n for n in names - known if _CODE_SHAPED.fullmatch(n)}
 
 
 def _functions_section(facts: _Facts, phr: _Phraser, api: bool) -> str:

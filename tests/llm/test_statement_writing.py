@@ -604,3 +604,14 @@ def test_a_loop_pass_or_a_whole_value_the_runner_cut_is_not_stated_as_a_value():
     long_cut = "'" + "x" * 150 + " ... " + "y" * 80 + "'"
     whole = replace(looped, call="render()", expected=long_cut, observed="''", loop_value=None)
     assert "x" * 150 not in write_statement(context([whole]), BUG)["problem_statement"]
+
+
+def test_a_body_sentence_naming_what_only_the_fix_has_stays_out():
+    failure = case(0, "1.5", "'1.50'", "'1.5'")
+    ctx = context([failure], added=["    return CentPadder(amount).render()"])
+    ctx["commit_body"] = (
+        "The CentPadder keeps the cents of every amount in the report.\n\n"
+        "Amounts with a single decimal lose their trailing zero in every report."
+    )
+    text = write_statement(ctx, BUG)["problem_statement"]
+    assert "The CentPadder keeps the cents" not in text and "lose their trailing zero" in text
