@@ -305,7 +305,9 @@ def _fix_only_names(facts: _Facts) -> set[str]:
     )
     known = set(re.findall(r"[A-Za-z_]\w*", tests))
     names = {n for line in facts.added_lines for n in re.findall(r"[A-Za-z_]\w*", line)}
-    return {n for n in names - known if _CODE_SHAPED.fullmatch(n)}
+    return {
+        n for n in names - known if _CODE_SHAPED.fullmatch(n) and not hasattr(builtins, n)
+    }  # `TypeError` is a symptom
 
 
 def _functions_section(facts: _Facts, phr: _Phraser, api: bool) -> str:

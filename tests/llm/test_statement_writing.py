@@ -608,10 +608,11 @@ def test_a_loop_pass_or_a_whole_value_the_runner_cut_is_not_stated_as_a_value():
 
 def test_a_body_sentence_naming_what_only_the_fix_has_stays_out():
     failure = case(0, "1.5", "'1.50'", "'1.5'")
-    ctx = context([failure], added=["    return CentPadder(amount).render()"])
+    ctx = context([failure], added=["    return CentPadder(amount).render()", "    raise TypeError(amount)"])
     ctx["commit_body"] = (
         "The CentPadder keeps the cents of every amount in the report.\n\n"
-        "Amounts with a single decimal lose their trailing zero in every report."
+        "Amounts with a single decimal lose their trailing zero in every report and raise TypeError."
     )
     text = write_statement(ctx, BUG)["problem_statement"]
+    # a builtin name (`TypeError`) is a symptom the fix also names, not the fix's own
     assert "The CentPadder keeps the cents" not in text and "lose their trailing zero" in text
