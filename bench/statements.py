@@ -79,6 +79,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from corpus import dev_set  # noqa: E402
+from llm.offline.writer import stated_call  # noqa: E402
 from records import FailureEvidence, Task  # noqa: E402
 
 DEV_SETS = {"python": "python", "js": "javascript"}  # --dev-set -> corpus.dev_set language
@@ -490,8 +491,9 @@ def case_inputs(f: FailureEvidence) -> list[list[str]]:
     """The ways a statement can state the case's input, each a list of texts that must all
     appear: its parameter values; its call (case values substituted) with the first line of
     each statement of its reproduction that binds a name the call reads (`t.to_text()` says
-    nothing without `t = Table(...)`); without a call, the last line of its reproduction (a
-    bare `assert False` test)."""
+    nothing without `t = Table(...)`), or the call with the inputs it reads through local names
+    written in (`stated_call`); without a call, the last line of its reproduction (a bare
+    `assert False` test)."""
     ways = [list(f.params.values())] if f.params else []
     code = f.reproduction or ""
     if not f.call:
@@ -507,7 +509,9 @@ def case_inputs(f: FailureEvidence) -> list[list[str]]:
         and node.lineno <= len(lines)
         and reads & binds(node)
     ]
-    return [*ways, [f.call, *dict.fromkeys(setup)]]
+    ways.append([f.call, *dict.fromkeys(setup)])
+    stated = stated_call(f.call, code, f.loop_value or "")  # the writer's own: its inputs written in
+    return [*ways, [stated]] if stated != f.call else ways
 
 
 def binds(statement: ast.stmt) -> set[str]:

@@ -14,7 +14,10 @@ A statement leaks when it shows what the fix *changes*, not what the code should
   is", "add a check", "instead of", ...) and refers to the change: a new expression of the
   added lines (>= 4 tokens) or an identifier the fix introduces (also as a word stem: ``ceil`` in
   "ceiling division"); or it rewrites old code into new ("replace X with Y", "change X to")
-  and quotes an expression of the removed lines.
+  and quotes an expression of the removed lines;
+* ``explanation`` -- a sentence says why the bug happens or what the fix does ("because", "now",
+  "so that", "due to", "is caused by") and names an identifier the fix introduces or a new
+  expression of its added lines: a commit body's account of the cause is the fix in prose.
 
 Mentioning the touched function, quoting the failing tests' calls and expected values, the
 buggy code, or the signature of an API the change adds is not a leak; nor are the fix's
@@ -42,6 +45,12 @@ _PRESCRIPTION = re.compile(
     r"replacing|changing|wrapping|checking|passing|normali[sz]ing)\b|^(?:add|insert|wrap|guard|use|call|pass|"
     r"introduce|normali[sz]e|apply|set|check|verify)\b|\b(?:add|insert|introduce) (?:a|an|the)\b|"
     r"\bpatch:|\bsuggest\w*|\bmissing line\b|\bone-liner\b|\bcan be\b.*\bwith\b",
+    re.I,
+)
+# why the bug happens or what the fix does: with a name only the fix has, the fix in prose
+_EXPLANATION = re.compile(
+    r"\bbecause\b|(?<!right )\bnow\b|\bso that\b|\bdue to\b|\b(?:is|was|are|were) caused by\b|\bthis happen(?:s|ed)\b|"
+    r"\bthe (?:cause|reason) (?:is|was)\b",
     re.I,
 )
 # Rewriting the old code into the new: only these make a quote of the *removed* code a leak
@@ -294,7 +303,8 @@ def leak_report(statement: str, patch: str, test_patch: str = "", tests_code: Se
     changed = [ln for ln in body + patch_removed_lines(patch) if _nontrivial(ln)]
     for sentence in re.split(r"(?<=[.!?:])\s+|\n+", statement):
         prose = re.sub(r"`[^`]*`", " ", sentence).strip()
-        if not _PRESCRIPTION.search(prose):
+        prescribes = bool(_PRESCRIPTION.search(prose))
+        if not prescribes and not _EXPLANATION.search(prose):
             continue
         s_flat = _joined(_tokens(sentence))
         rewrite = bool(_REWRITE.search(prose))
@@ -313,11 +323,11 @@ def leak_report(statement: str, patch: str, test_patch: str = "", tests_code: Se
         )
         ident = next((i for i in sorted(new_ids) if _mentions_identifier(sentence, i)), "")
         if expression or ident:
-            kinds.append("prescription")
+            kinds.append("prescription" if prescribes else "explanation")
             evidence = evidence or sentence.strip()
             break
 
-    strong = any(k in kinds for k in ("expression", "code_block", "prescription"))
+    strong = any(k in kinds for k in ("expression", "code_block", "prescription", "explanation"))
     score = 1.0 if strong else share
     return LeakReport(round(score, 4), round(share, 4), tuple(dict.fromkeys(kinds)), evidence)
 

@@ -184,7 +184,7 @@ def check_reproductions(
         claim = blocks[i].claim.describe()
         checks[i] = ReproductionCheck(blocks[i].code, verdict, reason, claim, shown.buggy, shown.fixed, kind="inline")
     report.checks = [checks[i] for i in range(len(blocks))]
-    task.problem_statement = _rewrite(statement, blocks, report.checks)
+    task.problem_statement = _rewrite(statement, blocks, report.checks, stands_alone=_python_value_stands_alone)
     report.seconds = round(time.monotonic() - started, 3)
     return report
 
@@ -290,6 +290,27 @@ def unstated_after_drops(task: Task) -> str:
         f"the reproduction check dropped every example ({dropped} block{'s' if dropped > 1 else ''}) and the "
         "statement states no failing case (its call with the value it requires)"
     )
+
+
+_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def _python_value_stands_alone(paragraph: str, block: Block) -> bool:
+    """A dropped Python block's outcome paragraph is kept when its first span is a call that reads
+    no name the block's own lines make (only what its imports bind: the project), and a value
+    follows it ("On the current code `render('b')` gives `'b'`, but it should be `'B'`."): the
+    case stays stated without the block. Its claim is an inline claim of its own, run apart."""
+    spans = _SPAN.findall(paragraph)
+    if len(spans) < 2:
+        return False
+    try:
+        call, body = ast.parse(spans[0].strip(), mode="eval"), ast.parse(block.code).body
+    except SyntaxError:
+        return False
+    if not any(isinstance(n, ast.Call) for n in ast.walk(call)):
+        return False
+    made = set().union(set(), *(_binds_top(n) for n in body if not isinstance(n, (ast.Import, ast.ImportFrom))))
+    return not (_free(call) & made)
 
 
 _JS_CALL_VALUE = re.compile(r"^On the current code `(?P<call>[A-Za-z_$][\w$.]*\([^`]*\))` is `[^`]+`")

@@ -536,10 +536,7 @@ def check_semantic(task: Task, validator: Validator) -> LayerResult:
             "leakage",
             {"leaked_share": round(leak.verbatim_share, 3), "leak_score": leak.score, "leak_kinds": list(leak.kinds)},
         )
-    js = bool(task.FAIL_TO_PASS) and all(
-        getattr(language_of_test(t), "name", None) == JS_LANGUAGE.name for t in task.FAIL_TO_PASS
-    )
-    thin = unstated_after_drops(task) if js else ""
+    thin = unstated_after_drops(task)
     if thin:
         return _fail(f"statement is vague: {thin}", "vague_statement")
     if validator.archive is not None and validator.archive.count():

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import pprint
 import random
 import re
@@ -226,10 +227,13 @@ def write_statement(
     # its symptoms (no real issue tells the solver the change to make; the leak check misses prose)
     body = body_sentences("\n\n".join(facts.bodies), True, skip=(facts.subject,))
     fix = "".join(f"+{line}\n" for line in facts.added_lines)
+    fix_only = _fix_only_names(facts)
     body = [
         sentence
         for sentence in body
-        if not leak_report(sentence, fix).score and not quotes_fix_expression(sentence, facts.added_lines)
+        if not leak_report(sentence, fix).score
+        and not quotes_fix_expression(sentence, facts.added_lines)
+        and not fix_only & set(re.findall(r"[A-Za-z_]\w*", sentence))
     ]
     body = body[: 0 if concise else 4 if detailed else 2]  # issues and PRs are never cited: the solver cannot read them
     opening_at = len(sections)
@@ -288,6 +292,22 @@ def write_statement(
     if "hint" in directives and left >= 5:
         hints = _cap_words(_hints(facts, checks, phr), min(40, left))
     return {"problem_statement": statement, "hints_text": hints}
+
+
+_CODE_SHAPED = re.compile(r"[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|\w*_\w+")  # fooBar, FooBar, foo_bar
+
+
+def _fix_only_names(facts: _Facts) -> set[str]:
+    """The code-shaped names (`fooBar`, `FooBar`, `foo_bar`) the fix's added lines use and no
+    failing test's code does: a body sentence that names one speaks of the fix."""
+    tests = " ".join(
+        [*(f.reproduction or "" for f in facts.failures), *(ln for lines in facts.test_lines.values() for ln in lines)]
+    )
+    known = set(re.findall(r"[A-Za-z_]\w*", tests))
+    names = {n for line in facts.added_lines for n in re.findall(r"[A-Za-z_]\w*", line)}
+    return {
+        n for n in names - known if _CODE_SHAPED.fullmatch(n) and not hasattr(builtins, n)
+    }  # `TypeError` is a symptom
 
 
 def _functions_section(facts: _Facts, phr: _Phraser, api: bool) -> str:
@@ -417,8 +437,14 @@ def _span(text: str) -> str:
     return f"`{str(text).replace('`', chr(39))}`"
 
 
+# a value the runner cut ("'abc...[295 chars]...xyz'", unittest's "[N chars]"): no literal a solver can use
+_CUT = re.compile(r"\[\d+ chars\]|\.\.\.\s*\(?(?:full )?output truncated", re.I)
+
+
 def _short(text: str, limit: int = _SHORT) -> bool:
-    return 0 < len(str(text)) <= limit and "\n" not in str(text)
+    """`text` fits on one line within `limit`, and the runner did not cut it."""
+    text = str(text)
+    return 0 < len(text) <= limit and "\n" not in text and not _CUT.search(text)
 
 
 def _readable(f: FailureEvidence) -> FailureEvidence:
@@ -439,7 +465,108 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
         code = re.sub(r"^(\s*)nonlocal\b", r"\1global", code, flags=re.M)
     if not _compiles(code):
         return replace(f, unbound=["<does not compile>"])
-    return replace(f, reproduction=code) if code != f.reproduction else f
+    call = stated_call(f.call or "", code, f.loop_value or "")
+    return replace(f, reproduction=code, call=call) if (code, call) != (f.reproduction, f.call) else f
+
+
+_LITERAL_NODES = (ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.BinOp, ast.UnaryOp, ast.Load)
+_LITERAL_NODES += (ast.operator, ast.unaryop)
+STATED_CALL = 120  # a call with its inputs written in, longer than this, keeps its local names
+
+
+def stated_call(call: str, code: str, loop_value: str = "") -> str:
+    """The failing check's call with the inputs it reads through the snippet's local names written
+    in, so that prose can state the case without the snippet (`render(text)` after `text = 'ab' *
+    3` is `render('ab' * 3)`; in a loop's failing pass, its variables' values): a name is written
+    in when one plain assignment binds it, to a literal or to a call of names written in or
+    imported, and no statement before the check but a plain assignment reads it (no object built
+    over several statements). `call` unchanged when a name it reads stays local, or the result is long."""
+    try:
+        tree, module = ast.parse(call, mode="eval"), ast.parse(code)
+    except SyntaxError:
+        return call
+    body = module.body
+    if not body:
+        return call
+    imported = {
+        (a.asname or a.name).split(".")[0] for s in body if isinstance(s, (ast.Import, ast.ImportFrom)) for a in s.names
+    }
+    values: dict[str, ast.expr] = {}
+    try:
+        loop = ast.parse(loop_value).body if loop_value else []
+    except SyntaxError:
+        loop = []
+    for stmt in loop:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _is_literal(stmt.value):
+            target = stmt.targets[0]
+            if isinstance(target, ast.Name):
+                values[target.id] = stmt.value
+            elif isinstance(target, ast.Tuple) and isinstance(stmt.value, ast.Tuple):
+                pairs = zip(target.elts, stmt.value.elts)
+                values.update({t.id: v for t, v in pairs if isinstance(t, ast.Name)})
+    callees = {n.func.id for n in ast.walk(module) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    bindings: dict[str, list[ast.stmt]] = {}
+    for stmt in body[:-1]:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                bindings.setdefault(node.id, []).append(stmt)
+    # a statement that reads a name and is no plain assignment may change its object (`t.add_row(...)`)
+    readers = {
+        name: [
+            s
+            for s in body[:-1]
+            if not (isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets))
+            and any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(s))
+        ]
+        for name in bindings
+    }
+
+    def written_in(name: str, depth: int = 0) -> ast.expr | None:
+        if name in values:
+            return values[name]
+        stmts = bindings.get(name, [])
+        if depth > 4 or len(stmts) != 1 or readers.get(name):
+            return None
+        stmt = stmts[0]
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            return None
+        value = stmt.value
+        # a made class or function stays a name: `C(1).x` reads better than `make_class('C', ['x'])(1).x`
+        if not _is_literal(value) and not (isinstance(value, ast.Call) and name not in callees):
+            return None
+        return value if _all_written_in(value, written_in, imported, depth + 1) else None
+
+    if not _all_written_in(tree, written_in, imported, 0):
+        return call
+    substituted = _Substitute(written_in).visit(tree)
+    text = ast.unparse(ast.fix_missing_locations(substituted))
+    return text if len(text) <= STATED_CALL else call
+
+
+def _is_literal(node: ast.expr) -> bool:
+    return all(isinstance(n, _LITERAL_NODES) for n in ast.walk(node))
+
+
+def _all_written_in(node: ast.AST, written_in, imported: set[str], depth: int) -> bool:
+    """Every name `node` reads is a builtin, imported, or written in by `written_in`."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            if n.id in imported or (hasattr(builtins, n.id) and n.id not in ("__file__",)):
+                continue
+            if written_in(n.id, depth) is None:
+                return False
+        elif isinstance(n, (ast.Lambda, ast.comprehension, ast.NamedExpr)):
+            return False  # names of their own: not worth following
+    return True
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, written_in) -> None:
+        self.written_in = written_in
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        value = self.written_in(node.id) if isinstance(node.ctx, ast.Load) else None
+        return self.visit(value) if value is not None else node
 
 
 def _compiles(code: str) -> bool:
@@ -682,7 +809,7 @@ def _outcome_sentence(f: FailureEvidence, phr: _Phraser | None = None, missing: 
     line that raises before its check, the check that follows it). `missing`: the name the
     change adds, when the error only says it does not exist yet (a request, not a crash)."""
     text = _request_core(f, missing, phr) if missing else _outcome_core(f, phr)
-    if f.loop_value:
+    if f.loop_value and _short(f.loop_value, 160) and _compiles(f.loop_value):  # a cut value is no input
         text += f" It fails in the pass of the loop where {_span(f.loop_value)}."
     if f.then and f.kind == "error" and not f.rest and not _placeholder(f.then, f.reproduction or ""):
         text += f" Once it runs, {_span(f.then)} should hold."
@@ -860,9 +987,16 @@ def _is_text(value: str) -> bool:
 def whole_value(f: FailureEvidence) -> str:
     """The value a comparison requires, when it is too long to quote inline, as a block to show
     whole: a text by its own lines, a literal structure pretty-printed. "" when it is short,
-    no literal (a name, a call), or too long even for a block."""
-    expected = f.expected or ""
-    if f.kind != "compare" or (f.op or "==") not in ("==", "in", "not in") or _short(expected, 200):
+    no literal (a name, a call), or too long even for a block. Computed once per value: the
+    clauses, the cases and the blocks of a failure all ask for it."""
+    return _whole_block(f.expected or "", f.kind, f.op or "==")
+
+
+@functools.lru_cache(maxsize=256)
+def _whole_block(expected: str, kind: str, op: str) -> str:
+    if kind != "compare" or op not in ("==", "in", "not in") or _short(expected, 200):
+        return ""
+    if " ... " in expected:  # the runner's cut of a long value: given "in full" it would be wrong
         return ""
     try:
         value = ast.literal_eval(expected)

@@ -389,18 +389,21 @@ def _index_in_id(test_id: str, names: list[str], deco: ast.Call) -> int | None:
     fifth element of `annot`'s list); None when the id says neither."""
     bracket = test_id.partition("[")[2][:-1] if test_id.endswith("]") else ""
     values = deco.args[1] if len(deco.args) > 1 and isinstance(deco.args[1], (ast.List, ast.Tuple)) else None
-    given = [
-        next((k.value.value for k in e.keywords if k.arg == "id" and isinstance(k.value, ast.Constant)), None)
-        if isinstance(e, ast.Call) and _callee(e).endswith("param")
-        else None
-        for e in (values.elts if values is not None else [])
-    ]
+    given: list[str | None] = []  # per element, the id the test gives it
+    for element in values.elts if values is not None else []:
+        own = None
+        if isinstance(element, ast.Call) and _callee(element).endswith("param"):
+            own = next(
+                (k.value.value for k in element.keywords if k.arg == "id" and isinstance(k.value, ast.Constant)), None
+            )
+        given.append(own)
     ids = next((k.value for k in deco.keywords if k.arg == "ids" and isinstance(k.value, (ast.List, ast.Tuple))), None)
-    if ids is not None:
-        given = [
-            g or (i.value if isinstance(i, ast.Constant) else None)
-            for g, i in zip([*given, *[None] * len(ids.elts)], ids.elts)
-        ]
+    if ids is not None:  # `ids=[...]` names the elements a `pytest.param(id=...)` does not
+        named = []
+        for n, listed in enumerate(ids.elts):
+            own = given[n] if n < len(given) else None
+            named.append(own or (listed.value if isinstance(listed, ast.Constant) else None))
+        given = named
     if bracket and given.count(bracket) == 1:
         return given.index(bracket)
     for part in bracket.split("-"):
@@ -1137,6 +1140,10 @@ def _with_check_outcome(
     local_values = report.get("locals") or {}
     if isinstance(target, ast.Name) and target.id != "_" and target.id in local_values:
         record.loop_value = f"{target.id} = {_no_address(local_values[target.id])}"
+    elif isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) and t.id in local_values for t in target.elts):
+        # `for raw, want in CASES`: the pass's values of every name the loop unpacks
+        names = [t.id for t in target.elts]
+        record.loop_value = f"{', '.join(names)} = {', '.join(_no_address(local_values[n]) for n in names)}"
     then = _next_check(fn, failing, helpers)
     if then is not None and record.kind == "error":  # what the test checks once the line runs
         then = ast.fix_missing_locations(rewrite.visit(_plain_assert(then)))

@@ -41,3 +41,13 @@ def test_a_squash_merges_list_of_commit_subjects_is_a_log_not_a_symptom():
 def test_star_args_in_a_body_sentence_are_code_and_bold_text_is_not():
     body = "Wrappers that read *args for defaulted params must read **kwargs instead.\n\nThe output is **very** wrong."
     assert body_sentences(body, no_leak=True) == ["The output is **very** wrong."]
+
+
+def test_a_body_sentence_giving_the_cause_or_what_the_fix_does_is_left_out():
+    causes = [
+        "The rendered table is one column too wide due to the padding being counted twice.",
+        "Widths are measured on the visible text instead, which keeps colour codes out.",
+        "Each row is padded once so that the borders line up again.",
+    ]
+    symptom = "A table with coloured cells is one column too wide."
+    assert body_sentences("\n\n".join([*causes, symptom]), no_leak=True) == [symptom]

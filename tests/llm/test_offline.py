@@ -615,3 +615,24 @@ def test_the_word_cap_cuts_where_a_paragraph_or_a_case_ends_never_inside_a_block
     assert _cap_words(text, 29).endswith("```\n\nAll the cases:\n- `f(1)` gives 2\n- `f(2)` gives 3")
     # a first paragraph longer than the cap is cut at a word
     assert _cap_words("one two three four", 2) == "one two"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The last page goes missing because the count is not taken with ceil.",
+        "Pages now come from math.ceil, so the last one is kept.",
+        "This happens since the count skips the ceiling so that short pages vanish.",
+    ],
+)
+def test_a_sentence_giving_the_cause_or_the_fix_by_a_name_only_the_fix_has_is_a_leak(sentence):
+    report = leak_report(f"The last page is lost. {sentence}", PATCH, TEST_PATCH)
+    assert report.leaks() and "explanation" in report.kinds, report
+
+
+def test_a_cause_or_symptom_sentence_without_the_fixs_names_is_no_leak():
+    for statement in (
+        "The last page goes missing because the page count rounds down.",
+        "Right now `paginate([1, 2, 3], 2)` gives `[[1, 2]]`; it should give `[[1, 2], [3]]`.",
+    ):
+        assert not leak_report(statement, PATCH, TEST_PATCH).leaks(), statement

@@ -237,7 +237,8 @@ def test_a_title_never_blames_a_string_method_or_a_test_helper_the_check_ends_wi
         function="strip",
     )
     title = write_statement(context([stripped]), BUG)["problem_statement"].splitlines()[0]
-    assert "`strip`" not in title and "`result.output.strip()`" in title
+    # the call with its input written in: a reader needs no snippet to know what `result` was
+    assert "`strip`" not in title and "`run('echo hi').output.strip()`" in title
     helper = replace(
         stripped,
         call="check_output(result)",
@@ -392,7 +393,7 @@ def test_a_long_text_that_lacks_a_piece_says_so():
         function="run",
     )
     text = write_statement(context([output]), BUG)["problem_statement"]
-    assert "`result.output` does not contain it" in text and "different value" not in text
+    assert "`run('--help').output` does not contain it" in text and "different value" not in text
 
 
 def test_a_case_that_fails_at_another_check_gets_its_own_snippet():
@@ -498,7 +499,7 @@ def test_a_membership_check_that_raised_is_stated_as_the_test_wrote_it():
         function="render",
     )
     text = write_statement(context([raised]), BUG)["problem_statement"]
-    assert "`'Custom None' in lines[0]`" in text and "lines[0] in 'Custom None'" not in text
+    assert "`'Custom None' in render()[0]`" in text and "render()[0] in 'Custom None'" not in text
 
 
 def test_a_long_required_text_is_given_whole_in_a_block_for_every_case():
@@ -520,3 +521,98 @@ def test_a_long_required_text_is_given_whole_in_a_block_for_every_case():
     assert "in place of" not in text and "comparison at the end of the snippet" not in text
     assert "given in full below" in text
     assert "snippet" not in text.split("\n\n")[1]  # no python block is shown: none is announced
+
+
+def test_inputs_that_reach_the_check_through_local_names_are_written_into_the_stated_call():
+    """`text = 'ab ' * 3; result = render(text); assert result == ...`: prose that says `result`
+    states no input; the call with its inputs written in does, without the snippet. An object
+    built over several statements (`t.add_row(...)`) stays the snippet's name."""
+    through_locals = FailureEvidence(
+        "tests/test_t.py::test_rep",
+        kind="compare",
+        call="result",
+        check="assert result == expected",
+        op="==",
+        expected="'AB AB AB'",
+        observed="'ab ab ab'",
+        reproduction="from tbl import render\ntext = 'ab ' * 3\nresult = render(text)\nexpected = 'AB AB AB'\n"
+        "assert result == expected",
+        function="render",
+    )
+    text = write_statement(context([through_locals]), BUG)["problem_statement"]
+    assert "`render('ab ' * 3)` returns `'ab ab ab'` where `'AB AB AB'` is expected" in text.splitlines()[0]
+    assert "`result`" not in text
+    built = replace(
+        through_locals,
+        call="t.render()",
+        check="assert t.render() == 'AB'",
+        reproduction="from tbl import Table\nt = Table()\nt.add_row('a', 'b')\nassert t.render() == 'AB'",
+    )
+    assert "`t.render()`" in write_statement(context([built]), BUG)["problem_statement"]
+
+
+def test_a_failing_pass_of_a_loop_over_a_case_table_is_stated_with_its_input():
+    row = FailureEvidence(
+        "tests/test_t.py::test_cases",
+        kind="compare",
+        call="render(raw)",
+        check="assert render(raw) == want",
+        op="==",
+        expected="'B'",
+        observed="'b'",
+        reproduction="from tbl import render\nCASES = [('a', 'A'), ('b', 'B')]\nfor raw, want in CASES:\n"
+        "    assert render(raw) == want",
+        loop_value="raw, want = 'b', 'B'",
+        function="render",
+    )
+    text = write_statement(context([row]), BUG)["problem_statement"]
+    assert "`render('b')` gives `'b'`" in text and "`render(raw)`" not in text
+
+
+def test_a_value_the_runner_cut_is_never_quoted():
+    cut = FailureEvidence(
+        "tests/test_t.py::test_long",
+        kind="compare",
+        call="render('word ' * 100)",
+        check="assert render(text) == 'WORD ' * 100",
+        op="==",
+        expected="'WORD ' * 100",
+        observed="'word word ...[295 chars]...word '",
+        reproduction="from tbl import render\ntext = 'word ' * 100\nassert render(text) == 'WORD ' * 100",
+        function="render",
+    )
+    text = write_statement(context([cut]), BUG)["problem_statement"]
+    assert "chars]" not in text and "```python\nfrom tbl import render\ntext = 'word ' * 100" in text
+
+
+def test_a_loop_pass_or_a_whole_value_the_runner_cut_is_not_stated_as_a_value():
+    cut = "Attribute(name='auto', default=NOTHING, metadata=mappingp ...  converter=None, alias='auto')"
+    looped = FailureEvidence(
+        "tests/test_t.py::test_loop",
+        kind="compare",
+        call="a.flag",
+        check="assert a.flag == b.flag",
+        op="==",
+        expected="True",
+        observed="False",
+        reproduction="from tbl import rows\nfor a in rows():\n    b = a\n    assert a.flag == True",
+        loop_value=f"a = {cut}",
+        function="rows",
+    )
+    text = write_statement(context([looped]), BUG)["problem_statement"]
+    assert "mappingp" not in text and "pass of the loop" not in text
+    long_cut = "'" + "x" * 150 + " ... " + "y" * 80 + "'"
+    whole = replace(looped, call="render()", expected=long_cut, observed="''", loop_value=None)
+    assert "x" * 150 not in write_statement(context([whole]), BUG)["problem_statement"]
+
+
+def test_a_body_sentence_naming_what_only_the_fix_has_stays_out():
+    failure = case(0, "1.5", "'1.50'", "'1.5'")
+    ctx = context([failure], added=["    return CentPadder(amount).render()", "    raise TypeError(amount)"])
+    ctx["commit_body"] = (
+        "The CentPadder keeps the cents of every amount in the report.\n\n"
+        "Amounts with a single decimal lose their trailing zero in every report and raise TypeError."
+    )
+    text = write_statement(ctx, BUG)["problem_statement"]
+    # a builtin name (`TypeError`) is a symptom the fix also names, not the fix's own
+    assert "The CentPadder keeps the cents" not in text and "lose their trailing zero" in text

@@ -284,3 +284,36 @@ def test_a_heading_over_cases_that_spoke_of_a_dropped_snippet_goes_with_them():
     blocks = python_blocks(statement)
     text = _rewrite(statement, blocks, [ReproductionCheck(blocks[0].code, "dropped", "raised on both states")])
     assert "```" not in text and "snippet" not in text and "Other inputs fail the same way:" not in text
+
+
+def test_a_dropped_python_blocks_outcome_stays_when_its_call_reads_only_what_the_imports_bind():
+    """A block the check dropped took its outcome paragraph with it, and with it the only place
+    the case was stated; a call with its inputs written in needs no block."""
+    from tasks.reproduction import _python_value_stands_alone, _rewrite
+
+    statement = (
+        f"Title\n\nTo reproduce:\n\n{F}from tbl import render\nassert render('b') == 'B'\n```\n\n"
+        "On the current code `render('b')` gives `'b'`, but it should be `'B'`.\n\n"
+        f"Also:\n\n{F}from tbl import Table\nt = Table()\nassert t.render() == 'x'\n```\n\n"
+        "Currently `t.render()` gives `''`; it should be `'x'`."
+    )
+    blocks = python_blocks(statement)
+    dropped = [ReproductionCheck(b.code, "dropped", "raised on both states") for b in blocks]
+    text = _rewrite(statement, blocks, dropped, stands_alone=_python_value_stands_alone)
+    # the project's call and its values stand alone; a call on the block's own object does not
+    assert text == "Title\n\nOn the current code `render('b')` gives `'b'`, but it should be `'B'`."
+
+
+def test_a_python_statement_whose_blocks_were_all_dropped_and_that_states_no_case_is_vague():
+    from tasks.reproduction import unstated_after_drops
+    from tasks.validate import Validator, check_semantic
+
+    failure = FailureEvidence(
+        "tests/test_t.py::test_render", kind="compare", call="render('b')", expected="'B'", observed="'b'"
+    )
+    task = task_with("Bug: render keeps the case\n\nThe current code gets the case below wrong.", [failure])
+    task.reproduction = ReproductionReport([ReproductionCheck("render('b')\n", "dropped", "raised on both states")])
+    result = check_semantic(task, Validator())
+    assert (result.passed, result.category) == (False, "vague_statement")
+    task.problem_statement += "\n\nOn the current code `render('b')` gives `'b'`, but it should be `'B'`."
+    assert unstated_after_drops(task) == ""

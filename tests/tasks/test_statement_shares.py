@@ -147,3 +147,18 @@ def test_a_long_expected_text_shown_whole_by_its_own_lines_is_mentioned():
     assert bench.unmentioned_cases(cut, [table.test_id], {table.test_id: table})
     assert not bench.states("the value is x", "'x'") and bench.states("it gives `'x'`", "'x'")
     assert bench.states("should be [1, 2, 3]", "[1,2,3]")
+
+
+def test_a_case_stated_by_its_call_with_the_local_inputs_written_in_is_mentioned():
+    through_locals = FailureEvidence(
+        "tests/test_t.py::test_rep",
+        kind="compare",
+        call="result",
+        op="==",
+        expected="'AB AB AB'",
+        reproduction="from t import render\ntext = 'ab ' * 3\nresult = render(text)\nassert result == 'AB AB AB'",
+    )
+    failures = {through_locals.test_id: through_locals}
+    stated = "On the current code `render('ab ' * 3)` gives `'ab ab ab'`; it should be `'AB AB AB'`."
+    assert bench.unmentioned_cases(stated, list(failures), failures) == []
+    assert bench.unmentioned_cases(stated.replace("* 3", "* 2"), list(failures), failures)

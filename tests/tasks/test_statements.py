@@ -374,6 +374,22 @@ def test_explain_failure_resolves_fixtures_and_loops():
     assert found.reproduction.splitlines()[2:] == ["extra = 0", "assert total(items + [extra]) == 3 + extra"]
 
 
+def test_a_loop_over_a_case_table_names_every_value_of_its_failing_pass():
+    source = (
+        "from pkg import render\n\nCASES = [('a', 'A'), ('b', 'B')]\n\n\n"
+        "def test_cases():\n    for raw, want in CASES:\n        assert render(raw) == want\n"
+    )
+    evidence = {
+        "type": "AssertionError",
+        "line": 8,
+        "locals": {"raw": "'b'", "want": "'B'"},
+        "compare": {"op": "==", "left": "'b'", "right": "'B'"},
+        "message": "assert 'b' == 'B'",
+    }
+    found = explain_failure(source, "tests/test_t.py::test_cases", evidence, repo_modules={"pkg"})
+    assert found.loop_value == "raw, want = 'b', 'B'" and found.call == "render(raw)"
+
+
 def test_an_async_test_runs_in_an_event_loop_that_the_reproduction_imports():
     """tenacity's async tests: the reproduction wraps the awaits in `asyncio.run` and imports
     asyncio (a blind rater once got no reproduction at all: `asyncio` was left unbound)."""
