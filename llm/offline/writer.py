@@ -466,7 +466,20 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
     if not _compiles(code):
         return replace(f, unbound=["<does not compile>"])
     call = stated_call(f.call or "", code, f.loop_value or "")
-    return replace(f, reproduction=code, call=call) if (code, call) != (f.reproduction, f.call) else f
+    expected = f.expected
+    if f.kind == "compare" and expected and _reads_names(expected):
+        expected = stated_call(expected, code, f.loop_value or "")  # `should be omd` names nothing to a solver
+    if (code, call, expected) == (f.reproduction, f.call, f.expected):
+        return f
+    return replace(f, reproduction=code, call=call, expected=expected)
+
+
+def _reads_names(expression: str) -> bool:
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.Name) for n in ast.walk(tree))
 
 
 _LITERAL_NODES = (ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.BinOp, ast.UnaryOp, ast.Load)

@@ -549,6 +549,14 @@ def test_inputs_that_reach_the_check_through_local_names_are_written_into_the_st
         reproduction="from tbl import Table\nt = Table()\nt.add_row('a', 'b')\nassert t.render() == 'AB'",
     )
     assert "`t.render()`" in write_statement(context([built]), BUG)["problem_statement"]
+    named_want = replace(
+        through_locals,
+        check="assert result == want",
+        expected="want",
+        reproduction="from tbl import Row, render\nwant = Row('AB')\nresult = render('ab')\nassert result == want",
+    )
+    text = write_statement(context([named_want]), BUG)["problem_statement"]
+    assert "`Row('AB')`" in text and "`want`" not in text
 
 
 def test_a_failing_pass_of_a_loop_over_a_case_table_is_stated_with_its_input():
