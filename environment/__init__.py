@@ -12,6 +12,7 @@ Uses `sandbox` to try a recipe (the backends receive `RecipeBook.recipe_for`); t
 never imports this package.
 """
 
+from .attempts import SetupError
 from .detect import DEP_FILES, detect_recipe, pretend_version_env
 from .js_detect import detect_js_recipe
 from .languages import (
@@ -32,7 +33,7 @@ from .languages import (
 )
 from .recipes import RecipeBook
 from .repair import Fix, diagnose
-from .setup import SetupBackend, SetupError, make_sandbox
+from .setup import SetupBackend, make_sandbox
 
 __all__ = [
     "DEP_FILES",

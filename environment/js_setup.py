@@ -29,12 +29,12 @@ from sandbox import (
     repo_name,
 )
 
+from .attempts import Attempt, SetupError, log_path_of
 from .js_detect import build_script_steps, detect_js_recipe
 from .js_repair import DEV_DEPENDENCY, diagnose_js, published_versions, with_override
 from .languages import snapshot_files
 from .recipes import save_learned_fix
 from .repair import Fix
-from .setup import Attempt, SetupError, log_path_of
 
 OUTCOME_COUNTS = {"passed": "passed", "failed": "failed", "error": "errored", "skipped": "skipped"}
 

@@ -21,7 +21,6 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from sandbox import (
@@ -29,7 +28,6 @@ from sandbox import (
     BuildError,
     InstallRecipe,
     Limits,
-    SandboxError,
     TestRun,
     install_commands,
     make_backend,
@@ -38,7 +36,9 @@ from sandbox import (
     resolve_commit,
 )
 
+from .attempts import Attempt, SetupError, SetupRecord, log_path_of
 from .detect import extras_at, suite_requirements
+from .js_setup import JsRecipeBook, ensure_js, js_setup, run_js_tests
 from .languages import JAVASCRIPT, PYTHON, languages_of
 from .recipes import RecipeBook
 from .repair import (
@@ -57,55 +57,6 @@ from .versions import Index, Snapshot, commit_date, installed_versions, suite_pi
 
 # a model call: prompt in, parsed JSON object out (wired by the caller, who owns the client)
 Advisor = Callable[[str], dict]
-
-
-FIRST_FAILURE_CHARS = 3000
-
-
-class SetupError(SandboxError):
-    """The environment could not be set up after every attempt (one sentence naming the log)."""
-
-
-@dataclass
-class Attempt:
-    stage: str  # "build", "collection", "skip" (tests skipped for a missing extra) or "tests" (an API gone)
-    ok: bool
-    fix: str = ""  # the change made after this attempt
-    rule: str = ""
-    log: str = ""
-    seconds: float = 0.0
-    note: str = ""  # why a proposed repair was not applied
-
-
-@dataclass
-class SetupRecord:
-    repo: str
-    commit: str
-    environment: str = ""
-    attempts: list[Attempt] = field(default_factory=list)
-    first_failure: str = ""  # the tail of the first failed attempt's log: what really went wrong
-
-    def failed(self, attempt: Attempt, log: str) -> Attempt:
-        """Record a failed attempt; the first failure's log tail is kept."""
-        self.attempts.append(attempt)
-        if not self.first_failure:
-            self.first_failure = log[-FIRST_FAILURE_CHARS:]
-        return attempt
-
-    def to_dict(self, recipe: InstallRecipe) -> dict:
-        return {
-            "environment": self.environment,
-            "recipe": recipe.to_dict(),
-            "attempts": [asdict(a) for a in self.attempts],
-            "fixes": [a.fix for a in self.attempts if a.fix],
-            "first_failure": self.first_failure,
-        }
-
-
-def log_path_of(message: str) -> str:
-    """The build-log path a BuildError message names ('' when none)."""
-    m = re.search(r"\blog (/\S+?\.log)\b", message)
-    return m.group(1) if m else ""
 
 
 @functools.lru_cache(maxsize=64)
@@ -364,7 +315,6 @@ class SetupBackend:
             self._ensure_js(repo, commit)
             if patches:  # a task's state: its failures are the code's, never read as the environment's
                 return self.js_backend().run_tests(repo, commit, patches, test_files)
-            from .js_setup import run_js_tests
 
             run, _ = run_js_tests(self.js_backend(), repo, commit, (), test_files, self._js_book, self.attempts)
             return run
@@ -413,8 +363,6 @@ class SetupBackend:
         repo = Path(repo)
         sha = resolve_commit(repo, commit)
         if self.is_javascript(repo, sha):
-            from .js_setup import js_setup
-
             backend = self.js_backend()
             return js_setup(backend, repo, sha, test_files, self._js_book, self.attempts)
         start = time.monotonic()
@@ -447,7 +395,6 @@ class SetupBackend:
         return JAVASCRIPT in languages and PYTHON not in languages
 
     def _ensure_js(self, repo: Path, commit: str) -> str:
-        from .js_setup import ensure_js
 
         backend = self.js_backend()
         environment = backend.environment_id(repo, commit)
@@ -462,8 +409,6 @@ class SetupBackend:
     def js_backend(self) -> Backend:
         """The Docker backend for JavaScript/TypeScript recipes, with the wrapped backend's settings."""
         if self._js is None:
-            from .js_setup import JsRecipeBook
-
             self._js_book = JsRecipeBook(self.book.cache_dir)
             inner = self.inner
             if inner.name != "docker":
