@@ -279,7 +279,8 @@ def keep_own_failures(result, task: Task, repo_path: Path) -> None:
     if not dropped:
         return
     result.fail_to_pass = [t for t in result.fail_to_pass if t not in set(dropped)]
-    result.failures = {t: f for t, f in result.failures.items() if t in result.fail_to_pass}
+    kept = {*result.fail_to_pass, *(t.partition("::")[0] for t in result.fail_to_pass)}  # file keys: _failures_of
+    result.failures = {t: f for t, f in result.failures.items() if t in kept}
     said = (
         f"{len(dropped)} test(s) never ran with bug_patch applied (their file, a conftest or a setup file "
         f"failed to load) and the test patch neither adds nor changes them ({_short(dropped)})"

@@ -648,11 +648,25 @@ def _directives(context: dict, instructions: str, temperature: float, rng: rando
     return directives
 
 
+# what names a task: its project, strategy and change; never its evidence, whose fields and words change
+_TASK_NAMING = ("repo", "strategy_type", "commit_subject", "created_at")
+
+
+def wording_rng(context: dict, instructions: str, temperature: float, top_p: float, max_tokens: int) -> random.Random:
+    """The writer's draws (phrasings, directives dropped), seeded by the task's name (the fields of
+    `_TASK_NAMING` and its failing tests' ids) and the request: a field the evidence record gains,
+    or a value the runner words otherwise, leaves every statement's wording as it was."""
+    naming = {key: context.get(key) for key in _TASK_NAMING}
+    tests = [str(t.get("id")) for t in context.get("failing_tests") or [] if isinstance(t, dict)]
+    tests = tests or [f.test_id for f in failures_of(context)]
+    return seeded_rng("write_statement", naming, sorted(tests), instructions, temperature, top_p, max_tokens)
+
+
 def write_js_statement(
     context: dict, instructions: str, temperature: float = 0.7, top_p: float = 1.0, max_tokens: int = 1024
 ) -> dict:
     """An issue-style ``{"problem_statement", "hints_text"}`` for a JS/TS task."""
-    rng = seeded_rng("write_statement", context, instructions, temperature, top_p, max_tokens)
+    rng = wording_rng(context, instructions, temperature, top_p, max_tokens)
     directives = _directives(context, instructions, temperature, rng)
     phr = _Phraser(rng, temperature, top_p, reverse="different_angle" in directives)
     strategy = str(context.get("strategy_type") or "BUG_FIX").upper()

@@ -947,14 +947,10 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
     package = package_name(str(repo_path), commit)
     out: dict[str, FailureEvidence] = {}
     for test_id in list(tests)[:EVIDENCE_TESTS]:
-        report = failures.get(test_id) if isinstance(failures, dict) else None
-        if isinstance(report, FailureEvidence):
-            report = report.to_dict()
-        if not isinstance(report, dict):
-            report = {}  # the runner gave no details: what the test's source says may still be read
         path = test_id.partition("::")[0]
         if path not in sources:
             sources[path] = file_at(str(repo_path), commit, path)
+        report = _report_of(failures, test_id, sources[path])
         try:
             found = explain_failure(sources[path], test_id, report, package)
         except (ValueError, RecursionError, AttributeError, TypeError, IndexError):
@@ -962,6 +958,34 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
         if report or found.derived:
             out[test_id] = found
     return out
+
+
+def _as_dict(report) -> dict | None:
+    if isinstance(report, FailureEvidence):
+        return report.to_dict()
+    return report if isinstance(report, dict) else None
+
+
+def _report_of(failures, test_id: str, source: str) -> dict:
+    """The runner's report of the test; for a test it has none of, its file's (a trace the run's
+    log holds under the file's name, `sandbox.js_report.exit_failures`) when that trace's line
+    is inside the test; else {}: the test's source may still say what it requires."""
+    failures = failures if isinstance(failures, dict) else {}
+    own = _as_dict(failures.get(test_id))
+    if own is not None:
+        return own
+    path = test_id.partition("::")[0]
+    traced = _as_dict(failures.get(path))
+    line = traced.get("line") if traced else None
+    if not isinstance(line, int) or not source:
+        return {}
+    try:
+        test = find_test(parse(source, path).root_node, test_id, None)
+    except (ValueError, RecursionError):
+        return {}
+    if test is None or not test.node.start_point.row + 1 <= line <= test.node.end_point.row + 1:
+        return {}
+    return {**traced, "id": test_id}
 
 
 _DERIVED = (
@@ -1259,19 +1283,18 @@ def _reproduce(
 def _entry_point(body: str, project: set[str]) -> str:
     """The first call in `body` of a name the project's imports bind, as written up to its
     arguments (`parser`, `commander.Command`): the public entry point a reproduction calls."""
-    calls = [
-        n
-        for n in walk_nodes(parse(body, "reproduction.js").root_node)
-        if n.type in ("call_expression", "new_expression")
-        and (callee := n.child_by_field_name("function") or n.child_by_field_name("constructor")) is not None
-        and callee.type in ("identifier", "member_expression")
-        and node_text(callee).split(".")[0] in project
-    ]
-    if not calls:
+    callees = []  # (where the call starts, its callee)
+    for node in walk_nodes(parse(body, "reproduction.js").root_node):
+        if node.type not in ("call_expression", "new_expression"):
+            continue
+        callee = node.child_by_field_name("function") or node.child_by_field_name("constructor")
+        if callee is not None and callee.type in ("identifier", "member_expression"):
+            if node_text(callee).split(".")[0] in project:
+                callees.append((node.start_byte, callee))
+    if not callees:
         return ""
-    first = min(calls, key=lambda n: n.start_byte)
-    callee = first.child_by_field_name("function") or first.child_by_field_name("constructor")
-    return "".join(node_text(callee).split())
+    _, first = min(callees, key=lambda found: found[0])
+    return "".join(node_text(first).split())
 
 
 def _assert_form(check: _Check) -> str | None:

@@ -602,3 +602,24 @@ def test_a_shared_state_check_whose_input_writes_no_prototype_gets_no_cause_sect
     text = write_js_statement(_ctx(failures), "Write a bug report.")["problem_statement"]
     blocks = re.findall(r"```js\n(.*?)```", text, flags=re.S)
     assert not any("parse(['--b', '123'])" in b and "argv.a.b.should.eql(7)" in b for b in blocks)
+
+
+def test_the_wording_is_seeded_by_the_tasks_name_never_by_its_evidence():
+    """A field the evidence record gains (or a value worded otherwise) keeps every phrasing; another
+    task (another change, other failing tests) draws its own."""
+    from llm.offline.js_writer import wording_rng
+
+    def draws(ctx: dict) -> list[float]:
+        rng = wording_rng(ctx, "Write a bug report.", 0.7, 1.0, 1024)
+        return [rng.random() for _ in range(4)]
+
+    base = context()
+    grown = json.loads(json.dumps(base))
+    for f in grown["failures"]:
+        f["entry_point"] = "parseQuery"
+        f["observed"] = (f.get("observed") or "") + " "
+    assert draws(grown) == draws(base)
+    other_change = {**base, "commit_subject": "fix(withBase): keep the base"}
+    other_tests = {**base, "failures": base["failures"][:1]}
+    assert draws(other_change) != draws(base)
+    assert draws(other_tests) != draws(base)
