@@ -406,14 +406,15 @@ _JS_LITERALS = ("true", "false", "null", "undefined", "NaN", "Infinity")
 def js_known_names(failures: Sequence[FailureEvidence]) -> set[str]:
     """The names a JS/TS reproduction may use: every identifier of a reproduction the JS
     producer found self-contained (it checked each name's binding with the JS parser; the judges
-    read code as Python, where `{ partitioned: true }` holds two unbound names), and JS's
-    literals. Empty for Python tests."""
+    read code as Python, where `{ partitioned: true }` holds two unbound names), JS's literals
+    and its globals (`Array.isArray(...)` in a check the test makes after the failing one).
+    Empty for Python tests."""
     names: set[str] = set()
     for f in failures:
         language = language_of_test(f.test_id)
         if language is None or language.name != JS_LANGUAGE.name:
             continue
-        names.update(_JS_LITERALS)
+        names.update(_JS_LITERALS, js_evidence.GLOBALS)
         if f.reproduction and not f.unbound:
             names.update(_JS_NAME.findall(f.reproduction))
     return names

@@ -115,7 +115,7 @@ _EQUALITY = {
     "is",
 }
 _INEQUALITY = {"notEqual", "notStrictEqual", "notDeepEqual", "notDeepStrictEqual", "!=", "!=="}
-_GLOBALS = set(
+GLOBALS = set(
     "undefined NaN Infinity globalThis Object Array JSON String Number Boolean Math Date RegExp Error TypeError "
     "RangeError SyntaxError Promise Map Set WeakMap WeakSet Symbol BigInt console process Buffer URL URLSearchParams "
     "encodeURIComponent decodeURIComponent encodeURI decodeURI parseInt parseFloat isNaN isFinite setTimeout "
@@ -1003,10 +1003,30 @@ _DERIVED = (
 )
 
 
+# a value the runner printed over several lines (pretty-format's `Object {` / `Array [`, one
+# member a line, each with a trailing comma)
+_PRINTED_CONTAINER = re.compile(r"^(?:[A-Z][\w$]* )?[{\[].*[}\]]$", re.S)
+_CONTAINER_NAME = re.compile(r"(?<![\w$])(?:Object|Array) (?=[{\[])")
+
+
+def one_line_value(value: str | None) -> str | None:
+    """A value the runner printed over several lines, on one (`{ "toString": "foo" }` for
+    pretty-format's `Object {\n  "toString": "foo",\n}`): a statement quotes it in a sentence, and
+    a check that it is said reads the sentence's words. Anything else as it is (a stack, a
+    string that holds line breaks)."""
+    if not value or "\n" not in value or not _PRINTED_CONTAINER.match(value.strip()):
+        return value
+    if any(line.strip() and not line[:1].isspace() and line.strip()[:1] not in "}]" for line in value.split("\n")[1:]):
+        return value  # a line at the left margin inside it: a string's own line break
+    flat = re.sub(r",\s*([}\]])", r" \1", " ".join(value.split()))
+    return _CONTAINER_NAME.sub("", flat)
+
+
 def explain_failure(source: str, test_id: str, report: dict, package: str = "") -> FailureEvidence:
     """The runner's evidence of one failure completed from the test's source: the failing check,
     the call under test, the checks before it, the test's lines, a reproduction."""
     evidence = FailureEvidence.from_dict(report, test_id=test_id)
+    evidence.expected, evidence.observed = one_line_value(evidence.expected), one_line_value(evidence.observed)
     # what this producer derives is never taken from its input (a stored record read again)
     for name in _DERIVED:
         setattr(evidence, name, None)
@@ -1240,7 +1260,7 @@ def _reproduce(
         # node:assert is imported for a rewritten expect, and for a bare `assert` the file gets from elsewhere
         needs_assert = expect_checks or ("assert" in used and "assert" not in imported)
         cases = {name: value for name, value in (params or {}).items() if name in used}
-        defined = _defined([*setup_nodes, failing, *checked]) | _GLOBALS | imported | set(cases) | spies
+        defined = _defined([*setup_nodes, failing, *checked]) | GLOBALS | imported | set(cases) | spies
         defined |= {"assert"} if needs_assert else set()
         unbound = sorted(used - defined)
         body = statements[0].parent if statements else None

@@ -174,6 +174,7 @@ def test_the_judges_know_the_names_a_self_contained_js_reproduction_binds():
 
     evidence = FailureEvidence.from_dict(context()["failures"][0])
     assert {"parseQuery", "query", "assert", "true", "null"} <= js_known_names([evidence])
+    assert {"Array", "JSON", "Object"} <= js_known_names([evidence])  # JS's globals: a later check's `Array.isArray`
     looped = FailureEvidence.from_dict(context()["failures"][1])  # unbound: its names are not vouched for
     assert "withBase" not in js_known_names([looped])
     python = FailureEvidence("tests/test_q.py::test_q", kind="compare", reproduction="from q import parse\nparse(x)")

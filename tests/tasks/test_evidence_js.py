@@ -631,3 +631,15 @@ def test_a_test_with_no_report_takes_its_files_exit_trace_when_the_line_is_insid
     assert "assert.deepEqual(program.opts().debug, true);" in (exits.reproduction or "")
     other = found.get("tests/a.test.js::other")
     assert other is None or other.error is None
+
+
+def test_a_value_the_runner_printed_over_several_lines_is_put_on_one():
+    from tasks.evidence.js import explain_failure, one_line_value
+
+    printed = 'Object {\n  "toString": Array [\n    [Function toString],\n    "foo",\n  ],\n}'
+    assert one_line_value(printed) == '{ "toString": [ [Function toString], "foo" ] }'
+    assert one_line_value('"a\nb"') == '"a\nb"'  # a string's own line break stays
+    assert one_line_value('{\n  "a": "x\ny",\n}') == '{\n  "a": "x\ny",\n}'
+    report = {"kind": "compare", "op": "toEqual", "expected": 'Object {\n  "toString": "foo",\n}', "observed": printed}
+    evidence = explain_failure("", "test/q.test.ts::getQuery > x", report)
+    assert evidence.expected == '{ "toString": "foo" }' and evidence.observed.startswith('{ "toString": [')
