@@ -1047,9 +1047,15 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
     inferred = evidence.kind is None and not evidence.line
     # no failing line known (a runner that gives none; a record read again, its kind inferred
     # before): a test with a single check failed at that check
+    # with no word from the runner at all, a test of several checks requires every one: the
+    # reproduction runs them all and ends with the last (which of them fails is not known)
+    every_check = False
     if not evidence.line:
         checks = [s for s in statements if read_check(s) is not None]
         failing = checks[0] if len(checks) == 1 else None
+        unsaid = not (evidence.observed or evidence.error or evidence.message)  # (a re-read record has its expected)
+        if len(checks) > 1 and unsaid and evidence.kind in (None, "compare", "truthy"):
+            failing, every_check = checks[-1], True
     helper = None
     if failing is None and evidence.line:  # the check sits in a helper the test calls
         helper = _innermost_statement(root, evidence.line)
@@ -1071,7 +1077,7 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
         unwanted_throw = check.negated and check.matcher.startswith("toThrow")
         if not unwanted_throw and (check.matcher.startswith("toThrow") or check.matcher in ("throws", "rejects")):
             evidence.kind = "raises" if evidence.kind != "compare" else evidence.kind
-        elif inferred and not unwanted_throw:  # what it requires is in the check; what the code gave is not known
+        elif (inferred or every_check) and not unwanted_throw:  # required: the check's; given: not known
             evidence.kind = "compare" if check.expected is not None else "truthy"
             evidence.expected = check.expected
         evidence.function = _callee_name(check.subject)
@@ -1086,8 +1092,8 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
             evidence.function = _compact(function) if function is not None else _callee_name(evidence.call)
     if evidence.expected is not None and evidence.exact is None:
         evidence.exact = evidence.expected.startswith('"')
-    if failing is not None:
-        evidence.passed_checks = [c.text[:CHECK_CHARS] for c in checks_before]
+    if failing is not None:  # (with every_check, whether the checks before the last passed is not known)
+        evidence.passed_checks = [] if every_check else [c.text[:CHECK_CHARS] for c in checks_before]
     start = test.node.start_point.row
     # a test that throws before its checks (a name it calls is missing) shows its checks too: they say what is wanted
     stops = failing is not None and (check is not None or helper is not None)
@@ -1100,7 +1106,7 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
     if params:
         evidence.params = params
     if helper is None:
-        _reproduce(evidence, root, path, package, statements, failing, check, params)
+        _reproduce(evidence, root, path, package, statements, failing, check, params, every_check=every_check)
     elif (inlined := _inline_helper(root, statements, evidence.line)) is not None:
         call, asserts, values = inlined  # the helper's checks, with the test's arguments, end the reproduction
         _reproduce(evidence, root, path, package, statements, call, _Check(asserts, style="expect"), inlined=asserts)
@@ -1199,6 +1205,7 @@ def _reproduce(
     check: _Check | None,
     params: dict | None = None,
     inlined: str | None = None,
+    every_check: bool = False,
 ) -> None:
     """A snippet that runs on its own with the package installed and ends with the failing check
     (or, for a check inside a helper of the file, with the helper's checks written in; for a
@@ -1239,6 +1246,11 @@ def _reproduce(
         earlier = read_check(statement)
         if earlier is None:
             setup.append((statement, node_text(statement)))
+        elif every_check:  # each check is required, none known to pass: as plain node runs it
+            if (written := _plain(statement)) is None:
+                return
+            setup.append((statement, written))
+            expect_checks = expect_checks or written != node_text(statement)
         elif earlier.style == "expect" and earlier.matcher.startswith("toThrow") and not earlier.negated:
             if (written := _assert_form(earlier)) is not None:
                 setup.append((statement, written))

@@ -455,8 +455,8 @@ def test_a_listed_case_whose_check_calls_nothing_states_the_call_that_gives_its_
     line = case_line(_chai_case("foo", "99"))
     assert line == (
         "- `var argv = parser(['--foo', '99'], { number: ['foo'] }); argv.foo.should.eql(99)` should pass "
-        "(it should be `99`; today it is `[100, 99]`)."
-    )
+        "(today it is `[100, 99]`)."
+    )  # the check's own argument says what it should be
     # a check that makes its call itself needs no statement before it
     direct = FailureEvidence("test/p.js::p > q", kind="compare", call="parser('-x')", expected="1", observed="2")
     assert case_line(direct) == "- `parser('-x')` is `1`; today it is `2`."

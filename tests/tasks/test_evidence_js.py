@@ -643,3 +643,30 @@ def test_a_value_the_runner_printed_over_several_lines_is_put_on_one():
     report = {"kind": "compare", "op": "toEqual", "expected": 'Object {\n  "toString": "foo",\n}', "observed": printed}
     evidence = explain_failure("", "test/q.test.ts::getQuery > x", report)
     assert evidence.expected == '{ "toString": "foo" }' and evidence.observed.startswith('{ "toString": [')
+
+
+def test_a_test_of_several_checks_the_runner_said_nothing_of_is_reproduced_whole():
+    """No runner word on the test (its run ended elsewhere): every check is required and none is
+    known to pass, so the reproduction runs them all and ends with the last; read again, the same."""
+    from tasks.evidence.js import explain_failure
+
+    source = (
+        "const parser = require('../');\n"
+        "require('chai').should();\n"
+        "describe('env', () => {\n"
+        "  it('applies nested vars', () => {\n"
+        "    process.env.T_A = 'a';\n"
+        "    const result = parser(['--x.foo', 'bar'], { envPrefix: 'T' });\n"
+        "    result.should.have.property('a', 'a');\n"
+        "    expect(result.x).toEqual({ foo: 'bar' });\n"
+        "  });\n"
+        "});\n"
+    )
+    test_id = "test/p.test.js::env > applies nested vars"
+    evidence = explain_failure(source, test_id, {}, "yargs-parser")
+    assert evidence.kind == "compare" and evidence.call == "result.x" and evidence.expected == "{ foo: 'bar' }"
+    assert evidence.passed_checks == []  # none is known to have passed
+    assert "result.should.have.property('a', 'a');" in evidence.reproduction
+    assert evidence.reproduction.endswith("assert.deepEqual(result.x, { foo: 'bar' });")
+    again = explain_failure(source, test_id, evidence.to_dict(), "yargs-parser")
+    assert again.reproduction == evidence.reproduction and again.kind == "compare"
