@@ -624,3 +624,45 @@ def test_the_wording_is_seeded_by_the_tasks_name_never_by_its_evidence():
     other_tests = {**base, "failures": base["failures"][:1]}
     assert draws(other_change) != draws(base)
     assert draws(other_tests) != draws(base)
+
+
+def _parser_case(i: int, imports: str = "") -> FailureEvidence:
+    head = "const parser = require('p')\nrequire('chai').should()\n" + imports
+    return FailureEvidence(
+        f"test/p.js::parser > case {i}",
+        kind="compare",
+        check=f"argv.k{i}.should.eql({i})",
+        call=f"argv.k{i}",
+        op="==",
+        expected=str(i),
+        observed=f"[100, {i}]",
+        error="",
+        reproduction=f"{head}\nvar argv = parser(['--k{i}', '{i}'], {{ number: ['k{i}'], note: '{'x' * 200}' }})\n"
+        f"argv.k{i}.should.eql({i})",
+        function="parser",
+    )
+
+
+def test_the_list_of_cases_fits_the_word_budget_with_fewer_blocks_then_a_count():
+    """Many long cases: the word cap never cuts the list off unsaid; blocks go first, then the
+    lines past what fits are counted."""
+    ctx = _ctx([_parser_case(i) for i in range(30)])
+    statement = write_js_statement(ctx, "Write a bug report.", max_tokens=600)["problem_statement"]
+    budget = int(600 * 0.75) - 6
+    assert len(statement.split()) <= budget
+    listed = [ln for ln in statement.splitlines() if ln.startswith("- `")]
+    counted = re.search(r"- and (\d+) more cases of the same kind\.", statement)
+    assert listed and counted and len(listed) + int(counted.group(1)) >= 29  # every case listed or counted
+    assert statement.count("```js") == 1
+
+
+def test_a_case_line_says_where_a_name_comes_from_when_no_block_shows_it():
+    from llm.offline.js_writer import _bound_case_line, case_line
+
+    case = _parser_case(1, imports="const path = require('path')\n")
+    case.reproduction = case.reproduction.replace("var argv", "var p = path.sep\nvar argv")
+    line = _bound_case_line(case, given=set())
+    # `parser` and `path` from the reproduction's own imports: no block above binds them
+    assert line.startswith("- `const parser = require('p'); const path = require('path'); var p = path.sep;")
+    given = {"const parser = require('p')", "const path = require('path')"}
+    assert _bound_case_line(case, given) == case_line(case)

@@ -598,3 +598,12 @@ def test_a_test_that_called_process_exit_leaves_its_trace_as_its_files_evidence(
     assert said["kind"] == "error" and said["error"] == 'process.exit called with "1"' and said["line"] == 79
     assert "tests/a.test.js" not in run.failures  # its frames name no line of it
     assert _run(_verdict(sent, log_tail="error: unknown option '--debug'\n")).failures == {}
+
+
+def test_a_file_trace_is_carried_over_for_a_failing_test_that_has_no_evidence_of_its_own():
+    from sandbox.functional import _failures_of
+    from sandbox.types import TestRun
+
+    run = TestRun({}, 1, False, 1.0, "", "img", failures={"t/a.test.js": {"line": 4}, "t/b.test.js::x": {"line": 2}})
+    found = _failures_of([run], ["t/a.test.js::exits", "t/b.test.js::x", "t/c.test.js::y"])
+    assert found == {"t/a.test.js": {"line": 4}, "t/b.test.js::x": {"line": 2}}
