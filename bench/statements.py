@@ -285,14 +285,14 @@ def js_unbound_names(statement: str, public: set[str]) -> list[str]:
     that computes something (a call, an operator), reads that no block of the statement binds
     (a declaration, a parameter, an import) and that are neither JS globals nor public names of
     the package. Parsed with tree-sitter's TS grammar (a superset of what the blocks hold)."""
-    from tasks.evidence.js import _GLOBALS, _defined, _used, parse, walk_nodes
+    from tasks.evidence.js import GLOBALS, _defined, _used, parse, walk_nodes
 
     fence = "|".join(JS_FENCES)
     blocks = re.findall(rf"```(?:{fence})[^\n]*\n(.*?)```", statement, flags=re.S)
     prose = re.sub(r"```.*?(?:```|$)", " ", statement, flags=re.S)
     inline = re.findall(r"``\s?(.+?)\s?``|`([^`\n]+)`", prose)
     trees = [parse(code, "statement.ts").root_node for code in blocks]
-    defined = set(_GLOBALS) | public | {"assert", "require", "module", "exports"}
+    defined = set(GLOBALS) | public | {"assert", "require", "module", "exports"}
     for root in trees:
         defined |= _defined(list(root.named_children))
         defined |= {

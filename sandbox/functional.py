@@ -162,12 +162,16 @@ def check_functional(
 
 
 def _failures_of(runs: Sequence[TestRun], tests: Sequence[str]) -> dict[str, dict]:
-    """Each test's failure evidence from the first run of the state that has it."""
+    """Each test's failure evidence from the first run of the state that has it; for a test that
+    has none, its file's when a run has one (a trace in its log: a test ended the file's run),
+    under the file's name: the evidence producer tells which test it belongs to."""
     out: dict[str, dict] = {}
     for test in tests:
-        found = next((r.failures[test] for r in runs if test in getattr(r, "failures", {})), None)
-        if found is not None:
-            out[test] = found
+        for key in (test, test.partition("::")[0]):
+            found = next((r.failures[key] for r in runs if key in getattr(r, "failures", {})), None)
+            if found is not None:
+                out[key] = found
+                break
     return out
 
 

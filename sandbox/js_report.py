@@ -382,6 +382,36 @@ def _with_values(
     return evidence
 
 
+# jest's own line when the code under test calls process.exit in a test: the process ends there and
+# no report entry names the test; the stack under it names the test file's line that made the call
+_EXIT_CALLED = re.compile(r"process\.exit (?:unexpectedly )?called with (?P<args>\"[^\"\n]*\"|\S+)")
+
+
+def exit_failures(log: str, files: Iterable[str]) -> dict[str, FailureEvidence]:
+    """Test file -> the evidence of the process.exit its test called, read from the run's log: the
+    error as jest words it and the innermost stack frame in that file (the test's line). The
+    evidence producer gives it to the test that holds that line (it has no report entry of its own)."""
+    found: dict[str, FailureEvidence] = {}
+    lines = _ANSI.sub("", log).split("\n")
+    for at, line in enumerate(lines):
+        said = _EXIT_CALLED.search(line)
+        if not said:
+            continue
+        frames = []
+        for later in lines[at + 1 :]:
+            if _EXIT_CALLED.search(later):
+                break
+            frames.append(later)
+        for file in files:
+            where = _line_in(frames, file)
+            if where is not None and file not in found:
+                error = said.group(0)
+                found[file] = FailureEvidence(
+                    test_id=file, kind="error", error=error, error_type="", message=error, phase="call", line=where
+                )
+    return found
+
+
 def _parse_jest_shape(runner: str, document: dict, root: str) -> JsReport:
     files = document.get("testResults")
     if not isinstance(files, list):

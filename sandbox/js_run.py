@@ -30,7 +30,7 @@ from pathlib import Path
 
 from .images import JS_APP, NODE_HOME
 from .js_recipe import JsRecipe
-from .js_report import REPORTERS, RunnerReportError, parse_report, runner_command
+from .js_report import REPORTERS, RunnerReportError, exit_failures, parse_report, runner_command
 from .report import tail
 from .types import TestRun
 
@@ -130,6 +130,10 @@ def js_test_run(
     log = tail(str(verdict.get("log_tail", "")))
     requested = list(test_files) if test_files else ["<session>"]
 
+    # a test that called process.exit ended its file's run: the log's trace of it is its evidence,
+    # under its file's name (the evidence producer finds the test by the trace's line)
+    exits = {file: e.to_dict() for file, e in exit_failures(log, requested).items()}
+
     def lost(note: str, broken: bool = False) -> TestRun:
         return TestRun(
             outcomes={} if broken else {t: "error" for t in requested},
@@ -140,6 +144,7 @@ def js_test_run(
             image=image,
             broken=broken,
             note=note,
+            failures={} if broken else exits,
         )
 
     if timed_out:
@@ -191,7 +196,10 @@ def js_test_run(
         log_tail=tail(log + loads) if loads else log,
         image=image,
         collect_errors=sorted(report.load_errors),
-        failures={tid: evidence.to_dict() for tid, evidence in report.failures.items()},
+        failures={
+            **{file: said for file, said in exits.items() if file in report.load_errors},
+            **{tid: evidence.to_dict() for tid, evidence in report.failures.items()},
+        },
     )
 
 

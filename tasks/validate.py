@@ -279,7 +279,8 @@ def keep_own_failures(result, task: Task, repo_path: Path) -> None:
     if not dropped:
         return
     result.fail_to_pass = [t for t in result.fail_to_pass if t not in set(dropped)]
-    result.failures = {t: f for t, f in result.failures.items() if t in result.fail_to_pass}
+    kept = {*result.fail_to_pass, *(t.partition("::")[0] for t in result.fail_to_pass)}  # file keys: _failures_of
+    result.failures = {t: f for t, f in result.failures.items() if t in kept}
     said = (
         f"{len(dropped)} test(s) never ran with bug_patch applied (their file, a conftest or a setup file "
         f"failed to load) and the test patch neither adds nor changes them ({_short(dropped)})"
@@ -405,14 +406,15 @@ _JS_LITERALS = ("true", "false", "null", "undefined", "NaN", "Infinity")
 def js_known_names(failures: Sequence[FailureEvidence]) -> set[str]:
     """The names a JS/TS reproduction may use: every identifier of a reproduction the JS
     producer found self-contained (it checked each name's binding with the JS parser; the judges
-    read code as Python, where `{ partitioned: true }` holds two unbound names), and JS's
-    literals. Empty for Python tests."""
+    read code as Python, where `{ partitioned: true }` holds two unbound names), JS's literals
+    and its globals (`Array.isArray(...)` in a check the test makes after the failing one).
+    Empty for Python tests."""
     names: set[str] = set()
     for f in failures:
         language = language_of_test(f.test_id)
         if language is None or language.name != JS_LANGUAGE.name:
             continue
-        names.update(_JS_LITERALS)
+        names.update(_JS_LITERALS, js_evidence.GLOBALS)
         if f.reproduction and not f.unbound:
             names.update(_JS_NAME.findall(f.reproduction))
     return names

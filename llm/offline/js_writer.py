@@ -402,6 +402,15 @@ def with_input(f: FailureEvidence) -> str:
     return "" if f.call and "(" in f.call else body_line(f)
 
 
+def _checked_against(code: str, value: str) -> bool:
+    """`code` ends with a check whose last argument is `value`, up to spaces and quote style."""
+
+    def flat(text: str) -> str:
+        return re.sub(r"\s+", "", text).replace('"', "'").rstrip(";")
+
+    return bool(value) and flat(code).endswith(f"({flat(value)})")
+
+
 def case_line(f: FailureEvidence) -> str:
     """One failing case: its input (the call, or the statement that throws; the statements
     before a check that calls nothing), what it must give and what it gives today."""
@@ -415,7 +424,10 @@ def case_line(f: FailureEvidence) -> str:
         equality = f.kind == "compare" and f.op in (None, "", "==")
         # a missing property is reported as an `undefined` expected value, which the check never says
         vacuous = f.expected == "undefined" and "undefined" not in given
+        # a value the check's own call already spells out (`argv.f.foo.should.eql(99)`) is not said twice
+        spelled = _checked_against(given, f.expected or "")
         wanted = f"it should be {_span(f.expected)}" if equality and _short(f.expected, 120) and not vacuous else ""
+        wanted = "" if spelled else wanted
         said = "; ".join(part for part in (wanted, now) if part)
         return f"- {_code(given)} should pass" + (f" ({said})." if said else ".")
     if f.kind not in ("compare", "raises") and f.error:
@@ -450,17 +462,45 @@ def _code(text: str) -> str:
     return f"`` {text} ``" if "`" in text else f"`{text}`"
 
 
+_BINDING = re.compile(
+    r"^\s*(?:(?:const|let|var)\s+(?P<declared>\{[^}]*\}|[\w$]+)\s*=|import\s+(?P<imported>.+?)\s+from\b)"
+)
+
+
+def _bound_case_line(f: FailureEvidence, given: set[str]) -> str:
+    """The case's line, its code led by the import lines of its reproduction that bind a name it
+    reads and that no block shown above holds (`const path = require('path'); ...`): inline
+    code that reads a name must say where the name comes from."""
+    line = case_line(f)
+    if not line.startswith("- `") or line.startswith("- ``"):
+        return line
+    code = line[3:].partition("`")[0]
+    read = set(re.findall(r"(?<![\w$.])[A-Za-z_$][\w$]*", code))
+    needed = []
+    for imported in (f.reproduction or "").partition("\n\n")[0].splitlines():
+        binding = _BINDING.match(imported)
+        if not binding or imported.strip() in given:
+            continue
+        names = set(re.findall(r"[A-Za-z_$][\w$]*", binding["declared"] or binding["imported"])) - {"as"}
+        if names & read:
+            needed.append(imported.strip().rstrip(";"))
+    return f"- `{'; '.join([*needed, code])}`{line[3 + len(code) + 1 :]}" if needed else line
+
+
 def evidence_section(
     failures: list[FailureEvidence],
     phr: _Phraser,
     limit: int,
     every_example: bool = False,
     shown_before: frozenset[str] = frozenset(),
+    blocks_at_most: int | None = None,
+    cases_at_most: int = CASES_LISTED,
 ) -> str:
     """Up to `limit` code blocks (one per function under test; with `every_example`, one per
     test), then, when several tests fail, every failing case on a line of its own: a solver must
     see all that the tests require. A test that threw before its checks and whose lines are
-    shown is not listed again (its lines are the example)."""
+    shown is not listed again (its lines are the example). `blocks_at_most` and `cases_at_most`
+    bound the blocks and the listed lines (the rest of the cases counted) to fit a word budget."""
     parts = []
     shown: set[str] = set(shown_before)
     functions: set[str] = set()
@@ -469,6 +509,7 @@ def evidence_section(
     said = [case_line(f) for f in failures]
     if len(set(said)) < len(said):
         every_example, limit = True, max(limit, EXAMPLES_SHOWN)
+    limit = limit if blocks_at_most is None else min(limit, blocks_at_most)
     for f in failures:
         if len(parts) >= limit:
             break
@@ -490,16 +531,43 @@ def evidence_section(
         if f.test_id not in examples or ((f.kind in ("compare", "raises") or f.check) and line not in repeated)
     ]
     if len(failures) > 1 or not parts:
-        lines = [line for line in dict.fromkeys(case_line(f) for f in listed_failures) if line]
+        given = {ln.strip() for block in shown for ln in block.partition("\n\n")[0].splitlines() if ln.strip()}
+        lines = [line for line in dict.fromkeys(_bound_case_line(f, given) for f in listed_failures) if line]
+        if len(lines) > cases_at_most:  # the lines a cap lets through state the most distinct values first
+            lines = [
+                line
+                for line in dict.fromkeys(_bound_case_line(f, given) for f in by_new_values(listed_failures))
+                if line
+            ]
         if (len(lines) > 1 or not parts or len(failures) > 1) and lines:
-            listed = lines[:CASES_LISTED]
-            if len(lines) > CASES_LISTED:
-                listed.append(f"- and {len(lines) - CASES_LISTED} more cases of the same kind.")
+            listed = lines[:cases_at_most]
+            if len(lines) > cases_at_most:
+                listed.append(f"- and {len(lines) - cases_at_most} more cases of the same kind.")
             parts.append("\n".join([phr.pick(_CASES_HEADS), *listed]))
             imports = _imports_of([f for f in listed_failures if body_line(f)])
             if imports:  # the lines read the package's names: say where they come from, once
                 parts[-1] = f"The cases below start from {_listed([_code(i) for i in imports])}.\n\n" + parts[-1]
     return "\n\n".join(parts)
+
+
+def fitted(section, phr: _Phraser, words: int) -> str:
+    """`section(blocks, cases)` within `words` words, when it can be: first with fewer code blocks
+    (down to one), then with fewer listed cases (the rest counted), so that a word cap never cuts
+    the list of cases off unsaid. Every try draws the same phrasings."""
+    state = phr.rng.getstate()
+
+    def attempt(blocks: int | None, cases: int) -> str:
+        phr.rng.setstate(state)
+        return section(blocks, cases)
+
+    text = attempt(None, CASES_LISTED)
+    blocks = text.count("```") // 2
+    tries = [(b, CASES_LISTED) for b in range(blocks - 1, 0, -1)] + [(1, c) for c in range(CASES_LISTED - 1, 0, -1)]
+    for blocks_now, cases in tries:
+        if _word_count(text) <= words:
+            break
+        text = attempt(blocks_now, cases)
+    return text
 
 
 # a check of state every call shares: a fresh object's or array's inherited members, a builtin's
@@ -648,11 +716,25 @@ def _directives(context: dict, instructions: str, temperature: float, rng: rando
     return directives
 
 
+# what names a task: its project, strategy and change; never its evidence, whose fields and words change
+_TASK_NAMING = ("repo", "strategy_type", "commit_subject", "created_at")
+
+
+def wording_rng(context: dict, instructions: str, temperature: float, top_p: float, max_tokens: int) -> random.Random:
+    """The writer's draws (phrasings, directives dropped), seeded by the task's name (the fields of
+    `_TASK_NAMING` and its failing tests' ids) and the request: a field the evidence record gains,
+    or a value the runner words otherwise, leaves every statement's wording as it was."""
+    naming = {key: context.get(key) for key in _TASK_NAMING}
+    tests = [str(t.get("id")) for t in context.get("failing_tests") or [] if isinstance(t, dict)]
+    tests = tests or [f.test_id for f in failures_of(context)]
+    return seeded_rng("write_statement", naming, sorted(tests), instructions, temperature, top_p, max_tokens)
+
+
 def write_js_statement(
     context: dict, instructions: str, temperature: float = 0.7, top_p: float = 1.0, max_tokens: int = 1024
 ) -> dict:
     """An issue-style ``{"problem_statement", "hints_text"}`` for a JS/TS task."""
-    rng = seeded_rng("write_statement", context, instructions, temperature, top_p, max_tokens)
+    rng = wording_rng(context, instructions, temperature, top_p, max_tokens)
     directives = _directives(context, instructions, temperature, rng)
     phr = _Phraser(rng, temperature, top_p, reverse="different_angle" in directives)
     strategy = str(context.get("strategy_type") or "BUG_FIX").upper()
@@ -729,6 +811,7 @@ def write_js_statement(
         spec = [f"- {_capitalize(requirement(f))}." for f in failures[:6]]
         tests = [f"- `{f.test_id}`" for f in failures]
         sections.append("\n".join(["Specification:", *spec, "", "Tests that must pass:", *tests]))
+    budget = max(4, int(max_tokens * WORDS_PER_TOKEN) - JSON_OVERHEAD_WORDS)
     if failures:
         limit = 1 if concise else 5 if detailed else 3
         if missing is not None:  # the examples are the specification: each test's, up to a cap
@@ -739,7 +822,16 @@ def write_js_statement(
             sections.append(shared_state_section(*shared, phr))
             failures = [f for f in failures if f not in shared]
         before = frozenset((f.reproduction or "").strip() for f in shared or ())
-        sections.append(evidence_section(failures, phr, limit, every_example=missing is not None, shown_before=before))
+        head = _word_count("\n\n".join(part for part in sections if part))
+        sections.append(
+            fitted(
+                lambda blocks, cases: evidence_section(
+                    failures, phr, limit, missing is not None, before, blocks_at_most=blocks, cases_at_most=cases
+                ),
+                phr,
+                budget - head,
+            )
+        )
     else:
         sections.append(_test_code_section(context))
         if "expected_actual" in directives and lead is not None:
@@ -747,7 +839,6 @@ def write_js_statement(
     statement = "\n\n".join(s for s in sections if s)
     if no_leak:
         statement = _strip_leaks(statement, added)
-    budget = max(4, int(max_tokens * WORDS_PER_TOKEN) - JSON_OVERHEAD_WORDS)
     statement = _cap_words(statement, budget)
     hints = ""
     if "hint" in directives and fn0 and budget - _word_count(statement) >= 5:

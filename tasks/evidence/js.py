@@ -115,7 +115,7 @@ _EQUALITY = {
     "is",
 }
 _INEQUALITY = {"notEqual", "notStrictEqual", "notDeepEqual", "notDeepStrictEqual", "!=", "!=="}
-_GLOBALS = set(
+GLOBALS = set(
     "undefined NaN Infinity globalThis Object Array JSON String Number Boolean Math Date RegExp Error TypeError "
     "RangeError SyntaxError Promise Map Set WeakMap WeakSet Symbol BigInt console process Buffer URL URLSearchParams "
     "encodeURIComponent decodeURIComponent encodeURI decodeURI parseInt parseFloat isNaN isFinite setTimeout "
@@ -947,14 +947,10 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
     package = package_name(str(repo_path), commit)
     out: dict[str, FailureEvidence] = {}
     for test_id in list(tests)[:EVIDENCE_TESTS]:
-        report = failures.get(test_id) if isinstance(failures, dict) else None
-        if isinstance(report, FailureEvidence):
-            report = report.to_dict()
-        if not isinstance(report, dict):
-            report = {}  # the runner gave no details: what the test's source says may still be read
         path = test_id.partition("::")[0]
         if path not in sources:
             sources[path] = file_at(str(repo_path), commit, path)
+        report = _report_of(failures, test_id, sources[path])
         try:
             found = explain_failure(sources[path], test_id, report, package)
         except (ValueError, RecursionError, AttributeError, TypeError, IndexError):
@@ -962,6 +958,34 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
         if report or found.derived:
             out[test_id] = found
     return out
+
+
+def _as_dict(report) -> dict | None:
+    if isinstance(report, FailureEvidence):
+        return report.to_dict()
+    return report if isinstance(report, dict) else None
+
+
+def _report_of(failures, test_id: str, source: str) -> dict:
+    """The runner's report of the test; for a test it has none of, its file's (a trace the run's
+    log holds under the file's name, `sandbox.js_report.exit_failures`) when that trace's line
+    is inside the test; else {}: the test's source may still say what it requires."""
+    failures = failures if isinstance(failures, dict) else {}
+    own = _as_dict(failures.get(test_id))
+    if own is not None:
+        return own
+    path = test_id.partition("::")[0]
+    traced = _as_dict(failures.get(path))
+    line = traced.get("line") if traced else None
+    if not isinstance(line, int) or not source:
+        return {}
+    try:
+        test = find_test(parse(source, path).root_node, test_id, None)
+    except (ValueError, RecursionError):
+        return {}
+    if test is None or not test.node.start_point.row + 1 <= line <= test.node.end_point.row + 1:
+        return {}
+    return {**traced, "id": test_id}
 
 
 _DERIVED = (
@@ -979,10 +1003,30 @@ _DERIVED = (
 )
 
 
+# a value the runner printed over several lines (pretty-format's `Object {` / `Array [`, one
+# member a line, each with a trailing comma)
+_PRINTED_CONTAINER = re.compile(r"^(?:[A-Z][\w$]* )?[{\[].*[}\]]$", re.S)
+_CONTAINER_NAME = re.compile(r"(?<![\w$])(?:Object|Array) (?=[{\[])")
+
+
+def one_line_value(value: str | None) -> str | None:
+    """A value the runner printed over several lines, on one (`{ "toString": "foo" }` for
+    pretty-format's `Object {\n  "toString": "foo",\n}`): a statement quotes it in a sentence, and
+    a check that it is said reads the sentence's words. Anything else as it is (a stack, a
+    string that holds line breaks)."""
+    if not value or "\n" not in value or not _PRINTED_CONTAINER.match(value.strip()):
+        return value
+    if any(line.strip() and not line[:1].isspace() and line.strip()[:1] not in "}]" for line in value.split("\n")[1:]):
+        return value  # a line at the left margin inside it: a string's own line break
+    flat = re.sub(r",\s*([}\]])", r" \1", " ".join(value.split()))
+    return _CONTAINER_NAME.sub("", flat)
+
+
 def explain_failure(source: str, test_id: str, report: dict, package: str = "") -> FailureEvidence:
     """The runner's evidence of one failure completed from the test's source: the failing check,
     the call under test, the checks before it, the test's lines, a reproduction."""
     evidence = FailureEvidence.from_dict(report, test_id=test_id)
+    evidence.expected, evidence.observed = one_line_value(evidence.expected), one_line_value(evidence.observed)
     # what this producer derives is never taken from its input (a stored record read again)
     for name in _DERIVED:
         setattr(evidence, name, None)
@@ -1003,9 +1047,15 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
     inferred = evidence.kind is None and not evidence.line
     # no failing line known (a runner that gives none; a record read again, its kind inferred
     # before): a test with a single check failed at that check
+    # with no word from the runner at all, a test of several checks requires every one: the
+    # reproduction runs them all and ends with the last (which of them fails is not known)
+    every_check = False
     if not evidence.line:
         checks = [s for s in statements if read_check(s) is not None]
         failing = checks[0] if len(checks) == 1 else None
+        unsaid = not (evidence.observed or evidence.error or evidence.message)  # (a re-read record has its expected)
+        if len(checks) > 1 and unsaid and evidence.kind in (None, "compare", "truthy"):
+            failing, every_check = checks[-1], True
     helper = None
     if failing is None and evidence.line:  # the check sits in a helper the test calls
         helper = _innermost_statement(root, evidence.line)
@@ -1027,7 +1077,7 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
         unwanted_throw = check.negated and check.matcher.startswith("toThrow")
         if not unwanted_throw and (check.matcher.startswith("toThrow") or check.matcher in ("throws", "rejects")):
             evidence.kind = "raises" if evidence.kind != "compare" else evidence.kind
-        elif inferred and not unwanted_throw:  # what it requires is in the check; what the code gave is not known
+        elif (inferred or every_check) and not unwanted_throw:  # required: the check's; given: not known
             evidence.kind = "compare" if check.expected is not None else "truthy"
             evidence.expected = check.expected
         evidence.function = _callee_name(check.subject)
@@ -1042,8 +1092,8 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
             evidence.function = _compact(function) if function is not None else _callee_name(evidence.call)
     if evidence.expected is not None and evidence.exact is None:
         evidence.exact = evidence.expected.startswith('"')
-    if failing is not None:
-        evidence.passed_checks = [c.text[:CHECK_CHARS] for c in checks_before]
+    if failing is not None:  # (with every_check, whether the checks before the last passed is not known)
+        evidence.passed_checks = [] if every_check else [c.text[:CHECK_CHARS] for c in checks_before]
     start = test.node.start_point.row
     # a test that throws before its checks (a name it calls is missing) shows its checks too: they say what is wanted
     stops = failing is not None and (check is not None or helper is not None)
@@ -1056,7 +1106,7 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
     if params:
         evidence.params = params
     if helper is None:
-        _reproduce(evidence, root, path, package, statements, failing, check, params)
+        _reproduce(evidence, root, path, package, statements, failing, check, params, every_check=every_check)
     elif (inlined := _inline_helper(root, statements, evidence.line)) is not None:
         call, asserts, values = inlined  # the helper's checks, with the test's arguments, end the reproduction
         _reproduce(evidence, root, path, package, statements, call, _Check(asserts, style="expect"), inlined=asserts)
@@ -1155,6 +1205,7 @@ def _reproduce(
     check: _Check | None,
     params: dict | None = None,
     inlined: str | None = None,
+    every_check: bool = False,
 ) -> None:
     """A snippet that runs on its own with the package installed and ends with the failing check
     (or, for a check inside a helper of the file, with the helper's checks written in; for a
@@ -1195,6 +1246,11 @@ def _reproduce(
         earlier = read_check(statement)
         if earlier is None:
             setup.append((statement, node_text(statement)))
+        elif every_check:  # each check is required, none known to pass: as plain node runs it
+            if (written := _plain(statement)) is None:
+                return
+            setup.append((statement, written))
+            expect_checks = expect_checks or written != node_text(statement)
         elif earlier.style == "expect" and earlier.matcher.startswith("toThrow") and not earlier.negated:
             if (written := _assert_form(earlier)) is not None:
                 setup.append((statement, written))
@@ -1216,7 +1272,7 @@ def _reproduce(
         # node:assert is imported for a rewritten expect, and for a bare `assert` the file gets from elsewhere
         needs_assert = expect_checks or ("assert" in used and "assert" not in imported)
         cases = {name: value for name, value in (params or {}).items() if name in used}
-        defined = _defined([*setup_nodes, failing, *checked]) | _GLOBALS | imported | set(cases) | spies
+        defined = _defined([*setup_nodes, failing, *checked]) | GLOBALS | imported | set(cases) | spies
         defined |= {"assert"} if needs_assert else set()
         unbound = sorted(used - defined)
         body = statements[0].parent if statements else None
@@ -1259,19 +1315,18 @@ def _reproduce(
 def _entry_point(body: str, project: set[str]) -> str:
     """The first call in `body` of a name the project's imports bind, as written up to its
     arguments (`parser`, `commander.Command`): the public entry point a reproduction calls."""
-    calls = [
-        n
-        for n in walk_nodes(parse(body, "reproduction.js").root_node)
-        if n.type in ("call_expression", "new_expression")
-        and (callee := n.child_by_field_name("function") or n.child_by_field_name("constructor")) is not None
-        and callee.type in ("identifier", "member_expression")
-        and node_text(callee).split(".")[0] in project
-    ]
-    if not calls:
+    callees = []  # (where the call starts, its callee)
+    for node in walk_nodes(parse(body, "reproduction.js").root_node):
+        if node.type not in ("call_expression", "new_expression"):
+            continue
+        callee = node.child_by_field_name("function") or node.child_by_field_name("constructor")
+        if callee is not None and callee.type in ("identifier", "member_expression"):
+            if node_text(callee).split(".")[0] in project:
+                callees.append((node.start_byte, callee))
+    if not callees:
         return ""
-    first = min(calls, key=lambda n: n.start_byte)
-    callee = first.child_by_field_name("function") or first.child_by_field_name("constructor")
-    return "".join(node_text(callee).split())
+    _, first = min(callees, key=lambda found: found[0])
+    return "".join(node_text(first).split())
 
 
 def _assert_form(check: _Check) -> str | None:

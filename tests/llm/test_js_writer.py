@@ -174,6 +174,7 @@ def test_the_judges_know_the_names_a_self_contained_js_reproduction_binds():
 
     evidence = FailureEvidence.from_dict(context()["failures"][0])
     assert {"parseQuery", "query", "assert", "true", "null"} <= js_known_names([evidence])
+    assert {"Array", "JSON", "Object"} <= js_known_names([evidence])  # JS's globals: a later check's `Array.isArray`
     looped = FailureEvidence.from_dict(context()["failures"][1])  # unbound: its names are not vouched for
     assert "withBase" not in js_known_names([looped])
     python = FailureEvidence("tests/test_q.py::test_q", kind="compare", reproduction="from q import parse\nparse(x)")
@@ -454,8 +455,8 @@ def test_a_listed_case_whose_check_calls_nothing_states_the_call_that_gives_its_
     line = case_line(_chai_case("foo", "99"))
     assert line == (
         "- `var argv = parser(['--foo', '99'], { number: ['foo'] }); argv.foo.should.eql(99)` should pass "
-        "(it should be `99`; today it is `[100, 99]`)."
-    )
+        "(today it is `[100, 99]`)."
+    )  # the check's own argument says what it should be
     # a check that makes its call itself needs no statement before it
     direct = FailureEvidence("test/p.js::p > q", kind="compare", call="parser('-x')", expected="1", observed="2")
     assert case_line(direct) == "- `parser('-x')` is `1`; today it is `2`."
@@ -602,3 +603,66 @@ def test_a_shared_state_check_whose_input_writes_no_prototype_gets_no_cause_sect
     text = write_js_statement(_ctx(failures), "Write a bug report.")["problem_statement"]
     blocks = re.findall(r"```js\n(.*?)```", text, flags=re.S)
     assert not any("parse(['--b', '123'])" in b and "argv.a.b.should.eql(7)" in b for b in blocks)
+
+
+def test_the_wording_is_seeded_by_the_tasks_name_never_by_its_evidence():
+    """A field the evidence record gains (or a value worded otherwise) keeps every phrasing; another
+    task (another change, other failing tests) draws its own."""
+    from llm.offline.js_writer import wording_rng
+
+    def draws(ctx: dict) -> list[float]:
+        rng = wording_rng(ctx, "Write a bug report.", 0.7, 1.0, 1024)
+        return [rng.random() for _ in range(4)]
+
+    base = context()
+    grown = json.loads(json.dumps(base))
+    for f in grown["failures"]:
+        f["entry_point"] = "parseQuery"
+        f["observed"] = (f.get("observed") or "") + " "
+    assert draws(grown) == draws(base)
+    other_change = {**base, "commit_subject": "fix(withBase): keep the base"}
+    other_tests = {**base, "failures": base["failures"][:1]}
+    assert draws(other_change) != draws(base)
+    assert draws(other_tests) != draws(base)
+
+
+def _parser_case(i: int, imports: str = "") -> FailureEvidence:
+    head = "const parser = require('p')\nrequire('chai').should()\n" + imports
+    return FailureEvidence(
+        f"test/p.js::parser > case {i}",
+        kind="compare",
+        check=f"argv.k{i}.should.eql({i})",
+        call=f"argv.k{i}",
+        op="==",
+        expected=str(i),
+        observed=f"[100, {i}]",
+        error="",
+        reproduction=f"{head}\nvar argv = parser(['--k{i}', '{i}'], {{ number: ['k{i}'], note: '{'x' * 200}' }})\n"
+        f"argv.k{i}.should.eql({i})",
+        function="parser",
+    )
+
+
+def test_the_list_of_cases_fits_the_word_budget_with_fewer_blocks_then_a_count():
+    """Many long cases: the word cap never cuts the list off unsaid; blocks go first, then the
+    lines past what fits are counted."""
+    ctx = _ctx([_parser_case(i) for i in range(30)])
+    statement = write_js_statement(ctx, "Write a bug report.", max_tokens=600)["problem_statement"]
+    budget = int(600 * 0.75) - 6
+    assert len(statement.split()) <= budget
+    listed = [ln for ln in statement.splitlines() if ln.startswith("- `")]
+    counted = re.search(r"- and (\d+) more cases of the same kind\.", statement)
+    assert listed and counted and len(listed) + int(counted.group(1)) >= 29  # every case listed or counted
+    assert statement.count("```js") == 1
+
+
+def test_a_case_line_says_where_a_name_comes_from_when_no_block_shows_it():
+    from llm.offline.js_writer import _bound_case_line, case_line
+
+    case = _parser_case(1, imports="const path = require('path')\n")
+    case.reproduction = case.reproduction.replace("var argv", "var p = path.sep\nvar argv")
+    line = _bound_case_line(case, given=set())
+    # `parser` and `path` from the reproduction's own imports: no block above binds them
+    assert line.startswith("- `const parser = require('p'); const path = require('path'); var p = path.sep;")
+    given = {"const parser = require('p')", "const path = require('path')"}
+    assert _bound_case_line(case, given) == case_line(case)

@@ -574,3 +574,36 @@ def test_a_mocha_launcher_that_loses_its_streams_is_skipped_for_the_real_mocha(t
     argv = script.runner_argv(job)
     assert argv[0] == first
     assert argv[1:] == [a for a in job["argv"][1:] if a != "--exit"]
+
+
+# jest's words when a test calls process.exit: the run ends there and writes no report
+EXIT_LOG = """error: unknown option '--debug'
+  \u25cf  process.exit called with "1"
+
+      889 |       // Expecting this line is not reached.
+    > 891 |     process.exit(exitCode);
+          |             ^
+
+      at Command._exit (index.js:891:13)
+      at Command.parse (index.js:1292:10)
+      at Object.<anonymous> (tests/b.test.js:79:13)
+"""
+
+
+def test_a_test_that_called_process_exit_leaves_its_trace_as_its_files_evidence():
+    sent = {"exit_code": 1, "report": None, "why": "No such file or directory"}
+    run = _run(_verdict(sent, log_tail=EXIT_LOG), files=("tests/a.test.js", "tests/b.test.js"))
+    assert run.outcomes == {"tests/a.test.js": "error", "tests/b.test.js": "error"}
+    said = run.failures["tests/b.test.js"]
+    assert said["kind"] == "error" and said["error"] == 'process.exit called with "1"' and said["line"] == 79
+    assert "tests/a.test.js" not in run.failures  # its frames name no line of it
+    assert _run(_verdict(sent, log_tail="error: unknown option '--debug'\n")).failures == {}
+
+
+def test_a_file_trace_is_carried_over_for_a_failing_test_that_has_no_evidence_of_its_own():
+    from sandbox.functional import _failures_of
+    from sandbox.types import TestRun
+
+    run = TestRun({}, 1, False, 1.0, "", "img", failures={"t/a.test.js": {"line": 4}, "t/b.test.js::x": {"line": 2}})
+    found = _failures_of([run], ["t/a.test.js::exits", "t/b.test.js::x", "t/c.test.js::y"])
+    assert found == {"t/a.test.js": {"line": 4}, "t/b.test.js::x": {"line": 2}}

@@ -592,3 +592,81 @@ def test_every_failing_test_of_a_large_failure_gets_evidence(tmp_path):
     reports = {t: compare(6 + 3 * i, str(i), "true", "strictEqual") for i, t in enumerate(ids)}
     found = failure_evidence(str(tmp_path), commit, reports, ids)
     assert set(found) == set(ids) and all(f.derived for f in found.values())
+
+
+def test_a_test_with_no_report_takes_its_files_exit_trace_when_the_line_is_inside_it(tmp_path):
+    """A test that called process.exit ended its file's run: the run's log trace, recorded under
+    the file's name with the test's line, becomes that test's evidence (the call that exited, the
+    rest of the test as its reproduction); another test of the file does not take it."""
+    import subprocess
+
+    from tasks.evidence.js import failure_evidence
+
+    source = (
+        "const commander = require('../');\n"
+        "test('exits', () => {\n"
+        "  const program = new commander.Command();\n"
+        "  program.parse(['node', 'test', '--debug']);\n"
+        "  expect(program.opts().debug).toEqual(true);\n"
+        "});\n"
+        "test('other', () => {\n"
+        "  expect(1).toBe(1);\n"
+        "});\n"
+    )
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "tests" / "a.test.js").write_text(source)
+    (repo / "package.json").write_text('{"name": "commander"}')
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True)
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True)
+    commit = head.stdout.strip()
+    trace = {"id": "tests/a.test.js", "kind": "error", "error": 'process.exit called with "1"', "line": 4}
+    found = failure_evidence(
+        repo, commit, {"tests/a.test.js": trace}, ["tests/a.test.js::exits", "tests/a.test.js::other"]
+    )
+    exits = found["tests/a.test.js::exits"]
+    assert exits.error == 'process.exit called with "1"'
+    assert exits.call == "program.parse(['node', 'test', '--debug'])"
+    assert "assert.deepEqual(program.opts().debug, true);" in (exits.reproduction or "")
+    other = found.get("tests/a.test.js::other")
+    assert other is None or other.error is None
+
+
+def test_a_value_the_runner_printed_over_several_lines_is_put_on_one():
+    from tasks.evidence.js import explain_failure, one_line_value
+
+    printed = 'Object {\n  "toString": Array [\n    [Function toString],\n    "foo",\n  ],\n}'
+    assert one_line_value(printed) == '{ "toString": [ [Function toString], "foo" ] }'
+    assert one_line_value('"a\nb"') == '"a\nb"'  # a string's own line break stays
+    assert one_line_value('{\n  "a": "x\ny",\n}') == '{\n  "a": "x\ny",\n}'
+    report = {"kind": "compare", "op": "toEqual", "expected": 'Object {\n  "toString": "foo",\n}', "observed": printed}
+    evidence = explain_failure("", "test/q.test.ts::getQuery > x", report)
+    assert evidence.expected == '{ "toString": "foo" }' and evidence.observed.startswith('{ "toString": [')
+
+
+def test_a_test_of_several_checks_the_runner_said_nothing_of_is_reproduced_whole():
+    """No runner word on the test (its run ended elsewhere): every check is required and none is
+    known to pass, so the reproduction runs them all and ends with the last; read again, the same."""
+    from tasks.evidence.js import explain_failure
+
+    source = (
+        "const parser = require('../');\n"
+        "require('chai').should();\n"
+        "describe('env', () => {\n"
+        "  it('applies nested vars', () => {\n"
+        "    process.env.T_A = 'a';\n"
+        "    const result = parser(['--x.foo', 'bar'], { envPrefix: 'T' });\n"
+        "    result.should.have.property('a', 'a');\n"
+        "    expect(result.x).toEqual({ foo: 'bar' });\n"
+        "  });\n"
+        "});\n"
+    )
+    test_id = "test/p.test.js::env > applies nested vars"
+    evidence = explain_failure(source, test_id, {}, "yargs-parser")
+    assert evidence.kind == "compare" and evidence.call == "result.x" and evidence.expected == "{ foo: 'bar' }"
+    assert evidence.passed_checks == []  # none is known to have passed
+    assert "result.should.have.property('a', 'a');" in evidence.reproduction
+    assert evidence.reproduction.endswith("assert.deepEqual(result.x, { foo: 'bar' });")
+    again = explain_failure(source, test_id, evidence.to_dict(), "yargs-parser")
+    assert again.reproduction == evidence.reproduction and again.kind == "compare"
