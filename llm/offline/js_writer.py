@@ -162,10 +162,20 @@ def _fmt(template: str, values: dict[str, str]) -> str:
 def _subject_of(f: FailureEvidence) -> str:
     """What the statement calls the code under test: the call when it stands alone, else the function."""
     if f.call and not f.unbound and _short(f.call, 48) and "=>" not in f.call and "function" not in f.call:
-        return _span(f.call)
+        if _reads_project(f.call, f.entry_point):
+            return _span(f.call)
     if f.function:
         return _span(f.function)
     return "the checked value"
+
+
+def _reads_project(call: str, entry_point: str | None) -> bool:
+    """A call, or a property read from the project's own name; a property of a test's local
+    (`caughtErr.code`) names nothing a solver finds in the repository, so no title names it."""
+    if "(" in call:
+        return True
+    root, entry_root = (re.match(r"[\w$]*", text or "").group(0) for text in (call, entry_point))
+    return bool(root) and root == entry_root
 
 
 # a check's operator or matcher -> how a sentence says the value fails it ("gives X {relation} Y")

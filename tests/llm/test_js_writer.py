@@ -319,6 +319,29 @@ def test_a_check_that_calls_nothing_titles_the_project_entry_point_its_reproduct
     assert "parser" not in title and "chai" not in title
 
 
+def test_a_property_of_a_test_local_never_titles_the_statement():
+    # `caughtErr.code` reads the test's own variable: a solver finds no such name in the
+    # repository, so the title names the project's entry point instead
+    reproduction = (
+        "const assert = require('node:assert');\nconst commander = require('commander');\n"
+        "const program = new commander.Command();\nlet caughtErr;\n"
+        "try { program.parse(['node', 'test', '--x']); } catch (err) { caughtErr = err; }\n"
+        "assert.strictEqual(caughtErr.code, 'commander.unknownOption');"
+    )
+    check = FailureEvidence("tests/command.test.js::unknown option", kind="compare", op="==",
+                            call="caughtErr.code", expected="'commander.unknownOption'", observed="undefined",
+                            error="", reproduction=reproduction, entry_point="commander.Command")  # fmt: skip
+    title = write_js_statement(_ctx([check]), "Write a bug report.")["problem_statement"].splitlines()[0]
+    assert "caughtErr" not in title and "`commander.Command`" in title
+    # a property read from the project's own name, or a call, still titles it
+    own = dataclasses.replace(check, call="commander.version")
+    title = write_js_statement(_ctx([own]), "Write a bug report.")["problem_statement"].splitlines()[0]
+    assert "`commander.version`" in title
+    called = dataclasses.replace(check, call="program.opts()")
+    title = write_js_statement(_ctx([called]), "Write a bug report.")["problem_statement"].splitlines()[0]
+    assert "`program.opts()`" in title
+
+
 def test_a_commit_subject_the_evidence_does_not_bear_out_is_not_the_title():
     long_value = "Object {\n  " + ",\n  ".join(f'"k{i}": {i}' for i in range(8)) + "\n}"
     failure = FailureEvidence(
