@@ -79,7 +79,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from corpus import dev_set  # noqa: E402
-from llm.offline.writer import stated_call  # noqa: E402
+from llm.offline.writer import stated_call, stated_raising_call  # noqa: E402
 from records import FailureEvidence, Task  # noqa: E402
 
 DEV_SETS = {"python": "python", "js": "javascript"}  # --dev-set -> corpus.dev_set language
@@ -492,14 +492,24 @@ def case_inputs(f: FailureEvidence) -> list[list[str]]:
     appear: its parameter values; its call (case values substituted) with the first line of
     each statement of its reproduction that binds a name the call reads (`t.to_text()` says
     nothing without `t = Table(...)`), or the call with the inputs it reads through local names
-    written in (`stated_call`); without a call, the last line of its reproduction (a bare
-    `assert False` test)."""
+    written in (`stated_call`); the same for the call that raised the exception the check reads
+    (`raised_by`: `e.value.args` is stated by the call in `with pytest.raises(E) as e:`);
+    without a call, the last line of its reproduction (a bare `assert False` test)."""
     ways = [list(f.params.values())] if f.params else []
     code = f.reproduction or ""
     if not f.call:
         last = [ln for ln in code.splitlines() if ln.strip()][-1:]
         return ways + ([last] if last else [])
-    call_tree, tree = _parse(f.call), _parse(code)
+    ways += _call_ways(f.call, code, stated_call(f.call, code, f.loop_value or ""))
+    if f.raised_by:
+        ways += _call_ways(f.raised_by, code, stated_raising_call(f.raised_by, code, f.loop_value or ""))
+    return ways
+
+
+def _call_ways(call: str, code: str, stated: str) -> list[list[str]]:
+    """`call` with the snippet's lines that bind what it reads; `stated`, the call with those
+    inputs written in (the writer's own)."""
+    call_tree, tree = _parse(call), _parse(code)
     reads, lines = (used_names(call_tree) if call_tree else set()), code.splitlines()
     setup = [
         lines[node.lineno - 1]
@@ -509,9 +519,7 @@ def case_inputs(f: FailureEvidence) -> list[list[str]]:
         and node.lineno <= len(lines)
         and reads & binds(node)
     ]
-    ways.append([f.call, *dict.fromkeys(setup)])
-    stated = stated_call(f.call, code, f.loop_value or "")  # the writer's own: its inputs written in
-    return [*ways, [stated]] if stated != f.call else ways
+    return [[call, *dict.fromkeys(setup)], *([[stated]] if stated != call else [])]
 
 
 def binds(statement: ast.stmt) -> set[str]:

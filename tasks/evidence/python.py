@@ -531,6 +531,52 @@ def _plain_assert(stmt: ast.stmt) -> ast.stmt:
     return stmt
 
 
+class _CaughtPlainly(ast.NodeTransformer):
+    """`with self.assertRaises(E) as cm:` as `with pytest.raises(E) as cm:`, and the test's later
+    `cm.exception` as `cm.value`: the exception a check reads, caught without a TestCase."""
+
+    def __init__(self) -> None:
+        self.caught: set[str] = set()
+
+    def visit_With(self, node: ast.With) -> ast.With:
+        unittest = [i for i in node.items if isinstance(i.context_expr, ast.Call) and _is_assert_raises(i)]
+        if unittest:
+            self.caught |= {i.optional_vars.id for i in unittest if isinstance(i.optional_vars, ast.Name)}
+            node = _plain_assert(node)
+        return self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        if node.attr == "exception" and isinstance(node.value, ast.Name) and node.value.id in self.caught:
+            return ast.copy_location(ast.Attribute(value=node.value, attr="value", ctx=node.ctx), node)
+        return self.generic_visit(node)
+
+
+def _is_assert_raises(item: ast.withitem) -> bool:
+    return _callee(item.context_expr).split(".")[-1] in ("assertRaises", "assertRaisesRegex")
+
+
+def _caught(code: list[ast.stmt], check: ast.stmt) -> tuple[str, str]:
+    """(the exception, the one-line call that raised it) when `check` reads what a
+    `with pytest.raises(E) as e:` block of `code` caught (`str(e.value) == 'msg'`): the check is
+    on that call's exception. ("", "") otherwise; the call is "" when the block is no one line."""
+    read = {n.id for n in ast.walk(check) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    for stmt in reversed(code):
+        if not isinstance(stmt, (ast.With, ast.AsyncWith)):
+            continue
+        for item in stmt.items:
+            caught = item.optional_vars
+            if not (_is_check_context(item) and isinstance(caught, ast.Name) and caught.id in read):
+                continue
+            args = item.context_expr.args
+            if not args or "warn" in _callee(item.context_expr).lower():
+                return "", ""
+            inner = stmt.body[-1] if stmt.body else None
+            raising = inner.value if isinstance(inner, ast.Expr) else inner
+            text = ast.unparse(raising) if isinstance(inner, (ast.Expr, ast.Assign)) else ""
+            return ast.unparse(args[0]), text if "\n" not in text else ""
+    return "", ""
+
+
 def _raises_block(exc: ast.expr, body: list[ast.stmt]) -> ast.With:
     func = ast.Attribute(ast.Name("pytest", ast.Load()), "raises", ast.Load())
     return ast.With(items=[ast.withitem(ast.Call(func=func, args=[exc], keywords=[]), None)], body=body)
@@ -863,6 +909,8 @@ def _reproduction(
     test_helpers: dict[str, str] | None = None,
 ) -> _Reproduction:
     body = _replace_last(body, failing.lineno, _plain_assert)  # the failing check as plain Python, last
+    caught = _CaughtPlainly()
+    body = [caught.visit(copy.deepcopy(s)) for s in body]
     setup = _test_setup(module, cls, fn, body, {**report, "id": test_id}, conftests)
     members = _class_members(cls) if cls is not None and "self" in _arg_names(fn) else {}
     rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members))
@@ -1135,6 +1183,9 @@ def _with_check_outcome(
         )
     if "\n" in record.call:
         record.call = ""  # a block is no call to quote
+    if record.kind in ("compare", "truthy"):  # a check of the message of an exception caught before it
+        record.raised, record.raised_by = _caught(code, last)
+        record.raised, record.raised_by = record.raised or None, record.raised_by or None
     loop = [s for s in code for s in ast.walk(s) if isinstance(s, ast.For) and any(n is last for n in ast.walk(s))]
     target = loop[-1].target if loop else None
     local_values = report.get("locals") or {}

@@ -624,3 +624,99 @@ def test_a_body_sentence_naming_what_only_the_fix_has_stays_out():
     text = write_statement(ctx, BUG)["problem_statement"]
     # a builtin name (`TypeError`) is a symptom the fix also names, not the fix's own
     assert "The CentPadder keeps the cents" not in text and "lose their trailing zero" in text
+
+
+def test_a_lambda_and_a_display_of_calls_are_written_into_the_stated_call():
+    """`actual = list(split(..., lambda c: bool(c)))`: the lambda reads only its own argument,
+    so the call is stated whole; so is a list of calls of imported names on the expected side."""
+    split = FailureEvidence(
+        "tests/test_t.py::test_split",
+        kind="compare",
+        call="actual",
+        check="assert actual == expected",
+        op="==",
+        expected="expected",
+        observed="[[]]",
+        reproduction="from more import Part, split\nactual = list(split([], lambda c: bool(c)))\n"
+        "expected = [Part(key='a'), Part(key='b')]\nassert actual == expected",
+        function="split",
+    )
+    text = write_statement(context([split]), BUG)["problem_statement"]
+    assert "`list(split([], lambda c: bool(c)))` gives `[[]]`" in text
+    assert "[Part(key='a'), Part(key='b')]`" in text
+    assert "`actual`" not in text and "`expected`" not in text
+    shadowed = replace(
+        split, reproduction="from more import split\nc = 3\nactual = split([], lambda c: c)\nassert actual == []"
+    )
+    assert (
+        "`split([], lambda c: c)`"
+        in write_statement(context([replace(shadowed, expected="[]")]), BUG)["problem_statement"]
+    )
+
+
+def test_a_local_that_cannot_be_written_in_is_never_named_as_if_it_were_an_api():
+    """A value built over several statements stays in the snippet: the prose speaks of the
+    list the snippet builds and of the comparison it ends with, never of `actual` / `expected`."""
+    built = FailureEvidence(
+        "tests/test_t.py::test_split",
+        kind="compare",
+        call="actual",
+        check="assert actual == expected",
+        op="==",
+        expected="expected",
+        observed="[[]]",
+        reproduction="from more import split\nactual = []\nfor c in 'ab':\n    actual.append(split(c))\n"
+        "expected = ['a']\nexpected.append('b')\nassert actual == expected",
+        function="split",
+    )
+    text = write_statement(context([built]), BUG)["problem_statement"]
+    assert "the list the snippet builds gives `[[]]`" in text.lower()
+    assert "the comparison at the end of the snippet should hold" in text
+    assert "`actual`" not in text and "`expected`" not in text
+
+
+def test_a_message_checked_after_the_raising_call_is_stated_with_that_call():
+    """`with pytest.raises(E) as e: call()` then a check of `e.value`: the call should raise `E`
+    with that message; `e.value.args` names nothing a solver can find."""
+    message = FailureEvidence(
+        "tests/test_t.py::test_bad",
+        kind="compare",
+        call="str(e.value)",
+        check="assert str(e.value) == 'bad input: x y'",
+        op="==",
+        expected="'bad input: x y'",
+        observed="'bad'",
+        reproduction="from pkg import parse\nimport pytest\ntext = 'x y'\nwith pytest.raises(ValueError) as e:\n"
+        "    parse(text)\nassert str(e.value) == 'bad input: x y'",
+        function="parse",
+        raised="ValueError",
+        raised_by="parse(text)",
+    )
+    text = write_statement(context([message]), BUG)["problem_statement"]
+    assert "`parse('x y')` raises `ValueError` with the wrong message" in text.splitlines()[0]
+    assert "`parse('x y')` raises `ValueError` with the message `'bad'`" in text
+    assert "it should raise `ValueError` with the message `'bad input: x y'`" in text
+    assert "`str(e.value)`" not in text
+    arguments = replace(
+        message,
+        call="e.value.args",
+        expected="('bad a',)",
+        observed="('bad',)",
+        test_id="t.py::test_args",
+        reproduction="from pkg import parse\nimport pytest\nwith pytest.raises(ValueError) as e:\n    parse('a')\n"
+        "assert e.value.args == ('bad a',)",
+        raised_by="parse('a')",
+    )
+    contains = replace(
+        message,
+        op="in",
+        expected="'bad'",
+        observed="'oops'",
+        test_id="t.py::test_in",
+        reproduction="from pkg import parse\nimport pytest\nwith pytest.raises(ValueError) as e:\n    parse('b')\n"
+        "assert 'bad' in str(e.value)",
+        raised_by="parse('b')",
+    )
+    text = write_statement(context([message, arguments, contains]), BUG)["problem_statement"]
+    assert "with the arguments `('bad a',)`" in text and "with a message that contains `'bad'`" in text
+    assert "`e.value.args`" not in text

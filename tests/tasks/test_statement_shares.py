@@ -162,3 +162,36 @@ def test_a_case_stated_by_its_call_with_the_local_inputs_written_in_is_mentioned
     stated = "On the current code `render('ab ' * 3)` gives `'ab ab ab'`; it should be `'AB AB AB'`."
     assert bench.unmentioned_cases(stated, list(failures), failures) == []
     assert bench.unmentioned_cases(stated.replace("* 3", "* 2"), list(failures), failures)
+
+
+def test_a_message_check_is_mentioned_by_the_call_that_raised_and_the_message():
+    caught = FailureEvidence(
+        "tests/test_t.py::test_bad",
+        kind="compare",
+        call="str(e.value)",
+        op="==",
+        expected="'bad input: x y'",
+        reproduction="from pkg import parse\nimport pytest\ntext = 'x y'\nwith pytest.raises(ValueError) as e:\n"
+        "    parse(text)\nassert str(e.value) == 'bad input: x y'",
+        raised="ValueError",
+        raised_by="parse(text)",
+    )
+    failures = {caught.test_id: caught}
+    stated = "`parse('x y')` should raise `ValueError` with the message `'bad input: x y'`."
+    assert bench.unmentioned_cases(stated, list(failures), failures) == []
+    assert bench.unmentioned_cases(stated.replace("x y'`.", "x'`."), list(failures), failures)
+    assert bench.unmentioned_cases(stated.replace("('x y')", "()"), list(failures), failures)
+
+
+def test_a_case_stated_with_its_lambda_written_in_is_mentioned():
+    split = FailureEvidence(
+        "tests/test_t.py::test_split",
+        kind="compare",
+        call="actual",
+        op="==",
+        expected="[]",
+        reproduction="from more import split\nactual = list(split([], lambda c: bool(c)))\nassert actual == []",
+    )
+    failures = {split.test_id: split}
+    stated = "`list(split([], lambda c: bool(c)))` gives `[[]]`; it should be `[]`."
+    assert bench.unmentioned_cases(stated, list(failures), failures) == []

@@ -727,3 +727,32 @@ def test_a_stored_case_is_found_by_the_id_the_test_gives_it():
     stored = {"type": "AssertionError", "line": 10, "params": {"option": "<Option a>", "want": "False"}}
     found = explain_failure(source, "tests/t.py::test_flag[flag [True]]", stored, repo_modules={"pkg"})
     assert found.reproduction.splitlines()[-1] == "assert Option(default=True).is_flag is False"
+
+
+def test_a_check_of_a_caught_exceptions_message_carries_the_call_that_raised_it():
+    """attrs' `pytest.raises(...) as e` then `e.value.args`, and unittest's `assertRaises(...) as
+    cm` then `str(cm.exception)`: the evidence names the exception and the raising call, and the
+    unittest block becomes plain pytest (`cm.value`) so the snippet runs without a TestCase."""
+    source = (
+        "import unittest\nimport pytest\nfrom pkg import parse\n\n\n"
+        "class T(unittest.TestCase):\n    def test_msg(self):\n        with self.assertRaises(ValueError) as cm:\n"
+        "            parse('x y')\n        self.assertEqual(str(cm.exception), 'bad input: x y')\n\n\n"
+        "def test_args():\n    with pytest.raises(ValueError) as e:\n        parse('a', strict=True)\n"
+        "    assert e.value.args == ('bad a',)\n"
+    )
+    report = {"type": "AssertionError", "line": 10, "message": "'bad' != 'bad input: x y'", "locals": {}}
+    found = explain_failure(source, "tests/test_t.py::T::test_msg", report, repo_modules={"pkg"})
+    assert (found.raised, found.raised_by, found.call) == ("ValueError", "parse('x y')", "str(cm.value)")
+    assert found.reproduction.splitlines()[-3:] == [
+        "with pytest.raises(ValueError) as cm:",
+        "    parse('x y')",
+        "assert str(cm.value) == 'bad input: x y'",
+    ]
+    assert found.unbound == [] and "import pytest" in found.reproduction
+    compared = {"op": "==", "left": "('bad',)", "right": "('bad a',)"}
+    report = {"type": "AssertionError", "line": 16, "message": "assert", "compare": compared, "locals": {}}
+    found = explain_failure(source, "tests/test_t.py::test_args", report, repo_modules={"pkg"})
+    assert (found.raised, found.raised_by, found.expected) == ("ValueError", "parse('a', strict=True)", "('bad a',)")
+    plain = source.replace("e.value.args == ('bad a',)", "parse('b') == 1")
+    found = explain_failure(plain, "tests/test_t.py::test_args", report, repo_modules={"pkg"})
+    assert found.raised is None and found.raised_by is None  # a later check of another call
