@@ -557,14 +557,15 @@ def _raised_want(f: FailureEvidence, where: str) -> str:
 
 
 def _raised_seen(f: FailureEvidence) -> str:
-    """What the call does today, when it raises the exception a later check reads."""
+    """What the call does today, when it raises the exception a later check reads ("gives", not
+    "raises": the snippet ends at the failing check, no exception escapes it)."""
     part, raised = _exception_part(f) or "details", _span(f.raised)
     if f.error:
-        return f"raises {raised}, but reading its {part} raises {_span(f.error.split(':')[0])}"
+        return f"gives a {raised}, but reading its {part} raises {_span(f.error.split(':')[0])}"
     shown = _value(f.observed or "", f.reproduction or "")
     if shown and f.kind == "compare":
-        return f"raises {raised} with the {part} {shown}"
-    return f"raises {raised} with {'other' if part.endswith('s') else 'another'} {part}"
+        return f"gives a {raised} whose {part} {'are' if part.endswith('s') else 'is'} {shown}"
+    return f"gives a {raised} with {'other' if part.endswith('s') else 'another'} {part}"
 
 
 def _reads_names(expression: str) -> bool:

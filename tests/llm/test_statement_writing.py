@@ -694,7 +694,7 @@ def test_a_message_checked_after_the_raising_call_is_stated_with_that_call():
     )
     text = write_statement(context([message]), BUG)["problem_statement"]
     assert "`parse('x y')` raises `ValueError` with the wrong message" in text.splitlines()[0]
-    assert "`parse('x y')` raises `ValueError` with the message `'bad'`" in text
+    assert "`parse('x y')` gives a `ValueError` whose message is `'bad'`" in text
     assert "it should raise `ValueError` with the message `'bad input: x y'`" in text
     assert "`str(e.value)`" not in text
     arguments = replace(

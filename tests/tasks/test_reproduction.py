@@ -317,3 +317,34 @@ def test_a_python_statement_whose_blocks_were_all_dropped_and_that_states_no_cas
     assert (result.passed, result.category) == (False, "vague_statement")
     task.problem_statement += "\n\nOn the current code `render('b')` gives `'b'`, but it should be `'B'`."
     assert unstated_after_drops(task) == ""
+
+
+def test_a_message_check_after_a_raising_call_is_claimed_as_its_final_comparison():
+    """ "`parse('x y')` gives a `ValueError` whose message is ..." claims what the snippet's last
+    check sees; the exception is caught inside the snippet, so no escaping `ValueError` is claimed."""
+    from llm.offline.writer import write_statement
+
+    code = "from pkg import parse\nimport pytest\nwith pytest.raises(ValueError) as e:\n    parse('x y')\n"
+    evidence = FailureEvidence(
+        "tests/test_t.py::test_bad",
+        kind="compare",
+        call="str(e.value)",
+        op="==",
+        expected="'bad input'",
+        observed="'bad'",
+        reproduction=code + "assert str(e.value) == 'bad input'",
+        function="parse",
+        raised="ValueError",
+        raised_by="parse('x y')",
+    )
+    context = {
+        "task": "write_statement",
+        "strategy_type": "BUG_FIX",
+        "repo": "acme/pkg",
+        "commit_subject": "Fix parse messages",
+        "failing_tests": [{"id": evidence.test_id, "assertion": ""}],
+        "failures": [evidence.to_dict()],
+    }
+    statement = write_statement(context, "Write a bug report.")["problem_statement"]
+    claim, _ = stated_claim(statement, python_blocks(statement)[0], {}, [evidence])
+    assert claim.error == "" and claim.observed == "'bad'"
