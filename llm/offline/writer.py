@@ -469,6 +469,8 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
     call = stated_call(f.call or "", code, f.loop_value or "")
     raised_by = stated_raising_call(f.raised_by, code, f.loop_value or "") if f.raised_by else f.raised_by
     expected = f.expected
+    if f.kind == "compare" and (expected or "").strip() in (f.params or {}):  # a parameter: the runner's value
+        expected = (f.params or {})[expected.strip()]
     if f.kind == "compare" and expected and _reads_names(expected):
         expected = stated_call(expected, code, f.loop_value or "")  # `should be omd` names nothing to a solver
     # a local that stays one (a long value, a loop's) is no API: the prose speaks of what the snippet builds
@@ -1217,7 +1219,13 @@ def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
     elif f.error and f.kind == "compare" and f.op not in ("==", "is") and _short(_comparison(f), 120) and not f.raised:
         subject = _span(_comparison(f))  # the comparison raised, not its left side
         return _fmt(form, {"subject": subject, "seen": _seen_clause(f), "want": "it should hold"})
-    return _fmt(form, {"subject": subject, "seen": _seen_clause(f), "want": _want_clause(f)})
+    return _fmt(form, {"subject": subject, "seen": _seen_of(f, subject), "want": _want_clause(f)})
+
+
+def _seen_of(f: FailureEvidence, subject: str) -> str:
+    """`_seen_clause` after `subject`: a value described in words is "wrong", never "gives a different value"."""
+    seen = _seen_clause(f)
+    return "is wrong" if seen == _VAGUE_SEEN and not subject.startswith("`") else seen
 
 
 def _request_core(f: FailureEvidence, missing: str, phr: _Phraser | None = None) -> str:
@@ -1443,7 +1451,7 @@ def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "
         actual = f"it fails with {_span(f.observed)}" if f.observed else "it fails"
     else:
         expected_text = want
-        actual = f"{subject} {_seen_clause(f)}"
+        actual = f"{subject} {_seen_of(f, subject)}"
     return f"Expected behaviour: {_capitalize(expected_text)}.\nActual behaviour: {_capitalize(actual)}."
 
 

@@ -720,3 +720,21 @@ def test_a_message_checked_after_the_raising_call_is_stated_with_that_call():
     text = write_statement(context([message, arguments, contains]), BUG)["problem_statement"]
     assert "with the arguments `('bad a',)`" in text and "with a message that contains `'bad'`" in text
     assert "`e.value.args`" not in text
+
+
+def test_a_required_value_that_is_a_parameter_is_stated_by_its_value():
+    """`assert result.output == expect` with `expect` a parametrize argument: the case's value,
+    never the argument's name."""
+    param = FailureEvidence(
+        "tests/test_t.py::test_out[a]",
+        kind="compare",
+        call="render('a')",
+        check="assert render('a') == expect",
+        op="==",
+        expected="expect",
+        params={"expect": "'A!'"},
+        reproduction="from tbl import render\nexpect = 'A' + '!'\nassert render('a') == expect",
+        function="render",
+    )
+    text = write_statement(context([param]), BUG)["problem_statement"]
+    assert "it should be `'A!'`" in text and "`expect`" not in text
