@@ -79,7 +79,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from corpus import dev_set  # noqa: E402
-from llm.offline.writer import stated_call, stated_raising_call  # noqa: E402
+from llm.offline.writer import snippet_local, stated_call, stated_raising_call  # noqa: E402
 from records import FailureEvidence, Task  # noqa: E402
 
 DEV_SETS = {"python": "python", "js": "javascript"}  # --dev-set -> corpus.dev_set language
@@ -561,6 +561,11 @@ def unmentioned_cases(statement: str, test_ids: list[str], failures: dict[str, F
 
 
 PLACEHOLDER = re.compile(r"(?:expected|actual)(?:_\w+)?")
+# a bare name as what the code gives (`` `x` gives ``) or as the value it should give (`should be `x``)
+LOCAL_AS_VALUE = re.compile(
+    r"`([A-Za-z_]\w*)`\s+(?:gives|is|returns|raises|should|lacks|contains)\b"
+    r"|\b(?:should (?:be|contain|equal)|expected|be exactly)\s+`([A-Za-z_]\w*)`"
+)
 
 
 def test_internals(
@@ -571,7 +576,9 @@ def test_internals(
     or a public name of the repository (`public`: the solver finds `MARKDOWN` there), or
     pytest's generated `argname<N>` piece of it), a parametrize argument
     name listed as `name=value`, a bare `expected` / `actual` used as a value (an inline span of
-    that word, or a name the statement's code reads but never binds), an `if False:` block."""
+    that word, or a name the statement's code reads but never binds), a name a block of the
+    statement assigns named in prose as what a call gives or should be (`omd` gives ..., "it
+    should be `expected`": `snippet_local`, the writer's own), an `if False:` block."""
     found: list[str] = []
 
     def add(kind: str, what: str) -> None:
@@ -606,6 +613,12 @@ def test_internals(
     for kind, code in spans:
         if kind == "inline" and PLACEHOLDER.fullmatch(code.strip()):
             add("placeholder", code.strip())
+    blocks = [code for kind, code in spans if kind == "block"]
+    prose = re.sub(r"```.*?(?:```|$)", " ", statement, flags=re.S)
+    for match in LOCAL_AS_VALUE.finditer(prose):
+        name = match.group(1) or match.group(2)
+        if name not in public and any(snippet_local(name, code) for code in blocks):
+            add("snippet local", name)
     for _, tree in trees:
         for name in sorted(used_names(tree) - bound - bound_names(tree)):
             if PLACEHOLDER.fullmatch(name):

@@ -474,14 +474,14 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
     if f.kind == "compare" and expected and _reads_names(expected):
         expected = stated_call(expected, code, f.loop_value or "")  # `should be omd` names nothing to a solver
     # a local that stays one (a long value, a loop's) is no API: the prose speaks of what the snippet builds
-    call = "" if f.kind == "compare" and _snippet_local(call, code) and not _timed(f) else call
-    expected = "" if f.kind == "compare" and _snippet_local(expected or "", code) else expected
+    call = "" if f.kind == "compare" and snippet_local(call, code) and not _timed(f) else call
+    expected = "" if f.kind == "compare" and snippet_local(expected or "", code) else expected
     if (code, call, expected, raised_by) == (f.reproduction, f.call, f.expected, f.raised_by):
         return f
     return replace(f, reproduction=code, call=call, expected=expected, raised_by=raised_by)
 
 
-def _snippet_local(text: str, code: str) -> bool:
+def snippet_local(text: str, code: str) -> bool:
     """`text` is a bare name the snippet assigns (`actual`, `expected`, `omd`), not one it imports
     or defines: a reader cannot look it up."""
     if not re.fullmatch(r"[A-Za-z_]\w*", text.strip()):

@@ -195,3 +195,13 @@ def test_a_case_stated_with_its_lambda_written_in_is_mentioned():
     failures = {split.test_id: split}
     stated = "`list(split([], lambda c: bool(c)))` gives `[[]]`; it should be `[]`."
     assert bench.unmentioned_cases(stated, list(failures), failures) == []
+
+
+def test_a_name_the_snippet_assigns_named_as_a_value_in_prose_is_a_test_internal():
+    block = "```python\nfrom d import OMD\nomd = OMD([('a', 1)])\nshallow = omd.copy()\nassert shallow == omd\n```"
+    named = f"Copy is wrong\n\n{block}\n\nCurrently `shallow` gives a different value; it should be `omd`."
+    assert bench.test_internals(named, [], {}) == ["snippet local shallow", "snippet local omd"]
+    stated = f"Copy is wrong\n\n{block}\n\nCurrently `omd.copy()` gives `OMD([])`; it should be `OMD([('a', 1)])`."
+    assert bench.test_internals(stated, [], {}) == []
+    public = "Copy is wrong\n\n```python\nfrom d import MODE\nMODE = 2\n```\n\nIt should be `MODE`."
+    assert bench.test_internals(public, [], {}, frozenset({"MODE"})) == []
