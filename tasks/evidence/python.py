@@ -539,7 +539,7 @@ class _CaughtPlainly(ast.NodeTransformer):
         self.caught: set[str] = set()
 
     def visit_With(self, node: ast.With) -> ast.With:
-        unittest = [i for i in node.items if isinstance(i.context_expr, ast.Call) and _is_assert_raises(i)]
+        unittest = [i for i in node.items if _is_assert_raises(i)]
         if unittest:
             self.caught |= {i.optional_vars.id for i in unittest if isinstance(i.optional_vars, ast.Name)}
             node = _plain_assert(node)
@@ -552,7 +552,8 @@ class _CaughtPlainly(ast.NodeTransformer):
 
 
 def _is_assert_raises(item: ast.withitem) -> bool:
-    return _callee(item.context_expr).split(".")[-1] in ("assertRaises", "assertRaisesRegex")
+    expr = item.context_expr
+    return isinstance(expr, ast.Call) and _callee(expr).split(".")[-1] in ("assertRaises", "assertRaisesRegex")
 
 
 def _caught(code: list[ast.stmt], check: ast.stmt) -> tuple[str, str]:
@@ -571,8 +572,8 @@ def _caught(code: list[ast.stmt], check: ast.stmt) -> tuple[str, str]:
             if not args or "warn" in _callee(item.context_expr).lower():
                 return "", ""
             inner = stmt.body[-1] if stmt.body else None
-            raising = inner.value if isinstance(inner, ast.Expr) else inner
-            text = ast.unparse(raising) if isinstance(inner, (ast.Expr, ast.Assign)) else ""
+            # `parse(x)` or `result = parse(x)`: the call is what raises
+            text = ast.unparse(inner.value) if isinstance(inner, (ast.Expr, ast.Assign)) else ""
             return ast.unparse(args[0]), text if "\n" not in text else ""
     return "", ""
 
@@ -909,8 +910,9 @@ def _reproduction(
     test_helpers: dict[str, str] | None = None,
 ) -> _Reproduction:
     body = _replace_last(body, failing.lineno, _plain_assert)  # the failing check as plain Python, last
-    caught = _CaughtPlainly()
-    body = [caught.visit(copy.deepcopy(s)) for s in body]
+    if any(isinstance(n, ast.withitem) and _is_assert_raises(n) for s in body for n in ast.walk(s)):
+        caught = _CaughtPlainly()  # one for the body: the block's name, then the later checks that read it
+        body = [caught.visit(copy.deepcopy(s)) for s in body]
     setup = _test_setup(module, cls, fn, body, {**report, "id": test_id}, conftests)
     members = _class_members(cls) if cls is not None and "self" in _arg_names(fn) else {}
     rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members))

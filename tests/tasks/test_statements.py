@@ -753,6 +753,9 @@ def test_a_check_of_a_caught_exceptions_message_carries_the_call_that_raised_it(
     report = {"type": "AssertionError", "line": 16, "message": "assert", "compare": compared, "locals": {}}
     found = explain_failure(source, "tests/test_t.py::test_args", report, repo_modules={"pkg"})
     assert (found.raised, found.raised_by, found.expected) == ("ValueError", "parse('a', strict=True)", "('bad a',)")
+    assigned = source.replace("        parse('a', strict=True)", "        result = parse('a', strict=True)")
+    found = explain_failure(assigned, "tests/test_t.py::test_args", report, repo_modules={"pkg"})
+    assert found.raised_by == "parse('a', strict=True)"
     plain = source.replace("e.value.args == ('bad a',)", "parse('b') == 1")
     found = explain_failure(plain, "tests/test_t.py::test_args", report, repo_modules={"pkg"})
     assert found.raised is None and found.raised_by is None  # a later check of another call
