@@ -53,6 +53,7 @@ class _Facts:
     issues: list[str]
     test_lines: dict[str, list[str]]  # failing test id -> the lines the change adds to it
     failures: list[FailureEvidence]  # per failing test, how it fails on the buggy code (the context's "failures")
+    intents: dict[str, str]  # failing test id -> its own description of what it requires (`test_intent`)
 
 
 def _facts(context: dict) -> _Facts:
@@ -72,6 +73,7 @@ def _facts(context: dict) -> _Facts:
     failing = [t for t in (context.get("failing_tests") or []) if isinstance(t, dict)]
     checks = [best_check(str(t.get("id", "")), str(t.get("assertion", ""))) for t in failing]
     test_lines = {str(t.get("id", "")): [str(x) for x in (t.get("added_lines") or [])] for t in failing}
+    intents = {str(t.get("id", "")): str(t["intent"]) for t in failing if t.get("intent")}
     added = [str(x) for x in (context.get("added_lines") or [])]
     examples = [str(x) for x in (context.get("examples") or [])]
     issues = [str(x) for x in (context.get("issues") or []) if str(x).strip()]
@@ -91,6 +93,7 @@ def _facts(context: dict) -> _Facts:
         issues,
         test_lines,
         failures,
+        intents,
     )
 
 
@@ -189,7 +192,7 @@ def write_statement(
     context: dict, instructions: str, temperature: float = 0.7, top_p: float = 1.0, max_tokens: int = 1024
 ) -> dict:
     """An issue-style ``{"problem_statement", "hints_text"}`` following the instruction directives."""
-    rng = seeded_rng("write_statement", context, instructions, temperature, top_p, max_tokens)
+    rng = seeded_rng("write_statement", _seeded_part(context), instructions, temperature, top_p, max_tokens)
     facts = _facts(context)
     directives = _effective_directives(facts, instructions, temperature, rng)
     angle = "different_angle" in directives
@@ -281,6 +284,10 @@ def write_statement(
         opening = _fmt(next(o for o in _OPENINGS[strategy] if "snippet" not in o), values)
     if angle and fn0:
         opening = f"From the point of view of code calling `{fn0}`: {opening[:1].lower()}{opening[1:]}"
+    # the prose names no call: the test's own words say what it requires, with or without the block
+    intent = facts.intents.get(lead.test_id, "") if lead is not None and not _subject(lead, "").startswith("`") else ""
+    if intent:
+        body.append(f'What the failing test requires, in its own words: "{intent}"')
     sections[opening_at] = " ".join([opening, *body])
 
     if "no_leak" in directives:
@@ -293,6 +300,16 @@ def write_statement(
     if "hint" in directives and left >= 5:
         hints = _cap_words(_hints(facts, checks, phr), min(40, left))
     return {"problem_statement": statement, "hints_text": hints}
+
+
+def _seeded_part(context: dict) -> dict:
+    """The context the writer's choices are seeded on: without the tests' descriptions
+    (`intent`), which only add a sentence where the prose names no call."""
+    failing = context.get("failing_tests")
+    if not isinstance(failing, list):
+        return context
+    tests = [{k: v for k, v in t.items() if k != "intent"} if isinstance(t, dict) else t for t in failing]
+    return {**context, "failing_tests": tests}
 
 
 _CODE_SHAPED = re.compile(r"[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|\w*_\w+")  # fooBar, FooBar, foo_bar
@@ -479,6 +496,25 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
     if (code, call, expected, raised_by) == (f.reproduction, f.call, f.expected, f.raised_by):
         return f
     return replace(f, reproduction=code, call=call, expected=expected, raised_by=raised_by)
+
+
+_DOCSTRING = re.compile(r"^\s*(?:async\s+)?def\s[^\n]*:[ \t]*\n\s*[rRuU]?(\"{3}|'{3})(.*?)\1", re.S | re.M)
+_UNREADABLE_REFERENCE = re.compile(r"#\d|\bgh-\d|https?://|\b(?:issue|PR|pull request|bug)\s*\d", re.I)
+TEST_INTENT = 300  # characters: a test's description longer than this is a story, not a requirement
+
+
+def test_intent(lines: list[str]) -> str:
+    """The failing test's own description of what it requires: the first paragraph of the
+    docstring of the function the test's `lines` define, on one line; "" when it has none, it is
+    long, or it points at what a solver cannot read (an issue, a URL)."""
+    m = _DOCSTRING.search("\n".join(lines))
+    if not m:
+        return ""
+    paragraph = re.split(r"\n\s*\n", m.group(2).strip())[0]
+    text = " ".join(paragraph.split())
+    if not text or len(text) > TEST_INTENT or _UNREADABLE_REFERENCE.search(text) or '"' in text:
+        return ""
+    return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
 def snippet_local(text: str, code: str) -> bool:

@@ -1,6 +1,7 @@
 """The offline writer's statements from failure evidence (issue 30): every failing case with its
 input, no test internals, titles the evidence confirms, a missing name asked for."""
 
+import copy
 from dataclasses import replace
 
 from llm.offline.writer import LISTED, TESTS, write_statement
@@ -738,3 +739,40 @@ def test_a_required_value_that_is_a_parameter_is_stated_by_its_value():
     )
     text = write_statement(context([param]), BUG)["problem_statement"]
     assert "it should be `'A!'`" in text and "`expect`" not in text
+
+
+def test_a_test_that_describes_itself_states_its_requirement_where_the_prose_names_no_call():
+    """A value the snippet builds over several lines names no call in prose: the test's own
+    docstring (`intent`) says what it requires, in a sentence that needs no block; it changes
+    no other choice of the writer, and a statement that names the call does without it."""
+    from llm.offline.writer import test_intent
+
+    lines = ["def test_old(frozen):", '    """', "    Old pickles still load.", "", "    More.", '    """', "    x = 1"]
+    assert test_intent(lines) == "Old pickles still load."
+    assert test_intent(["def test_a():", '    """Regression test for #12."""']) == ""
+    assert test_intent(["def test_a():", "    assert f() == 1"]) == ""
+    built = FailureEvidence(
+        "tests/test_t.py::test_old",
+        kind="compare",
+        call="loaded",
+        check="assert loaded == a",
+        op="==",
+        expected="a",
+        error="AttributeError: 'A' object has no attribute 'x'",
+        observed="AttributeError: 'A' object has no attribute 'x'",
+        reproduction="import pickle\nfrom pkg import A\na = A(1)\ndata = b'\\x80' + a.__module__.encode()\n"
+        "loaded = pickle.loads(data)\nassert loaded == a",
+    )
+    plain = context([built])
+    described = copy.deepcopy(plain)
+    described["failing_tests"][0]["intent"] = "Old pickles still load."
+    text, before = (write_statement(c, BUG)["problem_statement"] for c in (described, plain))
+    sentence = 'What the failing test requires, in its own words: "Old pickles still load."'
+    assert sentence in text and sentence not in before
+    assert text.replace(f" {sentence}", "") == before
+    named = FailureEvidence(
+        "tests/test_t.py::test_old", kind="compare", call="f(1)", op="==", expected="2", observed="1"
+    )
+    with_call = context([named])
+    with_call["failing_tests"][0]["intent"] = "Old pickles still load."
+    assert "in its own words" not in write_statement(with_call, BUG)["problem_statement"]

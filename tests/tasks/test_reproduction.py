@@ -348,3 +348,21 @@ def test_a_message_check_after_a_raising_call_is_claimed_as_its_final_comparison
     statement = write_statement(context, "Write a bug report.")["problem_statement"]
     claim, _ = stated_claim(statement, python_blocks(statement)[0], {}, [evidence])
     assert claim.error == "" and claim.observed == "'bad'"
+
+
+def test_a_statement_whose_blocks_were_dropped_but_that_quotes_the_tests_own_description_is_not_vague():
+    """The test's docstring, quoted in the statement, states what it requires without a block."""
+    from tasks.reproduction import unstated_after_drops
+
+    failure = FailureEvidence(
+        "tests/test_t.py::test_old",
+        kind="compare",
+        call="loaded",
+        expected="a",
+        source=["def test_old():", '    """Old pickles still load."""', "    a = A(1)"],
+    )
+    task = task_with("Bug: loading fails\n\nHere is a small case where acme/pkg misbehaves.", [failure])
+    task.reproduction = ReproductionReport([ReproductionCheck("loaded == a\n", "dropped", "raised on both states")])
+    assert unstated_after_drops(task)
+    task.problem_statement += ' What the failing test requires, in its own words: "Old pickles still load."'
+    assert unstated_after_drops(task) == ""

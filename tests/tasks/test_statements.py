@@ -759,3 +759,18 @@ def test_a_check_of_a_caught_exceptions_message_carries_the_call_that_raised_it(
     plain = source.replace("e.value.args == ('bad a',)", "parse('b') == 1")
     found = explain_failure(plain, "tests/test_t.py::test_args", report, repo_modules={"pkg"})
     assert found.raised is None and found.raised_by is None  # a later check of another call
+
+
+def test_a_failing_tests_own_description_is_read_from_its_function():
+    """`function_lines` gives the test function from its `def` (a decorator, a neighbour left
+    out), so `test_intent` reads its docstring's first paragraph."""
+    from llm.offline.writer import test_intent
+    from tasks.statement import function_lines
+
+    source = (
+        "import pytest\n\n\ndef test_a():\n    '''Not this one.'''\n\n\n@pytest.mark.parametrize('x', [1])\n"
+        "def test_b(x):\n    '''\n    Loads old data.\n\n    Details.\n    '''\n    assert x\n"
+    )
+    assert function_lines(source, "test_b")[0] == "def test_b(x):"
+    assert test_intent(function_lines(source, "test_b")) == "Loads old data."
+    assert function_lines(source, "test_c") == []
