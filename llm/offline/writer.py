@@ -563,9 +563,10 @@ def _exception_part(f: FailureEvidence) -> str:
     """What of the caught exception the check reads: "message" (`str(e.value)`,
     `e.value.args[0]`), "arguments" (`e.value.args`), an attribute (`` `code` ``); "" otherwise."""
     call = re.sub(r"\s+", "", f.call or "")
-    if re.fullmatch(r"str\(\w+\.value\)|\w+\.value\.args\[0\]|\w+\.value\.message", call):
+    # `e.value` is what `pytest.raises` caught; a bare `e` is what `except E as e:` caught
+    if re.fullmatch(r"str\(\w+\.value\)|\w+(?:\.value)?\.args\[0\]|\w+\.value\.message", call):
         return "message"
-    if re.fullmatch(r"\w+\.value\.args", call):
+    if re.fullmatch(r"\w+(?:\.value)?\.args", call):
         return "arguments"
     attribute = re.fullmatch(r"\w+\.value\.(\w+(?:\.\w+)*)", call)
     return _span(attribute.group(1)) if attribute else ""

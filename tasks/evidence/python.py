@@ -558,8 +558,9 @@ def _is_assert_raises(item: ast.withitem) -> bool:
 
 def _caught(code: list[ast.stmt], check: ast.stmt) -> tuple[str, str]:
     """(the exception, the one-line call that raised it) when `check` reads what a
-    `with pytest.raises(E) as e:` block of `code` caught (`str(e.value) == 'msg'`): the check is
-    on that call's exception. ("", "") otherwise; the call is "" when the block is no one line."""
+    `with pytest.raises(E) as e:` block of `code` caught (`str(e.value) == 'msg'`), or what the
+    `except E as e:` it sits in caught (`e.args[0] == 'msg'`): the check is on that call's
+    exception. ("", "") otherwise; the call is "" when the block is no one line."""
     read = {n.id for n in ast.walk(check) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     for stmt in reversed(code):
         if not isinstance(stmt, (ast.With, ast.AsyncWith)):
@@ -571,11 +572,22 @@ def _caught(code: list[ast.stmt], check: ast.stmt) -> tuple[str, str]:
             args = item.context_expr.args
             if not args or "warn" in _callee(item.context_expr).lower():
                 return "", ""
-            inner = stmt.body[-1] if stmt.body else None
-            # `parse(x)` or `result = parse(x)`: the call is what raises
-            text = ast.unparse(inner.value) if isinstance(inner, (ast.Expr, ast.Assign)) else ""
-            return ast.unparse(args[0]), text if "\n" not in text else ""
+            return ast.unparse(args[0]), _raising_line(stmt.body)
+    for stmt in reversed(code):  # `try: parse(x)` / `except E as e: assert e.args[0] == 'msg'`
+        for node in ast.walk(stmt):
+            for handler in node.handlers if isinstance(node, ast.Try) else []:
+                inside = any(n is check for s in handler.body for n in ast.walk(s))
+                if inside and handler.type is not None and handler.name in read:
+                    return ast.unparse(handler.type), _raising_line(node.body)
     return "", ""
+
+
+def _raising_line(body: list[ast.stmt]) -> str:
+    """The call of the last statement of a block that raises: `parse(x)` or `result = parse(x)`,
+    "" when it is no one line."""
+    inner = body[-1] if body else None
+    text = ast.unparse(inner.value) if isinstance(inner, (ast.Expr, ast.Assign)) else ""
+    return text if "\n" not in text else ""
 
 
 def _raises_block(exc: ast.expr, body: list[ast.stmt]) -> ast.With:
@@ -1097,13 +1109,32 @@ def _same_binding(one: ast.stmt, other: ast.stmt) -> bool:
     return ast.unparse(one) == ast.unparse(other)
 
 
+# standard-library classes whose repr is a call of their own name (`PosixPath('a.toml')`,
+# `Decimal('1.5')`): a parametrized value the runner reports that way reads a name the test
+# module need not import (pytest made the value), so the snippet imports it
+_REPR_CLASSES = {
+    "PosixPath": "pathlib",
+    "WindowsPath": "pathlib",
+    "PurePosixPath": "pathlib",
+    "PureWindowsPath": "pathlib",
+    "Decimal": "decimal",
+    "Fraction": "fractions",
+    "OrderedDict": "collections",
+    "Counter": "collections",
+    "deque": "collections",
+    "UUID": "uuid",
+}
+
+
 def _definitions(module: ast.Module, test_path: str, conftests) -> dict[str, ast.stmt]:
     """Top-level name -> its defining statement: the test module's, then its conftests' (what
-    inlined fixtures use)."""
+    inlined fixtures use), then the standard library's classes a reported value's repr calls."""
     definitions = _module_definitions(module, test_path)
     for path, text in zip(_conftest_paths(test_path), conftests):
         for name, stmt in _module_definitions(_safe_parse(text), path).items():
             definitions.setdefault(name, stmt)
+    for name, home in _REPR_CLASSES.items():
+        definitions.setdefault(name, ast.ImportFrom(module=home, names=[ast.alias(name)], level=0))
     return definitions
 
 

@@ -774,3 +774,50 @@ def test_a_failing_tests_own_description_is_read_from_its_function():
     assert function_lines(source, "test_b")[0] == "def test_b(x):"
     assert test_intent(function_lines(source, "test_b")) == "Loads old data."
     assert function_lines(source, "test_c") == []
+
+
+def test_a_message_check_in_an_except_block_carries_the_call_that_raised_it():
+    """`try: parse(x)` / `except E as e: assert e.args[0] == 'msg'`: the check reads the
+    exception that call raised, as after `pytest.raises(E) as e`; the prose states the call."""
+    from llm.offline.writer import write_statement
+
+    source = (
+        "from pkg import parse, ParseError\n\n\n"
+        "def test_msg():\n    try:\n        parse('x y')\n    except ParseError as e:\n"
+        "        assert e.args[0] == 'bad input: x y'\n"
+    )
+    compared = {"op": "==", "left": "'bad'", "right": "'bad input: x y'"}
+    report = {"type": "AssertionError", "line": 8, "message": "assert", "compare": compared, "locals": {}}
+    found = explain_failure(source, "tests/test_t.py::test_msg", report, repo_modules={"pkg"})
+    assert (found.raised, found.raised_by, found.call) == ("ParseError", "parse('x y')", "e.args[0]")
+    context = {
+        "task": "write_statement",
+        "strategy_type": "BUG_FIX",
+        "repo": "acme/pkg",
+        "commit_subject": "Fix parse messages",
+        "failing_tests": [{"id": found.test_id, "assertion": ""}],
+        "failures": [found.to_dict()],
+    }
+    text = write_statement(context, "Write a bug report.")["problem_statement"]
+    assert "it should raise `ParseError` with the message `'bad input: x y'`" in text
+    assert "`e.args[0]`" not in text
+
+
+def test_a_parametrized_value_reported_as_a_standard_library_repr_is_imported():
+    """pytest reports a `pathlib` value as `PosixPath('a.toml')`: the snippet imports the class
+    (the test module never needed to), so it names nothing unbound."""
+    source = (
+        "import pytest\nfrom pkg import loads\nfrom tests.paths import FILES\n\n\n"
+        "@pytest.mark.parametrize('path', FILES)\ndef test_invalid(path):\n"
+        "    with pytest.raises(ValueError):\n        loads(path.read_text())\n"
+    )
+    report = {
+        "type": "Failed",
+        "line": 8,
+        "message": "DID NOT RAISE <class 'ValueError'>",
+        "params": {"path": "PosixPath('tests/data/a.toml')"},
+        "locals": {},
+    }
+    found = explain_failure(source, "tests/test_t.py::test_invalid[a]", report, repo_modules={"pkg"})
+    assert found.unbound == [] and "from pathlib import PosixPath" in found.reproduction
+    assert "loads(PosixPath('tests/data/a.toml').read_text())" in found.reproduction
