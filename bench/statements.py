@@ -373,8 +373,14 @@ def other_branch(fn: ast.AST, node: ast.AST, line: int) -> bool:
 
 def test_asserts(source: str, test_id: str, line: int = 0) -> list[tuple[int, str, str, str]]:
     """(line, whole expression, left side, right side) of each check in the test's function
-    (with `line`, the checks in branches that did not run on the way to it left out)."""
+    (with `line`, the checks in branches that did not run on the way to it left out, and a check
+    written over several lines that holds `line` is at `line`: the runner reports the line of
+    the call inside it that failed)."""
     name = test_id.split("::")[-1].split("[")[0]
+
+    def at(node: ast.AST) -> int:
+        return line if line and node.lineno <= line <= (node.end_lineno or node.lineno) else node.lineno
+
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -401,7 +407,7 @@ def test_asserts(source: str, test_id: str, line: int = 0) -> list[tuple[int, st
                 if isinstance(inner, ast.Expr) and isinstance(inner.value, ast.Call):
                     callee = inner.value.func
                     if isinstance(callee, ast.Name) and callee.id in local_helpers:
-                        out.append((inner.lineno, ast.unparse(inner.value), ast.unparse(inner.value), ""))
+                        out.append((at(inner), ast.unparse(inner.value), ast.unparse(inner.value), ""))
                         continue
                 if isinstance(inner, ast.Assert):
                     test = inner.test
@@ -409,7 +415,7 @@ def test_asserts(source: str, test_id: str, line: int = 0) -> list[tuple[int, st
                         left, right = ast.unparse(test.left), ast.unparse(test.comparators[0])
                     else:
                         left, right = ast.unparse(test), ""
-                    out.append((inner.lineno, ast.unparse(test), left, right))
+                    out.append((at(inner), ast.unparse(test), left, right))
                 elif isinstance(inner, ast.Call) and ast.unparse(inner.func).split(".")[-1] in (
                     "assertEqual",
                     "assertEquals",
@@ -418,7 +424,7 @@ def test_asserts(source: str, test_id: str, line: int = 0) -> list[tuple[int, st
                 ):
                     if len(inner.args) >= 2:
                         left, right = ast.unparse(inner.args[0]), ast.unparse(inner.args[1])
-                        out.append((inner.lineno, f"{left} == {right}", left, right))
+                        out.append((at(inner), f"{left} == {right}", left, right))
             break
     return out
 

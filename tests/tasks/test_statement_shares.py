@@ -205,3 +205,15 @@ def test_a_name_the_snippet_assigns_named_as_a_value_in_prose_is_a_test_internal
     assert bench.test_internals(stated, [], {}) == []
     public = "Copy is wrong\n\n```python\nfrom d import MODE\nMODE = 2\n```\n\nIt should be `MODE`."
     assert bench.test_internals(public, [], {}, frozenset({"MODE"})) == []
+
+
+def test_a_check_written_over_several_lines_is_at_the_failing_line_it_holds():
+    """The runner reports the line of the call inside `self.assertEqual(` over three lines:
+    that check is the failing one, not one that passed before it."""
+    source = (
+        "class T:\n    def test_it(self):\n        self.assertEqual(f(1), 1)\n        self.assertEqual(\n"
+        "            f(2),\n            3,\n        )\n"
+    )
+    checks = bench.test_asserts(source, "t.py::T::test_it", line=5)
+    assert [(line, expression) for line, expression, _, _ in checks] == [(3, "f(1) == 1"), (5, "f(2) == 3")]
+    assert [line for line, *_ in bench.test_asserts(source, "t.py::T::test_it")] == [3, 4]
