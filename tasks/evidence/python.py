@@ -551,6 +551,34 @@ class _CaughtPlainly(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
+class _PlainNestedChecks(ast.NodeTransformer):
+    """A TestCase's `self.assertX(...)` in a function the test defines (a generator it feeds the
+    code under test) as a plain assert: the snippet has no `self`."""
+
+    def visit_FunctionDef(self, node: ast.AST) -> ast.AST:
+        return _PlainSelfChecks().visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+
+class _PlainSelfChecks(ast.NodeTransformer):
+    def visit_Expr(self, node: ast.Expr) -> ast.stmt:
+        return _plain_assert(node) if _is_self_check(node) else node
+
+
+def _is_self_check(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and _callee(node.value).startswith("self.assert")
+    )
+
+
+def _nested_self_check(stmt: ast.stmt) -> bool:
+    """`stmt` defines a function (at any depth) that calls a TestCase's `self.assertX(...)`."""
+    return any(isinstance(d, _FUNCS) and any(_is_self_check(n) for n in ast.walk(d)) for d in ast.walk(stmt))
+
+
 def _is_assert_raises(item: ast.withitem) -> bool:
     expr = item.context_expr
     return isinstance(expr, ast.Call) and _callee(expr).split(".")[-1] in ("assertRaises", "assertRaisesRegex")
@@ -922,6 +950,7 @@ def _reproduction(
     test_helpers: dict[str, str] | None = None,
 ) -> _Reproduction:
     body = _replace_last(body, failing.lineno, _plain_assert)  # the failing check as plain Python, last
+    body = [_PlainNestedChecks().visit(copy.deepcopy(s)) if _nested_self_check(s) else s for s in body]
     if any(isinstance(n, ast.withitem) and _is_assert_raises(n) for s in body for n in ast.walk(s)):
         caught = _CaughtPlainly()  # one for the body: the block's name, then the later checks that read it
         body = [caught.visit(copy.deepcopy(s)) for s in body]

@@ -821,3 +821,17 @@ def test_a_parametrized_value_reported_as_a_standard_library_repr_is_imported():
     found = explain_failure(source, "tests/test_t.py::test_invalid[a]", report, repo_modules={"pkg"})
     assert found.unbound == [] and "from pathlib import PosixPath" in found.reproduction
     assert "loads(PosixPath('tests/data/a.toml').read_text())" in found.reproduction
+
+
+def test_a_testcase_check_in_a_function_the_test_defines_becomes_a_plain_assert():
+    """A generator the test feeds the code under test checks with `self.assertLessEqual`: the
+    snippet has no `self`, so that check is a plain assert and nothing is left unbound."""
+    source = (
+        "import unittest\nfrom pkg import g\n\n\nclass T(unittest.TestCase):\n    def test_it(self):\n"
+        "        def gen():\n            for i in range(3):\n                self.assertLessEqual(i, 5)\n"
+        "                yield i\n        for n in range(2):\n            self.assertEqual(g(gen()), [0, 1, 2])\n"
+    )
+    report = {"type": "AssertionError", "line": 12, "message": "[0] != [0, 1, 2]", "locals": {}}
+    found = explain_failure(source, "tests/test_t.py::T::test_it", report, repo_modules={"pkg"})
+    assert found.unbound == [] and "        assert i <= 5" in found.reproduction
+    assert found.reproduction.splitlines()[-1] == "    assert g(gen()) == [0, 1, 2]"
