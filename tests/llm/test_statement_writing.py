@@ -767,7 +767,10 @@ def test_a_test_that_describes_itself_states_its_requirement_where_the_prose_nam
     described = copy.deepcopy(plain)
     described["failing_tests"][0]["intent"] = "Old pickles still load."
     text, before = (write_statement(c, BUG)["problem_statement"] for c in (described, plain))
-    sentence = 'What the failing test requires, in its own words: "Old pickles still load."'
+    sentence = (
+        'What the failing test requires, in its own words: "Old pickles still load." On the current code it'
+        " fails with `AttributeError: 'A' object has no attribute 'x'`."
+    )
     assert sentence in text and sentence not in before
     assert text.replace(f" {sentence}", "") == before
     named = FailureEvidence(
