@@ -36,9 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from llm import FENCE, code_block_lines, is_heading
-from llm.offline.writer import test_intent
 from records import FailureEvidence, ReproductionCheck, ReproductionReport, Task
 from sandbox import PatchError, SandboxError, prepare_tree
+
+from .evidence.python import test_intent
 
 PROBE = Path(__file__).with_name("_reproduction_probe.py")
 PROBE_DIR = "_sebgen_reproductions"  # a folder of its own in the tree: no clash with the project's modules

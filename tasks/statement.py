@@ -14,10 +14,9 @@ from unidiff import PatchSet, UnidiffParseError
 
 from environment import JS_LANGUAGE, language_named, language_of_test
 from llm import patch_added_lines, patch_sections
-from llm.offline.writer import test_intent
 from records import FailureEvidence, Task
 from tasks.evidence import js as js_evidence
-from tasks.evidence.python import is_check, own_nodes
+from tasks.evidence.python import is_check, own_nodes, test_intent
 from tasks.evidence.repo import file_at
 from tasks.mining import Candidate
 from tasks.strategy import Strategy

@@ -202,6 +202,25 @@ def is_check(stmt: ast.stmt, helpers: set[str] = frozenset()) -> bool:
     return False
 
 
+_DOCSTRING = re.compile(r"^\s*(?:async\s+)?def\s[^\n]*:[ \t]*\n\s*[rRuU]?(\"{3}|'{3})(.*?)\1", re.S | re.M)
+_UNREADABLE_REFERENCE = re.compile(r"#\d|\bgh-\d|https?://|\b(?:issue|PR|pull request|bug)\s*\d", re.I)
+TEST_INTENT = 300  # characters: a test's description longer than this is a story, not a requirement
+
+
+def test_intent(lines: list[str]) -> str:
+    """The failing test's own description of what it requires: the first paragraph of the
+    docstring of the function the test's `lines` define, on one line; "" when it has none, it is
+    long, or it points at what a solver cannot read (an issue, a URL)."""
+    m = _DOCSTRING.search("\n".join(lines))
+    if not m:
+        return ""
+    paragraph = re.split(r"\n\s*\n", m.group(2).strip())[0]
+    text = " ".join(paragraph.split())
+    if not text or len(text) > TEST_INTENT or _UNREADABLE_REFERENCE.search(text) or '"' in text:
+        return ""
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
 def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 

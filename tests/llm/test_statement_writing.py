@@ -745,7 +745,7 @@ def test_a_test_that_describes_itself_states_its_requirement_where_the_prose_nam
     """A value the snippet builds over several lines names no call in prose: the test's own
     docstring (`intent`) says what it requires, in a sentence that needs no block; it changes
     no other choice of the writer, and a statement that names the call does without it."""
-    from llm.offline.writer import test_intent
+    from tasks.evidence.python import test_intent
 
     lines = ["def test_old(frozen):", '    """', "    Old pickles still load.", "", "    More.", '    """', "    x = 1"]
     assert test_intent(lines) == "Old pickles still load."

@@ -764,7 +764,7 @@ def test_a_check_of_a_caught_exceptions_message_carries_the_call_that_raised_it(
 def test_a_failing_tests_own_description_is_read_from_its_function():
     """`function_lines` gives the test function from its `def` (a decorator, a neighbour left
     out), so `test_intent` reads its docstring's first paragraph."""
-    from llm.offline.writer import test_intent
+    from tasks.evidence.python import test_intent
     from tasks.statement import function_lines
 
     source = (
