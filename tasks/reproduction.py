@@ -286,7 +286,8 @@ def unstated_after_drops(task: Task) -> str:
     for f in task.failure_evidence():
         if said(test_intent(f.source or [])):  # what the test requires, in its own words
             return ""
-        if not said(f.call or f.check):
+        # a check of a caught exception's message is stated by the call that raised it
+        if not said((f.raised_by if f.raised else f.call) or f.check):
             continue
         if f.kind not in ("compare", "raises") or not f.expected or said(f.expected):
             return ""

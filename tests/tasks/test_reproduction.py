@@ -366,3 +366,22 @@ def test_a_statement_whose_blocks_were_dropped_but_that_quotes_the_tests_own_des
     assert unstated_after_drops(task)
     task.problem_statement += ' What the failing test requires, in its own words: "Old pickles still load."'
     assert unstated_after_drops(task) == ""
+
+
+def test_a_dropped_message_check_stated_by_the_call_that_raised_is_not_vague():
+    """`e.args[0]` names nothing: the case is stated by the raising call and the message."""
+    from tasks.reproduction import unstated_after_drops
+
+    failure = FailureEvidence(
+        "tests/test_t.py::test_msg",
+        kind="compare",
+        call="e.args[0]",
+        expected="'Missing key: 1'",
+        raised="KeyMissing",
+        raised_by="validate({})",
+    )
+    task = task_with("Bug: wrong message\n\nHere is a small case where acme/pkg misbehaves.", [failure])
+    task.reproduction = ReproductionReport([ReproductionCheck("validate({})\n", "dropped", "raised on both states")])
+    assert unstated_after_drops(task)
+    task.problem_statement += "\n\n`validate({})` should raise `KeyMissing` with the message `'Missing key: 1'`."
+    assert unstated_after_drops(task) == ""
