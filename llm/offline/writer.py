@@ -288,7 +288,8 @@ def write_statement(
     intent = facts.intents.get(lead.test_id, "") if lead is not None and not _subject(lead, "").startswith("`") else ""
     if intent:
         body.append(f'What the failing test requires, in its own words: "{intent}"')
-        if lead.error and _short(lead.error, 120):  # what it meets today, in a sentence that needs no block
+        # what it meets today, in a sentence that needs no block (a value the runner cut is never quoted)
+        if lead.error and _short(lead.error, 120) and "…" not in lead.error:
             body.append(f"On the current code it fails with {_span(lead.error)}.")
     sections[opening_at] = " ".join([opening, *body])
 

@@ -773,6 +773,9 @@ def test_a_test_that_describes_itself_states_its_requirement_where_the_prose_nam
     )
     assert sentence in text and sentence not in before
     assert text.replace(f" {sentence}", "") == before
+    cut = replace(built, error="RetryError: RetryError[<Future at … state=finished>]")
+    described["failures"] = [cut.to_dict()]
+    assert "fails with" not in write_statement(described, BUG)["problem_statement"]  # a cut value is never quoted
     named = FailureEvidence(
         "tests/test_t.py::test_old", kind="compare", call="f(1)", op="==", expected="2", observed="1"
     )
