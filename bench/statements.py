@@ -79,7 +79,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from corpus import dev_set  # noqa: E402
-from llm.offline.writer import stated_call  # noqa: E402
+from llm.offline.writer import snippet_local, stated_call, stated_raising_call  # noqa: E402
 from records import FailureEvidence, Task  # noqa: E402
 
 DEV_SETS = {"python": "python", "js": "javascript"}  # --dev-set -> corpus.dev_set language
@@ -373,8 +373,14 @@ def other_branch(fn: ast.AST, node: ast.AST, line: int) -> bool:
 
 def test_asserts(source: str, test_id: str, line: int = 0) -> list[tuple[int, str, str, str]]:
     """(line, whole expression, left side, right side) of each check in the test's function
-    (with `line`, the checks in branches that did not run on the way to it left out)."""
+    (with `line`, the checks in branches that did not run on the way to it left out, and a check
+    written over several lines that holds `line` is at `line`: the runner reports the line of
+    the call inside it that failed)."""
     name = test_id.split("::")[-1].split("[")[0]
+
+    def at(node: ast.AST) -> int:
+        return line if line and node.lineno <= line <= (node.end_lineno or node.lineno) else node.lineno
+
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -401,7 +407,7 @@ def test_asserts(source: str, test_id: str, line: int = 0) -> list[tuple[int, st
                 if isinstance(inner, ast.Expr) and isinstance(inner.value, ast.Call):
                     callee = inner.value.func
                     if isinstance(callee, ast.Name) and callee.id in local_helpers:
-                        out.append((inner.lineno, ast.unparse(inner.value), ast.unparse(inner.value), ""))
+                        out.append((at(inner), ast.unparse(inner.value), ast.unparse(inner.value), ""))
                         continue
                 if isinstance(inner, ast.Assert):
                     test = inner.test
@@ -409,7 +415,7 @@ def test_asserts(source: str, test_id: str, line: int = 0) -> list[tuple[int, st
                         left, right = ast.unparse(test.left), ast.unparse(test.comparators[0])
                     else:
                         left, right = ast.unparse(test), ""
-                    out.append((inner.lineno, ast.unparse(test), left, right))
+                    out.append((at(inner), ast.unparse(test), left, right))
                 elif isinstance(inner, ast.Call) and ast.unparse(inner.func).split(".")[-1] in (
                     "assertEqual",
                     "assertEquals",
@@ -418,7 +424,7 @@ def test_asserts(source: str, test_id: str, line: int = 0) -> list[tuple[int, st
                 ):
                     if len(inner.args) >= 2:
                         left, right = ast.unparse(inner.args[0]), ast.unparse(inner.args[1])
-                        out.append((inner.lineno, f"{left} == {right}", left, right))
+                        out.append((at(inner), f"{left} == {right}", left, right))
             break
     return out
 
@@ -492,14 +498,24 @@ def case_inputs(f: FailureEvidence) -> list[list[str]]:
     appear: its parameter values; its call (case values substituted) with the first line of
     each statement of its reproduction that binds a name the call reads (`t.to_text()` says
     nothing without `t = Table(...)`), or the call with the inputs it reads through local names
-    written in (`stated_call`); without a call, the last line of its reproduction (a bare
-    `assert False` test)."""
+    written in (`stated_call`); the same for the call that raised the exception the check reads
+    (`raised_by`: `e.value.args` is stated by the call in `with pytest.raises(E) as e:`);
+    without a call, the last line of its reproduction (a bare `assert False` test)."""
     ways = [list(f.params.values())] if f.params else []
     code = f.reproduction or ""
     if not f.call:
         last = [ln for ln in code.splitlines() if ln.strip()][-1:]
         return ways + ([last] if last else [])
-    call_tree, tree = _parse(f.call), _parse(code)
+    ways += _call_ways(f.call, code, stated_call(f.call, code, f.loop_value or ""))
+    if f.raised_by:
+        ways += _call_ways(f.raised_by, code, stated_raising_call(f.raised_by, code, f.loop_value or ""))
+    return ways
+
+
+def _call_ways(call: str, code: str, stated: str) -> list[list[str]]:
+    """`call` with the snippet's lines that bind what it reads; `stated`, the call with those
+    inputs written in (the writer's own)."""
+    call_tree, tree = _parse(call), _parse(code)
     reads, lines = (used_names(call_tree) if call_tree else set()), code.splitlines()
     setup = [
         lines[node.lineno - 1]
@@ -509,9 +525,7 @@ def case_inputs(f: FailureEvidence) -> list[list[str]]:
         and node.lineno <= len(lines)
         and reads & binds(node)
     ]
-    ways.append([f.call, *dict.fromkeys(setup)])
-    stated = stated_call(f.call, code, f.loop_value or "")  # the writer's own: its inputs written in
-    return [*ways, [stated]] if stated != f.call else ways
+    return [[call, *dict.fromkeys(setup)], *([[stated]] if stated != call else [])]
 
 
 def binds(statement: ast.stmt) -> set[str]:
@@ -553,6 +567,11 @@ def unmentioned_cases(statement: str, test_ids: list[str], failures: dict[str, F
 
 
 PLACEHOLDER = re.compile(r"(?:expected|actual)(?:_\w+)?")
+# a bare name as what the code gives (`` `x` gives ``) or as the value it should give (`should be `x``)
+LOCAL_AS_VALUE = re.compile(
+    r"`([A-Za-z_]\w*)`\s+(?:gives|is|returns|raises|should|lacks|contains)\b"
+    r"|\b(?:should (?:be|contain|equal)|expected|be exactly)\s+`([A-Za-z_]\w*)`"
+)
 
 
 def test_internals(
@@ -563,7 +582,9 @@ def test_internals(
     or a public name of the repository (`public`: the solver finds `MARKDOWN` there), or
     pytest's generated `argname<N>` piece of it), a parametrize argument
     name listed as `name=value`, a bare `expected` / `actual` used as a value (an inline span of
-    that word, or a name the statement's code reads but never binds), an `if False:` block."""
+    that word, or a name the statement's code reads but never binds), a name a block of the
+    statement assigns named in prose as what a call gives or should be (`omd` gives ..., "it
+    should be `expected`": `snippet_local`, the writer's own), an `if False:` block."""
     found: list[str] = []
 
     def add(kind: str, what: str) -> None:
@@ -598,6 +619,12 @@ def test_internals(
     for kind, code in spans:
         if kind == "inline" and PLACEHOLDER.fullmatch(code.strip()):
             add("placeholder", code.strip())
+    blocks = [code for kind, code in spans if kind == "block"]
+    prose = re.sub(r"```.*?(?:```|$)", " ", statement, flags=re.S)
+    for match in LOCAL_AS_VALUE.finditer(prose):
+        name = match.group(1) or match.group(2)
+        if name not in public and any(snippet_local(name, code) for code in blocks):
+            add("snippet local", name)
     for _, tree in trees:
         for name in sorted(used_names(tree) - bound - bound_names(tree)):
             if PLACEHOLDER.fullmatch(name):

@@ -26,6 +26,7 @@ comments and doctest examples (documentation, read as prose).
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import re
 from collections.abc import Sequence
@@ -283,6 +284,8 @@ def leak_report(statement: str, patch: str, test_patch: str = "", tests_code: Se
     known_raw = _joined([t for ln in known_lines for t in TOKEN.findall(ln) + ["\n"]])
     for fragment in _code_fragments(statement):
         if _joined(TOKEN.findall(fragment)) in known_raw:  # code the buggy state (or the tests) already has
+            continue
+        if hasattr(builtins, fragment):  # `AttributeError`, what the buggy state raises: no code of the fix
             continue
         frag = _normalize(fragment)
         for line in body:

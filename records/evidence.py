@@ -45,6 +45,8 @@ class FailureEvidence:
     then: str | None = None  # the check the test makes once a raising line runs
     rest: str | None = None  # what the test requires after the failing check
     loop_value: str | None = None  # "name = value" of the loop variable at the failure
+    raised: str | None = None  # the exception whose message (args, ...) the check reads, caught before it
+    raised_by: str | None = None  # the one-line call that raised it, in `with pytest.raises(raised) as e:`
     source: list[str] | None = None  # the test's own lines up to the failing one
 
     # The order above is the JSON's: a judge's prompt shows the failing check's fields first.

@@ -39,6 +39,8 @@ from llm import FENCE, code_block_lines, is_heading
 from records import FailureEvidence, ReproductionCheck, ReproductionReport, Task
 from sandbox import PatchError, SandboxError, prepare_tree
 
+from .evidence.python import test_intent
+
 PROBE = Path(__file__).with_name("_reproduction_probe.py")
 PROBE_DIR = "_sebgen_reproductions"  # a folder of its own in the tree: no clash with the project's modules
 PROBE_FILE = f"{PROBE_DIR}/test_sebgen_reproductions.py"
@@ -269,7 +271,8 @@ def _check_js(
 def unstated_after_drops(task: Task) -> str:
     """Why the statement leaves a solver nothing to check against, or "": the reproduction check
     dropped its blocks, none is left, and no failing case is stated in the text (its call or
-    check, with the value it requires when it compares one or expects an error)."""
+    check, with the value it requires when it compares one or expects an error; or the test's own
+    description of what it requires, `test_intent`)."""
     report = task.reproduction
     blocks = [c for c in (report.checks if report is not None else []) if c.kind == "block"]
     if not blocks or any(c.verdict != "dropped" for c in blocks) or _FENCE.search(task.problem_statement):
@@ -281,7 +284,10 @@ def unstated_after_drops(task: Task) -> str:
         return bool(value) and (value in text or value.strip("'") in text)
 
     for f in task.failure_evidence():
-        if not said(f.call or f.check):
+        if said(test_intent(f.source or [])):  # what the test requires, in its own words
+            return ""
+        # a check of a caught exception's message is stated by the call that raised it
+        if not said((f.raised_by if f.raised else f.call) or f.check):
             continue
         if f.kind not in ("compare", "raises") or not f.expected or said(f.expected):
             return ""

@@ -16,7 +16,7 @@ from environment import JS_LANGUAGE, language_named, language_of_test
 from llm import patch_added_lines, patch_sections
 from records import FailureEvidence, Task
 from tasks.evidence import js as js_evidence
-from tasks.evidence.python import is_check, own_nodes
+from tasks.evidence.python import is_check, own_nodes, test_intent
 from tasks.evidence.repo import file_at
 from tasks.mining import Candidate
 from tasks.strategy import Strategy
@@ -56,7 +56,7 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
       it cites, which the solver cannot read);
     - "touched_functions": [{"file", "name", "signature"}] of the functions the fix touches,
       signatures as the buggy state has them;
-    - "failing_tests": [{"id", "assertion", "added_lines"}]: each FAIL_TO_PASS test, its
+    - "failing_tests": [{"id", "assertion", "added_lines", "intent"?}]: each FAIL_TO_PASS test, its
       checks that the change added (`failing_tests`) and its lines the change added;
     - "failures": [records.FailureEvidence] per FAIL_TO_PASS test, how it fails on the buggy
       state, from the functional layer's run (`tasks.evidence`; `writer_failures`); empty
@@ -153,10 +153,25 @@ def failing_tests(candidate: Candidate, test_ids: list[str], per_test: int = 2, 
         if new_lines:  # the change's own checks; an older assert of the test also passed before it
             found = [item for item in found if item[0] & added.get(path, set())]
         found.sort(key=lambda item: (not (item[0] & added.get(path, set())), min(item[0], default=0)))
-        out.append(
-            {"id": test_id, "assertion": " | ".join(text for _, text in found[:per_test]), "added_lines": new_lines}
-        )
+        entry = {"id": test_id, "assertion": " | ".join(text for _, text in found[:per_test]), "added_lines": new_lines}
+        intent = test_intent(function_lines(source, name))
+        if intent:  # the test's own words on what it requires
+            entry["intent"] = intent
+        out.append(entry)
     return out
+
+
+def function_lines(source: str, function: str) -> list[str]:
+    """The lines of test `function` in `source` (from its `def`), [] when it is not there."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    lines = source.splitlines()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            return lines[node.lineno - 1 : node.end_lineno or node.lineno]
+    return []
 
 
 def added_test_lines(source: str, function: str, added: set[int], limit: int = 12) -> list[str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import functools
 import pprint
 import random
@@ -52,6 +53,7 @@ class _Facts:
     issues: list[str]
     test_lines: dict[str, list[str]]  # failing test id -> the lines the change adds to it
     failures: list[FailureEvidence]  # per failing test, how it fails on the buggy code (the context's "failures")
+    intents: dict[str, str]  # failing test id -> its own description of what it requires (`test_intent`)
 
 
 def _facts(context: dict) -> _Facts:
@@ -71,6 +73,7 @@ def _facts(context: dict) -> _Facts:
     failing = [t for t in (context.get("failing_tests") or []) if isinstance(t, dict)]
     checks = [best_check(str(t.get("id", "")), str(t.get("assertion", ""))) for t in failing]
     test_lines = {str(t.get("id", "")): [str(x) for x in (t.get("added_lines") or [])] for t in failing}
+    intents = {str(t.get("id", "")): str(t["intent"]) for t in failing if t.get("intent")}
     added = [str(x) for x in (context.get("added_lines") or [])]
     examples = [str(x) for x in (context.get("examples") or [])]
     issues = [str(x) for x in (context.get("issues") or []) if str(x).strip()]
@@ -90,6 +93,7 @@ def _facts(context: dict) -> _Facts:
         issues,
         test_lines,
         failures,
+        intents,
     )
 
 
@@ -188,7 +192,7 @@ def write_statement(
     context: dict, instructions: str, temperature: float = 0.7, top_p: float = 1.0, max_tokens: int = 1024
 ) -> dict:
     """An issue-style ``{"problem_statement", "hints_text"}`` following the instruction directives."""
-    rng = seeded_rng("write_statement", context, instructions, temperature, top_p, max_tokens)
+    rng = seeded_rng("write_statement", _seeded_part(context), instructions, temperature, top_p, max_tokens)
     facts = _facts(context)
     directives = _effective_directives(facts, instructions, temperature, rng)
     angle = "different_angle" in directives
@@ -280,6 +284,13 @@ def write_statement(
         opening = _fmt(next(o for o in _OPENINGS[strategy] if "snippet" not in o), values)
     if angle and fn0:
         opening = f"From the point of view of code calling `{fn0}`: {opening[:1].lower()}{opening[1:]}"
+    # the prose names no call: the test's own words say what it requires, with or without the block
+    intent = facts.intents.get(lead.test_id, "") if lead is not None and not _subject(lead, "").startswith("`") else ""
+    if intent:
+        body.append(f'What the failing test requires, in its own words: "{intent}"')
+        # what it meets today, in a sentence that needs no block (a value the runner cut is never quoted)
+        if lead.error and _short(lead.error, 120) and "…" not in lead.error:
+            body.append(f"On the current code it fails with {_span(lead.error)}.")
     sections[opening_at] = " ".join([opening, *body])
 
     if "no_leak" in directives:
@@ -292,6 +303,16 @@ def write_statement(
     if "hint" in directives and left >= 5:
         hints = _cap_words(_hints(facts, checks, phr), min(40, left))
     return {"problem_statement": statement, "hints_text": hints}
+
+
+def _seeded_part(context: dict) -> dict:
+    """The context the writer's choices are seeded on: without the tests' descriptions
+    (`intent`), which only add a sentence where the prose names no call."""
+    failing = context.get("failing_tests")
+    if not isinstance(failing, list):
+        return context
+    tests = [{k: v for k, v in t.items() if k != "intent"} if isinstance(t, dict) else t for t in failing]
+    return {**context, "failing_tests": tests}
 
 
 _CODE_SHAPED = re.compile(r"[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|\w*_\w+")  # fooBar, FooBar, foo_bar
@@ -466,12 +487,108 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
     if not _compiles(code):
         return replace(f, unbound=["<does not compile>"])
     call = stated_call(f.call or "", code, f.loop_value or "")
+    raised_by = stated_raising_call(f.raised_by, code, f.loop_value or "") if f.raised_by else f.raised_by
     expected = f.expected
+    if f.kind == "compare" and (expected or "").strip() in (f.params or {}):  # a parameter: the runner's value
+        expected = (f.params or {})[expected.strip()]
     if f.kind == "compare" and expected and _reads_names(expected):
         expected = stated_call(expected, code, f.loop_value or "")  # `should be omd` names nothing to a solver
-    if (code, call, expected) == (f.reproduction, f.call, f.expected):
+    # a local that stays one (a long value, a loop's) is no API: the prose speaks of what the snippet builds
+    call = "" if f.kind == "compare" and snippet_local(call, code) and not _timed(f) else call
+    expected = "" if f.kind == "compare" and snippet_local(expected or "", code) else expected
+    if (code, call, expected, raised_by) == (f.reproduction, f.call, f.expected, f.raised_by):
         return f
-    return replace(f, reproduction=code, call=call, expected=expected)
+    return replace(f, reproduction=code, call=call, expected=expected, raised_by=raised_by)
+
+
+def snippet_local(text: str, code: str) -> bool:
+    """`text` is a bare name the snippet assigns (`actual`, `expected`, `omd`), not one it imports
+    or defines: a reader cannot look it up."""
+    if not re.fullmatch(r"[A-Za-z_]\w*", text.strip()):
+        return False
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    assigned = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr)
+    for node in ast.walk(tree):
+        if isinstance(node, assigned):
+            targets = [n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+            if any(n.id == text.strip() for n in targets):
+                return True
+    return False
+
+
+def _subject(f: FailureEvidence, fallback: str) -> str:
+    """What the prose calls the checked value: the call, else (a comparison of a value the
+    snippet keeps in a local) the kind of value the snippet builds, else `fallback`; for a
+    check of a caught exception, the call that raised it."""
+    if f.raised:
+        return _raising_subject(f)
+    if f.call and not f.unbound and _short(f.call, 120):
+        return _span(f.call)
+    if f.kind == "compare" and not f.call and f.reproduction and not f.unbound:
+        try:
+            value = ast.literal_eval(f.observed or "")
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            value = None
+        kinds = {list: "list", tuple: "tuple", dict: "dict", set: "set", str: "text"}
+        return f"the {kinds.get(type(value), 'value')} the snippet builds"
+    return fallback
+
+
+def _raising_subject(f: FailureEvidence) -> str:
+    if f.raised_by and not f.unbound and _short(f.raised_by, 120):
+        return _span(f.raised_by)
+    return "the code in the snippet's `with` block"
+
+
+def _exception_part(f: FailureEvidence) -> str:
+    """What of the caught exception the check reads: "message" (`str(e.value)`,
+    `e.value.args[0]`), "arguments" (`e.value.args`), an attribute (`` `code` ``); "" otherwise."""
+    call = re.sub(r"\s+", "", f.call or "")
+    # `e.value` is what `pytest.raises` caught; a bare `e` is what `except E as e:` caught
+    if re.fullmatch(r"str\(\w+\.value\)|\w+(?:\.value)?\.args\[0\]|\w+\.value\.message", call):
+        return "message"
+    if re.fullmatch(r"\w+(?:\.value)?\.args", call):
+        return "arguments"
+    attribute = re.fullmatch(r"\w+\.value\.(\w+(?:\.\w+)*)", call)
+    return _span(attribute.group(1)) if attribute else ""
+
+
+_EXCEPTION_RELATION = {
+    "==": "with the {part} {value}",
+    "in": "with a {part} that contains {value}",
+    "not in": "with a {part} that does not contain {value}",
+    "!=": "with a {part} other than {value}",
+}
+
+
+def _raised_want(f: FailureEvidence, where: str) -> str:
+    """The requirement on the exception a check reads after the call: "it should raise `E` with
+    the message `m`"."""
+    part, head = _exception_part(f), f"it should raise {_span(f.raised)}"
+    relation = _EXCEPTION_RELATION.get(f.op or "") if f.kind == "compare" else None
+    if not (part and relation):
+        return f"{head}, and then the check at the end of the snippet should hold"
+    value = _value(f.expected or "", f.reproduction or "", 200)
+    if not value and whole_value(f):
+        value = f"given in full {where}"
+    if not value:
+        return f"{head}, and then the check of its {part} at the end of the snippet should hold"
+    return f"{head} {relation.format(part=part, value=value)}"
+
+
+def _raised_seen(f: FailureEvidence) -> str:
+    """What the call does today, when it raises the exception a later check reads ("gives", not
+    "raises": the snippet ends at the failing check, no exception escapes it)."""
+    part, raised = _exception_part(f) or "details", _span(f.raised)
+    if f.error:
+        return f"gives a {raised}, but reading its {part} raises {_span(f.error.split(':')[0])}"
+    shown = _value(f.observed or "", f.reproduction or "")
+    if shown and f.kind == "compare":
+        return f"gives a {raised} whose {part} {'are' if part.endswith('s') else 'is'} {shown}"
+    return f"gives a {raised} with {'other' if part.endswith('s') else 'another'} {part}"
 
 
 def _reads_names(expression: str) -> bool:
@@ -484,6 +601,7 @@ def _reads_names(expression: str) -> bool:
 
 _LITERAL_NODES = (ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.BinOp, ast.UnaryOp, ast.Load)
 _LITERAL_NODES += (ast.operator, ast.unaryop)
+_DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict)  # of calls too: `[Binding(key='a'), Binding(key='b')]`
 STATED_CALL = 120  # a call with its inputs written in, longer than this, keeps its local names
 
 
@@ -545,7 +663,8 @@ def stated_call(call: str, code: str, loop_value: str = "") -> str:
             return None
         value = stmt.value
         # a made class or function stays a name: `C(1).x` reads better than `make_class('C', ['x'])(1).x`
-        if not _is_literal(value) and not (isinstance(value, ast.Call) and name not in callees):
+        made = isinstance(value, (ast.Call, ast.Lambda))
+        if not (_is_literal(value) or isinstance(value, _DISPLAYS) or (made and name not in callees)):
             return None
         return value if _all_written_in(value, written_in, imported, depth + 1) else None
 
@@ -556,30 +675,70 @@ def stated_call(call: str, code: str, loop_value: str = "") -> str:
     return text if len(text) <= STATED_CALL else call
 
 
+def stated_raising_call(call: str, code: str, loop_value: str = "") -> str:
+    """`stated_call` of the call in `with pytest.raises(E) as e:` whose exception the check
+    reads: the snippet up to that block, ending with the call (the block reads the names it
+    is given; it changes none of them)."""
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return call
+    blocks = [
+        i
+        for i, s in enumerate(body)
+        if isinstance(s, (ast.With, ast.AsyncWith)) and s.body and ast.unparse(s.body[-1]) == call
+    ]
+    if not blocks:
+        return call
+    before = "\n".join(ast.unparse(s) for s in body[: blocks[-1]])
+    return stated_call(call, f"{before}\n{call}", loop_value)
+
+
 def _is_literal(node: ast.expr) -> bool:
     return all(isinstance(n, _LITERAL_NODES) for n in ast.walk(node))
 
 
-def _all_written_in(node: ast.AST, written_in, imported: set[str], depth: int) -> bool:
-    """Every name `node` reads is a builtin, imported, or written in by `written_in`."""
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-            if n.id in imported or (hasattr(builtins, n.id) and n.id not in ("__file__",)):
-                continue
-            if written_in(n.id, depth) is None:
-                return False
-        elif isinstance(n, (ast.Lambda, ast.comprehension, ast.NamedExpr)):
-            return False  # names of their own: not worth following
-    return True
+def _all_written_in(node: ast.AST, written_in, imported: set[str], depth: int, own: frozenset = frozenset()) -> bool:
+    """Every name `node` reads is a builtin, imported, written in by `written_in`, or an
+    argument of a lambda around it (`lambda c: bool(c)` reads only its own `c`)."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        name = node.id
+        if name in own or name in imported or (hasattr(builtins, name) and name not in ("__file__",)):
+            return True
+        return written_in(name, depth) is not None
+    if isinstance(node, ast.Lambda):
+        defaults = [*node.args.defaults, *[d for d in node.args.kw_defaults if d is not None]]
+        inner = own | _lambda_arguments(node)
+        return all(_all_written_in(d, written_in, imported, depth, own) for d in defaults) and _all_written_in(
+            node.body, written_in, imported, depth, inner
+        )
+    if isinstance(node, (ast.comprehension, ast.NamedExpr)):
+        return False  # names of their own, bound over a loop: not worth following
+    return all(_all_written_in(child, written_in, imported, depth, own) for child in ast.iter_child_nodes(node))
+
+
+def _lambda_arguments(node: ast.Lambda) -> frozenset:
+    a = node.args
+    named = [*a.posonlyargs, *a.args, *a.kwonlyargs, *[x for x in (a.vararg, a.kwarg) if x is not None]]
+    return frozenset(x.arg for x in named)
 
 
 class _Substitute(ast.NodeTransformer):
-    def __init__(self, written_in) -> None:
-        self.written_in = written_in
+    """The names `written_in` knows replaced by their values, except a lambda's own arguments."""
+
+    def __init__(self, written_in, own: frozenset = frozenset()) -> None:
+        self.written_in, self.own = written_in, own
 
     def visit_Name(self, node: ast.Name) -> ast.expr:
-        value = self.written_in(node.id) if isinstance(node.ctx, ast.Load) else None
-        return self.visit(value) if value is not None else node
+        if node.id in self.own or not isinstance(node.ctx, ast.Load):
+            return node
+        value = self.written_in(node.id)
+        return _Substitute(self.written_in).visit(copy.deepcopy(value)) if value is not None else node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.expr:
+        node.args = self.visit(node.args)
+        node.body = _Substitute(self.written_in, self.own | _lambda_arguments(node)).visit(node.body)
+        return node
 
 
 def _compiles(code: str) -> bool:
@@ -780,6 +939,10 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
         measured = f" ({_span(call)} reaches {_span(observed)}{limit})" if limit and _short(call, 40) else ""
         who = _span(fn) if fn else "The snippet"
         return f"{who} is too slow{measured}"
+    if f.raised and not error:  # the right exception, checked after the call: its message is wrong
+        who = _span(fn) if fn else "The code"
+        who = _span(f.raised_by) if _short(f.raised_by or "", 60) and not f.unbound else who
+        return f"{who} raises {_span(f.raised)} with the wrong {_exception_part(f) or 'details'}"
     if kind == "raises":
         wanted = f.expected or "an exception"
         message = _message_seen(f)
@@ -883,6 +1046,8 @@ def _message_seen(f: FailureEvidence) -> str | None:
 
 def _seen_clause(f: FailureEvidence) -> str:
     """What the current code does at the failing check, as a verb phrase."""
+    if f.raised:
+        return _raised_seen(f)
     observed, error = f.observed or "", f.error or ""
     message = _message_seen(f)
     if message is not None:  # it raises the right exception, with another message: never "does not raise"
@@ -959,6 +1124,8 @@ def _timed(f: FailureEvidence) -> bool:
 def _want_clause(f: FailureEvidence, where: str = "below") -> str:
     """What the failing check requires, as "it should ..." (`where`: the whole value's block is
     given below or above)."""
+    if f.raised:
+        return _raised_want(f, where)
     expected, code = f.expected or "", f.reproduction or ""
     if f.kind == "raises":
         match = f" with a message matching {_span(f.match)}" if f.match else ""
@@ -976,6 +1143,8 @@ def _want_clause(f: FailureEvidence, where: str = "below") -> str:
         return "the comparison at the end of the snippet should hold"
     if f.kind == "error":
         return "it should not raise"
+    if f.kind == "compare":  # the required value is the snippet's own local: the snippet states it
+        return "the comparison at the end of the snippet should hold"
     return f"it should be {expected or 'true'}"
 
 
@@ -1036,16 +1205,22 @@ def _whole_values(failures: list[FailureEvidence]) -> str:
             left += 1
             continue
         lines += block.count("\n")
+        noun = "text" if _is_text(f.expected) else "value"
+        if f.raised:  # the caught exception's message: the call raises it
+            part = _exception_part(f) or noun
+            wanted = f"raise {_span(f.raised)} with exactly this {part}" if f.op == "==" else f"raise {_span(f.raised)}"
+            parts.append(f"{_capitalize(_raising_subject(f))} should {wanted}:\n\n{block}")
+            continue
         subject = _span(f.call) if f.call and not f.unbound and _short(f.call, 120) else "The snippet's last check"
         relation = {"in": "contain", "not in": "not contain"}.get(f.op or "==", "give exactly")
-        parts.append(f"{subject} should {relation} this {'text' if _is_text(f.expected) else 'value'}:\n\n{block}")
+        parts.append(f"{subject} should {relation} this {noun}:\n\n{block}")
     if left:
         parts.append(f"The full values {left} more of these calls require are too long to give here.")
     return "\n\n".join(parts)
 
 
 def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
-    subject = _span(f.call) if f.call and not f.unbound and _short(f.call, 120) else "the last line"
+    subject = _subject(f, "the last line")
     if _timed(f):
         seen = f", {subject} reaches {_span(f.observed)}" if f.observed else ""
         return f"The snippet is too slow on the current code{seen}; {_want_clause(f)}."
@@ -1062,10 +1237,16 @@ def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
     form = phr.pick(forms) if phr else forms[0]
     if f.kind == "raises":
         subject = "the snippet"
-    elif f.error and f.kind == "compare" and f.op not in ("==", "is") and _short(_comparison(f), 120):
+    elif f.error and f.kind == "compare" and f.op not in ("==", "is") and _short(_comparison(f), 120) and not f.raised:
         subject = _span(_comparison(f))  # the comparison raised, not its left side
         return _fmt(form, {"subject": subject, "seen": _seen_clause(f), "want": "it should hold"})
-    return _fmt(form, {"subject": subject, "seen": _seen_clause(f), "want": _want_clause(f)})
+    return _fmt(form, {"subject": subject, "seen": _seen_of(f, subject), "want": _want_clause(f)})
+
+
+def _seen_of(f: FailureEvidence, subject: str) -> str:
+    """`_seen_clause` after `subject`: a value described in words is "wrong", never "gives a different value"."""
+    seen = _seen_clause(f)
+    return "is wrong" if seen == _VAGUE_SEEN and not subject.startswith("`") else seen
 
 
 def _request_core(f: FailureEvidence, missing: str, phr: _Phraser | None = None) -> str:
@@ -1107,9 +1288,9 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) 
     from the lead's, else its values in place of the lead's) and what it gives and needs
     (`shared`: what it needs is said once for all the cases)."""
     outcome = _line_outcome(f, shared)
-    call = f.call or ""
+    call = _checked_call(f)
     changed = _changed_inputs(f, lead)
-    usable_call = bool(call) and call != (lead.call or "") and not f.unbound and _short(call, 160)
+    usable_call = bool(call) and call != _checked_call(lead) and not f.unbound and _short(call, 160)
     unshown = [(old, new) for old, new in changed if not usable_call or _flat(new) not in _flat(call)]
     if usable_call and not unshown:
         return f"- {_span(call)} {outcome}".rstrip()
@@ -1234,17 +1415,22 @@ def _quotable(f: FailureEvidence) -> bool:
 
 def _listed_line(f: FailureEvidence) -> str:
     """A failing test beyond the snippets in one line: its call, what it gives, what it needs."""
-    outcome = _line_outcome(f)
-    if not f.call or f.unbound or not _short(f.call, 160) or not outcome or _needs_its_setup(f):
+    outcome, call = _line_outcome(f), _checked_call(f)
+    if not call or f.unbound or not _short(call, 160) or not outcome or _needs_its_setup(f):
         return ""
-    return f"- {_span(f.call)} {outcome}"
+    return f"- {_span(call)} {outcome}"
+
+
+def _checked_call(f: FailureEvidence) -> str:
+    """The call a line of prose names: the failing check's, or the one that raised the exception it reads."""
+    return (f.raised_by if f.raised else f.call) or ""
 
 
 def _needs_its_setup(f: FailureEvidence) -> bool:
     """The call reads a name its snippet's own lines make (`e.value.args` after `with
     pytest.raises(...) as e`): alone, it states no input."""
     try:
-        call, code = ast.parse(f.call or "", mode="eval"), ast.parse(f.reproduction or "")
+        call, code = ast.parse(_checked_call(f), mode="eval"), ast.parse(f.reproduction or "")
     except SyntaxError:
         return True
     reads = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)}
@@ -1273,9 +1459,8 @@ def _line_outcome(f: FailureEvidence, shared: bool = False) -> str:
 def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "", shown: bool = True) -> str:
     """The lead failure as an expected/actual pair (the same clauses as its outcome sentence);
     "" when it could only speak of a snippet the statement does not show (`shown`)."""
-    call = f.call or ""
-    subject = _span(call) if call and not f.unbound and _short(call, 120) else "the snippet"
-    if not shown and (subject == "the snippet" or f.kind in ("helper", "fail")):
+    subject = _subject(f, "the snippet")
+    if not shown and (not subject.startswith("`") or f.kind in ("helper", "fail")):
         return ""
     want = _want_clause(f, where="above")
     want = f"{subject} {want[3:]}" if want.startswith("it ") else want
@@ -1287,7 +1472,7 @@ def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "
         actual = f"it fails with {_span(f.observed)}" if f.observed else "it fails"
     else:
         expected_text = want
-        actual = f"{subject} {_seen_clause(f)}"
+        actual = f"{subject} {_seen_of(f, subject)}"
     return f"Expected behaviour: {_capitalize(expected_text)}.\nActual behaviour: {_capitalize(actual)}."
 
 

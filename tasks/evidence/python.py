@@ -202,6 +202,25 @@ def is_check(stmt: ast.stmt, helpers: set[str] = frozenset()) -> bool:
     return False
 
 
+_DOCSTRING = re.compile(r"^\s*(?:async\s+)?def\s[^\n]*:[ \t]*\n\s*[rRuU]?(\"{3}|'{3})(.*?)\1", re.S | re.M)
+_UNREADABLE_REFERENCE = re.compile(r"#\d|\bgh-\d|https?://|\b(?:issue|PR|pull request|bug)\s*\d", re.I)
+TEST_INTENT = 300  # characters: a test's description longer than this is a story, not a requirement
+
+
+def test_intent(lines: list[str]) -> str:
+    """The failing test's own description of what it requires: the first paragraph of the
+    docstring of the function the test's `lines` define, on one line; "" when it has none, it is
+    long, or it points at what a solver cannot read (an issue, a URL)."""
+    m = _DOCSTRING.search("\n".join(lines))
+    if not m:
+        return ""
+    paragraph = re.split(r"\n\s*\n", m.group(2).strip())[0]
+    text = " ".join(paragraph.split())
+    if not text or len(text) > TEST_INTENT or _UNREADABLE_REFERENCE.search(text) or '"' in text:
+        return ""
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
 def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
@@ -529,6 +548,93 @@ def _plain_assert(stmt: ast.stmt) -> ast.stmt:
             items.append(ast.withitem(context_expr=expr, optional_vars=item.optional_vars))
         stmt.items = items
     return stmt
+
+
+class _CaughtPlainly(ast.NodeTransformer):
+    """`with self.assertRaises(E) as cm:` as `with pytest.raises(E) as cm:`, and the test's later
+    `cm.exception` as `cm.value`: the exception a check reads, caught without a TestCase."""
+
+    def __init__(self) -> None:
+        self.caught: set[str] = set()
+
+    def visit_With(self, node: ast.With) -> ast.With:
+        unittest = [i for i in node.items if _is_assert_raises(i)]
+        if unittest:
+            self.caught |= {i.optional_vars.id for i in unittest if isinstance(i.optional_vars, ast.Name)}
+            node = _plain_assert(node)
+        return self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        if node.attr == "exception" and isinstance(node.value, ast.Name) and node.value.id in self.caught:
+            return ast.copy_location(ast.Attribute(value=node.value, attr="value", ctx=node.ctx), node)
+        return self.generic_visit(node)
+
+
+class _PlainNestedChecks(ast.NodeTransformer):
+    """A TestCase's `self.assertX(...)` in a function the test defines (a generator it feeds the
+    code under test) as a plain assert: the snippet has no `self`."""
+
+    def visit_FunctionDef(self, node: ast.AST) -> ast.AST:
+        return _PlainSelfChecks().visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+
+class _PlainSelfChecks(ast.NodeTransformer):
+    def visit_Expr(self, node: ast.Expr) -> ast.stmt:
+        return _plain_assert(node) if _is_self_check(node) else node
+
+
+def _is_self_check(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and _callee(node.value).startswith("self.assert")
+    )
+
+
+def _nested_self_check(stmt: ast.stmt) -> bool:
+    """`stmt` defines a function (at any depth) that calls a TestCase's `self.assertX(...)`."""
+    return any(isinstance(d, _FUNCS) and any(_is_self_check(n) for n in ast.walk(d)) for d in ast.walk(stmt))
+
+
+def _is_assert_raises(item: ast.withitem) -> bool:
+    expr = item.context_expr
+    return isinstance(expr, ast.Call) and _callee(expr).split(".")[-1] in ("assertRaises", "assertRaisesRegex")
+
+
+def _caught(code: list[ast.stmt], check: ast.stmt) -> tuple[str, str]:
+    """(the exception, the one-line call that raised it) when `check` reads what a
+    `with pytest.raises(E) as e:` block of `code` caught (`str(e.value) == 'msg'`), or what the
+    `except E as e:` it sits in caught (`e.args[0] == 'msg'`): the check is on that call's
+    exception. ("", "") otherwise; the call is "" when the block is no one line."""
+    read = {n.id for n in ast.walk(check) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    for stmt in reversed(code):
+        if not isinstance(stmt, (ast.With, ast.AsyncWith)):
+            continue
+        for item in stmt.items:
+            caught = item.optional_vars
+            if not (_is_check_context(item) and isinstance(caught, ast.Name) and caught.id in read):
+                continue
+            args = item.context_expr.args
+            if not args or "warn" in _callee(item.context_expr).lower():
+                return "", ""
+            return ast.unparse(args[0]), _raising_line(stmt.body)
+    for stmt in reversed(code):  # `try: parse(x)` / `except E as e: assert e.args[0] == 'msg'`
+        for node in ast.walk(stmt):
+            for handler in node.handlers if isinstance(node, ast.Try) else []:
+                inside = any(n is check for s in handler.body for n in ast.walk(s))
+                if inside and handler.type is not None and handler.name in read:
+                    return ast.unparse(handler.type), _raising_line(node.body)
+    return "", ""
+
+
+def _raising_line(body: list[ast.stmt]) -> str:
+    """The call of the last statement of a block that raises: `parse(x)` or `result = parse(x)`,
+    "" when it is no one line."""
+    inner = body[-1] if body else None
+    text = ast.unparse(inner.value) if isinstance(inner, (ast.Expr, ast.Assign)) else ""
+    return text if "\n" not in text else ""
 
 
 def _raises_block(exc: ast.expr, body: list[ast.stmt]) -> ast.With:
@@ -863,6 +969,10 @@ def _reproduction(
     test_helpers: dict[str, str] | None = None,
 ) -> _Reproduction:
     body = _replace_last(body, failing.lineno, _plain_assert)  # the failing check as plain Python, last
+    body = [_PlainNestedChecks().visit(copy.deepcopy(s)) if _nested_self_check(s) else s for s in body]
+    if any(isinstance(n, ast.withitem) and _is_assert_raises(n) for s in body for n in ast.walk(s)):
+        caught = _CaughtPlainly()  # one for the body: the block's name, then the later checks that read it
+        body = [caught.visit(copy.deepcopy(s)) for s in body]
     setup = _test_setup(module, cls, fn, body, {**report, "id": test_id}, conftests)
     members = _class_members(cls) if cls is not None and "self" in _arg_names(fn) else {}
     rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members))
@@ -1047,13 +1157,32 @@ def _same_binding(one: ast.stmt, other: ast.stmt) -> bool:
     return ast.unparse(one) == ast.unparse(other)
 
 
+# standard-library classes whose repr is a call of their own name (`PosixPath('a.toml')`,
+# `Decimal('1.5')`): a parametrized value the runner reports that way reads a name the test
+# module need not import (pytest made the value), so the snippet imports it
+_REPR_CLASSES = {
+    "PosixPath": "pathlib",
+    "WindowsPath": "pathlib",
+    "PurePosixPath": "pathlib",
+    "PureWindowsPath": "pathlib",
+    "Decimal": "decimal",
+    "Fraction": "fractions",
+    "OrderedDict": "collections",
+    "Counter": "collections",
+    "deque": "collections",
+    "UUID": "uuid",
+}
+
+
 def _definitions(module: ast.Module, test_path: str, conftests) -> dict[str, ast.stmt]:
     """Top-level name -> its defining statement: the test module's, then its conftests' (what
-    inlined fixtures use)."""
+    inlined fixtures use), then the standard library's classes a reported value's repr calls."""
     definitions = _module_definitions(module, test_path)
     for path, text in zip(_conftest_paths(test_path), conftests):
         for name, stmt in _module_definitions(_safe_parse(text), path).items():
             definitions.setdefault(name, stmt)
+    for name, home in _REPR_CLASSES.items():
+        definitions.setdefault(name, ast.ImportFrom(module=home, names=[ast.alias(name)], level=0))
     return definitions
 
 
@@ -1135,6 +1264,9 @@ def _with_check_outcome(
         )
     if "\n" in record.call:
         record.call = ""  # a block is no call to quote
+    if record.kind in ("compare", "truthy"):  # a check of the message of an exception caught before it
+        record.raised, record.raised_by = _caught(code, last)
+        record.raised, record.raised_by = record.raised or None, record.raised_by or None
     loop = [s for s in code for s in ast.walk(s) if isinstance(s, ast.For) and any(n is last for n in ast.walk(s))]
     target = loop[-1].target if loop else None
     local_values = report.get("locals") or {}

@@ -636,3 +636,17 @@ def test_a_cause_or_symptom_sentence_without_the_fixs_names_is_no_leak():
         "Right now `paginate([1, 2, 3], 2)` gives `[[1, 2]]`; it should give `[[1, 2], [3]]`.",
     ):
         assert not leak_report(statement, PATCH, TEST_PATCH).leaks(), statement
+
+
+def test_a_builtin_exception_the_buggy_state_raises_is_no_code_of_the_fix():
+    """The fix catches `AttributeError` to raise another error; the statement names the
+    `AttributeError` the current code raises. A builtin's name is no line of the fix; the
+    fix's own line is still one."""
+    patch = (
+        "--- a/pkg/load.py\n+++ b/pkg/load.py\n@@ -1,2 +1,5 @@\n def load(fp):\n"
+        "-    return fp.read().decode()\n+    try:\n+        return fp.read().decode()\n"
+        "+    except AttributeError:\n+        raise TypeError('binary mode')\n"
+    )
+    statement = "`load(f)` raises `AttributeError` where `TypeError` is expected."
+    assert not leak_report(statement, patch).leaks()
+    assert leak_report(statement + " Wrap it: `except AttributeError:`.", patch).leaks()

@@ -1,6 +1,7 @@
 """The offline writer's statements from failure evidence (issue 30): every failing case with its
 input, no test internals, titles the evidence confirms, a missing name asked for."""
 
+import copy
 from dataclasses import replace
 
 from llm.offline.writer import LISTED, TESTS, write_statement
@@ -624,3 +625,160 @@ def test_a_body_sentence_naming_what_only_the_fix_has_stays_out():
     text = write_statement(ctx, BUG)["problem_statement"]
     # a builtin name (`TypeError`) is a symptom the fix also names, not the fix's own
     assert "The CentPadder keeps the cents" not in text and "lose their trailing zero" in text
+
+
+def test_a_lambda_and_a_display_of_calls_are_written_into_the_stated_call():
+    """`actual = list(split(..., lambda c: bool(c)))`: the lambda reads only its own argument,
+    so the call is stated whole; so is a list of calls of imported names on the expected side."""
+    split = FailureEvidence(
+        "tests/test_t.py::test_split",
+        kind="compare",
+        call="actual",
+        check="assert actual == expected",
+        op="==",
+        expected="expected",
+        observed="[[]]",
+        reproduction="from more import Part, split\nactual = list(split([], lambda c: bool(c)))\n"
+        "expected = [Part(key='a'), Part(key='b')]\nassert actual == expected",
+        function="split",
+    )
+    text = write_statement(context([split]), BUG)["problem_statement"]
+    assert "`list(split([], lambda c: bool(c)))` gives `[[]]`" in text
+    assert "[Part(key='a'), Part(key='b')]`" in text
+    assert "`actual`" not in text and "`expected`" not in text
+    shadowed = replace(
+        split, reproduction="from more import split\nc = 3\nactual = split([], lambda c: c)\nassert actual == []"
+    )
+    assert (
+        "`split([], lambda c: c)`"
+        in write_statement(context([replace(shadowed, expected="[]")]), BUG)["problem_statement"]
+    )
+
+
+def test_a_local_that_cannot_be_written_in_is_never_named_as_if_it_were_an_api():
+    """A value built over several statements stays in the snippet: the prose speaks of the
+    list the snippet builds and of the comparison it ends with, never of `actual` / `expected`."""
+    built = FailureEvidence(
+        "tests/test_t.py::test_split",
+        kind="compare",
+        call="actual",
+        check="assert actual == expected",
+        op="==",
+        expected="expected",
+        observed="[[]]",
+        reproduction="from more import split\nactual = []\nfor c in 'ab':\n    actual.append(split(c))\n"
+        "expected = ['a']\nexpected.append('b')\nassert actual == expected",
+        function="split",
+    )
+    text = write_statement(context([built]), BUG)["problem_statement"]
+    assert "the list the snippet builds gives `[[]]`" in text.lower()
+    assert "the comparison at the end of the snippet should hold" in text
+    assert "`actual`" not in text and "`expected`" not in text
+
+
+def test_a_message_checked_after_the_raising_call_is_stated_with_that_call():
+    """`with pytest.raises(E) as e: call()` then a check of `e.value`: the call should raise `E`
+    with that message; `e.value.args` names nothing a solver can find."""
+    message = FailureEvidence(
+        "tests/test_t.py::test_bad",
+        kind="compare",
+        call="str(e.value)",
+        check="assert str(e.value) == 'bad input: x y'",
+        op="==",
+        expected="'bad input: x y'",
+        observed="'bad'",
+        reproduction="from pkg import parse\nimport pytest\ntext = 'x y'\nwith pytest.raises(ValueError) as e:\n"
+        "    parse(text)\nassert str(e.value) == 'bad input: x y'",
+        function="parse",
+        raised="ValueError",
+        raised_by="parse(text)",
+    )
+    text = write_statement(context([message]), BUG)["problem_statement"]
+    assert "`parse('x y')` raises `ValueError` with the wrong message" in text.splitlines()[0]
+    assert "`parse('x y')` gives a `ValueError` whose message is `'bad'`" in text
+    assert "it should raise `ValueError` with the message `'bad input: x y'`" in text
+    assert "`str(e.value)`" not in text
+    arguments = replace(
+        message,
+        call="e.value.args",
+        expected="('bad a',)",
+        observed="('bad',)",
+        test_id="t.py::test_args",
+        reproduction="from pkg import parse\nimport pytest\nwith pytest.raises(ValueError) as e:\n    parse('a')\n"
+        "assert e.value.args == ('bad a',)",
+        raised_by="parse('a')",
+    )
+    contains = replace(
+        message,
+        op="in",
+        expected="'bad'",
+        observed="'oops'",
+        test_id="t.py::test_in",
+        reproduction="from pkg import parse\nimport pytest\nwith pytest.raises(ValueError) as e:\n    parse('b')\n"
+        "assert 'bad' in str(e.value)",
+        raised_by="parse('b')",
+    )
+    text = write_statement(context([message, arguments, contains]), BUG)["problem_statement"]
+    assert "with the arguments `('bad a',)`" in text and "with a message that contains `'bad'`" in text
+    assert "`e.value.args`" not in text
+
+
+def test_a_required_value_that_is_a_parameter_is_stated_by_its_value():
+    """`assert result.output == expect` with `expect` a parametrize argument: the case's value,
+    never the argument's name."""
+    param = FailureEvidence(
+        "tests/test_t.py::test_out[a]",
+        kind="compare",
+        call="render('a')",
+        check="assert render('a') == expect",
+        op="==",
+        expected="expect",
+        params={"expect": "'A!'"},
+        reproduction="from tbl import render\nexpect = 'A' + '!'\nassert render('a') == expect",
+        function="render",
+    )
+    text = write_statement(context([param]), BUG)["problem_statement"]
+    assert "it should be `'A!'`" in text and "`expect`" not in text
+
+
+def test_a_test_that_describes_itself_states_its_requirement_where_the_prose_names_no_call():
+    """A value the snippet builds over several lines names no call in prose: the test's own
+    docstring (`intent`) says what it requires, in a sentence that needs no block; it changes
+    no other choice of the writer, and a statement that names the call does without it."""
+    from tasks.evidence.python import test_intent
+
+    lines = ["def test_old(frozen):", '    """', "    Old pickles still load.", "", "    More.", '    """', "    x = 1"]
+    assert test_intent(lines) == "Old pickles still load."
+    assert test_intent(["def test_a():", '    """Regression test for #12."""']) == ""
+    assert test_intent(["def test_a():", "    assert f() == 1"]) == ""
+    built = FailureEvidence(
+        "tests/test_t.py::test_old",
+        kind="compare",
+        call="loaded",
+        check="assert loaded == a",
+        op="==",
+        expected="a",
+        error="AttributeError: 'A' object has no attribute 'x'",
+        observed="AttributeError: 'A' object has no attribute 'x'",
+        reproduction="import pickle\nfrom pkg import A\na = A(1)\ndata = b'\\x80' + a.__module__.encode()\n"
+        "loaded = pickle.loads(data)\nassert loaded == a",
+    )
+    plain = context([built])
+    described = copy.deepcopy(plain)
+    described["failing_tests"][0]["intent"] = "Old pickles still load."
+    text, before = (write_statement(c, BUG)["problem_statement"] for c in (described, plain))
+    sentence = (
+        'What the failing test requires, in its own words: "Old pickles still load." On the current code it'
+        " fails with `AttributeError: 'A' object has no attribute 'x'`."
+    )
+    assert sentence in text and sentence not in before
+    assert text.replace(f" {sentence}", "") == before
+    cut = replace(built, error="RetryError: RetryError[<Future at … state=finished>]")
+    described["failures"] = [cut.to_dict()]
+    assert "fails with" not in write_statement(described, BUG)["problem_statement"]  # a cut value is never quoted
+    named = FailureEvidence(
+        "tests/test_t.py::test_old", kind="compare", call="f(1)", op="==", expected="2", observed="1"
+    )
+    with_call = context([named])
+    with_call["failing_tests"][0]["intent"] = "Old pickles still load."
+    assert "in its own words" not in write_statement(with_call, BUG)["problem_statement"]

@@ -317,3 +317,71 @@ def test_a_python_statement_whose_blocks_were_all_dropped_and_that_states_no_cas
     assert (result.passed, result.category) == (False, "vague_statement")
     task.problem_statement += "\n\nOn the current code `render('b')` gives `'b'`, but it should be `'B'`."
     assert unstated_after_drops(task) == ""
+
+
+def test_a_message_check_after_a_raising_call_is_claimed_as_its_final_comparison():
+    """ "`parse('x y')` gives a `ValueError` whose message is ..." claims what the snippet's last
+    check sees; the exception is caught inside the snippet, so no escaping `ValueError` is claimed."""
+    from llm.offline.writer import write_statement
+
+    code = "from pkg import parse\nimport pytest\nwith pytest.raises(ValueError) as e:\n    parse('x y')\n"
+    evidence = FailureEvidence(
+        "tests/test_t.py::test_bad",
+        kind="compare",
+        call="str(e.value)",
+        op="==",
+        expected="'bad input'",
+        observed="'bad'",
+        reproduction=code + "assert str(e.value) == 'bad input'",
+        function="parse",
+        raised="ValueError",
+        raised_by="parse('x y')",
+    )
+    context = {
+        "task": "write_statement",
+        "strategy_type": "BUG_FIX",
+        "repo": "acme/pkg",
+        "commit_subject": "Fix parse messages",
+        "failing_tests": [{"id": evidence.test_id, "assertion": ""}],
+        "failures": [evidence.to_dict()],
+    }
+    statement = write_statement(context, "Write a bug report.")["problem_statement"]
+    claim, _ = stated_claim(statement, python_blocks(statement)[0], {}, [evidence])
+    assert claim.error == "" and claim.observed == "'bad'"
+
+
+def test_a_statement_whose_blocks_were_dropped_but_that_quotes_the_tests_own_description_is_not_vague():
+    """The test's docstring, quoted in the statement, states what it requires without a block."""
+    from tasks.reproduction import unstated_after_drops
+
+    failure = FailureEvidence(
+        "tests/test_t.py::test_old",
+        kind="compare",
+        call="loaded",
+        expected="a",
+        source=["def test_old():", '    """Old pickles still load."""', "    a = A(1)"],
+    )
+    task = task_with("Bug: loading fails\n\nHere is a small case where acme/pkg misbehaves.", [failure])
+    task.reproduction = ReproductionReport([ReproductionCheck("loaded == a\n", "dropped", "raised on both states")])
+    assert unstated_after_drops(task)
+    task.problem_statement += ' What the failing test requires, in its own words: "Old pickles still load."'
+    assert unstated_after_drops(task) == ""
+
+
+def test_a_dropped_message_check_stated_by_the_call_that_raised_is_not_vague():
+    """`e.args[0]` names nothing: the case is stated by the raising call and the message."""
+    from tasks.reproduction import unstated_after_drops
+
+    failure = FailureEvidence(
+        "tests/test_t.py::test_msg",
+        kind="compare",
+        call="e.args[0]",
+        expected="'Missing key: 1'",
+        raised="KeyMissing",
+        raised_by="validate({})",
+    )
+    task = task_with("Bug: wrong message\n\nHere is a small case where acme/pkg misbehaves.", [failure])
+    task.reproduction = ReproductionReport([ReproductionCheck("validate({})\n", "dropped", "raised on both states")])
+    assert unstated_after_drops(task)
+    task.problem_statement += "\n\n`validate({})` should raise `KeyMissing` with the message `'Missing key: 1'`."
+    assert unstated_after_drops(task) == ""

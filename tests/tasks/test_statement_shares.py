@@ -162,3 +162,58 @@ def test_a_case_stated_by_its_call_with_the_local_inputs_written_in_is_mentioned
     stated = "On the current code `render('ab ' * 3)` gives `'ab ab ab'`; it should be `'AB AB AB'`."
     assert bench.unmentioned_cases(stated, list(failures), failures) == []
     assert bench.unmentioned_cases(stated.replace("* 3", "* 2"), list(failures), failures)
+
+
+def test_a_message_check_is_mentioned_by_the_call_that_raised_and_the_message():
+    caught = FailureEvidence(
+        "tests/test_t.py::test_bad",
+        kind="compare",
+        call="str(e.value)",
+        op="==",
+        expected="'bad input: x y'",
+        reproduction="from pkg import parse\nimport pytest\ntext = 'x y'\nwith pytest.raises(ValueError) as e:\n"
+        "    parse(text)\nassert str(e.value) == 'bad input: x y'",
+        raised="ValueError",
+        raised_by="parse(text)",
+    )
+    failures = {caught.test_id: caught}
+    stated = "`parse('x y')` should raise `ValueError` with the message `'bad input: x y'`."
+    assert bench.unmentioned_cases(stated, list(failures), failures) == []
+    assert bench.unmentioned_cases(stated.replace("x y'`.", "x'`."), list(failures), failures)
+    assert bench.unmentioned_cases(stated.replace("('x y')", "()"), list(failures), failures)
+
+
+def test_a_case_stated_with_its_lambda_written_in_is_mentioned():
+    split = FailureEvidence(
+        "tests/test_t.py::test_split",
+        kind="compare",
+        call="actual",
+        op="==",
+        expected="[]",
+        reproduction="from more import split\nactual = list(split([], lambda c: bool(c)))\nassert actual == []",
+    )
+    failures = {split.test_id: split}
+    stated = "`list(split([], lambda c: bool(c)))` gives `[[]]`; it should be `[]`."
+    assert bench.unmentioned_cases(stated, list(failures), failures) == []
+
+
+def test_a_name_the_snippet_assigns_named_as_a_value_in_prose_is_a_test_internal():
+    block = "```python\nfrom d import OMD\nomd = OMD([('a', 1)])\nshallow = omd.copy()\nassert shallow == omd\n```"
+    named = f"Copy is wrong\n\n{block}\n\nCurrently `shallow` gives a different value; it should be `omd`."
+    assert bench.test_internals(named, [], {}) == ["snippet local shallow", "snippet local omd"]
+    stated = f"Copy is wrong\n\n{block}\n\nCurrently `omd.copy()` gives `OMD([])`; it should be `OMD([('a', 1)])`."
+    assert bench.test_internals(stated, [], {}) == []
+    public = "Copy is wrong\n\n```python\nfrom d import MODE\nMODE = 2\n```\n\nIt should be `MODE`."
+    assert bench.test_internals(public, [], {}, frozenset({"MODE"})) == []
+
+
+def test_a_check_written_over_several_lines_is_at_the_failing_line_it_holds():
+    """The runner reports the line of the call inside `self.assertEqual(` over three lines:
+    that check is the failing one, not one that passed before it."""
+    source = (
+        "class T:\n    def test_it(self):\n        self.assertEqual(f(1), 1)\n        self.assertEqual(\n"
+        "            f(2),\n            3,\n        )\n"
+    )
+    checks = bench.test_asserts(source, "t.py::T::test_it", line=5)
+    assert [(line, expression) for line, expression, _, _ in checks] == [(3, "f(1) == 1"), (5, "f(2) == 3")]
+    assert [line for line, *_ in bench.test_asserts(source, "t.py::T::test_it")] == [3, 4]

@@ -727,3 +727,111 @@ def test_a_stored_case_is_found_by_the_id_the_test_gives_it():
     stored = {"type": "AssertionError", "line": 10, "params": {"option": "<Option a>", "want": "False"}}
     found = explain_failure(source, "tests/t.py::test_flag[flag [True]]", stored, repo_modules={"pkg"})
     assert found.reproduction.splitlines()[-1] == "assert Option(default=True).is_flag is False"
+
+
+def test_a_check_of_a_caught_exceptions_message_carries_the_call_that_raised_it():
+    """attrs' `pytest.raises(...) as e` then `e.value.args`, and unittest's `assertRaises(...) as
+    cm` then `str(cm.exception)`: the evidence names the exception and the raising call, and the
+    unittest block becomes plain pytest (`cm.value`) so the snippet runs without a TestCase."""
+    source = (
+        "import unittest\nimport pytest\nfrom pkg import parse\n\n\n"
+        "class T(unittest.TestCase):\n    def test_msg(self):\n        with self.assertRaises(ValueError) as cm:\n"
+        "            parse('x y')\n        self.assertEqual(str(cm.exception), 'bad input: x y')\n\n\n"
+        "def test_args():\n    with pytest.raises(ValueError) as e:\n        parse('a', strict=True)\n"
+        "    assert e.value.args == ('bad a',)\n"
+    )
+    report = {"type": "AssertionError", "line": 10, "message": "'bad' != 'bad input: x y'", "locals": {}}
+    found = explain_failure(source, "tests/test_t.py::T::test_msg", report, repo_modules={"pkg"})
+    assert (found.raised, found.raised_by, found.call) == ("ValueError", "parse('x y')", "str(cm.value)")
+    assert found.reproduction.splitlines()[-3:] == [
+        "with pytest.raises(ValueError) as cm:",
+        "    parse('x y')",
+        "assert str(cm.value) == 'bad input: x y'",
+    ]
+    assert found.unbound == [] and "import pytest" in found.reproduction
+    compared = {"op": "==", "left": "('bad',)", "right": "('bad a',)"}
+    report = {"type": "AssertionError", "line": 16, "message": "assert", "compare": compared, "locals": {}}
+    found = explain_failure(source, "tests/test_t.py::test_args", report, repo_modules={"pkg"})
+    assert (found.raised, found.raised_by, found.expected) == ("ValueError", "parse('a', strict=True)", "('bad a',)")
+    assigned = source.replace("        parse('a', strict=True)", "        result = parse('a', strict=True)")
+    found = explain_failure(assigned, "tests/test_t.py::test_args", report, repo_modules={"pkg"})
+    assert found.raised_by == "parse('a', strict=True)"
+    plain = source.replace("e.value.args == ('bad a',)", "parse('b') == 1")
+    found = explain_failure(plain, "tests/test_t.py::test_args", report, repo_modules={"pkg"})
+    assert found.raised is None and found.raised_by is None  # a later check of another call
+
+
+def test_a_failing_tests_own_description_is_read_from_its_function():
+    """`function_lines` gives the test function from its `def` (a decorator, a neighbour left
+    out), so `test_intent` reads its docstring's first paragraph."""
+    from tasks.evidence.python import test_intent
+    from tasks.statement import function_lines
+
+    source = (
+        "import pytest\n\n\ndef test_a():\n    '''Not this one.'''\n\n\n@pytest.mark.parametrize('x', [1])\n"
+        "def test_b(x):\n    '''\n    Loads old data.\n\n    Details.\n    '''\n    assert x\n"
+    )
+    assert function_lines(source, "test_b")[0] == "def test_b(x):"
+    assert test_intent(function_lines(source, "test_b")) == "Loads old data."
+    assert function_lines(source, "test_c") == []
+
+
+def test_a_message_check_in_an_except_block_carries_the_call_that_raised_it():
+    """`try: parse(x)` / `except E as e: assert e.args[0] == 'msg'`: the check reads the
+    exception that call raised, as after `pytest.raises(E) as e`; the prose states the call."""
+    from llm.offline.writer import write_statement
+
+    source = (
+        "from pkg import parse, ParseError\n\n\n"
+        "def test_msg():\n    try:\n        parse('x y')\n    except ParseError as e:\n"
+        "        assert e.args[0] == 'bad input: x y'\n"
+    )
+    compared = {"op": "==", "left": "'bad'", "right": "'bad input: x y'"}
+    report = {"type": "AssertionError", "line": 8, "message": "assert", "compare": compared, "locals": {}}
+    found = explain_failure(source, "tests/test_t.py::test_msg", report, repo_modules={"pkg"})
+    assert (found.raised, found.raised_by, found.call) == ("ParseError", "parse('x y')", "e.args[0]")
+    context = {
+        "task": "write_statement",
+        "strategy_type": "BUG_FIX",
+        "repo": "acme/pkg",
+        "commit_subject": "Fix parse messages",
+        "failing_tests": [{"id": found.test_id, "assertion": ""}],
+        "failures": [found.to_dict()],
+    }
+    text = write_statement(context, "Write a bug report.")["problem_statement"]
+    assert "it should raise `ParseError` with the message `'bad input: x y'`" in text
+    assert "`e.args[0]`" not in text
+
+
+def test_a_parametrized_value_reported_as_a_standard_library_repr_is_imported():
+    """pytest reports a `pathlib` value as `PosixPath('a.toml')`: the snippet imports the class
+    (the test module never needed to), so it names nothing unbound."""
+    source = (
+        "import pytest\nfrom pkg import loads\nfrom tests.paths import FILES\n\n\n"
+        "@pytest.mark.parametrize('path', FILES)\ndef test_invalid(path):\n"
+        "    with pytest.raises(ValueError):\n        loads(path.read_text())\n"
+    )
+    report = {
+        "type": "Failed",
+        "line": 8,
+        "message": "DID NOT RAISE <class 'ValueError'>",
+        "params": {"path": "PosixPath('tests/data/a.toml')"},
+        "locals": {},
+    }
+    found = explain_failure(source, "tests/test_t.py::test_invalid[a]", report, repo_modules={"pkg"})
+    assert found.unbound == [] and "from pathlib import PosixPath" in found.reproduction
+    assert "loads(PosixPath('tests/data/a.toml').read_text())" in found.reproduction
+
+
+def test_a_testcase_check_in_a_function_the_test_defines_becomes_a_plain_assert():
+    """A generator the test feeds the code under test checks with `self.assertLessEqual`: the
+    snippet has no `self`, so that check is a plain assert and nothing is left unbound."""
+    source = (
+        "import unittest\nfrom pkg import g\n\n\nclass T(unittest.TestCase):\n    def test_it(self):\n"
+        "        def gen():\n            for i in range(3):\n                self.assertLessEqual(i, 5)\n"
+        "                yield i\n        for n in range(2):\n            self.assertEqual(g(gen()), [0, 1, 2])\n"
+    )
+    report = {"type": "AssertionError", "line": 12, "message": "[0] != [0, 1, 2]", "locals": {}}
+    found = explain_failure(source, "tests/test_t.py::T::test_it", report, repo_modules={"pkg"})
+    assert found.unbound == [] and "        assert i <= 5" in found.reproduction
+    assert found.reproduction.splitlines()[-1] == "    assert g(gen()) == [0, 1, 2]"
