@@ -121,6 +121,21 @@ def is_transient(error: BaseException) -> bool:
     return isinstance(status, int) and status >= 500
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """`text` as valid UTF-8. Bytes that were not UTF-8 reach a prompt as lone surrogates (a test's
+    output or a file read with surrogateescape); no provider can encode those, so each is written
+    as its escape: the byte it stood for (`\\xff`), else its code point (`\\ud800`)."""
+    return _SURROGATE.sub(_escaped, text)
+
+
+def _escaped(match: re.Match) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
 def parse_json_object(text: str, required_keys: Sequence[str] = ()) -> dict:
     """The JSON object in ``text``: raw JSON, a ```json fenced block, or the first {...} in it.
 
@@ -280,7 +295,7 @@ class LLMClient:
     ) -> Completion:
         kwargs: dict[str, Any] = dict(
             model=self.model,
-            messages=messages,
+            messages=[{**message, "content": encodable(message["content"])} for message in messages],
             temperature=temperature,
             top_p=top_p,
             max_tokens=int(max_tokens),

@@ -163,43 +163,44 @@ def failing_tests(candidate: Candidate, test_ids: list[str], per_test: int = 2, 
 
 def function_lines(source: str, function: str) -> list[str]:
     """The lines of test `function` in `source` (from its `def`), [] when it is not there."""
+    node = _function_node(source, function)
+    return source.splitlines()[node.lineno - 1 : node.end_lineno or node.lineno] if node else []
+
+
+def _function_node(source: str, function: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The first `def function` in `source`, None when it is not there or the source does not parse."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return []
-    lines = source.splitlines()
+        return None
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
-            return lines[node.lineno - 1 : node.end_lineno or node.lineno]
-    return []
+            return node
+    return None
 
 
 def added_test_lines(source: str, function: str, added: set[int], limit: int = 12) -> list[str]:
     """The statements of test `function` that the change adds to (whole, dedented, without its
     docstring, up to `limit` lines): what the test now does, a reproduction when its assertions
     alone say little."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    node = _function_node(source, function)
+    if node is None:
         return []
     lines = source.splitlines()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
-            out: list[str] = []
-            for stmt in node.body:
-                span = range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1)
-                docstring = isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
-                if docstring or not added.intersection(span):
-                    continue
-                text = [lines[n - 1] for n in span if n - 1 < len(lines) and lines[n - 1].strip()]
-                if out and len(out) + len(text) > limit:
-                    break
-                out += text
-            if not out:
-                return []
-            indent = min(len(ln) - len(ln.lstrip()) for ln in out)
-            return [ln[indent:] for ln in out]
-    return []
+    out: list[str] = []
+    for stmt in node.body:
+        span = range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1)
+        docstring = isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+        if docstring or not added.intersection(span):
+            continue
+        text = [lines[n - 1] for n in span if n - 1 < len(lines) and lines[n - 1].strip()]
+        if out and len(out) + len(text) > limit:
+            break
+        out += text
+    if not out:
+        return []
+    indent = min(len(ln) - len(ln.lstrip()) for ln in out)
+    return [ln[indent:] for ln in out]
 
 
 def added_line_numbers(patch: str) -> dict[str, set[int]]:

@@ -171,3 +171,13 @@ def test_offline_provider_is_registered_once_and_keeps_other_entries(monkeypatch
     providers = [e["provider"] for e in litellm.custom_provider_map]
     assert providers == ["someone-else", "offline"]
     assert LLMClient("offline/anything").complete("hi").text.startswith("offline model")
+
+
+def test_bytes_that_were_not_utf8_reach_the_model_escaped_not_as_an_error(counted_calls):
+    # a test's output read with surrogateescape holds b'\xff' as '\udcff': litellm cannot encode it,
+    # and the call failed three times as "transient"; the byte is now written as its escape
+    answer = LLMClient().complete("the runner printed b'\udcff' and \ud800 here")
+    assert answer.text
+    sent = counted_calls[0]["messages"][-1]["content"]
+    assert sent == "the runner printed b'\\xff' and \\ud800 here"
+    sent.encode("utf-8")
