@@ -94,13 +94,80 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
             }
         conftests = [file_at(str(repo_path), commit, c) for c in _conftest_paths(path)]
         helpers = helper_sources[path]
+        exported = star_exports(sources[path], path, modules, lambda f: file_at(str(repo_path), commit, f))
         try:
             out[test_id] = explain_failure(
-                sources[path], test_id, report, conftests=conftests, repo_modules=modules, test_helpers=helpers
+                sources[path],
+                test_id,
+                report,
+                conftests=conftests,
+                repo_modules=modules,
+                test_helpers=helpers,
+                star_names=exported,
             )
         except (SyntaxError, ValueError, RecursionError, AttributeError, TypeError, IndexError):
             out[test_id] = FailureEvidence.from_dict(report, test_id=test_id)  # a file this code cannot read
     return out
+
+
+def star_exports(source: str, test_path: str, project: set[str], read) -> dict[str, str]:
+    """Name -> the project module a `from module import *` of the test file takes it from (`read`:
+    a repository path -> its text, "" when absent): the module's literal `__all__`, else its
+    public top-level names. A snippet imports each such name by itself: a star import says
+    nothing to a reader, and a name it hides is unbound."""
+    out: dict[str, str] = {}
+    for stmt in _safe_parse(source).body:
+        if not (isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names)):
+            continue
+        home = _absolute_module(stmt, test_path)
+        if not home or home.split(".")[0] not in project:
+            continue
+        path = home.replace(".", "/")
+        candidates = [f"{path}.py", f"{path}/__init__.py", f"src/{path}.py", f"src/{path}/__init__.py"]
+        text = next((t for c in candidates if (t := read(c))), "")
+        for name in _public_names(_safe_parse(text)) if text else ():
+            out.setdefault(name, home)
+    return out
+
+
+def _absolute_module(stmt: ast.ImportFrom, test_path: str) -> str:
+    """The dotted module a `from ... import` statement of the file at `test_path` reads."""
+    base = stmt.module or ""
+    if not stmt.level:
+        return base
+    parts = test_path.split("/")[:-1]
+    parts = parts[: len(parts) - (stmt.level - 1)] if stmt.level > 1 else parts
+    return ".".join([*parts, *([base] if base else [])])
+
+
+def _public_names(module: ast.Module) -> list[str]:
+    """What `from module import *` binds: its `__all__` when one literal assignment gives it,
+    else every top-level name not starting with `_`."""
+    alls = [
+        s
+        for s in module.body
+        if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        and "__all__"
+        in {
+            n.id
+            for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
+            for n in ast.walk(t)
+            if isinstance(n, ast.Name)
+        }
+    ]
+    if len(alls) == 1 and isinstance(alls[0], ast.Assign) and isinstance(alls[0].value, (ast.List, ast.Tuple)):
+        values = alls[0].value.elts
+        if all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in values):
+            return [v.value for v in values]
+    names = []
+    for node in module.body:
+        if isinstance(node, (*_FUNCS, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names += [(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            names += sorted(_bound([node]))
+    return [n for n in dict.fromkeys(names) if not n.startswith("_")]
 
 
 def own_test_modules(source: str, test_path: str, project: set[str]) -> list[str]:
@@ -316,7 +383,9 @@ def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
                 continue  # a helper nothing calls any more (its calls were checks that passed)
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
-            if _pure(stmt.value) and not any(name in _used([later]) for later in code[i + 1 :]):
+            # a definition before it reads it when it is called, later
+            readers = [*code[i + 1 :], *(d for d in code[:i] if isinstance(d, (*_FUNCS, ast.ClassDef)))]
+            if _pure(stmt.value) and not any(name in _used([reader]) for reader in readers):
                 continue
             dead = False
             for later in code[i + 1 :]:
@@ -727,18 +796,13 @@ def _unbound(nodes) -> set[str]:
 
 def _module_definitions(module: ast.Module, test_path: str) -> dict[str, ast.stmt]:
     """Top-level name -> the statement of the test module that defines it (one alias per import)."""
-    package = ".".join(test_path.split("/")[:-1])
     out: dict[str, ast.stmt] = {}
     for node in module.body:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 out.setdefault((alias.asname or alias.name).split(".")[0], ast.Import(names=[alias]))
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".") if package else []
-                parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
-                base = ".".join([*parts, *([base] if base else [])])
+            base = _absolute_module(node, test_path)
             for alias in node.names:
                 if alias.name != "*":
                     out.setdefault(alias.asname or alias.name, ast.ImportFrom(module=base, names=[alias], level=0))
@@ -762,10 +826,12 @@ def explain_failure(
     conftests: list[str] = (),
     repo_modules: set[str] = frozenset(),
     test_helpers: dict[str, str] | None = None,
+    star_names: dict[str, str] | None = None,
 ) -> FailureEvidence:
     """What the statement writer needs from one failing test: pytest's `report` of the failure
     (the runner's words are kept) and what reading the test's `source` derives from it
-    (`test_helpers`: dotted module -> source, the modules of the tests' own package it imports)."""
+    (`test_helpers`: dotted module -> source, the modules of the tests' own package it imports;
+    `star_names`: name -> the project module the file's star imports take it from)."""
     record = FailureEvidence.from_dict(report, test_id=test_id)
     module = ast.parse(source)
     cls, fn = _find_test(module, test_id)
@@ -782,7 +848,9 @@ def explain_failure(
         return record
     record.check = _check_text(lines, failing)
     record.passed_checks = _passed_checks(fn, failing.lineno, helpers)[-6:]
-    repro = _reproduction(module, cls, fn, failing, body, helpers, report, test_id, conftests, test_helpers)
+    repro = _reproduction(
+        module, cls, fn, failing, body, helpers, report, test_id, conftests, test_helpers, star_names or {}
+    )
     snippet = repro.text()
     record.reproduction = snippet
     record.long = len(snippet.splitlines()) > SNIPPET_LINES  # too long to quote: the writer describes it
@@ -905,6 +973,8 @@ def _test_setup(
                 and isinstance(t.ctx, ast.Store)
             }
             setup.prelude += steps
+    # pytest passes no fixture for an argument with a default: the test runs with the default
+    values = {**_argument_defaults(fn), **values}
     for name in args:
         if name in ("self", "request") or (name == "cls" and name not in values):
             continue  # a parametrized argument named `cls` is a value like any other
@@ -927,6 +997,15 @@ def _test_setup(
         if inlined:
             setup.prelude += inlined
     return setup
+
+
+def _argument_defaults(fn: ast.AST) -> dict[str, ast.expr]:
+    """Argument name -> its default value (`def test_x(self, key=module.f)`)."""
+    a = fn.args
+    positional = [*a.posonlyargs, *a.args]
+    out = {arg.arg: value for arg, value in zip(positional[len(positional) - len(a.defaults) :], a.defaults)}
+    out.update({arg.arg: value for arg, value in zip(a.kwonlyargs, a.kw_defaults) if value is not None})
+    return out
 
 
 def _arg_names(fn: ast.AST) -> list[str]:
@@ -967,6 +1046,7 @@ def _reproduction(
     test_id: str,
     conftests,
     test_helpers: dict[str, str] | None = None,
+    star_names: dict[str, str] | None = None,
 ) -> _Reproduction:
     body = _replace_last(body, failing.lineno, _plain_assert)  # the failing check as plain Python, last
     body = [_PlainNestedChecks().visit(copy.deepcopy(s)) if _nested_self_check(s) else s for s in body]
@@ -974,14 +1054,14 @@ def _reproduction(
         caught = _CaughtPlainly()  # one for the body: the block's name, then the later checks that read it
         body = [caught.visit(copy.deepcopy(s)) for s in body]
     setup = _test_setup(module, cls, fn, body, {**report, "id": test_id}, conftests)
-    members = _class_members(cls) if cls is not None and "self" in _arg_names(fn) else {}
+    members = _class_members(cls, module) if cls is not None and "self" in _arg_names(fn) else {}
     rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members))
     code = [rewrite.visit(s) for s in [*setup.prelude, *setup.assign, *body]]
     code = [*_members_reached(rewrite, members, setup.self_attrs), *code]
     # a `for` around the failing check: its variables at the failure instead of the loop
     code = _unroll_loops(code, report.get("locals") or {})
     code = [ast.fix_missing_locations(s) for s in _without_dead_branches(_without_dead_stores(code))]
-    definitions = _definitions(module, test_id.split("::")[0], conftests)
+    definitions = _definitions(module, test_id.split("::")[0], conftests, star_names or {})
     raised = str(report.get("type") or "") not in ("", "AssertionError")
     rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
     if test_helpers:
@@ -1174,10 +1254,15 @@ _REPR_CLASSES = {
 }
 
 
-def _definitions(module: ast.Module, test_path: str, conftests) -> dict[str, ast.stmt]:
-    """Top-level name -> its defining statement: the test module's, then its conftests' (what
-    inlined fixtures use), then the standard library's classes a reported value's repr calls."""
+def _definitions(
+    module: ast.Module, test_path: str, conftests, star_names: dict[str, str] | None = None
+) -> dict[str, ast.stmt]:
+    """Top-level name -> its defining statement: the test module's, then each name its star
+    imports bind (`star_names`: name -> module), then its conftests' (what inlined fixtures
+    use), then the standard library's classes a reported value's repr calls."""
     definitions = _module_definitions(module, test_path)
+    for name, home in (star_names or {}).items():
+        definitions.setdefault(name, ast.ImportFrom(module=home, names=[ast.alias(name)], level=0))
     for path, text in zip(_conftest_paths(test_path), conftests):
         for name, stmt in _module_definitions(_safe_parse(text), path).items():
             definitions.setdefault(name, stmt)
@@ -1358,20 +1443,31 @@ def _added_names(stmts: list[ast.stmt]) -> set[str]:
     return out
 
 
-def _class_members(cls: ast.ClassDef) -> dict[str, ast.stmt]:
-    """Class attributes (as `name = value`) and helper methods of a test class, by name."""
-    out: dict[str, ast.stmt] = {}
+def _class_members(cls: ast.ClassDef, module: ast.Module | None = None, depth: int = 0) -> dict[str, ast.stmt]:
+    """Class attributes (as `name = value`) and helper methods of a test class, by name, with
+    those it inherits from the classes of `module` it derives from (a mixin's helper that reads
+    an attribute each subclass sets): its own win, then its bases' in their order."""
+    inherited: dict[str, ast.stmt] = {}
+    classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)} if module is not None else {}
+    for base in cls.bases if depth < 4 else ():
+        if isinstance(base, ast.Name) and base.id in classes and base.id != cls.name:
+            for name, stmt in _class_members(classes[base.id], module, depth + 1).items():
+                inherited.setdefault(name, stmt)
+    own: dict[str, ast.stmt] = {}
     for node in cls.body:
         if isinstance(node, ast.Assign):
+            value = node.value
+            if isinstance(value, ast.Call) and _callee_text(value) == "staticmethod" and len(value.args) == 1:
+                value = value.args[0]  # out of the class, the function itself is what `self.X(...)` calls
             for target in node.targets:
                 if isinstance(target, ast.Name):
-                    out[target.id] = ast.Assign(targets=[ast.Name(target.id, ast.Store())], value=node.value)
+                    own[target.id] = ast.Assign(targets=[ast.Name(target.id, ast.Store())], value=value)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-            out[node.target.id] = ast.Assign(targets=[ast.Name(node.target.id, ast.Store())], value=node.value)
+            own[node.target.id] = ast.Assign(targets=[ast.Name(node.target.id, ast.Store())], value=node.value)
         elif isinstance(node, _FUNCS) and not node.name.startswith("test") and node.name not in _LIFECYCLE:
             if not any(_callee_text(d).endswith("fixture") for d in node.decorator_list):
-                out[node.name] = node
-    return out
+                own[node.name] = node
+    return {**inherited, **own}
 
 
 _LIFECYCLE = ("setUp", "tearDown", "setup_method", "teardown_method", "setUpClass", "tearDownClass")

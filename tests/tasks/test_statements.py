@@ -27,7 +27,7 @@ from records import LayerResult
 from sandbox import Limits
 from sandbox.report import clean_failures, parse_report
 from tasks.evidence import failure_evidence
-from tasks.evidence.python import explain_failure, own_test_modules
+from tasks.evidence.python import explain_failure, own_test_modules, star_exports
 from tasks.generate import skeleton, strategy_instructions
 from tasks.mining import mine_commits
 from tasks.prompt import context_json
@@ -835,3 +835,54 @@ def test_a_testcase_check_in_a_function_the_test_defines_becomes_a_plain_assert(
     found = explain_failure(source, "tests/test_t.py::T::test_it", report, repo_modules={"pkg"})
     assert found.unbound == [] and "        assert i <= 5" in found.reproduction
     assert found.reproduction.splitlines()[-1] == "    assert g(gen()) == [0, 1, 2]"
+
+
+def test_a_test_arguments_default_value_is_bound_in_the_reproduction():
+    """pytest passes no fixture for an argument with a default: the test runs with the default,
+    so the snippet binds it (else the argument is unbound and no snippet is shown)."""
+    source = (
+        "import pkg.keys\n\n\nclass T:\n    def test_key(self, key=pkg.keys.hashkey):\n"
+        "        for k in [key(), key('a')]:\n            assert len(k.__dict__) == 0\n"
+    )
+    evidence = {"type": "AssertionError", "line": 7, "locals": {"k": "()"}, "message": "assert 1 == 0"}
+    found = explain_failure(source, "tests/t.py::T::test_key", evidence, repo_modules={"pkg"})
+    assert found.unbound == []
+    assert found.reproduction.splitlines()[:2] == ["import pkg.keys", "key = pkg.keys.hashkey"]
+
+
+def test_a_name_from_a_star_import_of_the_project_is_imported_by_itself():
+    """`from ..mod import *` binds names the test module never spells: the snippet imports each
+    name it reads from the module that exports it (its literal `__all__`, else its public names)."""
+    source = "import pytest\n\nfrom .._mod import *\n\n\ndef test_norm():\n    assert norm([1, 1]) == [1]\n"
+    exported = star_exports(
+        source,
+        "pkg/tests/test_mod.py",
+        {"pkg"},
+        lambda path: (
+            "from ._util import Error\n__all__ = ['norm']\ndef norm(x):\n    return x\n"
+            if path == "pkg/_mod.py"
+            else ""
+        ),
+    )
+    assert exported == {"norm": "pkg._mod"}
+    evidence = {"type": "AssertionError", "line": 7, "message": "assert [1, 1] == [1]"}
+    found = explain_failure(source, "pkg/tests/test_mod.py::test_norm", evidence, {"pkg"}, star_names=exported)
+    assert found.unbound == []
+    assert found.reproduction.splitlines()[0] == "from pkg._mod import norm"
+    without_all = star_exports(source, "pkg/tests/test_mod.py", {"pkg"}, lambda p: "from ._u import E\ndef f(): ...\n")
+    assert without_all == {"E": "pkg._mod", "f": "pkg._mod"}
+
+
+def test_a_mixins_helper_reads_the_attribute_its_test_class_sets():
+    """A test written once in a mixin and run by each subclass: `self.make(...)` is the mixin's
+    helper, which calls the subclass's `MAKE` (a staticmethod): both are written in."""
+    source = (
+        "import pkg\n\n\nclass Mixin:\n    def make(self, n):\n        return self.MAKE(n)\n\n"
+        "    def test_make(self):\n        assert self.make(1) == 2\n\n\n"
+        "class TestA(Mixin):\n    MAKE = staticmethod(pkg.make_a)\n"
+    )
+    evidence = {"type": "AssertionError", "line": 9, "message": "assert 1 == 2"}
+    found = explain_failure(source, "tests/t.py::TestA::test_make", evidence, repo_modules={"pkg"})
+    assert found.unbound == []
+    code = found.reproduction
+    assert "MAKE = pkg.make_a" in code and "def make(n):" in code and code.endswith("assert make(1) == 2")
