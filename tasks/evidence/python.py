@@ -1787,11 +1787,22 @@ def _compare_outcome(
         named = [f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "") for f in calls]
         return bool(raised_in) and raised_in in named, bool(_used(calls) & project)
 
+    def reads_state(node: ast.expr) -> bool:  # `cached.get.key(42)`, `interval[:]`: asks an object the test holds
+        asked = False  # an attribute or an item of it (a call of a local class only builds a value)
+        while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
+            asked |= not isinstance(node, ast.Call)
+            node = node.func if isinstance(node, ast.Call) else node.value
+        return asked and isinstance(node, ast.Name) and node.id in local_names
+
     swap = op in ("in", "not in") or (constant(left) and not constant(right))
     if not swap and not constant(left) and not constant(right):
         ranks = exercises(left), exercises(right)
-        if ranks[0] != ranks[1]:
-            swap = ranks[1] > ranks[0]
+        if ranks[0][0] != ranks[1][0]:
+            swap = ranks[1] > ranks[0]  # the side that raised
+        elif ranks[0] != ranks[1]:
+            # the side that calls the project is computed, unless the left asks the test's own
+            # object (`assert obj.key(1) == lib.key(obj, 1)`: the left is checked, as written)
+            swap = ranks[1] > ranks[0] and not reads_state(left)
         elif op in ("==", "!="):
             swap = bool(_used([right]) & project_made) and not (_used([left]) & project_made)
     computed, wanted = (right, left) if swap else (left, right)

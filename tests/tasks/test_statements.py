@@ -886,3 +886,26 @@ def test_a_mixins_helper_reads_the_attribute_its_test_class_sets():
     assert found.unbound == []
     code = found.reproduction
     assert "MAKE = pkg.make_a" in code and "def make(n):" in code and code.endswith("assert make(1) == 2")
+
+
+def test_of_two_computed_sides_the_left_that_asks_the_tests_object_is_the_observed_one():
+    """`assert cached.key(42) == lib.key(cached, 42)`: the left asks an object the test holds, as
+    written; the right calls the project for the value it must equal. The statement had the
+    sides swapped ("`lib.key(cached, 42)` gives `(42,)`; it should be `()`")."""
+    source = (
+        "from pkg import keys, Cached\n\n\ndef test_key():\n    cached = Cached()\n"
+        "    assert cached.get.key(42) == keys.methodkey(cached, 42)\n"
+    )
+    evidence = {
+        "type": "AssertionError",
+        "line": 6,
+        "locals": {"cached": "<Cached>"},
+        "compare": {"op": "==", "left": "()", "right": "(42,)"},
+        "message": "assert () == (42,)",
+    }
+    found = explain_failure(source, "tests/t.py::test_key", evidence, repo_modules={"pkg"})
+    assert (found.call, found.observed, found.expected) == ("cached.get.key(42)", "()", "(42,)")
+    # a slice of the test's object, against a value the project builds: the slice is checked
+    sliced = source.replace("cached.get.key(42) == keys.methodkey(cached, 42)", "cached[:] == Cached()")
+    found = explain_failure(sliced, "tests/t.py::test_key", evidence, repo_modules={"pkg"})
+    assert found.call == "cached[:]"
