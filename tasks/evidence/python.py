@@ -427,9 +427,11 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
         if not (isinstance(deco, ast.Call) and _callee(deco).endswith("parametrize") and len(deco.args) >= 2):
             continue
         names_node, values = deco.args[0], deco.args[1]
+        # names as a tuple or list: each element is a tuple of values, even for one name
+        packed = isinstance(names_node, (ast.Tuple, ast.List))
         if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
             names = [n.strip() for n in names_node.value.split(",") if n.strip()]
-        elif isinstance(names_node, (ast.Tuple, ast.List)):
+        elif packed:
             names = [e.value for e in names_node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
         else:
             continue
@@ -443,12 +445,12 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
             # whose values all are the reported ones, when exactly one is
             if not all(n in reported for n in names):
                 continue
-            matching = [c for e in values.elts if (c := _case_values(e, names)) and _reported_case(c, reported)]
+            matching = [c for e in values.elts if (c := _case_values(e, names, packed)) and _reported_case(c, reported)]
             index = _index_in_id(str(report.get("id") or ""), names, deco)
             if len(matching) == 1:
                 out.update(matching[0])
             elif index is not None and index < len(values.elts):
-                out.update(_case_values(values.elts[index], names))
+                out.update(_case_values(values.elts[index], names, packed))
             continue
         index = indices[names[0]]
         index = index if 0 <= index < len(values.elts) else 0
@@ -456,12 +458,12 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
         # decorators; the element whose values are the reported ones is the case's own
         candidates = [values.elts[index], *(e for i, e in enumerate(values.elts) if i != index)]
         for element in candidates:
-            case = _case_values(element, names)
+            case = _case_values(element, names, packed)
             if case and all(_same_value(case[n], reported.get(n)) for n in names):
                 out.update(case)
                 break
         else:
-            out.update(_case_values(values.elts[index], names))
+            out.update(_case_values(values.elts[index], names, packed))
     for name, text in (report.get("params") or {}).items():
         if name not in out:
             try:
@@ -502,11 +504,12 @@ def _index_in_id(test_id: str, names: list[str], deco: ast.Call) -> int | None:
     return None
 
 
-def _case_values(element: ast.expr, names: list[str]) -> dict[str, ast.expr]:
-    """name -> expression of one parametrize element (a `pytest.param(...)` unwrapped)."""
+def _case_values(element: ast.expr, names: list[str], packed: bool = False) -> dict[str, ast.expr]:
+    """name -> expression of one parametrize element (a `pytest.param(...)` unwrapped); `packed`:
+    the names were given as a tuple or list, so a single name's element is a 1-tuple too."""
     if isinstance(element, ast.Call) and _callee(element).endswith("param"):
-        element = ast.Tuple(elts=list(element.args), ctx=ast.Load()) if len(names) > 1 else element.args[0]
-    if len(names) == 1:
+        element = ast.Tuple(elts=list(element.args), ctx=ast.Load()) if len(names) > 1 or packed else element.args[0]
+    if len(names) == 1 and not (packed and isinstance(element, (ast.Tuple, ast.List)) and len(element.elts) == 1):
         return {names[0]: element}
     if isinstance(element, (ast.Tuple, ast.List)) and len(element.elts) == len(names):
         return dict(zip(names, element.elts))

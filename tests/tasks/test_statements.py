@@ -909,3 +909,19 @@ def test_of_two_computed_sides_the_left_that_asks_the_tests_object_is_the_observ
     sliced = source.replace("cached.get.key(42) == keys.methodkey(cached, 42)", "cached[:] == Cached()")
     found = explain_failure(sliced, "tests/t.py::test_key", evidence, repo_modules={"pkg"})
     assert found.call == "cached[:]"
+
+
+def test_a_single_parametrize_name_given_as_a_tuple_takes_its_cases_value_out_of_the_tuple():
+    """`parametrize(('value',), [(UUID('...'),)])`: pytest unpacks each 1-tuple; the snippet had
+    called `uuid((UUID('...'),))`, a call no test makes."""
+    source = (
+        "import pytest\nfrom pkg import check\n\n\n"
+        "@pytest.mark.parametrize(('value',), [\n    (1.5,),\n    (2.5,),\n])\n"
+        "def test_check(value):\n    assert check(value)\n"
+    )
+    evidence = {"type": "AssertionError", "line": 10, "indices": {"value": 1}, "message": "assert False"}
+    found = explain_failure(source, "tests/t.py::test_check[value1]", evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[-1] == "assert check(2.5)"
+    plain = source.replace("(('value',), [\n    (1.5,),\n    (2.5,),\n])", "('value', [(1.5,), (2.5,)])")
+    found = explain_failure(plain, "tests/t.py::test_check[value1]", {**evidence, "line": 7}, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[-1] == "assert check((2.5,))"  # a name as a string: the tuple is the value
