@@ -838,6 +838,8 @@ def explain_failure(
     record = FailureEvidence.from_dict(report, test_id=test_id)
     module = ast.parse(source)
     cls, fn = _find_test(module, test_id)
+    if fn is None and cls is not None and test_helpers:
+        module, source, fn = _inherited_test(module, cls, test_id, test_helpers)
     if fn is None:
         return record
     lines = source.splitlines()
@@ -864,6 +866,42 @@ def explain_failure(
     except SyntaxError:
         record.unbound = []
     return _with_check_outcome(record, repro, fn, failing, helpers, report, repo_modules)
+
+
+def _inherited_test(
+    module: ast.Module, cls: ast.ClassDef, test_id: str, test_helpers: dict[str, str]
+) -> tuple[ast.Module, str, ast.AST | None]:
+    """A test the class inherits from a base in the tests' own modules (`class T(TestCase,
+    Mixin)`, the test written once in `Mixin`): the two modules as one (every import made
+    absolute, the test module's definitions first), the base's source (the report's line is
+    in it) and its test function; the test module, no source and None when no base has it."""
+    name = test_id.split("::")[-1].split("[")[0]
+    test_path = test_id.split("::")[0]
+    bases = {b.id for b in cls.bases if isinstance(b, ast.Name)}
+    for dotted, text in test_helpers.items():
+        path = dotted.replace(".", "/")
+        # a package the test file is in (`from . import Mixin`) is its `__init__.py`
+        path = f"{path}/__init__.py" if test_path.startswith(f"{path}/") else f"{path}.py"
+        helper = _safe_parse(text)
+        for node in helper.body:
+            if isinstance(node, ast.ClassDef) and node.name in bases:
+                fn = next((n for n in node.body if isinstance(n, _FUNCS) and n.name == name), None)
+                if fn is not None:
+                    body = [*_absolute_imports(module.body, test_path), *_absolute_imports(helper.body, path)]
+                    return ast.Module(body=body, type_ignores=[]), text, fn
+    return module, "", None
+
+
+def _absolute_imports(body: list[ast.stmt], path: str) -> list[ast.stmt]:
+    """`body` with each relative `from ... import` of the file at `path` made absolute."""
+    out = []
+    for stmt in body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.level:
+            stmt = ast.copy_location(
+                ast.ImportFrom(module=_absolute_module(stmt, path), names=stmt.names, level=0), stmt
+            )
+        out.append(stmt)
+    return out
 
 
 def _check_text(lines: list[str], failing: ast.stmt) -> str:

@@ -925,3 +925,24 @@ def test_a_single_parametrize_name_given_as_a_tuple_takes_its_cases_value_out_of
     plain = source.replace("(('value',), [\n    (1.5,),\n    (2.5,),\n])", "('value', [(1.5,), (2.5,)])")
     found = explain_failure(plain, "tests/t.py::test_check[value1]", {**evidence, "line": 7}, repo_modules={"pkg"})
     assert found.reproduction.splitlines()[-1] == "assert check((2.5,))"  # a name as a string: the tuple is the value
+
+
+def test_a_test_inherited_from_a_mixin_in_the_tests_package_is_read_from_there():
+    """`class TestThing(TestCase, Mixin)` runs a test written once in the tests' `__init__.py`:
+    its evidence comes from there (the report's line is in it), with the subclass's attributes."""
+    source = "from pkg import Thing\n\nfrom . import Mixin\n\n\nclass TestThing(Mixin):\n    Kind = Thing\n"
+    helper = (
+        "class Mixin:\n    Kind = None\n\n    def test_size(self):\n"
+        "        thing = self.Kind(2)\n        assert thing.size() == 2\n"
+    )
+    evidence = {"type": "AssertionError", "line": 6, "compare": {"op": "==", "left": "1", "right": "2"}}
+    test_id = "tests/test_a.py::TestThing::test_size"
+    found = explain_failure(source, test_id, evidence, repo_modules={"pkg"}, test_helpers={"tests": helper})
+    assert found.reproduction.splitlines() == [
+        "from pkg import Thing",
+        "Kind = Thing",
+        "thing = Kind(2)",
+        "assert thing.size() == 2",
+    ]
+    assert (found.call, found.observed, found.expected) == ("thing.size()", "1", "2")
+    assert explain_failure(source, test_id, evidence, repo_modules={"pkg"}).reproduction is None  # no helper source
