@@ -948,7 +948,33 @@ def _failing_statement(
         if raising:
             failing = raising[-1]
             body = _trim(fn.body, failing.lineno, helpers, [])
+        elif failing in fn.body and is_check(failing, helpers):
+            body = _with_earlier_lookups(fn, failing, body, helpers)
     return failing, body
+
+
+def _with_earlier_lookups(fn: ast.AST, failing: ast.stmt, body: list[ast.stmt], helpers: set[str]) -> list[ast.stmt]:
+    """A check that raised (not one that compared wrongly) may meet the state the earlier checks
+    left: their lookups on an object it reads (`cache[3]` runs a `__missing__` that stores,
+    `stack.pop()`) stay, as plain statements, in their places."""
+    objects = {
+        n.value.id
+        for n in ast.walk(failing)
+        if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.value, ast.Name) and n.value.id != "self"
+    }
+    lookups: list[ast.stmt] = []
+    for stmt in fn.body:
+        if stmt.lineno >= failing.lineno:
+            break
+        if not is_check(stmt, helpers):
+            continue
+        for node in ast.walk(stmt):
+            looked = isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+            called = isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            target = node.value if looked else node.func.value if called else None
+            if isinstance(target, ast.Name) and target.id in objects:
+                lookups.append(ast.copy_location(ast.Expr(copy.deepcopy(node)), stmt))
+    return sorted([*body, *lookups], key=lambda s: s.lineno) if lookups else body
 
 
 def _runs_it(fn: ast.AST, nested: ast.AST) -> ast.stmt | None:

@@ -946,3 +946,19 @@ def test_a_test_inherited_from_a_mixin_in_the_tests_package_is_read_from_there()
     ]
     assert (found.call, found.observed, found.expected) == ("thing.size()", "1", "2")
     assert explain_failure(source, test_id, evidence, repo_modules={"pkg"}).reproduction is None  # no helper source
+
+
+def test_a_check_that_raised_keeps_the_lookups_the_earlier_checks_made_on_its_object():
+    """`assertEqual(3, cache[3])` passed and stored through `__missing__`; the later `cache[1]`
+    raised on that state. Without the earlier lookups the snippet passes on the buggy code."""
+    source = (
+        "from pkg import Cache\n\n\ndef test_missing():\n    cache = Cache()\n"
+        "    assert cache[3] == 3\n    assert len(cache) == 1\n    assert cache[1] == 1\n"
+    )
+    raised = {"type": "KeyError", "line": 8, "message": "3"}
+    found = explain_failure(source, "tests/t.py::test_missing", raised, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[2:] == ["cache[3]", "assert cache[1] == 1"]
+    # a check that compared wrongly meets no state of the earlier ones: they stay out
+    compared = {"type": "AssertionError", "line": 8, "compare": {"op": "==", "left": "2", "right": "1"}}
+    found = explain_failure(source, "tests/t.py::test_missing", compared, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[2:] == ["assert cache[1] == 1"]
