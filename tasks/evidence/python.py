@@ -957,10 +957,12 @@ def _with_earlier_lookups(fn: ast.AST, failing: ast.stmt, body: list[ast.stmt], 
     """A check that raised (not one that compared wrongly) may meet the state the earlier checks
     left: their lookups on an object it reads (`cache[3]` runs a `__missing__` that stores,
     `stack.pop()`) stay, as plain statements, in their places."""
+    # the objects the test assigns (a class, or a module, keeps no state a check left)
+    made = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     objects = {
         n.value.id
         for n in ast.walk(failing)
-        if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.value, ast.Name) and n.value.id != "self"
+        if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.value, ast.Name) and n.value.id in made
     }
     lookups: list[ast.stmt] = []
     for stmt in fn.body:

@@ -962,3 +962,15 @@ def test_a_check_that_raised_keeps_the_lookups_the_earlier_checks_made_on_its_ob
     compared = {"type": "AssertionError", "line": 8, "compare": {"op": "==", "left": "2", "right": "1"}}
     found = explain_failure(source, "tests/t.py::test_missing", compared, repo_modules={"pkg"})
     assert found.reproduction.splitlines()[2:] == ["assert cache[1] == 1"]
+
+
+def test_lookups_on_a_class_the_earlier_checks_made_stay_out():
+    """`Version.parse(...)` in an earlier check reads a class, not an object with state."""
+    source = (
+        "from pkg import Version\n\n\ndef test_eq():\n    class Sub(Version):\n        pass\n\n"
+        "    assert Version.parse('1') == Sub.parse('1')\n    assert Sub.parse('1').__eq__(Version.parse('1'))\n"
+    )
+    raised = {"type": "TypeError", "line": 9, "message": "bad operand"}
+    found = explain_failure(source, "tests/t.py::test_eq", raised, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[-1] == "assert Sub.parse('1').__eq__(Version.parse('1'))"
+    assert "Version.parse('1')\n" not in found.reproduction
