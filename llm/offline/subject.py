@@ -178,6 +178,32 @@ _CODE_NAME = re.compile(r"\b(?:self\.\w+|_\w+|[a-z]+_[a-z_]+|\w+\.\w+\(\))|(?<![
 _SCOPED = re.compile(r"^[\w.]+(?:\s*/\s*[\w.]+)*\s*:\s")  # "BaseRetrying.__iter__: if not enabled, ..."
 
 
+# a sentence that opens by pointing back ("In addition, ...") means nothing without the one before it
+_LEANS_BACK = re.compile(
+    r"^(?:in addition|additionally|also|furthermore|moreover|however|but|so|thus|therefore|hence|besides"
+    r"|likewise|similarly|otherwise|instead|as a result|on the other hand|that said|still|in that case"
+    r"|in this case|for that reason|because of (?:this|that))\b",
+    re.I,
+)
+
+
+def leans_back(sentence: str) -> bool:
+    """The sentence opens with a connective that refers to the sentence before it."""
+    return bool(_LEANS_BACK.match(sentence.strip()))
+
+
+def without_orphans(kept: list[str], original: list[str]) -> list[str]:
+    """`kept` (a selection of `original`, in order) without a sentence that leans back on one
+    that is not kept right before it: quoted alone, it refers to nothing."""
+    out: list[str] = []
+    for sentence in kept:
+        at = original.index(sentence) if sentence in original else -1
+        if leans_back(sentence) and not (out and at > 0 and original[at - 1] == out[-1]):
+            continue
+        out.append(sentence)
+    return out
+
+
 def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_changes: bool = False) -> list[str]:
     """User-facing sentences from a commit or pull-request body: trailers, fences, HTML
     comments, the bullet lists of squashed commit subjects, commit-log lines in the imperative,
@@ -194,8 +220,14 @@ def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_ch
     text = re.sub(r"^\s*[-*]\s+", "\n\n", text, flags=re.M)  # every bullet is a sentence of its own
     seen = {_norm(t) for t in skip}
     out = []
+    previous_kept = False  # whether the sentence before this one is quoted
     for raw in re.split(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?])\s+|\n\s*\n|^#+\s.*$", text, flags=re.M):
+        if not (raw or "").strip():
+            continue
         s = " ".join((raw or "").split())
+        leaning, previous_kept = leans_back(s) and not previous_kept, False
+        if leaning:
+            continue  # it points back to a sentence that is not quoted
         if re.search(r"https?://|www\.", s):
             continue  # a link the solver cannot follow
         s = _REF_PHRASE.sub("", s).strip()
@@ -227,6 +259,7 @@ def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_ch
         if keep_changes and split_subject(s)[0] == "fix":
             s = _capitalize_first(split_subject(s)[2])
         out.append(s if s.endswith((".", "!", "?")) else s + ".")
+        previous_kept = True
     return out
 
 

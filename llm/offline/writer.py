@@ -30,7 +30,7 @@ from ..leakage import leak_report, quotes_fix_expression
 from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, best_check
 from .directives import _ACTUAL, _EXPECTED, parse_directives
 from .evidence import failures_of
-from .subject import _request, _symptom, body_sentences, clean_subject, is_vague, split_subject
+from .subject import _request, _symptom, body_sentences, clean_subject, is_vague, split_subject, without_orphans
 from .text import _cap_words, _capitalize, _nontrivial, _Phraser, _strip_leaks, _word_count, seeded_rng
 
 WORDS_PER_TOKEN = 0.75
@@ -232,14 +232,16 @@ def write_statement(
     body = body_sentences("\n\n".join(facts.bodies), True, skip=(facts.subject,))
     fix = "".join(f"+{line}\n" for line in facts.added_lines)
     fix_only = _fix_only_names(facts)
-    body = [
+    safe = [
         sentence
         for sentence in body
         if not leak_report(sentence, fix).score
         and not quotes_fix_expression(sentence, facts.added_lines)
         and not fix_only & set(re.findall(r"[A-Za-z_]\w*", sentence))
     ]
-    body = body[: 0 if concise else 4 if detailed else 2]  # issues and PRs are never cited: the solver cannot read them
+    body = without_orphans(safe, body)[
+        : 0 if concise else 4 if detailed else 2
+    ]  # issues and PRs are never cited: the solver cannot read them
     opening_at = len(sections)
     sections.append("")  # the opening, once it is known whether a block is shown
 

@@ -94,13 +94,80 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
             }
         conftests = [file_at(str(repo_path), commit, c) for c in _conftest_paths(path)]
         helpers = helper_sources[path]
+        exported = star_exports(sources[path], path, modules, lambda f: file_at(str(repo_path), commit, f))
         try:
             out[test_id] = explain_failure(
-                sources[path], test_id, report, conftests=conftests, repo_modules=modules, test_helpers=helpers
+                sources[path],
+                test_id,
+                report,
+                conftests=conftests,
+                repo_modules=modules,
+                test_helpers=helpers,
+                star_names=exported,
             )
         except (SyntaxError, ValueError, RecursionError, AttributeError, TypeError, IndexError):
             out[test_id] = FailureEvidence.from_dict(report, test_id=test_id)  # a file this code cannot read
     return out
+
+
+def star_exports(source: str, test_path: str, project: set[str], read) -> dict[str, str]:
+    """Name -> the project module a `from module import *` of the test file takes it from (`read`:
+    a repository path -> its text, "" when absent): the module's literal `__all__`, else its
+    public top-level names. A snippet imports each such name by itself: a star import says
+    nothing to a reader, and a name it hides is unbound."""
+    out: dict[str, str] = {}
+    for stmt in _safe_parse(source).body:
+        if not (isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names)):
+            continue
+        home = _absolute_module(stmt, test_path)
+        if not home or home.split(".")[0] not in project:
+            continue
+        path = home.replace(".", "/")
+        candidates = [f"{path}.py", f"{path}/__init__.py", f"src/{path}.py", f"src/{path}/__init__.py"]
+        text = next((t for c in candidates if (t := read(c))), "")
+        for name in _public_names(_safe_parse(text)) if text else ():
+            out.setdefault(name, home)
+    return out
+
+
+def _absolute_module(stmt: ast.ImportFrom, test_path: str) -> str:
+    """The dotted module a `from ... import` statement of the file at `test_path` reads."""
+    base = stmt.module or ""
+    if not stmt.level:
+        return base
+    parts = test_path.split("/")[:-1]
+    parts = parts[: len(parts) - (stmt.level - 1)] if stmt.level > 1 else parts
+    return ".".join([*parts, *([base] if base else [])])
+
+
+def _public_names(module: ast.Module) -> list[str]:
+    """What `from module import *` binds: its `__all__` when one literal assignment gives it,
+    else every top-level name not starting with `_`."""
+    alls = [
+        s
+        for s in module.body
+        if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        and "__all__"
+        in {
+            n.id
+            for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
+            for n in ast.walk(t)
+            if isinstance(n, ast.Name)
+        }
+    ]
+    if len(alls) == 1 and isinstance(alls[0], ast.Assign) and isinstance(alls[0].value, (ast.List, ast.Tuple)):
+        values = alls[0].value.elts
+        if all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in values):
+            return [v.value for v in values]
+    names = []
+    for node in module.body:
+        if isinstance(node, (*_FUNCS, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names += [(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            names += sorted(_bound([node]))
+    return [n for n in dict.fromkeys(names) if not n.startswith("_")]
 
 
 def own_test_modules(source: str, test_path: str, project: set[str]) -> list[str]:
@@ -316,7 +383,9 @@ def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
                 continue  # a helper nothing calls any more (its calls were checks that passed)
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
-            if _pure(stmt.value) and not any(name in _used([later]) for later in code[i + 1 :]):
+            # a definition before it reads it when it is called, later
+            readers = [*code[i + 1 :], *(d for d in code[:i] if isinstance(d, (*_FUNCS, ast.ClassDef)))]
+            if _pure(stmt.value) and not any(name in _used([reader]) for reader in readers):
                 continue
             dead = False
             for later in code[i + 1 :]:
@@ -358,9 +427,11 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
         if not (isinstance(deco, ast.Call) and _callee(deco).endswith("parametrize") and len(deco.args) >= 2):
             continue
         names_node, values = deco.args[0], deco.args[1]
+        # names as a tuple or list: each element is a tuple of values, even for one name
+        packed = isinstance(names_node, (ast.Tuple, ast.List))
         if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
             names = [n.strip() for n in names_node.value.split(",") if n.strip()]
-        elif isinstance(names_node, (ast.Tuple, ast.List)):
+        elif packed:
             names = [e.value for e in names_node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
         else:
             continue
@@ -374,12 +445,12 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
             # whose values all are the reported ones, when exactly one is
             if not all(n in reported for n in names):
                 continue
-            matching = [c for e in values.elts if (c := _case_values(e, names)) and _reported_case(c, reported)]
+            matching = [c for e in values.elts if (c := _case_values(e, names, packed)) and _reported_case(c, reported)]
             index = _index_in_id(str(report.get("id") or ""), names, deco)
             if len(matching) == 1:
                 out.update(matching[0])
             elif index is not None and index < len(values.elts):
-                out.update(_case_values(values.elts[index], names))
+                out.update(_case_values(values.elts[index], names, packed))
             continue
         index = indices[names[0]]
         index = index if 0 <= index < len(values.elts) else 0
@@ -387,12 +458,12 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
         # decorators; the element whose values are the reported ones is the case's own
         candidates = [values.elts[index], *(e for i, e in enumerate(values.elts) if i != index)]
         for element in candidates:
-            case = _case_values(element, names)
+            case = _case_values(element, names, packed)
             if case and all(_same_value(case[n], reported.get(n)) for n in names):
                 out.update(case)
                 break
         else:
-            out.update(_case_values(values.elts[index], names))
+            out.update(_case_values(values.elts[index], names, packed))
     for name, text in (report.get("params") or {}).items():
         if name not in out:
             try:
@@ -433,11 +504,12 @@ def _index_in_id(test_id: str, names: list[str], deco: ast.Call) -> int | None:
     return None
 
 
-def _case_values(element: ast.expr, names: list[str]) -> dict[str, ast.expr]:
-    """name -> expression of one parametrize element (a `pytest.param(...)` unwrapped)."""
+def _case_values(element: ast.expr, names: list[str], packed: bool = False) -> dict[str, ast.expr]:
+    """name -> expression of one parametrize element (a `pytest.param(...)` unwrapped); `packed`:
+    the names were given as a tuple or list, so a single name's element is a 1-tuple too."""
     if isinstance(element, ast.Call) and _callee(element).endswith("param"):
-        element = ast.Tuple(elts=list(element.args), ctx=ast.Load()) if len(names) > 1 else element.args[0]
-    if len(names) == 1:
+        element = ast.Tuple(elts=list(element.args), ctx=ast.Load()) if len(names) > 1 or packed else element.args[0]
+    if len(names) == 1 and not (packed and isinstance(element, (ast.Tuple, ast.List)) and len(element.elts) == 1):
         return {names[0]: element}
     if isinstance(element, (ast.Tuple, ast.List)) and len(element.elts) == len(names):
         return dict(zip(names, element.elts))
@@ -727,18 +799,13 @@ def _unbound(nodes) -> set[str]:
 
 def _module_definitions(module: ast.Module, test_path: str) -> dict[str, ast.stmt]:
     """Top-level name -> the statement of the test module that defines it (one alias per import)."""
-    package = ".".join(test_path.split("/")[:-1])
     out: dict[str, ast.stmt] = {}
     for node in module.body:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 out.setdefault((alias.asname or alias.name).split(".")[0], ast.Import(names=[alias]))
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".") if package else []
-                parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
-                base = ".".join([*parts, *([base] if base else [])])
+            base = _absolute_module(node, test_path)
             for alias in node.names:
                 if alias.name != "*":
                     out.setdefault(alias.asname or alias.name, ast.ImportFrom(module=base, names=[alias], level=0))
@@ -762,13 +829,17 @@ def explain_failure(
     conftests: list[str] = (),
     repo_modules: set[str] = frozenset(),
     test_helpers: dict[str, str] | None = None,
+    star_names: dict[str, str] | None = None,
 ) -> FailureEvidence:
     """What the statement writer needs from one failing test: pytest's `report` of the failure
     (the runner's words are kept) and what reading the test's `source` derives from it
-    (`test_helpers`: dotted module -> source, the modules of the tests' own package it imports)."""
+    (`test_helpers`: dotted module -> source, the modules of the tests' own package it imports;
+    `star_names`: name -> the project module the file's star imports take it from)."""
     record = FailureEvidence.from_dict(report, test_id=test_id)
     module = ast.parse(source)
     cls, fn = _find_test(module, test_id)
+    if fn is None and cls is not None and test_helpers:
+        module, source, fn = _inherited_test(module, cls, test_id, test_helpers)
     if fn is None:
         return record
     lines = source.splitlines()
@@ -782,7 +853,9 @@ def explain_failure(
         return record
     record.check = _check_text(lines, failing)
     record.passed_checks = _passed_checks(fn, failing.lineno, helpers)[-6:]
-    repro = _reproduction(module, cls, fn, failing, body, helpers, report, test_id, conftests, test_helpers)
+    repro = _reproduction(
+        module, cls, fn, failing, body, helpers, report, test_id, conftests, test_helpers, star_names or {}
+    )
     snippet = repro.text()
     record.reproduction = snippet
     record.long = len(snippet.splitlines()) > SNIPPET_LINES  # too long to quote: the writer describes it
@@ -793,6 +866,42 @@ def explain_failure(
     except SyntaxError:
         record.unbound = []
     return _with_check_outcome(record, repro, fn, failing, helpers, report, repo_modules)
+
+
+def _inherited_test(
+    module: ast.Module, cls: ast.ClassDef, test_id: str, test_helpers: dict[str, str]
+) -> tuple[ast.Module, str, ast.AST | None]:
+    """A test the class inherits from a base in the tests' own modules (`class T(TestCase,
+    Mixin)`, the test written once in `Mixin`): the two modules as one (every import made
+    absolute, the test module's definitions first), the base's source (the report's line is
+    in it) and its test function; the test module, no source and None when no base has it."""
+    name = test_id.split("::")[-1].split("[")[0]
+    test_path = test_id.split("::")[0]
+    bases = {b.id for b in cls.bases if isinstance(b, ast.Name)}
+    for dotted, text in test_helpers.items():
+        path = dotted.replace(".", "/")
+        # a package the test file is in (`from . import Mixin`) is its `__init__.py`
+        path = f"{path}/__init__.py" if test_path.startswith(f"{path}/") else f"{path}.py"
+        helper = _safe_parse(text)
+        for node in helper.body:
+            if isinstance(node, ast.ClassDef) and node.name in bases:
+                fn = next((n for n in node.body if isinstance(n, _FUNCS) and n.name == name), None)
+                if fn is not None:
+                    body = [*_absolute_imports(module.body, test_path), *_absolute_imports(helper.body, path)]
+                    return ast.Module(body=body, type_ignores=[]), text, fn
+    return module, "", None
+
+
+def _absolute_imports(body: list[ast.stmt], path: str) -> list[ast.stmt]:
+    """`body` with each relative `from ... import` of the file at `path` made absolute."""
+    out = []
+    for stmt in body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.level:
+            stmt = ast.copy_location(
+                ast.ImportFrom(module=_absolute_module(stmt, path), names=stmt.names, level=0), stmt
+            )
+        out.append(stmt)
+    return out
 
 
 def _check_text(lines: list[str], failing: ast.stmt) -> str:
@@ -839,7 +948,35 @@ def _failing_statement(
         if raising:
             failing = raising[-1]
             body = _trim(fn.body, failing.lineno, helpers, [])
+        elif failing in fn.body and is_check(failing, helpers):
+            body = _with_earlier_lookups(fn, failing, body, helpers)
     return failing, body
+
+
+def _with_earlier_lookups(fn: ast.AST, failing: ast.stmt, body: list[ast.stmt], helpers: set[str]) -> list[ast.stmt]:
+    """A check that raised (not one that compared wrongly) may meet the state the earlier checks
+    left: their lookups on an object it reads (`cache[3]` runs a `__missing__` that stores,
+    `stack.pop()`) stay, as plain statements, in their places."""
+    # the objects the test assigns (a class, or a module, keeps no state a check left)
+    made = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    objects = {
+        n.value.id
+        for n in ast.walk(failing)
+        if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.value, ast.Name) and n.value.id in made
+    }
+    lookups: list[ast.stmt] = []
+    for stmt in fn.body:
+        if stmt.lineno >= failing.lineno:
+            break
+        if not is_check(stmt, helpers):
+            continue
+        for node in ast.walk(stmt):
+            looked = isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+            called = isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            target = node.value if looked else node.func.value if called else None
+            if isinstance(target, ast.Name) and target.id in objects:
+                lookups.append(ast.copy_location(ast.Expr(copy.deepcopy(node)), stmt))
+    return sorted([*body, *lookups], key=lambda s: s.lineno) if lookups else body
 
 
 def _runs_it(fn: ast.AST, nested: ast.AST) -> ast.stmt | None:
@@ -905,6 +1042,8 @@ def _test_setup(
                 and isinstance(t.ctx, ast.Store)
             }
             setup.prelude += steps
+    # pytest passes no fixture for an argument with a default: the test runs with the default
+    values = {**_argument_defaults(fn), **values}
     for name in args:
         if name in ("self", "request") or (name == "cls" and name not in values):
             continue  # a parametrized argument named `cls` is a value like any other
@@ -927,6 +1066,15 @@ def _test_setup(
         if inlined:
             setup.prelude += inlined
     return setup
+
+
+def _argument_defaults(fn: ast.AST) -> dict[str, ast.expr]:
+    """Argument name -> its default value (`def test_x(self, key=module.f)`)."""
+    a = fn.args
+    positional = [*a.posonlyargs, *a.args]
+    out = {arg.arg: value for arg, value in zip(positional[len(positional) - len(a.defaults) :], a.defaults)}
+    out.update({arg.arg: value for arg, value in zip(a.kwonlyargs, a.kw_defaults) if value is not None})
+    return out
 
 
 def _arg_names(fn: ast.AST) -> list[str]:
@@ -967,6 +1115,7 @@ def _reproduction(
     test_id: str,
     conftests,
     test_helpers: dict[str, str] | None = None,
+    star_names: dict[str, str] | None = None,
 ) -> _Reproduction:
     body = _replace_last(body, failing.lineno, _plain_assert)  # the failing check as plain Python, last
     body = [_PlainNestedChecks().visit(copy.deepcopy(s)) if _nested_self_check(s) else s for s in body]
@@ -974,14 +1123,14 @@ def _reproduction(
         caught = _CaughtPlainly()  # one for the body: the block's name, then the later checks that read it
         body = [caught.visit(copy.deepcopy(s)) for s in body]
     setup = _test_setup(module, cls, fn, body, {**report, "id": test_id}, conftests)
-    members = _class_members(cls) if cls is not None and "self" in _arg_names(fn) else {}
+    members = _class_members(cls, module) if cls is not None and "self" in _arg_names(fn) else {}
     rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members))
     code = [rewrite.visit(s) for s in [*setup.prelude, *setup.assign, *body]]
     code = [*_members_reached(rewrite, members, setup.self_attrs), *code]
     # a `for` around the failing check: its variables at the failure instead of the loop
     code = _unroll_loops(code, report.get("locals") or {})
     code = [ast.fix_missing_locations(s) for s in _without_dead_branches(_without_dead_stores(code))]
-    definitions = _definitions(module, test_id.split("::")[0], conftests)
+    definitions = _definitions(module, test_id.split("::")[0], conftests, star_names or {})
     raised = str(report.get("type") or "") not in ("", "AssertionError")
     rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
     if test_helpers:
@@ -1174,10 +1323,15 @@ _REPR_CLASSES = {
 }
 
 
-def _definitions(module: ast.Module, test_path: str, conftests) -> dict[str, ast.stmt]:
-    """Top-level name -> its defining statement: the test module's, then its conftests' (what
-    inlined fixtures use), then the standard library's classes a reported value's repr calls."""
+def _definitions(
+    module: ast.Module, test_path: str, conftests, star_names: dict[str, str] | None = None
+) -> dict[str, ast.stmt]:
+    """Top-level name -> its defining statement: the test module's, then each name its star
+    imports bind (`star_names`: name -> module), then its conftests' (what inlined fixtures
+    use), then the standard library's classes a reported value's repr calls."""
     definitions = _module_definitions(module, test_path)
+    for name, home in (star_names or {}).items():
+        definitions.setdefault(name, ast.ImportFrom(module=home, names=[ast.alias(name)], level=0))
     for path, text in zip(_conftest_paths(test_path), conftests):
         for name, stmt in _module_definitions(_safe_parse(text), path).items():
             definitions.setdefault(name, stmt)
@@ -1358,20 +1512,31 @@ def _added_names(stmts: list[ast.stmt]) -> set[str]:
     return out
 
 
-def _class_members(cls: ast.ClassDef) -> dict[str, ast.stmt]:
-    """Class attributes (as `name = value`) and helper methods of a test class, by name."""
-    out: dict[str, ast.stmt] = {}
+def _class_members(cls: ast.ClassDef, module: ast.Module | None = None, depth: int = 0) -> dict[str, ast.stmt]:
+    """Class attributes (as `name = value`) and helper methods of a test class, by name, with
+    those it inherits from the classes of `module` it derives from (a mixin's helper that reads
+    an attribute each subclass sets): its own win, then its bases' in their order."""
+    inherited: dict[str, ast.stmt] = {}
+    classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)} if module is not None else {}
+    for base in cls.bases if depth < 4 else ():
+        if isinstance(base, ast.Name) and base.id in classes and base.id != cls.name:
+            for name, stmt in _class_members(classes[base.id], module, depth + 1).items():
+                inherited.setdefault(name, stmt)
+    own: dict[str, ast.stmt] = {}
     for node in cls.body:
         if isinstance(node, ast.Assign):
+            value = node.value
+            if isinstance(value, ast.Call) and _callee_text(value) == "staticmethod" and len(value.args) == 1:
+                value = value.args[0]  # out of the class, the function itself is what `self.X(...)` calls
             for target in node.targets:
                 if isinstance(target, ast.Name):
-                    out[target.id] = ast.Assign(targets=[ast.Name(target.id, ast.Store())], value=node.value)
+                    own[target.id] = ast.Assign(targets=[ast.Name(target.id, ast.Store())], value=value)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-            out[node.target.id] = ast.Assign(targets=[ast.Name(node.target.id, ast.Store())], value=node.value)
+            own[node.target.id] = ast.Assign(targets=[ast.Name(node.target.id, ast.Store())], value=node.value)
         elif isinstance(node, _FUNCS) and not node.name.startswith("test") and node.name not in _LIFECYCLE:
             if not any(_callee_text(d).endswith("fixture") for d in node.decorator_list):
-                out[node.name] = node
-    return out
+                own[node.name] = node
+    return {**inherited, **own}
 
 
 _LIFECYCLE = ("setUp", "tearDown", "setup_method", "teardown_method", "setUpClass", "tearDownClass")
@@ -1691,11 +1856,22 @@ def _compare_outcome(
         named = [f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "") for f in calls]
         return bool(raised_in) and raised_in in named, bool(_used(calls) & project)
 
+    def reads_state(node: ast.expr) -> bool:  # `cached.get.key(42)`, `interval[:]`: asks an object the test holds
+        asked = False  # an attribute or an item of it (a call of a local class only builds a value)
+        while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
+            asked |= not isinstance(node, ast.Call)
+            node = node.func if isinstance(node, ast.Call) else node.value
+        return asked and isinstance(node, ast.Name) and node.id in local_names
+
     swap = op in ("in", "not in") or (constant(left) and not constant(right))
     if not swap and not constant(left) and not constant(right):
         ranks = exercises(left), exercises(right)
-        if ranks[0] != ranks[1]:
-            swap = ranks[1] > ranks[0]
+        if ranks[0][0] != ranks[1][0]:
+            swap = ranks[1] > ranks[0]  # the side that raised
+        elif ranks[0] != ranks[1]:
+            # the side that calls the project is computed, unless the left asks the test's own
+            # object (`assert obj.key(1) == lib.key(obj, 1)`: the left is checked, as written)
+            swap = ranks[1] > ranks[0] and not reads_state(left)
         elif op in ("==", "!="):
             swap = bool(_used([right]) & project_made) and not (_used([left]) & project_made)
     computed, wanted = (right, left) if swap else (left, right)

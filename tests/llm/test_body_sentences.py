@@ -1,6 +1,7 @@
 """Which sentences of a commit or pull-request body a statement may carry: symptoms, never the fix."""
 
 from llm.offline import body_sentences
+from llm.offline.subject import without_orphans
 
 # sentences of real fix commits' bodies (croniter, mistune) that blind raters called leaks
 HOW_THE_FIX_WORKS = [
@@ -51,3 +52,20 @@ def test_a_body_sentence_giving_the_cause_or_what_the_fix_does_is_left_out():
     ]
     symptom = "A table with coloured cells is one column too wide."
     assert body_sentences("\n\n".join([*causes, symptom]), no_leak=True) == [symptom]
+
+
+def test_a_sentence_that_leans_on_a_dropped_one_is_not_quoted_alone():
+    """ "In addition, ..." after a sentence in the developer's voice (dropped) would be quoted
+    with nothing to add to; after a kept sentence it stays."""
+    leaning = "In addition, the cache backends break when they read old values."
+    after_dropped = f"I realise we should think twice before using pickle here! {leaning}"
+    assert leaning not in body_sentences(after_dropped, no_leak=True)
+    after_kept = f"Unpickling old values breaks for every attribute. {leaning}"
+    assert body_sentences(after_kept, no_leak=True)[-1] == leaning
+
+
+def test_a_leaning_sentence_keeps_its_predecessor_or_goes():
+    original = ["Old pickles fail to load.", "Also, new ones load fine.", "However, the size grows."]
+    assert without_orphans(original, original) == original
+    assert without_orphans(original[1:], original) == []  # each leans on one that is not kept
+    assert without_orphans([original[0], original[2]], original) == [original[0]]

@@ -27,7 +27,7 @@ from records import LayerResult
 from sandbox import Limits
 from sandbox.report import clean_failures, parse_report
 from tasks.evidence import failure_evidence
-from tasks.evidence.python import explain_failure, own_test_modules
+from tasks.evidence.python import explain_failure, own_test_modules, star_exports
 from tasks.generate import skeleton, strategy_instructions
 from tasks.mining import mine_commits
 from tasks.prompt import context_json
@@ -835,3 +835,142 @@ def test_a_testcase_check_in_a_function_the_test_defines_becomes_a_plain_assert(
     found = explain_failure(source, "tests/test_t.py::T::test_it", report, repo_modules={"pkg"})
     assert found.unbound == [] and "        assert i <= 5" in found.reproduction
     assert found.reproduction.splitlines()[-1] == "    assert g(gen()) == [0, 1, 2]"
+
+
+def test_a_test_arguments_default_value_is_bound_in_the_reproduction():
+    """pytest passes no fixture for an argument with a default: the test runs with the default,
+    so the snippet binds it (else the argument is unbound and no snippet is shown)."""
+    source = (
+        "import pkg.keys\n\n\nclass T:\n    def test_key(self, key=pkg.keys.hashkey):\n"
+        "        for k in [key(), key('a')]:\n            assert len(k.__dict__) == 0\n"
+    )
+    evidence = {"type": "AssertionError", "line": 7, "locals": {"k": "()"}, "message": "assert 1 == 0"}
+    found = explain_failure(source, "tests/t.py::T::test_key", evidence, repo_modules={"pkg"})
+    assert found.unbound == []
+    assert found.reproduction.splitlines()[:2] == ["import pkg.keys", "key = pkg.keys.hashkey"]
+
+
+def test_a_name_from_a_star_import_of_the_project_is_imported_by_itself():
+    """`from ..mod import *` binds names the test module never spells: the snippet imports each
+    name it reads from the module that exports it (its literal `__all__`, else its public names)."""
+    source = "import pytest\n\nfrom .._mod import *\n\n\ndef test_norm():\n    assert norm([1, 1]) == [1]\n"
+    exported = star_exports(
+        source,
+        "pkg/tests/test_mod.py",
+        {"pkg"},
+        lambda path: (
+            "from ._util import Error\n__all__ = ['norm']\ndef norm(x):\n    return x\n"
+            if path == "pkg/_mod.py"
+            else ""
+        ),
+    )
+    assert exported == {"norm": "pkg._mod"}
+    evidence = {"type": "AssertionError", "line": 7, "message": "assert [1, 1] == [1]"}
+    found = explain_failure(source, "pkg/tests/test_mod.py::test_norm", evidence, {"pkg"}, star_names=exported)
+    assert found.unbound == []
+    assert found.reproduction.splitlines()[0] == "from pkg._mod import norm"
+    without_all = star_exports(source, "pkg/tests/test_mod.py", {"pkg"}, lambda p: "from ._u import E\ndef f(): ...\n")
+    assert without_all == {"E": "pkg._mod", "f": "pkg._mod"}
+
+
+def test_a_mixins_helper_reads_the_attribute_its_test_class_sets():
+    """A test written once in a mixin and run by each subclass: `self.make(...)` is the mixin's
+    helper, which calls the subclass's `MAKE` (a staticmethod): both are written in."""
+    source = (
+        "import pkg\n\n\nclass Mixin:\n    def make(self, n):\n        return self.MAKE(n)\n\n"
+        "    def test_make(self):\n        assert self.make(1) == 2\n\n\n"
+        "class TestA(Mixin):\n    MAKE = staticmethod(pkg.make_a)\n"
+    )
+    evidence = {"type": "AssertionError", "line": 9, "message": "assert 1 == 2"}
+    found = explain_failure(source, "tests/t.py::TestA::test_make", evidence, repo_modules={"pkg"})
+    assert found.unbound == []
+    code = found.reproduction
+    assert "MAKE = pkg.make_a" in code and "def make(n):" in code and code.endswith("assert make(1) == 2")
+
+
+def test_of_two_computed_sides_the_left_that_asks_the_tests_object_is_the_observed_one():
+    """`assert cached.key(42) == lib.key(cached, 42)`: the left asks an object the test holds, as
+    written; the right calls the project for the value it must equal. The statement had the
+    sides swapped ("`lib.key(cached, 42)` gives `(42,)`; it should be `()`")."""
+    source = (
+        "from pkg import keys, Cached\n\n\ndef test_key():\n    cached = Cached()\n"
+        "    assert cached.get.key(42) == keys.methodkey(cached, 42)\n"
+    )
+    evidence = {
+        "type": "AssertionError",
+        "line": 6,
+        "locals": {"cached": "<Cached>"},
+        "compare": {"op": "==", "left": "()", "right": "(42,)"},
+        "message": "assert () == (42,)",
+    }
+    found = explain_failure(source, "tests/t.py::test_key", evidence, repo_modules={"pkg"})
+    assert (found.call, found.observed, found.expected) == ("cached.get.key(42)", "()", "(42,)")
+    # a slice of the test's object, against a value the project builds: the slice is checked
+    sliced = source.replace("cached.get.key(42) == keys.methodkey(cached, 42)", "cached[:] == Cached()")
+    found = explain_failure(sliced, "tests/t.py::test_key", evidence, repo_modules={"pkg"})
+    assert found.call == "cached[:]"
+
+
+def test_a_single_parametrize_name_given_as_a_tuple_takes_its_cases_value_out_of_the_tuple():
+    """`parametrize(('value',), [(UUID('...'),)])`: pytest unpacks each 1-tuple; the snippet had
+    called `uuid((UUID('...'),))`, a call no test makes."""
+    source = (
+        "import pytest\nfrom pkg import check\n\n\n"
+        "@pytest.mark.parametrize(('value',), [\n    (1.5,),\n    (2.5,),\n])\n"
+        "def test_check(value):\n    assert check(value)\n"
+    )
+    evidence = {"type": "AssertionError", "line": 10, "indices": {"value": 1}, "message": "assert False"}
+    found = explain_failure(source, "tests/t.py::test_check[value1]", evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[-1] == "assert check(2.5)"
+    plain = source.replace("(('value',), [\n    (1.5,),\n    (2.5,),\n])", "('value', [(1.5,), (2.5,)])")
+    found = explain_failure(plain, "tests/t.py::test_check[value1]", {**evidence, "line": 7}, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[-1] == "assert check((2.5,))"  # a name as a string: the tuple is the value
+
+
+def test_a_test_inherited_from_a_mixin_in_the_tests_package_is_read_from_there():
+    """`class TestThing(TestCase, Mixin)` runs a test written once in the tests' `__init__.py`:
+    its evidence comes from there (the report's line is in it), with the subclass's attributes."""
+    source = "from pkg import Thing\n\nfrom . import Mixin\n\n\nclass TestThing(Mixin):\n    Kind = Thing\n"
+    helper = (
+        "class Mixin:\n    Kind = None\n\n    def test_size(self):\n"
+        "        thing = self.Kind(2)\n        assert thing.size() == 2\n"
+    )
+    evidence = {"type": "AssertionError", "line": 6, "compare": {"op": "==", "left": "1", "right": "2"}}
+    test_id = "tests/test_a.py::TestThing::test_size"
+    found = explain_failure(source, test_id, evidence, repo_modules={"pkg"}, test_helpers={"tests": helper})
+    assert found.reproduction.splitlines() == [
+        "from pkg import Thing",
+        "Kind = Thing",
+        "thing = Kind(2)",
+        "assert thing.size() == 2",
+    ]
+    assert (found.call, found.observed, found.expected) == ("thing.size()", "1", "2")
+    assert explain_failure(source, test_id, evidence, repo_modules={"pkg"}).reproduction is None  # no helper source
+
+
+def test_a_check_that_raised_keeps_the_lookups_the_earlier_checks_made_on_its_object():
+    """`assertEqual(3, cache[3])` passed and stored through `__missing__`; the later `cache[1]`
+    raised on that state. Without the earlier lookups the snippet passes on the buggy code."""
+    source = (
+        "from pkg import Cache\n\n\ndef test_missing():\n    cache = Cache()\n"
+        "    assert cache[3] == 3\n    assert len(cache) == 1\n    assert cache[1] == 1\n"
+    )
+    raised = {"type": "KeyError", "line": 8, "message": "3"}
+    found = explain_failure(source, "tests/t.py::test_missing", raised, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[2:] == ["cache[3]", "assert cache[1] == 1"]
+    # a check that compared wrongly meets no state of the earlier ones: they stay out
+    compared = {"type": "AssertionError", "line": 8, "compare": {"op": "==", "left": "2", "right": "1"}}
+    found = explain_failure(source, "tests/t.py::test_missing", compared, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[2:] == ["assert cache[1] == 1"]
+
+
+def test_lookups_on_a_class_the_earlier_checks_made_stay_out():
+    """`Version.parse(...)` in an earlier check reads a class, not an object with state."""
+    source = (
+        "from pkg import Version\n\n\ndef test_eq():\n    class Sub(Version):\n        pass\n\n"
+        "    assert Version.parse('1') == Sub.parse('1')\n    assert Sub.parse('1').__eq__(Version.parse('1'))\n"
+    )
+    raised = {"type": "TypeError", "line": 9, "message": "bad operand"}
+    found = explain_failure(source, "tests/t.py::test_eq", raised, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[-1] == "assert Sub.parse('1').__eq__(Version.parse('1'))"
+    assert "Version.parse('1')\n" not in found.reproduction
