@@ -495,9 +495,12 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
         expected = (f.params or {})[expected.strip()]
     if f.kind == "compare" and expected and _reads_names(expected):
         expected = stated_call(expected, code, f.loop_value or "")  # `should be omd` names nothing to a solver
-    # a local that stays one (a long value, a loop's) is no API: the prose speaks of what the snippet builds
-    call = "" if f.kind == "compare" and snippet_local(call, code) and not _timed(f) else call
-    expected = "" if f.kind == "compare" and snippet_local(expected or "", code) else expected
+    # a local that stays one (a long value, a loop's) is no API: the prose speaks of what the snippet builds;
+    # a loop's variable over literal values stays, the prose names its values (`literal_loop`)
+    looped = literal_loop(code)[0]
+    call = "" if f.kind == "compare" and snippet_local(call, code) and not _timed(f) and call != looped else call
+    if f.kind == "compare" and snippet_local(expected or "", code) and (expected or "").strip() != looped:
+        expected = ""
     if (code, call, expected, raised_by) == (f.reproduction, f.call, f.expected, f.raised_by):
         return f
     return replace(f, reproduction=code, call=call, expected=expected, raised_by=raised_by)
@@ -618,13 +621,16 @@ def stated_call(call: str, code: str, loop_value: str = "") -> str:
         tree, module = ast.parse(call, mode="eval"), ast.parse(code)
     except SyntaxError:
         return call
-    body = module.body
+    body, looped = _into_literal_loops(module.body)
     if not body:
         return call
     imported = {
         (a.asname or a.name).split(".")[0] for s in body if isinstance(s, (ast.Import, ast.ImportFrom)) for a in s.names
     }
     values: dict[str, ast.expr] = {}
+    if looped:
+        imported |= looped[0]  # stated as the loop's variable: the prose names its values (`_every_pass`)
+        loop_value = loop_value if looped[1] else ""  # a pass's repr of a built value (`()`) is no input
     try:
         loop = ast.parse(loop_value).body if loop_value else []
     except SyntaxError:
@@ -677,6 +683,22 @@ def stated_call(call: str, code: str, loop_value: str = "") -> str:
     return text if len(text) <= STATED_CALL else call
 
 
+def _into_literal_loops(body: list[ast.stmt]) -> tuple[list[ast.stmt], tuple[frozenset, bool] | None]:
+    """`body` with each `for` over literal values that ends it replaced by its own body, so
+    that the failing check's inputs bound in the loop are written in; with (the loops'
+    variables, whether all their values are plain literals), None when there is no such loop."""
+    names: set[str] = set()
+    plain = True
+    while body and isinstance(body[-1], ast.For):
+        loop = body[-1]
+        if not (isinstance(loop.iter, _DISPLAYS) or _is_literal(loop.iter)):
+            break
+        names |= {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        plain = plain and _is_literal(loop.iter)
+        body = [*body[:-1], *loop.body]
+    return body, ((frozenset(names), plain) if names else None)
+
+
 def stated_raising_call(call: str, code: str, loop_value: str = "") -> str:
     """`stated_call` of the call in `with pytest.raises(E) as e:` whose exception the check
     reads: the snippet up to that block, ending with the call (the block reads the names it
@@ -694,6 +716,44 @@ def stated_raising_call(call: str, code: str, loop_value: str = "") -> str:
         return call
     before = "\n".join(ast.unparse(s) for s in body[: blocks[-1]])
     return stated_call(call, f"{before}\n{call}", loop_value)
+
+
+LOOP_VALUES = 160  # a loop's literal values longer than this are left to the snippet
+
+
+def literal_loop(code: str) -> tuple[str, str]:
+    """(its variable, its values) of the innermost `for` over literal values (`for t in ((1, 0),
+    (1,))`, `for c in b'\\x00 '`, `for k in [key(), key('a')]`) that holds the snippet's last
+    statement, the failing check; ("", "") when there is none."""
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return "", ""
+    found = ("", "")
+    while body and isinstance(body[-1], (ast.For, ast.With)):
+        last = body[-1]
+        if isinstance(last, ast.For) and (isinstance(last.iter, _DISPLAYS) or _is_literal(last.iter)):
+            found = (ast.unparse(last.target), ast.unparse(last.iter))
+        body = last.body
+    return found
+
+
+def _built_values(f: FailureEvidence) -> bool:
+    """The failing check is in a `for` over a display of calls (`[key(), key('a')]`)."""
+    try:
+        looped = _into_literal_loops(ast.parse(f.reproduction or "").body)[1]
+    except SyntaxError:
+        return False
+    return bool(looped) and not looped[1]
+
+
+def _every_pass(f: FailureEvidence) -> str:
+    """The requirement on each pass of the loop the failing check is in, with the loop's values:
+    the test checks them all, and the failing pass is only the first that fails."""
+    target, values = literal_loop(f.reproduction or "")
+    if not target or not _short(values, LOOP_VALUES):
+        return ""
+    return f" The check must hold for each {_span(target)} in {_span(values)}."
 
 
 def _is_literal(node: ast.expr) -> bool:
@@ -987,8 +1047,10 @@ def _outcome_sentence(f: FailureEvidence, phr: _Phraser | None = None, missing: 
     line that raises before its check, the check that follows it). `missing`: the name the
     change adds, when the error only says it does not exist yet (a request, not a crash)."""
     text = _request_core(f, missing, phr) if missing else _outcome_core(f, phr)
-    if f.loop_value and _short(f.loop_value, 160) and _compiles(f.loop_value):  # a cut value is no input
+    if f.loop_value and _short(f.loop_value, 160) and _compiles(f.loop_value) and not _built_values(f):
+        # a cut value is no input; nor is the repr of a value the loop builds (`k = ()` for a key object)
         text += f" It fails in the pass of the loop where {_span(f.loop_value)}."
+    text += _every_pass(f)
     if f.then and f.kind == "error" and not f.rest and not _placeholder(f.then, f.reproduction or ""):
         text += f" Once it runs, {_span(f.then)} should hold."
     return text

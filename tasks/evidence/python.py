@@ -16,6 +16,7 @@ import ast
 import builtins
 import copy
 import dataclasses
+import keyword
 import re
 from dataclasses import dataclass, replace
 
@@ -125,9 +126,43 @@ def star_exports(source: str, test_path: str, project: set[str], read) -> dict[s
         path = home.replace(".", "/")
         candidates = [f"{path}.py", f"{path}/__init__.py", f"src/{path}.py", f"src/{path}/__init__.py"]
         text = next((t for c in candidates if (t := read(c))), "")
-        for name in _public_names(_safe_parse(text)) if text else ():
+        tree = _safe_parse(text) if text else ast.Module(body=[], type_ignores=[])
+        for name in [*_public_names(tree), *_runtime_names(tree)]:
             out.setdefault(name, home)
     return out
+
+
+def _runtime_names(module: ast.Module) -> list[str]:
+    """Names a module may bind at run time and export, when it builds its namespace in code
+    (`globals()[token] = ...` over `"CLIENT SERVER".split()`, an `__all__ +=`): the identifiers its
+    string constants spell, docstrings aside. A name the test reads is bound by nothing else."""
+    if not any(_builds_namespace(n) for n in ast.walk(module)):
+        return []
+    docstrings = {
+        id(n.value) for n in ast.walk(module) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
+    }
+    words = [
+        word
+        for n in ast.walk(module)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings
+        for word in re.findall(r"[A-Za-z_]\w*", n.value)
+    ]
+    return [w for w in dict.fromkeys(words) if not w.startswith("_") and not keyword.iskeyword(w)]
+
+
+def _builds_namespace(node: ast.AST) -> bool:
+    """`globals()[...] = ...`, `globals().update(...)`, `__all__ += ...` or `__all__.extend(...)`."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("globals", "vars"):
+        return True
+    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        return node.target.id == "__all__"
+    func = node.func if isinstance(node, ast.Call) else None
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "__all__"
+        and func.attr in ("extend", "append")
+    )
 
 
 def _absolute_module(stmt: ast.ImportFrom, test_path: str) -> str:
@@ -797,13 +832,24 @@ def _unbound(nodes) -> set[str]:
     return _used(nodes) - _bound(nodes) - set(dir(builtins)) - {"__file__"}
 
 
+def _plain_import_of(node: ast.stmt | None, name: str) -> bool:
+    """`node` is `import name` or `import name.sub`, without an alias."""
+    return isinstance(node, ast.Import) and all(a.asname is None and a.name.split(".")[0] == name for a in node.names)
+
+
 def _module_definitions(module: ast.Module, test_path: str) -> dict[str, ast.stmt]:
     """Top-level name -> the statement of the test module that defines it (one alias per import)."""
     out: dict[str, ast.stmt] = {}
     for node in module.body:
         if isinstance(node, ast.Import):
             for alias in node.names:
-                out.setdefault((alias.asname or alias.name).split(".")[0], ast.Import(names=[alias]))
+                key = (alias.asname or alias.name).split(".")[0]
+                known = out.get(key)
+                if alias.asname is None and "." in alias.name and _plain_import_of(known, key):
+                    # `import a.b` beside `import a`: `a.b.f()` needs the submodule loaded, and it binds `a` too
+                    out[key] = ast.Import(names=[*(a for a in known.names if a.name != key), alias])
+                else:
+                    out.setdefault(key, ast.Import(names=[alias]))
         elif isinstance(node, ast.ImportFrom):
             base = _absolute_module(node, test_path)
             for alias in node.names:

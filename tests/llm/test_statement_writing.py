@@ -782,3 +782,54 @@ def test_a_test_that_describes_itself_states_its_requirement_where_the_prose_nam
     with_call = context([named])
     with_call["failing_tests"][0]["intent"] = "Old pickles still load."
     assert "in its own words" not in write_statement(with_call, BUG)["problem_statement"]
+
+
+def test_a_check_in_a_loop_over_literal_values_is_stated_with_all_of_them():
+    """`for t in ((1, 0), (1,)): assert v < t`: the failing pass is only the first that fails;
+    the test checks every value, so the statement names them, and the loop's variable stays in
+    the stated comparison (it was cut to "`Version(0, 4) < `")."""
+    raising = FailureEvidence(
+        "tests/test_v.py::test_tuples",
+        kind="compare",
+        call="v",
+        check="assert v < t",
+        op="<",
+        expected="t",
+        observed="TypeError: '<' not supported between instances of 'Version' and 'tuple'",
+        error="TypeError: '<' not supported between instances of 'Version' and 'tuple'",
+        reproduction="from ver import Version\nv = Version(0, 4)\nfor t in ((1, 0), (1,)):\n    assert v < t",
+        function="Version",
+    )
+    text = write_statement(context([raising]), BUG)["problem_statement"]
+    assert "`Version(0, 4) < t` raises `TypeError" in text
+    assert "The check must hold for each `t` in `((1, 0), (1,))`." in text
+
+
+def test_a_check_in_a_loop_over_built_values_states_the_call_and_no_pass_repr():
+    """`for k in [key(), key('a')]: p = load(dump(k)); assert len(p.__dict__) == 0`: the stated
+    call is what is computed from the loop's variable, the loop's calls are listed, and the
+    failing pass's repr (`k = ()`, a key object that prints like a tuple) is no input."""
+    built = FailureEvidence(
+        "tests/test_k.py::test_pickle",
+        kind="compare",
+        call="len(p.__dict__)",
+        check="assert len(p.__dict__) == 0",
+        op="==",
+        expected="0",
+        observed="1",
+        loop_value="k = ()",
+        reproduction="from keys import key, load, dump\nfor k in [key(), key('a')]:\n    p = load(dump(k))\n"
+        "    assert len(p.__dict__) == 0",
+        function="key",
+    )
+    text = write_statement(context([built]), BUG)["problem_statement"]
+    assert "`len(load(dump(k)).__dict__)` gives `1`" in text
+    assert "for each `k` in `[key(), key('a')]`" in text and "`k = ()`" not in text
+    plain = replace(
+        built,
+        loop_value="k = 'a'",
+        reproduction="from keys import load, dump\nfor k in ['', 'a']:\n    p = load(dump(k))\n"
+        "    assert len(p.__dict__) == 0",
+    )
+    text = write_statement(context([plain]), BUG)["problem_statement"]
+    assert "`len(load(dump('a')).__dict__)`" in text and "pass of the loop where `k = 'a'`" in text

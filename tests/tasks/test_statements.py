@@ -974,3 +974,35 @@ def test_lookups_on_a_class_the_earlier_checks_made_stay_out():
     found = explain_failure(source, "tests/t.py::test_eq", raised, repo_modules={"pkg"})
     assert found.reproduction.splitlines()[-1] == "assert Sub.parse('1').__eq__(Version.parse('1'))"
     assert "Version.parse('1')\n" not in found.reproduction
+
+
+def test_a_name_a_star_imported_module_binds_at_run_time_is_imported_from_it():
+    """A module that builds its namespace in code (`globals()[token] = ...` over a string of
+    names, `__all__ +=`) exports names no top-level statement spells: the snippet imports the
+    ones the test reads from it (they were left unbound, and the test's snippet was not shown)."""
+    source = "from .._state import *\n\n\ndef test_state():\n    assert READERS[CLIENT] == 1\n"
+    state = (
+        '"""States: the docstring names Nothing."""\n__all__ = []\nnames = "CLIENT SERVER"\n'
+        "for token in names.split():\n    globals()[token] = object()\n__all__ += names.split()\nREADERS = {}\n"
+    )
+    exported = star_exports(source, "pkg/tests/test_s.py", {"pkg"}, lambda p: state if p == "pkg/_state.py" else "")
+    assert exported["CLIENT"] == exported["SERVER"] == exported["READERS"] == "pkg._state"
+    assert "Nothing" not in exported and "names" in exported  # docstrings aside; `names` is a top-level name
+    evidence = {"type": "AssertionError", "line": 5, "message": "assert None == 1"}
+    found = explain_failure(source, "pkg/tests/test_s.py::test_state", evidence, {"pkg"}, star_names=exported)
+    assert found.unbound == []
+    assert {"from pkg._state import CLIENT", "from pkg._state import READERS"} <= set(found.reproduction.splitlines())
+    static = star_exports(source, "pkg/tests/test_s.py", {"pkg"}, lambda p: "X = 'CLIENT'\n" if "_state" in p else "")
+    assert static == {"X": "pkg._state"}  # a module that binds nothing in code exports no word of its strings
+
+
+def test_a_submodule_import_beside_its_package_import_is_kept():
+    """`import unittest` and `import unittest.mock`: both bind `unittest`; the snippet needs the
+    submodule loaded (`unittest.mock.create_autospec(...)` raised AttributeError as given)."""
+    source = "import pkg\nimport pkg.sub\n\n\ndef test_sub():\n    assert pkg.sub.f() == 1\n"
+    evidence = {"type": "AssertionError", "line": 6, "message": "assert 0 == 1"}
+    found = explain_failure(source, "tests/test_p.py::test_sub", evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[0] == "import pkg.sub" and found.unbound == []
+    aliased = "import pkg as p\nimport pkg.sub\n\n\ndef test_sub():\n    assert p.g() == 1\n"
+    found = explain_failure(aliased, "tests/test_p.py::test_sub", evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[0] == "import pkg as p"
