@@ -1127,6 +1127,9 @@ def _seen_clause(f: FailureEvidence) -> str:
     difference = _text_difference(observed, f.expected or "") if f.kind == "compare" and f.op == "==" else ""
     if difference:
         return difference
+    difference = _sequence_difference(f.message or "") if f.kind == "compare" and f.op == "==" else ""
+    if difference:
+        return difference
     if f.kind == "compare" and f.op in ("in", "not in") and observed:  # the value is too long; the fact is not
         return "does not contain it" if f.op == "in" else "contains it"
     return "is false" if f.kind == "truthy" else _VAGUE_SEEN
@@ -1160,6 +1163,33 @@ def _text_difference(observed: str, expected: str) -> str:
     if len(lines) > len(wanted) and _short(repr(lines[n]), 120):
         return f"gives text with a line {n + 1} too many, {_span(repr(lines[n]))}"
     return ""
+
+
+_INDEX_DIFF = re.compile(r"^\s*At index (\d+) diff: (.+)$", re.M)
+_MORE_ITEMS = re.compile(r"^\s*(Left|Right) contains (one|\d+) more items?(?:, first extra item)?: (.+)$", re.M)
+
+
+def _sequence_difference(message: str) -> str:
+    """What pytest's diff of two sequences too long to print says the checked value gives, as a
+    verb phrase ("gives a sequence whose item 0 is `a` where `b` is expected, and lacks the
+    item `c`"): the run printed these values, the statement quotes them. "" when it said none."""
+    parts = []
+    at = _INDEX_DIFF.search(message)
+    if at:
+        sides = at.group(2).split(" != ")
+        if len(sides) == 2 and all(_short(side.strip(), 120) for side in sides):
+            got, want = (side.strip() for side in sides)
+            parts.append(f"whose item {at.group(1)} is {_span(got)} where {_span(want)} is expected")
+    more = _MORE_ITEMS.search(message)
+    if more and _short(more.group(3).strip(), 120):
+        item, many = _span(more.group(3).strip()), more.group(2) != "one"
+        if more.group(1) == "Right":  # the required value has items the checked one lacks
+            parts.append(f"lacks {'items, the first' if many else 'the item'} {item}")
+        else:
+            parts.append(f"has {'extra items, the first' if many else 'an extra item'} {item}")
+    if not parts:
+        return ""
+    return "gives a sequence " + ", and ".join(parts) if at else "gives a sequence that " + parts[0]
 
 
 _RELATION = {

@@ -833,3 +833,31 @@ def test_a_check_in_a_loop_over_built_values_states_the_call_and_no_pass_repr():
     )
     text = write_statement(context([plain]), BUG)["problem_statement"]
     assert "`len(load(dump('a')).__dict__)`" in text and "pass of the loop where `k = 'a'`" in text
+
+
+def test_a_mismatch_pytest_diffed_item_by_item_quotes_the_items_it_printed():
+    """pytest cut both lists (`[B(...al='a')] == [B(...al='b')]`), then printed the first
+    differing item and the missing one: the statement quotes them, never "gives a different value"."""
+    cut = FailureEvidence(
+        "tests/test_p.py::test_parse[a=\\nb=c-expected0]",
+        kind="compare",
+        call="list(parse('a=\\nb=c'))",
+        check="assert list(result) == expected",
+        op="==",
+        expected="[B(key='a', value=''), B(key='b', value='c')]",
+        observed="",
+        message="assert [B(key=...e='b=c')] == [B(key=...value='c')]\n  \n"
+        "  At index 0 diff: B(key='a', value='b=c') != B(key='a', value='')\n"
+        "  Right contains one more item: B(key='b', value='c')\n  Use -v to get more diff",
+        reproduction="from p import B, parse\nresult = parse('a=\\nb=c')\nassert list(result) == "
+        "[B(key='a', value=''), B(key='b', value='c')]",
+        function="parse",
+    )
+    text = write_statement(context([cut]), BUG)["problem_statement"]
+    assert (
+        "gives a sequence whose item 0 is `B(key='a', value='b=c')` where `B(key='a', value='')` is expected,"
+        " and lacks the item `B(key='b', value='c')`" in text
+    )
+    assert "different value" not in text
+    extra = replace(cut, message="assert [1, 2, 3] == [1, 2]\n  Left contains one more item: 3")
+    assert "gives a sequence that has an extra item `3`" in write_statement(context([extra]), BUG)["problem_statement"]
