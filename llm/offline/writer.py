@@ -1400,6 +1400,24 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) 
     return f"- with {inputs}: {subject} {outcome}"
 
 
+def _same_run(f: FailureEvidence, lead: FailureEvidence) -> bool:
+    """The case runs the lead's very snippet and fails the same way, though it differs in plain
+    parameter values: the producer writes a value the test reads into the snippet, so the test
+    takes these and never reads them (a fixture's setting). Listed as "with input `True`", the
+    case would name nothing. (A value that is the tests' own object may just not be written in.)"""
+    same = (_flat(f.reproduction or ""), f.kind, f.observed, f.expected, f.error)
+    if not f.reproduction or same != (
+        _flat(lead.reproduction or ""),
+        lead.kind,
+        lead.observed,
+        lead.expected,
+        lead.error,
+    ):
+        return False
+    changed = [v for k, v in (f.params or {}).items() if (lead.params or {}).get(k) != v]
+    return bool(changed) and not any(_test_object(v) for v in changed)
+
+
 def _flat(text: str) -> str:
     return " ".join(str(text).replace('"', "'").split())
 
@@ -1476,6 +1494,8 @@ def evidence_section(
         shared = len(group) > 3 and len(wants) == 1  # the rule the cases share, said once
         cases = []
         for other in group[1:CASES]:
+            if _same_run(other, f):
+                continue  # its parameter never reaches the code the snippet shows: the lead states it
             own_check = _flat(other.check or "") != _flat(f.check or "")  # it fails at another check
             line = "" if own_check and _quotable(other) else _case_line(other, f, shared)
             if line:

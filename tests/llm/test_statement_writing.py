@@ -861,3 +861,26 @@ def test_a_mismatch_pytest_diffed_item_by_item_quotes_the_items_it_printed():
     assert "different value" not in text
     extra = replace(cut, message="assert [1, 2, 3] == [1, 2]\n  Left contains one more item: 3")
     assert "gives a sequence that has an extra item `3`" in write_statement(context([extra]), BUG)["problem_statement"]
+
+
+def test_a_case_that_runs_the_same_snippet_is_not_listed_as_another_input():
+    """A test that takes a fixture's setting and never reads it fails twice with one snippet: a
+    second line "with input `True`: the snippet raises ..." names no input a solver can use."""
+    lead = FailureEvidence(
+        "tests/test_s.py::test_unpickle[False]",
+        kind="compare",
+        call="loads(data)",
+        check="assert loads(data) == A(1)",
+        op="==",
+        expected="A(1)",
+        observed="AttributeError: 'A' object has no attribute 'x'",
+        error="AttributeError: 'A' object has no attribute 'x'",
+        params={"frozen": "False"},
+        reproduction="from p import A, loads\ndata = b'A1'\nassert loads(data) == A(1)",
+        function="loads",
+    )
+    other = replace(lead, test_id="tests/test_s.py::test_unpickle[True]", params={"frozen": "True"})
+    text = write_statement(context([lead, other]), BUG)["problem_statement"]
+    assert "`True`" not in text and "more input" not in text
+    differs = replace(other, reproduction="from p import A, loads\ndata = b'A2'\nassert loads(data) == A(1)")
+    assert "`True`" in write_statement(context([lead, differs]), BUG)["problem_statement"]
