@@ -1331,10 +1331,17 @@ def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
     form = phr.pick(forms) if phr else forms[0]
     if f.kind == "raises":
         subject = "the snippet"
-    elif f.error and f.kind == "compare" and f.op not in ("==", "is") and _short(_comparison(f), 120) and not f.raised:
-        subject = _span(_comparison(f))  # the comparison raised, not its left side
-        return _fmt(form, {"subject": subject, "seen": _seen_clause(f), "want": "it should hold"})
+    elif _raising_comparison(f):
+        return _fmt(form, {"subject": _raising_comparison(f), "seen": _seen_clause(f), "want": "it should hold"})
     return _fmt(form, {"subject": subject, "seen": _seen_of(f, subject), "want": _want_clause(f)})
+
+
+def _raising_comparison(f: FailureEvidence) -> str:
+    """The failing comparison as a span when evaluating it raised (`v < t` raises `TypeError`):
+    the comparison raised, not its left side. "" otherwise."""
+    if f.error and f.kind == "compare" and f.op not in ("==", "is") and _short(_comparison(f), 120) and not f.raised:
+        return _span(_comparison(f))
+    return ""
 
 
 def _seen_of(f: FailureEvidence, subject: str) -> str:
@@ -1584,6 +1591,9 @@ def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "
     elif f.kind in ("helper", "fail"):
         expected_text = "the snippet runs to its end"
         actual = f"it fails with {_span(f.observed)}" if f.observed else "it fails"
+    elif _raising_comparison(f):
+        expected_text = f"{_raising_comparison(f)} holds"
+        actual = f"{_raising_comparison(f)} {_seen_clause(f)}"
     else:
         expected_text = want
         actual = f"{subject} {_seen_of(f, subject)}"

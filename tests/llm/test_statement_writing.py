@@ -803,6 +803,8 @@ def test_a_check_in_a_loop_over_literal_values_is_stated_with_all_of_them():
     text = write_statement(context([raising]), BUG)["problem_statement"]
     assert "`Version(0, 4) < t` raises `TypeError" in text
     assert "The check must hold for each `t` in `((1, 0), (1,))`." in text
+    assert "Expected behaviour: `Version(0, 4) < t` holds." in text
+    assert "Actual behaviour: `Version(0, 4) < t` raises `TypeError" in text
 
 
 def test_a_check_in_a_loop_over_built_values_states_the_call_and_no_pass_repr():
