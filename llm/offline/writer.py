@@ -1127,7 +1127,8 @@ def _seen_clause(f: FailureEvidence) -> str:
     difference = _text_difference(observed, f.expected or "") if f.kind == "compare" and f.op == "==" else ""
     if difference:
         return difference
-    difference = _sequence_difference(f.message or "") if f.kind == "compare" and f.op == "==" else ""
+    checked_left = _checked_side_is_left(f)
+    difference = _sequence_difference(f.message or "", checked_left) if checked_left is not None else ""
     if difference:
         return difference
     if f.kind == "compare" and f.op in ("in", "not in") and observed:  # the value is too long; the fact is not
@@ -1169,21 +1170,44 @@ _INDEX_DIFF = re.compile(r"^\s*At index (\d+) diff: (.+)$", re.M)
 _MORE_ITEMS = re.compile(r"^\s*(Left|Right) contains (one|\d+) more items?(?:, first extra item)?: (.+)$", re.M)
 
 
-def _sequence_difference(message: str) -> str:
+def _checked_side_is_left(f: FailureEvidence) -> bool | None:
+    """Whether the checked value is the left side of the failing `==` (pytest's diff speaks of
+    "Left" and "Right"): the other side is the required value, a literal or the test's
+    parameter (`assert ['x'] == names(C)`, `assert list(result) == expected`); None when the
+    check does not tell."""
+    if f.kind != "compare" or f.op != "==":
+        return None
+    try:
+        test = ast.parse((f.check or "").strip()).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    compare = test.test if isinstance(test, ast.Assert) else None
+    if not (isinstance(compare, ast.Compare) and len(compare.ops) == 1 and isinstance(compare.ops[0], ast.Eq)):
+        return None
+
+    def required(node: ast.expr) -> bool:
+        return _is_literal(node) or (isinstance(node, ast.Name) and node.id in (f.params or {}))
+
+    left, right = required(compare.left), required(compare.comparators[0])
+    return None if left == right else right
+
+
+def _sequence_difference(message: str, checked_left: bool = True) -> str:
     """What pytest's diff of two sequences too long to print says the checked value gives, as a
     verb phrase ("gives a sequence whose item 0 is `a` where `b` is expected, and lacks the
-    item `c`"): the run printed these values, the statement quotes them. "" when it said none."""
+    item `c`"): the run printed these values, the statement quotes them. "" when it said none.
+    `checked_left`: the checked value is the left side of the `==` pytest diffed."""
     parts = []
     at = _INDEX_DIFF.search(message)
     if at:
         sides = at.group(2).split(" != ")
         if len(sides) == 2 and all(_short(side.strip(), 120) for side in sides):
-            got, want = (side.strip() for side in sides)
+            got, want = (side.strip() for side in (sides if checked_left else reversed(sides)))
             parts.append(f"whose item {at.group(1)} is {_span(got)} where {_span(want)} is expected")
     more = _MORE_ITEMS.search(message)
     if more and _short(more.group(3).strip(), 120):
         item, many = _span(more.group(3).strip()), more.group(2) != "one"
-        if more.group(1) == "Right":  # the required value has items the checked one lacks
+        if (more.group(1) == "Right") == checked_left:  # the required value has items the checked one lacks
             parts.append(f"lacks {'items, the first' if many else 'the item'} {item}")
         else:
             parts.append(f"has {'extra items, the first' if many else 'an extra item'} {item}")

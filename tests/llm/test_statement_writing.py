@@ -848,6 +848,7 @@ def test_a_mismatch_pytest_diffed_item_by_item_quotes_the_items_it_printed():
         op="==",
         expected="[B(key='a', value=''), B(key='b', value='c')]",
         observed="",
+        params={"expected": "[B(key='a', value=''), B(key='b', value='c')]"},  # the check's `expected`
         message="assert [B(key=...e='b=c')] == [B(key=...value='c')]\n  \n"
         "  At index 0 diff: B(key='a', value='b=c') != B(key='a', value='')\n"
         "  Right contains one more item: B(key='b', value='c')\n  Use -v to get more diff",
@@ -863,6 +864,23 @@ def test_a_mismatch_pytest_diffed_item_by_item_quotes_the_items_it_printed():
     assert "different value" not in text
     extra = replace(cut, message="assert [1, 2, 3] == [1, 2]\n  Left contains one more item: 3")
     assert "gives a sequence that has an extra item `3`" in write_statement(context([extra]), BUG)["problem_statement"]
+    # the required value on the left (`assert ['x', 'y'] == names(C)`): pytest's "Left" is what is required
+    required_left = replace(
+        extra,
+        call="names(C)",
+        check="assert ['x', 'y'] == names(C)",
+        expected="['x', 'y']",
+        message="assert ['x', 'y'] == ['x']\n  Left contains one more item: 'y'",
+        reproduction="from p import C, names\nassert ['x', 'y'] == names(C)",
+    )
+    text = write_statement(context([required_left]), BUG)["problem_statement"]
+    assert "gives a sequence that lacks the item `'y'`" in text and "extra item" not in text
+    unknown = replace(
+        required_left,
+        check="assert want == names(C)",
+        reproduction="from p import C, names, want\nassert want == names(C)",
+    )
+    assert "gives a sequence" not in write_statement(context([unknown]), BUG)["problem_statement"]
 
 
 def test_a_case_that_runs_the_same_snippet_is_not_listed_as_another_input():
