@@ -21,7 +21,7 @@ from ..leakage import leak_report
 from .directives import _ACTUAL, _EXPECTED, parse_directives
 from .evidence import failures_of
 from .subject import _request, _symptom, body_sentences, clean_subject, is_vague, split_subject
-from .text import _cap_words, _capitalize, _Phraser, _strip_leaks, _word_count, seeded_rng
+from .text import _cap_words, _capitalize, _fmt, _Phraser, _strip_leaks, _word_count, seeded_rng
 
 LANGUAGE = "javascript"
 WORDS_PER_TOKEN = 0.75
@@ -150,13 +150,6 @@ def _value(text: str) -> str:
 
 def _short(text: str | None, limit: int = SHORT) -> bool:
     return bool(text) and len(_value(str(text))) <= limit and "\n" not in _value(str(text))
-
-
-def _fmt(template: str, values: dict[str, str]) -> str:
-    values = dict(values)
-    for key in list(values):
-        values[key.capitalize()] = _capitalize(values[key])
-    return template.format(**values)
 
 
 def _subject_of(f: FailureEvidence) -> str:

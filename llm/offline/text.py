@@ -38,7 +38,19 @@ class _Phraser:
 
 
 def _capitalize(text: str) -> str:
-    return text[:1].upper() + text[1:] if text else text
+    """``text`` opening a sentence. A first word that is a path or a repository name
+    (``owner/name``) keeps its case: it is a name, and "Tj/commander.js" names nothing."""
+    if not text or "/" in text.split(maxsplit=1)[0]:
+        return text
+    return text[:1].upper() + text[1:]
+
+
+def _fmt(template: str, values: dict[str, str]) -> str:
+    """``template`` filled from ``values``; ``{Key}`` is ``{key}`` opening a sentence."""
+    values = dict(values)
+    for key in list(values):
+        values[key.capitalize()] = _capitalize(values[key])
+    return template.format(**values)
 
 
 def _cap_words(text: str, limit: int) -> str:

@@ -31,7 +31,7 @@ from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, be
 from .directives import _ACTUAL, _EXPECTED, parse_directives
 from .evidence import failures_of
 from .subject import _request, _symptom, body_sentences, clean_subject, is_vague, split_subject, without_orphans
-from .text import _cap_words, _capitalize, _nontrivial, _Phraser, _strip_leaks, _word_count, seeded_rng
+from .text import _cap_words, _capitalize, _fmt, _nontrivial, _Phraser, _strip_leaks, _word_count, seeded_rng
 
 WORDS_PER_TOKEN = 0.75
 JSON_OVERHEAD_WORDS = 6  # keys and quoting of the answer object
@@ -158,13 +158,6 @@ _HINTS = [
     "Start from `{file}`, function `{name}`.",
 ]
 _FIX_INTROS = ["Suggested fix:", "A possible fix:", "The fix is probably something like:"]
-
-
-def _fmt(template: str, values: dict[str, str]) -> str:
-    values = dict(values)
-    for key in list(values):
-        values[key.capitalize()] = _capitalize(values[key])
-    return template.format(**values)
 
 
 def _signature(fn: dict) -> str:

@@ -1909,6 +1909,11 @@ def _compare_outcome(
             node = node.func if isinstance(node, ast.Call) else node.value
         return asked and isinstance(node, ast.Name) and node.id in local_names
 
+    def displays_values(node: ast.expr) -> bool:  # `[C2]`, `(a, 1)`: values written out, nothing computed
+        return isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict)) and not any(
+            isinstance(n, (ast.Call, ast.Attribute, ast.Subscript, ast.BinOp)) for n in ast.walk(node)
+        )
+
     swap = op in ("in", "not in") or (constant(left) and not constant(right))
     if not swap and not constant(left) and not constant(right):
         ranks = exercises(left), exercises(right)
@@ -1918,13 +1923,16 @@ def _compare_outcome(
             # the side that calls the project is computed, unless the left asks the test's own
             # object (`assert obj.key(1) == lib.key(obj, 1)`: the left is checked, as written)
             swap = ranks[1] > ranks[0] and not reads_state(left)
+        elif op in ("==", "!=") and displays_values(left) != displays_values(right):
+            swap = displays_values(left)  # `[C2] == C.__subclasses__()`: the display is what is wanted
         elif op in ("==", "!="):
             swap = bool(_used([right]) & project_made) and not (_used([left]) & project_made)
     computed, wanted = (right, left) if swap else (left, right)
     reported = bool(compare) and compare.get("op") == op
     observed = compare.get("right" if swap else "left", "") if reported else ""
     wanted_text = ast.unparse(wanted)
-    computed_value = not _literal(wanted) and bool(_used([wanted]) & local_names)  # a test variable
+    # a test variable stands for its value; a display of the snippet's names reads as written
+    computed_value = not _literal(wanted) and not displays_values(wanted) and bool(_used([wanted]) & local_names)
     if computed_value and reported:
         wanted_text = compare.get("left" if swap else "right", wanted_text)
     return dict(

@@ -650,3 +650,12 @@ def test_a_builtin_exception_the_buggy_state_raises_is_no_code_of_the_fix():
     statement = "`load(f)` raises `AttributeError` where `TypeError` is expected."
     assert not leak_report(statement, patch).leaks()
     assert leak_report(statement + " Wrap it: `except AttributeError:`.", patch).leaks()
+
+
+def test_a_repository_name_opening_a_sentence_keeps_its_case():
+    context = write_context(
+        repo="acme/widgets", strategy_type="FEATURE_ADD", commit_subject="Add support for negative page sizes"
+    )
+    statement = write_statement(context, "Write an issue.", 0.0, 1.0, 800)["problem_statement"]
+    assert "acme/widgets does not offer" in statement
+    assert "Acme/widgets" not in statement

@@ -911,6 +911,24 @@ def test_of_two_computed_sides_the_left_that_asks_the_tests_object_is_the_observ
     assert found.call == "cached[:]"
 
 
+def test_a_display_of_values_is_the_wanted_side_of_an_equality():
+    """`assert [Child] == Base.__subclasses__()`: the list written out is what the call must give.
+    The title had read "`[Child]` returns a wrong value"."""
+    source = (
+        "import pkg\n\n\ndef test_subclasses():\n    class Base(pkg.Model):\n        pass\n\n"
+        "    class Child(Base):\n        pass\n\n    assert [Child] == Base.__subclasses__()\n"
+    )
+    evidence = {
+        "type": "AssertionError",
+        "line": 11,
+        "locals": {"Base": "<class Base>", "Child": "<class Child>"},
+        "compare": {"op": "==", "left": "[<class Child>]", "right": "[]"},
+        "message": "assert [<class Child>] == []",
+    }
+    found = explain_failure(source, "tests/t.py::test_subclasses", evidence, repo_modules={"pkg"})
+    assert (found.call, found.observed, found.expected) == ("Base.__subclasses__()", "[]", "[Child]")
+
+
 def test_a_single_parametrize_name_given_as_a_tuple_takes_its_cases_value_out_of_the_tuple():
     """`parametrize(('value',), [(UUID('...'),)])`: pytest unpacks each 1-tuple; the snippet had
     called `uuid((UUID('...'),))`, a call no test makes."""
