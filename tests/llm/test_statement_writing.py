@@ -782,3 +782,42 @@ def test_a_test_that_describes_itself_states_its_requirement_where_the_prose_nam
     with_call = context([named])
     with_call["failing_tests"][0]["intent"] = "Old pickles still load."
     assert "in its own words" not in write_statement(with_call, BUG)["problem_statement"]
+
+
+def memo_case(reproduction: str, expected: str = "(0, 0, 128, 0)") -> FailureEvidence:
+    return FailureEvidence(
+        "tests/test_memo.py::test_user_function",
+        kind="compare",
+        call="cached.info()",
+        check=f"assert cached.info() == {expected}",
+        op="==",
+        expected=expected,
+        observed="AttributeError: 'function' object has no attribute 'info'",
+        error="AttributeError: 'function' object has no attribute 'info'",
+        reproduction=reproduction,
+    )
+
+
+MEMO = {"file": "memo.py", "name": "memo", "signature": "def memo(maxsize=128, typed=False)"}
+
+
+def test_a_function_passed_where_a_plain_parameter_goes_is_asked_for_as_a_bare_decorator():
+    direct = memo_case("from memo import memo\ncached = memo(lambda n: n)\nassert cached.info() == (0, 0, 128, 0)")
+    text = write_statement(context([direct], functions=[MEMO]), BUG)["problem_statement"]
+    title = text.splitlines()[0]
+    assert "`@memo`" in title and "without parentheses" in title and "raises" not in title
+    assert "`memo(lambda n: n)`" in text and "default `maxsize` of `128`" in text
+    assert "should be `(0, 0, 128, 0)`" in text
+
+
+def test_a_default_the_tests_never_state_is_not_given():
+    direct = memo_case("from memo import memo\ncached = memo(lambda n: n)\nassert cached.info() == (0, 0)", "(0, 0)")
+    text = write_statement(context([direct], functions=[MEMO]), BUG)["problem_statement"]
+    assert "`@memo`" in text.splitlines()[0] and "128" not in text
+
+
+def test_a_function_passed_to_a_parameter_that_takes_callables_stays_a_bug_report():
+    keyed = {"file": "memo.py", "name": "memo", "signature": "def memo(key=None)"}
+    direct = memo_case("from memo import memo\ncached = memo(lambda n: n)\nassert cached.info() == (0, 0, 128, 0)")
+    text = write_statement(context([direct], functions=[keyed]), BUG)["problem_statement"]
+    assert "without parentheses" not in text and "bare decorator" not in text
