@@ -1014,8 +1014,10 @@ def _outcome_sentence(
     uses that is not offered yet (each a request, not a crash)."""
     if form is not None:
         text = _call_form_core(f, form, phr)
+    elif missing:
+        text = _request_core(f, missing, phr)
     else:
-        text = _request_core(f, missing, phr) if missing else _outcome_core(f, phr)
+        text = _type_core(f) or _outcome_core(f, phr)
     if f.loop_value and _short(f.loop_value, 160) and _compiles(f.loop_value):  # a cut value is no input
         text += f" It fails in the pass of the loop where {_span(f.loop_value)}."
     if f.then and f.kind == "error" and not f.rest and not _placeholder(f.then, f.reproduction or ""):
@@ -1315,6 +1317,62 @@ def _call_form_core(f: FailureEvidence, form: CallForm, phr: _Phraser | None = N
     if seen != _VAGUE_SEEN:  # what happens today, in the run's own words
         text += f" Today the function is taken as {_span(form.parameter)}, and {subject} {seen}."
     return text
+
+
+_BUILTIN_TYPES = ("int", "float", "str", "bytes", "bool", "list", "dict", "tuple", "set", "frozenset")
+
+
+def _type_core(f: FailureEvidence) -> str:
+    """A check of a value's builtin type (`isinstance(v.major, int)`, `type(r.code) is int`,
+    also when the failing line only says `type(r.code) is not ...` and a later one `is int`):
+    what the value should be, and what type the run saw instead. "" for any other check."""
+    subject = _subject(f, "")
+    try:
+        call = ast.parse(subject.strip("`"), mode="eval").body if subject.startswith("`") else None
+    except SyntaxError:
+        return ""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.args):
+        return ""
+    value = ast.unparse(call.args[0])
+    first = next((ln.strip() for ln in (f.message or "").splitlines() if ln.strip()), "")
+    if call.func.id == "isinstance" and len(call.args) == 2 and f.kind == "truthy":
+        wanted = ast.unparse(call.args[1])
+        seen = re.search(r"where False = isinstance\((.+), \w+\)\)?$", f.observed or "")
+        try:
+            seen_type = type(ast.literal_eval(seen.group(1))).__name__ if seen else ""
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            seen_type = ""
+        exact = False
+    elif call.func.id == "type" and f.kind == "compare" and f.op in ("is", "is not", "==", "!="):
+        code = f"{f.check or ''}\n{f.rest or ''}"
+        checked = re.escape(_checked_left(f.check or "") or (f.call or "").strip())
+        wanted_m = re.search(rf"(?<![\w.]){checked}\s*(?:is|==)\s*(\w+)\s*$", code, re.M)
+        wanted = wanted_m.group(1) if wanted_m else ""
+        seen = re.match(r"assert <(?:class|enum) '([\w.]+)'>", first)
+        seen_type = seen.group(1).split(".")[-1] if seen else ""
+        exact = True
+    else:
+        return ""
+    if wanted not in _BUILTIN_TYPES or not _short(value, 80):
+        return ""
+    if exact:
+        text = f"{_span(value)} should be of type {_span(wanted)} itself, not of a subclass"
+    else:
+        text = f"{_span(value)} should be {'an' if wanted[0] in 'aeiou' else 'a'} {_span(wanted)}"
+    if seen_type and seen_type != wanted:
+        text += f"; on the current code it is a {_span(seen_type)}"
+    return text + "."
+
+
+def _checked_left(check: str) -> str:
+    """The left side of an assert's comparison in the test's own words (`type(r.code)` in
+    `assert type(r.code) is not X`, before any inlining); "" when it is none."""
+    try:
+        node = ast.parse(check.strip()).body[0]
+    except (SyntaxError, IndexError):
+        return ""
+    test = node.test if isinstance(node, ast.Assert) else None
+    return ast.unparse(test.left) if isinstance(test, ast.Compare) else ""
 
 
 def _reported(f: FailureEvidence) -> str:

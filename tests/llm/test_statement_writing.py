@@ -821,3 +821,41 @@ def test_a_function_passed_to_a_parameter_that_takes_callables_stays_a_bug_repor
     direct = memo_case("from memo import memo\ncached = memo(lambda n: n)\nassert cached.info() == (0, 0, 128, 0)")
     text = write_statement(context([direct], functions=[keyed]), BUG)["problem_statement"]
     assert "without parentheses" not in text and "bare decorator" not in text
+
+
+def test_a_builtin_type_the_tests_require_is_stated_with_the_type_the_run_saw():
+    coerced = FailureEvidence(
+        "tests/test_version.py::test_strings",
+        kind="truthy",
+        call="isinstance(v.major, int)",
+        check="assert isinstance(v.major, int)",
+        expected="true",
+        observed="False (where False = isinstance('1', int))",
+        reproduction="from version import Version\nv = Version('1', '2')\nassert isinstance(v.major, int)",
+        function="Version",
+    )
+    text = write_statement(context([coerced]), BUG)["problem_statement"]
+    assert "should be an `int`; on the current code it is a `str`." in text
+
+
+def test_an_exact_type_comes_from_the_later_check_that_names_it():
+    exact = FailureEvidence(
+        "tests/test_events.py::test_enum_code",
+        kind="compare",
+        call="type(r.code)",
+        check="assert type(r.code) is not type(Status.OK)",
+        op="is not",
+        expected="type(Status.OK)",
+        message="assert <enum 'Status'> is not <enum 'Status'>",
+        rest="assert type(r.code) is int",
+        reproduction="from events import Response, Status\nr = Response(code=Status.OK)\n"
+        "assert type(r.code) is not type(Status.OK)",
+        function="Response",
+    )
+    text = write_statement(context([exact]), BUG)["problem_statement"]
+    assert (
+        "`Response(code=Status.OK).code` should be of type `int` itself, not of a subclass;"
+        " on the current code it is a `Status`." in text
+    )
+    other = replace(exact, rest="assert r.code == 200")  # no builtin type named: the plain outcome
+    assert "itself" not in write_statement(context([other]), BUG)["problem_statement"]
