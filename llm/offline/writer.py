@@ -1358,10 +1358,14 @@ def _type_core(f: FailureEvidence) -> str:
     if exact:
         text = f"{_span(value)} should be of type {_span(wanted)} itself, not of a subclass"
     else:
-        text = f"{_span(value)} should be {'an' if wanted[0] in 'aeiou' else 'a'} {_span(wanted)}"
+        text = f"{_span(value)} should be {_article(wanted)} {_span(wanted)}"
     if seen_type and seen_type != wanted:
-        text += f"; on the current code it is a {_span(seen_type)}"
+        text += f"; on the current code it is {_article(seen_type)} {_span(seen_type)}"
     return text + "."
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def _checked_left(check: str) -> str:

@@ -836,6 +836,15 @@ def test_a_builtin_type_the_tests_require_is_stated_with_the_type_the_run_saw():
     )
     text = write_statement(context([coerced]), BUG)["problem_statement"]
     assert "should be an `int`; on the current code it is a `str`." in text
+    wanted_text = replace(
+        coerced,
+        call="isinstance(v.major, str)",
+        check="assert isinstance(v.major, str)",
+        observed="False (where False = isinstance(1, str))",
+        reproduction="from version import Version\nv = Version(1, 2)\nassert isinstance(v.major, str)",
+    )
+    text = write_statement(context([wanted_text]), BUG)["problem_statement"]
+    assert "should be a `str`; on the current code it is an `int`." in text
 
 
 def test_an_exact_type_comes_from_the_later_check_that_names_it():
