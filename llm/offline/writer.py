@@ -28,6 +28,7 @@ from records import FailureEvidence
 
 from ..leakage import leak_report, quotes_fix_expression
 from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, best_check
+from .call_forms import CallForm, bare_decorator_form
 from .directives import _ACTUAL, _EXPECTED, parse_directives
 from .evidence import failures_of
 from .subject import _request, _symptom, body_sentences, clean_subject, is_vague, split_subject, without_orphans
@@ -199,13 +200,17 @@ def write_statement(
     missing = {
         f.test_id: name for g in groups for f in g if (name := missing_name(f, facts.functions, facts.added_lines))
     }
-    if missing and lead is not None and lead.test_id not in missing:  # the request leads the statement
-        groups = sorted(groups, key=lambda g: g[0].test_id not in missing)
+    # a call form the tests use that no touched signature offers (a function as a bare decorator)
+    forms = _call_forms(groups, facts.functions, missing)
+    asked = missing.keys() | forms.keys()
+    if asked and lead is not None and lead.test_id not in asked:  # the request leads the statement
+        groups = sorted(groups, key=lambda g: g[0].test_id not in asked)
         lead = _with_touched_function(groups[0][0], facts.functions)
     lead_missing = missing.get(lead.test_id, "") if lead else ""
+    lead_form = forms.get(lead.test_id) if lead else None
     request = _request(facts.kind, facts.verb, facts.rest, facts.subject) or fallback
-    if lead is not None and (lead_missing or not confirmed(request, lead)):
-        request = _evidence_request(lead, lead_missing)
+    if lead is not None and (lead_missing or lead_form or not confirmed(request, lead)):
+        request = _evidence_request(lead, lead_missing, list(forms.values()) if lead_form else None)
     values = {
         "repo": facts.repo,
         "symptom": _lead_symptom(lead, _symptom(facts.kind, facts.verb, facts.rest, ""))
@@ -214,7 +219,7 @@ def write_statement(
         "request": request,
     }
     strategy = facts.strategy if facts.strategy in _TITLES else "BUG_FIX"
-    if lead_missing and strategy in ("BUG_FIX", "SYNTHETIC"):
+    if (lead_missing or lead_form) and strategy in ("BUG_FIX", "SYNTHETIC"):
         strategy = "FEATURE_ADD"  # the evidence shows a missing piece: a request, whatever the strategy
     concise, detailed = "concise" in directives, "detailed" in directives
 
@@ -246,7 +251,7 @@ def write_statement(
     if groups:  # one failing check per test, always the one that fails, with its values
         limit = 1 if concise else 5 if detailed else 3
         # the test's own code, never the fix's: the leak filter below must not cut lines out of it
-        evidence = evidence_section(groups, phr, "reproduce" in directives, limit, missing)
+        evidence = evidence_section(groups, phr, "reproduce" in directives, limit, missing, forms)
         sections.append(evidence)
         if "expected_actual" in directives:
             sections.append(evidence_expected_actual(lead, strategy, lead_missing, shown="```python" in evidence))
@@ -862,9 +867,27 @@ def _rejected_by_the_tests_own(f: FailureEvidence, error: str) -> bool:
     return "<locals>" in qualname or bool(defined)
 
 
-def _evidence_request(f: FailureEvidence, missing: str) -> str:
-    """What a request asks for, from the failing check: the absent name (with the function it
-    belongs to), else the checked behaviour of the function."""
+def _call_forms(
+    groups: list[list[FailureEvidence]], functions: list[dict], missing: dict[str, str]
+) -> dict[str, CallForm]:
+    """Failing test id -> the call form it uses that the touched functions do not offer yet (a
+    test whose error names an absent name is asked for that name instead)."""
+    return {
+        f.test_id: form
+        for g in groups
+        for f in g
+        if f.test_id not in missing and (form := bare_decorator_form(f, functions))
+    }
+
+
+def _evidence_request(f: FailureEvidence, missing: str, forms: list[CallForm] | None = None) -> str:
+    """What a request asks for, from the failing check: the new call form (for every function
+    the tests use it with), else the absent name (with the function it belongs to), else the
+    checked behaviour of the function."""
+    if forms:
+        names = list(dict.fromkeys(_span("@" + form.function) for form in forms))
+        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        return f"support for {listed} without parentheses"
     fn = f.function or ""
     if missing and "keyword argument" in (f.error or ""):
         return f"a `{missing}` argument" + (f" for `{fn}`" if fn and fn != missing else "")
@@ -1035,11 +1058,19 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
     return f"{name} fails"
 
 
-def _outcome_sentence(f: FailureEvidence, phr: _Phraser | None = None, missing: str = "") -> str:
+def _outcome_sentence(
+    f: FailureEvidence, phr: _Phraser | None = None, missing: str = "", form: CallForm | None = None
+) -> str:
     """What the failing check observes on the current code and what it requires (and, for a
     line that raises before its check, the check that follows it). `missing`: the name the
-    change adds, when the error only says it does not exist yet (a request, not a crash)."""
-    text = _request_core(f, missing, phr) if missing else _outcome_core(f, phr)
+    change adds, when the error only says it does not exist yet; `form`: the call form the test
+    uses that is not offered yet (each a request, not a crash)."""
+    if form is not None:
+        text = _call_form_core(f, form, phr)
+    elif missing:
+        text = _request_core(f, missing, phr)
+    else:
+        text = _type_core(f) or _outcome_core(f, phr)
     if f.loop_value and _short(f.loop_value, 160) and _compiles(f.loop_value) and not _built_values(f):
         # a cut value is no input; nor is the repr of a value the loop builds (`k = ()` for a key object)
         text += f" It fails in the pass of the loop where {_span(f.loop_value)}."
@@ -1378,6 +1409,92 @@ def _request_core(f: FailureEvidence, missing: str, phr: _Phraser | None = None)
     return _fmt(form, {"name": _span(missing), "want": want})
 
 
+def _call_form_core(f: FailureEvidence, form: CallForm, phr: _Phraser | None = None) -> str:
+    """The call form asked for: the function applied directly to the function it wraps (the
+    test's own example), the default it should then use when the tests state it, what the
+    check needs with it, and what the current code does instead (the observed run)."""
+    fn, decorator = _span(form.function), _span("@" + form.function)
+    example = "" if form.example.startswith("@") else f"{_span(form.example)} and "
+    default = f", using the default {_span(form.parameter)} of {_span(form.default)}" if form.default else ""
+    forms = [
+        "{fn} should also accept the function to wrap directly, as in {example}{decorator} "
+        "with no parentheses{default}.",
+        "Used as a bare decorator ({example}{decorator} without parentheses), {fn} should wrap the function{default}.",
+        "It should be possible to apply {fn} without calling it first: {example}{decorator} "
+        "should wrap the function{default}.",
+    ]
+    form_text = phr.pick(forms) if phr else forms[0]
+    text = form_text.format(fn=fn, example=example, decorator=decorator, default=default)
+    subject = _subject(f, "the check")
+    want = _want_clause(f)
+    want = f"{subject} {want[3:]}" if want.startswith("it ") else want
+    text += f" Then {want}."
+    seen = _seen_clause(f)
+    if seen != _VAGUE_SEEN:  # what happens today, in the run's own words
+        text += f" Today the function is taken as {_span(form.parameter)}, and {subject} {seen}."
+    return text
+
+
+_BUILTIN_TYPES = ("int", "float", "str", "bytes", "bool", "list", "dict", "tuple", "set", "frozenset")
+
+
+def _type_core(f: FailureEvidence) -> str:
+    """A check of a value's builtin type (`isinstance(v.major, int)`, `type(r.code) is int`,
+    also when the failing line only says `type(r.code) is not ...` and a later one `is int`):
+    what the value should be, and what type the run saw instead. "" for any other check."""
+    subject = _subject(f, "")
+    try:
+        call = ast.parse(subject.strip("`"), mode="eval").body if subject.startswith("`") else None
+    except SyntaxError:
+        return ""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.args):
+        return ""
+    value = ast.unparse(call.args[0])
+    first = next((ln.strip() for ln in (f.message or "").splitlines() if ln.strip()), "")
+    if call.func.id == "isinstance" and len(call.args) == 2 and f.kind == "truthy":
+        wanted = ast.unparse(call.args[1])
+        seen = re.search(r"where False = isinstance\((.+), \w+\)\)?$", f.observed or "")
+        try:
+            seen_type = type(ast.literal_eval(seen.group(1))).__name__ if seen else ""
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            seen_type = ""
+        exact = False
+    elif call.func.id == "type" and f.kind == "compare" and f.op in ("is", "is not", "==", "!="):
+        code = f"{f.check or ''}\n{f.rest or ''}"
+        checked = re.escape(_checked_left(f.check or "") or (f.call or "").strip())
+        wanted_m = re.search(rf"(?<![\w.]){checked}\s*(?:is|==)\s*(\w+)\s*$", code, re.M)
+        wanted = wanted_m.group(1) if wanted_m else ""
+        seen = re.match(r"assert <(?:class|enum) '([\w.]+)'>", first)
+        seen_type = seen.group(1).split(".")[-1] if seen else ""
+        exact = True
+    else:
+        return ""
+    if wanted not in _BUILTIN_TYPES or not _short(value, 80):
+        return ""
+    if exact:
+        text = f"{_span(value)} should be of type {_span(wanted)} itself, not of a subclass"
+    else:
+        text = f"{_span(value)} should be {_article(wanted)} {_span(wanted)}"
+    if seen_type and seen_type != wanted:
+        text += f"; on the current code it is {_article(seen_type)} {_span(seen_type)}"
+    return text + "."
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def _checked_left(check: str) -> str:
+    """The left side of an assert's comparison in the test's own words (`type(r.code)` in
+    `assert type(r.code) is not X`, before any inlining); "" when it is none."""
+    try:
+        node = ast.parse(check.strip()).body[0]
+    except (SyntaxError, IndexError):
+        return ""
+    test = node.test if isinstance(node, ast.Assert) else None
+    return ast.unparse(test.left) if isinstance(test, ast.Compare) else ""
+
+
 def _reported(f: FailureEvidence) -> str:
     """pytest's own line for the failed assert ("assert '1 Bytes' == '1 Byte'"), when short."""
     first = next((ln.strip() for ln in (f.message or "").splitlines() if ln.strip()), "")
@@ -1464,6 +1581,7 @@ def evidence_section(
     reproduce: bool,
     limit: int,
     missing: dict[str, str] | None = None,
+    forms: dict[str, CallForm] | None = None,
 ) -> str:
     """A self-contained reproduction per failing test (what the test requires after the failing
     check included): the first `limit` with pytest's own line, the others up to `TESTS` with
@@ -1471,8 +1589,9 @@ def evidence_section(
     the rest counted; each parametrized test's other cases listed (up to `CASES`, then counted),
     a case whose input is the tests' own object by its own snippet when it has one. A snippet
     already shown is not repeated. `missing`: test id -> the name the change adds that the
-    test's error says is absent (stated as a request)."""
-    missing = missing or {}
+    test's error says is absent; `forms`: test id -> the call form it uses that is not offered
+    yet (each stated as a request)."""
+    missing, forms = missing or {}, forms or {}
     parts: list[str] = []
     shown_code: set[str] = set()
     listed: list[str] = []
@@ -1482,7 +1601,8 @@ def evidence_section(
         code = (f.reproduction or "").strip()
         shown_code.add(_flat(code))
         head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS) if not parts else phr.pick(_MORE_HEADS)
-        text = f"{head}\n\n```python\n{code}\n```\n\n{_outcome_sentence(f, phr, missing.get(f.test_id, ''))}"
+        outcome = _outcome_sentence(f, phr, missing.get(f.test_id, ""), forms.get(f.test_id))
+        text = f"{head}\n\n```python\n{code}\n```\n\n{outcome}"
         reported = _reported(f) if with_pytest_line else ""
         if reported:
             text += f" {reported}"

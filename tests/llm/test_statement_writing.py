@@ -904,3 +904,89 @@ def test_a_case_that_runs_the_same_snippet_is_not_listed_as_another_input():
     assert "`True`" not in text and "more input" not in text
     differs = replace(other, reproduction="from p import A, loads\ndata = b'A2'\nassert loads(data) == A(1)")
     assert "`True`" in write_statement(context([lead, differs]), BUG)["problem_statement"]
+
+
+def memo_case(reproduction: str, expected: str = "(0, 0, 128, 0)") -> FailureEvidence:
+    return FailureEvidence(
+        "tests/test_memo.py::test_user_function",
+        kind="compare",
+        call="cached.info()",
+        check=f"assert cached.info() == {expected}",
+        op="==",
+        expected=expected,
+        observed="AttributeError: 'function' object has no attribute 'info'",
+        error="AttributeError: 'function' object has no attribute 'info'",
+        reproduction=reproduction,
+    )
+
+
+MEMO = {"file": "memo.py", "name": "memo", "signature": "def memo(maxsize=128, typed=False)"}
+
+
+def test_a_function_passed_where_a_plain_parameter_goes_is_asked_for_as_a_bare_decorator():
+    direct = memo_case("from memo import memo\ncached = memo(lambda n: n)\nassert cached.info() == (0, 0, 128, 0)")
+    text = write_statement(context([direct], functions=[MEMO]), BUG)["problem_statement"]
+    title = text.splitlines()[0]
+    assert "`@memo`" in title and "without parentheses" in title and "raises" not in title
+    assert "`memo(lambda n: n)`" in text and "default `maxsize` of `128`" in text
+    assert "should be `(0, 0, 128, 0)`" in text
+
+
+def test_a_default_the_tests_never_state_is_not_given():
+    direct = memo_case("from memo import memo\ncached = memo(lambda n: n)\nassert cached.info() == (0, 0)", "(0, 0)")
+    text = write_statement(context([direct], functions=[MEMO]), BUG)["problem_statement"]
+    assert "`@memo`" in text.splitlines()[0] and "128" not in text
+
+
+def test_a_function_passed_to_a_parameter_that_takes_callables_stays_a_bug_report():
+    keyed = {"file": "memo.py", "name": "memo", "signature": "def memo(key=None)"}
+    direct = memo_case("from memo import memo\ncached = memo(lambda n: n)\nassert cached.info() == (0, 0, 128, 0)")
+    text = write_statement(context([direct], functions=[keyed]), BUG)["problem_statement"]
+    assert "without parentheses" not in text and "bare decorator" not in text
+
+
+def test_a_builtin_type_the_tests_require_is_stated_with_the_type_the_run_saw():
+    coerced = FailureEvidence(
+        "tests/test_version.py::test_strings",
+        kind="truthy",
+        call="isinstance(v.major, int)",
+        check="assert isinstance(v.major, int)",
+        expected="true",
+        observed="False (where False = isinstance('1', int))",
+        reproduction="from version import Version\nv = Version('1', '2')\nassert isinstance(v.major, int)",
+        function="Version",
+    )
+    text = write_statement(context([coerced]), BUG)["problem_statement"]
+    assert "should be an `int`; on the current code it is a `str`." in text
+    wanted_text = replace(
+        coerced,
+        call="isinstance(v.major, str)",
+        check="assert isinstance(v.major, str)",
+        observed="False (where False = isinstance(1, str))",
+        reproduction="from version import Version\nv = Version(1, 2)\nassert isinstance(v.major, str)",
+    )
+    text = write_statement(context([wanted_text]), BUG)["problem_statement"]
+    assert "should be a `str`; on the current code it is an `int`." in text
+
+
+def test_an_exact_type_comes_from_the_later_check_that_names_it():
+    exact = FailureEvidence(
+        "tests/test_events.py::test_enum_code",
+        kind="compare",
+        call="type(r.code)",
+        check="assert type(r.code) is not type(Status.OK)",
+        op="is not",
+        expected="type(Status.OK)",
+        message="assert <enum 'Status'> is not <enum 'Status'>",
+        rest="assert type(r.code) is int",
+        reproduction="from events import Response, Status\nr = Response(code=Status.OK)\n"
+        "assert type(r.code) is not type(Status.OK)",
+        function="Response",
+    )
+    text = write_statement(context([exact]), BUG)["problem_statement"]
+    assert (
+        "`Response(code=Status.OK).code` should be of type `int` itself, not of a subclass;"
+        " on the current code it is a `Status`." in text
+    )
+    other = replace(exact, rest="assert r.code == 200")  # no builtin type named: the plain outcome
+    assert "itself" not in write_statement(context([other]), BUG)["problem_statement"]
