@@ -46,6 +46,12 @@ _REF_PHRASE = re.compile(
     r"(?:\s*(?:,|and)\s*(?:#|gh-)\d+)*\)?",
     re.I,
 )
+# "Email regex issue 140", "(see PR 12)": a number the solver cannot look up, written without '#'
+_REF_WORDED = re.compile(
+    r"\s*\(?(?:\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|see(?: also)?|refs?|for|from|in|per)\s+)?"
+    r"\b(?:issue|pr|pull request|bug|ticket)\s+\d+\b\)?",
+    re.I,
+)
 _URL = re.compile(r"\(?\s*(?:https?://|www\.)\S+\)?", re.I)
 
 
@@ -56,7 +62,7 @@ def clean_subject(subject: str) -> str:
     if _MERGE.match(s):
         return ""
     s = _URL.sub("", s)
-    s = _REF_PHRASE.sub("", s)
+    s = _REF_WORDED.sub("", _REF_PHRASE.sub("", s))
     s = _MISC.sub("", s)
     s = re.sub(r"\s+([,.;:])", r"\1", s)
     s = re.sub(r"(?<![\w)\]])\(\s*\)", "", s)

@@ -1,7 +1,7 @@
 """Which sentences of a commit or pull-request body a statement may carry: symptoms, never the fix."""
 
 from llm.offline import body_sentences
-from llm.offline.subject import without_orphans
+from llm.offline.subject import clean_subject, without_orphans
 
 # sentences of real fix commits' bodies (croniter, mistune) that blind raters called leaks
 HOW_THE_FIX_WORKS = [
@@ -69,3 +69,10 @@ def test_a_leaning_sentence_keeps_its_predecessor_or_goes():
     assert without_orphans(original, original) == original
     assert without_orphans(original[1:], original) == []  # each leans on one that is not kept
     assert without_orphans([original[0], original[2]], original) == [original[0]]
+
+
+def test_a_subject_loses_issue_numbers_written_with_or_without_a_hash():
+    assert clean_subject("Email regex issue 140") == "Email regex"
+    assert clean_subject("Handle empty input (see PR 12)") == "Handle empty input"
+    assert clean_subject("Fix parsing of dates, fixes #31") == "Fix parsing of dates"
+    assert clean_subject("Support 2 issue types") == "Support 2 issue types"  # no number after the word
