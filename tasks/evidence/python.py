@@ -175,6 +175,12 @@ def _absolute_module(stmt: ast.ImportFrom, test_path: str) -> str:
     return ".".join([*parts, *([base] if base else [])])
 
 
+def _importable(module: str) -> str:
+    """The name a user imports `module` by: in a src layout (`src/pkg/...`, `src` no package of
+    its own) a relative import of a test under src/ resolves to `src.pkg`, and `pkg` is the name."""
+    return module.removeprefix("src.") if module.startswith("src.") else module
+
+
 def _public_names(module: ast.Module) -> list[str]:
     """What `from module import *` binds: its `__all__` when one literal assignment gives it,
     else every top-level name not starting with `_`."""
@@ -851,7 +857,7 @@ def _module_definitions(module: ast.Module, test_path: str) -> dict[str, ast.stm
                 else:
                     out.setdefault(key, ast.Import(names=[alias]))
         elif isinstance(node, ast.ImportFrom):
-            base = _absolute_module(node, test_path)
+            base = _importable(_absolute_module(node, test_path))
             for alias in node.names:
                 if alias.name != "*":
                     out.setdefault(alias.asname or alias.name, ast.ImportFrom(module=base, names=[alias], level=0))

@@ -929,6 +929,26 @@ def test_a_display_of_values_is_the_wanted_side_of_an_equality():
     assert (found.call, found.observed, found.expected) == ("Base.__subclasses__()", "[]", "[Child]")
 
 
+def test_a_relative_import_in_a_src_layout_is_the_packages_own_name():
+    """A test under `src/pkg/test/` imports `from .. import URL`: the snippet imports it from `pkg`,
+    and `result`, which calls it, is the computed side. With `src.pkg` the class was no project name,
+    and the statement read "`'a+b'` gives `'a+b'`; it should be `'a%2Bb'`" (sides swapped)."""
+    source = (
+        "from .. import URL\n\nCASES = ('a+b', 'c')\n\n\ndef test_roundtrip():\n"
+        "    for text in CASES:\n        result = URL.from_text(text).to_text()\n        assert text == result\n"
+    )
+    evidence = {
+        "type": "AssertionError",
+        "line": 9,
+        "locals": {"text": "'a+b'", "result": "'a%2Bb'"},
+        "compare": {"op": "==", "left": "'a+b'", "right": "'a%2Bb'"},
+        "message": "assert 'a+b' == 'a%2Bb'",
+    }
+    found = explain_failure(source, "src/pkg/test/test_url.py::test_roundtrip", evidence, repo_modules={"pkg"})
+    assert found.reproduction.startswith("from pkg import URL\n")
+    assert (found.call, found.observed, found.expected) == ("result", "'a%2Bb'", "'a+b'")
+
+
 def test_a_single_parametrize_name_given_as_a_tuple_takes_its_cases_value_out_of_the_tuple():
     """`parametrize(('value',), [(UUID('...'),)])`: pytest unpacks each 1-tuple; the snippet had
     called `uuid((UUID('...'),))`, a call no test makes."""
