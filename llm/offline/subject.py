@@ -167,7 +167,7 @@ _HOW = re.compile(
 )
 # a commit-log line in the imperative ("Add ...", "Guard against ..."): a change, not a symptom
 _IMPERATIVE = re.compile(
-    r"^(?:add|use|make|move|guard|fall|return|copy|raise|call|check|handle|preserve|respect|ensure|avoid|prevent|"
+    r"^(?:add|use|make|move|guard|fall|return|copy|raise|call|check|handle|preserve|respect|ensure|avoid|prevent|calculate|"
     r"set|pass|store|wrap|replace|change|update|remove|drop|introduce|implement|support|allow|extend|convert|"
     r"normali[sz]e|scale|resolve|cope|validate|fix|bump|clean|simplify|refactor|rename|document|test|improve|"
     r"reraise|re-raise|skip|cache|expose|restore|reset|apply|catch|propagate|forward|delegate|split|merge|stop|"
@@ -250,8 +250,10 @@ def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_ch
         seen.add(_norm(s))
         if no_leak and (re.search(r"`[^`]*`|[=(){}\[\]]", s) or _CODE_NAME.search(s)):
             continue  # code in prose can give the fix away
-        if no_leak and any(_IMPERATIVE.match(clause.strip()) for clause in re.split(r"[;:]", s)[1:]):
-            continue  # "...; carry it through": the change to make, after a semicolon
+        if no_leak and any(
+            _IMPERATIVE.match(clause.strip()) for clause in [*re.split(r"[;:]", s)[1:], _main_clause(s)]
+        ):
+            continue  # "...; carry it through", "Once it exceeds the cap, return the cap": the change to make
         if no_leak and _HOW.search(s):
             continue  # how the fix works
         if _DEVELOPER.search(s) or _SCOPED.match(s) or re.match(r"this (?:commit|pr|patch|change)\b", s, re.I):
@@ -267,6 +269,16 @@ def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_ch
         out.append(s if s.endswith((".", "!", "?")) else s + ".")
         previous_kept = True
     return out
+
+
+_LEADING_CLAUSE = re.compile(r"^(?:once|when|whenever|if|after|before|unless|while|where)\b[^,;]{1,160},\s*", re.I)
+
+
+def _main_clause(sentence: str) -> str:
+    """The sentence after a leading subordinate clause ("Once X exceeds Y, return ..." -> "return ..."),
+    else ""."""
+    lead = _LEADING_CLAUSE.match(sentence)
+    return sentence[lead.end() :] if lead else ""
 
 
 def _capitalize_first(text: str) -> str:

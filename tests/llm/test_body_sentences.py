@@ -76,3 +76,13 @@ def test_a_subject_loses_issue_numbers_written_with_or_without_a_hash():
     assert clean_subject("Handle empty input (see PR 12)") == "Handle empty input"
     assert clean_subject("Fix parsing of dates, fixes #31") == "Fix parsing of dates"
     assert clean_subject("Support 2 issue types") == "Support 2 issue types"  # no number after the word
+
+
+def test_an_imperative_after_a_leading_clause_is_the_fix_and_left_out():
+    body = (
+        "Once an exponential wait exceeds its configured maximum, calculate the threshold logarithmically "
+        "and return the cap without constructing an ever larger integer power.\n\n"
+        "When the wait exceeds the maximum, the call hangs for minutes and runs out of memory."
+    )
+    kept = body_sentences(body, no_leak=True)
+    assert kept == ["When the wait exceeds the maximum, the call hangs for minutes and runs out of memory."]
