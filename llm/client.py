@@ -23,6 +23,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm:
 import litellm  # noqa: E402
 import openai  # noqa: E402  (litellm's exceptions subclass openai's)
 
+from llm.in_process import encodable  # noqa: E402
 from llm.local import LOCAL_PROVIDER, LocalLLM, LocalModelError, is_local_model, json_response_format, load_local_model  # noqa: E402
 from llm.offline import OfflineLLM  # noqa: E402
 from records import UserError
@@ -119,21 +120,6 @@ def is_transient(error: BaseException) -> bool:
         return True
     status = getattr(error, "status_code", None)
     return isinstance(status, int) and status >= 500
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def encodable(text: str) -> str:
-    """`text` as valid UTF-8. Bytes that were not UTF-8 reach a prompt as lone surrogates (a test's
-    output or a file read with surrogateescape); no provider can encode those, so each is written
-    as its escape: the byte it stood for (`\\xff`), else its code point (`\\ud800`)."""
-    return _SURROGATE.sub(_escaped, text)
-
-
-def _escaped(match: re.Match) -> str:
-    code = ord(match.group(0))
-    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
 
 
 def parse_json_object(text: str, required_keys: Sequence[str] = ()) -> dict:

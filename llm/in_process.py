@@ -1,9 +1,10 @@
 """What the in-process litellm providers (``offline/``, ``local/``) share: litellm's completion
-call, the response they fill, and the text of a chat message."""
+call, the response they fill, the text of a chat message, and text every provider can encode."""
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +12,32 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm:
 
 import litellm  # noqa: E402
 from litellm.types.utils import Usage as LiteLLMUsage  # noqa: E402
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """`text` as valid UTF-8. Bytes that were not UTF-8 reach a prompt as lone surrogates (a test's
+    output or a file read with surrogateescape); no provider can encode those, so each is written
+    as its escape: the byte it stood for (`\\xff`), else its code point (`\\ud800`)."""
+    return _SURROGATE.sub(_escaped, text)
+
+
+def _escaped(match: re.Match) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def encodable_strings(value: Any) -> Any:
+    """`value` (decoded JSON) with every string `encodable`: a context sent with ASCII escapes
+    (`\\udcff`) decodes back to lone surrogates, which the answer could not carry."""
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, list):
+        return [encodable_strings(v) for v in value]
+    if isinstance(value, dict):
+        return {encodable(k) if isinstance(k, str) else k: encodable_strings(v) for k, v in value.items()}
+    return value
 
 
 def message_text(message: Any) -> str:

@@ -29,7 +29,7 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm: no cost-map fetch
 
-from ..in_process import Answer, InProcessProvider, message_text  # noqa: E402
+from ..in_process import Answer, InProcessProvider, encodable_strings, message_text  # noqa: E402
 from .js_writer import is_js_context, write_js_statement  # noqa: E402
 from .judge import judge_quality, judge_semantic  # noqa: E402
 from .mutator import mutate_prompt  # noqa: E402
@@ -70,7 +70,7 @@ def respond(messages: Sequence[Any], temperature: float = 0.7, top_p: float = 1.
             f"no <context> block, so no task to perform. First line: {first[:80]}"
         )
     try:
-        context = json.loads(context_text)
+        context = encodable_strings(json.loads(context_text))
     except json.JSONDecodeError as exc:
         return json.dumps({"error": f"the <context> block is not valid JSON: {exc}"})
     if not isinstance(context, dict):

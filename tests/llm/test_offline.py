@@ -659,3 +659,14 @@ def test_a_repository_name_opening_a_sentence_keeps_its_case():
     statement = write_statement(context, "Write an issue.", 0.0, 1.0, 800)["problem_statement"]
     assert "acme/widgets does not offer" in statement
     assert "Acme/widgets" not in statement
+
+
+def test_a_byte_that_was_not_utf8_inside_the_context_reaches_the_statement_escaped():
+    # the context travels as JSON with ASCII escapes, so '\udcff' (a runner's b'\xff' read with
+    # surrogateescape) came back as a lone surrogate after json.loads and failed every farm call
+    failing = [
+        {"id": F2P[0], "assertion": "assert paginate([1, 2, 3], 2) == [[1, 2], [3]]", "message": "got b'\udcff'"}
+    ]
+    data = ask("Write an issue.", write_context(commit_body="The page holds b'\udcff' bytes.", failing_tests=failing))
+    data["problem_statement"].encode("utf-8")
+    assert "\udcff" not in json.dumps(data, ensure_ascii=False)
