@@ -1601,6 +1601,8 @@ def _with_check_outcome(
     project = _project_names(repro.definitions, repo_modules)
     project_made = _project_made(code, project)
     record = replace(record, **_outcome(last, report, _bound(code) - _bound(head), project_made, project))
+    if record.kind == "compare" and (written := _written_value(code, record.expected)):
+        record.expected, record.exact = written, written.startswith(("'", '"')) and record.op in ("==", "in")
     guard = next((n for s in code for n in ast.walk(s) if isinstance(n, ast.If) and _raises_only(n, last)), None)
     if guard is not None and not record.error:  # `if not ok: raise AssertionError(...)` is `assert ok`
         negated = isinstance(guard.test, ast.UnaryOp) and isinstance(guard.test.op, ast.Not)
@@ -1642,6 +1644,48 @@ def _with_check_outcome(
         # a check the test delegates to its module's helper: the project callable that helper calls
         record.function = record.function or _public_function(helper.body, helper.body[-1], project)
     return record
+
+
+WRITTEN_VALUE = 400  # characters: a longer value stays the variable the snippet binds
+
+
+def _written_value(code: list[ast.stmt], name: str) -> str:
+    """The value of the expected side `name` when the snippet binds it once, at its top level,
+    to literals only, joined or added (`'\\n'.join(['a', 'b'])`, `'a' + 'b'`): the solver reads
+    the value the code must produce, not the test's variable. "" otherwise."""
+    binds = [
+        s
+        for s in code
+        if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and name in _bound([s]) and name.isidentifier()
+    ]
+    if len(binds) != 1 or not isinstance(binds[0], ast.Assign) or len(binds[0].targets) != 1:
+        return ""
+    try:
+        text = repr(_literal_value(binds[0].value))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return ""
+    return text if len(text) <= WRITTEN_VALUE else ""
+
+
+def _literal_value(node: ast.expr):
+    """A literal's value, with `+` of two such values and `'sep'.join([...])` of strings."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _literal_value(node.left), _literal_value(node.right)
+        if type(left) is not type(right) or not isinstance(left, (str, bytes, list, tuple)):
+            raise ValueError("no sum of two literals of one sequence type")
+        return left + right
+    call = node if isinstance(node, ast.Call) else None
+    if call is not None and isinstance(call.func, ast.Attribute) and call.func.attr == "join":
+        sep = call.func.value
+        if not (isinstance(sep, ast.Constant) and isinstance(sep.value, str) and len(call.args) == 1):
+            raise ValueError("no join of strings")
+        if call.keywords or not isinstance(call.args[0], (ast.List, ast.Tuple)):
+            raise ValueError("no join of a written list")
+        parts = [_literal_value(e) for e in call.args[0].elts]
+        if not all(isinstance(p, str) for p in parts):
+            raise ValueError("no join of strings")
+        return sep.value.join(parts)
+    return ast.literal_eval(node)
 
 
 def _raises_only(guard: ast.If, failing: ast.stmt) -> bool:

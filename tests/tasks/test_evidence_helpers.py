@@ -127,3 +127,33 @@ def test_a_helper_check_inside_a_raises_block_is_the_value_that_must_raise():
     ]
     assert (found.kind, found.call, found.expected) == ("raises", "s.eval('b.mro()')", "NotAllowed")
     assert not found.unbound
+
+
+JOINED_TEST = (
+    "from pkg import render\n\n\n"
+    "def test_joined():\n"
+    "    expected = '\\n'.join(['+-+', '|a|', '+-+'])\n"
+    "    result = render(['a'])\n"
+    "    assert expected == result\n\n\n"
+    "def test_computed():\n"
+    "    expected = '-'.join([str(1), 'b'])\n"
+    "    result = render(['a', 'b'])\n"
+    "    assert expected == result\n"
+)
+
+
+def test_an_expected_variable_bound_to_joined_literals_is_written_as_its_value():
+    found = explain_failure(
+        JOINED_TEST,
+        "tests/test_r.py::test_joined",
+        {"type": "AssertionError", "line": 7, "message": ""},
+        repo_modules={"pkg"},
+    )
+    assert (found.call, found.expected, found.exact) == ("result", repr("+-+\n|a|\n+-+"), True)
+    computed = explain_failure(
+        JOINED_TEST,
+        "tests/test_r.py::test_computed",
+        {"type": "AssertionError", "line": 13, "message": ""},
+        repo_modules={"pkg"},
+    )
+    assert computed.expected == "expected"  # a value the code computes stays the snippet's name
