@@ -90,8 +90,7 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
             helper_sources[path] = {
                 module: text
                 for module in own_test_modules(sources[path], path, modules)
-                if (text := file_at(str(repo_path), commit, f"{module.replace('.', '/')}.py"))
-                or (text := file_at(str(repo_path), commit, f"{module.replace('.', '/')}/__init__.py"))
+                if (text := own_module_text(module, path, lambda f: file_at(str(repo_path), commit, f)))
             }
         conftests = [file_at(str(repo_path), commit, c) for c in _conftest_paths(path)]
         helpers = helper_sources[path]
@@ -221,6 +220,18 @@ def own_test_modules(source: str, test_path: str, project: set[str]) -> list[str
         if isinstance(stmt, ast.ImportFrom) and stmt.module and stmt.module.split(".")[0] not in project:
             out += [m for m in (stmt.module, f"{stmt.module}.{stmt.names[0].name}") if m not in out]
     return out
+
+
+def own_module_text(module: str, test_path: str, read) -> str:
+    """The source of the tests' own `module` (`read`: a repository path -> its text, "" when
+    absent): from the repository's root, else from the test file's folder (pytest puts that
+    folder on the path, so `from common import check` is `test/common.py`)."""
+    path = module.replace(".", "/")
+    folder = test_path.rsplit("/", 1)[0] + "/" if "/" in test_path else ""
+    candidates = [f"{path}.py", f"{path}/__init__.py"]
+    if folder:
+        candidates += [f"{folder}{path}.py", f"{folder}{path}/__init__.py"]
+    return next((text for c in candidates if (text := read(c))), "")
 
 
 def _conftest_paths(test_path: str) -> list[str]:
@@ -1081,9 +1092,11 @@ def _test_setup(
     args = _arg_names(fn)
     fixtures = _fixture_defs([module, *[_safe_parse(c) for c in conftests]])
     if cls is not None and "self" in args:
-        set_up = next((n for n in cls.body if isinstance(n, _FUNCS) and n.name in ("setUp", "setup_method")), None)
+        set_up = _set_up_method(cls, module)
         if set_up is not None:
             steps = [copy.deepcopy(s) for s in set_up.body if not _is_docstring(s) and not _is_super_call(s)]
+            for step in steps:
+                step.sebgen_set_up = True  # `_without_unread_set_up`
             setup.self_attrs = {
                 t.attr
                 for s in steps
@@ -1118,6 +1131,21 @@ def _test_setup(
         if inlined:
             setup.prelude += inlined
     return setup
+
+
+def _set_up_method(cls: ast.ClassDef, module: ast.Module, depth: int = 0) -> ast.AST | None:
+    """The class's `setUp` / `setup_method`, else the one it inherits from the first of its
+    bases the test module defines that has one (a shared base sets `self.s` for every test)."""
+    own = next((n for n in cls.body if isinstance(n, _FUNCS) and n.name in ("setUp", "setup_method")), None)
+    if own is not None or depth >= 4:
+        return own
+    classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)}
+    for base in cls.bases:
+        if isinstance(base, ast.Name) and base.id in classes and base.id != cls.name:
+            found = _set_up_method(classes[base.id], module, depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 def _argument_defaults(fn: ast.AST) -> dict[str, ast.expr]:
@@ -1187,6 +1215,8 @@ def _reproduction(
     rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
     if test_helpers:
         code, rest = _with_test_helpers_written_in(definitions, code, rest, test_helpers)
+    code, rest = _check_helpers_inlined(code, rest, definitions)
+    code = _without_unread_set_up(code, rest)
     head = _without_dead_branches(_head(definitions, [*code, *rest], _rebound(module)))
     test_path = test_id.split("::")[0]
     at = sum(isinstance(s, (ast.Import, ast.ImportFrom)) for s in head)
@@ -1312,6 +1342,126 @@ def _with_test_helpers_written_in(
         flatten = _ModuleAttributes(local)
         code, rest = [flatten.visit(s) for s in code], [flatten.visit(s) for s in rest]
     return code, rest
+
+
+def _without_unread_set_up(code: list[ast.stmt], rest: list[ast.stmt]) -> list[ast.stmt]:
+    """`code` without setUp's `x = ...` (its `self.x`) that nothing after it reads: a base
+    class's setUp prepares what some of its tests use, not what this one does."""
+    out = []
+    for i, stmt in enumerate(code):
+        if getattr(stmt, "sebgen_set_up", False) and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            if isinstance(target, ast.Name) and not any(target.id in _used([s]) for s in [*code[i + 1 :], *rest]):
+                continue
+        out.append(stmt)
+    return out
+
+
+def _check_helpers_inlined(
+    code: list[ast.stmt], rest: list[ast.stmt], definitions: dict[str, ast.stmt]
+) -> tuple[list[ast.stmt], list[ast.stmt]]:
+    """`code` with the failing check, and `rest` with each check, written as the check of the
+    helper it calls, when that helper's body is one check of its parameters (`def t(expr,
+    want): assert s.eval(expr) == want`, its prints and docstring aside): the check with the
+    call's arguments in place of the parameters, so the case reads as what is computed and
+    what it must be. In a `pytest.raises` block the call becomes the value the helper computes
+    (what must raise), and the block is the failing check. A helper no longer called leaves
+    the snippet."""
+    helpers = {
+        d.name: d
+        for d in [*definitions.values(), *code]
+        if isinstance(d, _FUNCS) and not d.decorator_list and _helper_check(d) is not None
+    }
+    if not helpers:
+        return code, rest
+    code = [_InlineCheckHelper(helpers, failing_only=True).visit(s) for s in code]
+    rest = [_InlineCheckHelper(helpers, failing_only=False).visit(s) for s in rest]
+    kept = [
+        s
+        for s in code
+        if not (isinstance(s, _FUNCS) and s.name in helpers)
+        or any(s.name in _used([o]) for o in [*code, *rest] if o is not s)
+    ]
+    return kept, rest
+
+
+def _helper_check(helper: ast.AST) -> ast.Assert | None:
+    """The one check a helper's body makes (an assert, or a unittest `self.assertX(...)`, maybe
+    returned), its prints and docstring aside; None for any other body or signature."""
+    a = helper.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        return None
+    body = [
+        s
+        for s in helper.body
+        if not _is_docstring(s)
+        and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and _callee(s.value) == "print")
+    ]
+    if len(body) != 1:
+        return None
+    stmt = body[0]
+    if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Call):
+        stmt = ast.Expr(stmt.value)
+    check = _plain_assert(copy.deepcopy(stmt)) if isinstance(stmt, ast.Expr) else stmt
+    return check if isinstance(check, ast.Assert) and check.msg is None else None
+
+
+class _InlineCheckHelper(ast.NodeTransformer):
+    def __init__(self, helpers: dict[str, ast.AST], failing_only: bool):
+        self.helpers, self.failing_only = helpers, failing_only
+
+    def _check_of(self, stmt: ast.stmt) -> ast.Assert | None:
+        """The check `stmt` (a call of a helper) makes, its arguments in place; None when it
+        calls no such helper or its arguments do not match the parameters one to one."""
+        if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+            return None
+        call = stmt.value
+        helper = self.helpers.get(call.func.id) if isinstance(call.func, ast.Name) else None
+        if (
+            helper is None
+            or any(isinstance(x, ast.Starred) for x in call.args)
+            or any(k.arg is None for k in call.keywords)
+        ):
+            return None
+        params = [p.arg for p in helper.args.args if p.arg not in ("self", "cls")]
+        defaults = dict(zip(params[len(params) - len(helper.args.defaults) :], helper.args.defaults))
+        given = {**defaults, **dict(zip(params, call.args)), **{k.arg: k.value for k in call.keywords}}
+        if len(call.args) > len(params) or set(given) != set(params):
+            return None
+        check = _helper_check(helper)
+        uses = [n.id for n in ast.walk(check) if isinstance(n, ast.Name) and n.id in given]
+        if any(uses.count(p) > 1 and not isinstance(given[p], (ast.Name, ast.Constant)) for p in params):
+            return None  # an argument computed twice would not be the test's call
+        inlined = _Rewrite(given, set()).visit(check)
+        inlined.sebgen_unittest = getattr(check, "sebgen_unittest", None)
+        return ast.copy_location(inlined, stmt)
+
+    def visit_Expr(self, node: ast.Expr) -> ast.stmt:
+        failing = getattr(node, "sebgen_failing", False)
+        check = self._check_of(node) if failing or not self.failing_only else None
+        if check is None:
+            return node
+        check.sebgen_failing = failing
+        return check
+
+    def visit_With(self, node: ast.With) -> ast.stmt:
+        if not any(_is_check_context(i) for i in node.items) or not node.body:
+            return self.generic_visit(node)
+        last = node.body[-1]
+        check = self._check_of(last)
+        if check is None:
+            return self.generic_visit(node)
+        test = check.test
+        sides = [test.left, *test.comparators] if isinstance(test, ast.Compare) else [test]
+        computed = next((side for side in sides if any(isinstance(n, ast.Call) for n in ast.walk(side))), None)
+        if computed is None:
+            return node
+        node.body[-1] = ast.copy_location(ast.Expr(computed), last)
+        if getattr(last, "sebgen_failing", False) or getattr(node, "sebgen_failing", False):
+            node.sebgen_failing = True  # the helper's own check failed inside: the raise was missing
+        return node
+
+    visit_AsyncWith = visit_With
 
 
 class _ModuleAttributes(ast.NodeTransformer):
@@ -1457,6 +1607,8 @@ def _with_check_outcome(
     project = _project_names(repro.definitions, repo_modules)
     project_made = _project_made(code, project)
     record = replace(record, **_outcome(last, report, _bound(code) - _bound(head), project_made, project))
+    if record.kind == "compare" and (written := _written_value(code, record.expected)):
+        record.expected, record.exact = written, written.startswith(("'", '"')) and record.op in ("==", "in")
     guard = next((n for s in code for n in ast.walk(s) if isinstance(n, ast.If) and _raises_only(n, last)), None)
     if guard is not None and not record.error:  # `if not ok: raise AssertionError(...)` is `assert ok`
         negated = isinstance(guard.test, ast.UnaryOp) and isinstance(guard.test.op, ast.Not)
@@ -1498,6 +1650,48 @@ def _with_check_outcome(
         # a check the test delegates to its module's helper: the project callable that helper calls
         record.function = record.function or _public_function(helper.body, helper.body[-1], project)
     return record
+
+
+WRITTEN_VALUE = 400  # characters: a longer value stays the variable the snippet binds
+
+
+def _written_value(code: list[ast.stmt], name: str) -> str:
+    """The value of the expected side `name` when the snippet binds it once, at its top level,
+    to literals only, joined or added (`'\\n'.join(['a', 'b'])`, `'a' + 'b'`): the solver reads
+    the value the code must produce, not the test's variable. "" otherwise."""
+    binds = [
+        s
+        for s in code
+        if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and name in _bound([s]) and name.isidentifier()
+    ]
+    if len(binds) != 1 or not isinstance(binds[0], ast.Assign) or len(binds[0].targets) != 1:
+        return ""
+    try:
+        text = repr(_literal_value(binds[0].value))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return ""
+    return text if len(text) <= WRITTEN_VALUE else ""
+
+
+def _literal_value(node: ast.expr):
+    """A literal's value, with `+` of two such values and `'sep'.join([...])` of strings."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _literal_value(node.left), _literal_value(node.right)
+        if type(left) is not type(right) or not isinstance(left, (str, bytes, list, tuple)):
+            raise ValueError("no sum of two literals of one sequence type")
+        return left + right
+    call = node if isinstance(node, ast.Call) else None
+    if call is not None and isinstance(call.func, ast.Attribute) and call.func.attr == "join":
+        sep = call.func.value
+        if not (isinstance(sep, ast.Constant) and isinstance(sep.value, str) and len(call.args) == 1):
+            raise ValueError("no join of strings")
+        if call.keywords or not isinstance(call.args[0], (ast.List, ast.Tuple)):
+            raise ValueError("no join of a written list")
+        parts = [_literal_value(e) for e in call.args[0].elts]
+        if not all(isinstance(p, str) for p in parts):
+            raise ValueError("no join of strings")
+        return sep.value.join(parts)
+    return ast.literal_eval(node)
 
 
 def _raises_only(guard: ast.If, failing: ast.stmt) -> bool:

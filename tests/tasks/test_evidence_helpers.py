@@ -1,0 +1,159 @@
+"""The failing check runs inside a helper the test suite defines: the snippet writes the
+helper's one check with the test's arguments in place, and binds what it reads."""
+
+from __future__ import annotations
+
+from tasks.evidence.python import explain_failure, own_module_text
+
+COMMON = (
+    "import pytest\n\n\n"
+    "def assert_equal(expected, result):\n"
+    '    print("Expected:\\n%s\\n" % expected)\n'
+    '    print("Got:\\n%s\\n" % result)\n'
+    "    assert expected == result\n\n\n"
+    "def assert_twice(expected, result):\n"
+    "    assert expected == result\n"
+    "    assert result == expected\n"
+)
+OUTPUT_TEST = (
+    "from pkg import render\nfrom common import assert_equal, assert_twice\n\n\n"
+    "def test_render():\n"
+    "    expected = '|a|'\n"
+    "    result = render(['a'])\n"
+    "    assert_equal(expected, result)\n\n\n"
+    "def test_raises_first():\n"
+    "    result = render([])\n"
+    "    expected = ''\n"
+    "    assert_equal(expected, result)\n\n\n"
+    "def test_two_checks():\n"
+    "    result = render(['b'])\n"
+    "    assert_twice('|b|', result)\n"
+)
+
+
+def test_a_helper_module_next_to_the_test_file_is_read_from_its_folder():
+    files = {"test/common.py": COMMON}
+    assert own_module_text("common", "test/test_output.py", lambda p: files.get(p, "")) == COMMON
+    assert own_module_text("common", "test_output.py", lambda p: files.get(p, "")) == ""
+
+
+def test_an_assert_helper_of_the_tests_package_is_written_as_its_comparison():
+    found = explain_failure(
+        OUTPUT_TEST,
+        "test/test_output.py::test_render",
+        {"type": "AssertionError", "line": 8, "message": ""},
+        repo_modules={"pkg"},
+        test_helpers={"common": COMMON},
+    )
+    lines = found.reproduction.splitlines()
+    assert lines == [
+        "from pkg import render",
+        "expected = '|a|'",
+        "result = render(['a'])",
+        "assert expected == result",
+    ]
+    assert (found.kind, found.call, found.op, found.unbound) == ("compare", "result", "==", [])
+
+
+def test_the_checks_after_a_raising_line_are_the_helpers_comparisons():
+    found = explain_failure(
+        OUTPUT_TEST,
+        "test/test_output.py::test_raises_first",
+        {"type": "IndexError", "line": 12, "message": "list index out of range"},
+        repo_modules={"pkg"},
+        test_helpers={"common": COMMON},
+    )
+    assert "assert_equal" not in found.reproduction and found.kind == "error"
+    assert found.rest == "expected = ''\nassert expected == result"
+
+
+def test_a_helper_with_more_than_one_check_stays_a_call():
+    found = explain_failure(
+        OUTPUT_TEST,
+        "test/test_output.py::test_two_checks",
+        {"type": "AssertionError", "line": 19, "message": ""},
+        repo_modules={"pkg"},
+        test_helpers={"common": COMMON},
+    )
+    assert found.reproduction.splitlines()[-1] == "assert_twice('|b|', result)"
+    assert "def assert_twice(expected, result):" in found.reproduction
+
+
+BASE_CLASS_TEST = (
+    "import unittest\nfrom pkg import Evaluator, NotAllowed\n\n\n"
+    "class Base(unittest.TestCase):\n"
+    "    def setUp(self):\n"
+    "        self.s = Evaluator()\n"
+    "        self.spare = Evaluator()\n\n"
+    "    def t(self, expr, shouldbe):\n"
+    '        """check one expression"""\n'
+    "        return self.assertEqual(self.s.eval(expr), shouldbe)\n\n\n"
+    "class TestEval(Base):\n"
+    "    def test_sum(self):\n"
+    "        self.t('1 + 1', 2)\n\n"
+    "    def test_blocked(self):\n"
+    "        self.s.names['b'] = int\n"
+    "        with self.assertRaises(NotAllowed):\n"
+    "            self.t('b.mro()', None)\n"
+)
+
+
+def test_a_base_class_helper_check_is_written_with_the_tests_arguments():
+    found = explain_failure(
+        BASE_CLASS_TEST,
+        "test_eval.py::TestEval::test_sum",
+        {"type": "AssertionError", "line": 17, "message": "3 != 2"},
+        repo_modules={"pkg"},
+    )
+    assert found.reproduction.splitlines()[-2:] == ["s = Evaluator()", "assert s.eval('1 + 1') == 2"]
+    assert (found.kind, found.call, found.expected, found.observed) == ("compare", "s.eval('1 + 1')", "2", "3")
+    assert "spare" not in found.reproduction and "def t(" not in found.reproduction and not found.unbound
+
+
+def test_a_helper_check_inside_a_raises_block_is_the_value_that_must_raise():
+    """The helper's own assert failed inside `assertRaises`: the call returned where it had to
+    raise, so the block is the failing check and its body the value the helper computes."""
+    found = explain_failure(
+        BASE_CLASS_TEST,
+        "test_eval.py::TestEval::test_blocked",
+        {"type": "AssertionError", "line": 22, "message": "[<class 'int'>, <class 'object'>] != None"},
+        repo_modules={"pkg"},
+    )
+    assert found.reproduction.splitlines()[-4:] == [
+        "s = Evaluator()",
+        "s.names['b'] = int",
+        "with pytest.raises(NotAllowed):",
+        "    s.eval('b.mro()')",
+    ]
+    assert (found.kind, found.call, found.expected) == ("raises", "s.eval('b.mro()')", "NotAllowed")
+    assert not found.unbound
+
+
+JOINED_TEST = (
+    "from pkg import render\n\n\n"
+    "def test_joined():\n"
+    "    expected = '\\n'.join(['+-+', '|a|', '+-+'])\n"
+    "    result = render(['a'])\n"
+    "    assert expected == result\n\n\n"
+    "def test_computed():\n"
+    "    expected = '-'.join([str(1), 'b'])\n"
+    "    result = render(['a', 'b'])\n"
+    "    assert expected == result\n"
+)
+
+
+def test_an_expected_variable_bound_to_joined_literals_is_written_as_its_value():
+    found = explain_failure(
+        JOINED_TEST,
+        "tests/test_r.py::test_joined",
+        {"type": "AssertionError", "line": 7, "message": ""},
+        repo_modules={"pkg"},
+    )
+    assert (found.call, found.expected, found.exact) == ("result", repr("+-+\n|a|\n+-+"), True)
+    computed = explain_failure(
+        JOINED_TEST,
+        "tests/test_r.py::test_computed",
+        {"type": "AssertionError", "line": 13, "message": ""},
+        repo_modules={"pkg"},
+    )
+    assert computed.expected == "expected"  # a value the code computes stays the snippet's name
