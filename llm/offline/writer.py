@@ -454,8 +454,46 @@ _SHORT = 32
 
 
 def _span(text: str) -> str:
-    """`text` as an inline code span (backticks inside become quotes)."""
-    return f"`{str(text).replace('`', chr(39))}`"
+    """`text` as an inline code span (backticks inside become quotes), a runner's repr of a
+    non-finite float written the way Python builds it (`_nonfinite_written`)."""
+    return f"`{_nonfinite_written(str(text)).replace('`', chr(39))}`"
+
+
+_NONFINITE = ("inf", "nan")
+_STRING_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'" r'|"(?:[^"\\]|\\.)*"')
+_REPR_NODES = (ast.Expression, ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.UnaryOp, ast.BinOp)
+_REPR_NODES += (ast.USub, ast.UAdd, ast.Add, ast.Sub, ast.Load, ast.Name)
+
+
+def _nonfinite_written(text: str) -> str:
+    """A value's repr (`[None, nan, -inf, 1e+40]`, only literals besides) with each non-finite
+    float as Python builds it (`[None, float('nan'), float('-inf'), 1e+40]`): `inf` and `nan` are
+    no names a reader's Python knows. Any other text (code that calls or names something) is kept."""
+    if not re.search(r"\b(?:inf|nan)\b", text):
+        return text
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        return text
+    nodes = list(ast.walk(tree))
+    if any(not isinstance(n, _REPR_NODES) or (isinstance(n, ast.Name) and n.id not in _NONFINITE) for n in nodes):
+        return text
+    # a leading sign belongs to the value (`-inf` -> `float('-inf')`); after an operand it is an operator
+    pattern = r"(?:(?<=^)|(?<=[\[(,{:]))(\s*)([-+]?)\b(inf|nan)\b|\b(inf|nan)\b"
+    out, last = [], 0
+    for match in _tokens_outside_strings(text, pattern):
+        space, sign, name = match.group(1) or "", match.group(2) or "", match.group(3) or match.group(4)
+        out += [text[last : match.start()], f"{space}float('{'' if sign == '+' else sign}{name}')"]
+        last = match.end()
+    return "".join(out) + text[last:]
+
+
+def _tokens_outside_strings(text: str, pattern: str):
+    """The matches of `pattern` in `text` that start outside its string literals."""
+    strings = [m.span() for m in _STRING_LITERAL.finditer(text)]
+    for match in re.finditer(pattern, text):
+        if not any(a <= match.start() < b for a, b in strings):
+            yield match
 
 
 # a value the runner cut ("'abc...[295 chars]...xyz'", unittest's "[N chars]"): no literal a solver can use

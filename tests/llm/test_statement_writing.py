@@ -2,6 +2,7 @@
 input, no test internals, titles the evidence confirms, a missing name asked for."""
 
 import copy
+import re
 from dataclasses import replace
 
 from llm.offline.writer import LISTED, TESTS, write_statement
@@ -990,3 +991,27 @@ def test_an_exact_type_comes_from_the_later_check_that_names_it():
     )
     other = replace(exact, rest="assert r.code == 200")  # no builtin type named: the plain outcome
     assert "itself" not in write_statement(context([other]), BUG)["problem_statement"]
+
+
+def test_a_non_finite_float_of_the_runner_is_written_the_way_python_builds_it():
+    """pytest writes `float('nan')` as `nan` and `-inf` as `-inf`: in a span of a value those are
+    names no reader's Python binds; the test's own code (`math.inf`) and strings stay as written."""
+    lead = FailureEvidence(
+        "tests/test_order.py::test_order[0]",
+        kind="compare",
+        call="order(given)",
+        check="assert order(given) == expected",
+        op="==",
+        expected="[None, nan, -inf, 'inf']",
+        observed="[-inf, None, nan, 'inf']",
+        params={"alg": "0"},
+        reproduction="import math\nfrom acme import order\ngiven = [math.inf, None]\nassert order(given) == [None]",
+        function="order",
+    )
+    other = replace(lead, test_id="tests/test_order.py::test_order[1]", params={"alg": "-inf"})
+    text = write_statement(context([lead, other]), BUG)["problem_statement"]
+    assert "`[None, float('nan'), float('-inf'), 'inf']`" in text
+    assert "given = [math.inf, None]" in text
+    spans = re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", " ", text, flags=re.S))
+    bare = [s for s in spans if re.search(r"(?<![.'\w])(?:inf|nan)\b(?!')", s)]
+    assert spans and not bare, bare
