@@ -455,31 +455,37 @@ _SHORT = 32
 
 def _span(text: str) -> str:
     """`text` as an inline code span (backticks inside become quotes), a runner's repr of a
-    non-finite float written the way Python builds it (`_nonfinite_written`)."""
-    return f"`{_nonfinite_written(str(text)).replace('`', chr(39))}`"
+    non-finite float written the way Python builds it (`nonfinite_written`)."""
+    return f"`{nonfinite_written(str(text)).replace('`', chr(39))}`"
 
 
 _NONFINITE = ("inf", "nan")
 _STRING_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'" r'|"(?:[^"\\]|\\.)*"')
 _REPR_NODES = (ast.Expression, ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.UnaryOp, ast.BinOp)
-_REPR_NODES += (ast.USub, ast.UAdd, ast.Add, ast.Sub, ast.Load, ast.Name)
+_REPR_NODES += (ast.USub, ast.UAdd, ast.Add, ast.Sub, ast.Load, ast.Name, ast.Module, ast.Expr, ast.Assert)
+_REPR_NODES += (ast.Compare, ast.cmpop)  # pytest's `assert ('', -inf) == ('', -inf, '3')`
 
 
-def _nonfinite_written(text: str) -> str:
-    """A value's repr (`[None, nan, -inf, 1e+40]`, only literals besides) with each non-finite
-    float as Python builds it (`[None, float('nan'), float('-inf'), 1e+40]`): `inf` and `nan` are
-    no names a reader's Python knows. Any other text (code that calls or names something) is kept."""
+def nonfinite_written(text: str) -> str:
+    """A value's repr (`[None, nan, -inf, 1e+40]`, only literals besides; or pytest's comparison
+    of such values) with each non-finite float as Python builds it (`[None, float('nan'),
+    float('-inf'), 1e+40]`): `inf` and `nan` are no names a reader's Python knows. Any other text
+    (code that calls or names something) is kept. The one spelling of the writer and the bench."""
     if not re.search(r"\b(?:inf|nan)\b", text):
         return text
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        tree = ast.parse(text.strip())
     except (SyntaxError, ValueError):
         return text
     nodes = list(ast.walk(tree))
-    if any(not isinstance(n, _REPR_NODES) or (isinstance(n, ast.Name) and n.id not in _NONFINITE) for n in nodes):
+    if (
+        len(tree.body) != 1
+        or any(not isinstance(n, _REPR_NODES) or (isinstance(n, ast.Name) and n.id not in _NONFINITE) for n in nodes)
+        or any(isinstance(n, ast.Assert) and n.msg is not None for n in nodes)
+    ):
         return text
     # a leading sign belongs to the value (`-inf` -> `float('-inf')`); after an operand it is an operator
-    pattern = r"(?:(?<=^)|(?<=[\[(,{:]))(\s*)([-+]?)\b(inf|nan)\b|\b(inf|nan)\b"
+    pattern = r"(?:(?<=^)|(?<=[\[(,{:=<>]))(\s*)([-+]?)\b(inf|nan)\b|\b(inf|nan)\b"
     out, last = [], 0
     for match in _tokens_outside_strings(text, pattern):
         space, sign, name = match.group(1) or "", match.group(2) or "", match.group(3) or match.group(4)
