@@ -1119,7 +1119,15 @@ def _outcome_sentence(
         # a cut value is no input; nor is the repr of a value the loop builds (`k = ()` for a key object)
         text += f" It fails in the pass of the loop where {_span(f.loop_value)}."
     text += _every_pass(f)
-    if f.then and f.kind == "error" and not f.rest and not _placeholder(f.then, f.reproduction or ""):
+    # the same check already passed earlier in the test: quoted, it reads as one that holds already
+    passed = {_flat(c) for c in f.passed_checks or []}
+    if (
+        f.then
+        and f.kind == "error"
+        and not f.rest
+        and not _placeholder(f.then, f.reproduction or "")
+        and _flat(f.then) not in passed
+    ):
         text += f" Once it runs, {_span(f.then)} should hold."
     return text
 
@@ -1576,6 +1584,7 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) 
     if not changed or any(_test_object(new) for _, new in changed):
         return ""  # no input, or one that is the tests' own object (`<class 'tests.test_x.C'>`)
     code = lead.reproduction or ""
+    changed = [_as_bindings(old, new, code, f.reproduction or "") for old, new in changed]
     placed = [f"{_span(new)} in place of {_span(old)}" for old, new in changed if old and _flat(old) in _flat(code)]
     loose = [_span(new) for old, new in changed if not (old and _flat(old) in _flat(code))]
     inputs = ", ".join([*placed, *([f"input {', '.join(loose)}"] if loose else [])])
@@ -1583,6 +1592,21 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) 
     if not outcome:
         return f"- with {inputs}" + (f": {subject}" if usable_call else "")
     return f"- with {inputs}: {subject} {outcome}"
+
+
+def _as_bindings(old: str, new: str, lead_code: str, code: str) -> tuple[str, str]:
+    """The two values as the lines of the snippets that bind them (`flag = True` in place of
+    `flag = False`) when each snippet binds its value on one line of its own: a bare `True` in
+    place of `False` leaves the reader to find which `False` is meant; else the values."""
+
+    def binding(value: str, text: str) -> str:
+        lines = [ln for ln in text.splitlines() if re.fullmatch(rf"[A-Za-z_]\w* = {re.escape(value)}", ln)]
+        return lines[0] if len(lines) == 1 else ""
+
+    was, now = binding(old, lead_code), binding(new, code)
+    if was and now and was.split(" = ")[0] == now.split(" = ")[0]:
+        return was, now
+    return old, new
 
 
 def _same_run(f: FailureEvidence, lead: FailureEvidence) -> bool:

@@ -1015,3 +1015,39 @@ def test_a_non_finite_float_of_the_runner_is_written_the_way_python_builds_it():
     spans = re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", " ", text, flags=re.S))
     bare = [s for s in spans if re.search(r"(?<![.'\w])(?:inf|nan)\b(?!')", s)]
     assert spans and not bare, bare
+
+
+def _parsing_case(flag: str, passed: list[str]) -> FailureEvidence:
+    code = (
+        f"from acme import parse\nflag = {flag}\ntext = '12:00'\nresult = parse(text, strict=flag)\n"
+        "text = '12:00:00.123+01'\nresult = parse(text, strict=flag)"
+    )
+    return FailureEvidence(
+        f"tests/test_parse.py::test_parse[{flag}]",
+        kind="error",
+        call="parse(text, strict=flag)",
+        check="result = parse(text, strict=flag)",
+        observed="ValueError: unconverted data remains: +01",
+        error="ValueError: unconverted data remains: +01",
+        passed_checks=passed,
+        then="assert type(result) == Time",
+        params={"flag": flag},
+        reproduction=code,
+        function="parse",
+    )
+
+
+def test_another_case_names_the_line_binding_its_value_and_a_check_that_passed_is_not_required_again():
+    """A case whose value the snippet binds on a line of its own is stated by that line (a bare
+    `True` in place of `False` leaves the reader to find which `False`); the check after the
+    raising line is not quoted when the same check passed earlier in the test (it reads as one
+    the current code already meets)."""
+    passed = ["assert type(result) == Time"]
+    text = write_statement(context([_parsing_case("False", passed), _parsing_case("True", passed)]), BUG)[
+        "problem_statement"
+    ]
+    assert "`flag = True` in place of `flag = False`" in text
+    assert "assert type(result) == Time" not in text
+    # a check that comes only after the raising line is still required
+    text = write_statement(context([_parsing_case("False", []), _parsing_case("True", [])]), BUG)["problem_statement"]
+    assert "`assert type(result) == Time` should hold" in text
