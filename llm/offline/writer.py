@@ -484,12 +484,16 @@ def nonfinite_written(text: str) -> str:
         or any(isinstance(n, ast.Assert) and n.msg is not None for n in nodes)
     ):
         return text
+    # Python writes `inf`, never `+inf`, and ", " between items: `[-inf,+inf]` is a project's
+    # own repr (an interval), whose `inf` may be its own object
+    if re.search(r"\+\s*(?:inf|nan)\b|,(?![\s\]\)}])", _STRING_LITERAL.sub("''", text)):
+        return text
     # a leading sign belongs to the value (`-inf` -> `float('-inf')`); after an operand it is an operator
-    pattern = r"(?:(?<=^)|(?<=[\[(,{:=<>]))(\s*)([-+]?)\b(inf|nan)\b|\b(inf|nan)\b"
+    pattern = r"(?:(?<=^)|(?<=[\[(,{:=<>]))(\s*)(-?)\b(inf|nan)\b|\b(inf|nan)\b"
     out, last = [], 0
     for match in _tokens_outside_strings(text, pattern):
         space, sign, name = match.group(1) or "", match.group(2) or "", match.group(3) or match.group(4)
-        out += [text[last : match.start()], f"{space}float('{'' if sign == '+' else sign}{name}')"]
+        out += [text[last : match.start()], f"{space}float('{sign}{name}')"]
         last = match.end()
     return "".join(out) + text[last:]
 

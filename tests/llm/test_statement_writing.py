@@ -1015,6 +1015,11 @@ def test_a_non_finite_float_of_the_runner_is_written_the_way_python_builds_it():
     spans = re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", " ", text, flags=re.S))
     bare = [s for s in spans if re.search(r"(?<![.'\w])(?:inf|nan)\b(?!')", s)]
     assert spans and not bare, bare
+    # a project's own repr (an interval `[-inf,+inf]`: Python writes no `+inf`, and ", " between
+    # items) keeps its text: its `inf` may be the project's object
+    interval = replace(lead, expected="[-inf,+inf]", observed="[-inf,-inf]", params=None)
+    text = write_statement(context([interval]), BUG)["problem_statement"]
+    assert "`[-inf,+inf]`" in text and "float(" not in text
 
 
 def _parsing_case(flag: str, passed: list[str]) -> FailureEvidence:
