@@ -304,7 +304,10 @@ def leak_report(statement: str, patch: str, test_patch: str = "", tests_code: Se
 
     new_ids = _new_identifiers(body, known, api)
     changed = [ln for ln in body + patch_removed_lines(patch) if _nontrivial(ln)]
-    for sentence in re.split(r"(?<=[.!?:])\s+|\n+", statement):
+    # a fenced block is code, judged by the rules above: a word of its lines (`.replace(` in a
+    # test's own line) is no sentence telling how to change the code
+    prose_lines = re.sub(r"```.*?(?:```|$)", "\n", statement, flags=re.S)
+    for sentence in re.split(r"(?<=[.!?:])\s+|\n+", prose_lines):
         prose = re.sub(r"`[^`]*`", " ", sentence).strip()
         prescribes = bool(_PRESCRIPTION.search(prose))
         if not prescribes and not _EXPLANATION.search(prose):

@@ -211,6 +211,25 @@ def pytest_collectreport(report):
     if report.failed:
         _collect_errors.append(report.nodeid)
         _outcomes[report.nodeid or "<session>"] = "error"
+        if report.nodeid and report.nodeid not in _failures and len(_failures) < EVIDENCE_TESTS:
+            try:
+                _failures[report.nodeid] = _collect_evidence(report)
+            except Exception:  # evidence is optional; outcomes are not
+                pass
+
+
+def _collect_evidence(report):
+    """A test file that failed to load (an import of a name the buggy state lacks): its tests
+    never ran, and this is what they would have said. The exception's last `E` line of pytest's
+    text, and the line of the file's own frame (`tests/test_x.py:7: in <module>`)."""
+    text = _text(report.longrepr)
+    errors = [ln[1:].strip() for ln in text.splitlines() if ln.startswith("E ") and ln[1:].strip()]
+    kind, _, message = (errors[-1] if errors else "").partition(": ")
+    record = {"when": "collect", "type": _cut(kind, 120), "message": _cut(_stable(message), MESSAGE_CHARS)}
+    lines = re.findall(r"^" + re.escape(report.nodeid) + r":(\d+): in <module>", text, re.M)
+    if lines:
+        record["line"] = int(lines[-1])
+    return record
 
 
 def pytest_sessionfinish(session, exitstatus):

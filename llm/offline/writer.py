@@ -454,8 +454,56 @@ _SHORT = 32
 
 
 def _span(text: str) -> str:
-    """`text` as an inline code span (backticks inside become quotes)."""
-    return f"`{str(text).replace('`', chr(39))}`"
+    """`text` as an inline code span (backticks inside become quotes), a runner's repr of a
+    non-finite float written the way Python builds it (`nonfinite_written`)."""
+    return f"`{nonfinite_written(str(text)).replace('`', chr(39))}`"
+
+
+_NONFINITE = ("inf", "nan")
+_STRING_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'" r'|"(?:[^"\\]|\\.)*"')
+_REPR_NODES = (ast.Expression, ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.UnaryOp, ast.BinOp)
+_REPR_NODES += (ast.USub, ast.UAdd, ast.Add, ast.Sub, ast.Load, ast.Name, ast.Module, ast.Expr, ast.Assert)
+_REPR_NODES += (ast.Compare, ast.cmpop)  # pytest's `assert ('', -inf) == ('', -inf, '3')`
+
+
+def nonfinite_written(text: str) -> str:
+    """A value's repr (`[None, nan, -inf, 1e+40]`, only literals besides; or pytest's comparison
+    of such values) with each non-finite float as Python builds it (`[None, float('nan'),
+    float('-inf'), 1e+40]`): `inf` and `nan` are no names a reader's Python knows. Any other text
+    (code that calls or names something) is kept. The one spelling of the writer and the bench."""
+    if not re.search(r"\b(?:inf|nan)\b", text):
+        return text
+    try:
+        tree = ast.parse(text.strip())
+    except (SyntaxError, ValueError):
+        return text
+    nodes = list(ast.walk(tree))
+    if (
+        len(tree.body) != 1
+        or any(not isinstance(n, _REPR_NODES) or (isinstance(n, ast.Name) and n.id not in _NONFINITE) for n in nodes)
+        or any(isinstance(n, ast.Assert) and n.msg is not None for n in nodes)
+    ):
+        return text
+    # Python writes `inf`, never `+inf`, and ", " between items: `[-inf,+inf]` is a project's
+    # own repr (an interval), whose `inf` may be its own object
+    if re.search(r"\+\s*(?:inf|nan)\b|,(?![\s\]\)}])", _STRING_LITERAL.sub("''", text)):
+        return text
+    # a leading sign belongs to the value (`-inf` -> `float('-inf')`); after an operand it is an operator
+    pattern = r"(?:(?<=^)|(?<=[\[(,{:=<>]))(\s*)(-?)\b(inf|nan)\b|\b(inf|nan)\b"
+    out, last = [], 0
+    for match in _tokens_outside_strings(text, pattern):
+        space, sign, name = match.group(1) or "", match.group(2) or "", match.group(3) or match.group(4)
+        out += [text[last : match.start()], f"{space}float('{sign}{name}')"]
+        last = match.end()
+    return "".join(out) + text[last:]
+
+
+def _tokens_outside_strings(text: str, pattern: str):
+    """The matches of `pattern` in `text` that start outside its string literals."""
+    strings = [m.span() for m in _STRING_LITERAL.finditer(text)]
+    for match in re.finditer(pattern, text):
+        if not any(a <= match.start() < b for a, b in strings):
+            yield match
 
 
 # a value the runner cut ("'abc...[295 chars]...xyz'", unittest's "[N chars]"): no literal a solver can use
@@ -1075,7 +1123,15 @@ def _outcome_sentence(
         # a cut value is no input; nor is the repr of a value the loop builds (`k = ()` for a key object)
         text += f" It fails in the pass of the loop where {_span(f.loop_value)}."
     text += _every_pass(f)
-    if f.then and f.kind == "error" and not f.rest and not _placeholder(f.then, f.reproduction or ""):
+    # the same check already passed earlier in the test: quoted, it reads as one that holds already
+    passed = {_flat(c) for c in f.passed_checks or []}
+    if (
+        f.then
+        and f.kind == "error"
+        and not f.rest
+        and not _placeholder(f.then, f.reproduction or "")
+        and _flat(f.then) not in passed
+    ):
         text += f" Once it runs, {_span(f.then)} should hold."
     return text
 
@@ -1532,6 +1588,7 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) 
     if not changed or any(_test_object(new) for _, new in changed):
         return ""  # no input, or one that is the tests' own object (`<class 'tests.test_x.C'>`)
     code = lead.reproduction or ""
+    changed = [_as_bindings(old, new, code, f.reproduction or "") for old, new in changed]
     placed = [f"{_span(new)} in place of {_span(old)}" for old, new in changed if old and _flat(old) in _flat(code)]
     loose = [_span(new) for old, new in changed if not (old and _flat(old) in _flat(code))]
     inputs = ", ".join([*placed, *([f"input {', '.join(loose)}"] if loose else [])])
@@ -1539,6 +1596,21 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) 
     if not outcome:
         return f"- with {inputs}" + (f": {subject}" if usable_call else "")
     return f"- with {inputs}: {subject} {outcome}"
+
+
+def _as_bindings(old: str, new: str, lead_code: str, code: str) -> tuple[str, str]:
+    """The two values as the lines of the snippets that bind them (`flag = True` in place of
+    `flag = False`) when each snippet binds its value on one line of its own: a bare `True` in
+    place of `False` leaves the reader to find which `False` is meant; else the values."""
+
+    def binding(value: str, text: str) -> str:
+        lines = [ln for ln in text.splitlines() if re.fullmatch(rf"[A-Za-z_]\w* = {re.escape(value)}", ln)]
+        return lines[0] if len(lines) == 1 else ""
+
+    was, now = binding(old, lead_code), binding(new, code)
+    if was and now and was.split(" = ")[0] == now.split(" = ")[0]:
+        return was, now
+    return old, new
 
 
 def _same_run(f: FailureEvidence, lead: FailureEvidence) -> bool:

@@ -81,10 +81,13 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
     out: dict[str, FailureEvidence] = {}
     helper_sources: dict[str, dict[str, str]] = {}  # test file -> the tests' own modules it imports
     for test_id in list(tests)[:EVIDENCE_TESTS]:
+        path = test_id.split("::")[0]
         report = failures.get(test_id) if isinstance(failures, dict) else None
+        if report is None and isinstance(failures, dict) and isinstance(failures.get(path), dict):
+            # its file did not load: the file's collection error is what the test would have said
+            report = {**failures[path], "id": test_id} if failures[path].get("when") == "collect" else None
         if not isinstance(report, dict):
             continue
-        path = test_id.split("::")[0]
         if path not in sources:
             sources[path] = file_at(str(repo_path), commit, path)
             helper_sources[path] = {
@@ -496,6 +499,10 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
             # no index recorded (evidence derived again from a stored report): the one element
             # whose values all are the reported ones, when exactly one is
             if not all(n in reported for n in names):
+                # a test that never ran (its file failed to load) has no values: its id's index
+                index = _collected_index(str(report.get("id") or ""), names, deco, values, packed, report)
+                if index is not None and index < len(values.elts):
+                    out.update(_case_values(values.elts[index], names, packed))
                 continue
             matching = [c for e in values.elts if (c := _case_values(e, names, packed)) and _reported_case(c, reported)]
             index = _index_in_id(str(report.get("id") or ""), names, deco)
@@ -523,6 +530,25 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
             except SyntaxError:
                 continue
     return out
+
+
+def _collected_index(
+    test_id: str, names: list[str], deco: ast.Call, values: ast.List | ast.Tuple, packed: bool, report: dict
+) -> int | None:
+    """The element of a test that never ran (its file failed to load: no values reported), by its
+    id: the id the test gives it, `argname<N>`, or the id pytest makes of plain values (`None-1`)."""
+    if report.get("when") != "collect":
+        return None
+    index = _index_in_id(test_id, names, deco)
+    if index is not None:
+        return index
+    bracket = test_id.partition("[")[2][:-1] if test_id.endswith("]") else ""
+    for n, element in enumerate(values.elts):
+        case = _case_values(element, names, packed)
+        plain = [case.get(name) for name in names]
+        if all(isinstance(v, ast.Constant) for v in plain) and "-".join(str(v.value) for v in plain) == bracket:
+            return n
+    return None
 
 
 def _index_in_id(test_id: str, names: list[str], deco: ast.Call) -> int | None:
@@ -912,9 +938,12 @@ def explain_failure(
     record.source = _source_lines(lines, fn.lineno, line or fn.end_lineno or fn.lineno)
     helpers = _asserting_helpers(module) | _own_asserting_helpers(fn)
     failing, body = _failing_statement(fn, line, helpers, report)
+    loading = _failed_import(module, report)
+    if failing is None and loading is not None:
+        failing, body = _whole_test(fn, helpers)
     if failing is None:
         return record
-    record.check = _check_text(lines, failing)
+    record.check = _check_text(lines, loading or failing)
     record.passed_checks = _passed_checks(fn, failing.lineno, helpers)[-6:]
     repro = _reproduction(
         module, cls, fn, failing, body, helpers, report, test_id, conftests, test_helpers, star_names or {}
@@ -924,11 +953,38 @@ def explain_failure(
     record.long = len(snippet.splitlines()) > SNIPPET_LINES  # too long to quote: the writer describes it
     if isinstance(report.get("params"), dict):
         record.params = {k: _no_address(v) for k, v in report["params"].items()}
+    elif loading is not None:  # never ran, so no runner's values: the case's own, as its test writes them
+        values = _parametrize_values(fn, cls, module, report)
+        record.params = {k: ast.unparse(v) for k, v in values.items()} or None
     try:
         record.unbound = sorted(_unbound([ast.parse(snippet)]))
     except SyntaxError:
         record.unbound = []
     return _with_check_outcome(record, repro, fn, failing, helpers, report, repo_modules)
+
+
+def _failed_import(module: ast.Module, report: dict) -> ast.stmt | None:
+    """The file's import that failed to load it (the runner's collection error: a name the buggy
+    state lacks), when the report is one; None otherwise."""
+    if report.get("when") != "collect" or not isinstance(report.get("line"), int):
+        return None
+    return next(
+        (
+            s
+            for s in module.body
+            if isinstance(s, (ast.Import, ast.ImportFrom)) and s.lineno <= report["line"] <= (s.end_lineno or s.lineno)
+        ),
+        None,
+    )
+
+
+def _whole_test(fn: ast.AST, helpers: set[str]) -> tuple[ast.stmt | None, list[ast.stmt]]:
+    """A test that never ran (its file failed to load): its body up to its last statement, which
+    the snippet ends with; what it runs is what the missing name must make work."""
+    statements = [s for s in fn.body if not _is_docstring(s)]
+    if not statements:
+        return None, []
+    return statements[-1], _trim(fn.body, statements[-1].lineno, helpers, [])
 
 
 def _inherited_test(

@@ -561,6 +561,27 @@ def test_a_new_methods_docstring_and_a_name_the_tests_call_are_no_prescription()
     assert leak_report("It should call write on each line.", patch, test_patch).leaks()
 
 
+def test_a_word_of_the_tests_code_in_a_fenced_block_is_no_prescription():
+    """A test's own line shown in a block (`replacement = url.replace(rooted=True)`) holds
+    "replace" and the stem of the fix's new `_rooted`: code, not a sentence telling how to change
+    the code; the same words in prose still prescribe."""
+    patch = (
+        "--- a/pkg/url.py\n+++ b/pkg/url.py\n@@ -1,2 +1,4 @@ class URL:\n"
+        "     def __init__(self, path, rooted=False):\n         self.path = path\n"
+        "+        if self.path and self.path[0] == '':\n+            self._rooted = True\n"
+    )
+    test_patch = (
+        "--- a/t.py\n+++ b/t.py\n@@ -1,1 +1,3 @@\n x = 1\n"
+        "+    replacement = url.replace(rooted=True)\n+    assert url == replacement\n"
+    )
+    statement = (
+        "`URL(path=['', 'foo']).rooted` is `False`; it should be `True`. The test also checks:\n\n"
+        "```python\nreplacement = url.replace(rooted=True)\nassert url == replacement\n```\n"
+    )
+    assert not leak_report(statement, patch, test_patch).leaks()
+    assert leak_report("Replace the flag: set it when the path is rooted.", patch, test_patch).leaks()
+
+
 def _bench(name: str):
     import importlib.util
     from pathlib import Path

@@ -2,6 +2,7 @@
 input, no test internals, titles the evidence confirms, a missing name asked for."""
 
 import copy
+import re
 from dataclasses import replace
 
 from llm.offline.writer import LISTED, TESTS, write_statement
@@ -990,3 +991,68 @@ def test_an_exact_type_comes_from_the_later_check_that_names_it():
     )
     other = replace(exact, rest="assert r.code == 200")  # no builtin type named: the plain outcome
     assert "itself" not in write_statement(context([other]), BUG)["problem_statement"]
+
+
+def test_a_non_finite_float_of_the_runner_is_written_the_way_python_builds_it():
+    """pytest writes `float('nan')` as `nan` and `-inf` as `-inf`: in a span of a value those are
+    names no reader's Python binds; the test's own code (`math.inf`) and strings stay as written."""
+    lead = FailureEvidence(
+        "tests/test_order.py::test_order[0]",
+        kind="compare",
+        call="order(given)",
+        check="assert order(given) == expected",
+        op="==",
+        expected="[None, nan, -inf, 'inf']",
+        observed="[-inf, None, nan, 'inf']",
+        params={"alg": "0"},
+        reproduction="import math\nfrom acme import order\ngiven = [math.inf, None]\nassert order(given) == [None]",
+        function="order",
+    )
+    other = replace(lead, test_id="tests/test_order.py::test_order[1]", params={"alg": "-inf"})
+    text = write_statement(context([lead, other]), BUG)["problem_statement"]
+    assert "`[None, float('nan'), float('-inf'), 'inf']`" in text
+    assert "given = [math.inf, None]" in text
+    spans = re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", " ", text, flags=re.S))
+    bare = [s for s in spans if re.search(r"(?<![.'\w])(?:inf|nan)\b(?!')", s)]
+    assert spans and not bare, bare
+    # a project's own repr (an interval `[-inf,+inf]`: Python writes no `+inf`, and ", " between
+    # items) keeps its text: its `inf` may be the project's object
+    interval = replace(lead, expected="[-inf,+inf]", observed="[-inf,-inf]", params=None)
+    text = write_statement(context([interval]), BUG)["problem_statement"]
+    assert "`[-inf,+inf]`" in text and "float(" not in text
+
+
+def _parsing_case(flag: str, passed: list[str]) -> FailureEvidence:
+    code = (
+        f"from acme import parse\nflag = {flag}\ntext = '12:00'\nresult = parse(text, strict=flag)\n"
+        "text = '12:00:00.123+01'\nresult = parse(text, strict=flag)"
+    )
+    return FailureEvidence(
+        f"tests/test_parse.py::test_parse[{flag}]",
+        kind="error",
+        call="parse(text, strict=flag)",
+        check="result = parse(text, strict=flag)",
+        observed="ValueError: unconverted data remains: +01",
+        error="ValueError: unconverted data remains: +01",
+        passed_checks=passed,
+        then="assert type(result) == Time",
+        params={"flag": flag},
+        reproduction=code,
+        function="parse",
+    )
+
+
+def test_another_case_names_the_line_binding_its_value_and_a_check_that_passed_is_not_required_again():
+    """A case whose value the snippet binds on a line of its own is stated by that line (a bare
+    `True` in place of `False` leaves the reader to find which `False`); the check after the
+    raising line is not quoted when the same check passed earlier in the test (it reads as one
+    the current code already meets)."""
+    passed = ["assert type(result) == Time"]
+    text = write_statement(context([_parsing_case("False", passed), _parsing_case("True", passed)]), BUG)[
+        "problem_statement"
+    ]
+    assert "`flag = True` in place of `flag = False`" in text
+    assert "assert type(result) == Time" not in text
+    # a check that comes only after the raising line is still required
+    text = write_statement(context([_parsing_case("False", []), _parsing_case("True", [])]), BUG)["problem_statement"]
+    assert "`assert type(result) == Time` should hold" in text

@@ -41,3 +41,20 @@ def test_two_runs_of_a_failing_test_give_the_same_evidence(tmp_path):
     paths = [r.failures["tests/test_box.py::test_missing_module"]["message"] for r in runs]
     assert paths[0].startswith("pkg/absent.py"), paths[0]  # relative to the tree, not its temp folder
     assert paths[0] == paths[1]
+
+
+def test_a_test_file_that_fails_to_load_gets_its_import_error_as_evidence(tmp_path):
+    """Its tests never run (no report of their own): the file's collection error says why, under
+    the file's name, with the line of the failing import."""
+    files = {
+        "box.py": "def make():\n    return 1\n",
+        "tests/test_load.py": "import os\nfrom box import make, Sealed\n\n\ndef test_sealed():\n    assert Sealed\n",
+        "pyproject.toml": '[project]\nname = "box"\nversion = "0"\n',
+    }
+    repo, sha = make_repo(tmp_path / "repo", files)
+    backend = make_sandbox("local", limits=Limits(timeout_s=120), log=lambda m: None)
+    run = backend.run_tests(repo, sha, [], ["tests/test_load.py"])
+    evidence = run.failures["tests/test_load.py"]
+    assert evidence["when"] == "collect" and evidence["type"] == "ImportError", evidence
+    assert evidence["message"].startswith("cannot import name 'Sealed' from 'box'"), evidence
+    assert evidence["line"] == 2

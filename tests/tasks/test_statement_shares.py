@@ -217,3 +217,21 @@ def test_a_check_written_over_several_lines_is_at_the_failing_line_it_holds():
     checks = bench.test_asserts(source, "t.py::T::test_it", line=5)
     assert [(line, expression) for line, expression, _, _ in checks] == [(3, "f(1) == 1"), (5, "f(2) == 3")]
     assert [line for line, *_ in bench.test_asserts(source, "t.py::T::test_it")] == [3, 4]
+
+
+def test_a_non_finite_float_is_mentioned_as_the_writer_spells_it():
+    """The runner's `[None, nan, -inf]` is written `[None, float('nan'), float('-inf')]` (no
+    names a reader's Python lacks): that states the case's value; another list does not."""
+    ordering = FailureEvidence(
+        "tests/test_sort.py::test_order[1024-expected1]",
+        kind="compare",
+        call="order(given)",
+        op="==",
+        expected="[None, nan, -inf]",
+        params={"alg": "1024", "expected": "[None, nan, -inf]"},
+    )
+    failures = {ordering.test_id: ordering}
+    written = "`order(given)` should be `[None, float('nan'), float('-inf')]`, input `1024`."
+    assert bench.unmentioned_cases(written, [ordering.test_id], failures) == []
+    other = "`order(given)` should be `[None, float('-inf')]`, input `1024`."
+    assert bench.unmentioned_cases(other, [ordering.test_id], failures) != []

@@ -1044,3 +1044,40 @@ def test_a_submodule_import_beside_its_package_import_is_kept():
     aliased = "import pkg as p\nimport pkg.sub\n\n\ndef test_sub():\n    assert p.g() == 1\n"
     found = explain_failure(aliased, "tests/test_p.py::test_sub", evidence, repo_modules={"pkg"})
     assert found.reproduction.splitlines()[0] == "import pkg as p"
+
+
+def test_a_test_whose_file_failed_to_load_gets_the_files_import_error_and_its_own_case(tmp_path):
+    """The buggy state lacks a name the test file imports: pytest collects nothing, so no test
+    has a report of its own. The file's collection error is each test's evidence: the import as
+    the failing line, and the test's own case (its values found by its id) as the snippet."""
+    from tests.sandbox_fixtures import make_repo
+
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/parse.py": "def parse_or_none(text):\n    return None if text is None else int(text)\n",
+        "tests/test_parse.py": (
+            "import pytest\n\nfrom pkg.parse import parse_or_none\n\n\n"
+            "@pytest.mark.parametrize('text, result', [('1', 1), (None, None)])\n"
+            "def test_parse(text, result):\n    assert parse_or_none(text) == result\n"
+        ),
+    }
+    repo, sha = make_repo(tmp_path / "repo", files)
+    collect = {
+        "when": "collect",
+        "type": "ImportError",
+        "message": "cannot import name 'parse_or_none' from 'pkg.parse' (pkg/parse.py)",
+        "line": 3,
+    }
+    ids = ["tests/test_parse.py::test_parse[1-1]", "tests/test_parse.py::test_parse[None-None]"]
+    found = failure_evidence(repo, sha, {"tests/test_parse.py": collect}, ids)
+    assert list(found) == ids
+    second = found[ids[1]]
+    assert second.check == "from pkg.parse import parse_or_none"
+    assert second.error.startswith("ImportError: cannot import name 'parse_or_none'")
+    assert second.reproduction.splitlines() == [
+        "from pkg.parse import parse_or_none",
+        "assert parse_or_none(None) == None",
+    ]
+    assert second.params == {"text": "None", "result": "None"}
+    # a report of the file that is no collection error stays the file's
+    assert failure_evidence(repo, sha, {"tests/test_parse.py": {**collect, "when": "call"}}, ids) == {}
