@@ -1257,12 +1257,8 @@ def _checked_side_is_left(f: FailureEvidence) -> bool | None:
     check does not tell."""
     if f.kind != "compare" or f.op != "==":
         return None
-    try:
-        test = ast.parse((f.check or "").strip()).body[0]
-    except (SyntaxError, IndexError):
-        return None
-    compare = test.test if isinstance(test, ast.Assert) else None
-    if not (isinstance(compare, ast.Compare) and len(compare.ops) == 1 and isinstance(compare.ops[0], ast.Eq)):
+    compare = _asserted_comparison(f.check or "")
+    if not (compare is not None and len(compare.ops) == 1 and isinstance(compare.ops[0], ast.Eq)):
         return None
 
     def required(node: ast.expr) -> bool:
@@ -1543,12 +1539,18 @@ def _article(word: str) -> str:
 def _checked_left(check: str) -> str:
     """The left side of an assert's comparison in the test's own words (`type(r.code)` in
     `assert type(r.code) is not X`, before any inlining); "" when it is none."""
+    compare = _asserted_comparison(check)
+    return ast.unparse(compare.left) if compare is not None else ""
+
+
+def _asserted_comparison(check: str) -> ast.Compare | None:
+    """The comparison an `assert` line makes, as the test wrote it; None for any other check."""
     try:
         node = ast.parse(check.strip()).body[0]
     except (SyntaxError, IndexError):
-        return ""
+        return None
     test = node.test if isinstance(node, ast.Assert) else None
-    return ast.unparse(test.left) if isinstance(test, ast.Compare) else ""
+    return test if isinstance(test, ast.Compare) else None
 
 
 def _reported(f: FailureEvidence) -> str:
