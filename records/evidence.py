@@ -25,6 +25,7 @@ class FailureEvidence:
     check: str | None = None  # the failing check as the test writes it (one line)
     call: str | None = None  # the computed side of the check, case values substituted
     op: str | None = None  # the comparison ("==", "in", "is", ...) when kind is "compare"
+    checked_side: str | None = None  # "left" or "right": the side of the written comparison that is the call
     expected: str | None = None  # the value, or the exception, the check requires
     observed: str | None = None  # what the buggy code gave (a repr), or the exception it raised
     error: str | None = None  # "Type: message" of an exception that escaped the check

@@ -1252,20 +1252,10 @@ _MORE_ITEMS = re.compile(r"^\s*(Left|Right) contains (one|\d+) more items?(?:, f
 
 def _checked_side_is_left(f: FailureEvidence) -> bool | None:
     """Whether the checked value is the left side of the failing `==` (pytest's diff speaks of
-    "Left" and "Right"): the other side is the required value, a literal or the test's
-    parameter (`assert ['x'] == names(C)`, `assert list(result) == expected`); None when the
-    check does not tell."""
-    if f.kind != "compare" or f.op != "==":
+    "Left" and "Right"), as the producer decided it; None when it did not say."""
+    if f.kind != "compare" or f.op != "==" or f.checked_side not in ("left", "right"):
         return None
-    compare = _asserted_comparison(f.check or "")
-    if not (compare is not None and len(compare.ops) == 1 and isinstance(compare.ops[0], ast.Eq)):
-        return None
-
-    def required(node: ast.expr) -> bool:
-        return _is_literal(node) or (isinstance(node, ast.Name) and node.id in (f.params or {}))
-
-    left, right = required(compare.left), required(compare.comparators[0])
-    return None if left == right else right
+    return f.checked_side == "left"
 
 
 def _sequence_difference(message: str, checked_left: bool = True) -> str:
@@ -1513,7 +1503,7 @@ def _type_core(f: FailureEvidence) -> str:
         exact = False
     elif call.func.id == "type" and f.kind == "compare" and f.op in ("is", "is not", "==", "!="):
         code = f"{f.check or ''}\n{f.rest or ''}"
-        checked = re.escape(_checked_left(f.check or "") or (f.call or "").strip())
+        checked = re.escape(_checked_text(f) or (f.call or "").strip())
         wanted_m = re.search(rf"(?<![\w.]){checked}\s*(?:is|==)\s*(\w+)\s*$", code, re.M)
         wanted = wanted_m.group(1) if wanted_m else ""
         seen = re.match(r"assert <(?:class|enum) '([\w.]+)'>", first)
@@ -1536,11 +1526,13 @@ def _article(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 
 
-def _checked_left(check: str) -> str:
-    """The left side of an assert's comparison in the test's own words (`type(r.code)` in
+def _checked_text(f: FailureEvidence) -> str:
+    """The checked side of an assert's comparison in the test's own words (`type(r.code)` in
     `assert type(r.code) is not X`, before any inlining); "" when it is none."""
-    compare = _asserted_comparison(check)
-    return ast.unparse(compare.left) if compare is not None else ""
+    compare = _asserted_comparison(f.check or "")
+    if compare is None:
+        return ""
+    return ast.unparse(compare.comparators[0] if f.checked_side == "right" else compare.left)
 
 
 def _asserted_comparison(check: str) -> ast.Compare | None:

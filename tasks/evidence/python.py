@@ -2196,6 +2196,7 @@ def _compare_outcome(
         kind="compare",
         call=ast.unparse(computed),
         op=op,
+        checked_side="right" if swap else "left",
         observed=error or observed,
         expected=wanted_text,
         exact=isinstance(wanted, ast.Constant) and isinstance(wanted.value, str) and op in ("==", "in"),

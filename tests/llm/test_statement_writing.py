@@ -847,6 +847,7 @@ def test_a_mismatch_pytest_diffed_item_by_item_quotes_the_items_it_printed():
         call="list(parse('a=\\nb=c'))",
         check="assert list(result) == expected",
         op="==",
+        checked_side="left",  # the producer's word: the left side is the call
         expected="[B(key='a', value=''), B(key='b', value='c')]",
         observed="",
         params={"expected": "[B(key='a', value=''), B(key='b', value='c')]"},  # the check's `expected`
@@ -870,14 +871,16 @@ def test_a_mismatch_pytest_diffed_item_by_item_quotes_the_items_it_printed():
         extra,
         call="names(C)",
         check="assert ['x', 'y'] == names(C)",
+        checked_side="right",
         expected="['x', 'y']",
         message="assert ['x', 'y'] == ['x']\n  Left contains one more item: 'y'",
         reproduction="from p import C, names\nassert ['x', 'y'] == names(C)",
     )
     text = write_statement(context([required_left]), BUG)["problem_statement"]
     assert "gives a sequence that lacks the item `'y'`" in text and "extra item" not in text
-    unknown = replace(
+    unknown = replace(  # the producer did not say which side is checked
         required_left,
+        checked_side=None,
         check="assert want == names(C)",
         reproduction="from p import C, names, want\nassert want == names(C)",
     )

@@ -905,6 +905,7 @@ def test_of_two_computed_sides_the_left_that_asks_the_tests_object_is_the_observ
     }
     found = explain_failure(source, "tests/t.py::test_key", evidence, repo_modules={"pkg"})
     assert (found.call, found.observed, found.expected) == ("cached.get.key(42)", "()", "(42,)")
+    assert found.checked_side == "left"  # the writer reads pytest's "Left"/"Right" diff by it
     # a slice of the test's object, against a value the project builds: the slice is checked
     sliced = source.replace("cached.get.key(42) == keys.methodkey(cached, 42)", "cached[:] == Cached()")
     found = explain_failure(sliced, "tests/t.py::test_key", evidence, repo_modules={"pkg"})
@@ -927,6 +928,7 @@ def test_a_display_of_values_is_the_wanted_side_of_an_equality():
     }
     found = explain_failure(source, "tests/t.py::test_subclasses", evidence, repo_modules={"pkg"})
     assert (found.call, found.observed, found.expected) == ("Base.__subclasses__()", "[]", "[Child]")
+    assert found.checked_side == "right"
 
 
 def test_a_relative_import_in_a_src_layout_is_the_packages_own_name():
