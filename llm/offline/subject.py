@@ -89,6 +89,8 @@ def split_subject(subject: str) -> tuple[str, str, str]:
 def _symptom(kind: str, verb: str, rest: str, fallback: str) -> str:
     if not rest:
         return fallback
+    if not kind and _IMPERATIVE.match(rest):  # "Force UTC on naive dates": the change to make, no symptom
+        return fallback
     if kind == "handle":
         return f"{rest} is not handled correctly"
     if kind == "respect":
@@ -175,7 +177,9 @@ _IMPERATIVE = re.compile(
     r"compute|round|limit|cap|trim|strip|escape|unescape|encode|decode|sort|filter|ignore|include|exclude|"
     r"reuse|track|record|count|compare|match|map|assign|initiali[sz]e|coerce|cast|build|create|generate|"
     r"register|load|save|read|write|close|lock|release|retry|wait|defer|shift|align|unwrap|flatten|join|quote|"
-    r"unquote|lower|insert|append|prepend|consult|look|query|fetch|inherit|override|feed|parse|guard)\b",
+    r"unquote|lower|insert|append|prepend|consult|look|query|fetch|inherit|override|feed|parse|guard|force|enforce|"
+    r"disallow|permit|mark|tolerate|require|warn|expand|reduce|increase|decrease|rewrite|recompute|reorder|relax|"
+    r"widen|narrow|truncate|coalesce|dedupe|deduplicate|collapse)\b",
     re.I,
 )
 # a name only code has: a private or snake_case identifier, an attribute of self, a dotted call path

@@ -131,6 +131,10 @@ def test_a_commit_subject_titles_the_statement_only_when_it_fits_the_check():
     assert "linters" not in unrelated["problem_statement"].splitlines()[0].lower()
     fitting = write_statement(context([vague], subject="Fix balanced() for ledgers of two entries"), BUG)
     assert "balanced()" in fitting["problem_statement"].splitlines()[0]
+    # a subject in the imperative with a verb the subject parser has no kind for states the fix
+    for subject in ("Convert entries to Decimal before balanced() sums them", "Force balanced() to round entries"):
+        title = write_statement(context([vague], subject=subject), BUG)["problem_statement"].splitlines()[0]
+        assert "balanced()" in title and not re.search(r"\b(?:Convert|Force)\b", title, re.I), title
 
 
 def test_the_title_never_blames_a_setup_function_the_check_does_not_call():
