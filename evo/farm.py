@@ -47,7 +47,9 @@ from tasks import (
 
 COMMIT, PR = "commit", "pr"
 KEPT, REJECTED, ERROR, DUPLICATE = "kept", "rejected", "error", "duplicate"
-FINAL = (KEPT, REJECTED)  # outcomes a later version does not try again (an error is tried again)
+# losses that tell of the machine more than of the unit (a load spike past the time limit, an engine
+# that could not run a container): a later version tries the unit again, as it does an error
+TRANSIENT_CAUSES = ("timeout", "sandbox failed")
 
 
 class FarmError(UserError):
@@ -418,6 +420,12 @@ def failure_cause(row: dict) -> str:
     return f"{layer}/{category}"
 
 
+def settled(row: dict) -> bool:
+    """Whether a later version leaves the row's unit alone: it was kept, or lost for a reason of
+    its own. An error or a transient cause (`TRANSIENT_CAUSES`) is tried again."""
+    return row["outcome"] == KEPT or (row["outcome"] == REJECTED and failure_cause(row) not in TRANSIENT_CAUSES)
+
+
 @dataclass
 class FarmResult:
     version: int
@@ -578,7 +586,7 @@ class Farm:
                     f"repositories or options ({_options(open_version['settings'])}): rerun that command to finish it"
                 )
             return open_version
-        done = {r["unit"] for r in self.folder.rows() if r["outcome"] in FINAL}
+        done = {r["unit"] for r in self.folder.rows() if settled(r)}
         planned = plan(units_by_repo, strategy, done, self.settings.limit)
         if not planned and versions:
             return {}  # nothing new since the last version: no empty version

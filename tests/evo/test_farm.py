@@ -28,6 +28,7 @@ from evo.farm import (
     mine_history,
     plan,
     repo_units,
+    settled,
 )
 from evo.runfolder import RunFolder
 from records import UserError
@@ -286,6 +287,15 @@ def test_the_summary_counts_lost_units_by_cause_per_repository():
         "error (TimeoutError)": 1,
     }
     assert table["b/ok"]["kept"] == 1 and sum(table["b/ok"]["causes"].values()) == 5
+
+
+def test_a_later_version_tries_again_a_unit_lost_to_the_machine_not_one_lost_for_its_own_reason():
+    timed_out = _row("b/ok", "rejected", "functional", "timeout", "the tests ran past the 300 s limit")
+    no_engine = _row("b/ok", "rejected", "functional", "build_error", "sandbox failed: the container did not start")
+    retried = [timed_out, no_engine, _row("b/ok", "error", "", "TimeoutError", "the engine did not answer")]
+    assert [settled(row) for row in retried] == [False, False, False]
+    assert all(settled(row) for row, cause in LOST if row["outcome"] == "rejected" and cause != "sandbox failed")
+    assert settled(_row("b/ok", "kept"))
 
 
 # ------------------------------------------------------------------ end to end (local sandbox)
