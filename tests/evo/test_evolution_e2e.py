@@ -9,18 +9,15 @@ import pytest
 from evo.runfolder import RunFolder
 from tasks import Strategy
 from tests.e2e import FAST, ROOT, hof_all, journal_lines, paid_llm_calls, popen, sebgen
-from tests.marks import require_mark  # noqa: E402
 
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory):
-    require_mark("slow", "runs an evolution end to end")
-    run_dir = tmp_path_factory.mktemp("ref") / "run"
-    sebgen("run", QUICKSTART, "--run-dir", run_dir, *FAST, check=True)
-    return run_dir
+def reference(quickstart_run):
+    """The FAST quickstart run (tests/conftest.py); the tests here only read it."""
+    return quickstart_run
 
 
 def test_hof_json_has_the_design_fields(reference):

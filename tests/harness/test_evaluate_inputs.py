@@ -5,6 +5,7 @@ small run, the oracle resolves every kept task from the run folder and from its 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,7 @@ import pytest
 from harness import read_tasks
 from harness.swebench import swebench_record
 from records import Task, TaskFileError, UserError, write_jsonl
-from tests.e2e import FAST, ROOT, sebgen
-from tests.marks import require_mark
+from tests.e2e import sebgen
 from tests.sandbox_fixtures import CALC_FIXED, diff_for, make_repo
 
 CALC_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
@@ -112,10 +112,10 @@ def test_reading_errors_are_user_errors(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def small_run(tmp_path_factory) -> Path:
-    require_mark("slow", "runs an evolution end to end")
+def small_run(quickstart_run, tmp_path_factory) -> Path:
+    """A copy of the FAST quickstart run (tests/conftest.py): `sebgen evaluate` writes into it."""
     run_dir = tmp_path_factory.mktemp("evaluate") / "run"
-    sebgen("run", ROOT / "configs" / "quickstart.yaml", "--run-dir", run_dir, *FAST, check=True, timeout=1800)
+    shutil.copytree(quickstart_run, run_dir)
     return run_dir
 
 
