@@ -11,6 +11,7 @@ means the owner went away: the run is killed and the container ends (the warm-co
 The local backend uses run_child() in-process with its own cleanup.
 """
 
+import contextlib
 import json
 import os
 import select
@@ -160,8 +161,9 @@ def supervise(proc, report_r, log_r, timeout_s, cleanup, stop=None, report_limit
             stopped = True
             break
         ready = select.select(list(fds), [], [], min(remaining, 0.5))[0] if fds else []
-        if not fds:
-            time.sleep(min(remaining, 0.1))
+        if not fds:  # both pipes at EOF: the child is exiting, so wake as soon as it has
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=min(remaining, 0.1))
         for fd in ready:
             still_open, over = _read_ready(fd, fds[fd], LOG_TAIL if fd == log_r else report_limit, fd == log_r)
             overflow = overflow or over
