@@ -91,6 +91,7 @@ def site_hooks() -> dict[str, int]:
 def tree_manifest(root: Path) -> str:
     """A hash of every path, size and mtime under root (what a run must leave unchanged)."""
     digest = hashlib.sha256()
+    prefix = os.path.join(str(root), "")  # every walked path starts with it: slicing is relpath, minus its cost
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for name in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
@@ -99,7 +100,7 @@ def tree_manifest(root: Path) -> str:
                 st = os.lstat(path)
             except OSError:
                 continue
-            digest.update(f"{os.path.relpath(path, root)}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_mode}\n".encode())
+            digest.update(f"{path[len(prefix) :]}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_mode}\n".encode())
     return digest.hexdigest()
 
 

@@ -391,3 +391,34 @@ def test_the_venvs_plugins_are_what_its_install_asked_for_wherever_pip_found_the
     )
     assert _venv_pytest_plugins(venv, log, [str(host)]) == ["_hypothesis_pytestplugin", "xdist.plugin"]
     assert _venv_pytest_plugins(venv, "", [str(host)]) == ["xdist.plugin"]
+
+
+def test_a_venv_manifest_names_paths_from_its_root_and_sees_a_change(tmp_path, monkeypatch):
+    """The manifest (sandbox.local.tree_manifest) is kept on disk beside each cached venv: the same
+    tree must hash the same wherever it lies and however its root is spelled, and a change must show."""
+    import hashlib
+    import os
+    import shutil
+
+    from sandbox.local import tree_manifest
+
+    first = tmp_path / "a"
+    (first / "lib" / "pkg").mkdir(parents=True)
+    (first / "lib" / "pkg" / "mod.py").write_text("x = 1\n")
+    (first / "pyvenv.cfg").write_text("home = /usr\n")
+    (first / "bin").symlink_to("lib", target_is_directory=True)  # a linked folder counts as an entry
+    second = tmp_path / "b"
+    shutil.copytree(first, second, symlinks=True)  # copy2: the same sizes, mtimes and modes
+    monkeypatch.chdir(tmp_path)
+    assert tree_manifest(first) == tree_manifest(second) == tree_manifest("b/") == tree_manifest("./a")
+    # the format of the manifests already on disk: one line per entry, relative path first
+    lines = ""
+    for relative in ("bin", "pyvenv.cfg", "lib/pkg/mod.py"):
+        st = os.lstat(first / relative)
+        lines += f"{relative}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_mode}\n"
+    assert tree_manifest(first) == hashlib.sha256(lines.encode()).hexdigest()
+    (second / "lib" / "pkg" / "mod.py").write_text("x = 22\n")
+    assert tree_manifest(second) != tree_manifest(first)
+    before = tree_manifest(first)
+    (first / "pyvenv.cfg").rename(first / "pyvenv.cfg.bak")  # same size and mtime, another name
+    assert tree_manifest(first) != before
