@@ -2135,6 +2135,9 @@ def _assert_outcome(
     )
 
 
+_MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}  # an ordering read from its other side
+
+
 def _compare_outcome(
     test: ast.Compare,
     compare: dict | None,
@@ -2195,7 +2198,7 @@ def _compare_outcome(
         error=error,
         kind="compare",
         call=ast.unparse(computed),
-        op=op,
+        op=_MIRRORED.get(op, op) if swap else op,  # `cab <= comp('a')` read from the right: `comp('a') >= cab`
         checked_side="right" if swap else "left",
         observed=error or observed,
         expected=wanted_text,

@@ -912,6 +912,23 @@ def test_of_two_computed_sides_the_left_that_asks_the_tests_object_is_the_observ
     assert found.call == "cached[:]"
 
 
+def test_an_ordering_read_from_its_right_side_is_mirrored():
+    """`assert cab <= complement('a')`: the right side calls the project and is the call, so the
+    statement must say `complement('a') >= ...`; it had said `complement('a') <= ...` should hold."""
+    source = (
+        "from pkg import complement\n\n\ndef test_order():\n    cab = complement('ab')\n"
+        "    assert cab <= complement('a')\n"
+    )
+    evidence = {
+        "type": "AttributeError",
+        "line": 6,
+        "locals": {"cab": "complement(set(['a', 'b']))"},
+        "message": "AttributeError: 'set' object has no attribute 'issupserset'",
+    }
+    found = explain_failure(source, "tests/t.py::test_order", evidence, repo_modules={"pkg"})
+    assert (found.call, found.op, found.checked_side) == ("complement('a')", ">=", "right")
+
+
 def test_a_display_of_values_is_the_wanted_side_of_an_equality():
     """`assert [Child] == Base.__subclasses__()`: the list written out is what the call must give.
     The title had read "`[Child]` returns a wrong value"."""
