@@ -68,6 +68,8 @@ _OP_TEXT = {v: k for k, v in _AST_OPS.items()}
 _BUILTIN_FIXTURES = {
     "tmp_path": (["import pathlib", "import tempfile"], "tmp_path = pathlib.Path(tempfile.mkdtemp())"),
     "monkeypatch": (["import pytest"], "monkeypatch = pytest.MonkeyPatch()"),
+    # pytest's `tmpdir` is a `py.path.local`; pytest itself provides the `py` module it comes from
+    "tmpdir": (["import py", "import tempfile"], "tmpdir = py.path.local(tempfile.mkdtemp())"),
 }
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -165,6 +167,17 @@ def _builds_namespace(node: ast.AST) -> bool:
         and func.value.id == "__all__"
         and func.attr in ("extend", "append")
     )
+
+
+def _importable_imports(code: list[ast.stmt], test_path: str) -> list[ast.stmt]:
+    """`code` with the test's own relative imports (`from ..prop import X` inside the test) as a
+    user writes them: a snippet runs as no module of the test's package."""
+    return [
+        ast.copy_location(ast.ImportFrom(module=_importable(_absolute_module(s, test_path)), names=s.names, level=0), s)
+        if isinstance(s, ast.ImportFrom) and s.level
+        else s
+        for s in code
+    ]
 
 
 def _absolute_module(stmt: ast.ImportFrom, test_path: str) -> str:
@@ -352,10 +365,13 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
     left out, compound statements entered down to the failing statement (`chain` gets the
     statements entered, the failing one last)."""
     out: list[ast.stmt] = []
+    holding = next((s for s in body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
     for stmt in body:
         end = stmt.end_lineno or stmt.lineno
         if end < line:
-            if not _is_docstring(stmt) and not is_check(stmt, helpers):
+            if holding is not None and is_check(stmt, helpers) and ast.unparse(stmt) == ast.unparse(holding):
+                out.append(_checked_call(stmt))  # the same check fails when repeated: its first run set the state
+            elif not _is_docstring(stmt) and not is_check(stmt, helpers):
                 kept = _without_checks(copy.deepcopy(stmt), helpers)
                 if kept is not None:
                     out.append(kept)
@@ -392,6 +408,15 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
             out.append(failing)
         break
     return out
+
+
+def _checked_call(check: ast.stmt) -> ast.stmt:
+    """What a check that passed evaluates, without the check: `len(f(x))` of `assert len(f(x)) == 0`."""
+    plain = _plain_assert(copy.deepcopy(check))
+    if not isinstance(plain, ast.Assert):
+        return plain
+    value = plain.test.left if isinstance(plain.test, ast.Compare) else plain.test
+    return ast.copy_location(ast.Expr(value), check)
 
 
 def _without_checks(stmt: ast.stmt, helpers: set[str]) -> ast.stmt | None:
@@ -677,7 +702,8 @@ def _plain_assert(stmt: ast.stmt) -> ast.stmt:
                 test = ast.UnaryOp(op=ast.Not(), operand=test)
         elif name == "assertRaises" and len(args) >= 2:
             body = ast.Expr(ast.Call(func=args[1], args=args[2:], keywords=call.keywords))
-            return _raises_block(args[0], [body])
+            # at the call's place: `ast.unparse` reads a `with`'s line for its type comment
+            return ast.copy_location(_raises_block(args[0], [body]), stmt)
         if test is not None:
             plain = ast.Assert(test=test, msg=None)
             plain.sebgen_unittest = name  # how its failure message reads (`_unittest_compare`)
@@ -906,8 +932,9 @@ def _module_definitions(module: ast.Module, test_path: str) -> dict[str, ast.stm
                 for n in ast.walk(t):
                     if isinstance(n, ast.Name):
                         out.setdefault(n.id, node)
-        elif isinstance(node, ast.If):  # `if sys.version_info...: import x` / `try: import x`
-            continue
+        elif isinstance(node, ast.Try):  # `try: import numpy as np` / `except ImportError: ...`: the whole guard
+            for name in _bound(node.body):
+                out.setdefault(name, node)
     return out
 
 
@@ -1260,12 +1287,13 @@ def _reproduction(
         body = [caught.visit(copy.deepcopy(s)) for s in body]
     setup = _test_setup(module, cls, fn, body, {**report, "id": test_id}, conftests)
     members = _class_members(cls, module) if cls is not None and "self" in _arg_names(fn) else {}
-    rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members))
+    rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members) | _self_stores(members.values()))
     code = [rewrite.visit(s) for s in [*setup.prelude, *setup.assign, *body]]
     code = [*_members_reached(rewrite, members, setup.self_attrs), *code]
     # a `for` around the failing check: its variables at the failure instead of the loop
     code = _unroll_loops(code, report.get("locals") or {})
     code = [ast.fix_missing_locations(s) for s in _without_dead_branches(_without_dead_stores(code))]
+    code = _importable_imports(code, test_id.split("::")[0])
     definitions = _definitions(module, test_id.split("::")[0], conftests, star_names or {})
     raised = str(report.get("type") or "") not in ("", "AssertionError")
     rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
@@ -1346,8 +1374,28 @@ def _members_reached(rewrite: _Rewrite, members: dict[str, ast.stmt], self_attrs
                 member.args.args = [a for a in member.args.args if a.arg not in ("self", "cls")]
                 member.decorator_list = []
                 member = _PlainAsserts().visit(member)
-            added.append(rewrite.visit(member))
+                stored = _self_stores([member])
+                member = rewrite.visit(member)
+                if stored:  # `self.out = ...` in a method is a module name the function sets
+                    at = 1 if member.body and _is_docstring(member.body[0]) else 0
+                    member.body.insert(at, ast.Global(names=sorted(stored)))
+                added.append(member)
+            else:
+                added.append(rewrite.visit(member))
     return added
+
+
+def _self_stores(nodes) -> set[str]:
+    """The attributes `nodes` set on `self` (`self.out = ...`)."""
+    return {
+        n.attr
+        for node in nodes
+        for n in ast.walk(node)
+        if isinstance(n, ast.Attribute)
+        and isinstance(n.value, ast.Name)
+        and n.value.id == "self"
+        and isinstance(n.ctx, ast.Store)
+    }
 
 
 def _with_test_helpers_written_in(
@@ -1407,7 +1455,9 @@ def _without_unread_set_up(code: list[ast.stmt], rest: list[ast.stmt]) -> list[a
     for i, stmt in enumerate(code):
         if getattr(stmt, "sebgen_set_up", False) and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             target = stmt.targets[0]
-            if isinstance(target, ast.Name) and not any(target.id in _used([s]) for s in [*code[i + 1 :], *rest]):
+            # a helper defined before it reads it when it is called, later
+            readers = [*code[i + 1 :], *rest, *(d for d in code[:i] if isinstance(d, (*_FUNCS, ast.ClassDef)))]
+            if isinstance(target, ast.Name) and not any(target.id in _used([s]) for s in readers):
                 continue
         out.append(stmt)
     return out
@@ -1859,8 +1909,15 @@ class _PlainAsserts(ast.NodeTransformer):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list):
-                setattr(node, field, [_plain_assert(s) if isinstance(s, (ast.Expr, ast.With)) else s for s in block])
+                setattr(node, field, [_plain_assert(_returned_check(s)) for s in block])
         return node
+
+
+def _returned_check(stmt: ast.stmt) -> ast.stmt:
+    """`return self.assertTrue(x)` (the check's None returned) as the check's statement."""
+    if isinstance(stmt, ast.Return) and _is_self_check(ast.Expr(stmt.value)):
+        return ast.copy_location(ast.Expr(stmt.value), stmt)
+    return stmt
 
 
 def _own_walk(node: ast.AST):
@@ -1921,6 +1978,7 @@ def _inline_fixture_tree(name: str, fixture: ast.AST, fixtures: dict, imports: l
     if depth > 3:
         return None
     steps: list[ast.stmt] = []
+    read = _used(fixture.body)
     for arg in [a.arg for a in fixture.args.args]:
         if arg in _BUILTIN_FIXTURES:
             extra, stmt_text = _BUILTIN_FIXTURES[arg]
@@ -1928,11 +1986,11 @@ def _inline_fixture_tree(name: str, fixture: ast.AST, fixtures: dict, imports: l
             steps += ast.parse(stmt_text).body
         elif arg in fixtures and arg != name:
             inner = _inline_fixture_tree(arg, fixtures[arg], fixtures, imports, depth + 1)
-            if inner is None:
+            if inner is None and arg in read:
                 return None
-            steps += inner
-        elif arg not in ("self", "cls", "request"):
-            return None
+            steps += inner or []  # one the body never reads only orders the fixtures: left out
+        elif arg not in ("self", "cls", "request") and arg in read:
+            return None  # a fixture this code cannot build, and the body needs its value
     own = _inline_fixture(name, fixture)
     return None if own is None else steps + own
 
