@@ -18,10 +18,12 @@ import ast
 import builtins
 import copy
 import functools
+import io
 import pprint
 import random
 import re
 import textwrap
+import tokenize
 from dataclasses import dataclass, replace
 
 from records import FailureEvidence
@@ -367,7 +369,7 @@ def _repro_section(checks: list[Check], phr: _Phraser, facts: _Facts, limit: int
         code = "\n".join(facts.test_lines[first.test_id])
         return (
             f"{head}\n1. Run these lines of `{first.test_id}`.\n2. They fail on the current code."
-            f"\n\n```python\n{code}\n```"
+            f"\n\n```python\n{fence_safe(code)}\n```"
         )
     for check in distinct[:limit]:
         if check.kind == "compare":
@@ -433,7 +435,7 @@ def _suggested_fix(added_lines: list[str], phr: _Phraser, rng: random.Random) ->
     if len(picked) < 3:
         picked = [added_lines[i] for i in candidates][-3:]
     code = textwrap.dedent("\n".join(ln.rstrip() for ln in picked))
-    return f"{phr.pick(_FIX_INTROS)}\n```python\n{code}\n```"
+    return f"{phr.pick(_FIX_INTROS)}\n```python\n{fence_safe(code)}\n```"
 
 
 def _hints(facts: _Facts, checks: list[Check], phr: _Phraser) -> str:
@@ -454,9 +456,33 @@ _SHORT = 32
 
 
 def _span(text: str) -> str:
-    """`text` as an inline code span (backticks inside become quotes), a runner's repr of a
-    non-finite float written the way Python builds it (`nonfinite_written`)."""
-    return f"`{nonfinite_written(str(text)).replace('`', chr(39))}`"
+    """`text` as an inline code span, a runner's repr of a non-finite float written the way
+    Python builds it (`nonfinite_written`); backticks inside its strings spelled `\\x60` (the same
+    value), any other backtick a quote (a span cannot hold one)."""
+    return f"`{fence_safe(nonfinite_written(str(text))).replace('`', chr(39))}`"
+
+
+def fence_safe(code: str) -> str:
+    """`code` with each backtick inside a string literal spelled `\\x60`: the same value, and
+    a markdown fence or span around it is no longer cut short by the text's own backticks
+    (an expected value holding a fenced block). Code that does not tokenize, and raw strings, as given."""
+    if "`" not in code:
+        return code
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return code
+    lines = code.splitlines(keepends=True)
+    for token in reversed(tokens):  # from the end: earlier positions stay valid
+        prefix = re.match(r"[A-Za-z]*", token.string).group(0).lower()
+        if token.type != tokenize.STRING or "`" not in token.string or "r" in prefix:
+            continue
+        (row, col), (end_row, end_col) = token.start, token.end
+        if row != end_row:
+            continue  # a triple-quoted string over several lines: left as it is
+        line = lines[row - 1]
+        lines[row - 1] = line[:col] + token.string.replace("`", "\\x60") + line[end_col:]
+    return "".join(lines)
 
 
 _NONFINITE = ("inf", "nan")
@@ -1149,7 +1175,7 @@ def _rest_section(f: FailureEvidence, phr: _Phraser | None = None) -> str:
     if not rest or _has_dead_block(rest):
         return ""
     head = phr.pick(_REST_HEADS) if phr else _REST_HEADS[0]
-    return f"{head}\n\n```python\n{rest}\n```"
+    return f"{head}\n\n```python\n{fence_safe(rest)}\n```"
 
 
 def _has_dead_block(code: str) -> bool:
@@ -1668,7 +1694,7 @@ def evidence_section(
         shown_code.add(_flat(code))
         head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS) if not parts else phr.pick(_MORE_HEADS)
         outcome = _outcome_sentence(f, phr, missing.get(f.test_id, ""), forms.get(f.test_id))
-        text = f"{head}\n\n```python\n{code}\n```\n\n{outcome}"
+        text = f"{head}\n\n```python\n{fence_safe(code)}\n```\n\n{outcome}"
         reported = _reported(f) if with_pytest_line else ""
         if reported:
             text += f" {reported}"
