@@ -1304,8 +1304,10 @@ def _reproduction(
     head = _without_dead_branches(_head(definitions, [*code, *rest], _rebound(module)))
     test_path = test_id.split("::")[0]
     at = sum(isinstance(s, (ast.Import, ast.ImportFrom)) for s in head)
-    if "__file__" in _used([*head, *code, *rest]):  # the test module's own path, from the repository's root
-        head = [*head[:at], *ast.parse(f"__file__ = {test_path!r}").body, *head[at:]]
+    readers = {getattr(s, "sebgen_path", test_path) for s in [*head, *code, *rest] if "__file__" in _used([s])}
+    if readers:  # the path of the file whose definitions read it (a conftest's), from the repository's root
+        path = readers.pop() if len(readers) == 1 else test_path
+        head = [*head[:at], *ast.parse(f"__file__ = {path!r}").body, *head[at:]]
     dotted = test_path.removesuffix(".py").replace("/", ".")
     if dotted in f"{report.get('message') or ''} {report.get('compare') or ''}":
         # the values name the test module (`<generated init tests.test_x.C>`): the snippet's classes are its
@@ -1642,6 +1644,7 @@ def _definitions(
         definitions.setdefault(name, ast.ImportFrom(module=home, names=[ast.alias(name)], level=0))
     for path, text in zip(_conftest_paths(test_path), conftests):
         for name, stmt in _module_definitions(_safe_parse(text), path).items():
+            stmt.sebgen_path = path  # the file it comes from (what its `__file__` is)
             definitions.setdefault(name, stmt)
     for name, home in _REPR_CLASSES.items():
         definitions.setdefault(name, ast.ImportFrom(module=home, names=[ast.alias(name)], level=0))

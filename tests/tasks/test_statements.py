@@ -1171,3 +1171,19 @@ def test_a_test_class_helper_method_runs_as_a_function_of_the_snippet():
     evidence = {"type": "AssertionError", "line": 33, "compare": {"op": "==", "left": "1", "right": "2"}}
     found = explain_failure(source, "tests/test_t.py::T::test_other", evidence, repo_modules={"pkg"})
     assert "interp = Interp()" in found.reproduction and found.unbound == []
+
+
+def test_file_of_a_conftest_definition_is_the_conftests_path_not_the_test_modules():
+    """A conftest's `HERE = Path(__file__).parent` under an inlined fixture: `__file__` was the
+    test module's path, which named the hidden test's file in the statement."""
+    conftest = (
+        "import pytest\nfrom pathlib import Path\nfrom pkg import load\n\nHERE = Path(__file__).parent\n\n\n"
+        "@pytest.fixture\ndef data():\n    return load(HERE / 'data')\n"
+    )
+    source = "def test_bom_files(data):\n    assert data.first() == 1\n"
+    evidence = {"type": "AssertionError", "line": 2, "compare": {"op": "==", "left": "0", "right": "1"}}
+    found = explain_failure(
+        source, "src/pkg/tests/test_bom_files.py::test_bom_files", evidence, conftests=[conftest], repo_modules={"pkg"}
+    )
+    assert "__file__ = 'src/pkg/tests/conftest.py'" in found.reproduction.splitlines()
+    assert "test_bom_files" not in found.reproduction and found.unbound == []
