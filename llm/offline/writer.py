@@ -1438,7 +1438,7 @@ def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
         return f"Right now the last line raises {_span(f.error)}; it should not raise."
     if f.kind in ("fail", "helper"):
         what = f"the check inside {_span(f.call)}" if f.kind == "helper" and f.call else "the snippet"
-        return f"Right now {what} fails: {_span(f.observed)}." if f.observed else f"Right now {what} fails."
+        return f"Right now {what} fails with {_message(f.observed)}." if f.observed else f"Right now {what} fails."
     forms = [
         "Currently {subject} {seen}; {want}.",
         "On the current code {subject} {seen}, but {want}.",
@@ -1450,6 +1450,11 @@ def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
     elif _raising_comparison(f):
         return _fmt(form, {"subject": _raising_comparison(f), "seen": _seen_clause(f), "want": "it should hold"})
     return _fmt(form, {"subject": subject, "seen": _seen_of(f, subject), "want": _want_clause(f)})
+
+
+def _message(observed: str) -> str:
+    """A failed check's own message, quoted as prose: `False is not true` is no code a reader runs."""
+    return 'the message "' + " ".join(str(observed).split()) + '"'
 
 
 def _raising_comparison(f: FailureEvidence) -> str:
@@ -1819,7 +1824,7 @@ def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "
         actual = f"{_span(missing)} is not available yet"
     elif f.kind in ("helper", "fail"):
         expected_text = "the snippet runs to its end"
-        actual = f"it fails with {_span(f.observed)}" if f.observed else "it fails"
+        actual = f"it fails with {_message(f.observed)}" if f.observed else "it fails"
     elif _raising_comparison(f):
         expected_text = f"{_raising_comparison(f)} holds"
         actual = f"{_raising_comparison(f)} {_seen_clause(f)}"
