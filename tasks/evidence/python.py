@@ -369,8 +369,9 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
     for stmt in body:
         end = stmt.end_lineno or stmt.lineno
         if end < line:
-            if holding is not None and is_check(stmt, helpers) and ast.unparse(stmt) == ast.unparse(holding):
-                out.append(_checked_call(stmt))  # the same check fails when repeated: its first run set the state
+            repeated = holding is not None and is_check(stmt, helpers) and ast.unparse(stmt) == ast.unparse(holding)
+            if repeated and (first_run := _checked_call(stmt)) is not None:
+                out.append(first_run)  # the same check fails when repeated: its first run's call set the state
             elif not _is_docstring(stmt) and not is_check(stmt, helpers):
                 kept = _without_checks(copy.deepcopy(stmt), helpers)
                 if kept is not None:
@@ -410,12 +411,15 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
     return out
 
 
-def _checked_call(check: ast.stmt) -> ast.stmt:
-    """What a check that passed evaluates, without the check: `len(f(x))` of `assert len(f(x)) == 0`."""
+def _checked_call(check: ast.stmt) -> ast.stmt | None:
+    """What a check that passed evaluates, without the check: `len(f(x))` of `assert len(f(x)) == 0`;
+    None when that calls nothing (reading a value twice changes no state)."""
     plain = _plain_assert(copy.deepcopy(check))
     if not isinstance(plain, ast.Assert):
         return plain
     value = plain.test.left if isinstance(plain.test, ast.Compare) else plain.test
+    if not any(isinstance(n, ast.Call) for n in ast.walk(value)):
+        return None
     return ast.copy_location(ast.Expr(value), check)
 
 

@@ -1144,6 +1144,13 @@ def test_a_check_that_fails_when_repeated_keeps_its_first_run():
     lines = found.reproduction.splitlines()
     assert lines[-2:] == ["len(db.search(where('x')))", "assert len(db.search(where('x'))) == 0"]
     assert "db.count()" not in found.reproduction  # a different check that passed stays out
+    # a repeated check that calls nothing (`x in result.output`) changes no state: its first run stays out
+    source = (
+        "def test_out(result):\n    assert 'v' in result.output\n    result.more()\n    assert 'v' in result.output\n"
+    )
+    evidence = {"type": "AssertionError", "line": 4, "message": "assert 'v' in ''"}
+    found = explain_failure(source, "tests/test_t.py::test_out", evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[-2:] == ["result.more()", "assert 'v' in result.output"]
 
 
 def test_a_test_class_helper_method_runs_as_a_function_of_the_snippet():
