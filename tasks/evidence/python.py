@@ -1304,7 +1304,7 @@ def _reproduction(
     if test_helpers:
         code, rest = _with_test_helpers_written_in(definitions, code, rest, test_helpers)
     code, rest = _check_helpers_inlined(code, rest, definitions)
-    code = _without_unread_set_up(code, rest)
+    code = _without_unread_set_up(_without_unread_hand_offs(code, rest), rest)
     head = _without_dead_branches(_head(definitions, [*code, *rest], _rebound(module)))
     test_path = test_id.split("::")[0]
     at = sum(isinstance(s, (ast.Import, ast.ImportFrom)) for s in head)
@@ -1452,6 +1452,51 @@ def _with_test_helpers_written_in(
         flatten = _ModuleAttributes(local)
         code, rest = [flatten.visit(s) for s in code], [flatten.visit(s) for s in rest]
     return code, rest
+
+
+def _without_unread_hand_offs(code: list[ast.stmt], rest: list[ast.stmt]) -> list[ast.stmt]:
+    """`code` without setUp's calls of a test-class helper that only makes objects and hands
+    them to others (`out = TemporaryFile(); interp.writer = out`: output sent to a file) when
+    nothing else reads what it made, and without that helper once nothing calls it: noise
+    repeated in every snippet of the class."""
+    helpers = {s.name: s for s in code if isinstance(s, _FUNCS) and not s.decorator_list}
+    dropped: set[str] = set()
+    for name, helper in helpers.items():
+        made = {n for s in helper.body if isinstance(s, ast.Global) for n in s.names}
+        if not made or not all(_hands_off(s, made) for s in helper.body):
+            continue
+        others = [s for s in [*code, *rest] if s is not helper]
+        calls = [s for s in code if getattr(s, "sebgen_set_up", False) and _bare_call_of(s, name)]
+        rest_reads = _used([s for s in others if not any(s is c for c in calls)])
+        if calls and not (made & rest_reads) and name not in rest_reads:
+            dropped.add(name)
+    return [
+        s
+        for s in code
+        if not (isinstance(s, _FUNCS) and s.name in dropped)
+        and not (getattr(s, "sebgen_set_up", False) and any(_bare_call_of(s, n) for n in dropped))
+    ]
+
+
+def _hands_off(stmt: ast.stmt, made: set[str]) -> bool:
+    """`global x`, `x = ...` for a name of `made`, or `other.attr = x` handing one over."""
+    if isinstance(stmt, ast.Global) or _is_docstring(stmt):
+        return True
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return False
+    target = stmt.targets[0]
+    if isinstance(target, ast.Name):
+        return target.id in made
+    return isinstance(target, ast.Attribute) and isinstance(stmt.value, ast.Name) and stmt.value.id in made
+
+
+def _bare_call_of(stmt: ast.stmt, name: str) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Name)
+        and stmt.value.func.id == name
+    )
 
 
 def _without_unread_set_up(code: list[ast.stmt], rest: list[ast.stmt]) -> list[ast.stmt]:

@@ -1158,26 +1158,32 @@ def test_a_test_class_helper_method_runs_as_a_function_of_the_snippet():
     its check helper returns `self.assertTrue(...)` and reads a module-level optional import:
     `self`, the setUp value and the optional import were left unbound."""
     source = (
-        "import unittest\nfrom tempfile import TemporaryFile\nfrom pkg import Interp\n\nHAS_NP = False\n"
+        "import unittest\nfrom io import StringIO\nfrom pkg import Interp\n\nHAS_NP = False\n"
         "try:\n    import numpy as np\n    HAS_NP = True\nexcept ImportError:\n    HAS_NP = False\n\n\n"
         "class T(unittest.TestCase):\n    def setUp(self):\n        self.interp = Interp()\n        self.redirect()\n\n"
-        "    def redirect(self):\n        self.out = TemporaryFile('w')\n        self.interp.writer = self.out\n\n"
+        "    def redirect(self):\n        self.out = StringIO()\n        self.interp.writer = self.out\n\n"
         "    def istrue(self, expr):\n        val = self.interp(expr)\n"
         "        if HAS_NP and isinstance(val, np.ndarray):\n            val = np.all(val)\n"
         "        return self.assertTrue(val)\n\n"
+        "    def printed(self):\n        return self.out.getvalue()\n\n"
         "    def test_index(self):\n        self.istrue('a[0] == 1')\n\n"
-        "    def test_other(self):\n        other = Interp()\n        assert other('1') == 2\n"
+        "    def test_print(self):\n        self.interp('print(1)')\n        assert self.printed() == '1'\n"
     )
-    evidence = {"type": "AssertionError", "line": 29, "message": "False is not true"}
-    found = explain_failure(source, "tests/test_t.py::T::test_index", evidence, repo_modules={"pkg"})
+    lines = source.splitlines()
+    evidence = {"type": "AssertionError", "line": lines.index("        assert self.printed() == '1'") + 1}
+    evidence["compare"] = {"op": "==", "left": "''", "right": "'1'"}
+    found = explain_failure(source, "tests/test_t.py::T::test_print", evidence, repo_modules={"pkg"})
     snippet = found.reproduction
     assert found.unbound == [] and "self" not in snippet
-    assert "def redirect():\n    global out\n    out = TemporaryFile('w')\n    interp.writer = out" in snippet
+    assert "def redirect():\n    global out\n    out = StringIO()\n    interp.writer = out" in snippet
+    assert "interp = Interp()\nredirect()" in snippet  # the setUp value the helper reads stays
+    # a test that never reads what the helper made: the hand-off is noise and stays out
+    evidence = {"type": "AssertionError", "line": lines.index("        self.istrue('a[0] == 1')") + 1}
+    evidence["message"] = "False is not true"
+    found = explain_failure(source, "tests/test_t.py::T::test_index", evidence, repo_modules={"pkg"})
+    snippet = found.reproduction
+    assert found.unbound == [] and "self" not in snippet and "redirect" not in snippet and "StringIO" not in snippet
     assert "    assert val" in snippet and "try:\n    import numpy as np" in snippet
-    # the setUp value only the helper reads stays: the helper runs in the snippet
-    evidence = {"type": "AssertionError", "line": 33, "compare": {"op": "==", "left": "1", "right": "2"}}
-    found = explain_failure(source, "tests/test_t.py::T::test_other", evidence, repo_modules={"pkg"})
-    assert "interp = Interp()" in found.reproduction and found.unbound == []
 
 
 def test_file_of_a_conftest_definition_is_the_conftests_path_not_the_test_modules():
