@@ -480,7 +480,7 @@ def states(text: str, value: str) -> bool:
     what it holds: a string's own text (a long expected text shown whole in a block), a
     structure's repr; a repr holding `nan` / `inf` or a backtick in a string also as the writer
     spells it (`float('nan')`, `'\\x60'`)."""
-    forms = [_flat(value), _flat(nonfinite_written(value)), _flat(fence_safe(value))]
+    forms = [_flat(value), _flat(nonfinite_written(value)), _flat(fence_safe(value, "`"))]
     try:
         literal = ast.literal_eval(value)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):

@@ -459,14 +459,15 @@ def _span(text: str) -> str:
     """`text` as an inline code span, a runner's repr of a non-finite float written the way
     Python builds it (`nonfinite_written`); backticks inside its strings spelled `\\x60` (the same
     value), any other backtick a quote (a span cannot hold one)."""
-    return f"`{fence_safe(nonfinite_written(str(text))).replace('`', chr(39))}`"
+    return f"`{fence_safe(nonfinite_written(str(text)), '`').replace('`', chr(39))}`"
 
 
-def fence_safe(code: str) -> str:
-    """`code` with each backtick inside a string literal spelled `\\x60`: the same value, and
-    a markdown fence or span around it is no longer cut short by the text's own backticks
-    (an expected value holding a fenced block). Code that does not tokenize, and raw strings, as given."""
-    if "`" not in code:
+def fence_safe(code: str, closing: str = "```") -> str:
+    """`code` with each backtick inside a string literal spelled `\\x60` when it holds `closing`
+    (what ends the fence or span around it: three backticks for a block, one for a span): the
+    same value, and the markdown no longer cut short by the text's own backticks (an expected
+    value holding a fenced block). Code that does not tokenize, and raw strings, as given."""
+    if closing not in code:
         return code
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))

@@ -394,8 +394,10 @@ def test_an_expected_value_holding_a_fence_keeps_the_block_whole_and_the_value_t
     (a different value)."""
     import ast
 
-    from llm.offline.writer import write_statement
+    from llm.offline.writer import fence_safe, write_statement
 
+    # one backtick ends no block: a test's line shown in one stays as written
+    assert fence_safe('"""Run `f`."""') == '"""Run `f`."""'
     want = "'\\n```\\nx\\n```\\n'"
     evidence = FailureEvidence(
         "tests/test_t.py::test_pre",
