@@ -79,7 +79,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from corpus import dev_set  # noqa: E402
-from llm.offline.writer import nonfinite_written, snippet_local, stated_call, stated_raising_call  # noqa: E402
+from llm.offline.writer import fence_safe, nonfinite_written, snippet_local, stated_call, stated_raising_call  # noqa: E402
 from records import FailureEvidence, Task  # noqa: E402
 
 DEV_SETS = {"python": "python", "js": "javascript"}  # --dev-set -> corpus.dev_set language
@@ -478,8 +478,9 @@ def _flat(text: str) -> str:
 def states(text: str, value: str) -> bool:
     """`value` appears in `text` (whitespace collapsed, either quote style); a literal also by
     what it holds: a string's own text (a long expected text shown whole in a block), a
-    structure's repr; a repr holding `nan` / `inf` also as the writer spells it (`float('nan')`)."""
-    forms = [_flat(value), _flat(nonfinite_written(value))]
+    structure's repr; a repr holding `nan` / `inf` or a backtick in a string also as the writer
+    spells it (`float('nan')`, `'\\x60'`)."""
+    forms = [_flat(value), _flat(nonfinite_written(value)), _flat(fence_safe(value, "`"))]
     try:
         literal = ast.literal_eval(value)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):

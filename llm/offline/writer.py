@@ -18,10 +18,12 @@ import ast
 import builtins
 import copy
 import functools
+import io
 import pprint
 import random
 import re
 import textwrap
+import tokenize
 from dataclasses import dataclass, replace
 
 from records import FailureEvidence
@@ -367,7 +369,7 @@ def _repro_section(checks: list[Check], phr: _Phraser, facts: _Facts, limit: int
         code = "\n".join(facts.test_lines[first.test_id])
         return (
             f"{head}\n1. Run these lines of `{first.test_id}`.\n2. They fail on the current code."
-            f"\n\n```python\n{code}\n```"
+            f"\n\n```python\n{fence_safe(code)}\n```"
         )
     for check in distinct[:limit]:
         if check.kind == "compare":
@@ -433,7 +435,7 @@ def _suggested_fix(added_lines: list[str], phr: _Phraser, rng: random.Random) ->
     if len(picked) < 3:
         picked = [added_lines[i] for i in candidates][-3:]
     code = textwrap.dedent("\n".join(ln.rstrip() for ln in picked))
-    return f"{phr.pick(_FIX_INTROS)}\n```python\n{code}\n```"
+    return f"{phr.pick(_FIX_INTROS)}\n```python\n{fence_safe(code)}\n```"
 
 
 def _hints(facts: _Facts, checks: list[Check], phr: _Phraser) -> str:
@@ -454,9 +456,34 @@ _SHORT = 32
 
 
 def _span(text: str) -> str:
-    """`text` as an inline code span (backticks inside become quotes), a runner's repr of a
-    non-finite float written the way Python builds it (`nonfinite_written`)."""
-    return f"`{nonfinite_written(str(text)).replace('`', chr(39))}`"
+    """`text` as an inline code span, a runner's repr of a non-finite float written the way
+    Python builds it (`nonfinite_written`); backticks inside its strings spelled `\\x60` (the same
+    value), any other backtick a quote (a span cannot hold one)."""
+    return f"`{fence_safe(nonfinite_written(str(text)), '`').replace('`', chr(39))}`"
+
+
+def fence_safe(code: str, closing: str = "```") -> str:
+    """`code` with each backtick inside a string literal spelled `\\x60` when it holds `closing`
+    (what ends the fence or span around it: three backticks for a block, one for a span): the
+    same value, and the markdown no longer cut short by the text's own backticks (an expected
+    value holding a fenced block). Code that does not tokenize, and raw strings, as given."""
+    if closing not in code:
+        return code
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return code
+    lines = code.splitlines(keepends=True)
+    for token in reversed(tokens):  # from the end: earlier positions stay valid
+        prefix = re.match(r"[A-Za-z]*", token.string).group(0).lower()
+        if token.type != tokenize.STRING or "`" not in token.string or "r" in prefix:
+            continue
+        (row, col), (end_row, end_col) = token.start, token.end
+        if row != end_row:
+            continue  # a triple-quoted string over several lines: left as it is
+        line = lines[row - 1]
+        lines[row - 1] = line[:col] + token.string.replace("`", "\\x60") + line[end_col:]
+    return "".join(lines)
 
 
 _NONFINITE = ("inf", "nan")
@@ -1149,7 +1176,7 @@ def _rest_section(f: FailureEvidence, phr: _Phraser | None = None) -> str:
     if not rest or _has_dead_block(rest):
         return ""
     head = phr.pick(_REST_HEADS) if phr else _REST_HEADS[0]
-    return f"{head}\n\n```python\n{rest}\n```"
+    return f"{head}\n\n```python\n{fence_safe(rest)}\n```"
 
 
 def _has_dead_block(code: str) -> bool:
@@ -1412,7 +1439,7 @@ def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
         return f"Right now the last line raises {_span(f.error)}; it should not raise."
     if f.kind in ("fail", "helper"):
         what = f"the check inside {_span(f.call)}" if f.kind == "helper" and f.call else "the snippet"
-        return f"Right now {what} fails: {_span(f.observed)}." if f.observed else f"Right now {what} fails."
+        return f"Right now {what} fails with {_message(f.observed)}." if f.observed else f"Right now {what} fails."
     forms = [
         "Currently {subject} {seen}; {want}.",
         "On the current code {subject} {seen}, but {want}.",
@@ -1424,6 +1451,11 @@ def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
     elif _raising_comparison(f):
         return _fmt(form, {"subject": _raising_comparison(f), "seen": _seen_clause(f), "want": "it should hold"})
     return _fmt(form, {"subject": subject, "seen": _seen_of(f, subject), "want": _want_clause(f)})
+
+
+def _message(observed: str) -> str:
+    """A failed check's own message, quoted as prose: `False is not true` is no code a reader runs."""
+    return 'the message "' + " ".join(str(observed).split()) + '"'
 
 
 def _raising_comparison(f: FailureEvidence) -> str:
@@ -1668,7 +1700,7 @@ def evidence_section(
         shown_code.add(_flat(code))
         head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS) if not parts else phr.pick(_MORE_HEADS)
         outcome = _outcome_sentence(f, phr, missing.get(f.test_id, ""), forms.get(f.test_id))
-        text = f"{head}\n\n```python\n{code}\n```\n\n{outcome}"
+        text = f"{head}\n\n```python\n{fence_safe(code)}\n```\n\n{outcome}"
         reported = _reported(f) if with_pytest_line else ""
         if reported:
             text += f" {reported}"
@@ -1793,7 +1825,7 @@ def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "
         actual = f"{_span(missing)} is not available yet"
     elif f.kind in ("helper", "fail"):
         expected_text = "the snippet runs to its end"
-        actual = f"it fails with {_span(f.observed)}" if f.observed else "it fails"
+        actual = f"it fails with {_message(f.observed)}" if f.observed else "it fails"
     elif _raising_comparison(f):
         expected_text = f"{_raising_comparison(f)} holds"
         actual = f"{_raising_comparison(f)} {_seen_clause(f)}"

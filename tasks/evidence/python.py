@@ -68,6 +68,8 @@ _OP_TEXT = {v: k for k, v in _AST_OPS.items()}
 _BUILTIN_FIXTURES = {
     "tmp_path": (["import pathlib", "import tempfile"], "tmp_path = pathlib.Path(tempfile.mkdtemp())"),
     "monkeypatch": (["import pytest"], "monkeypatch = pytest.MonkeyPatch()"),
+    # pytest's `tmpdir` is a `py.path.local`; pytest itself provides the `py` module it comes from
+    "tmpdir": (["import py", "import tempfile"], "tmpdir = py.path.local(tempfile.mkdtemp())"),
 }
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -165,6 +167,17 @@ def _builds_namespace(node: ast.AST) -> bool:
         and func.value.id == "__all__"
         and func.attr in ("extend", "append")
     )
+
+
+def _importable_imports(code: list[ast.stmt], test_path: str) -> list[ast.stmt]:
+    """`code` with the test's own relative imports (`from ..prop import X` inside the test) as a
+    user writes them: a snippet runs as no module of the test's package."""
+    return [
+        ast.copy_location(ast.ImportFrom(module=_importable(_absolute_module(s, test_path)), names=s.names, level=0), s)
+        if isinstance(s, ast.ImportFrom) and s.level
+        else s
+        for s in code
+    ]
 
 
 def _absolute_module(stmt: ast.ImportFrom, test_path: str) -> str:
@@ -352,10 +365,14 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
     left out, compound statements entered down to the failing statement (`chain` gets the
     statements entered, the failing one last)."""
     out: list[ast.stmt] = []
+    holding = next((s for s in body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
     for stmt in body:
         end = stmt.end_lineno or stmt.lineno
         if end < line:
-            if not _is_docstring(stmt) and not is_check(stmt, helpers):
+            repeated = holding is not None and is_check(stmt, helpers) and ast.unparse(stmt) == ast.unparse(holding)
+            if repeated and (first_run := _checked_call(stmt)) is not None:
+                out.append(first_run)  # the same check fails when repeated: its first run's call set the state
+            elif not _is_docstring(stmt) and not is_check(stmt, helpers):
                 kept = _without_checks(copy.deepcopy(stmt), helpers)
                 if kept is not None:
                     out.append(kept)
@@ -392,6 +409,18 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
             out.append(failing)
         break
     return out
+
+
+def _checked_call(check: ast.stmt) -> ast.stmt | None:
+    """What a check that passed evaluates, without the check: `len(f(x))` of `assert len(f(x)) == 0`;
+    None when that calls nothing (reading a value twice changes no state)."""
+    plain = _plain_assert(copy.deepcopy(check))
+    if not isinstance(plain, ast.Assert):
+        return plain
+    value = plain.test.left if isinstance(plain.test, ast.Compare) else plain.test
+    if not any(isinstance(n, ast.Call) for n in ast.walk(value)):
+        return None
+    return ast.copy_location(ast.Expr(value), check)
 
 
 def _without_checks(stmt: ast.stmt, helpers: set[str]) -> ast.stmt | None:
@@ -677,7 +706,8 @@ def _plain_assert(stmt: ast.stmt) -> ast.stmt:
                 test = ast.UnaryOp(op=ast.Not(), operand=test)
         elif name == "assertRaises" and len(args) >= 2:
             body = ast.Expr(ast.Call(func=args[1], args=args[2:], keywords=call.keywords))
-            return _raises_block(args[0], [body])
+            # at the call's place: `ast.unparse` reads a `with`'s line for its type comment
+            return ast.copy_location(_raises_block(args[0], [body]), stmt)
         if test is not None:
             plain = ast.Assert(test=test, msg=None)
             plain.sebgen_unittest = name  # how its failure message reads (`_unittest_compare`)
@@ -906,8 +936,9 @@ def _module_definitions(module: ast.Module, test_path: str) -> dict[str, ast.stm
                 for n in ast.walk(t):
                     if isinstance(n, ast.Name):
                         out.setdefault(n.id, node)
-        elif isinstance(node, ast.If):  # `if sys.version_info...: import x` / `try: import x`
-            continue
+        elif isinstance(node, ast.Try):  # `try: import numpy as np` / `except ImportError: ...`: the whole guard
+            for name in _bound(node.body):
+                out.setdefault(name, node)
     return out
 
 
@@ -1260,24 +1291,27 @@ def _reproduction(
         body = [caught.visit(copy.deepcopy(s)) for s in body]
     setup = _test_setup(module, cls, fn, body, {**report, "id": test_id}, conftests)
     members = _class_members(cls, module) if cls is not None and "self" in _arg_names(fn) else {}
-    rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members))
+    rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members) | _self_stores(members.values()))
     code = [rewrite.visit(s) for s in [*setup.prelude, *setup.assign, *body]]
     code = [*_members_reached(rewrite, members, setup.self_attrs), *code]
     # a `for` around the failing check: its variables at the failure instead of the loop
     code = _unroll_loops(code, report.get("locals") or {})
     code = [ast.fix_missing_locations(s) for s in _without_dead_branches(_without_dead_stores(code))]
+    code = _importable_imports(code, test_id.split("::")[0])
     definitions = _definitions(module, test_id.split("::")[0], conftests, star_names or {})
     raised = str(report.get("type") or "") not in ("", "AssertionError")
     rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
     if test_helpers:
         code, rest = _with_test_helpers_written_in(definitions, code, rest, test_helpers)
     code, rest = _check_helpers_inlined(code, rest, definitions)
-    code = _without_unread_set_up(code, rest)
+    code = _without_unread_set_up(_without_unread_hand_offs(code, rest), rest)
     head = _without_dead_branches(_head(definitions, [*code, *rest], _rebound(module)))
     test_path = test_id.split("::")[0]
     at = sum(isinstance(s, (ast.Import, ast.ImportFrom)) for s in head)
-    if "__file__" in _used([*head, *code, *rest]):  # the test module's own path, from the repository's root
-        head = [*head[:at], *ast.parse(f"__file__ = {test_path!r}").body, *head[at:]]
+    readers = {getattr(s, "sebgen_path", test_path) for s in [*head, *code, *rest] if "__file__" in _used([s])}
+    if readers:  # the path of the file whose definitions read it (a conftest's), from the repository's root
+        path = readers.pop() if len(readers) == 1 else test_path
+        head = [*head[:at], *ast.parse(f"__file__ = {path!r}").body, *head[at:]]
     dotted = test_path.removesuffix(".py").replace("/", ".")
     if dotted in f"{report.get('message') or ''} {report.get('compare') or ''}":
         # the values name the test module (`<generated init tests.test_x.C>`): the snippet's classes are its
@@ -1346,8 +1380,28 @@ def _members_reached(rewrite: _Rewrite, members: dict[str, ast.stmt], self_attrs
                 member.args.args = [a for a in member.args.args if a.arg not in ("self", "cls")]
                 member.decorator_list = []
                 member = _PlainAsserts().visit(member)
-            added.append(rewrite.visit(member))
+                stored = _self_stores([member])
+                member = rewrite.visit(member)
+                if stored:  # `self.out = ...` in a method is a module name the function sets
+                    at = 1 if member.body and _is_docstring(member.body[0]) else 0
+                    member.body.insert(at, ast.Global(names=sorted(stored)))
+                added.append(member)
+            else:
+                added.append(rewrite.visit(member))
     return added
+
+
+def _self_stores(nodes) -> set[str]:
+    """The attributes `nodes` set on `self` (`self.out = ...`)."""
+    return {
+        n.attr
+        for node in nodes
+        for n in ast.walk(node)
+        if isinstance(n, ast.Attribute)
+        and isinstance(n.value, ast.Name)
+        and n.value.id == "self"
+        and isinstance(n.ctx, ast.Store)
+    }
 
 
 def _with_test_helpers_written_in(
@@ -1400,6 +1454,51 @@ def _with_test_helpers_written_in(
     return code, rest
 
 
+def _without_unread_hand_offs(code: list[ast.stmt], rest: list[ast.stmt]) -> list[ast.stmt]:
+    """`code` without setUp's calls of a test-class helper that only makes objects and hands
+    them to others (`out = TemporaryFile(); interp.writer = out`: output sent to a file) when
+    nothing else reads what it made, and without that helper once nothing calls it: noise
+    repeated in every snippet of the class."""
+    helpers = {s.name: s for s in code if isinstance(s, _FUNCS) and not s.decorator_list}
+    dropped: set[str] = set()
+    for name, helper in helpers.items():
+        made = {n for s in helper.body if isinstance(s, ast.Global) for n in s.names}
+        if not made or not all(_hands_off(s, made) for s in helper.body):
+            continue
+        others = [s for s in [*code, *rest] if s is not helper]
+        calls = [s for s in code if getattr(s, "sebgen_set_up", False) and _bare_call_of(s, name)]
+        rest_reads = _used([s for s in others if not any(s is c for c in calls)])
+        if calls and not (made & rest_reads) and name not in rest_reads:
+            dropped.add(name)
+    return [
+        s
+        for s in code
+        if not (isinstance(s, _FUNCS) and s.name in dropped)
+        and not (getattr(s, "sebgen_set_up", False) and any(_bare_call_of(s, n) for n in dropped))
+    ]
+
+
+def _hands_off(stmt: ast.stmt, made: set[str]) -> bool:
+    """`global x`, `x = ...` for a name of `made`, or `other.attr = x` handing one over."""
+    if isinstance(stmt, ast.Global) or _is_docstring(stmt):
+        return True
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return False
+    target = stmt.targets[0]
+    if isinstance(target, ast.Name):
+        return target.id in made
+    return isinstance(target, ast.Attribute) and isinstance(stmt.value, ast.Name) and stmt.value.id in made
+
+
+def _bare_call_of(stmt: ast.stmt, name: str) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Name)
+        and stmt.value.func.id == name
+    )
+
+
 def _without_unread_set_up(code: list[ast.stmt], rest: list[ast.stmt]) -> list[ast.stmt]:
     """`code` without setUp's `x = ...` (its `self.x`) that nothing after it reads: a base
     class's setUp prepares what some of its tests use, not what this one does."""
@@ -1407,7 +1506,9 @@ def _without_unread_set_up(code: list[ast.stmt], rest: list[ast.stmt]) -> list[a
     for i, stmt in enumerate(code):
         if getattr(stmt, "sebgen_set_up", False) and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             target = stmt.targets[0]
-            if isinstance(target, ast.Name) and not any(target.id in _used([s]) for s in [*code[i + 1 :], *rest]):
+            # a helper defined before it reads it when it is called, later
+            readers = [*code[i + 1 :], *rest, *(d for d in code[:i] if isinstance(d, (*_FUNCS, ast.ClassDef)))]
+            if isinstance(target, ast.Name) and not any(target.id in _used([s]) for s in readers):
                 continue
         out.append(stmt)
     return out
@@ -1592,6 +1693,7 @@ def _definitions(
         definitions.setdefault(name, ast.ImportFrom(module=home, names=[ast.alias(name)], level=0))
     for path, text in zip(_conftest_paths(test_path), conftests):
         for name, stmt in _module_definitions(_safe_parse(text), path).items():
+            stmt.sebgen_path = path  # the file it comes from (what its `__file__` is)
             definitions.setdefault(name, stmt)
     for name, home in _REPR_CLASSES.items():
         definitions.setdefault(name, ast.ImportFrom(module=home, names=[ast.alias(name)], level=0))
@@ -1859,8 +1961,15 @@ class _PlainAsserts(ast.NodeTransformer):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list):
-                setattr(node, field, [_plain_assert(s) if isinstance(s, (ast.Expr, ast.With)) else s for s in block])
+                setattr(node, field, [_plain_assert(_returned_check(s)) for s in block])
         return node
+
+
+def _returned_check(stmt: ast.stmt) -> ast.stmt:
+    """`return self.assertTrue(x)` (the check's None returned) as the check's statement."""
+    if isinstance(stmt, ast.Return) and _is_self_check(ast.Expr(stmt.value)):
+        return ast.copy_location(ast.Expr(stmt.value), stmt)
+    return stmt
 
 
 def _own_walk(node: ast.AST):
@@ -1921,6 +2030,7 @@ def _inline_fixture_tree(name: str, fixture: ast.AST, fixtures: dict, imports: l
     if depth > 3:
         return None
     steps: list[ast.stmt] = []
+    read = _used(fixture.body)
     for arg in [a.arg for a in fixture.args.args]:
         if arg in _BUILTIN_FIXTURES:
             extra, stmt_text = _BUILTIN_FIXTURES[arg]
@@ -1928,11 +2038,11 @@ def _inline_fixture_tree(name: str, fixture: ast.AST, fixtures: dict, imports: l
             steps += ast.parse(stmt_text).body
         elif arg in fixtures and arg != name:
             inner = _inline_fixture_tree(arg, fixtures[arg], fixtures, imports, depth + 1)
-            if inner is None:
+            if inner is None and arg in read:
                 return None
-            steps += inner
-        elif arg not in ("self", "cls", "request"):
-            return None
+            steps += inner or []  # one the body never reads only orders the fixtures: left out
+        elif arg not in ("self", "cls", "request") and arg in read:
+            return None  # a fixture this code cannot build, and the body needs its value
     own = _inline_fixture(name, fixture)
     return None if own is None else steps + own
 

@@ -1063,3 +1063,18 @@ def test_another_case_names_the_line_binding_its_value_and_a_check_that_passed_i
     # a check that comes only after the raising line is still required
     text = write_statement(context([_parsing_case("False", []), _parsing_case("True", [])]), BUG)["problem_statement"]
     assert "`assert type(result) == Time` should hold" in text
+
+
+def test_a_check_helpers_failure_message_is_quoted_as_prose_not_as_code():
+    """`False is not true` (a TestCase's assertTrue) in a code span read as code using a name
+    `true` that nothing defines."""
+    helper = FailureEvidence(
+        "tests/test_money.py::T::test_index",
+        kind="helper",
+        call="istrue(\"a['x'] == 1\")",
+        observed="False is not true",
+        reproduction="from money import run\ndef istrue(expr):\n    assert run(expr)\nistrue(\"a['x'] == 1\")",
+        function="run",
+    )
+    text = write_statement(context([helper]), BUG)["problem_statement"]
+    assert 'fails with the message "False is not true"' in text and "`False is not true`" not in text

@@ -5,6 +5,7 @@ The execution itself is in test_reproduction_docker.py."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -385,3 +386,41 @@ def test_a_dropped_message_check_stated_by_the_call_that_raised_is_not_vague():
     assert unstated_after_drops(task)
     task.problem_statement += "\n\n`validate({})` should raise `KeyMissing` with the message `'Missing key: 1'`."
     assert unstated_after_drops(task) == ""
+
+
+def test_an_expected_value_holding_a_fence_keeps_the_block_whole_and_the_value_the_same():
+    """markdownify's `'\\n```\\nx\\n```\\n'`: the value's own backticks closed the writer's
+    ```python block (a snippet that did not parse, dropped) and became quotes in a code span
+    (a different value)."""
+    import ast
+
+    from llm.offline.writer import fence_safe, write_statement
+
+    # one backtick ends no block: a test's line shown in one stays as written
+    assert fence_safe('"""Run `f`."""') == '"""Run `f`."""'
+    want = "'\\n```\\nx\\n```\\n'"
+    evidence = FailureEvidence(
+        "tests/test_t.py::test_pre",
+        kind="compare",
+        call="md('<pre>x</pre>')",
+        op="==",
+        expected=want,
+        observed="'\\n    x\\n'",
+        reproduction=f"from pkg import md\nassert md('<pre>x</pre>') == {want}",
+        function="md",
+    )
+    context = {
+        "task": "write_statement",
+        "strategy_type": "BUG_FIX",
+        "repo": "acme/pkg",
+        "commit_subject": "Fix pre blocks",
+        "failing_tests": [{"id": evidence.test_id, "assertion": ""}],
+        "failures": [evidence.to_dict()],
+    }
+    statement = write_statement(context, "Write a bug report.")["problem_statement"]
+    blocks = python_blocks(statement)
+    assert len(blocks) == 1
+    check = ast.parse(blocks[0].code).body[-1]
+    assert ast.literal_eval(check.test.comparators[0]) == ast.literal_eval(want)
+    spans = {ast.literal_eval(s) for s in re.findall(r"`('[^`\n]+')`", statement)}
+    assert ast.literal_eval(want) in spans and "\n'''\nx\n'''\n" not in spans

@@ -147,6 +147,8 @@ def test_a_long_expected_text_shown_whole_by_its_own_lines_is_mentioned():
     assert bench.unmentioned_cases(cut, [table.test_id], {table.test_id: table})
     assert not bench.states("the value is x", "'x'") and bench.states("it gives `'x'`", "'x'")
     assert bench.states("should be [1, 2, 3]", "[1,2,3]")
+    # a backtick in a string as the writer spells it inside markdown (the same value)
+    assert bench.states("should be `'a\\x60b'`", "'a`b'") and not bench.states("should be `'a'b'`", "'a`b'")
 
 
 def test_a_case_stated_by_its_call_with_the_local_inputs_written_in_is_mentioned():
