@@ -1613,11 +1613,17 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) 
         return f"- {_span(call)} {outcome}".rstrip()
     if not changed or any(_test_object(new) for _, new in changed):
         return ""  # no input, or one that is the tests' own object (`<class 'tests.test_x.C'>`)
-    code = lead.reproduction or ""
+    code, later = lead.reproduction or "", _flat(lead.rest or "")
     changed = [_as_bindings(old, new, code, f.reproduction or "") for old, new in changed]
     placed = [f"{_span(new)} in place of {_span(old)}" for old, new in changed if old and _flat(old) in _flat(code)]
-    loose = [_span(new) for old, new in changed if not (old and _flat(old) in _flat(code))]
-    inputs = ", ".join([*placed, *([f"input {', '.join(loose)}"] if loose else [])])
+    # a value the lead's later checks hold (`assert text == '<h3></h3>'`) is what the case must give, not an input
+    wanted = [
+        f"{_span(new)} in place of {_span(old)} in the check that follows"
+        for old, new in changed
+        if old and _flat(old) not in _flat(code) and _flat(old) in later
+    ]
+    loose = [_span(new) for old, new in changed if not (old and (_flat(old) in _flat(code) or _flat(old) in later))]
+    inputs = ", ".join([*placed, *([f"input {', '.join(loose)}"] if loose else []), *wanted])
     subject = _span(call) if usable_call else "the snippet"
     if not outcome:
         return f"- with {inputs}" + (f": {subject}" if usable_call else "")

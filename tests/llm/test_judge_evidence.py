@@ -206,3 +206,24 @@ def test_parametrized_cases_of_a_raises_check_are_listed_with_their_inputs():
     )
     assert _case_line(replace(other, params={}), lead) == ""  # without inputs, nothing tells the cases apart
     assert CASES >= 12
+
+
+def test_a_cases_value_that_the_leads_later_check_holds_is_stated_as_what_it_must_give():
+    """A parametrized expected output is no input: markdown-it-py's `render('###')` raises, and
+    the check after it wants `'<h3></h3>\\n'`; the `'#'` case's `'<h1></h1>\\n'` replaces that."""
+    from llm.offline.writer import _case_line
+
+    lead = FailureEvidence(
+        "t[###]",
+        kind="error",
+        call="md.render('###')",
+        error="IndexError: list index out of range",
+        params={"text": "'###'", "out": "'<h3></h3>\\n'"},
+        reproduction="md = MarkdownIt()\ntext = md.render('###')",
+        rest="assert text == '<h3></h3>\\n'",
+    )
+    other = replace(lead, test_id="t[#]", call="md.render('#')", params={"text": "'#'", "out": "'<h1></h1>\\n'"})
+    line = _case_line(other, lead)
+    assert "input" not in line, line
+    assert "`'<h1></h1>\\n'` in place of `'<h3></h3>\\n'` in the check that follows" in line, line
+    assert line.endswith("it should not raise"), line
