@@ -21,7 +21,7 @@ from ..leakage import leak_report
 from .directives import _ACTUAL, _EXPECTED, parse_directives
 from .evidence import failures_of
 from .subject import _request, _symptom, body_sentences, clean_subject, is_vague, split_subject
-from .text import _cap_words, _capitalize, _fmt, _Phraser, _strip_leaks, _word_count, seeded_rng
+from .text import _cap_words, _capitalize, _fmt, _Phraser, _strip_leaks, _word_count, fitted, seeded_rng
 
 LANGUAGE = "javascript"
 WORDS_PER_TOKEN = 0.75
@@ -553,24 +553,11 @@ def evidence_section(
     return "\n\n".join(parts)
 
 
-def fitted(section, phr: _Phraser, words: int) -> str:
-    """`section(blocks, cases)` within `words` words, when it can be: first with fewer code blocks
-    (down to one), then with fewer listed cases (the rest counted), so that a word cap never cuts
-    the list of cases off unsaid. Every try draws the same phrasings."""
-    state = phr.rng.getstate()
-
-    def attempt(blocks: int | None, cases: int) -> str:
-        phr.rng.setstate(state)
-        return section(blocks, cases)
-
-    text = attempt(None, CASES_LISTED)
+def _fewer_blocks_then_cases(text: str) -> list[tuple[int, int]]:
+    """The JavaScript evidence's shorter forms, each saying less: fewer code blocks (down to
+    one), then fewer listed cases (the rest counted)."""
     blocks = text.count("```") // 2
-    tries = [(b, CASES_LISTED) for b in range(blocks - 1, 0, -1)] + [(1, c) for c in range(CASES_LISTED - 1, 0, -1)]
-    for blocks_now, cases in tries:
-        if _word_count(text) <= words:
-            break
-        text = attempt(blocks_now, cases)
-    return text
+    return [(b, CASES_LISTED) for b in range(blocks - 1, 0, -1)] + [(1, c) for c in range(CASES_LISTED - 1, 0, -1)]
 
 
 # a check of state every call shares: a fresh object's or array's inherited members, a builtin's
@@ -828,11 +815,12 @@ def write_js_statement(
         head = _word_count("\n\n".join(part for part in sections if part))
         sections.append(
             fitted(
-                lambda blocks, cases: evidence_section(
+                lambda blocks=None, cases=CASES_LISTED: evidence_section(
                     failures, phr, limit, missing is not None, before, blocks_at_most=blocks, cases_at_most=cases
                 ),
                 phr,
                 budget - head,
+                _fewer_blocks_then_cases,
             )
         )
     else:

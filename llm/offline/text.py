@@ -7,7 +7,7 @@ import json
 import math
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..leakage import TOKEN as _TOKEN
@@ -51,6 +51,23 @@ def _fmt(template: str, values: dict[str, str]) -> str:
     for key in list(values):
         values[key.capitalize()] = _capitalize(values[key])
     return template.format(**values)
+
+
+def fitted(section: Callable[..., str], phr: _Phraser, words: int, fewer: Callable[[str], list[tuple]]) -> str:
+    """`section()` within `words` words when it can be: else `section(*args)` for each of
+    `fewer(text)` in turn (each says less than the one before: fewer blocks, fewer listed cases,
+    the rest counted) until one fits, else the last. A word cap then never cuts a list of cases
+    off unsaid. Every try draws the same phrasings."""
+    state = phr.rng.getstate()
+    text = section()
+    if _word_count(text) <= words:
+        return text
+    for args in fewer(text):
+        phr.rng.setstate(state)
+        text = section(*args)
+        if _word_count(text) <= words:
+            break
+    return text
 
 
 def _cap_words(text: str, limit: int) -> str:

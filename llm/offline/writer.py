@@ -34,7 +34,7 @@ from .call_forms import CallForm, bare_decorator_form
 from .directives import _ACTUAL, _EXPECTED, parse_directives
 from .evidence import failures_of
 from .subject import _request, _symptom, body_sentences, clean_subject, is_vague, split_subject, without_orphans
-from .text import _cap_words, _capitalize, _fmt, _nontrivial, _Phraser, _strip_leaks, _word_count, seeded_rng
+from .text import _cap_words, _capitalize, _fmt, _nontrivial, _Phraser, _strip_leaks, _word_count, fitted, seeded_rng
 
 WORDS_PER_TOKEN = 0.75
 JSON_OVERHEAD_WORDS = 6  # keys and quoting of the answer object
@@ -253,6 +253,7 @@ def write_statement(
     if groups:  # one failing check per test, always the one that fails, with its values
         limit = 1 if concise else 5 if detailed else 3
         # the test's own code, never the fix's: the leak filter below must not cut lines out of it
+        evidence_state = phr.rng.getstate()
         evidence = evidence_section(groups, phr, "reproduce" in directives, limit, missing, forms)
         sections.append(evidence)
         if "expected_actual" in directives:
@@ -299,6 +300,21 @@ def write_statement(
         sections = [s if evidence and s == evidence else _strip_leaks(s, facts.added_lines) for s in sections]
     statement = "\n\n".join(s for s in sections if s)
     budget = max(4, int(max_tokens * WORDS_PER_TOKEN) - JSON_OVERHEAD_WORDS)
+    if evidence and evidence in sections and _word_count(statement) > budget:
+        # the cap would cut the evidence's end, the cases it counts with it: say less per test instead
+        room = budget - (_word_count(statement) - _word_count(evidence))
+        later = phr.rng.getstate()
+        phr.rng.setstate(evidence_state)
+        shorter = fitted(
+            lambda *fewer: evidence_section(groups, phr, "reproduce" in directives, limit, missing, forms, *fewer),
+            phr,
+            room,
+            lambda _: _fewer_evidence(len(groups)),
+        )
+        phr.rng.setstate(later)
+        if ("```python" in shorter) == ("```python" in evidence):  # the opening announced a block or none
+            sections[sections.index(evidence)] = shorter
+            statement = "\n\n".join(s for s in sections if s)
     statement = _cap_words(statement, budget)
     hints = ""
     left = budget - _word_count(statement)
@@ -1686,11 +1702,15 @@ def evidence_section(
     limit: int,
     missing: dict[str, str] | None = None,
     forms: dict[str, CallForm] | None = None,
+    tests_at_most: int = TESTS,
+    listed_at_most: int = LISTED,
+    cases_at_most: int = CASES,
 ) -> str:
     """A self-contained reproduction per failing test (what the test requires after the failing
-    check included): the first `limit` with pytest's own line, the others up to `TESTS` with
-    their outcome only, then up to `LISTED` more as one line each (call, outcome, requirement),
-    the rest counted; each parametrized test's other cases listed (up to `CASES`, then counted),
+    check included): the first `limit` with pytest's own line, the others up to `tests_at_most`
+    with their outcome only, then up to `listed_at_most` more as one line each (call, outcome,
+    requirement), the rest counted; each parametrized test's other cases listed (up to
+    `cases_at_most`, then counted),
     a case whose input is the tests' own object by its own snippet when it has one. A snippet
     already shown is not repeated. `missing`: test id -> the name the change adds that the
     test's error says is absent; `forms`: test id -> the call form it uses that is not offered
@@ -1699,7 +1719,7 @@ def evidence_section(
     parts: list[str] = []
     shown_code: set[str] = set()
     listed: list[str] = []
-    untold = 0
+    untold: list[FailureEvidence] = []  # counted, not stated
 
     def snippet(f: FailureEvidence, with_pytest_line: bool) -> str:
         code = (f.reproduction or "").strip()
@@ -1718,13 +1738,13 @@ def evidence_section(
     for index, group in enumerate(groups):
         f = group[0]
         code = (f.reproduction or "").strip()
-        if index >= TESTS:
+        if index >= tests_at_most:
             for other in group:
                 line = _listed_line(other)
-                if line and len(listed) < LISTED:
+                if line and len(listed) < listed_at_most:
                     listed.append(line)
                 else:
-                    untold += 1
+                    untold.append(other)
             continue
         if _quotable(f) and _flat(code) in shown_code:
             text = ""
@@ -1734,14 +1754,14 @@ def evidence_section(
             text = f"{_capitalize(_span(f.call))} {_seen_clause(f)}; {_want_clause(f)}."
         else:
             text = ""
-            untold += 1
+            untold.append(f)
         if text:
             parts.append(text)
             text = ""
-        wants = {_want_clause(other) for other in group[1:CASES]}
+        wants = {_want_clause(other) for other in group[1:cases_at_most]}
         shared = len(group) > 3 and len(wants) == 1  # the rule the cases share, said once
         cases = []
-        for other in group[1:CASES]:
+        for other in group[1:cases_at_most]:
             if _same_run(other, f):
                 continue  # its parameter never reaches the code the snippet shows: the lead states it
             own_check = _flat(other.check or "") != _flat(f.check or "")  # it fails at another check
@@ -1751,23 +1771,36 @@ def evidence_section(
             elif _quotable(other) and _flat(other.reproduction or "") not in shown_code:
                 parts.append(snippet(other, False))  # its input is the tests' own object: its snippet shows it
             else:
-                untold += 1
-        if len(group) > CASES:
-            untold += len(group) - CASES
+                untold.append(other)
+        untold += group[cases_at_most:]
         if cases:
             head = f"For each of these inputs, too, {next(iter(wants))}:" if shared else phr.pick(_CASE_HEADS)
             parts.append(head + "\n" + "\n".join(cases))
-    whole = _whole_values([f for group in groups for f in group])
-    if whole:
-        parts.append(whole)
     if listed:
         parts.append(phr.pick(_LISTED_HEADS) + "\n" + "\n".join(listed))
+    # the values the stated failures need in full ("given in full below"), never a counted one's
+    whole = _whole_values([f for group in groups for f in group if not any(f is u for u in untold)])
+    if whole:
+        parts.append(whole)
     if untold:
+        n = len(untold)
         parts.append(
-            f"{untold} more input{'s' * (untold > 1)} like these fail{'s' * (untold == 1)} the same way"
-            f" and {'are' if untold > 1 else 'is'} not spelled out here."
+            f"{n} more input{'s' * (n > 1)} like these fail{'s' * (n == 1)} the same way"
+            f" and {'are' if n > 1 else 'is'} not spelled out here."
         )
     return "\n\n".join(parts)
+
+
+def _fewer_evidence(tests: int) -> list[tuple[int, int, int]]:
+    """`evidence_section`'s shorter forms (tests with a snippet, tests listed in a line, cases
+    listed), each saying less: fewer snippets (the tests after them listed), then fewer listed
+    tests, then fewer listed cases; what is left out is counted."""
+    shown = min(tests, TESTS)
+    return [
+        *((n, LISTED, CASES) for n in range(shown - 1, 0, -1)),
+        *((1, n, CASES) for n in range(LISTED - 1, -1, -1)),
+        *((1, 0, n) for n in (20, 10, 5, 2, 1)),
+    ]
 
 
 def _quotable(f: FailureEvidence) -> bool:
@@ -1779,6 +1812,8 @@ def _listed_line(f: FailureEvidence) -> str:
     """A failing test beyond the snippets in one line: its call, what it gives, what it needs."""
     outcome, call = _line_outcome(f), _checked_call(f)
     if not call or f.unbound or not _short(call, 160) or not outcome or _needs_its_setup(f):
+        return ""
+    if "snippet" in outcome:  # "the comparison at the end of the snippet": a listed test shows none
         return ""
     return f"- {_span(call)} {outcome}"
 

@@ -90,6 +90,44 @@ def test_beyond_the_listed_lines_the_rest_are_counted_in_plain_words():
     assert "3 more inputs like these fail the same way and are not spelled out here." in text
 
 
+def test_a_word_cap_turns_snippets_into_lines_and_counts_the_rest_instead_of_cutting_them_off():
+    """A statement over its words said less per test rather than lose its end: once the list
+    of cases and the count of the rest were cut off unsaid (a rater saw tests never mentioned)."""
+    for total in (TESTS + 2, TESTS + LISTED + 3):
+        tests = [
+            replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)
+            for i in range(total)
+        ]
+        text = write_statement(context(tests), BUG, max_tokens=400)["problem_statement"]
+        assert len(text.split()) <= 400 * 0.75
+        stated = [i for i in range(total) if f"`fmt({i})`" in text or f"assert fmt({i}) == '{i}.00'" in text]
+        counted = re.search(r"(\d+) more inputs? like these fails? the same way", text)
+        assert len(stated) + (int(counted.group(1)) if counted else 0) == total, (stated, text)
+        assert len(stated) > 4  # one-line listings, not a few snippets and the rest cut
+
+
+def test_a_listed_test_never_points_at_a_snippet_the_statement_does_not_show():
+    """Past the snippets, a test whose requirement is "the comparison at the end of the snippet"
+    states nothing in a line of its own: it is counted."""
+    tests = [
+        replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)
+        for i in range(TESTS)
+    ]
+    vague = FailureEvidence(  # the required value is a local of the snippet
+        "tests/test_money.py::test_vague",
+        kind="compare",
+        call="(fmt(7),)",
+        op="==",
+        expected="made",
+        error="TypeError: boom",
+        observed="TypeError: boom",
+        reproduction="from money import fmt, make\nmade, _ = make(7)\nassert (fmt(7),) == made",
+    )
+    text = write_statement(context([*tests, vague]), BUG)["problem_statement"]
+    assert "end of the snippet" not in text.split("```")[-1], text
+    assert "1 more input like these fails the same way" in text
+
+
 def test_the_same_snippet_is_not_pasted_twice():
     one = case(0, "1.5", "'1.50'", "'1.5'")
     text = write_statement(context([one, replace(one, test_id="tests/test_other.py::test_same")]), BUG)
