@@ -1838,6 +1838,8 @@ def _needs_its_setup(f: FailureEvidence) -> bool:
         for n in ast.walk(stmt)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
     }
+    # a test helper the snippet defines (`def istrue(expr): ...`): no reader has it without the snippet
+    made |= {stmt.name for stmt in code.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     return bool(reads & made)
 
 

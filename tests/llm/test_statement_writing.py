@@ -80,6 +80,24 @@ def test_past_the_snippets_a_call_that_reads_its_setup_is_counted_not_listed():
     assert "`e.value.args`" not in text and "1 more input like these fails the same way" in text
 
 
+def test_past_the_snippets_a_call_of_a_helper_its_snippet_defines_is_counted_not_listed():
+    """`istrue('a[0] == 5')` names a test-suite helper: without the snippet defining it, the
+    line calls what no reader has."""
+    tests = [
+        replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)
+        for i in range(TESTS)
+    ]
+    helper = FailureEvidence(
+        "tests/test_money.py::test_index",
+        kind="helper",
+        call="istrue('a[0] == 5')",
+        observed="False is not true",
+        reproduction="from money import ev\ndef istrue(expr):\n    assert ev(expr)\nistrue('a[0] == 5')",
+    )
+    text = write_statement(context([*tests, helper]), BUG)["problem_statement"]
+    assert "istrue" not in text and "1 more input like these fails the same way" in text
+
+
 def test_beyond_the_listed_lines_the_rest_are_counted_in_plain_words():
     tests = [
         replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)
