@@ -9,12 +9,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evo.config import Config
 from evo.runfolder import RunFolder
-from fitness import EvalSettings
-from llm import LLMClient
-from tasks import Candidate, Generator, MiningError, Validator, mine
+from tasks import Candidate, MiningError, mine
+
+if TYPE_CHECKING:  # loaded where they are built: `sebgen mine` and `setup` need no LLM client (litellm)
+    from fitness import EvalSettings
+    from llm import LLMClient
+    from tasks import Generator
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -46,6 +50,8 @@ def mine_all(config: Config, repos: list[Path]) -> list[Candidate]:
 
 def make_llm(config: Config, run_dir: Path | None = None) -> LLMClient:
     """A client; inside a run folder it replays answers the run already paid for."""
+    from llm import LLMClient
+
     c = config.llm
     return LLMClient(
         c.model,
@@ -107,6 +113,8 @@ def open_archive(config: Config, run_dir: Path | None, read_only: bool = False):
 
 
 def eval_settings(config: Config) -> EvalSettings:
+    from fitness import EvalSettings
+
     f = config.fitness
     return EvalSettings(
         tasks_per_strategy=f.tasks_per_strategy,
@@ -131,6 +139,8 @@ class Workbench:
     def build(
         cls, config: Config, run_dir: Path | None, *, log=print, archive=None, candidates: list[Candidate] | None = None
     ) -> Workbench:
+        from tasks import Generator, Validator
+
         llm = make_llm(config, run_dir)
         backend = make_sandbox(config, log=log)
         f = config.fitness

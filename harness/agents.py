@@ -71,7 +71,7 @@ class RandomAgent:
         self.seed = seed
 
     def propose(self, task: Task, attempt: int) -> str | None:
-        from tasks import changed_python_files  # tasks loads the LLM client: only once an agent works
+        from tasks import changed_python_files
 
         rng = random.Random(int(hashlib.sha256(f"{self.seed}:{task.instance_id}:{attempt}".encode()).hexdigest(), 16))
         sources = buggy_sources(task, changed_python_files(task.patch))

@@ -38,6 +38,7 @@ from tasks.evidence.js import syntax_error
 from tasks.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
 from tasks.reproduction import unstated_after_drops
 from tasks.statement import writer_failures
+from tasks.test_files import changed_js_files, changed_python_files, test_files_of
 
 QUALITY_CRITERIA = ("task_correctness", "test_correctness", "test_completeness", "complexity")
 FILTERED_CRITERIA = QUALITY_CRITERIA[:3]  # complexity is kept as information only
@@ -105,21 +106,6 @@ def check_schema(task: Task, *, require_f2p: bool = True, require_statement: boo
 # ---------------------------------------------------------------- layer 2: compile
 
 
-def changed_files(patch: str, extensions: tuple[str, ...]) -> list[str]:
-    try:
-        return sorted({f.path for f in PatchSet(patch) if f.path.endswith(extensions) and not f.is_removed_file})
-    except Exception:
-        return []
-
-
-def changed_python_files(patch: str) -> list[str]:
-    return changed_files(patch, PYTHON_LANGUAGE.extensions)
-
-
-def changed_js_files(patch: str) -> list[str]:
-    return changed_files(patch, JS_LANGUAGE.extensions)
-
-
 def check_compile(task: Task, repo_path: Path) -> LayerResult:
     """The changed files parse in both states: Python's with `compile`; JS/TS files with
     tree-sitter's JS/TS grammars (no Node on the host needed, and TypeScript is read without
@@ -174,20 +160,6 @@ def _parse_error(tree: Path, rel: str) -> str | None:
 
 
 # ---------------------------------------------------------------- layer 3: functional
-
-
-def test_files_of(test_patch: str, repo_path: str | Path | None = None, commit: str = "") -> list[str]:
-    """The test files a run of the task's tests is given: the Python test modules the patch
-    changes, and the JS/TS files it changes that declare tests (read at `commit` when a
-    repository is given, else from the file's name: `*.test.*`, `*.spec.*`, or a test folder's
-    file outside fixtures and helpers)."""
-    python = PYTHON_LANGUAGE.runnable_tests(dict.fromkeys(changed_python_files(test_patch), ""))
-    js = [f for f in changed_js_files(test_patch) if JS_LANGUAGE.is_test_path(f)]
-    if js and repo_path is not None and commit:
-        js = JS_LANGUAGE.runnable_tests({f: file_at(str(repo_path), commit, f) for f in js})
-    elif js:
-        js = [f for f in js if JS_LANGUAGE.looks_runnable(f)]
-    return python + js
 
 
 def check_functional_layer(task: Task, validator: Validator, repo_path: Path) -> LayerResult:

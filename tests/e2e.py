@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from tests.marks import require_mark
@@ -76,15 +80,39 @@ def paid_llm_calls(run_dir: Path) -> int:
     return sum(len(p.read_text().splitlines()) for p in (Path(run_dir) / "llm_replay").glob("*.jsonl"))
 
 
+# The largest panel a test asks for: `generate --n k` keeps the first k tasks that `--n 4` keeps
+# (the same records but for timings), so one panel of this size serves every smaller request.
+SHARED_PANEL_SIZE = 4
+
+
 def generated_tasks(directory: Path, n: int, repo_name: str = "pyledger", strategy: str = "BUG_FIX") -> Path:
-    """Tasks made by `sebgen generate` on a bundled repo, in the local sandbox."""
+    """Tasks made by `sebgen generate` on a bundled repo, in the local sandbox: the first `n`
+    of a panel generated once per session, written to `directory/tasks.jsonl` for the caller."""
     require_mark("slow", "generates a task panel end to end")
+    panel = _shared_panel(repo_name, strategy, max(n, SHARED_PANEL_SIZE))
+    out = Path(directory) / "tasks.jsonl"
+    out.write_text("".join(panel.read_text().splitlines(keepends=True)[:n]))
+    return out
+
+
+@functools.cache
+def _shared_panel(repo_name: str, strategy: str, n: int) -> Path:
     from corpus.builder import ensure_corpus
 
     repo = next(p for p in ensure_corpus() if p.name == repo_name)
-    out = Path(directory) / "tasks.jsonl"
+    work = Path(tempfile.mkdtemp(prefix=f"sebgen-panel-{repo_name}-"))
+    atexit.register(shutil.rmtree, work, True)
     return generate_kept(
-        out, repo, "--strategy", strategy, "--n", n, "--set", "sandbox.backend=local", "--set", "sandbox.reruns=1"
+        work / "tasks.jsonl",
+        repo,
+        "--strategy",
+        strategy,
+        "--n",
+        n,
+        "--set",
+        "sandbox.backend=local",
+        "--set",
+        "sandbox.reruns=1",
     )
 
 

@@ -25,7 +25,7 @@ from evo.report import (
     novelty_vs_archive,
 )
 from records import Task  # noqa: E402
-from tests.e2e import FAST, sebgen  # noqa: E402
+from tests.e2e import sebgen  # noqa: E402
 from tests.marks import require_mark  # noqa: E402
 
 PLOTS = (
@@ -62,19 +62,14 @@ def results_doc(model: str, months: dict[str, float]) -> dict:
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory) -> Path:
-    """A tiny evolution run (about a minute), two results files, and its report."""
+def report(quickstart_run, tmp_path_factory) -> Path:
+    """A tiny evolution run of quickstart's own three generations, two results files, and its
+    report. The run is a copy of the session's two-generation run (tests/conftest.py) resumed to
+    three: the same hall of fame, archive and scores as a three-generation run from scratch."""
     require_mark("slow", "runs an evolution end to end")
     run_dir = tmp_path_factory.mktemp("run") / "run"
-    proc = sebgen(
-        "run",
-        "configs/quickstart.yaml",
-        "--run-dir",
-        str(run_dir),
-        *FAST,
-        "--set",
-        "evolution.generations=3",  # quickstart's own
-    )
+    shutil.copytree(quickstart_run, run_dir)
+    proc = sebgen("resume", str(run_dir), "--generations", "3")
     assert proc.returncode == 0, proc.stderr[-3000:]
     (run_dir / "results").mkdir()
     (run_dir / "results" / "oracle.json").write_text(
