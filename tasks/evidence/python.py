@@ -1184,15 +1184,7 @@ def _test_setup(
             steps = [copy.deepcopy(s) for s in set_up.body if not _is_docstring(s) and not _is_super_call(s)]
             for step in steps:
                 step.sebgen_set_up = True  # `_without_unread_set_up`
-            setup.self_attrs = {
-                t.attr
-                for s in steps
-                for t in ast.walk(s)
-                if isinstance(t, ast.Attribute)
-                and isinstance(t.value, ast.Name)
-                and t.value.id == "self"
-                and isinstance(t.ctx, ast.Store)
-            }
+            setup.self_attrs = _self_stores(steps)
             setup.prelude += steps
     # pytest passes no fixture for an argument with a default: the test runs with the default
     values = {**_argument_defaults(fn), **values}
