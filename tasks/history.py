@@ -11,12 +11,11 @@ that are not ancestors of its first.
 from __future__ import annotations
 
 import re
+import secrets
 from dataclasses import dataclass, field
 
 import git
 
-_RECORD, _FIELD, _END = "\x01", "\x02", "\x03"
-_FORMAT = f"{_RECORD}%H %P{_FIELD}%ct{_FIELD}%B{_END}"
 MERGE_PR = re.compile(r"^Merge pull request #(\d+) from \S+")
 MERGE_LINE = re.compile(r"^Merge\b")
 TRAILING_NUMBER = re.compile(r"\s*\((?:#|!)(\d+)\)\s*$")
@@ -57,7 +56,12 @@ class PullRequest:
 
 def walk(repo: git.Repo, *revisions: str, max_count: int | None = None) -> list[CommitRecord]:
     """Commits of `revisions` (default HEAD), oldest first, parents before children."""
-    args = ["--date-order", "--name-only", "--no-renames", "--diff-merges=first-parent", f"--format={_FORMAT}"]
+    # A commit message may hold any byte, control characters too: separators carry a token drawn
+    # per call, so that no message can split a record.
+    token = secrets.token_hex(8)
+    record_mark, field_mark, end_mark = (f"{c}{token}{c}" for c in ("\x01", "\x02", "\x03"))
+    log_format = f"{record_mark}%H %P{field_mark}%ct{field_mark}%B{end_mark}"
+    args = ["--date-order", "--name-only", "--no-renames", "--diff-merges=first-parent", f"--format={log_format}"]
     if max_count:
         args.append(f"--max-count={max_count}")
     text = repo.git.execute(
@@ -65,9 +69,9 @@ def walk(repo: git.Repo, *revisions: str, max_count: int | None = None) -> list[
         strip_newline_in_stdout=False,
     )
     records = []
-    for chunk in text.split(_RECORD)[1:]:
-        head, _, rest = chunk.partition(_END)
-        ids, committed, message = head.split(_FIELD, 2)
+    for chunk in text.split(record_mark)[1:]:
+        head, _, rest = chunk.partition(end_mark)
+        ids, committed, message = head.split(field_mark, 2)
         sha, *parents = ids.split()
         files = [line for line in rest.splitlines() if line.strip()]
         records.append(CommitRecord(sha, parents, int(committed), message, files))
