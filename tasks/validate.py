@@ -32,13 +32,13 @@ from sandbox import (
     export_tree,
     run_attempt,
 )
+from tasks.changed_files import changed_js_files, changed_python_files, test_files_of
 from tasks.evidence import failure_evidence, file_at, repo_modules
 from tasks.evidence import js as js_evidence
 from tasks.evidence.js import syntax_error
 from tasks.prompt import QUALITY_INSTRUCTIONS, SEMANTIC_INSTRUCTIONS, judge_prompt
 from tasks.reproduction import unstated_after_drops
 from tasks.statement import writer_failures
-from tasks.test_files import changed_js_files, changed_python_files, test_files_of
 
 QUALITY_CRITERIA = ("task_correctness", "test_correctness", "test_completeness", "complexity")
 FILTERED_CRITERIA = QUALITY_CRITERIA[:3]  # complexity is kept as information only
