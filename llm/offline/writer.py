@@ -1256,7 +1256,9 @@ def _seen_clause(f: FailureEvidence) -> str:
         return difference
     if f.kind == "compare" and f.op in ("in", "not in") and observed:  # the value is too long; the fact is not
         return "does not contain it" if f.op == "in" else "contains it"
-    return "is false" if f.kind == "truthy" else _VAGUE_SEEN
+    if f.kind == "truthy":  # `assert not x` / assertFalse fail on a true value
+        return "is true" if f.expected == "false" else "is false"
+    return _VAGUE_SEEN
 
 
 def _without_test_scopes(error: str) -> str:

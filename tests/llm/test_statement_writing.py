@@ -193,6 +193,24 @@ def test_a_commit_subject_titles_the_statement_only_when_it_fits_the_check():
         assert "balanced()" in title and not re.search(r"\b(?:Convert|Force)\b", title, re.I), title
 
 
+def test_a_failed_check_that_a_value_is_false_says_the_value_is_true():
+    negated = FailureEvidence(
+        "tests/test_spec.py::test_excludes",
+        kind="truthy",
+        call="spec.match(version)",
+        check="self.assertFalse(spec.match(version))",
+        expected="false",
+        reproduction="from semver import Spec, Version\nspec = Spec('<1.0')\nversion = Version('1.0.0')\n"
+        "spec.match(version)",
+        function="Spec.match",
+    )
+    text = write_statement(context([negated]), BUG)["problem_statement"]
+    assert "is true" in text and "should be false" in text and "is false;" not in text, text
+    asserted = replace(negated, check="self.assertTrue(spec.match(version))", expected="true")
+    text = write_statement(context([asserted]), BUG)["problem_statement"]
+    assert "is false" in text and "is true;" not in text, text
+
+
 def test_the_title_never_blames_a_setup_function_the_check_does_not_call():
     made = FailureEvidence(
         "tests/test_make.py::test_frozen",
