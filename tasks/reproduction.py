@@ -61,8 +61,8 @@ _NOW_RAISES = re.compile(r"\b(?:raises|raised|fails with|crashes with)\s+`([A-Za
 _WANTED = re.compile(r"\b(?:should|must|expected to|ought to|wants? it to|instead of)\b[^.;]*$", re.I)
 _NO_RAISE = re.compile(r"without raising|nothing is raised|no exception is raised|does not raise anything", re.I)
 _ABOUT_BLOCK = re.compile(
-    r"^(?:on the current code|currently|today|this (?:prints|raises|gives|fails)|the (?:block|snippet|last line|"
-    r"reproduction|code above))",
+    r"^(?:on the current code|currently|today|right now|this (?:prints|raises|gives|fails)|"
+    r"the (?:block|snippet|last line|reproduction|code above))",
     re.I,
 )
 
@@ -777,7 +777,7 @@ def without_dangling_heads(statement: str) -> str:
     return "\n".join(line for i, line in enumerate(lines) if i not in dangling)
 
 
-_SNIPPET = re.compile(r"\b(?:snippet|code above|block above|reproduction above)\b", re.I)
+_SNIPPET = re.compile(r"\b(?:snippet|code above|block above|reproduction above|the last line)\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`])")
 
 

@@ -1175,6 +1175,7 @@ def _test_setup(
     module: ast.Module, cls: ast.ClassDef | None, fn: ast.AST, body: list[ast.stmt], report: dict, conftests
 ) -> _Setup:
     setup = _Setup()
+    setup.prelude += _patched_mappings(fn, cls, setup.imports)
     values = _parametrize_values(fn, cls, module, report)
     args = _arg_names(fn)
     fixtures = _fixture_defs([module, *[_safe_parse(c) for c in conftests]])
@@ -1210,6 +1211,38 @@ def _test_setup(
         if inlined:
             setup.prelude += inlined
     return setup
+
+
+def _patched_mappings(fn: ast.AST, cls: ast.ClassDef | None, imports: list[str]) -> list[ast.stmt]:
+    """`@mock.patch.dict(os.environ, KEY='v')` on the test or its class, as the lines that make
+    the change first (`os.environ.update(KEY='v')`): the test runs with the mapping changed, and
+    a snippet without it fails another way on the fixed code too."""
+    steps: list[ast.stmt] = []
+    decorators = [*(cls.decorator_list if cls is not None else []), *getattr(fn, "decorator_list", [])]
+    for deco in decorators:
+        if not (isinstance(deco, ast.Call) and _callee(deco).endswith("patch.dict") and deco.args):
+            continue
+        target = deco.args[0]
+        if isinstance(target, ast.Constant) and isinstance(target.value, str):  # 'os.environ': a dotted path
+            try:
+                target = ast.parse(target.value, mode="eval").body
+            except SyntaxError:
+                continue
+            root = target
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not isinstance(root, ast.Name) or target is root:
+                continue
+            imports.append(f"import {ast.unparse(target.value)}")
+        clear = next((k.value for k in deco.keywords if k.arg == "clear"), None)
+        if isinstance(clear, ast.Constant) and clear.value:
+            steps.append(ast.Expr(ast.Call(ast.Attribute(copy.deepcopy(target), "clear", ast.Load()), [], [])))
+        values = [k for k in deco.keywords if k.arg not in (None, "clear")]
+        args = [copy.deepcopy(a) for a in deco.args[1:2]]
+        if args or values:
+            update = ast.Call(ast.Attribute(copy.deepcopy(target), "update", ast.Load()), args, values)
+            steps.append(ast.Expr(update))
+    return [ast.fix_missing_locations(s) for s in steps]
 
 
 def _set_up_method(cls: ast.ClassDef, module: ast.Module, depth: int = 0) -> ast.AST | None:

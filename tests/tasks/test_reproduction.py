@@ -287,6 +287,22 @@ def test_a_heading_over_cases_that_spoke_of_a_dropped_snippet_goes_with_them():
     assert "```" not in text and "snippet" not in text and "Other inputs fail the same way:" not in text
 
 
+def test_a_right_now_outcome_of_a_dropped_block_goes_with_it():
+    """pyhocon: the block was dropped and "Right now the last line raises ..." stayed, speaking of
+    a line no reader could see."""
+    from tasks.reproduction import _rewrite
+
+    statement = (
+        "Title\n\nTo reproduce:\n\n```python\nfrom cfg import parse\nparse('a = ${X}')\n```\n\n"
+        "Right now the last line raises `KeyError: 'X'`; it should not raise.\n\n"
+        "Expected behaviour: the value of `X` from the environment is used."
+    )
+    blocks = python_blocks(statement)
+    text = _rewrite(statement, blocks, [ReproductionCheck(blocks[0].code, "dropped", "raised on both states")])
+    assert "```" not in text and "last line" not in text and "Right now" not in text, text
+    assert "Expected behaviour: the value of `X`" in text
+
+
 def test_a_dropped_python_blocks_outcome_stays_when_its_call_reads_only_what_the_imports_bind():
     """A block the check dropped took its outcome paragraph with it, and with it the only place
     the case was stated; a call with its inputs written in needs no block."""

@@ -547,6 +547,31 @@ def test_a_setup_value_nothing_reads_and_its_unbound_module_name_stay_out():
     assert found.unbound == []
 
 
+def test_a_mapping_a_patch_dict_decorator_changes_is_changed_first_in_the_snippet():
+    """pyhocon's test set an environment variable through `@mock.patch.dict(os.environ, ...)`:
+    a snippet without it raised on the fixed code too, and was dropped."""
+    source = (
+        "import os\nfrom unittest import mock\nfrom pkg import parse\n\n\n"
+        "class T:\n    @mock.patch.dict(os.environ, STRING_VAR='from_env')\n"
+        "    def test_env(self):\n        assert parse('a = ${STRING_VAR}')['a'] == 'from_env'\n\n"
+        "    @mock.patch.dict('os.environ', {'A': '1'}, clear=True)\n"
+        "    def test_clear(self):\n        assert parse('a = ${A}')['a'] == '1'\n"
+    )
+    evidence = {"type": "AssertionError", "line": 9, "compare": {"op": "==", "left": "None", "right": "'from_env'"}}
+    found = explain_failure(source, "tests/t.py::T::test_env", evidence, repo_modules={"pkg"})
+    lines = found.reproduction.splitlines()
+    assert "os.environ.update(STRING_VAR='from_env')" in lines, lines
+    assert lines.index("os.environ.update(STRING_VAR='from_env')") < lines.index(
+        "assert parse('a = ${STRING_VAR}')['a'] == 'from_env'"
+    )
+    assert "import os" in lines and found.unbound == []
+    evidence = {**evidence, "line": 13, "compare": {"op": "==", "left": "None", "right": "'1'"}}
+    found = explain_failure(source, "tests/t.py::T::test_clear", evidence, repo_modules={"pkg"})
+    lines = found.reproduction.splitlines()
+    assert lines.index("os.environ.clear()") < lines.index("os.environ.update({'A': '1'})"), lines
+    assert "import os" in lines and found.unbound == []
+
+
 def test_a_raise_under_an_if_is_the_check_of_its_condition():
     source = (
         "import io\nfrom pkg import Flo\n\n\ndef test_base():\n    flo = Flo()\n"
