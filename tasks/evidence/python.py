@@ -459,7 +459,16 @@ def _without_checks(stmt: ast.stmt, helpers: set[str]) -> ast.stmt | None:
 def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
     """Top-level `x = ...` that the next statements overwrite before reading `x` go (what a
     test checked and then replaced), and so do `x = <value>` (no call but a literal's method:
-    setUp's `self.kind = text_type`) and an undecorated helper definition that nothing reads."""
+    setUp's `self.kind = text_type`) and an undecorated helper definition that nothing reads.
+    Until none is left: a store that only a dropped store read is dead too."""
+    while True:
+        kept = _without_dead_stores_once(code)
+        if len(kept) == len(code):
+            return kept
+        code = kept
+
+
+def _without_dead_stores_once(code: list[ast.stmt]) -> list[ast.stmt]:
     out = []
     for i, stmt in enumerate(code):
         if isinstance(stmt, (*_FUNCS, ast.ClassDef)) and not stmt.decorator_list:

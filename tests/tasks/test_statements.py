@@ -572,6 +572,22 @@ def test_a_mapping_a_patch_dict_decorator_changes_is_changed_first_in_the_snippe
     assert "import os" in lines and found.unbound == []
 
 
+def test_stores_read_only_by_dropped_stores_go_too():
+    """furl: three `url = ...` lines that nothing read stayed, each read by the next dead one."""
+    source = (
+        "from pkg import Url\n\n\ndef test_join():\n    base = 'http://a/'\n    url = Url(base)\n"
+        "    other = url\n    url = Url('http://b/')\n    other = url\n    assert Url('x').join('y') == 'x/y'\n"
+    )
+    evidence = {"type": "AssertionError", "line": 10, "compare": {"op": "==", "left": "'y'", "right": "'x/y'"}}
+    found = explain_failure(source, "tests/t.py::test_join", evidence, repo_modules={"pkg"})
+    # the last store is a call nothing overwrites: it stays as setup
+    assert found.reproduction.splitlines() == [
+        "from pkg import Url",
+        "url = Url('http://b/')",
+        "assert Url('x').join('y') == 'x/y'",
+    ]
+
+
 def test_a_raise_under_an_if_is_the_check_of_its_condition():
     source = (
         "import io\nfrom pkg import Flo\n\n\ndef test_base():\n    flo = Flo()\n"
