@@ -1421,10 +1421,27 @@ def _whole_block(expected: str, kind: str, op: str) -> str:
     return f"```text\n{text.rstrip(chr(10))}\n```"
 
 
-def _whole_values(failures: list[FailureEvidence]) -> str:
-    """The blocks of the required values too long to quote inline, each under the call that must
-    give it (a snippet's one-line literal is no text a reader can compare with)."""
-    parts, seen, lines, left = [], set(), 0, 0
+def _whole_part(f: FailureEvidence) -> str:
+    """The value `f`'s call must give, too long to quote inline, as a paragraph and its block;
+    "" when it is short enough to quote or cannot be shown whole."""
+    block = whole_value(f)
+    if not block:
+        return ""
+    noun = "text" if _is_text(f.expected) else "value"
+    if f.raised:  # the caught exception's message: the call raises it
+        part = _exception_part(f) or noun
+        wanted = f"raise {_span(f.raised)} with exactly this {part}" if f.op == "==" else f"raise {_span(f.raised)}"
+        return f"{_capitalize(_raising_subject(f))} should {wanted}:\n\n{block}"
+    subject = _span(f.call) if f.call and not f.unbound and _short(f.call, 120) else "The snippet's last check"
+    relation = {"in": "contain", "not in": "not contain"}.get(f.op or "==", "give exactly")
+    return f"{subject} should {relation} this {noun}:\n\n{block}"
+
+
+def _whole_values(failures: list[FailureEvidence], shown: set[str] = frozenset()) -> str:
+    """The blocks of the required values too long to quote inline that no snippet of theirs
+    gave already (`shown`), each under the call that must give it (a snippet's one-line literal
+    is no text a reader can compare with)."""
+    parts, seen, lines, left = [], set(shown), 0, 0
     for f in failures:
         block = whole_value(f)
         if not block or block in seen:
@@ -1434,15 +1451,7 @@ def _whole_values(failures: list[FailureEvidence]) -> str:
             left += 1
             continue
         lines += block.count("\n")
-        noun = "text" if _is_text(f.expected) else "value"
-        if f.raised:  # the caught exception's message: the call raises it
-            part = _exception_part(f) or noun
-            wanted = f"raise {_span(f.raised)} with exactly this {part}" if f.op == "==" else f"raise {_span(f.raised)}"
-            parts.append(f"{_capitalize(_raising_subject(f))} should {wanted}:\n\n{block}")
-            continue
-        subject = _span(f.call) if f.call and not f.unbound and _short(f.call, 120) else "The snippet's last check"
-        relation = {"in": "contain", "not in": "not contain"}.get(f.op or "==", "give exactly")
-        parts.append(f"{subject} should {relation} this {noun}:\n\n{block}")
+        parts.append(_whole_part(f))
     if left:
         parts.append(f"The full values {left} more of these calls require are too long to give here.")
     return "\n\n".join(parts)
@@ -1722,6 +1731,7 @@ def evidence_section(
     shown_code: set[str] = set()
     listed: list[str] = []
     untold: list[FailureEvidence] = []  # counted, not stated
+    shown_whole: set[str] = set()  # the whole values given under their own snippet
 
     def snippet(f: FailureEvidence, with_pytest_line: bool) -> str:
         code = (f.reproduction or "").strip()
@@ -1732,6 +1742,10 @@ def evidence_section(
         reported = _reported(f) if with_pytest_line else ""
         if reported:
             text += f" {reported}"
+        whole = _whole_part(f) if whole_value(f) not in shown_whole else ""
+        if whole:  # right under its snippet, where "given in full below" points
+            shown_whole.add(whole_value(f))
+            text += f"\n\n{whole}"
         if f.rest:  # what the test requires after the failing check is part of the requirement
             rest = _rest_section(f, phr)
             text += f"\n\n{rest}" if rest else ""
@@ -1781,7 +1795,7 @@ def evidence_section(
     if listed:
         parts.append(phr.pick(_LISTED_HEADS) + "\n" + "\n".join(listed))
     # the values the stated failures need in full ("given in full below"), never a counted one's
-    whole = _whole_values([f for group in groups for f in group if not any(f is u for u in untold)])
+    whole = _whole_values([f for group in groups for f in group if not any(f is u for u in untold)], shown_whole)
     if whole:
         parts.append(whole)
     if untold:

@@ -603,6 +603,38 @@ def test_a_long_required_text_is_given_whole_in_a_block_for_every_case():
     assert "snippet" not in text.split("\n\n")[1]  # no python block is shown: none is announced
 
 
+def test_a_long_required_value_is_given_right_under_its_own_snippet():
+    """attrs: the whole value stood below a later snippet, so "given in full below" pointed past
+    a snippet that was not its own."""
+    want = "header\n" + "\n".join(f"line {j} " + "y" * 30 for j in range(8))
+    first = FailureEvidence(
+        "tests/test_r.py::test_report",
+        kind="compare",
+        call="report(rows)",
+        check="assert report(rows) == expected",
+        op="==",
+        expected=repr(want),
+        observed=repr(want.replace("line", "lin")),
+        reproduction=f"from rep import report\nrows = [1, 2]\nassert report(rows) == {want!r}",
+        function="report",
+    )
+    second = FailureEvidence(
+        "tests/test_r.py::test_total",
+        kind="compare",
+        call="total(rows)",
+        check="assert total(rows) == 3",
+        op="==",
+        expected="3",
+        observed="2",
+        reproduction="from rep import total\nrows = [1, 2]\nassert total(rows) == 3",
+        function="total",
+    )
+    text = write_statement(context([first, second]), BUG)["problem_statement"]
+    block = f"```text\n{want}\n```"
+    assert text.count(block) == 1, text
+    assert text.index("assert report(rows) ==") < text.index(block) < text.index("assert total(rows) == 3"), text
+
+
 def test_inputs_that_reach_the_check_through_local_names_are_written_into_the_stated_call():
     """`text = 'ab ' * 3; result = render(text); assert result == ...`: prose that says `result`
     states no input; the call with its inputs written in does, without the snippet. An object
