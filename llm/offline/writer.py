@@ -658,18 +658,20 @@ _EXCEPTION_RELATION = {
 }
 
 
-def _raised_want(f: FailureEvidence, where: str) -> str:
+def _raised_want(f: FailureEvidence, where: str, snippet_shown: bool = True) -> str:
     """The requirement on the exception a check reads after the call: "it should raise `E` with
-    the message `m`"."""
+    the message `m`" ("" when only a snippet could say it and none is shown)."""
     part, head = _exception_part(f), f"it should raise {_span(f.raised)}"
     relation = _EXCEPTION_RELATION.get(f.op or "") if f.kind == "compare" else None
     if not (part and relation):
-        return f"{head}, and then the check at the end of the snippet should hold"
+        return f"{head}, and then the check at the end of the snippet should hold" if snippet_shown else ""
     value = _value(f.expected or "", f.reproduction or "", 200)
     if not value and whole_value(f):
         value = f"given in full {where}"
     if not value:
-        return f"{head}, and then the check of its {part} at the end of the snippet should hold"
+        return (
+            f"{head}, and then the check of its {part} at the end of the snippet should hold" if snippet_shown else ""
+        )
     return f"{head} {relation.format(part=part, value=value)}"
 
 
@@ -1350,11 +1352,13 @@ def _timed(f: FailureEvidence) -> bool:
     return f.kind == "compare" and f.op in ("<", "<=") and bool(_CLOCK.search(f.reproduction or ""))
 
 
-def _want_clause(f: FailureEvidence, where: str = "below") -> str:
+def _want_clause(f: FailureEvidence, where: str = "below", snippet_shown: bool = True) -> str:
     """What the failing check requires, as "it should ..." (`where`: the whole value's block is
-    given below or above)."""
+    given below or above); "" when only the snippet could say it and none is shown (a test
+    stated in one line)."""
     if f.raised:
-        return _raised_want(f, where)
+        return _raised_want(f, where, snippet_shown)
+    at_the_end = "the comparison at the end of the snippet should hold" if snippet_shown else ""
     expected, code = f.expected or "", f.reproduction or ""
     if f.kind == "raises":
         match = f" with a message matching {_span(f.match)}" if f.match else ""
@@ -1369,11 +1373,11 @@ def _want_clause(f: FailureEvidence, where: str = "below") -> str:
             return f"{_span(_comparison(f))} should hold"
         if whole_value(f):
             return f"it should {relation} the {'text' if _is_text(expected) else 'value'} given in full {where}"
-        return "the comparison at the end of the snippet should hold"
+        return at_the_end
     if f.kind == "error":
         return "it should not raise"
     if f.kind == "compare":  # the required value is the snippet's own local: the snippet states it
-        return "the comparison at the end of the snippet should hold"
+        return at_the_end
     return f"it should be {expected or 'true'}"
 
 
@@ -1766,8 +1770,8 @@ def evidence_section(
             text = ""
         elif _quotable(f):
             text = snippet(f, index < limit)
-        elif f.call and not f.unbound and _short(f.call, 160):
-            text = f"{_capitalize(_span(f.call))} {_seen_clause(f)}; {_want_clause(f)}."
+        elif f.call and not f.unbound and _short(f.call, 160) and _want_clause(f, snippet_shown=False):
+            text = f"{_capitalize(_span(f.call))} {_seen_clause(f)}; {_want_clause(f, snippet_shown=False)}."
         else:
             text = ""
             untold.append(f)
@@ -1826,10 +1830,8 @@ def _quotable(f: FailureEvidence) -> bool:
 
 def _listed_line(f: FailureEvidence) -> str:
     """A failing test beyond the snippets in one line: its call, what it gives, what it needs."""
-    outcome, call = _line_outcome(f), _checked_call(f)
+    outcome, call = _line_outcome(f, snippet_shown=False), _checked_call(f)
     if not call or f.unbound or not _short(call, 160) or not outcome or _needs_its_setup(f):
-        return ""
-    if "snippet" in outcome:  # "the comparison at the end of the snippet": a listed test shows none
         return ""
     return f"- {_span(call)} {outcome}"
 
@@ -1862,10 +1864,13 @@ def _needs_its_setup(f: FailureEvidence) -> bool:
 _VAGUE_SEEN = "gives a different value"
 
 
-def _line_outcome(f: FailureEvidence, shared: bool = False) -> str:
+def _line_outcome(f: FailureEvidence, shared: bool = False, snippet_shown: bool = True) -> str:
     """A listed call's outcome: what it gives, then what it needs (`shared`: said once for the
-    list); a value the run could not show is not mentioned (the line would state nothing)."""
-    seen, want = _seen_clause(f), _want_clause(f)
+    list; `snippet_shown`: whether a snippet of its test is shown); a value the run could not
+    show is not mentioned (the line would state nothing)."""
+    seen, want = _seen_clause(f), _want_clause(f, snippet_shown=snippet_shown)
+    if not want and not shared:
+        return ""
     if seen == _VAGUE_SEEN:  # "it should be `x`" still says something; "the comparison ... should hold" does not
         return want.removeprefix("it ") if want.startswith("it ") and not shared else ""
     return seen if shared else f"{seen}; {want}"

@@ -80,6 +80,27 @@ def test_past_the_snippets_a_call_that_reads_its_setup_is_counted_not_listed():
     assert "`e.value.args`" not in text and "1 more input like these fails the same way" in text
 
 
+def test_past_the_snippets_a_requirement_only_a_snippet_could_state_is_counted_never_pointed_at():
+    """A listed test shows no snippet: "the comparison at the end of the snippet should hold"
+    would point at nothing. Such a test is counted."""
+    tests = [
+        replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)
+        for i in range(TESTS)
+    ]
+    local = replace(
+        case(0, "7", "wanted", "'7'"),
+        test_id="tests/test_money.py::test_local",
+        params=None,
+        check="assert fmt(7) == wanted",
+        reproduction="from money import fmt\nwanted = make_wanted()\nassert fmt(7) == wanted",
+    )
+    text = write_statement(context([*tests, local]), BUG)["problem_statement"]
+    assert "snippet should hold" not in text and "1 more input like these fails the same way" in text, text
+    # a test too long to quote among the first ones is stated by its call alone: the same holds
+    text = write_statement(context([replace(local, long=True), tests[0]]), BUG)["problem_statement"]
+    assert "snippet should hold" not in text and "1 more input like these fails the same way" in text, text
+
+
 def test_past_the_snippets_a_call_of_a_helper_its_snippet_defines_is_counted_not_listed():
     """`istrue('a[0] == 5')` names a test-suite helper: without the snippet defining it, the
     line calls what no reader has."""
