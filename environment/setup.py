@@ -7,8 +7,9 @@ collect the suite for a reason of the environment (a missing third-party module,
 pytest option, ...), it reads the log, changes the repo's override in the book by rule (or by
 asking a model, when one is given), and tries again, at most `attempts` times; tests skipped
 because a module is missing that an extra of the project provides get that extra, and tests
-failing on the API of a package newer than the commit get the package's release of the
-commit's day; both run again. A repair that would leave what gets installed as it is is not retried. What worked is
+failing on the API of a package newer than the commit (or a test module that no longer imports
+for a name a package lacks) get the package's release of the commit's day that installs on the
+interpreter; both run again. A repair that would leave what gets installed as it is is not retried. What worked is
 kept by the book for later runs; each snapshot's attempts are reported by
 `environment_setup(repo, commit)`. `make_sandbox` wires the three together.
 """
@@ -61,16 +62,24 @@ Advisor = Callable[[str], dict]
 
 @functools.lru_cache(maxsize=64)
 def tree_module_names(repo: str, commit: str) -> frozenset[str]:
-    """Names the snapshot provides as modules: top-level entries and every file's stem."""
+    """Names the snapshot provides as modules: every Python file's stem and the folders above it
+    (its packages). Other files are no modules: a notebook `numpy.ipynb` or a `six.txt` leaves
+    numpy and six third-party."""
     proc = subprocess.run(
         ["git", "-C", repo, "ls-tree", "-r", "--name-only", commit], capture_output=True, text=True, check=False
     )
     names = set()
     for path in proc.stdout.splitlines():
         parts = Path(path).parts
-        names.add(Path(parts[0]).stem)
-        names.update(Path(p).stem for p in parts)
+        if not parts or not _PYTHON_FILE.search(parts[-1]):
+            continue
+        names.update(parts[:-1])
+        names.add(_PYTHON_FILE.sub("", parts[-1]))
     return frozenset(names)
+
+
+# a file Python imports as a module: source, stubs, Cython, compiled extensions
+_PYTHON_FILE = re.compile(r"(?:\.(?:cpython|abi3|cp\d+)[\w-]*)?\.(?:py|pyi|pyx|pxd|so|pyd)$")
 
 
 def python_fits(requires_python: str, version: str) -> bool:

@@ -270,5 +270,28 @@ def skip_reasons(log: str) -> dict[str, list[str]]:
     return reasons
 
 
+# pytest's section for a file that failed to load ("____ ERROR collecting tests/test_x.py ____"), and
+# its short summary line ("ERROR tests/test_x.py - AttributeError: module 'numpy' has no a...")
+_COLLECT_SECTION = re.compile(r"^_+ ERROR collecting (?P<path>\S+) _+$", re.M)
+_SECTION_END = re.compile(r"^(?:_{3,} |={3,} )", re.M)
+_SUMMARY_ERROR = re.compile(r"^ERROR (?P<path>[^\s:]+) - (?P<error>.+)$", re.M)
+_ERROR_LINE = re.compile(r"^E\s+(?P<line>\S.*)$", re.M)
+
+
+def load_errors(log: str) -> dict[str, str]:
+    """Test file -> the error that kept it from loading, as pytest's log gives it: the exception
+    line of its collection section (the last one, the error that ended a chain), else its short
+    summary line. Files the log does not show are absent."""
+    errors: dict[str, str] = {}
+    for section in _COLLECT_SECTION.finditer(log or ""):
+        end = _SECTION_END.search(log, section.end())
+        lines = _ERROR_LINE.findall(log[section.end() : end.start() if end else len(log)])
+        if lines:
+            errors.setdefault(section.group("path"), lines[-1].strip())
+    for summary in _SUMMARY_ERROR.finditer(log or ""):
+        errors.setdefault(summary.group("path"), summary.group("error").strip())
+    return errors
+
+
 def tail(text: str, limit: int = 4000) -> str:
     return text if len(text) <= limit else text[-limit:]
