@@ -532,6 +532,27 @@ def outdated_dependency(
     return None
 
 
+def unmet_dependency(log: str, recipe: InstallRecipe, tree_names: set[str], snapshot: Snapshot) -> str:
+    """Why a name a package lacks cannot be had here, when the recipe already pins the release
+    closest to the commit that installs on this interpreter and that release lacks it too (numpy
+    of 2019 has no wheel for Python 3.11; the first that has one dropped `np.alen`): a sentence
+    saying the code needs an older Python; '' otherwise."""
+    for module in lacking_modules(log):
+        top = module.split(".")[0]
+        if top in tree_names or top in getattr(sys, "stdlib_module_names", ()) or top in _RUNNER:
+            continue
+        dist = _package_for(top)
+        version = snapshot.version_of(dist)
+        of_day = snapshot.version_of(dist, wheels=False)
+        if version and of_day and version != of_day and f"{dist}=={version}" in recipe.packages:
+            when = snapshot.date.date().isoformat() if snapshot.date else "the commit's day"
+            return (
+                f"{dist} {version}, the release closest to {when} that installs on Python {snapshot.python}, "
+                f"lacks the name too ({dist} {of_day} of that day has no build for it): the code needs an older Python"
+            )
+    return ""
+
+
 # a skip reason naming a missing module: importorskip's "could not import 'numpy': No module named
 # 'numpy'", or a suite's own "numpy is not installed" / "requires numpy"; never the opposite, a test
 # that runs only without a package ("requires numpy not to be installed", "requires numpy to be absent")

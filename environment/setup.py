@@ -48,11 +48,13 @@ from .repair import (
     api_modules,
     diagnose,
     install_failure,
+    lacking_modules,
     missing_extra,
     nose_setup_fix,
     nose_setups,
     outdated_dependency,
     parse_advice,
+    unmet_dependency,
 )
 from .versions import Index, Snapshot, commit_date, installed_versions, suite_pins
 
@@ -289,6 +291,15 @@ class SetupBackend:
             attempt.stage = "tests"
         return self._changing(fix, repo, commit, attempt)
 
+    def _unmet_note(self, repo: Path, commit: str, run: TestRun) -> str:
+        """Why no test could load when a package's name is missing even from the release the
+        repair pinned (`unmet_dependency`); '' otherwise (the common case: no index lookup)."""
+        if not lacking_modules(run.log_tail):
+            return ""
+        recipe = self.recipe(repo, commit)
+        names = set(tree_module_names(str(Path(repo).resolve()), commit))
+        return unmet_dependency(run.log_tail, recipe, names, self._snapshot(repo, commit, recipe))
+
     # -- the backend protocol ---------------------------------------------------------------
     def environment_id(self, repo: Path, commit: str) -> str:
         if self.is_javascript(repo, commit):
@@ -341,6 +352,8 @@ class SetupBackend:
                 if fix is None:
                     if attempt.note:  # a repair was proposed and refused: the record says why
                         record.failed(attempt, run.log_tail)
+                    if not run.note and run.collect_errors and not any("::" in t for t in run.outcomes):
+                        run.note = self._unmet_note(repo, commit, run)
                     return run
                 attempt.fix, attempt.rule = fix.reason, fix.rule
                 record.failed(attempt, run.log_tail)

@@ -188,7 +188,11 @@ def _no_f2p_reason(
 ) -> str:
     where = ", ".join(test_files) if test_files else "the suite"
     if not tests:
-        note = after_runs[-1].note or before_runs[-1].note or _load_error([*before_runs, *after_runs])
+        note = after_runs[-1].note or before_runs[-1].note
+        load = _load_error([*before_runs, *after_runs])
+        if load and note and load.partition(" does not load: ")[2][:60] not in note:
+            note = f"{load}; {note}"
+        note = note or load
         return f"no test ran in {where}" + (f": {note}" if note else "")
     if flaky:
         return f"{len(flaky)} flaky test(s) dropped ({_short(flaky)}); no FAIL_TO_PASS left"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from environment import RecipeBook, SetupBackend, diagnose
 from environment.detect import extras_at
-from environment.repair import missing_extra, outdated_dependency
+from environment.repair import missing_extra, outdated_dependency, unmet_dependency
 from environment.setup import tree_module_names
 from environment.versions import Index, Release, Snapshot, contemporary, installs_on, parse_releases
 from sandbox import InstallRecipe, TestRun
@@ -184,6 +184,45 @@ def test_the_repair_loop_pins_the_dependency_a_conftest_needs_at_collection(tmp_
     setup = backend.environment_setup(repo, sha)
     assert [a["rule"] for a in setup["attempts"] if a["rule"]] == ["contemporary-dependency"]
     assert "numpy==1.23.2" in setup["recipe"]["packages"]
+
+
+# the same suite once numpy 1.23.2 is pinned: that release already dropped a name the 2019 code uses
+STILL_MISSING = """\
+_____________________ ERROR collecting lib/testsuite/test_numpy.py _____________________
+E   AttributeError: module 'numpy' has no attribute 'alen'
+"""
+
+
+class _TooOldForThisPython(_OldSuite):
+    """The pinned release installs, and the suite still does not load: it needs an older numpy
+    than any that installs on this Python."""
+
+    def run_tests(self, repo, commit, patches=(), test_files=None):
+        self.runs += 1
+        if "numpy==1.23.2" in self.recipe_for(repo, commit).packages:
+            run = TestRun({"lib/testsuite/test_numpy.py": "error"}, 2, False, 0.1, STILL_MISSING, "img")
+            run.collect_errors = ["lib/testsuite/test_numpy.py"]
+            return run
+        return TestRun({"<session>": "error"}, 4, False, 0.1, CONFTEST_ERROR, "img")
+
+
+def test_a_name_the_closest_installable_release_lacks_too_says_the_code_needs_an_older_python(tmp_path, monkeypatch):
+    monkeypatch.setenv("SEBGEN_PYPI_JSON", fake_index(tmp_path, {"numpy": index_json()}))
+    repo, sha = commit_files(
+        tmp_path / "old",
+        {"lib/__init__.py": "import numpy as np\n", "lib/testsuite/test_numpy.py": "def test_len():\n    pass\n"},
+        when="2019-12-18T12:00:00+00:00",
+    )
+    inner = _TooOldForThisPython(tmp_path / "cache")
+    backend = SetupBackend(inner, inner.book, attempts=3, log=lambda m: None)
+    run = backend.run_tests(repo, sha)
+    assert inner.runs == 3 and run.collect_errors == ["lib/testsuite/test_numpy.py"]
+    assert run.note.startswith("numpy 1.23.2, the release closest to 2019-12-18 that installs on Python 3.11, lacks")
+    assert run.note.endswith("(numpy 1.17.4 of that day has no build for it): the code needs an older Python")
+    # the release of the day installs (Python 3.8): no such word, that pin is the repair's to try
+    index = Index(tmp_path / "cache2", url=fake_index(tmp_path, {"numpy": index_json()}), log=lambda m: None)
+    py38 = Snapshot(WHEN, "3.8", index=index, machine="x86_64")
+    assert unmet_dependency(STILL_MISSING, InstallRecipe(packages=("numpy==1.17.4",)), set(), py38) == ""
 
 
 def test_the_projects_own_modules_are_its_python_files(tmp_path):

@@ -10,6 +10,7 @@ from sandbox import (
     LocalBackend,
     PatchError,
     SandboxError,
+    TestRun,
     apply_patch,
     check_functional,
     export_tree,
@@ -161,6 +162,36 @@ def test_no_test_ran_quotes_the_error_that_kept_the_file_from_loading(backend, t
     assert res.reason.endswith(
         "(collections.MutableMapping is gone from this Python's standard library: the code needs an older Python)"
     )
+
+
+class _NoTestLoads:
+    """Runs in which the test file never loads; the environment's word on why, as its note."""
+
+    name = "fake"
+
+    def __init__(self, note: str):
+        self.note = note
+
+    def environment_id(self, repo, commit):
+        return "img"
+
+    def run_tests(self, repo, commit, patches=(), test_files=None):
+        log = "____ ERROR collecting tests/test_a.py ____\nE   AttributeError: module 'lib' has no attribute 'old'\n"
+        run = TestRun({"tests/test_a.py": "error"}, 2, False, 0.1, log, "img", note=self.note)
+        run.collect_errors = ["tests/test_a.py"]
+        return run
+
+
+def test_no_test_ran_gives_the_load_error_and_the_environments_word_on_it(tmp_path):
+    error = "tests/test_a.py does not load: AttributeError: module 'lib' has no attribute 'old'"
+    res = check_functional(_NoTestLoads(""), tmp_path, "abc", "", "", ["tests/test_a.py"])
+    assert res.reason == f"no test ran in tests/test_a.py: {error}"
+    res = check_functional(_NoTestLoads("lib 1.0 lacks it too"), tmp_path, "abc", "", "", ["tests/test_a.py"])
+    assert res.reason == f"no test ran in tests/test_a.py: {error}; lib 1.0 lacks it too"
+    # a note that quotes the error already (pytest gave up on the session) is not repeated
+    quoted = "pytest exited with code 2: AttributeError: module 'lib' has no attribute 'old'"
+    res = check_functional(_NoTestLoads(quoted), tmp_path, "abc", "", "", ["tests/test_a.py"])
+    assert res.reason == f"no test ran in tests/test_a.py: {quoted}"
 
 
 def test_a_files_load_error_is_read_from_pytests_log():
