@@ -31,7 +31,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from sandbox import STEP_MARK, InstallRecipe, sandbox_pytest_version, skip_reasons
+from sandbox import STEP_MARK, InstallRecipe, lacked_names, sandbox_pytest_version, skip_reasons
 
 from .recipe_sources import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS
 from .versions import Snapshot, installed_versions, normalize, pytest_floor
@@ -466,20 +466,12 @@ def _contemporary_fix(log: str, recipe: InstallRecipe, tree_names: set[str], sna
 _API_CALL = re.compile(
     r"^E\s+TypeError: (?P<func>\w+)\(\) (?:takes \d+|got an unexpected keyword argument|missing \d+ required)", re.M
 )
-# (or a package's own word that it removed the name: "`np.float_` was removed in the NumPy 2.0 release")
-_API_NAME = re.compile(
-    r"^E\s+(?:AttributeError: module '(?P<a>[\w.]+)' has no attribute|"
-    r"ImportError: cannot import name '\w+' from '(?P<b>[\w.]+)'|"
-    r"AttributeError: `[\w.]+` was removed in the (?P<c>[A-Za-z][\w.-]*) v?\d[\w.]* release)",
-    re.M,
-)
 
 
 def lacking_modules(log: str) -> list[str]:
-    """The modules `log`'s errors say lack a name (an attribute, an import, a name the package
-    says it removed)."""
-    found = [m.group("a") or m.group("b") or m.group("c").lower() for m in _API_NAME.finditer(log)]
-    return list(dict.fromkeys(found))
+    """The modules pytest's errors in `log` say lack a name (an attribute, an import, a name the
+    package says it removed: `sandbox.lacked_names`)."""
+    return list(dict.fromkeys(module for module, _ in lacked_names(log, marked=True)))
 
 
 def api_modules(log: str, test_sources: str) -> list[str]:
@@ -548,7 +540,8 @@ def unmet_dependency(log: str, recipe: InstallRecipe, tree_names: set[str], snap
             when = snapshot.date.date().isoformat() if snapshot.date else "the commit's day"
             return (
                 f"{dist} {version}, the release closest to {when} that installs on Python {snapshot.python}, "
-                f"lacks the name too ({dist} {of_day} of that day has no build for it): the code needs an older Python"
+                f"lacks the name too ({dist} {of_day} of that day does not install on it): "
+                "the code needs an older Python"
             )
     return ""
 

@@ -56,10 +56,13 @@ class Release:
 def installs_on(release: Release, python: str, machine: str = "") -> bool:
     """Whether pip can install `release` on CPython `python` (major.minor) on Linux `machine`
     without a compiler: a fitting wheel, or only pure ones and an sdist (a pure-Python project).
-    A release that ships compiled wheels, none for this interpreter, needs its extension built
-    from the sdist: not installable. True when the index did not list the files."""
+    A release that ships compiled Linux wheels, none for this interpreter and machine, needs its
+    extension built from the sdist: not installable (compiled wheels for other systems only say
+    nothing: such an sdist often has a pure fallback). True when the index did not list the
+    files."""
     if release.wheels is None or not python:
         return True
+    machine = machine or _MACHINE
     compiled = False
     for name in release.wheels:
         try:
@@ -67,13 +70,18 @@ def installs_on(release: Release, python: str, machine: str = "") -> bool:
         except InvalidWheelFilename:
             continue
         for tag in tags:
-            if _tag_fits(tag.interpreter, tag.abi, tag.platform, python, machine or _MACHINE):
+            if _tag_fits(tag.interpreter, tag.abi, tag.platform, python, machine):
                 return True
-            compiled = compiled or tag.abi != "none" or tag.platform != "any"
+            compiled = compiled or (tag.abi != "none" and tag.platform.startswith(("manylinux", "linux_")))
     return release.sdist and not compiled
 
 
 _MACHINE = platform.machine() or "x86_64"  # the sandbox's containers run on the engine's own architecture
+
+
+def _linux(plat: str, machine: str) -> bool:
+    """A glibc Linux platform tag for `machine` (the sandbox's images are Debian)."""
+    return plat.endswith(f"_{machine}") and plat.startswith(("manylinux", "linux_"))
 
 
 def _tag_fits(interpreter: str, abi: str, plat: str, python: str, machine: str) -> bool:
@@ -81,9 +89,7 @@ def _tag_fits(interpreter: str, abi: str, plat: str, python: str, machine: str) 
         major, minor = (int(p) for p in python.split(".")[:2])
     except ValueError:
         return True
-    if plat != "any" and not (
-        plat.endswith(f"_{machine}") and (plat.startswith("manylinux") or plat.startswith("linux_"))
-    ):
+    if plat != "any" and not _linux(plat, machine):
         return False
     found = re.fullmatch(r"(cp|py)(\d)(\d*)", interpreter)
     if not found or int(found.group(2)) != major:

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .errors import PatchError
-from .report import load_errors, skip_reasons
+from .report import lacked_names, load_errors, skip_reasons
 from .tree import attempt_tree, raise_if_submodule_needed
 from .types import Backend, TestRun
 
@@ -218,10 +218,6 @@ def _no_f2p_reason(
 
 
 _LOAD_ERROR_CHARS = 300
-# an exception saying a module lacks a name: "cannot import name 'X' from 'M'", "module 'M' has no attribute 'X'"
-_LACKS_NAME = re.compile(
-    r"cannot import name '(?P<a>\w+)' from '(?P<m>[\w.]+)'|module '(?P<n>[\w.]+)' has no attribute '(?P<b>\w+)'"
-)
 
 
 def _load_error(runs: Sequence[TestRun]) -> str:
@@ -246,11 +242,10 @@ def _load_error(runs: Sequence[TestRun]) -> str:
     lines = [re.sub(r" \(/[^()]*\)$", "", ln.strip()) for ln in error.splitlines() if ln.strip()]
     text = " ".join(lines[:2])
     text = text if len(text) <= _LOAD_ERROR_CHARS else text[: _LOAD_ERROR_CHARS - 3] + "..."
-    lacks = _LACKS_NAME.search(error)
-    module = (lacks.group("m") or lacks.group("n")) if lacks else ""
-    if module and module.split(".")[0] in getattr(sys, "stdlib_module_names", ()):
-        name = lacks.group("a") or lacks.group("b")
-        text += f" ({module}.{name} is gone from this Python's standard library: the code needs an older Python)"
+    stdlib = [(m, n) for m, n in lacked_names(error) if m.split(".")[0] in getattr(sys, "stdlib_module_names", ())]
+    if stdlib:
+        module, name = stdlib[0]
+        text += f" ({module}.{name} is not in this Python's standard library: the code needs an older Python)"
     return f"{key or 'the session'} does not load: {text}"
 
 

@@ -16,7 +16,7 @@ from sandbox import (
     export_tree,
     make_backend,
 )
-from sandbox.report import load_errors
+from sandbox.report import lacked_names, load_errors
 from tests.sandbox_fixtures import CALC_TESTS, bug_task, calc_task, diff_for, git, make_repo
 
 F2P = "tests/test_calc.py::test_add"
@@ -160,7 +160,7 @@ def test_no_test_ran_quotes_the_error_that_kept_the_file_from_loading(backend, t
         "ImportError: cannot import name 'MutableMapping' from 'collections'"
     ), res.reason
     assert res.reason.endswith(
-        "(collections.MutableMapping is gone from this Python's standard library: the code needs an older Python)"
+        "(collections.MutableMapping is not in this Python's standard library: the code needs an older Python)"
     )
 
 
@@ -213,6 +213,11 @@ def test_a_files_load_error_is_read_from_pytests_log():
         "tests/test_c.py": "ModuleNotFoundError: No module named 'yaml'",  # only the summary shows it
     }
     assert load_errors("1 passed in 0.01s\n") == {}
+    # what each error says is missing: the module (or the package that says it removed it) and the name
+    assert lacked_names(log) == [("collections", "Chainmap"), ("collections", "MutableMapping"), ("numpy", "round_")]
+    text = "E   AttributeError: `np.round_` was removed in the NumPy 2.0 release.\n"
+    assert lacked_names(text, marked=True) == [("numpy", "round_")]
+    assert lacked_names("    raise AttributeError: module 'numpy' has no attribute 'x'\n", marked=True) == []
 
 
 def _reverse(diff: str) -> str:
