@@ -13,7 +13,8 @@ pytest plugin whose code the failure's traceback ends in (an internal error, a u
 error at collection or setup) -> that plugin and pytest at the releases contemporary with the
 commit, within the suite's own pins (`environment.versions`); a failing optional dependency
 source -> drop it; tests of the commit failing on the API of a package newer than the commit ->
-that package at the commit's release, `outdated_dependency`). When no rule applies and a model is
+that package at the commit's release, `outdated_dependency`; so is a test module or conftest that
+no longer imports because a package lacks a name, at the collection stage). When no rule applies and a model is
 configured, `advice_prompt` / `parse_advice` turn the log into a question and the answer into
 the same kind of change. JavaScript/TypeScript's rules (`js_repair.py`) answer with this `Fix` too.
 """
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from sandbox import STEP_MARK, InstallRecipe, sandbox_pytest_version, skip_reasons
+from sandbox import STEP_MARK, InstallRecipe, lacked_names, sandbox_pytest_version, skip_reasons
 
 from .recipe_sources import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS
 from .versions import Snapshot, installed_versions, normalize, pytest_floor
@@ -283,6 +284,8 @@ def diagnose(
         )
     if stage == "collection" and snapshot is not None:
         fix = _contemporary_fix(log, recipe, tree_names, snapshot)
+        if fix is None and lacking_modules(log):  # a conftest or test module that no longer imports
+            fix = outdated_dependency(log, "", recipe, tree_names, snapshot)
         if fix is not None:
             return fix
     if re.search(r"async def functions are not natively supported", log) and "pytest-asyncio" not in recipe.packages:
@@ -463,17 +466,18 @@ def _contemporary_fix(log: str, recipe: InstallRecipe, tree_names: set[str], sna
 _API_CALL = re.compile(
     r"^E\s+TypeError: (?P<func>\w+)\(\) (?:takes \d+|got an unexpected keyword argument|missing \d+ required)", re.M
 )
-_API_NAME = re.compile(
-    r"^E\s+(?:AttributeError: module '(?P<a>[\w.]+)' has no attribute|"
-    r"ImportError: cannot import name '\w+' from '(?P<b>[\w.]+)')",
-    re.M,
-)
+
+
+def lacking_modules(log: str) -> list[str]:
+    """The modules pytest's errors in `log` say lack a name (an attribute, an import, a name the
+    package says it removed: `sandbox.lacked_names`)."""
+    return list(dict.fromkeys(module for module, _ in lacked_names(log, marked=True)))
 
 
 def api_modules(log: str, test_sources: str) -> list[str]:
     """The modules whose API the failures of `log` blame: named by the error, or (a function's
     signature) the module the tests import that function from."""
-    modules = [m.group("a") or m.group("b") for m in _API_NAME.finditer(log)]
+    modules = lacking_modules(log)
     for m in _API_CALL.finditer(log):
         imported = re.search(rf"^\s*from ([\w.]+) import [^\n]*\b{m.group('func')}\b", test_sources, re.M)
         if imported:
@@ -485,9 +489,12 @@ def outdated_dependency(
     log: str, test_sources: str, recipe: InstallRecipe, tree_names: set[str], snapshot: Snapshot
 ) -> Fix | None:
     """Tests failing on the API of a package newer than the commit (typeguard 4's check_type(value,
-    type) under a 2021 suite that calls check_type(name, value, type)) -> that package at the
-    release contemporary with the commit. Only when the environment's version is known and newer
-    than that release: otherwise the pin changes nothing."""
+    type) under a 2021 suite that calls check_type(name, value, type)), or a test module or
+    conftest that does not import because a package lacks a name it had then -> that package at
+    the release contemporary with the commit. When the environment's version is known, only if
+    it is newer than that release (otherwise the pin changes nothing); an unknown version is
+    enough when the error says the module lacks a name (a signature alone is not)."""
+    lacking = {m.split(".")[0] for m in lacking_modules(log)}
     for module in api_modules(log, test_sources):
         top = module.split(".")[0]
         if top in tree_names or top in getattr(sys, "stdlib_module_names", ()) or top in _RUNNER:
@@ -498,23 +505,54 @@ def outdated_dependency(
             newer = bool(installed and version) and Version(installed) > Version(version)
         except InvalidVersion:
             newer = False
+        newer = newer or (not installed and bool(version) and top in lacking)
         pin = f"{dist}=={version}"
         if newer and pin not in recipe.packages:
             when = snapshot.date.date().isoformat() if snapshot.date else "the suite's pins"
+            of_day = version == snapshot.version_of(dist, wheels=False)
+            why = (
+                f"the tests fail on the API of {dist} {installed}, newer than the commit"
+                if installed
+                else f"the tests need a name the environment's {dist} (version not told) lacks"
+            )
             return Fix(
-                f"the tests fail on the API of {dist} {installed}, newer than the commit: install {pin}, "
-                f"the release of {when}",
+                f"{why}: install {pin}, the release "
+                + (f"of {when}" if of_day else f"closest to {when} that installs on Python {snapshot.python}"),
                 packages=[pin],
                 rule="contemporary-dependency",
             )
     return None
 
 
+def unmet_dependency(log: str, recipe: InstallRecipe, tree_names: set[str], snapshot: Snapshot) -> str:
+    """Why a name a package lacks cannot be had here, when the recipe already pins the release
+    closest to the commit that installs on this interpreter and that release lacks it too (numpy
+    of 2019 has no wheel for Python 3.11; the first that has one dropped `np.alen`): a sentence
+    saying the code needs an older Python; '' otherwise."""
+    for module in lacking_modules(log):
+        top = module.split(".")[0]
+        if top in tree_names or top in getattr(sys, "stdlib_module_names", ()) or top in _RUNNER:
+            continue
+        dist = _package_for(top)
+        version = snapshot.version_of(dist)
+        of_day = snapshot.version_of(dist, wheels=False)
+        if version and of_day and version != of_day and f"{dist}=={version}" in recipe.packages:
+            when = snapshot.date.date().isoformat() if snapshot.date else "the commit's day"
+            return (
+                f"{dist} {version}, the release closest to {when} that installs on Python {snapshot.python}, "
+                f"lacks the name too ({dist} {of_day} of that day does not install on it): "
+                "the code needs an older Python"
+            )
+    return ""
+
+
 # a skip reason naming a missing module: importorskip's "could not import 'numpy': No module named
-# 'numpy'", or a suite's own "numpy is not installed" / "requires numpy"
+# 'numpy'", or a suite's own "numpy is not installed" / "requires numpy"; never the opposite, a test
+# that runs only without a package ("requires numpy not to be installed", "requires numpy to be absent")
 _SKIPPED_FOR = re.compile(
     r"No module named '?(?P<a>[\w.]+)'?|could not import '(?P<b>[\w.]+)'|"
-    r"(?P<c>[A-Za-z_][\w.]*) (?:is )?not (?:installed|available)|requires? (?P<d>[A-Za-z_][\w.]*)",
+    r"(?<![\w.])(?<!requires )(?<!require )(?P<c>[A-Za-z_][\w.]*) (?:is )?not (?:installed|available)|"
+    r"requires? (?P<d>[A-Za-z_][\w.]*)(?![\w.])(?!\s+(?:(?:to\s+)?not|to\s+be\s+(?:absent|missing|uninstalled))\b)",
     re.I,
 )
 

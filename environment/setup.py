@@ -7,8 +7,9 @@ collect the suite for a reason of the environment (a missing third-party module,
 pytest option, ...), it reads the log, changes the repo's override in the book by rule (or by
 asking a model, when one is given), and tries again, at most `attempts` times; tests skipped
 because a module is missing that an extra of the project provides get that extra, and tests
-failing on the API of a package newer than the commit get the package's release of the
-commit's day; both run again. A repair that would leave what gets installed as it is is not retried. What worked is
+failing on the API of a package newer than the commit (or a test module that no longer imports
+for a name a package lacks) get the package's release of the commit's day that installs on the
+interpreter; both run again. A repair that would leave what gets installed as it is is not retried. What worked is
 kept by the book for later runs; each snapshot's attempts are reported by
 `environment_setup(repo, commit)`. `make_sandbox` wires the three together.
 """
@@ -47,11 +48,13 @@ from .repair import (
     api_modules,
     diagnose,
     install_failure,
+    lacking_modules,
     missing_extra,
     nose_setup_fix,
     nose_setups,
     outdated_dependency,
     parse_advice,
+    unmet_dependency,
 )
 from .versions import Index, Snapshot, commit_date, installed_versions, suite_pins
 
@@ -61,16 +64,24 @@ Advisor = Callable[[str], dict]
 
 @functools.lru_cache(maxsize=64)
 def tree_module_names(repo: str, commit: str) -> frozenset[str]:
-    """Names the snapshot provides as modules: top-level entries and every file's stem."""
+    """Names the snapshot provides as modules: every Python file's stem and the folders above it
+    (its packages). Other files are no modules: a notebook `numpy.ipynb` or a `six.txt` leaves
+    numpy and six third-party."""
     proc = subprocess.run(
         ["git", "-C", repo, "ls-tree", "-r", "--name-only", commit], capture_output=True, text=True, check=False
     )
     names = set()
     for path in proc.stdout.splitlines():
         parts = Path(path).parts
-        names.add(Path(parts[0]).stem)
-        names.update(Path(p).stem for p in parts)
+        if not parts or not _PYTHON_FILE.search(parts[-1]):
+            continue
+        names.update(parts[:-1])
+        names.add(_PYTHON_FILE.sub("", parts[-1]))
     return frozenset(names)
+
+
+# a file Python imports as a module: source, stubs, Cython, compiled extensions
+_PYTHON_FILE = re.compile(r"(?:\.(?:cpython|abi3|cp\d+)[\w-]*)?\.(?:py|pyi|pyx|pxd|so|pyd)$")
 
 
 def python_fits(requires_python: str, version: str) -> bool:
@@ -280,6 +291,15 @@ class SetupBackend:
             attempt.stage = "tests"
         return self._changing(fix, repo, commit, attempt)
 
+    def _unmet_note(self, repo: Path, commit: str, run: TestRun) -> str:
+        """Why no test could load when a package's name is missing even from the release the
+        repair pinned (`unmet_dependency`); '' otherwise (the common case: no index lookup)."""
+        if not lacking_modules(run.log_tail):
+            return ""
+        recipe = self.recipe(repo, commit)
+        names = set(tree_module_names(str(Path(repo).resolve()), commit))
+        return unmet_dependency(run.log_tail, recipe, names, self._snapshot(repo, commit, recipe))
+
     # -- the backend protocol ---------------------------------------------------------------
     def environment_id(self, repo: Path, commit: str) -> str:
         if self.is_javascript(repo, commit):
@@ -332,6 +352,8 @@ class SetupBackend:
                 if fix is None:
                     if attempt.note:  # a repair was proposed and refused: the record says why
                         record.failed(attempt, run.log_tail)
+                    if not run.note and run.collect_errors and not any("::" in t for t in run.outcomes):
+                        run.note = self._unmet_note(repo, commit, run)
                     return run
                 attempt.fix, attempt.rule = fix.reason, fix.rule
                 record.failed(attempt, run.log_tail)

@@ -5,15 +5,20 @@ environment installed does not fit it (an internal error, a hook or attribute th
 exists), the repair pins the plugin and pytest to the releases that were current at the
 commit's date, within the suite's own pins: the latest release uploaded on or before that date
 that fits the interpreter and the specifier the suite gives (an exact pin of the suite's is
-taken as is). Release dates come from the package index's JSON API
-(`https://pypi.org/pypi/NAME/json`, or `$SEBGEN_PYPI_JSON` with `{name}`), cached on disk for
-a day; when the index cannot be reached, only the suite's exact pins are used.
+taken as is). A release must also install on the interpreter in use: one that ships compiled
+wheels, none of them for this Python and platform, would have to be compiled from its sdist
+(numpy of 2018 on Python 3.11), so it is passed over for the oldest release after the commit's
+date that has a fitting wheel (or, when none has, the newest before it). Release dates and
+files come from the package index's JSON API (`https://pypi.org/pypi/NAME/json`, or
+`$SEBGEN_PYPI_JSON` with `{name}`), cached on disk for a day; when the index cannot be reached,
+only the suite's exact pins are used.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 import subprocess
 import time
@@ -24,6 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from sandbox import default_cache_dir
@@ -43,6 +49,57 @@ class Release:
     version: str
     uploaded: datetime
     requires_python: str = ""
+    wheels: tuple[str, ...] | None = None  # the wheels' file names; None: the index did not list files
+    sdist: bool = False
+
+
+def installs_on(release: Release, python: str, machine: str = "") -> bool:
+    """Whether pip can install `release` on CPython `python` (major.minor) on Linux `machine`
+    without a compiler: a fitting wheel, or only pure ones and an sdist (a pure-Python project).
+    A release that ships compiled Linux wheels, none for this interpreter and machine, needs its
+    extension built from the sdist: not installable (compiled wheels for other systems only say
+    nothing: such an sdist often has a pure fallback). True when the index did not list the
+    files."""
+    if release.wheels is None or not python:
+        return True
+    machine = machine or _MACHINE
+    compiled = False
+    for name in release.wheels:
+        try:
+            tags = parse_wheel_filename(name)[3]
+        except InvalidWheelFilename:
+            continue
+        for tag in tags:
+            if _tag_fits(tag.interpreter, tag.abi, tag.platform, python, machine):
+                return True
+            compiled = compiled or (tag.abi != "none" and tag.platform.startswith(("manylinux", "linux_")))
+    return release.sdist and not compiled
+
+
+_MACHINE = platform.machine() or "x86_64"  # the sandbox's containers run on the engine's own architecture
+
+
+def _linux(plat: str, machine: str) -> bool:
+    """A glibc Linux platform tag for `machine` (the sandbox's images are Debian)."""
+    return plat.endswith(f"_{machine}") and plat.startswith(("manylinux", "linux_"))
+
+
+def _tag_fits(interpreter: str, abi: str, plat: str, python: str, machine: str) -> bool:
+    try:
+        major, minor = (int(p) for p in python.split(".")[:2])
+    except ValueError:
+        return True
+    if plat != "any" and not _linux(plat, machine):
+        return False
+    found = re.fullmatch(r"(cp|py)(\d)(\d*)", interpreter)
+    if not found or int(found.group(2)) != major:
+        return False
+    wanted = int(found.group(3)) if found.group(3) else None
+    if abi == "none":  # pure: py3 anywhere, py3X / cp3X from that minor on
+        return (found.group(1) == "py" and (wanted is None or wanted <= minor)) or wanted == minor
+    if abi == "abi3":  # the stable ABI: built for cp3X, runs on every later CPython
+        return found.group(1) == "cp" and wanted is not None and wanted <= minor
+    return found.group(1) == "cp" and wanted == minor and abi in (f"cp{major}{minor}", f"cp{major}{minor}m")
 
 
 def normalize(name: str) -> str:
@@ -73,7 +130,11 @@ def parse_releases(data: dict) -> list[Release]:
         except ValueError:  # no stamp
             continue
         requires = next((f.get("requires_python") for f in files if f.get("requires_python")), "") or ""
-        out.append(Release(version, uploaded, requires))
+        names = [str(f.get("filename") or "") for f in files]
+        listed = any(names)  # an index that names no file tells nothing about what installs
+        wheels = tuple(n for n in names if n.endswith(".whl")) if listed else None
+        sdist = any(f.get("packagetype") == "sdist" or n.endswith((".tar.gz", ".zip")) for f, n in zip(files, names))
+        out.append(Release(version, uploaded, requires, wheels, sdist))
     return out
 
 
@@ -131,10 +192,12 @@ class Snapshot:
     pins: dict[str, str] = field(default_factory=dict)  # normalized name -> the suite's specifier
     index: Index | None = None
     installed: dict[str, str] = field(default_factory=dict)  # normalized name -> version in the environment
+    machine: str = ""  # the environment's architecture (x86_64, aarch64); '' -> this machine's
 
-    def version_of(self, name: str, floor: str = "") -> str:
+    def version_of(self, name: str, floor: str = "", wheels: bool = True) -> str:
         """The version of `name` contemporary with the commit, within the suite's specifier; ''
-        when none can be told. An exact pin of the suite's is its version."""
+        when none can be told. An exact pin of the suite's is its version. `wheels=False`: the
+        release of the commit's day even when it does not install here."""
         spec = self.pins.get(normalize(name), "")
         exact = re.fullmatch(r"===?\s*([\w.+!-]+)", spec.strip())
         if exact:
@@ -142,13 +205,26 @@ class Snapshot:
         if self.date is None or self.index is None:
             return ""
         releases = self.index.releases(name)
-        return contemporary(releases or [], self.date, self.python, spec, floor) if releases else ""
+        if not releases:
+            return ""
+        return contemporary(releases, self.date, self.python, spec, floor, self.machine, wheels)
 
 
-def contemporary(releases: Iterable[Release], when: datetime, python: str = "", spec: str = "", floor: str = "") -> str:
+def contemporary(
+    releases: Iterable[Release],
+    when: datetime,
+    python: str = "",
+    spec: str = "",
+    floor: str = "",
+    machine: str = "",
+    wheels: bool = True,
+) -> str:
     """The latest final release uploaded on or before `when` that fits `python` and `spec` (the
     earliest fitting one when none is that old); with `floor`, the earliest release at or above
-    it when the contemporary one is older."""
+    it when the contemporary one is older. A release that does not install on `python`
+    (`installs_on`) is never chosen: in its place the earliest installable release after
+    `when`, else the latest installable one before it; '' when none installs (`wheels=False`:
+    every release counts as installable)."""
     when = when if when.tzinfo else when.replace(tzinfo=timezone.utc)
     try:
         wanted = SpecifierSet(spec or "")
@@ -168,12 +244,17 @@ def contemporary(releases: Iterable[Release], when: datetime, python: str = "", 
     if not fitting:
         return ""
     fitting.sort(key=lambda pair: pair[0])
+    ok = {v for v, r in fitting if not wheels or installs_on(r, python, machine)}
     then = [v for v, r in fitting if r.uploaded <= when]
-    chosen = then[-1] if then else fitting[0][0]  # none that old fits the suite: the closest after it
+    chosen: Version | None = then[-1] if then else fitting[0][0]  # none that old: the closest after it
+    if chosen not in ok:
+        after = [v for v, r in fitting if r.uploaded > when and v in ok]
+        before = [v for v in then if v in ok]
+        chosen = after[0] if after else (before[-1] if before else None)
     if floor:
         least = Version(floor)
         if chosen is None or chosen < least:
-            chosen = next((v for v, _ in fitting if v >= least), None)
+            chosen = next((v for v, _ in fitting if v >= least and v in ok), None)
     return str(chosen) if chosen is not None else ""
 
 

@@ -60,7 +60,7 @@ from .recipe import (
     sandbox_pytest_version,
 )
 from .repo_id import repo_name
-from .report import skip_reasons
+from .report import lacked_names, skip_reasons
 from .tree import (
     apply_patch,
     attempt_tree,
@@ -152,6 +152,7 @@ __all__ = [
     "js_install_command",
     "js_verifier_files",
     "is_protected",
+    "lacked_names",
     "list_files_at",
     "make_backend",
     "mocha_options_from_script",

@@ -9,6 +9,8 @@ counted as FAIL_TO_PASS or PASS_TO_PASS.
 
 from __future__ import annotations
 
+import re
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -16,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .errors import PatchError
-from .report import skip_reasons
+from .report import lacked_names, load_errors, skip_reasons
 from .tree import attempt_tree, raise_if_submodule_needed
 from .types import Backend, TestRun
 
@@ -187,6 +189,10 @@ def _no_f2p_reason(
     where = ", ".join(test_files) if test_files else "the suite"
     if not tests:
         note = after_runs[-1].note or before_runs[-1].note
+        load = _load_error([*before_runs, *after_runs])
+        if load and note and load.partition(" does not load: ")[2][:60] not in note:
+            note = f"{load}; {note}"
+        note = note or load
         return f"no test ran in {where}" + (f": {note}" if note else "")
     if flaky:
         return f"{len(flaky)} flaky test(s) dropped ({_short(flaky)}); no FAIL_TO_PASS left"
@@ -209,6 +215,38 @@ def _no_f2p_reason(
             + (f"; the other {rest} already pass with bug_patch applied" if rest else "")
         )
     return f"no FAIL_TO_PASS test: every test of {where} already passes with bug_patch applied"
+
+
+_LOAD_ERROR_CHARS = 300
+
+
+def _load_error(runs: Sequence[TestRun]) -> str:
+    """Why no test ran when a test file (or the conftest it needs) did not load: '<file> does not
+    load: <exception>', from the first run whose report or log gives one; '' when none does. A name
+    the standard library no longer has says the code needs an older Python."""
+    found = next(
+        (
+            (key, f"{record['type']}: {record.get('message') or ''}".strip().rstrip(":"))
+            for run in runs
+            for key, record in run.failures.items()
+            if record.get("when") == "collect" and record.get("type")
+        ),
+        None,
+    )
+    if found is None:
+        found = next((item for run in runs for item in load_errors(run.log_tail).items()), None)
+    if found is None:
+        return ""
+    key, error = found
+    # its first lines, less the path of the module an ImportError names ("(/usr/lib/python3.11/...)")
+    lines = [re.sub(r" \(/[^()]*\)$", "", ln.strip()) for ln in error.splitlines() if ln.strip()]
+    text = " ".join(lines[:2])
+    text = text if len(text) <= _LOAD_ERROR_CHARS else text[: _LOAD_ERROR_CHARS - 3] + "..."
+    stdlib = [(m, n) for m, n in lacked_names(error) if m.split(".")[0] in getattr(sys, "stdlib_module_names", ())]
+    if stdlib:
+        module, name = stdlib[0]
+        text += f" ({module}.{name} is not in this Python's standard library: the code needs an older Python)"
+    return f"{key or 'the session'} does not load: {text}"
 
 
 # ---------------------------------------------------------------- one path for every attempt

@@ -270,5 +270,52 @@ def skip_reasons(log: str) -> dict[str, list[str]]:
     return reasons
 
 
+# pytest's section for a file that failed to load ("____ ERROR collecting tests/test_x.py ____"), and
+# its short summary line ("ERROR tests/test_x.py - AttributeError: module 'numpy' has no a...")
+_COLLECT_SECTION = re.compile(r"^_+ ERROR collecting (?P<path>\S+) _+$", re.M)
+_SECTION_END = re.compile(r"^(?:_{3,} |={3,} )", re.M)
+_SUMMARY_ERROR = re.compile(r"^ERROR (?P<path>[^\s:]+) - (?P<error>.+)$", re.M)
+_ERROR_LINE = re.compile(r"^E\s+(?P<line>\S.*)$", re.M)
+
+
+# an exception saying a module lacks a name: "AttributeError: module 'M' has no attribute 'X'",
+# "ImportError: cannot import name 'X' from 'M'", or a package's own word that it removed the name
+# ("AttributeError: `np.float_` was removed in the NumPy 2.0 release": the package, not the alias)
+_LACKS_NAME = re.compile(
+    r"^(?P<mark>E\s+)?(?:AttributeError: module '(?P<a>[\w.]+)' has no attribute '(?P<an>\w+)'|"
+    r"ImportError: cannot import name '(?P<bn>\w+)' from '(?P<b>[\w.]+)'|"
+    r"AttributeError: `(?:\w+\.)*(?P<cn>\w+)` was removed in the (?P<c>[A-Za-z][\w.-]*) v?\d[\w.]* release)",
+    re.M,
+)
+
+
+def lacked_names(text: str, marked: bool = False) -> list[tuple[str, str]]:
+    """(module, name) of each error in `text` that says a module lacks a name, in order, once
+    each; a package that says it removed the name gives its own name in lower case. `marked`:
+    only pytest's exception lines (`E   ...`), not source lines of a traceback."""
+    found = []
+    for m in _LACKS_NAME.finditer(text or ""):
+        if marked and not m.group("mark"):
+            continue
+        module = m.group("a") or m.group("b") or m.group("c").lower()
+        found.append((module, m.group("an") or m.group("bn") or m.group("cn")))
+    return list(dict.fromkeys(found))
+
+
+def load_errors(log: str) -> dict[str, str]:
+    """Test file -> the error that kept it from loading, as pytest's log gives it: the exception
+    line of its collection section (the last one, the error that ended a chain), else its short
+    summary line. Files the log does not show are absent."""
+    errors: dict[str, str] = {}
+    for section in _COLLECT_SECTION.finditer(log or ""):
+        end = _SECTION_END.search(log, section.end())
+        lines = _ERROR_LINE.findall(log[section.end() : end.start() if end else len(log)])
+        if lines:
+            errors.setdefault(section.group("path"), lines[-1].strip())
+    for summary in _SUMMARY_ERROR.finditer(log or ""):
+        errors.setdefault(summary.group("path"), summary.group("error").strip())
+    return errors
+
+
 def tail(text: str, limit: int = 4000) -> str:
     return text if len(text) <= limit else text[-limit:]

@@ -349,6 +349,8 @@ def _functional_category(result) -> str:
         return "flaky"
     if "evaluate's path" in reason:  # the task's tests cannot tell the fix from no fix
         return "no_f2p"
+    if reason.startswith("no test ran"):  # what follows quotes the suite's own error, whatever its words
+        return "no_f2p"
     if "apply" in reason:
         return "patch_error"
     if "build" in reason:

@@ -10,11 +10,13 @@ from sandbox import (
     LocalBackend,
     PatchError,
     SandboxError,
+    TestRun,
     apply_patch,
     check_functional,
     export_tree,
     make_backend,
 )
+from sandbox.report import lacked_names, load_errors
 from tests.sandbox_fixtures import CALC_TESTS, bug_task, calc_task, diff_for, git, make_repo
 
 F2P = "tests/test_calc.py::test_add"
@@ -132,6 +134,90 @@ def test_tests_skipped_in_both_states_are_reported_as_skipped_not_as_passing(bac
         "needs numpy; "
         "the other 1 already pass with bug_patch applied"
     )
+
+
+def test_no_test_ran_quotes_the_error_that_kept_the_file_from_loading(backend, tmp_path):
+    """A test module of an older Python's day: it imports a name the standard library no longer
+    has, so no test runs in either state; the reason quotes the import error and says why."""
+    collections = __import__("collections")
+    if hasattr(collections, "MutableMapping"):
+        pytest.skip("this Python still has collections.MutableMapping")
+    repo, sha = make_repo(
+        tmp_path / "repo",
+        {
+            "calc.py": "def add(a, b):\n    return a + b\n",
+            "tests/test_calc.py": (
+                "from collections import MutableMapping  # noqa: F401\n\nfrom calc import add\n\n\n"
+                "def test_add():\n    assert add(1, 1) == 2\n"
+            ),
+        },
+    )
+    bug = diff_for(repo, {"calc.py": "def add(a, b):\n    return a - b\n"})
+    res = check_functional(backend, repo, sha, bug, _reverse(bug), ["tests/test_calc.py"])
+    assert not res.passed
+    assert res.reason.startswith(
+        "no test ran in tests/test_calc.py: tests/test_calc.py does not load: "
+        "ImportError: cannot import name 'MutableMapping' from 'collections'"
+    ), res.reason
+    assert res.reason.endswith(
+        "(collections.MutableMapping is not in this Python's standard library: the code needs an older Python)"
+    )
+
+
+class _NoTestLoads:
+    """Runs in which the test file never loads; the environment's word on why, as its note."""
+
+    name = "fake"
+
+    def __init__(self, note: str):
+        self.note = note
+
+    def environment_id(self, repo, commit):
+        return "img"
+
+    def run_tests(self, repo, commit, patches=(), test_files=None):
+        log = "____ ERROR collecting tests/test_a.py ____\nE   AttributeError: module 'lib' has no attribute 'old'\n"
+        run = TestRun({"tests/test_a.py": "error"}, 2, False, 0.1, log, "img", note=self.note)
+        run.collect_errors = ["tests/test_a.py"]
+        return run
+
+
+def test_no_test_ran_gives_the_load_error_and_the_environments_word_on_it(tmp_path):
+    error = "tests/test_a.py does not load: AttributeError: module 'lib' has no attribute 'old'"
+    res = check_functional(_NoTestLoads(""), tmp_path, "abc", "", "", ["tests/test_a.py"])
+    assert res.reason == f"no test ran in tests/test_a.py: {error}"
+    res = check_functional(_NoTestLoads("lib 1.0 lacks it too"), tmp_path, "abc", "", "", ["tests/test_a.py"])
+    assert res.reason == f"no test ran in tests/test_a.py: {error}; lib 1.0 lacks it too"
+    # a note that quotes the error already (pytest gave up on the session) is not repeated
+    quoted = "pytest exited with code 2: AttributeError: module 'lib' has no attribute 'old'"
+    res = check_functional(_NoTestLoads(quoted), tmp_path, "abc", "", "", ["tests/test_a.py"])
+    assert res.reason == f"no test ran in tests/test_a.py: {quoted}"
+
+
+def test_a_files_load_error_is_read_from_pytests_log():
+    log = (
+        "_____________ ERROR collecting tests/test_a.py _____________\n"
+        "tests/test_a.py:3: in <module>\n    from compat import ChainMap\n"
+        "E   ImportError: cannot import name 'Chainmap' from 'collections'\n\n"
+        "During handling of the above exception, another exception occurred:\n"
+        "E   ImportError: cannot import name 'MutableMapping' from 'collections'\n"
+        "_____________ ERROR collecting tests/test_b.py _____________\n"
+        "E   AttributeError: `np.round_` was removed in the NumPy 2.0 release.\n"
+        "=========================== short test summary info ============================\n"
+        "ERROR tests/test_a.py - ImportError: cannot import name 'MutableMapping' from 'coll...\n"
+        "ERROR tests/test_c.py - ModuleNotFoundError: No module named 'yaml'\n"
+    )
+    assert load_errors(log) == {
+        "tests/test_a.py": "ImportError: cannot import name 'MutableMapping' from 'collections'",  # the chain's end
+        "tests/test_b.py": "AttributeError: `np.round_` was removed in the NumPy 2.0 release.",
+        "tests/test_c.py": "ModuleNotFoundError: No module named 'yaml'",  # only the summary shows it
+    }
+    assert load_errors("1 passed in 0.01s\n") == {}
+    # what each error says is missing: the module (or the package that says it removed it) and the name
+    assert lacked_names(log) == [("collections", "Chainmap"), ("collections", "MutableMapping"), ("numpy", "round_")]
+    text = "E   AttributeError: `np.round_` was removed in the NumPy 2.0 release.\n"
+    assert lacked_names(text, marked=True) == [("numpy", "round_")]
+    assert lacked_names("    raise AttributeError: module 'numpy' has no attribute 'x'\n", marked=True) == []
 
 
 def _reverse(diff: str) -> str:

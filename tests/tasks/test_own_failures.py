@@ -122,3 +122,6 @@ def test_a_task_left_without_own_failures_is_filed_as_no_f2p_even_with_a_flaky_t
     result = FunctionalResult(False, f"{NO_OWN_FAILURE}: 1088 test(s) never ran", flaky=["tests/test_a.py::test_x"])
     assert _functional_category(result) == "no_f2p"
     assert _functional_category(FunctionalResult(False, "1 flaky test(s) dropped", flaky=["t::x"])) == "flaky"
+    # "no test ran" quotes the file's load error: its words (build, apply) do not make it another category
+    quoted = "no test ran in t.py: t.py does not load: ImportError: cannot import name 'build_index' from 'lib'"
+    assert _functional_category(FunctionalResult(False, quoted)) == "no_f2p"
