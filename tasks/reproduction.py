@@ -62,7 +62,7 @@ _WANTED = re.compile(r"\b(?:should|must|expected to|ought to|wants? it to|instea
 _NO_RAISE = re.compile(r"without raising|nothing is raised|no exception is raised|does not raise anything", re.I)
 _ABOUT_BLOCK = re.compile(
     r"^(?:on the current code|currently|today|right now|this (?:prints|raises|gives|fails)|"
-    r"the (?:block|snippet|last line|reproduction|code above))",
+    r"the (?:block|snippet|last line|reproduction|code above|code in the snippet))",
     re.I,
 )
 
@@ -754,6 +754,9 @@ def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck
                 if first and stands_alone is not None and stands_alone(first, block):
                     kept = first + "\n\n"
                 end += m.end()
+            if not kept:  # the value the block's check needs in full, given right under it, goes too
+                whole = _WHOLE_PART.match(text[end:])
+                end += whole.end() if whole else 0
             text = text[:start].rstrip() + "\n\n" + kept + text[end:].lstrip()
     if any(c.verdict == "dropped" for c in checks):
         if not python_blocks(text) and not js_blocks(text):
@@ -777,6 +780,8 @@ def without_dangling_heads(statement: str) -> str:
     return "\n".join(line for i, line in enumerate(lines) if i not in dangling)
 
 
+# a paragraph ending in ':' over a ```text block: the whole value a snippet's check requires
+_WHOLE_PART = re.compile(r"\s*\n\s*\n[^\n`][^\n]*:\n\s*\n```text\n.*?\n```", re.S)
 _SNIPPET = re.compile(r"\b(?:snippet|code above|block above|reproduction above|the last line)\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`])")
 

@@ -303,6 +303,34 @@ def test_a_right_now_outcome_of_a_dropped_block_goes_with_it():
     assert "Expected behaviour: the value of `X`" in text
 
 
+def test_a_dropped_blocks_whole_value_goes_with_it_and_the_next_tests_block_stays():
+    """attrs: a dropped block's "The code in the snippet's `with` block ..." outcome and the value
+    given in full under it stayed, read as if they were the previous block's."""
+    from tasks.reproduction import _rewrite
+
+    statement = (
+        "Title\n\nTo reproduce:\n\n```python\nfrom cfg import a\nassert a() == 1\n```\n\n"
+        "Currently `a()` gives `2`; it should be `1`.\n\nThis one fails too:\n\n"
+        "```python\nimport pytest\nfrom cfg import b\nwith pytest.raises(ValueError) as e:\n    b()\n"
+        "assert e.value.args == ('long',)\n```\n\n"
+        "The code in the snippet's `with` block gives a `ValueError` with other arguments at the moment; "
+        "it should raise `ValueError` with the arguments given in full below.\n\n"
+        "The code in the snippet's `with` block should raise `ValueError` with exactly this arguments:\n\n"
+        "```text\n('long',)\n```\n\nAlso:\n\n```python\nfrom cfg import c\nassert c() == 3\n```\n\n"
+        "Currently `c()` gives `4`; it should be `3`."
+    )
+    blocks = python_blocks(statement)
+    checks = [
+        ReproductionCheck(blocks[0].code, "behaved", ""),
+        ReproductionCheck(blocks[1].code, "dropped", "raised on both states"),
+        ReproductionCheck(blocks[2].code, "behaved", ""),
+    ]
+    text = _rewrite(statement, blocks, checks)
+    assert "with` block" not in text and "```text" not in text and "pytest.raises" not in text, text
+    assert "assert a() == 1" in text and "Currently `a()` gives `2`" in text
+    assert "assert c() == 3" in text and "Currently `c()` gives `4`" in text
+
+
 def test_a_dropped_python_blocks_outcome_stays_when_its_call_reads_only_what_the_imports_bind():
     """A block the check dropped took its outcome paragraph with it, and with it the only place
     the case was stated; a call with its inputs written in needs no block."""
