@@ -1347,10 +1347,17 @@ def _reproduction(
         path = readers.pop() if len(readers) == 1 else test_path
         head = [*head[:at], *ast.parse(f"__file__ = {path!r}").body, *head[at:]]
     dotted = test_path.removesuffix(".py").replace("/", ".")
-    if dotted in f"{report.get('message') or ''} {report.get('compare') or ''}":
-        # the values name the test module (`<generated init tests.test_x.C>`): the snippet's classes are its
-        head = [*head[:at], *ast.parse(f"__name__ = {dotted!r}").body, *head[at:]]
     imports = setup.imports
+    reads_module = any(isinstance(n, ast.Attribute) and n.attr == "__module__" for s in code for n in ast.walk(s))
+    if reads_module or dotted in f"{report.get('message') or ''} {report.get('compare') or ''}":
+        # the values name the test module (`<generated init tests.test_x.C>`, a pickle stream of
+        # `a.__module__`): the snippet's classes are its
+        named = ast.parse(f"__name__ = {dotted!r}").body
+        if "pickle" in _used([*head, *code, *rest]):  # pickle imports a class's module by that name
+            named += ast.parse("sys.modules[__name__] = sys.modules['__main__']").body
+            if "import sys" not in imports:
+                imports.append("import sys")
+        head = [*head[:at], *named, *head[at:]]
     if "pytest" in _unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):
         imports.append("import pytest")
     if any(isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith)) for s in code for n in _own_walk(s)):

@@ -655,6 +655,34 @@ def test_a_return_ends_what_the_test_requires_after_a_raising_line():
     assert "return" not in (found.rest or "") and "wraps(g)" not in (found.rest or "")
 
 
+def test_a_pickle_stream_naming_the_test_module_unpickles_the_snippets_class(tmp_path):
+    """attrs: the test builds a pickle stream from `a.__module__` (`tests.test_slots`); run as a
+    script the snippet's class was `__main__.A`, the stream did not load on either state and the
+    block was dropped. The snippet is that module, and pickle finds it under that name."""
+    import subprocess
+    import sys
+
+    source = (
+        "import pickle\n\n\nclass A:\n    def __init__(self, x):\n        self.x = x\n\n"
+        "    def __eq__(self, other):\n        return type(other) is A and other.x == self.x\n\n\n"
+        "def test_old_stream():\n    a = A(1)\n"
+        "    stream = b'ccopy_reg\\n_reconstructor\\n(c' + a.__module__.encode() + "
+        "b'\\nA\\nc__builtin__\\nobject\\nNtR(dVx\\nI1\\nsb.'\n"
+        "    assert pickle.loads(stream) != a\n"
+    )
+    evidence = {"type": "AssertionError", "line": 15, "compare": {"op": "!=", "left": "<A>", "right": "<A>"}}
+    found = explain_failure(source, "tests/test_slots.py::test_old_stream", evidence)
+    lines = found.reproduction.splitlines()
+    assert "__name__ = 'tests.test_slots'" in lines and "import sys" in lines, lines
+    assert "sys.modules[__name__] = sys.modules['__main__']" in lines and found.unbound == []
+    (tmp_path / "tests").mkdir()  # run as a user runs it, from the repository's root: the snippet is __main__
+    script = tmp_path / "reproduction.py"
+    script.write_text(
+        found.reproduction.replace("assert pickle.loads(stream) != a", "assert pickle.loads(stream) == a")
+    )
+    subprocess.run([sys.executable, str(script)], check=True, cwd=tmp_path, timeout=60)
+
+
 def test_values_naming_the_test_module_make_the_snippet_that_module():
     """attrs' generated filenames name the defining module (`tests.test_d.C`): run as a script
     the snippet's classes were `__main__.C`, so the check could not behave as stated."""
