@@ -16,6 +16,7 @@ import ast
 import builtins
 import copy
 import dataclasses
+import functools
 import keyword
 import re
 from dataclasses import dataclass, replace
@@ -82,6 +83,7 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
     modules = repo_modules(str(repo_path), commit)
     out: dict[str, FailureEvidence] = {}
     helper_sources: dict[str, dict[str, str]] = {}  # test file -> the tests' own modules it imports
+    base_sources: dict[str, dict[str, str]] = {}  # test file -> the modules its test classes' bases come from
     for test_id in list(tests)[:EVIDENCE_TESTS]:
         path = test_id.split("::")[0]
         report = failures.get(test_id) if isinstance(failures, dict) else None
@@ -92,10 +94,16 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
             continue
         if path not in sources:
             sources[path] = file_at(str(repo_path), commit, path)
+            read = functools.partial(file_at, str(repo_path), commit)
             helper_sources[path] = {
                 module: text
                 for module in own_test_modules(sources[path], path, modules)
-                if (text := own_module_text(module, path, lambda f: file_at(str(repo_path), commit, f)))
+                if (text := own_module_text(module, path, read))
+            }
+            base_sources[path] = {
+                module: text
+                for module in imported_bases(sources[path], path)
+                if (text := own_module_text(module, path, read))
             }
         conftests = [file_at(str(repo_path), commit, c) for c in _conftest_paths(path)]
         helpers = helper_sources[path]
@@ -109,6 +117,7 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
                 repo_modules=modules,
                 test_helpers=helpers,
                 star_names=exported,
+                base_sources=base_sources[path],
             )
         except (SyntaxError, ValueError, RecursionError, AttributeError, TypeError, IndexError):
             out[test_id] = FailureEvidence.from_dict(report, test_id=test_id)  # a file this code cannot read
@@ -235,6 +244,21 @@ def own_test_modules(source: str, test_path: str, project: set[str]) -> list[str
     for stmt in _module_definitions(_safe_parse(source), test_path).values():
         if isinstance(stmt, ast.ImportFrom) and stmt.module and stmt.module.split(".")[0] not in project:
             out += [m for m in (stmt.module, f"{stmt.module}.{stmt.names[0].name}") if m not in out]
+    return out
+
+
+def imported_bases(source: str, test_path: str) -> list[str]:
+    """The dotted modules the test file imports a class from that one of its classes derives
+    from (`from pkg.testing import TestCase`; `class T(TestCase)`): such a base often holds the
+    helper whose check fails (`self.check(src, want)`)."""
+    tree = _safe_parse(source)
+    bases = {b.id for n in ast.walk(tree) if isinstance(n, ast.ClassDef) for b in n.bases if isinstance(b, ast.Name)}
+    out: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) in bases for a in node.names):
+            module = _absolute_module(node, test_path)
+            if module and module not in out:
+                out.append(module)
     return out
 
 
@@ -959,6 +983,7 @@ def explain_failure(
     repo_modules: set[str] = frozenset(),
     test_helpers: dict[str, str] | None = None,
     star_names: dict[str, str] | None = None,
+    base_sources: dict[str, str] | None = None,
 ) -> FailureEvidence:
     """What the statement writer needs from one failing test: pytest's `report` of the failure
     (the runner's words are kept) and what reading the test's `source` derives from it
@@ -971,6 +996,8 @@ def explain_failure(
         module, source, fn = _inherited_test(module, cls, test_id, test_helpers)
     if fn is None:
         return record
+    if cls is not None and base_sources:
+        module = _with_imported_bases(module, cls, test_id.split("::")[0], base_sources)
     lines = source.splitlines()
     line = report.get("line") if isinstance(report.get("line"), int) else None
     if line is None or not (fn.lineno <= line <= (fn.end_lineno or fn.lineno)):
@@ -1049,6 +1076,39 @@ def _inherited_test(
                     body = [*_absolute_imports(module.body, test_path), *_absolute_imports(helper.body, path)]
                     return ast.Module(body=body, type_ignores=[]), text, fn
     return module, "", None
+
+
+def _with_imported_bases(module: ast.Module, cls: ast.ClassDef, test_path: str, sources: dict[str, str]) -> ast.Module:
+    """The test module with the module of each class the test class derives from that the file
+    imports appended (`sources`: dotted module -> source; its imports made absolute), so that
+    the base's helper methods, and the names they read, are found like the module's own: the
+    test module's own definitions come first and win."""
+    imported = {
+        alias.asname or alias.name: (_absolute_module(node, test_path), alias.name)
+        for node in module.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)}
+    body, todo, seen = list(module.body), [cls], set()
+    while todo:
+        current = todo.pop()
+        for base in current.bases:
+            if not isinstance(base, ast.Name) or base.id in seen:
+                continue
+            seen.add(base.id)
+            if base.id in classes and classes[base.id] is not current:
+                todo.append(classes[base.id])
+                continue
+            dotted, name = imported.get(base.id, ("", ""))
+            if dotted not in sources or name != base.id:  # an aliased base keeps another name: left out
+                continue
+            helper = _safe_parse(sources[dotted])
+            found = next((n for n in helper.body if isinstance(n, ast.ClassDef) and n.name == name), None)
+            if found is not None:
+                body += _absolute_imports(helper.body, dotted.replace(".", "/") + ".py")
+                todo.append(found)
+    return ast.Module(body=body, type_ignores=[]) if len(body) > len(module.body) else module
 
 
 def _absolute_imports(body: list[ast.stmt], path: str) -> list[ast.stmt]:

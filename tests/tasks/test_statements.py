@@ -1286,3 +1286,48 @@ def test_file_of_a_conftest_definition_is_the_conftests_path_not_the_test_module
     )
     assert "__file__ = 'src/pkg/tests/conftest.py'" in found.reproduction.splitlines()
     assert "test_bom_files" not in found.reproduction and found.unbound == []
+
+
+HARNESS = (
+    "import textwrap\nimport unittest\n\nfrom pkg import checker\n\n\nclass TestCase(unittest.TestCase):\n"
+    "    withDoctest = False\n\n    def flakes(self, input, *expected, **kw):\n"
+    "        w = checker.Checker(textwrap.dedent(input), withDoctest=self.withDoctest, **kw)\n"
+    "        outputs = sorted(type(o).__name__ for o in w.messages)\n"
+    "        self.assertEqual(outputs, sorted(e.__name__ for e in expected))\n        return w\n"
+)
+FLAKES_TEST = (
+    "from pkg import messages as m\nfrom pkg.test.harness import TestCase\n\n\nclass Test(TestCase):\n"
+    "    def test_unused(self):\n        self.flakes('import os', m.UnusedImport)\n"
+)
+
+
+def test_a_helper_method_of_a_base_class_the_test_file_imports_is_written_into_the_snippet(tmp_path):
+    """A suite whose checks run in `self.flakes(src, *messages)`, a method of a TestCase base in
+    another module: the snippet called `self.flakes` with `self` unbound and no input a reader
+    could run. The base's helper and the names it reads come with it."""
+    import subprocess
+
+    from tasks.evidence.python import failure_evidence, imported_bases
+
+    assert imported_bases(FLAKES_TEST, "pkg/test/test_imports.py") == ["pkg.test.harness"]
+    for path, text in {
+        "pkg/__init__.py": "",
+        "pkg/test/__init__.py": "",
+        "pkg/test/harness.py": HARNESS,
+        "pkg/test/test_imports.py": FLAKES_TEST,
+    }.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "c"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    test_id = "pkg/test/test_imports.py::Test::test_unused"
+    report = {"type": "AssertionError", "line": 7, "message": "Lists differ: [] != ['UnusedImport']"}
+    found = failure_evidence(tmp_path, commit, {test_id: report}, [test_id])[test_id]
+    lines = found.reproduction.splitlines()
+    assert found.unbound == [] and found.call == "flakes('import os', m.UnusedImport)", found.reproduction
+    assert "def flakes(input, *expected, **kw):" in lines and "withDoctest = False" in lines
+    assert "from pkg import checker" in lines and "import textwrap" in lines and "self" not in found.reproduction
+    assert lines[-1] == "flakes('import os', m.UnusedImport)"
