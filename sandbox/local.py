@@ -158,8 +158,25 @@ def kill_run(token: str):
                 pass
             if not victims:
                 break
+            _await_exit(victims)  # a loaded machine runs a killed process a while longer: the next scan must not see it
 
     return cleanup
+
+
+def _await_exit(pids: set[int], timeout: float = 5.0) -> None:
+    """Until each of `pids` has exited (gone, or a zombie waiting for its reaper), at most `timeout` s."""
+    deadline = time.monotonic() + timeout
+    left = set(pids)
+    while left and time.monotonic() < deadline:
+        for pid in list(left):
+            try:
+                with open(f"/proc/{pid}/stat") as fh:
+                    if fh.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                        left.discard(pid)
+            except (OSError, IndexError):
+                left.discard(pid)
+        if left:
+            time.sleep(0.02)
 
 
 # pip's line for a requirement it found installed (here: in SEBGen's site folders, joined by .pth)
