@@ -1469,7 +1469,15 @@ def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
     if f.kind == "error":
         return f"Right now the last line raises {_span(f.error)}; it should not raise."
     if f.kind in ("fail", "helper"):
-        what = f"the check inside {_span(f.call)}" if f.kind == "helper" and f.call else "the snippet"
+        # a long call is the snippet's last line: quoted again, it would repeat the block
+        shown = f.kind == "helper" and f.call and _short(f.call, 120)
+        what = (
+            f"the check inside {_span(f.call)}"
+            if shown
+            else "the check the last line runs"
+            if f.call
+            else "the snippet"
+        )
         return f"Right now {what} fails with {_message(f.observed)}." if f.observed else f"Right now {what} fails."
     forms = [
         "Currently {subject} {seen}; {want}.",

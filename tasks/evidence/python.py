@@ -1480,7 +1480,7 @@ def _members_reached(rewrite: _Rewrite, members: dict[str, ast.stmt], self_attrs
             if isinstance(member, _FUNCS):
                 member.args.args = [a for a in member.args.args if a.arg not in ("self", "cls")]
                 member.decorator_list = []
-                member = _PlainAsserts().visit(member)
+                member = _PlainAsserts().visit(_without_docstrings(member))  # shorter, still whole
                 stored = _self_stores([member])
                 member = rewrite.visit(member)
                 if stored:  # `self.out = ...` in a method is a module name the function sets

@@ -232,6 +232,21 @@ def test_a_failed_check_that_a_value_is_false_says_the_value_is_true():
     assert "is false" in text and "is true;" not in text, text
 
 
+def test_a_long_helper_call_is_not_quoted_again_under_its_snippet():
+    source = "'" + "x = 1\\n" * 30 + "'"
+    helper = FailureEvidence(
+        "tests/test_lint.py::T::test_long",
+        kind="helper",
+        call=f"flakes({source})",
+        observed="Lists differ: [] != ['UnusedImport']",
+        reproduction=f"from lint import flakes\nflakes({source})",
+    )
+    text = write_statement(context([helper]), BUG)["problem_statement"]
+    assert text.count(source) == 1 and "the check the last line runs fails" in text, text
+    short = replace(helper, call="flakes('import os')", reproduction="from lint import flakes\nflakes('import os')")
+    assert "the check inside `flakes('import os')` fails" in write_statement(context([short]), BUG)["problem_statement"]
+
+
 def test_the_title_never_blames_a_setup_function_the_check_does_not_call():
     made = FailureEvidence(
         "tests/test_make.py::test_frozen",

@@ -1290,7 +1290,7 @@ def test_file_of_a_conftest_definition_is_the_conftests_path_not_the_test_module
 
 HARNESS = (
     "import textwrap\nimport unittest\n\nfrom pkg import checker\n\n\nclass TestCase(unittest.TestCase):\n"
-    "    withDoctest = False\n\n    def flakes(self, input, *expected, **kw):\n"
+    '    withDoctest = False\n\n    def flakes(self, input, *expected, **kw):\n        """Check the messages."""\n'
     "        w = checker.Checker(textwrap.dedent(input), withDoctest=self.withDoctest, **kw)\n"
     "        outputs = sorted(type(o).__name__ for o in w.messages)\n"
     "        self.assertEqual(outputs, sorted(e.__name__ for e in expected))\n        return w\n"
@@ -1331,3 +1331,4 @@ def test_a_helper_method_of_a_base_class_the_test_file_imports_is_written_into_t
     assert "def flakes(input, *expected, **kw):" in lines and "withDoctest = False" in lines
     assert "from pkg import checker" in lines and "import textwrap" in lines and "self" not in found.reproduction
     assert lines[-1] == "flakes('import os', m.UnusedImport)"
+    assert "Check the messages" not in found.reproduction  # the helper's docstring: shorter, still whole
