@@ -269,13 +269,17 @@ def _check_js(
 
 
 def unstated_after_drops(task: Task) -> str:
-    """Why the statement leaves a solver nothing to check against, or "": the reproduction check
-    dropped its blocks, none is left, and no failing case is stated in the text (its call or
-    check, with the value it requires when it compares one or expects an error; or the test's own
-    description of what it requires, `test_intent`)."""
+    """Why the statement leaves a solver nothing to check against, or "": it shows no block (none
+    was written, or the reproduction check dropped them all), and no failing case is stated in
+    the text (its call or check, with the value it requires when it compares one or expects an
+    error; or the test's own description of what it requires, `test_intent`). A task without
+    failure evidence is not judged here: nothing says what a stated case would be."""
     report = task.reproduction
     blocks = [c for c in (report.checks if report is not None else []) if c.kind == "block"]
-    if not blocks or any(c.verdict != "dropped" for c in blocks) or _FENCE.search(task.problem_statement):
+    if any(c.verdict != "dropped" for c in blocks) or _FENCE.search(task.problem_statement):
+        return ""
+    evidence = [f for f in task.failure_evidence() if f.call or f.check or f.source]
+    if not evidence:
         return ""
     text = _flat(task.problem_statement)
 
@@ -283,7 +287,7 @@ def unstated_after_drops(task: Task) -> str:
         value = _flat(value or "")
         return bool(value) and (value in text or value.strip("'") in text)
 
-    for f in task.failure_evidence():
+    for f in evidence:
         if said(test_intent(f.source or [])):  # what the test requires, in its own words
             return ""
         # a check of a caught exception's message is stated by the call that raised it
@@ -292,10 +296,12 @@ def unstated_after_drops(task: Task) -> str:
         if f.kind not in ("compare", "raises") or not f.expected or said(f.expected):
             return ""
     dropped = len(blocks)
-    return (
-        f"the reproduction check dropped every example ({dropped} block{'s' if dropped > 1 else ''}) and the "
-        "statement states no failing case (its call with the value it requires)"
+    shown = (
+        f"the reproduction check dropped every example ({dropped} block{'s' if dropped > 1 else ''})"
+        if dropped
+        else "the statement shows no example"
     )
+    return f"{shown}, and it states no failing case (its call with the value it requires)"
 
 
 _SPAN = re.compile(r"`([^`\n]+)`")

@@ -364,6 +364,24 @@ def test_a_python_statement_whose_blocks_were_all_dropped_and_that_states_no_cas
     assert unstated_after_drops(task) == ""
 
 
+def test_a_statement_that_shows_no_block_and_states_no_case_is_vague():
+    """ "The call raises `ParseError`" with no call, no input and no block was delivered: a solver
+    cannot tell what to parse. A call stated in the text, or no evidence to judge by, passes."""
+    from tasks.reproduction import unstated_after_drops
+    from tasks.validate import Validator, check_semantic
+
+    failure = FailureEvidence(
+        "tests/test_t.py::T::test_dialect", kind="error", call="validate('SELECT 1 AS grant')", error="ParseError: x"
+    )
+    task = task_with("The call raises `ParseError`\n\nOn the current code the call raises `ParseError`.", [failure])
+    assert unstated_after_drops(task).startswith("the statement shows no example")
+    assert (check_semantic(task, Validator()).category) == "vague_statement"
+    task.problem_statement += "\n\n`validate('SELECT 1 AS grant')` raises `ParseError`; it should not raise."
+    assert unstated_after_drops(task) == ""
+    bare = task_with("The call raises `ParseError`\n\nOn the current code the call raises `ParseError`.", [])
+    assert unstated_after_drops(bare) == ""
+
+
 def test_a_message_check_after_a_raising_call_is_claimed_as_its_final_comparison():
     """ "`parse('x y')` gives a `ValueError` whose message is ..." claims what the snippet's last
     check sees; the exception is caught inside the snippet, so no escaping `ValueError` is claimed."""
