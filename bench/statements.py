@@ -225,7 +225,9 @@ def repo_public_names(repo: Path, commit: str) -> set[str]:
         names |= {p for p in parts if p not in ("src", "__init__")}
         if re.search(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*$|_test\.py$|conftest\.py$", path):
             continue
-        text = subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{path}"], capture_output=True, text=True)
+        text = subprocess.run(
+            ["git", "-C", str(repo), "show", f"{commit}:{path}"], capture_output=True, text=True, errors="replace"
+        )
         try:
             tree = ast.parse(text.stdout)
         except (SyntaxError, ValueError):
@@ -275,7 +277,9 @@ def js_public_names(repo: Path, commit: str) -> set[str]:
             r"(^|/)(tests?|__tests__|spec|fixtures?|node_modules|dist|examples?)/|\.(test|spec)\.|\.d\.ts$", path
         ):
             continue
-        text = subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{path}"], capture_output=True, text=True)
+        text = subprocess.run(
+            ["git", "-C", str(repo), "show", f"{commit}:{path}"], capture_output=True, text=True, errors="replace"
+        )
         names |= {name for name, *_ in definitions(text.stdout, path)}
     return names
 

@@ -237,3 +237,19 @@ def test_a_non_finite_float_is_mentioned_as_the_writer_spells_it():
     assert bench.unmentioned_cases(written, [ordering.test_id], failures) == []
     other = "`order(given)` should be `[None, float('-inf')]`, input `1024`."
     assert bench.unmentioned_cases(other, [ordering.test_id], failures) != []
+
+
+def test_public_names_are_read_from_a_source_file_that_is_not_utf8(tmp_path):
+    """A Latin-1 module in a repository crashed the bench's analysis after every task was made."""
+    import subprocess
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "legacy.py").write_bytes(
+        b"# -*- coding: latin-1 -*-\nNAME = 'Stra\xdfe'\n\ndef public():\n    pass\n"
+    )
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "c"], check=True)
+    names = bench.repo_public_names(tmp_path, "HEAD")
+    assert {"public", "NAME", "legacy"} <= names
