@@ -498,6 +498,14 @@ def states(text: str, value: str) -> bool:
     )
 
 
+def states_value(text: str, f: FailureEvidence) -> bool:
+    """The statement gives the value the check requires: as the test writes it, or with the
+    snippet's local names written in, as the writer states it (`stated_call`)."""
+    assert f.expected is not None
+    written_in = stated_call(f.expected, f.reproduction or "", f.loop_value or "")
+    return states(text, f.expected) or (written_in != f.expected and states(text, written_in))
+
+
 def case_inputs(f: FailureEvidence) -> list[list[str]]:
     """The ways a statement can state the case's input, each a list of texts that must all
     appear: its parameter values; its call (case values substituted) with the first line of
@@ -564,7 +572,7 @@ def unmentioned_cases(statement: str, test_ids: list[str], failures: dict[str, F
             continue
         gaps = [[piece for piece in way if not states(text, piece)] for way in case_inputs(f)]
         missing = [f"input {piece!r}" for piece in min(reversed(gaps), key=len)] if gaps else ["no input known"]
-        if f.kind in ("compare", "raises") and f.expected and not states(text, f.expected):
+        if f.kind in ("compare", "raises") and f.expected and not states_value(text, f):
             missing.append(f"expected {f.expected!r}")
         if missing:
             out.append(f"{name} ({'; '.join(m[:70] for m in missing)})")

@@ -14,6 +14,7 @@ from __future__ import annotations
 from .leakage import LeakReport, leak_report, leaked_share
 from .markdown import FENCE, code_block_lines, is_heading, paragraphs
 from .patch_lines import is_prose_file, patch_added_lines, patch_removed_lines, patch_sections
+from .python_source import unparse
 
 _CLIENT_NAMES = {
     "BadJSONError",
@@ -68,4 +69,5 @@ __all__ = [
     "patch_removed_lines",
     "patch_sections",
     "register_offline_provider",
+    "unparse",
 ]

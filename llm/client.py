@@ -13,6 +13,7 @@ import os
 import re
 import socket
 import time
+import traceback
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -120,6 +121,25 @@ def is_transient(error: BaseException) -> bool:
         return True
     status = getattr(error, "status_code", None)
     return isinstance(status, int) and status >= 500
+
+
+_PROJECT_ROOT = Path(__file__).resolve().parents[1]  # a crash is reported at its last frame in SEBGen's code
+
+
+def in_process_crash(error: BaseException) -> str | None:
+    """What crashed, when `error` is litellm's wrapping of an exception raised by an in-process
+    provider (offline, local): its type, message and innermost frame. litellm calls every such
+    crash an APIConnectionError, which would read as transient and be retried to the same end."""
+    crash = error.__context__
+    if getattr(error, "llm_provider", None) not in (OFFLINE_PROVIDER, LOCAL_PROVIDER) or crash is None:
+        return None
+    if isinstance(crash, openai.OpenAIError):  # litellm's own error, not the provider's code
+        return None
+    frames = traceback.extract_tb(crash.__traceback__)
+    ours = [f for f in frames if Path(f.filename).resolve().is_relative_to(_PROJECT_ROOT)] or frames
+    places = [f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in (ours[-1], frames[-1])]
+    where = ", ".join(dict.fromkeys(places))
+    return f"{_describe(crash)} (at {where})" if frames else _describe(crash)
 
 
 def parse_json_object(text: str, required_keys: Sequence[str] = ()) -> dict:
@@ -306,6 +326,8 @@ class LLMClient:
                 response = litellm.completion(**kwargs)
                 break
             except Exception as error:  # litellm maps provider errors onto its own classes
+                if (crash := in_process_crash(error)) is not None:  # a bug here, not the network: no retry
+                    raise LLMError(f"{self.model} crashed in SEBGen's in-process provider: {crash}.") from error
                 if not is_transient(error):
                     raise LLMError(f"{self.model} failed with an API error: {_describe(error)}.") from error
                 if attempt + 1 == attempts:

@@ -13,7 +13,7 @@ import git
 from unidiff import PatchSet, UnidiffParseError
 
 from environment import JS_LANGUAGE, language_named, language_of_test
-from llm import patch_added_lines, patch_sections
+from llm import patch_added_lines, patch_sections, unparse
 from records import FailureEvidence, Task
 from tasks.evidence import js as js_evidence
 from tasks.evidence.python import is_check, own_nodes, test_intent
@@ -237,10 +237,10 @@ def assertions(source: str, function: str, limit: int = 240, lines: bool = False
 
 def _one_line(node: ast.AST) -> str:
     if isinstance(node, ast.With):
-        head = ", ".join(ast.unparse(i.context_expr) for i in node.items)
-        first = ast.unparse(node.body[0]).splitlines()[0] if node.body else "pass"
+        head = ", ".join(unparse(i.context_expr) for i in node.items)
+        first = unparse(node.body[0]).splitlines()[0] if node.body else "pass"
         return f"with {head}: {first}"
-    return " ".join(ast.unparse(node).split())
+    return " ".join(unparse(node).split())
 
 
 def repo_context(candidate: Candidate) -> str:

@@ -7,6 +7,8 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+from ..python_source import unparse
+
 
 @dataclass(frozen=True)
 class Check:
@@ -66,10 +68,10 @@ def parse_assertion(test_id: str, text: str) -> Check:
         test, message = node.test, _message(node.msg)
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             op = _OPS.get(type(test.ops[0]), "==")
-            return _compare(test_id, ast.unparse(test.left), ast.unparse(test.comparators[0]), op, message)
+            return _compare(test_id, unparse(test.left), unparse(test.comparators[0]), op, message)
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            return Check(test_id, "truthy", ast.unparse(test.operand), "false", message=message)
-        return Check(test_id, "truthy", ast.unparse(test), "true", message=message)
+            return Check(test_id, "truthy", unparse(test.operand), "false", message=message)
+        return Check(test_id, "truthy", unparse(test), "true", message=message)
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         return _unittest_check(test_id, node.value, src)
     return Check(test_id, "raw", src)
@@ -99,7 +101,7 @@ def _message(node: ast.AST | None) -> str:
         return ""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    return ast.unparse(node)
+    return unparse(node)
 
 
 def best_check(test_id: str, text: str, separator: str = " | ") -> Check:
@@ -112,7 +114,7 @@ def best_check(test_id: str, text: str, separator: str = " | ") -> Check:
 def _unittest_check(test_id: str, call: ast.Call, src: str) -> Check:
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    args = [ast.unparse(a) for a in call.args]
+    args = [unparse(a) for a in call.args]
     if name in ("assertEqual", "assertEquals") and len(args) >= 2:
         return _compare(test_id, args[0], args[1], "==")
     if name == "assertNotEqual" and len(args) >= 2:

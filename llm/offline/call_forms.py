@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 from records import FailureEvidence
 
+from ..python_source import unparse
+
 _PLAIN = (int, float, str, bytes)  # a default no one would call; None often stands for "a callable or none"
 
 
@@ -73,7 +75,7 @@ def _plain_first_parameter(signature: str) -> tuple[str, str] | None:
         return None
     arg, default = pairs[0]
     if isinstance(default, ast.Constant) and isinstance(default.value, _PLAIN) and not isinstance(default.value, bool):
-        return arg.arg, ast.unparse(default)
+        return arg.arg, unparse(default)
     return None
 
 
@@ -99,7 +101,7 @@ def _applied_to_a_function(tree: ast.Module, name: str) -> str:
             arg = node.args[0]
             named = isinstance(arg, ast.Name) and arg.id in defs - wrappers
             if isinstance(arg, ast.Lambda) or named:  # through a helper, the project's own call
-                return f"{name}({ast.unparse(arg)})"
+                return f"{name}({unparse(arg)})"
     return ""
 
 

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from records import FailureEvidence
 
 from ..leakage import leak_report
+from ..python_source import unparse
 from .directives import _EXPECTED
 from .evidence import failures_of
 from .text import _word_count, patch_added_lines, patch_removed_lines
@@ -487,7 +488,7 @@ def _normal(code: str) -> str:
 
     code = re.sub(r"^\s*assert\s+", "", str(code).strip())
     try:
-        return ast.unparse(ast.parse(code, mode="eval"))
+        return unparse(ast.parse(code, mode="eval"))
     except (SyntaxError, ValueError):
         return " ".join(code.split())
 
@@ -547,7 +548,7 @@ def _quotes(check: str, quoted: set[str], statement: str, failing_call: str = ""
     test = tree.body[0].value if tree is not None and tree.body and isinstance(tree.body[0], ast.Expr) else None
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return False
-    left, right = _normal(ast.unparse(test.left)), _normal(ast.unparse(test.comparators[0]))
+    left, right = _normal(unparse(test.left)), _normal(unparse(test.comparators[0]))
     if failing_call and failing_call in (left, right):
         return False
     for paragraph in re.split(r"\n\s*\n", statement):

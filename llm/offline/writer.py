@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from records import FailureEvidence
 
 from ..leakage import leak_report, quotes_fix_expression
+from ..python_source import unparse
 from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, best_check
 from .call_forms import CallForm, bare_decorator_form
 from .directives import _ACTUAL, _EXPECTED, parse_directives
@@ -770,7 +771,7 @@ def stated_call(call: str, code: str, loop_value: str = "") -> str:
     if not _all_written_in(tree, written_in, imported, 0):
         return call
     substituted = _Substitute(written_in).visit(tree)
-    text = ast.unparse(ast.fix_missing_locations(substituted))
+    text = unparse(ast.fix_missing_locations(substituted))
     return text if len(text) <= STATED_CALL else call
 
 
@@ -801,11 +802,11 @@ def stated_raising_call(call: str, code: str, loop_value: str = "") -> str:
     blocks = [
         i
         for i, s in enumerate(body)
-        if isinstance(s, (ast.With, ast.AsyncWith)) and s.body and ast.unparse(s.body[-1]) == call
+        if isinstance(s, (ast.With, ast.AsyncWith)) and s.body and unparse(s.body[-1]) == call
     ]
     if not blocks:
         return call
-    before = "\n".join(ast.unparse(s) for s in body[: blocks[-1]])
+    before = "\n".join(unparse(s) for s in body[: blocks[-1]])
     return stated_call(call, f"{before}\n{call}", loop_value)
 
 
@@ -824,7 +825,7 @@ def literal_loop(code: str) -> tuple[str, str]:
     while body and isinstance(body[-1], (ast.For, ast.With)):
         last = body[-1]
         if isinstance(last, ast.For) and (isinstance(last.iter, _DISPLAYS) or _is_literal(last.iter)):
-            found = (ast.unparse(last.target), ast.unparse(last.iter))
+            found = (unparse(last.target), unparse(last.iter))
         body = last.body
     return found
 
@@ -1562,10 +1563,10 @@ def _type_core(f: FailureEvidence) -> str:
         return ""
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.args):
         return ""
-    value = ast.unparse(call.args[0])
+    value = unparse(call.args[0])
     first = next((ln.strip() for ln in (f.message or "").splitlines() if ln.strip()), "")
     if call.func.id == "isinstance" and len(call.args) == 2 and f.kind == "truthy":
-        wanted = ast.unparse(call.args[1])
+        wanted = unparse(call.args[1])
         seen = re.search(r"where False = isinstance\((.+), \w+\)\)?$", f.observed or "")
         try:
             seen_type = type(ast.literal_eval(seen.group(1))).__name__ if seen else ""
@@ -1603,7 +1604,7 @@ def _checked_text(f: FailureEvidence) -> str:
     compare = _asserted_comparison(f.check or "")
     if compare is None:
         return ""
-    return ast.unparse(compare.comparators[0] if f.checked_side == "right" else compare.left)
+    return unparse(compare.comparators[0] if f.checked_side == "right" else compare.left)
 
 
 def _asserted_comparison(check: str) -> ast.Compare | None:
@@ -1647,7 +1648,13 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) 
     call = _checked_call(f)
     changed = _changed_inputs(f, lead)
     usable_call = bool(call) and call != _checked_call(lead) and not f.unbound and _short(call, 160)
-    unshown = [(old, new) for old, new in changed if not usable_call or _flat(new) not in _flat(call)]
+    # a value the line already says the call should give (the case's `expected`) is no input of it
+    required = _flat(_want_clause(f)) if usable_call and not shared and f.kind == "compare" else ""
+    unshown = [
+        (old, new)
+        for old, new in changed
+        if not usable_call or (_flat(new) not in _flat(call) and _flat(new) not in required)
+    ]
     if usable_call and not unshown:
         return f"- {_span(call)} {outcome}".rstrip()
     if not changed or any(_test_object(new) for _, new in changed):

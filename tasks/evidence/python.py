@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 import git
 
+from llm import unparse
 from records import FailureEvidence
 
 from .repo import file_at
@@ -317,7 +318,7 @@ def _find_test(tree: ast.Module, test_id: str) -> tuple[ast.ClassDef | None, ast
 
 def _callee(call: ast.Call) -> str:
     try:
-        return ast.unparse(call.func)
+        return unparse(call.func)
     except Exception:  # noqa: BLE001 - an exotic callee is simply not a check
         return ""
 
@@ -393,7 +394,7 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
     for stmt in body:
         end = stmt.end_lineno or stmt.lineno
         if end < line:
-            repeated = holding is not None and is_check(stmt, helpers) and ast.unparse(stmt) == ast.unparse(holding)
+            repeated = holding is not None and is_check(stmt, helpers) and unparse(stmt) == unparse(holding)
             if repeated and (first_run := _checked_call(stmt)) is not None:
                 out.append(first_run)  # the same check fails when repeated: its first run's call set the state
             elif not _is_docstring(stmt) and not is_check(stmt, helpers):
@@ -667,7 +668,7 @@ def _reported_case(case: dict[str, ast.expr], reported: dict) -> bool:
         if named:
             made = node.args[0] if isinstance(node, ast.Call) and node.args else None  # `make_class("C", ...)`
             own = made.value if isinstance(made, ast.Constant) and isinstance(made.value, str) else ""
-            if named.group(1).split(".")[-1] not in (ast.unparse(node).split(".")[-1], own):
+            if named.group(1).split(".")[-1] not in (unparse(node).split(".")[-1], own):
                 return False
             decided = True
             continue
@@ -832,13 +833,13 @@ def _caught(code: list[ast.stmt], check: ast.stmt) -> tuple[str, str]:
             args = item.context_expr.args
             if not args or "warn" in _callee(item.context_expr).lower():
                 return "", ""
-            return ast.unparse(args[0]), _raising_line(stmt.body)
+            return unparse(args[0]), _raising_line(stmt.body)
     for stmt in reversed(code):  # `try: parse(x)` / `except E as e: assert e.args[0] == 'msg'`
         for node in ast.walk(stmt):
             for handler in node.handlers if isinstance(node, ast.Try) else []:
                 inside = any(n is check for s in handler.body for n in ast.walk(s))
                 if inside and handler.type is not None and handler.name in read:
-                    return ast.unparse(handler.type), _raising_line(node.body)
+                    return unparse(handler.type), _raising_line(node.body)
     return "", ""
 
 
@@ -846,7 +847,7 @@ def _raising_line(body: list[ast.stmt]) -> str:
     """The call of the last statement of a block that raises: `parse(x)` or `result = parse(x)`,
     "" when it is no one line."""
     inner = body[-1] if body else None
-    text = ast.unparse(inner.value) if isinstance(inner, (ast.Expr, ast.Assign)) else ""
+    text = unparse(inner.value) if isinstance(inner, (ast.Expr, ast.Assign)) else ""
     return text if "\n" not in text else ""
 
 
@@ -864,7 +865,7 @@ def _fixture_defs(sources: list[ast.Module]) -> dict[str, ast.AST]:
                 for deco in node.decorator_list:
                     target = deco.func if isinstance(deco, ast.Call) else deco
                     try:
-                        text = ast.unparse(target)
+                        text = unparse(target)
                     except Exception:  # noqa: BLE001
                         continue
                     if text.endswith("fixture") and not _fixture_is_parametrized(deco):
@@ -1022,7 +1023,7 @@ def explain_failure(
         record.params = {k: _no_address(v) for k, v in report["params"].items()}
     elif loading is not None:  # never ran, so no runner's values: the case's own, as its test writes them
         values = _parametrize_values(fn, cls, module, report)
-        record.params = {k: ast.unparse(v) for k, v in values.items()} or None
+        record.params = {k: unparse(v) for k, v in values.items()} or None
     try:
         record.unbound = sorted(_unbound([ast.parse(snippet)]))
     except SyntaxError:
@@ -1263,7 +1264,7 @@ def _test_setup(
             continue  # a parametrized argument named `cls` is a value like any other
         if name in values:
             uses = sum(isinstance(n, ast.Name) and n.id == name for s in body for n in ast.walk(s))
-            if uses <= 1 and len(ast.unparse(values[name])) <= 60:
+            if uses <= 1 and len(unparse(values[name])) <= 60:
                 setup.substitute[name] = values[name]
             else:
                 setup.assign.append(
@@ -1302,7 +1303,7 @@ def _patched_mappings(fn: ast.AST, cls: ast.ClassDef | None, imports: list[str])
                 root = root.value
             if not isinstance(root, ast.Name) or target is root:
                 continue
-            imports.append(f"import {ast.unparse(target.value)}")
+            imports.append(f"import {unparse(target.value)}")
         clear = next((k.value for k in deco.keywords if k.arg == "clear"), None)
         if isinstance(clear, ast.Constant) and clear.value:
             steps.append(ast.Expr(ast.Call(ast.Attribute(copy.deepcopy(target), "clear", ast.Load()), [], [])))
@@ -1358,10 +1359,10 @@ class _Reproduction:
     def text(self) -> str:
         parts = [*dict.fromkeys(self.imports)]
         for stmt in self.head:  # comments and docstrings out: shorter, still whole
-            text = ast.unparse(_without_docstrings(stmt))
+            text = unparse(_without_docstrings(stmt))
             if text not in parts:  # `import pytest` for a fixture and from the module: once
                 parts.append(text)
-        body = "\n".join(ast.unparse(s) for s in self.code)
+        body = "\n".join(unparse(s) for s in self.code)
         return "\n".join(p for p in [*parts, body] if p.strip())
 
 
@@ -1751,7 +1752,7 @@ def _helper_definitions(
         isinstance(s, ast.ImportFrom) and (s.module or "").split(".")[0] == package for s in needed
     ):
         return None
-    if sum(len(ast.unparse(_without_docstrings(s)).splitlines()) for s in needed) > HELPER_LINES:
+    if sum(len(unparse(_without_docstrings(s)).splitlines()) for s in needed) > HELPER_LINES:
         return None
     found = {n: s for n, s in helper_definitions.items() if any(s is x for x in needed)}
     clash = any(n != name and n in definitions and not _same_binding(definitions[n], s) for n, s in found.items())
@@ -1763,7 +1764,7 @@ def _same_binding(one: ast.stmt, other: ast.stmt) -> bool:
     name (`from pkg import Cls` and `from pkg._impl import Cls`: a package re-exports its own)."""
     if isinstance(one, ast.ImportFrom) and isinstance(other, ast.ImportFrom):
         return one.names[0].name == other.names[0].name
-    return ast.unparse(one) == ast.unparse(other)
+    return unparse(one) == unparse(other)
 
 
 # standard-library classes whose repr is a call of their own name (`PosixPath('a.toml')`,
@@ -1809,11 +1810,11 @@ def _required_after(
     check that already passed is not repeated."""
     rest = _rest_of_test(fn, failing, rewrite, statements=raised)
     passed = {
-        " ".join(ast.unparse(_plain_assert(n)).split())
+        " ".join(unparse(_plain_assert(n)).split())
         for n in own_nodes(fn)
         if isinstance(n, ast.stmt) and (n.end_lineno or n.lineno) < failing.lineno and is_check(n, helpers)
     }
-    rest = [r for r in rest if " ".join(ast.unparse(r).split()) not in passed]
+    rest = [r for r in rest if " ".join(unparse(r).split()) not in passed]
     if not raised and not any(isinstance(n, ast.Assert) or is_check(n) for r in rest for n in ast.walk(r)):
         return []
     return rest
@@ -1875,7 +1876,7 @@ def _with_check_outcome(
         record = replace(
             record,
             kind="truthy",
-            call=ast.unparse(held),
+            call=unparse(held),
             expected="true" if negated else "false",
             observed="False" if negated else "True",
         )
@@ -1897,10 +1898,10 @@ def _with_check_outcome(
     if then is not None and record.kind == "error":  # what the test checks once the line runs
         then = ast.fix_missing_locations(rewrite.visit(_plain_assert(then)))
         if not _unbound([*head, *code, then]) - _unbound([*head, *code]):  # only with names the snippet binds
-            record.then = ast.unparse(then)
+            record.then = unparse(then)
     bound_by_imports = {i.split()[-1].split(".")[0] for i in repro.imports}
     if rest and not _unbound([*head, *code, *rest]) - _unbound([*head, *code]) - bound_by_imports:
-        text = "\n".join(ast.unparse(s) for s in rest)
+        text = "\n".join(unparse(s) for s in rest)
         if text.count("\n") < REST_LINES:
             record.rest = text
     record.function = _public_function(code, last, project)
@@ -2049,7 +2050,7 @@ _LIFECYCLE = ("setUp", "tearDown", "setup_method", "teardown_method", "setUpClas
 
 def _callee_text(node: ast.expr) -> str:
     try:
-        return ast.unparse(node.func if isinstance(node, ast.Call) else node)
+        return unparse(node.func if isinstance(node, ast.Call) else node)
     except Exception:  # noqa: BLE001
         return ""
 
@@ -2124,7 +2125,7 @@ def _safe_parse(text: str) -> ast.Module:
 
 
 def _is_super_call(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and "super(" in ast.unparse(stmt.value)
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and "super(" in unparse(stmt.value)
 
 
 def _inline_fixture_tree(name: str, fixture: ast.AST, fixtures: dict, imports: list[str], depth: int = 0):
@@ -2181,7 +2182,7 @@ def _unroll_loops(code: list[ast.stmt], local_values: dict) -> list[ast.stmt]:
             if isinstance(last.target, ast.Name)
             else ast.Tuple(elts=[values[n] for n in names], ctx=ast.Load())
         )
-        if first is None or ast.unparse(first) != ast.unparse(target_value):
+        if first is None or unparse(first) != unparse(target_value):
             return code  # a later pass fails: the earlier ones matter, the loop stays
         if isinstance(last.target, ast.Name):
             assigns = [ast.Assign(targets=[ast.Name(names[0], ast.Store())], value=values[names[0]])]
@@ -2213,7 +2214,7 @@ def _passed_checks(fn: ast.AST, line: int, helpers: set[str]) -> list[str]:
             if not on_the_path(fn, node, line):
                 continue  # a branch the run did not take (the `except` of a `try` whose `else` failed)
             if is_check(node, helpers):
-                text = ast.unparse(node).splitlines()[0] if not isinstance(node, ast.Assert) else ast.unparse(node)
+                text = unparse(node).splitlines()[0] if not isinstance(node, ast.Assert) else unparse(node)
                 found.append((node.lineno, " ".join(text.split())[:200]))
     return [text for _, text in sorted(found)]
 
@@ -2312,8 +2313,8 @@ def _raises_outcome(stmt: ast.With | ast.AsyncWith, error: str, message: str) ->
     return dict(
         error=error,
         kind="raises",
-        call=ast.unparse(inner.value if isinstance(inner, ast.Expr) else inner) if inner is not None else "",
-        expected=ast.unparse(call.args[0]) if call.args else "an exception",
+        call=unparse(inner.value if isinstance(inner, ast.Expr) else inner) if inner is not None else "",
+        expected=unparse(call.args[0]) if call.args else "an exception",
         match=ast.literal_eval(match) if match is not None and _literal(match) else "",
         warns="warn" in _callee(call).lower() or "deprecated" in _callee(call).lower(),
         observed=error or ("no exception" if "DID NOT" in message else _first_line(message)),
@@ -2340,7 +2341,7 @@ def _assert_outcome(
     return dict(
         error=error,
         kind="truthy",
-        call=ast.unparse(test.operand if negated else test),
+        call=unparse(test.operand if negated else test),
         expected="false" if negated else "true",
         observed=error or _truthy_value(message),
     )
@@ -2400,7 +2401,7 @@ def _compare_outcome(
     computed, wanted = (right, left) if swap else (left, right)
     reported = bool(compare) and compare.get("op") == op
     observed = compare.get("right" if swap else "left", "") if reported else ""
-    wanted_text = ast.unparse(wanted)
+    wanted_text = unparse(wanted)
     # a test variable stands for its value; a display of the snippet's names reads as written
     computed_value = not _literal(wanted) and not displays_values(wanted) and bool(_used([wanted]) & local_names)
     if computed_value and reported:
@@ -2408,7 +2409,7 @@ def _compare_outcome(
     return dict(
         error=error,
         kind="compare",
-        call=ast.unparse(computed),
+        call=unparse(computed),
         op=_MIRRORED.get(op, op) if swap else op,  # `cab <= comp('a')` read from the right: `comp('a') >= cab`
         checked_side="right" if swap else "left",
         observed=error or observed,
@@ -2425,10 +2426,10 @@ def _statement_outcome(stmt: ast.stmt, compare: dict | None, error: str, message
         isinstance(t, ast.Name) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
     ):
         call = stmt  # setting an attribute or an item is the action that fails
-    text = ast.unparse(call) if call is not None else ast.unparse(stmt)
+    text = unparse(call) if call is not None else unparse(stmt)
     if compare and isinstance(call, ast.Call):  # a helper's assert: its computed argument
         computed = [a for a in call.args if not _literal(a)]
-        text = ast.unparse(computed[0]) if computed else text
+        text = unparse(computed[0]) if computed else text
     if compare:  # a helper that asserted: its comparison
         return dict(
             error=error,
@@ -2475,7 +2476,7 @@ def _unittest_compare(name: str, message: str) -> dict | None:
 def _message_text(node: ast.expr | None) -> str:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    return ast.unparse(node) if node is not None else ""
+    return unparse(node) if node is not None else ""
 
 
 def _truthy_value(message: str) -> str:
@@ -2500,7 +2501,7 @@ def _failing_pair(test: ast.Compare, compare: dict | None) -> tuple[ast.expr, st
             if op != compare.get("op"):
                 continue
             for node, side in ((left, "left"), (right, "right")):
-                if _literal(node) and ast.unparse(node) == str(compare.get(side, "")):
+                if _literal(node) and unparse(node) == str(compare.get(side, "")):
                     return left, op, right
     return next((p for p in pairs if _literal(p[0]) or _literal(p[2])), pairs[0])
 
@@ -2558,7 +2559,7 @@ def _public_function(code: list[ast.stmt], last: ast.stmt, project_names: set[st
             func = func.func
         root = root_of(func)
         if project(root):
-            return ast.unparse(func)
+            return unparse(func)
         if root in built and isinstance(func, ast.Attribute):
             return f"{built[root]}.{func.attr}" if built[root] else func.attr
         return ""

@@ -227,3 +227,31 @@ def test_a_cases_value_that_the_leads_later_check_holds_is_stated_as_what_it_mus
     assert "input" not in line, line
     assert "`'<h1></h1>\\n'` in place of `'<h3></h3>\\n'` in the check that follows" in line, line
     assert line.endswith("it should not raise"), line
+
+
+def test_a_cases_value_that_its_own_line_requires_is_not_listed_as_an_input():
+    """wcwidth's `wrap(text, w) == expected` cases: each line states its call and the value it
+    should give; the `expected` parameter said again as "with input `[...]`" read as an input."""
+    from llm.offline.writer import _case_line
+
+    lead = FailureEvidence(
+        "t[0]",
+        kind="compare",
+        call="wrap('abcmore', 5)",
+        op="==",
+        expected="['abc', 'more']",
+        observed="['abcm', 'ore']",
+        params={"expected": "['abc', 'more']", "text": "'abcmore'", "w": "5"},
+        reproduction="result = wrap('abcmore', 5)\nassert result == ['abc', 'more']",
+    )
+    other = replace(
+        lead,
+        test_id="t[1]",
+        call="wrap('prefixabc', 6)",
+        expected="['prefix', 'abc']",
+        observed="['prefixa', 'bc']",
+        params={"expected": "['prefix', 'abc']", "text": "'prefixabc'", "w": "6"},
+    )
+    line = _case_line(other, lead)
+    assert line.startswith("- `wrap('prefixabc', 6)` gives `['prefixa', 'bc']`"), line
+    assert "input" not in line and line.endswith("`['prefix', 'abc']`"), line

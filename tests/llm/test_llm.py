@@ -101,6 +101,22 @@ def test_rate_limit_is_retried(counted_calls, sleeps):
     assert len(counted_calls) == 2
 
 
+def test_a_crash_in_the_offline_provider_is_named_and_not_retried(counted_calls, sleeps, monkeypatch):
+    # litellm wraps it as an APIConnectionError; read as transient it was retried and reported as
+    # "transient API error", hiding a bug in SEBGen's own writer
+    def crash(self, model, messages, params):
+        raise ValueError("Unable to avoid backslash in f-string expression part")
+
+    monkeypatch.setattr(OfflineLLM, "answer", crash)
+    with pytest.raises(LLMError) as raised:
+        LLMClient("offline/sebgen", retries=3, backoff_s=0).complete("hi")
+    message = str(raised.value)
+    assert "crashed in SEBGen's in-process provider: ValueError: Unable to avoid backslash" in message
+    assert "test_llm.py:" in message and "in crash" in message and "transient" not in message
+    assert len(counted_calls) == 1
+    assert sleeps == []
+
+
 def test_auth_error_is_not_retried(counted_calls, sleeps):
     auth = litellm.AuthenticationError(message="bad key", llm_provider="openai", model="gpt-4o-mini")
     with pytest.raises(LLMError, match="API error: AuthenticationError"):

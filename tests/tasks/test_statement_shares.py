@@ -129,6 +129,25 @@ def test_a_js_statement_quoting_a_check_that_passed_is_counted():
     assert not bench.js_passing_quotes('`parseQuery("a=1&a=2")` drops a value.', {"t.test.ts::a": failure})
 
 
+def test_a_required_value_written_with_the_snippets_constants_is_mentioned():
+    """The test requires `[f'{START}link', 'more']`; the statement gives the value with the
+    snippet's constants written in, as the writer states it, and that states the case."""
+    required = "[f'{START}link', 'more']"
+    link = FailureEvidence(
+        "tests/test_w.py::test_wrap[5]",
+        kind="compare",
+        call="wrap(f'{START}linkmore', 5)",
+        op="==",
+        expected=required,
+        reproduction="from w import wrap\nSTART = '\\x1b]8;;'\nassert wrap(f'{START}linkmore', 5) == " + required,
+    )
+    shown = "`wrap('\\x1b]8;;linkmore', 5)` gives `['\\x1b]8;;linkm', 'ore']`; "
+    shown += "it should be `['\\x1b]8;;link', 'more']`."
+    assert bench.unmentioned_cases(shown, [link.test_id], {link.test_id: link}) == []
+    wrong = shown.replace("it should be `['\\x1b]8;;link', 'more']`", "it should be different")
+    assert bench.unmentioned_cases(wrong, [link.test_id], {link.test_id: link})
+
+
 def test_a_long_expected_text_shown_whole_by_its_own_lines_is_mentioned():
     """A long required text is stated by a block of its own lines, not by its one-line repr: the
     share counts it as stated (a one-line string still needs its quotes)."""
