@@ -1520,6 +1520,10 @@ def _request_core(f: FailureEvidence, missing: str, phr: _Phraser | None = None)
     ]
     form = phr.pick(forms) if phr else forms[0]
     want = _want_clause(f) if f.kind in ("compare", "raises", "truthy") else "it should run without an error"
+    if f.kind == "compare" and want.startswith("it "):  # "it" would be the missing name: say what is checked
+        call = _checked_call(f)
+        short = bool(call) and _short(call, 80) and not f.unbound
+        want = f"{_span(call)} {want[3:]}" if short else "the comparison at the end of the snippet should hold"
     return _fmt(form, {"name": _span(missing), "want": want})
 
 
@@ -1653,7 +1657,7 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) 
     unshown = [
         (old, new)
         for old, new in changed
-        if not usable_call or (_flat(new) not in _flat(call) and _flat(new) not in required)
+        if not usable_call or (_flat(new) not in _flat(call) and _flat(_span(new)) not in required)
     ]
     if usable_call and not unshown:
         return f"- {_span(call)} {outcome}".rstrip()

@@ -195,6 +195,30 @@ def test_a_name_the_change_adds_is_asked_for_not_reported_as_a_crash():
     assert "raises `AttributeError: 'NoneType' object has no attribute 'value'`" in text
 
 
+def test_a_requested_names_check_says_what_is_checked_never_a_bare_it():
+    """attrs 862696af: "There is no `alias_is_default` yet. With it, ..., and it should be
+    `attr.fields(C2Slots)`": the "it" had no referent. The checked call is named, or the
+    snippet's comparison when the call is too long to quote."""
+    from llm.offline.writer import _request_core
+
+    flag = FailureEvidence(
+        "tests/test_t.py::test_flag",
+        kind="compare",
+        call="f.alias_is_default",
+        op="is",
+        expected="False",
+        error="AttributeError: 'Attribute' object has no attribute 'alias_is_default'",
+        reproduction="f = attr.fields(C).x\nassert f.alias_is_default is False",
+    )
+    text = _request_core(flag, "alias_is_default")
+    assert text.endswith("`f.alias_is_default` should be `False`."), text
+    attribute = "Attribute(name='x', alias='x', default=None, validator=None, alias_is_default=True)"
+    whole = replace(flag, call=f"({attribute}, {attribute})", op="==")
+    text = _request_core(replace(whole, expected="attr.fields(C)"), "alias_is_default")
+    assert text.endswith("the comparison at the end of the snippet should hold."), text
+    assert ", and it should" not in text, text
+
+
 def test_a_commit_subject_titles_the_statement_only_when_it_fits_the_check():
     vague = FailureEvidence(
         "tests/test_money.py::test_total",
