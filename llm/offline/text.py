@@ -38,9 +38,10 @@ class _Phraser:
 
 
 def _capitalize(text: str) -> str:
-    """``text`` opening a sentence. A first word that is a path or a repository name
-    (``owner/name``) keeps its case: it is a name, and "Tj/commander.js" names nothing."""
-    if not text or "/" in text.split(maxsplit=1)[0]:
+    """``text`` opening a sentence. A first word that is a path, a repository name
+    (``owner/name``) or an identifier of code (``strip_sequences()``, ``os.path``, ``camelCase``)
+    keeps its case: it is a name, and "Tj/commander.js" or "Strip_sequences()" names nothing."""
+    if not text or re.match(r"[^\s/]*/|[a-z]\w*(?:[_(.]|[a-z0-9][A-Z])", text.split(maxsplit=1)[0]):
         return text
     return text[:1].upper() + text[1:]
 

@@ -944,10 +944,22 @@ def _plain_import_of(node: ast.stmt | None, name: str) -> bool:
     return isinstance(node, ast.Import) and all(a.asname is None and a.name.split(".")[0] == name for a in node.names)
 
 
+def _with_guarded_imports(body: list[ast.stmt]) -> list[ast.stmt]:
+    """`body` with the imports of each top-level `if` right after it, those of its body before
+    those of its `else` (`if has_crypto: from jwt.algorithms import RSAAlgorithm`): a test that
+    ran and read such a name had it bound, and the snippet's own run checks the branch."""
+    out: list[ast.stmt] = []
+    for node in body:
+        out.append(node)
+        if isinstance(node, ast.If):
+            out += [s for s in [*node.body, *node.orelse] if isinstance(s, (ast.Import, ast.ImportFrom))]
+    return out
+
+
 def _module_definitions(module: ast.Module, test_path: str) -> dict[str, ast.stmt]:
     """Top-level name -> the statement of the test module that defines it (one alias per import)."""
     out: dict[str, ast.stmt] = {}
-    for node in module.body:
+    for node in _with_guarded_imports(module.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 key = (alias.asname or alias.name).split(".")[0]

@@ -236,6 +236,9 @@ def test_a_commit_subject_titles_the_statement_only_when_it_fits_the_check():
     for subject in ("Convert entries to Decimal before balanced() sums them", "Force balanced() to round entries"):
         title = write_statement(context([vague], subject=subject), BUG)["problem_statement"].splitlines()[0]
         assert "balanced()" in title and not re.search(r"\b(?:Convert|Force)\b", title, re.I), title
+    # a subject that opens with the function keeps its name's case (wcwidth's "Strip_sequences()")
+    opening = write_statement(context([vague], subject="balanced() speed-up and rounding change (#17)"), BUG)
+    assert opening["problem_statement"].startswith("balanced() "), opening["problem_statement"].splitlines()[0]
 
 
 def test_a_failed_check_that_a_value_is_false_says_the_value_is_true():

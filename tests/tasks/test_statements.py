@@ -1239,6 +1239,25 @@ def test_a_check_that_fails_when_repeated_keeps_its_first_run():
     assert found.reproduction.splitlines()[-2:] == ["result.more()", "assert 'v' in result.output"]
 
 
+def test_a_name_imported_under_a_module_level_if_is_imported_by_the_snippet():
+    """pyjwt's tests import `RSAAlgorithm` under `if has_crypto:`; the snippet left it unbound,
+    so no block was shown and the statement said nothing of the case."""
+    source = (
+        "import pytest\nfrom pkg.algorithms import has_crypto\nfrom pkg.exceptions import InvalidKeyError\n\n"
+        "if has_crypto:\n    from pkg.algorithms import RSAAlgorithm\n"
+        "else:\n    from pkg.fallback import RSAAlgorithm\n\n\n"
+        "def test_invalid_pem():\n    algo = RSAAlgorithm(RSAAlgorithm.SHA256)\n"
+        "    with pytest.raises(InvalidKeyError):\n        algo.prepare_key('invalid key')\n"
+    )
+    lines = source.splitlines()
+    evidence = {"type": "ValueError", "line": lines.index("        algo.prepare_key('invalid key')") + 1}
+    evidence["message"] = "ValueError: Unable to load PEM file"
+    found = explain_failure(source, "tests/test_t.py::test_invalid_pem", evidence, repo_modules={"pkg"})
+    assert found.unbound == [], found.unbound
+    assert "from pkg.algorithms import RSAAlgorithm\n" in found.reproduction
+    assert "pkg.fallback" not in found.reproduction and "if has_crypto" not in found.reproduction
+
+
 def test_a_test_class_helper_method_runs_as_a_function_of_the_snippet():
     """A TestCase's setUp calls `self.redirect()`, which sets `self.out` and reads `self.interp`;
     its check helper returns `self.assertTrue(...)` and reads a module-level optional import:
