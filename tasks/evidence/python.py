@@ -17,9 +17,12 @@ import builtins
 import copy
 import dataclasses
 import functools
+import importlib.util
 import keyword
 import re
+import sys
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import git
 
@@ -135,15 +138,35 @@ def star_exports(source: str, test_path: str, project: set[str], read) -> dict[s
         if not (isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names)):
             continue
         home = _absolute_module(stmt, test_path)
-        if not home or home.split(".")[0] not in project:
+        if home and home.split(".")[0] in sys.stdlib_module_names:  # `from typing import *`
+            text = _stdlib_source(home)
+        elif home and home.split(".")[0] in project:
+            path = home.replace(".", "/")
+            candidates = [f"{path}.py", f"{path}/__init__.py", f"src/{path}.py", f"src/{path}/__init__.py"]
+            text = next((t for c in candidates if (t := read(c))), "")
+        else:
             continue
-        path = home.replace(".", "/")
-        candidates = [f"{path}.py", f"{path}/__init__.py", f"src/{path}.py", f"src/{path}/__init__.py"]
-        text = next((t for c in candidates if (t := read(c))), "")
         tree = _safe_parse(text) if text else ast.Module(body=[], type_ignores=[])
         for name in [*_public_names(tree), *_runtime_names(tree)]:
             out.setdefault(name, home)
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _stdlib_source(module: str) -> str:
+    """The source of a standard library module, read, never imported (one the interpreter
+    builds in, or cannot find, has none: its names stay unknown)."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return ""
+    origin = getattr(spec, "origin", None) or ""
+    if not origin.endswith(".py"):
+        return ""
+    try:
+        return Path(origin).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def _runtime_names(module: ast.Module) -> list[str]:

@@ -942,6 +942,22 @@ def test_a_name_from_a_star_import_of_the_project_is_imported_by_itself():
     assert without_all == {"E": "pkg._mod", "f": "pkg._mod"}
 
 
+def test_a_name_from_a_star_import_of_the_standard_library_is_imported_by_itself():
+    """dataclasses-json's tests open with `from typing import *`: `Union` in a copied class was
+    unbound, the snippet raised NameError on both states and was dropped."""
+    source = (
+        "from typing import *\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass C:\n"
+        "    event: Union[int, str]\n\n\ndef test_c():\n    assert C(1).event == 2\n"
+    )
+    exported = star_exports(source, "tests/test_union.py", {"pkg"}, lambda path: "")
+    assert exported["Union"] == "typing" and "Optional" in exported and "_SpecialForm" not in exported
+    evidence = {"type": "AssertionError", "line": 11, "message": "assert 1 == 2"}
+    found = explain_failure(source, "tests/test_union.py::test_c", evidence, {"pkg"}, star_names=exported)
+    assert found.unbound == []
+    assert "from typing import Union" in found.reproduction.splitlines()
+    assert "import *" not in found.reproduction
+
+
 def test_a_mixins_helper_reads_the_attribute_its_test_class_sets():
     """A test written once in a mixin and run by each subclass: `self.make(...)` is the mixin's
     helper, which calls the subclass's `MAKE` (a staticmethod): both are written in."""
