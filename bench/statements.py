@@ -200,12 +200,15 @@ def used_names(tree: ast.AST) -> set[str]:
 
 def is_reproduction(kind: str, tree: ast.AST) -> bool:
     """A fenced block, or an inline span that computes something (a call, an operator, a
-    subscript): a bare `name` or `mod.attr` names API, it reproduces nothing."""
+    subscript): a bare `name` or `mod.attr` names API, it reproduces nothing, and neither does
+    an exception as the runner shows it (`NotImplementedError: BinOp(...)` parses as an annotation)."""
     if kind == "block":
         return True
     body = tree.body if isinstance(tree, ast.Expression) else None
     if body is None:
         stmts = getattr(tree, "body", [])
+        if len(stmts) == 1 and isinstance(stmts[0], ast.AnnAssign) and stmts[0].value is None:
+            return False
         if len(stmts) != 1 or not isinstance(stmts[0], ast.Expr):
             return True
         body = stmts[0].value

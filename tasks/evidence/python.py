@@ -507,7 +507,7 @@ def _without_checks(stmt: ast.stmt, helpers: set[str]) -> ast.stmt | None:
 def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
     """Top-level `x = ...` that the next statements overwrite before reading `x` go (what a
     test checked and then replaced), and so do `x = <value>` (no call but a literal's method:
-    setUp's `self.kind = text_type`) and an undecorated helper definition that nothing reads.
+    setUp's `self.kind = text_type`) and a helper or fixture definition that nothing reads.
     Until none is left: a store that only a dropped store read is dead too."""
     while True:
         kept = _without_dead_stores_once(code)
@@ -519,9 +519,9 @@ def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
 def _without_dead_stores_once(code: list[ast.stmt]) -> list[ast.stmt]:
     out = []
     for i, stmt in enumerate(code):
-        if isinstance(stmt, (*_FUNCS, ast.ClassDef)) and not stmt.decorator_list:
+        if isinstance(stmt, (*_FUNCS, ast.ClassDef)) and all(_names_a_fixture(d) for d in stmt.decorator_list):
             if not any(stmt.name in _used([other]) for j, other in enumerate(code) if j != i):
-                continue  # a helper nothing calls any more (its calls were checks that passed)
+                continue  # a helper nothing calls any more (its calls were checks that passed), an inlined fixture
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
             # a definition before it reads it when it is called, later
@@ -886,14 +886,16 @@ def _fixture_defs(sources: list[ast.Module]) -> dict[str, ast.AST]:
         for node in ast.walk(tree):
             if isinstance(node, _FUNCS) and node.name not in out:
                 for deco in node.decorator_list:
-                    target = deco.func if isinstance(deco, ast.Call) else deco
-                    try:
-                        text = unparse(target)
-                    except Exception:  # noqa: BLE001
-                        continue
-                    if text.endswith("fixture") and not _fixture_is_parametrized(deco):
+                    if _names_a_fixture(deco) and not _fixture_is_parametrized(deco):
                         out[node.name] = node
     return out
+
+
+def _names_a_fixture(deco: ast.expr) -> bool:
+    """`@pytest.fixture`, `@fixture(scope=...)`, `@pytest.yield_fixture`: a decorator that only
+    registers a fixture."""
+    target = deco.func if isinstance(deco, ast.Call) else deco
+    return unparse(target).endswith("fixture")
 
 
 def _fixture_is_parametrized(deco: ast.expr) -> bool:
@@ -1426,11 +1428,13 @@ def _reproduction(
     code = [*_members_reached(rewrite, members, setup.self_attrs), *code]
     # a `for` around the failing check: its variables at the failure instead of the loop
     code = _unroll_loops(code, report.get("locals") or {})
-    code = [ast.fix_missing_locations(s) for s in _without_dead_branches(_without_dead_stores(code))]
-    code = _importable_imports(code, test_id.split("::")[0])
-    definitions = _definitions(module, test_id.split("::")[0], conftests, star_names or {})
     raised = str(report.get("type") or "") not in ("", "AssertionError")
     rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
+    # a store that only the checks after the failing one read is live (a fixture's value they use)
+    live = {id(s) for s in _without_dead_stores([*code, *rest])}
+    code = [ast.fix_missing_locations(s) for s in _without_dead_branches([s for s in code if id(s) in live])]
+    code = _importable_imports(code, test_id.split("::")[0])
+    definitions = _definitions(module, test_id.split("::")[0], conftests, star_names or {})
     if test_helpers:
         code, rest = _with_test_helpers_written_in(definitions, code, rest, test_helpers)
     code, rest = _check_helpers_inlined(code, rest, definitions)

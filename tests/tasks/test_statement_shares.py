@@ -272,3 +272,11 @@ def test_public_names_are_read_from_a_source_file_that_is_not_utf8(tmp_path):
     subprocess.run([*git, "commit", "-qm", "c"], check=True)
     names = bench.repo_public_names(tmp_path, "HEAD")
     assert {"public", "NAME", "legacy"} <= names
+
+
+def test_an_exception_as_the_runner_shows_it_is_no_reproduction_with_unbound_names():
+    """`raises `NotImplementedError: BinOp(left=Name(id='str'))`` parses as an annotation; its
+    words were counted as names the statement never binds. A call in a span still counts."""
+    shown = "`f(s)` raises `NotImplementedError: BinOp(left=Name(id='str'), op=BitOr())` at the moment."
+    assert bench.unbound_names(shown, {"f"}) == ["s"]
+    assert bench.unbound_names("`g(BinOp())` fails", set()) == ["BinOp", "g"]

@@ -1225,6 +1225,28 @@ def test_a_fixture_that_only_orders_an_unbuildable_fixture_is_still_inlined():
     assert "named = " not in found.reproduction
 
 
+def test_an_inlined_fixtures_definition_stays_out_of_the_snippet():
+    """glom's CLI test reads its file fixtures only after the failing check: their inlined
+    values were dropped as unread, so the fixtures' `@pytest.fixture` definitions were pasted
+    in to bind the names the later checks read."""
+    source = (
+        "import pytest\nfrom pkg import cli\n\nSPEC = 'a.b'\n\n\n"
+        "@pytest.fixture\ndef spec_path(tmp_path):\n    path = str(tmp_path) + '/spec.txt'\n"
+        "    with open(path, 'w') as f:\n        f.write(SPEC)\n    return path\n\n\n"
+        "def test_usage(spec_path):\n    res = cli.run(['--format', 'toml', SPEC])\n"
+        "    assert 'bad target' in res\n    res = cli.run(['--spec-file', spec_path, SPEC])\n"
+        "    assert 'not both' in res\n"
+    )
+    lines = source.splitlines()
+    evidence = {"type": "AssertionError", "line": lines.index("    assert 'bad target' in res") + 1}
+    evidence["compare"] = {"op": "in", "left": "'bad target'", "right": "'usage error'"}
+    found = explain_failure(source, "tests/test_t.py::test_usage", evidence, repo_modules={"pkg"})
+    assert found.unbound == []
+    assert "def spec_path" not in found.reproduction and "@pytest.fixture" not in found.reproduction
+    assert "res = cli.run(['--format', 'toml', SPEC])" in found.reproduction
+    assert "spec_path = path" in found.reproduction.splitlines()
+
+
 def test_pytest_tmpdir_is_bound_as_the_local_path_pytest_gives():
     source = "from pkg import Store\n\n\ndef test_reopen(tmpdir):\n    path = str(tmpdir.join('x'))\n"
     source += "    assert len(Store(path)) == 0\n"
