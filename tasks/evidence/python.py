@@ -328,15 +328,40 @@ def _find_test(tree: ast.Module, test_id: str) -> tuple[ast.ClassDef | None, ast
         return None, None
     name = parts[-1].split("[")[0]
     scope, cls = tree.body, None
+    # the last definition of a name is the one that runs: a test defined twice runs its second body
     for part in parts[:-1]:
-        cls = next((n for n in scope if isinstance(n, ast.ClassDef) and n.name == part), None)
+        cls = next((n for n in reversed(scope) if isinstance(n, ast.ClassDef) and n.name == part), None)
         if cls is None:
             break
         scope = cls.body
-    fn = next((n for n in scope if isinstance(n, _FUNCS) and n.name == name), None)
-    if fn is None:
-        fn = next((n for n in ast.walk(tree) if isinstance(n, _FUNCS) and n.name == name), None)
+    fn = next((n for n in reversed(scope) if isinstance(n, _FUNCS) and n.name == name), None)
+    if fn is None and cls is not None:  # inherited: from a class of this module, else of another (`_inherited_test`)
+        fn = _method_of_local_bases(tree, cls, name)
     return cls, fn
+
+
+def _method_of_local_bases(tree: ast.Module, cls: ast.ClassDef, name: str) -> ast.AST | None:
+    """The method `name` that `cls` inherits from a base class its own module defines."""
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    todo, seen = [cls], {cls.name}
+    while todo:
+        current = todo.pop(0)
+        for base in current.bases:
+            found = classes.get(base.id) if isinstance(base, ast.Name) and base.id not in seen else None
+            if found is None:
+                continue
+            seen.add(found.name)
+            fn = next((n for n in reversed(found.body) if isinstance(n, _FUNCS) and n.name == name), None)
+            if fn is not None:
+                return fn
+            todo.append(found)
+    return None
+
+
+def _defined_anywhere(tree: ast.Module, name: str) -> ast.AST | None:
+    """The first function named `name` anywhere in the module: a last resort for a test id
+    whose class this reading did not find."""
+    return next((n for n in ast.walk(tree) if isinstance(n, _FUNCS) and n.name == name), None)
 
 
 def _callee(call: ast.Call) -> str:
@@ -1030,8 +1055,10 @@ def explain_failure(
     record = FailureEvidence.from_dict(report, test_id=test_id)
     module = ast.parse(source)
     cls, fn = _find_test(module, test_id)
-    if fn is None and cls is not None and test_helpers:
-        module, source, fn = _inherited_test(module, cls, test_id, test_helpers)
+    if fn is None and test_helpers:
+        module, source, fn = _inherited_test(module, cls, test_id, test_helpers, source)
+    if fn is None and cls is None:
+        fn = _defined_anywhere(module, test_id.split("::")[-1].split("[")[0])
     if fn is None:
         return record
     if cls is not None and base_sources:
@@ -1093,15 +1120,17 @@ def _whole_test(fn: ast.AST, helpers: set[str]) -> tuple[ast.stmt | None, list[a
 
 
 def _inherited_test(
-    module: ast.Module, cls: ast.ClassDef, test_id: str, test_helpers: dict[str, str]
+    module: ast.Module, cls: ast.ClassDef | None, test_id: str, test_helpers: dict[str, str], source: str
 ) -> tuple[ast.Module, str, ast.AST | None]:
     """A test the class inherits from a base in the tests' own modules (`class T(TestCase,
-    Mixin)`, the test written once in `Mixin`): the two modules as one (every import made
-    absolute, the test module's definitions first), the base's source (the report's line is
-    in it) and its test function; the test module, no source and None when no base has it."""
+    Mixin)`, the test written once in `Mixin`), or a test class the file imports from one
+    (pytest collects it in each file that imports it; `cls` is None): the two modules as one
+    (every import made absolute, the test module's definitions first), the base's source (the
+    report's line is in it) and its test function; `module`, `source` and None when none has it."""
     name = test_id.split("::")[-1].split("[")[0]
     test_path = test_id.split("::")[0]
-    bases = {b.id for b in cls.bases if isinstance(b, ast.Name)}
+    classes = test_id.split("::")[1:-1]
+    bases = {b.id for b in cls.bases if isinstance(b, ast.Name)} if cls is not None else set(classes[-1:])
     for dotted, text in test_helpers.items():
         path = dotted.replace(".", "/")
         # a package the test file is in (`from . import Mixin`) is its `__init__.py`
@@ -1113,7 +1142,7 @@ def _inherited_test(
                 if fn is not None:
                     body = [*_absolute_imports(module.body, test_path), *_absolute_imports(helper.body, path)]
                     return ast.Module(body=body, type_ignores=[]), text, fn
-    return module, "", None
+    return module, source, None
 
 
 def _with_imported_bases(module: ast.Module, cls: ast.ClassDef, test_path: str, sources: dict[str, str]) -> ast.Module:

@@ -1090,6 +1090,30 @@ def test_a_test_inherited_from_a_mixin_in_the_tests_package_is_read_from_there()
     assert explain_failure(source, test_id, evidence, repo_modules={"pkg"}).reproduction is None  # no helper source
 
 
+def test_a_test_class_imported_from_another_test_module_is_read_from_its_own_module():
+    """Python-Markdown's `test_md_in_html.py` imports `TestHTMLBlocks` from another test module
+    and subclasses it; pytest runs its tests in both files. The same file has another class
+    with a test of the same name, which was read instead: no evidence for either id."""
+    source = (
+        "from pkg import render\nfrom ..blocks.test_html import TestHTMLBlocks\n\n\n"
+        "class TestWithExtension(TestHTMLBlocks):\n    pass\n\n\n"
+        "class TestOther:\n    def test_noname_tag(self):\n        assert render('<a>') == '<a>'\n"
+    )
+    helper = (
+        "from pkg import render\n\n\nclass TestHTMLBlocks:\n    def test_noname_tag(self):\n"
+        "        assert render('</>') == '<p>&lt;/&gt;</p>'\n"
+    )
+    evidence = {"type": "AssertionError", "line": 6, "compare": {"op": "==", "left": "''", "right": "'x'"}}
+    helpers = {"tests.blocks.test_html": helper}
+    for cls in ("TestWithExtension", "TestHTMLBlocks"):
+        test_id = f"tests/extensions/test_md.py::{cls}::test_noname_tag"
+        found = explain_failure(source, test_id, evidence, repo_modules={"pkg"}, test_helpers=helpers)
+        assert found.call == "render('</>')", (cls, found)
+    own = {**evidence, "line": 11}
+    found = explain_failure(source, "tests/extensions/test_md.py::TestOther::test_noname_tag", own, {"pkg"})
+    assert found.call == "render('<a>')"
+
+
 def test_a_check_that_raised_keeps_the_lookups_the_earlier_checks_made_on_its_object():
     """`assertEqual(3, cache[3])` passed and stored through `__missing__`; the later `cache[1]`
     raised on that state. Without the earlier lookups the snippet passes on the buggy code."""
@@ -1389,3 +1413,16 @@ def test_a_helper_method_of_a_base_class_the_test_file_imports_is_written_into_t
     assert "from pkg import checker" in lines and "import textwrap" in lines and "self" not in found.reproduction
     assert lines[-1] == "flakes('import os', m.UnusedImport)"
     assert "Check the messages" not in found.reproduction  # the helper's docstring: shorter, still whole
+
+
+def test_a_test_defined_twice_in_its_class_is_explained_by_the_body_that_runs():
+    """pypika's `test__between_datetime` is defined twice in one class; the second replaces the
+    first, and the failing line is in it. Reading the first body gave no evidence at all."""
+    source = (
+        "import unittest\nfrom pkg import between\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_between(self):\n        self.assertEqual('a', between(1, 2))\n\n"
+        "    def test_between(self):\n        self.assertEqual('b', between(3, 4))\n"
+    )
+    evidence = {"type": "AssertionError", "line": 10, "message": "'b' != 'B'"}
+    found = explain_failure(source, "tests/test_t.py::T::test_between", evidence, repo_modules={"pkg"})
+    assert found.call == "between(3, 4)" and found.expected == "'b'", found
