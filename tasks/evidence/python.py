@@ -21,6 +21,7 @@ import importlib.util
 import keyword
 import re
 import sys
+import textwrap
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -786,6 +787,8 @@ def _plain_assert(stmt: ast.stmt) -> ast.stmt:
             test = ast.Call(func=ast.Name("isinstance", ast.Load()), args=args[:2], keywords=[])
             if name == "assertNotIsInstance":
                 test = ast.UnaryOp(op=ast.Not(), operand=test)
+        elif name == "fail":  # unittest's explicit failure: what it raises, written plainly
+            return ast.copy_location(ast.Raise(exc=ast.Call(ast.Name("AssertionError", ast.Load()), args, [])), stmt)
         elif name == "assertRaises" and len(args) >= 2:
             body = ast.Expr(ast.Call(func=args[1], args=args[2:], keywords=call.keywords))
             # at the call's place: `ast.unparse` reads a `with`'s line for its type comment
@@ -851,7 +854,7 @@ def _is_self_check(node: ast.AST) -> bool:
     return (
         isinstance(node, ast.Expr)
         and isinstance(node.value, ast.Call)
-        and _callee(node.value).startswith("self.assert")
+        and (_callee(node.value).startswith("self.assert") or _callee(node.value) == "self.fail")
     )
 
 
@@ -1429,7 +1432,32 @@ class _Reproduction:
             if text not in parts:  # `import pytest` for a fixture and from the module: once
                 parts.append(text)
         body = "\n".join(unparse(s) for s in self.code)
-        return "\n".join(p for p in [*parts, body] if p.strip())
+        return "\n".join(p for p in [*_merged_imports(parts), body] if p.strip())
+
+
+_FROM_IMPORT = re.compile(r"from ([\w.]+) import ([^()\n]+)")
+
+
+def _merged_imports(parts: list[str]) -> list[str]:
+    """`parts` with the one-name imports of a module (`from m import A`, `from m import B`, one
+    per name the snippet reads) as one statement where the first stood, wrapped when long."""
+    names: dict[str, list[str]] = {}
+    for part in parts:
+        if match := _FROM_IMPORT.fullmatch(part):
+            names.setdefault(match[1], []).extend(n.strip() for n in match[2].split(","))
+    out = []
+    for part in parts:
+        match = _FROM_IMPORT.fullmatch(part)
+        if match is None:
+            out.append(part)
+        elif match[1] in names:
+            imported = list(dict.fromkeys(names.pop(match[1])))
+            line = f"from {match[1]} import {', '.join(imported)}"
+            if len(line) > 100:
+                wrapped = textwrap.wrap(", ".join(imported) + ",", 92, break_long_words=False)
+                line = f"from {match[1]} import (\n" + "".join(f"    {w}\n" for w in wrapped) + ")"
+            out.append(line)
+    return out
 
 
 def _reproduction(

@@ -728,7 +728,10 @@ def test_a_small_helper_of_the_tests_package_is_written_into_the_snippet(test):
     code = found.reproduction
     assert "tests" not in code and "utils." not in code and not found.unbound
     assert "def simple_attr(name, default=NOTHING):" in code and "A bare attribute" not in code
-    assert code.count("import Attribute") == 1 and "from pkg._impl import NOTHING" in code
+    # each name imported once, one statement per module (the helper's and the test's imports merged)
+    imported = [a.name for n in ast.parse(code).body if isinstance(n, ast.ImportFrom) for a in n.names]
+    assert sorted(imported) == ["Attribute", "NOTHING", "make"], code
+    assert code.splitlines()[0] == "from pkg._impl import make, Attribute, NOTHING"
     assert code.splitlines()[-1] in ("assert (simple_attr('x'),) == make('x')", "assert simple_attr('y') == make('y')")
 
 
@@ -1157,7 +1160,7 @@ def test_a_name_a_star_imported_module_binds_at_run_time_is_imported_from_it():
     evidence = {"type": "AssertionError", "line": 5, "message": "assert None == 1"}
     found = explain_failure(source, "pkg/tests/test_s.py::test_state", evidence, {"pkg"}, star_names=exported)
     assert found.unbound == []
-    assert {"from pkg._state import CLIENT", "from pkg._state import READERS"} <= set(found.reproduction.splitlines())
+    assert "from pkg._state import CLIENT, READERS" in found.reproduction.splitlines()
     static = star_exports(source, "pkg/tests/test_s.py", {"pkg"}, lambda p: "X = 'CLIENT'\n" if "_state" in p else "")
     assert static == {"X": "pkg._state"}  # a module that binds nothing in code exports no word of its strings
 
@@ -1410,7 +1413,11 @@ def test_a_helper_method_of_a_base_class_the_test_file_imports_is_written_into_t
     lines = found.reproduction.splitlines()
     assert found.unbound == [] and found.call == "flakes('import os', m.UnusedImport)", found.reproduction
     assert "def flakes(input, *expected, **kw):" in lines and "withDoctest = False" in lines
-    assert "from pkg import checker" in lines and "import textwrap" in lines and "self" not in found.reproduction
+    assert (
+        "from pkg import checker, messages as m" in lines
+        and "import textwrap" in lines
+        and "self" not in found.reproduction
+    )
     assert lines[-1] == "flakes('import os', m.UnusedImport)"
     assert "Check the messages" not in found.reproduction  # the helper's docstring: shorter, still whole
 
@@ -1426,3 +1433,33 @@ def test_a_test_defined_twice_in_its_class_is_explained_by_the_body_that_runs():
     evidence = {"type": "AssertionError", "line": 10, "message": "'b' != 'B'"}
     found = explain_failure(source, "tests/test_t.py::T::test_between", evidence, repo_modules={"pkg"})
     assert found.call == "between(3, 4)" and found.expected == "'b'", found
+
+
+def test_a_callback_method_that_calls_self_fail_raises_assertion_error_in_the_snippet():
+    """pycparser's lexer tests hand `self.error_func` to the lexer, and it calls `self.fail`:
+    `self` stayed unbound in the snippet, so no block was shown."""
+    source = (
+        "import unittest\nfrom pkg import Lexer\n\n\nclass T(unittest.TestCase):\n"
+        "    def error_func(self, msg):\n        self.fail(msg)\n\n"
+        "    def setUp(self):\n        self.lex = Lexer(self.error_func)\n\n"
+        "    def test_char(self):\n        self.assertEqual(self.lex.types(\"'12'\"), ['CHAR'])\n"
+    )
+    evidence = {"type": "AssertionError", "line": 13, "message": "Invalid char constant '12'"}
+    found = explain_failure(source, "tests/test_t.py::T::test_char", evidence, repo_modules={"pkg"})
+    assert found.unbound == [], found.unbound
+    assert "def error_func(msg):\n    raise AssertionError(msg)" in found.reproduction
+
+
+def test_a_snippets_imports_of_one_module_are_one_statement_wrapped_when_long():
+    """pycparser's snippets opened with 22 lines of `from pycparser.c_ast import X`, one per
+    name, which pushed them past the length a statement quotes."""
+    from tasks.evidence.python import _merged_imports
+
+    names = [f"Node{i}" for i in range(22)]
+    parts = [f"from pkg.ast import {n}" for n in names[:11]] + ["import os"]
+    parts += [f"from pkg.ast import {n}" for n in names[11:]] + ["from pkg.ast import Node0", "from pkg import parse"]
+    merged = _merged_imports(parts)
+    assert merged[1:] == ["import os", "from pkg import parse"]
+    assert merged[0].startswith("from pkg.ast import (\n    Node0, Node1,") and merged[0].endswith("Node21,\n)")
+    assert all(len(line) <= 100 for line in merged[0].splitlines())
+    assert [a.name for a in ast.parse(merged[0]).body[0].names] == names
