@@ -26,6 +26,7 @@ from .recipe_sources import (
     extra_requirements,
     ini,
     project_extras,
+    project_requirements,
     read_pyproject,
     read_pytest_options,
     read_setup_cfg,
@@ -64,10 +65,12 @@ def extras_at(repo: Path, commit: str) -> dict[str, list[str]]:
 
 def suite_requirements(repo: Path, commit: str, recipe: InstallRecipe) -> list[str]:
     """Every requirement string the snapshot's test sources give (its extras, dev and test
-    groups, tox deps, requirement files, pytest plugins): where a suite pins its versions."""
+    groups, tox deps, requirement files, pytest plugins), and the project's own dependencies:
+    where a suite pins its versions, and what a version chosen for it must meet."""
     names = [n for n in ("pyproject.toml", "setup.cfg", "setup.py") if n in list_files_at(repo, commit)]
     text = {n: (read_file_at(repo, commit, n) or b"").decode(errors="replace") for n in names}
     lines = list(extra_requirements(text, recipe.extras)) + list(recipe.dev_packages) + list(recipe.plugins)
+    lines += project_requirements(text) if recipe.install_project else []
     for name in recipe.requirements:
         for line in (read_file_at(repo, commit, name) or b"").decode(errors="replace").splitlines():
             lines.append(line)

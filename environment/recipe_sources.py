@@ -432,6 +432,25 @@ def candidate_requirement_files(repo: Path, commit: str, top: list[str]) -> list
 
 
 # -- what a suite pins -------------------------------------------------------------------
+def project_requirements(text: dict[str, str]) -> list[str]:
+    """The requirement strings the project itself declares (pyproject's `dependencies`,
+    setup.cfg's and setup.py's `install_requires`): what any version chosen for it must meet."""
+    out = [
+        str(r) for r in (_toml(text.get("pyproject.toml", "")).get("project", {}) or {}).get("dependencies", []) or []
+    ]
+    requires = ini(text.get("setup.cfg", "")).get("options", "install_requires", fallback="")
+    out += [ln.strip() for ln in requires.splitlines() if ln.strip()]
+    try:
+        tree = ast.parse(text.get("setup.py", ""))
+    except SyntaxError:
+        return out
+    for call in _setup_calls(tree):
+        value = call.literal("install_requires")
+        if isinstance(value, (list, tuple)):
+            out += [str(r) for r in value]
+    return out
+
+
 def extra_requirements(text: dict[str, str], extras) -> list[str]:
     """The requirement strings of the named extras in pyproject.toml, setup.cfg and setup.py."""
     wanted = {e.lower() for e in extras}

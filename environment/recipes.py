@@ -17,10 +17,13 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
 from sandbox import InstallRecipe, default_cache_dir, repo_name
 
-from .detect import detect_recipe
+from .detect import detect_recipe, suite_requirements
 from .repair import Fix
+from .versions import normalize, suite_pins
 
 
 def save_learned_fix(path: Path, fix: Fix, commit: str, learned: dict | None = None) -> None:
@@ -46,10 +49,40 @@ class RecipeBook:
         self.log = log
         self._lock = threading.RLock()
         self._overrides: dict[str, dict] = {}  # repository identity -> config entry + learned fixes
+        self._learned_packages: dict[str, list[str]] = {}  # repository identity -> packages its learned fixes add
 
     def recipe_for(self, repo: Path, commit: str) -> InstallRecipe:
-        """The recipe a backend builds `commit`'s environment from."""
-        return detect_recipe(Path(repo), commit, self.override(repo))
+        """The recipe a backend builds `commit`'s environment from. A version pinned by a fix
+        learned on another commit (`tokenize-rt==4.1.0`, the release of a 2021 commit's day)
+        stays out of a commit whose own requirements exclude it (`tokenize-rt>=6.1.0` in 2025)."""
+        override = self.override(repo)
+        recipe = detect_recipe(Path(repo), commit, override)
+        excluded = self._pins_excluded_by(repo, commit, recipe)
+        if not excluded:
+            return recipe
+        packages = [p for p in override.get("packages", []) if p not in excluded]
+        return detect_recipe(Path(repo), commit, {**override, "packages": packages})
+
+    def _pins_excluded_by(self, repo: Path, commit: str, recipe: InstallRecipe) -> set[str]:
+        """The learned exact pins (`name==version`) that `commit`'s declared requirements exclude."""
+        with self._lock:
+            learned = set(self._learned_packages.get(repo_name(repo), ())) - set(
+                self._config_entry(repo).get("packages", [])
+            )
+        pins = [p for p in learned if "==" in p]
+        if not pins:
+            return set()
+        declared = suite_pins(suite_requirements(Path(repo), commit, recipe))
+        excluded = set()
+        for pin in pins:
+            name, _, version = pin.partition("==")
+            spec = declared.get(normalize(name.split("[")[0]), "")
+            try:
+                if spec and not SpecifierSet(spec).contains(version.strip(), prereleases=True):
+                    excluded.add(pin)
+            except InvalidSpecifier:
+                continue
+        return excluded
 
     def recipe_with(self, repo: Path, commit: str, fix: Fix) -> InstallRecipe:
         """The recipe `commit` would get with `fix` learned (nothing is learned)."""
@@ -90,6 +123,7 @@ class RecipeBook:
             build_packages=list(learned.get("build_packages", [])),
             extras=list(learned.get("extras", [])),
         )
+        self._learned_packages[name] = list(fix.packages)
         if fix.changes(current):
             self._overrides[name] = fix.apply(current)
             self.log(f"sandbox: reusing the environment fixes learned for {name} ({path})")
@@ -100,4 +134,5 @@ class RecipeBook:
         name = repo_name(repo)
         with self._lock:
             self._overrides[name] = fix.apply(self._load(Path(repo)))
+            self._learned_packages[name] = [*self._learned_packages.get(name, []), *fix.packages]
             save_learned_fix(self._cache_file(repo), fix, commit)

@@ -14,7 +14,7 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from environment import RecipeBook, SetupBackend, diagnose
+from environment import Fix, RecipeBook, SetupBackend, diagnose
 from environment.detect import extras_at
 from environment.repair import missing_extra, outdated_dependency, unmet_dependency
 from environment.setup import tree_module_names
@@ -277,3 +277,27 @@ def test_a_skip_that_requires_a_package_not_to_be_installed_asks_for_nothing(tmp
         "requires numpy to be absent",
     ):
         assert missing_extra(_skipped(reason), recipe, extras) is None, reason
+
+
+def test_a_pin_learned_on_an_old_commit_stays_out_of_a_commit_whose_requirements_exclude_it(tmp_path):
+    """A 2021 commit's suite needed `tokenize-rt==4.1.0` (its day's release); the fix was learned
+    for the whole repository, and a 2025 commit that declares `tokenize-rt>=6.1.0` then ran on
+    4.1.0 (`cannot import name 'curly_escape'`). A pin the commit itself allows still applies."""
+    from tests.sandbox_fixtures import git, make_repo, write
+
+    setup = "[metadata]\nname = lib\n\n[options]\ninstall_requires =\n    tokenize-rt>={floor}\n"
+    repo, old = make_repo(tmp_path / "repo", {"setup.cfg": setup.format(floor="3.2"), "lib.py": "x = 1\n"})
+    write(repo, {"setup.cfg": setup.format(floor="6.1.0")})
+    git(repo, "commit", "-qam", "require tokenize-rt 6.1")
+    new = git(repo, "rev-parse", "HEAD")
+    book = RecipeBook({}, tmp_path / "cache", log=lambda m: None)
+    fix = "install tokenize-rt==4.1.0, the release of 2021-09-10"
+    book.learn(repo, Fix(fix, packages=["tokenize-rt==4.1.0"], rule="contemporary-dependency"), old)
+    assert "tokenize-rt==4.1.0" in book.recipe_for(repo, old).packages
+    assert "tokenize-rt==4.1.0" not in book.recipe_for(repo, new).packages
+    later = RecipeBook({}, tmp_path / "cache", log=lambda m: None)  # the same, read back from the cache
+    assert "tokenize-rt==4.1.0" not in later.recipe_for(repo, new).packages
+    assert "tokenize-rt==4.1.0" in later.recipe_for(repo, old).packages
+    # a pin the user's config gives is never second-guessed
+    configured = RecipeBook({"repo": {"packages": ["tokenize-rt==4.1.0"]}}, tmp_path / "cache", log=lambda m: None)
+    assert "tokenize-rt==4.1.0" in configured.recipe_for(repo, new).packages
