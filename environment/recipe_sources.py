@@ -435,20 +435,23 @@ def candidate_requirement_files(repo: Path, commit: str, top: list[str]) -> list
 def project_requirements(text: dict[str, str]) -> list[str]:
     """The requirement strings the project itself declares (pyproject's `dependencies`,
     setup.cfg's and setup.py's `install_requires`): what any version chosen for it must meet."""
-    out = [
-        str(r) for r in (_toml(text.get("pyproject.toml", "")).get("project", {}) or {}).get("dependencies", []) or []
-    ]
+    project = _toml(text.get("pyproject.toml", "")).get("project", {}) or {}
+    out = [str(r) for r in project.get("dependencies", []) or []]
     requires = ini(text.get("setup.cfg", "")).get("options", "install_requires", fallback="")
     out += [ln.strip() for ln in requires.splitlines() if ln.strip()]
-    try:
-        tree = ast.parse(text.get("setup.py", ""))
-    except SyntaxError:
-        return out
-    for call in _setup_calls(tree):
-        value = call.literal("install_requires")
+    for value in _setup_py_literals(text.get("setup.py", ""), "install_requires"):
         if isinstance(value, (list, tuple)):
             out += [str(r) for r in value]
     return out
+
+
+def _setup_py_literals(source: str, keyword: str) -> list:
+    """The literal value of `keyword` in each `setup(...)` call of a setup.py (none when it does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return [call.literal(keyword) for call in _setup_calls(tree)]
 
 
 def extra_requirements(text: dict[str, str], extras) -> list[str]:
@@ -468,12 +471,7 @@ def project_extras(text: dict[str, str]) -> dict[str, list[str]]:
         for name in parser.options("options.extras_require"):
             lines = parser.get("options.extras_require", name).splitlines()
             out.setdefault(name, []).extend(ln.strip() for ln in lines if ln.strip())
-    try:
-        tree = ast.parse(text.get("setup.py", ""))
-    except SyntaxError:
-        return out
-    for call in _setup_calls(tree):
-        value = call.literal("extras_require")
+    for value in _setup_py_literals(text.get("setup.py", ""), "extras_require"):
         if isinstance(value, dict):
             for name, reqs in value.items():
                 if isinstance(reqs, (list, tuple)):
