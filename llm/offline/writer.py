@@ -941,6 +941,8 @@ def missing_name(f: FailureEvidence, functions: list[dict], added_lines: list[st
         name = m.group(m.lastindex or 1)
         if pattern is _ABSENT[1] and _rejected_by_the_tests_own(f, error):
             continue  # a dict key spread into a class the test defines: no argument the change adds
+        if pattern is _ABSENT[1] and not _passed_by_the_test(f, name):
+            continue  # the project passed it to its own function (`filter_module(parent=...)`): a plain bug
         if pattern is not _ABSENT[2]:
             return name
         touched = {str(fn.get("name")) for fn in functions}
@@ -948,6 +950,13 @@ def missing_name(f: FailureEvidence, functions: list[dict], added_lines: list[st
         if name in touched or any(defines.search(line.strip()) for line in added_lines):
             return name
     return ""
+
+
+def _passed_by_the_test(f: FailureEvidence, keyword: str) -> bool:
+    """The test's own code passes `keyword` (`f(parent=x)`, or a dict key it spreads), so the
+    argument it is refused is one the test asks for, not one the project passes internally."""
+    code = "\n".join([f.reproduction or "", f.check or "", *(f.source or [])])
+    return bool(re.search(rf"\b{re.escape(keyword)}\s*=(?!=)|['\"]{re.escape(keyword)}['\"]\s*:", code))
 
 
 def _rejected_by_the_tests_own(f: FailureEvidence, error: str) -> bool:

@@ -602,6 +602,17 @@ def test_a_dict_key_spread_into_a_class_the_test_defines_is_no_argument_to_ask_f
     )
     text = write_statement(context([passed], functions=[fn]), BUG)["problem_statement"]
     assert "`recurse` argument" in text.splitlines()[0]
+    # a keyword the test never passes: the project called its own function with it (loguru's
+    # `filter_module(parent=...)` under `logger.info(...)`), a bug, not an argument to ask for
+    internal = replace(
+        spread,
+        error="TypeError: filter_module() got an unexpected keyword argument 'parent'",
+        reproduction="from loguru import logger\nlogger.add(print, filter='tests')\nlogger.info('ok')",
+        call="logger.info('ok')",
+    )
+    text = write_statement(context([internal], functions=[fn]), BUG)["problem_statement"]
+    assert "`parent` argument" not in text and "There is no `parent`" not in text, text
+    assert "TypeError" in text, text
 
 
 def test_a_check_on_a_bare_test_local_name_makes_no_step_without_the_tests_lines():
