@@ -13,6 +13,7 @@ backend at its next build.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -50,6 +51,7 @@ class RecipeBook:
         self._lock = threading.RLock()
         self._overrides: dict[str, dict] = {}  # repository identity -> config entry + learned fixes
         self._learned_packages: dict[str, list[str]] = {}  # repository identity -> packages its learned fixes add
+        self._declared: dict[tuple[str, str, str], dict[str, str]] = {}  # (repo, sha, recipe key) -> its specifiers
 
     def recipe_for(self, repo: Path, commit: str) -> InstallRecipe:
         """The recipe a backend builds `commit`'s environment from. A version pinned by a fix
@@ -72,7 +74,7 @@ class RecipeBook:
         pins = [p for p in learned if "==" in p]
         if not pins:
             return set()
-        declared = suite_pins(suite_requirements(Path(repo), commit, recipe))
+        declared = self._declared_pins(repo, commit, recipe)
         excluded = set()
         for pin in pins:
             name, _, version = pin.partition("==")
@@ -92,6 +94,14 @@ class RecipeBook:
         """The repo's override as it stands: config entries plus learned fixes."""
         with self._lock:
             return dict(self._load(Path(repo)))
+
+    def _declared_pins(self, repo: Path, commit: str, recipe: InstallRecipe) -> dict[str, str]:
+        """The specifiers `commit` declares, read once per full sha (a backend asks for the
+        recipe on every run; a branch name is read again, like `detect_recipe`)."""
+        key = (str(Path(repo).resolve()), commit, recipe.key())
+        if key not in self._declared or not re.fullmatch(r"[0-9a-f]{40}", commit):
+            self._declared[key] = suite_pins(suite_requirements(Path(repo), commit, recipe))
+        return self._declared[key]
 
     def _config_entry(self, repo: Path) -> dict:
         """The config's entry for the repository: by its identity, else by its folder name."""
