@@ -54,6 +54,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from corpus import dev_set  # noqa: E402
+from records import file_of_test  # noqa: E402
 
 REAL = dev_set("python")  # `--dev-set js` points it at the JavaScript/TypeScript dev set
 PATH_SEPARATOR = " > "  # between a JS test id's describe titles (sandbox.js_report)
@@ -311,7 +312,7 @@ def container_vs_native(
     runs, same = 0, True
     try:
         for rec in records:
-            files = sorted({t.split("::")[0] for t in rec["tests"]})
+            files = sorted({file_of_test(t) for t in rec["tests"]})
             docker.run_tests(repo, rec["commit"], (), files)  # warm-up: builds, recipe repairs, spare containers
             if docker.is_javascript(repo, rec["commit"]):
                 native = JsNative(docker, Path(tmp or tempfile.gettempdir()))

@@ -80,7 +80,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from corpus import dev_set  # noqa: E402
 from llm.offline.writer import fence_safe, nonfinite_written, snippet_local, stated_call, stated_raising_call  # noqa: E402
-from records import FailureEvidence, Task  # noqa: E402
+from records import FailureEvidence, Task, file_of_test, function_of_test, parameter_id  # noqa: E402
 
 DEV_SETS = {"python": "python", "js": "javascript"}  # --dev-set -> corpus.dev_set language
 EXECUTION_LAYERS = "[schema,compile,functional]"
@@ -383,7 +383,7 @@ def test_asserts(source: str, test_id: str, line: int = 0) -> list[tuple[int, st
     (with `line`, the checks in branches that did not run on the way to it left out, and a check
     written over several lines that holds `line` is at `line`: the runner reports the line of
     the call inside it that failed)."""
-    name = test_id.split("::")[-1].split("[")[0]
+    name = function_of_test(test_id)
 
     def at(node: ast.AST) -> int:
         return line if line and node.lineno <= line <= (node.end_lineno or node.lineno) else node.lineno
@@ -459,7 +459,7 @@ def passing_quotes(task: dict, repo: Path, failures: dict[str, FailureEvidence])
         line = evidence.line if evidence is not None else None
         if not line:
             continue
-        path = test_id.split("::")[0]
+        path = file_of_test(test_id)
         source = subprocess.run(
             ["git", "-C", str(repo), "show", f"{task['base_commit']}:{path}"], capture_output=True, text=True
         ).stdout
@@ -569,7 +569,7 @@ def unmentioned_cases(statement: str, test_ids: list[str], failures: dict[str, F
     out = []
     for test_id in test_ids:
         f = failures.get(test_id)
-        name = test_id.split("::")[-1]
+        name = test_id.partition("::")[2] or test_id  # the node names and the case, for a reader
         if f is None or not f.derived:
             out.append(f"{name} (no evidence)")
             continue
@@ -608,10 +608,9 @@ def test_internals(
             found.append(f"{kind} {what}")
 
     for test_id in test_ids:
-        function, _, case = test_id.split("::")[-1].partition("[")
+        function, case = function_of_test(test_id), parameter_id(test_id)
         if re.search(rf"(?<![\w.]){re.escape(function)}\b", statement):
             add("test name", function)
-        case = case[:-1] if case.endswith("]") else case
         params = (failures.get(test_id) or FailureEvidence(test_id)).params or {}
         if (
             case

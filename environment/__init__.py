@@ -29,7 +29,6 @@ from .languages import (
     language_of_test,
     languages_of,
     snapshot_files,
-    test_file_of,
 )
 from .recipes import RecipeBook
 from .repair import Fix, diagnose
@@ -59,5 +58,4 @@ __all__ = [
     "make_sandbox",
     "pretend_version_env",
     "snapshot_files",
-    "test_file_of",
 ]

@@ -16,6 +16,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from records import file_of_test
+
 PYTHON = "python"
 JAVASCRIPT = "javascript"
 LANGUAGES = (PYTHON, JAVASCRIPT)
@@ -70,8 +72,8 @@ def common_extensions(files: list[str], n: int = 3) -> list[str]:
 # ---------------------------------------------------------------- the language seam
 #
 # What mining, the functional layer and the evidence engine ask of a language. A test id is
-# `FILE::rest` in every language (pytest's node id; `FILE::describe > title` for JS/TS runners),
-# so the file a test lives in is the text before the first "::".
+# `FILE::rest` in every language (pytest's node id; `FILE::describe > title` for JS/TS runners);
+# records.test_ids reads it.
 
 JS_EXTENSIONS = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".mts", ".cts")
 _PYTHON_TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_test\.py$|(^|/)conftest\.py$")
@@ -97,11 +99,6 @@ _JS_DECLARES_TESTS = re.compile(r"(^|[^\w$.])(describe|it|test|suite)(\.(only|sk
 
 
 _NOT_RUNNABLE = r"(^|/)(fixtures?|__fixtures__|__mocks__|mocks?|helpers?|support|utils?|__snapshots__)/"
-
-
-def test_file_of(test_id: str) -> str:
-    """The file a test id names (its text before the first "::"), in every language."""
-    return test_id.partition("::")[0]
 
 
 @dataclass(frozen=True)
@@ -178,7 +175,7 @@ def language_named(name: str) -> Language:
 
 def language_of_test(test_id: str) -> Language | None:
     """The language a test id's file is written in, or None."""
-    file = test_file_of(test_id)
+    file = file_of_test(test_id)
     return next((lang for lang in LANGUAGE_OF.values() if lang.owns(file)), None)
 
 

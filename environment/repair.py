@@ -31,6 +31,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from records import file_of_test, node_names
 from sandbox import STEP_MARK, InstallRecipe, lacked_names, sandbox_pytest_version, skip_reasons
 
 from .recipe_sources import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS
@@ -570,12 +571,12 @@ def nose_setups(failing: Sequence[str], sources: Mapping[str, str]) -> list[str]
     file's text."""
     found = []
     for test_id in failing:
-        path, _, rest = test_id.partition("::")
+        path = file_of_test(test_id)
         try:
             scope = ast.parse(sources.get(path) or "").body
         except (SyntaxError, ValueError):
             continue
-        names = [re.sub(r"\[.*\]$", "", n) for n in rest.split("::") if n]
+        names = node_names(test_id)
         module = {n.name for n in scope if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         module |= {t.id for n in scope if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
         if module & _NOSE_MODULE_HOOKS and not module & _PYTEST_MODULE_HOOKS:

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from records import file_of_test
 from sandbox import (
     Backend,
     BuildError,
@@ -270,7 +271,7 @@ class SetupBackend:
         """A package at the commit's release when failing tests blame an API it no longer has;
         pytest<8 when they rely on a nose-style setup pytest 8 no longer calls."""
         failing = sorted(t for t, outcome in run.outcomes.items() if outcome == "failed")
-        files = sorted({t.split("::")[0] for t in failing})
+        files = sorted({file_of_test(t) for t in failing})
         texts = {f: (read_file_at(repo, commit, f) or b"").decode(errors="replace") for f in files}
         if nose_setups(failing, texts):  # the source says so; the environment's pytest must agree
             recipe = self.recipe(repo, commit)

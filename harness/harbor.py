@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 
 from environment import JS_LANGUAGE, PYTHON_LANGUAGE, detect_js_recipe, detect_recipe, languages_of
-from records import Task
+from records import Task, file_of_test
 from sandbox import (
     AUTOLOAD_NAMES,
     AUTOLOAD_SUFFIXES,
@@ -399,7 +399,7 @@ def export_harbor_task(
         shutil.rmtree(folder)
     env, tests, solution = folder / "environment", folder / "tests", folder / "solution"
     withheld = test_files_of(task.test_patch)
-    listed = sorted({t.split("::")[0] for t in task.FAIL_TO_PASS + task.PASS_TO_PASS})
+    listed = sorted({file_of_test(t) for t in task.FAIL_TO_PASS + task.PASS_TO_PASS})
     try:
         repo = prepare_tree(source, task.base_commit, [task.bug_patch], env / "repo")
     except Exception as exc:

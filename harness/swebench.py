@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from environment import detect_recipe
-from records import Task, write_jsonl
+from records import Task, file_of_test, write_jsonl
 from sandbox import AUTOLOAD_NAMES, AUTOLOAD_SUFFIXES, JsRecipe, install_commands
 from tasks import test_files_of
 
@@ -66,7 +66,7 @@ def image_name(task: Task, buggy_commit: str) -> str:
 
 def eval_script(task: Task) -> str:
     """The harness runs this in /testbed after applying the model patch."""
-    test_files = sorted({t.split("::")[0] for t in task.FAIL_TO_PASS + task.PASS_TO_PASS})
+    test_files = sorted({file_of_test(t) for t in task.FAIL_TO_PASS + task.PASS_TO_PASS})
     patched = test_files_of(task.test_patch)
     restore = sorted(set(test_files) | set(patched))
     autoload = " ".join(
@@ -120,7 +120,7 @@ def js_eval_script(task: Task, recipe: JsRecipe) -> str:
     commit's files with the withheld tests applied), plants canaries, runs the runner with
     SEBGen's reporter and prints `PASSED id` / `FAILED id` lines, which parse_log_pytest_v2 reads,
     only when the canaries came out as planted."""
-    listed = sorted({t.split("::")[0] for t in task.FAIL_TO_PASS + task.PASS_TO_PASS})
+    listed = sorted({file_of_test(t) for t in task.FAIL_TO_PASS + task.PASS_TO_PASS})
     config = js_verifier_config(task, recipe, test_files_of(task.test_patch), listed)
     config.update(app="/testbed", logs=JS_VERIFIER_LOGS)
     lines = [

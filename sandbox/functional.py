@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from records import file_of_test
+
 from .errors import PatchError
 from .report import lacked_names, load_errors, skip_reasons
 from .tree import attempt_tree, raise_if_submodule_needed
@@ -169,7 +171,7 @@ def _failures_of(runs: Sequence[TestRun], tests: Sequence[str]) -> dict[str, dic
     under the file's name: the evidence producer tells which test it belongs to."""
     out: dict[str, dict] = {}
     for test in tests:
-        for key in (test, test.partition("::")[0]):
+        for key in (test, file_of_test(test)):
             found = next((r.failures[key] for r in runs if key in getattr(r, "failures", {})), None)
             if found is not None:
                 out[key] = found
@@ -207,7 +209,7 @@ def _no_f2p_reason(
     if skipped:  # a skipped test proves nothing: "already passes" would hide why the task was lost
         when = "in both states" if all(after[t] == "skipped" for t in skipped) else "with bug_patch applied"
         rest = len(tests) - len(skipped)
-        files = {t.split("::")[0] for t in skipped}
+        files = {file_of_test(t) for t in skipped}
         reasons = [r for run in before_runs for f, rs in skip_reasons(run.log_tail).items() if f in files for r in rs]
         because = f": {'; '.join(dict.fromkeys(reasons))}" if reasons else ""
         return (

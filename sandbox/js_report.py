@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from records import FailureEvidence
+from records import FailureEvidence, file_of_test
 
 from .errors import SandboxError
 
@@ -88,7 +88,7 @@ class JsReport:
         """The id's outcome; "error" when its file failed to load; None when the run never saw it."""
         if test_id in self.outcomes:
             return self.outcomes[test_id]
-        return "error" if test_id.partition("::")[0] in self.load_errors else None
+        return "error" if file_of_test(test_id) in self.load_errors else None
 
 
 def js_test_id(file: str, path: Iterable[str]) -> str:

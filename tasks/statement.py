@@ -14,7 +14,7 @@ from unidiff import PatchSet, UnidiffParseError
 
 from environment import JS_LANGUAGE, language_named, language_of_test
 from llm import patch_added_lines, patch_sections, unparse
-from records import FailureEvidence, Task
+from records import FailureEvidence, Task, file_of_test, function_of_test
 from tasks.evidence import js as js_evidence
 from tasks.evidence.python import is_check, own_nodes, test_intent
 from tasks.evidence.repo import file_at
@@ -145,8 +145,7 @@ def failing_tests(candidate: Candidate, test_ids: list[str], per_test: int = 2, 
     added = added_line_numbers(test_patch)
     out = []
     for test_id in test_ids:
-        path, _, rest = test_id.partition("::")
-        name = rest.split("::")[-1].split("[")[0]
+        path, name = file_of_test(test_id), function_of_test(test_id)
         source = file_at(candidate.repo_path, candidate.sha, path)
         found = assertions(source, name, lines=True)
         new_lines = added_test_lines(source, name, added.get(path, set()))
@@ -295,7 +294,7 @@ def js_failing_tests(candidate: Candidate, test_ids: list[str], per_test: int = 
     added = added_line_numbers(test_patch)
     out, sources = [], {}
     for test_id in test_ids:
-        path = test_id.partition("::")[0]
+        path = file_of_test(test_id)
         if path not in sources:
             sources[path] = file_at(candidate.repo_path, candidate.sha, path)
         source, new = sources[path], added.get(path, set())

@@ -21,7 +21,7 @@ from unidiff import PatchSet
 
 from environment import JS_LANGUAGE, PYTHON_LANGUAGE, language_of_test
 from llm import LeakReport, LLMClient, LLMError, leak_report
-from records import LAYERS, FailureEvidence, LayerResult, Task
+from records import LAYERS, FailureEvidence, LayerResult, Task, file_of_test, node_names
 from sandbox import (
     ABSENT,
     PatchError,
@@ -239,7 +239,7 @@ def keep_own_failures(result, task: Task, repo_path: Path) -> None:
     sources: dict[str, str] = {}
     dropped = []
     for test_id in never_ran:
-        path = test_id.partition("::")[0]
+        path = file_of_test(test_id)
         if path not in touched:
             dropped.append(test_id)
             continue
@@ -251,7 +251,7 @@ def keep_own_failures(result, task: Task, repo_path: Path) -> None:
     if not dropped:
         return
     result.fail_to_pass = [t for t in result.fail_to_pass if t not in set(dropped)]
-    kept = {*result.fail_to_pass, *(t.partition("::")[0] for t in result.fail_to_pass)}  # file keys: _failures_of
+    kept = {*result.fail_to_pass, *(file_of_test(t) for t in result.fail_to_pass)}  # file keys: _failures_of
     result.failures = {t: f for t, f in result.failures.items() if t in kept}
     said = (
         f"{len(dropped)} test(s) never ran with bug_patch applied (their file, a conftest or a setup file "
@@ -281,9 +281,9 @@ def _added_lines(patch: str) -> dict[str, set[int]]:
 def definition_lines(source: str, test_id: str) -> tuple[int, int] | None:
     """The first and last line (decorators included) of the test `test_id` names in `source`,
     or None when it cannot be found (a generated test, a file that does not parse)."""
-    path, _, rest = test_id.partition("::")
+    path = file_of_test(test_id)
     if path.endswith(PYTHON_LANGUAGE.extensions):
-        return _python_span(source, [re.sub(r"\[.*\]$", "", part) for part in rest.split("::")])
+        return _python_span(source, node_names(test_id))
     if path.endswith(JS_LANGUAGE.extensions):
         try:
             found = js_evidence.find_test(js_evidence.parse(source, path).root_node, test_id, None)

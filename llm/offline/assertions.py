@@ -7,6 +7,8 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+from records import function_of_test
+
 from ..python_source import unparse
 
 
@@ -23,7 +25,7 @@ class Check:
 
     @property
     def test_name(self) -> str:
-        return self.test_id.split("::")[-1].split("[")[0]
+        return function_of_test(self.test_id)
 
 
 _OPS = {

@@ -15,7 +15,7 @@ import dataclasses
 import random
 import re
 
-from records import FailureEvidence
+from records import FailureEvidence, file_of_test
 
 from ..leakage import leak_report
 from .directives import _ACTUAL, _EXPECTED, parse_directives
@@ -603,7 +603,7 @@ def shared_state_root(failures: list[FailureEvidence]) -> tuple[FailureEvidence,
     ]
     if not rooted:
         return None
-    root = min(rooted, key=lambda f: (f.test_id.partition("::")[0], f.line or 0))
+    root = min(rooted, key=lambda f: (file_of_test(f.test_id), f.line or 0))
     literals = [
         next(v for v in m.groups() if v is not None) for m in _LITERAL.finditer("\n".join(_setup_and_check(root)[1]))
     ]

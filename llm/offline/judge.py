@@ -50,7 +50,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from records import FailureEvidence
+from records import FailureEvidence, function_of_test
 
 from ..leakage import leak_report
 from ..python_source import unparse
@@ -199,7 +199,7 @@ def statement_signals(
         repro = 0.5
     else:
         repro = 0.0
-    test_names = [t.split("::")[-1].split("[")[0] for t in fail_to_pass]
+    test_names = [function_of_test(t) for t in fail_to_pass]
     tests_mentioned = [t for t, n in zip(fail_to_pass, test_names) if t in statement or _mentions(statement, n)]
     called = set(_CALL_NAME.findall("\n".join(patch_added_lines(test_patch))))
     tested = [n for n in names if n in called]

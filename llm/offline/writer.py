@@ -26,7 +26,7 @@ import textwrap
 import tokenize
 from dataclasses import dataclass, replace
 
-from records import FailureEvidence
+from records import FailureEvidence, without_parameters
 
 from ..leakage import leak_report, quotes_fix_expression
 from ..python_source import unparse
@@ -903,10 +903,6 @@ def _compiles(code: str) -> bool:
     return True
 
 
-def _test_function(test_id: str) -> str:
-    return str(test_id).split("[")[0]
-
-
 def _usable(f: FailureEvidence) -> bool:
     return bool(f.reproduction) and not f.unbound and not f.long
 
@@ -916,7 +912,7 @@ def distinct_failures(failures: list[FailureEvidence]) -> list[list[FailureEvide
     reproduction that can be quoted first, and within a group the cases with one first."""
     groups: dict[str, list[FailureEvidence]] = {}
     for f in failures:
-        groups.setdefault(_test_function(f.test_id), []).append(f)
+        groups.setdefault(without_parameters(f.test_id), []).append(f)
     ordered = [sorted(g, key=lambda f: not _usable(f)) for g in groups.values()]
     return sorted(ordered, key=lambda g: not _usable(g[0]))
 

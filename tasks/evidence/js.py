@@ -24,7 +24,7 @@ import tree_sitter
 import tree_sitter_javascript
 import tree_sitter_typescript
 
-from records import FailureEvidence
+from records import FailureEvidence, file_of_test
 
 from .repo import file_at
 
@@ -947,7 +947,7 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
     package = package_name(str(repo_path), commit)
     out: dict[str, FailureEvidence] = {}
     for test_id in list(tests)[:EVIDENCE_TESTS]:
-        path = test_id.partition("::")[0]
+        path = file_of_test(test_id)
         if path not in sources:
             sources[path] = file_at(str(repo_path), commit, path)
         report = _report_of(failures, test_id, sources[path])
@@ -974,7 +974,7 @@ def _report_of(failures, test_id: str, source: str) -> dict:
     own = _as_dict(failures.get(test_id))
     if own is not None:
         return own
-    path = test_id.partition("::")[0]
+    path = file_of_test(test_id)
     traced = _as_dict(failures.get(path))
     line = traced.get("line") if traced else None
     if not isinstance(line, int) or not source:
@@ -1032,7 +1032,7 @@ def explain_failure(source: str, test_id: str, report: dict, package: str = "") 
         setattr(evidence, name, None)
     if not source:
         return evidence
-    path = test_id.partition("::")[0]
+    path = file_of_test(test_id)
     source = resolve_loop(source, path, test_id, evidence.line)
     root = parse(source, path).root_node
     test = find_test(root, test_id, evidence.line)

@@ -28,7 +28,7 @@ from pathlib import Path
 import git
 
 from llm import unparse
-from records import FailureEvidence
+from records import FailureEvidence, file_of_test, function_of_test, node_names, parameter_id
 
 from .repo import file_at
 
@@ -90,7 +90,7 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
     helper_sources: dict[str, dict[str, str]] = {}  # test file -> the tests' own modules it imports
     base_sources: dict[str, dict[str, str]] = {}  # test file -> the modules its test classes' bases come from
     for test_id in list(tests)[:EVIDENCE_TESTS]:
-        path = test_id.split("::")[0]
+        path = file_of_test(test_id)
         report = failures.get(test_id) if isinstance(failures, dict) else None
         if report is None and isinstance(failures, dict) and isinstance(failures.get(path), dict):
             # its file did not load: the file's collection error is what the test would have said
@@ -324,10 +324,10 @@ def repo_modules(repo_path: str, commit: str) -> set[str]:
 
 
 def _find_test(tree: ast.Module, test_id: str) -> tuple[ast.ClassDef | None, ast.AST | None]:
-    parts = test_id.split("::")[1:]
+    parts = node_names(test_id)
     if not parts:
         return None, None
-    name = parts[-1].split("[")[0]
+    name = parts[-1]
     scope, cls = tree.body, None
     # the last definition of a name is the one that runs: a test defined twice runs its second body
     for part in parts[:-1]:
@@ -654,7 +654,7 @@ def _collected_index(
     index = _index_in_id(test_id, names, deco)
     if index is not None:
         return index
-    bracket = test_id.partition("[")[2][:-1] if test_id.endswith("]") else ""
+    bracket = parameter_id(test_id)
     for n, element in enumerate(values.elts):
         case = _case_values(element, names, packed)
         plain = [case.get(name) for name in names]
@@ -667,7 +667,7 @@ def _index_in_id(test_id: str, names: list[str], deco: ast.Call) -> int | None:
     """The index of the case's element by its id: the id the test gives it (`pytest.param(...,
     id="big")`, `ids=[...]`), or the index pytest wrote for a value it cannot name (`annot4`: the
     fifth element of `annot`'s list); None when the id says neither."""
-    bracket = test_id.partition("[")[2][:-1] if test_id.endswith("]") else ""
+    bracket = parameter_id(test_id)
     values = deco.args[1] if len(deco.args) > 1 and isinstance(deco.args[1], (ast.List, ast.Tuple)) else None
     given: list[str | None] = []  # per element, the id the test gives it
     for element in values.elts if values is not None else []:
@@ -1061,11 +1061,11 @@ def explain_failure(
     if fn is None and test_helpers:
         module, source, fn = _inherited_test(module, cls, test_id, test_helpers, source)
     if fn is None and cls is None:
-        fn = _defined_anywhere(module, test_id.split("::")[-1].split("[")[0])
+        fn = _defined_anywhere(module, function_of_test(test_id))
     if fn is None:
         return record
     if cls is not None and base_sources:
-        module = _with_imported_bases(module, cls, test_id.split("::")[0], base_sources)
+        module = _with_imported_bases(module, cls, file_of_test(test_id), base_sources)
     lines = source.splitlines()
     line = report.get("line") if isinstance(report.get("line"), int) else None
     if line is None or not (fn.lineno <= line <= (fn.end_lineno or fn.lineno)):
@@ -1130,9 +1130,9 @@ def _inherited_test(
     (pytest collects it in each file that imports it; `cls` is None): the two modules as one
     (every import made absolute, the test module's definitions first), the base's source (the
     report's line is in it) and its test function; `module`, `source` and None when none has it."""
-    name = test_id.split("::")[-1].split("[")[0]
-    test_path = test_id.split("::")[0]
-    classes = test_id.split("::")[1:-1]
+    name = function_of_test(test_id)
+    test_path = file_of_test(test_id)
+    classes = node_names(test_id)[:-1]
     bases = {b.id for b in cls.bases if isinstance(b, ast.Name)} if cls is not None else set(classes[-1:])
     for dotted, text in test_helpers.items():
         path = dotted.replace(".", "/")
@@ -1490,14 +1490,14 @@ def _reproduction(
     # a store that only the checks after the failing one read is live (a fixture's value they use)
     live = {id(s) for s in _without_dead_stores([*code, *rest])}
     code = [ast.fix_missing_locations(s) for s in _without_dead_branches([s for s in code if id(s) in live])]
-    code = _importable_imports(code, test_id.split("::")[0])
-    definitions = _definitions(module, test_id.split("::")[0], conftests, star_names or {})
+    code = _importable_imports(code, file_of_test(test_id))
+    definitions = _definitions(module, file_of_test(test_id), conftests, star_names or {})
     if test_helpers:
         code, rest = _with_test_helpers_written_in(definitions, code, rest, test_helpers)
     code, rest = _check_helpers_inlined(code, rest, definitions)
     code = _without_unread_set_up(_without_unread_hand_offs(code, rest), rest)
     head = _without_dead_branches(_head(definitions, [*code, *rest], _rebound(module)))
-    test_path = test_id.split("::")[0]
+    test_path = file_of_test(test_id)
     at = sum(isinstance(s, (ast.Import, ast.ImportFrom)) for s in head)
     readers = {getattr(s, "sebgen_path", test_path) for s in [*head, *code, *rest] if "__file__" in _used([s])}
     if readers:  # the path of the file whose definitions read it (a conftest's), from the repository's root

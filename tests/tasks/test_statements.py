@@ -461,6 +461,27 @@ def test_stacked_parametrize_decorators_give_each_name_its_own_value():
     assert "click.style('x', **{'bg': 256})" in found.reproduction
 
 
+def test_a_case_whose_id_holds_the_separator_gets_its_evidence():
+    """An IPv6 URL in a parametrize id (`[http://[::1]:8080/]`): the id was split at its "::",
+    the test function was not found, and the case got no evidence."""
+    source = (
+        "import pytest\nfrom pkg import safe_url\n\n\nclass TestSafe:\n"
+        "    @pytest.mark.parametrize('url, want', [('http://[::1]:8080/a b', 'http://[::1]:8080/a%20b')])\n"
+        "    def test_safe(self, url, want):\n        assert safe_url(url) == want\n"
+    )
+    evidence = {
+        "type": "AssertionError",
+        "line": 8,
+        "indices": {"url": 0},
+        "params": {"url": "'http://[::1]:8080/a b'", "want": "'http://[::1]:8080/a%20b'"},
+        "compare": {"op": "==", "left": "'http://[::1]:8080/a b'", "right": "'http://[::1]:8080/a%20b'"},
+        "message": "assert 'http://[::1]:8080/a b' == 'http://[::1]:8080/a%20b'",
+    }
+    test_id = "tests/t.py::TestSafe::test_safe[http://[::1]:8080/a b-http://[::1]:8080/a%20b]"
+    found = explain_failure(source, test_id, evidence, repo_modules={"pkg"})
+    assert found.derived and found.call == "safe_url('http://[::1]:8080/a b')"
+
+
 @pytest.mark.docker
 def test_the_evidence_comes_through_the_containers_verdict_channel_too(shop, tmp_path):
     from tests.sandbox_fixtures import require_docker
