@@ -19,8 +19,8 @@ earlier block binds (the rest of a test) runs after that block.
 A call in the prose that the text says the current code answers ("`f(1)` is `2`; expected
 `3`", "- `g()` raises `TypeError`" in a list of failing cases) runs too, after the blocks' lines
 that bind the names it reads; its line is dropped when it does not behave as stated. A call
-that reads names no block binds cannot run: it is kept and recorded as not run. The task
-records every check (`Task.reproduction`).
+that reads names neither a block nor the tests' own imports bind cannot run: its line is
+dropped and recorded as not run. The task records every check (`Task.reproduction`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from llm import FENCE, code_block_lines, is_heading
+from llm import FENCE, code_block_lines, is_heading, unparse
 from records import FailureEvidence, ReproductionCheck, ReproductionReport, Task
 from sandbox import PatchError, SandboxError, prepare_tree
 
@@ -49,6 +49,10 @@ JS_PROBE_FILE = f"{PROBE_DIR}/sebgen_reproductions.test.cjs"
 JS_BUILD_TIMEOUT_S = 180  # a package whose entry files are built is built once per state
 JS_RUNNER = "node-test"  # the JS probe is a node:test file, whatever runner the project's tests use
 SPEC_FILE = f"{PROBE_DIR}/sebgen_reproductions.json"
+# the probe's own ini, found before the project's (pytest looks from the given file upwards): the
+# project's addopts (a `--hypothesis-profile` its tests' conftest registers, `-n auto`) and root
+# conftest are the tests' settings, not the probe's, whose blocks run in plain child processes
+PROBE_INI = f"{PROBE_DIR}/pytest.ini"
 BLOCK_TIMEOUT_S = 20.0  # one block's child process
 MAX_BLOCKS = 16  # as many as the writer shows snippets of failing tests
 MAX_VARIANTS = 4  # the block as shown, then up to three with one setup line left out
@@ -143,7 +147,7 @@ def check_reproductions(
         block.variants = setup_variants(block.code)
         runnable.append(i)
     blocks_run = list(runnable)
-    inline = inline_claims(statement, [blocks[i] for i in blocks_run])
+    inline = inline_claims(statement, [blocks[i] for i in blocks_run], _evidence_imports(evidence))
     seen_in: dict[int, int] = {}
     for n, block in enumerate(inline):
         blocks.append(block)
@@ -464,14 +468,31 @@ _REQUIRED = re.compile(
 )
 
 
-def inline_claims(statement: str, blocks: list[Block]) -> list[Block]:
-    """The calls of the prose that the text says the current code answers in some way: "`call`
-    is / gives / returns / raises `value`" in a line that speaks of the current code, or in a
-    list under a head about failing ("... fails for other inputs:"), or followed by the value
+def _evidence_imports(evidence: list[FailureEvidence]) -> str:
+    """The import lines of the evidence's reproductions, once each: what a call in the prose
+    about a case no block shows may read (`issubclass(frozenbidict, ...)` beside a block that
+    imports only the names of another case)."""
+    lines: dict[str, None] = {}
+    for f in evidence:
+        try:
+            body = ast.parse(f.reproduction or "").body
+        except SyntaxError:
+            continue
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and not (isinstance(node, ast.ImportFrom) and node.level):
+                lines[unparse(node)] = None
+    return "".join(f"{line}\n" for line in lines)
+
+
+def inline_claims(statement: str, blocks: list[Block], imports: str = "") -> list[Block]:
+    """The calls of the prose that the text says the current code answers in some way: "`call` is /
+    gives / returns / raises `value`" in a line that speaks of the current code, or in a list
+    under a head about failing ("... fails for other inputs:"), or followed by the value
     required ("; expected `5`"). Each runs after the lines of the `blocks` before it that bind
-    the names it reads, the nearest binding winning (no such lines: `run` stays empty, the claim
-    cannot run). Requirements ("should", a specification list) are no claim about the current
-    code and are left to the tests."""
+    the names it reads, the nearest binding winning, or else after the lines of the tests' own
+    `imports` that bind them (neither: `run` stays empty, the claim cannot run). Requirements
+    ("should", a specification list) are no claim about the current code and are left to the
+    tests."""
     out: list[Block] = []
     offset = 0
     in_fence = False
@@ -518,6 +539,8 @@ def inline_claims(statement: str, blocks: list[Block]) -> list[Block]:
                     claim.bare, last = True, f"{call.strip()}\n"
             earlier = [b for b in blocks if b.start < start]
             setup = setup_lines(tree, earlier)
+            if setup is None and imports:  # names of the tests' own imports, the blocks' bindings first
+                setup = binding_lines(tree, [Block(0, 0, imports), *earlier])
             block = Block(start, offset, call.strip(), kind="inline", claim=claim, line=line)
             block.seen_in = _seen_in(call, claim, blocks)
             seen_in_a_block = block.seen_in >= 0  # then the block that runs this call decides for it
@@ -667,6 +690,8 @@ def _execute(
                 (tree / PROBE_DIR).mkdir(exist_ok=True)
                 shutil.copy(probe, tree / probe_file)
                 (tree / SPEC_FILE).write_text(json.dumps(spec, sort_keys=True), encoding="utf-8")
+                if not js:
+                    (tree / PROBE_INI).write_text("[pytest]\n", encoding="utf-8")
                 run = backend.run_tree(repo_path, task.base_commit, tree, [probe_file], untrusted=True, **extra)
             except (SandboxError, PatchError) as exc:
                 return f"not executed: {exc}"

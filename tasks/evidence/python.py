@@ -36,7 +36,7 @@ EVIDENCE_TESTS = 64  # as many as the sandbox reports (`sandbox.report.EVIDENCE_
 SOURCE_LINES = 40
 SNIPPET_LINES = 80
 HELPER_LINES = 30  # a helper of the tests' own package is written into a snippet up to this size
-REST_LINES = 16
+REST_LINES = 40  # the checks after the failing one are part of the requirement: all of them, up to this
 _CHECK_CONTEXTS = ("raises", "Raises", "warns", "Warns", "deprecated_call", "assertRaisesRegex", "assertWarns")
 _UNITTEST_OPS = {
     "assertEqual": "==",
@@ -640,8 +640,26 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
             try:
                 out[name] = ast.parse(str(text), mode="eval").body
             except SyntaxError:
-                continue
+                imported = _imported_by_repr(module, str(text))
+                if imported is not None:
+                    out[name] = imported
     return out
+
+
+def _imported_by_repr(module: ast.Module, text: str) -> ast.Name | None:
+    """A class or function value the runner reported by its repr (`<class 'pkg.mod.Klass'>`, a
+    parametrize list the test imports from elsewhere) as the name the test module imports it
+    by, from the same package; None when the module imports no such name."""
+    named = re.fullmatch(r"<(?:class|function) '?([\w.]+?)'?(?: at [^>]*)?>", text)
+    if named is None or "." not in named.group(1):
+        return None
+    package, _, name = named.group(1).rpartition(".")
+    for node in module.body:
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            same_package = node.module.split(".")[0] == package.split(".")[0]
+            if same_package and any((a.asname or a.name) == name and a.name == name for a in node.names):
+                return ast.Name(id=name, ctx=ast.Load())
+    return None
 
 
 def _collected_index(
@@ -657,9 +675,22 @@ def _collected_index(
     bracket = parameter_id(test_id)
     for n, element in enumerate(values.elts):
         case = _case_values(element, names, packed)
-        plain = [case.get(name) for name in names]
-        if all(isinstance(v, ast.Constant) for v in plain) and "-".join(str(v.value) for v in plain) == bracket:
+        parts = [_id_part(case.get(name)) for name in names]
+        if all(part is not None for part in parts) and "-".join(parts) == bracket:
             return n
+    return None
+
+
+def _id_part(value: ast.expr | None) -> str | None:
+    """The id pytest makes of one parametrize value it can name: a plain literal's text, or the
+    `__name__` of a class or function given by name (`OrderedBidict`, `mod.Klass`); None for
+    others (pytest numbers those: `argname<N>`)."""
+    if isinstance(value, ast.Constant) and not isinstance(value.value, bytes):
+        return str(value.value)
+    if isinstance(value, ast.Name):
+        return value.id
+    if isinstance(value, ast.Attribute):
+        return value.attr
     return None
 
 

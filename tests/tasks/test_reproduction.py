@@ -13,6 +13,7 @@ from evo.config import ConfigError, load_config
 from records import FailureEvidence, LayerResult, ReproductionCheck, ReproductionReport, Task
 from sandbox import SandboxError
 from tasks.reproduction import (
+    _evidence_imports,
     check_reproductions,
     inline_claims,
     python_blocks,
@@ -195,6 +196,20 @@ def test_prose_calls_are_claims_only_where_the_text_speaks_of_the_current_code()
     assert claims[1].run == "from calc import add, sub\nsub(3, 1)\n"
     assert claims[2].run == "" and claims[2].note == "not run: it reads names no block binds (mul)"
     assert claims[2].claim.bare and statement[claims[2].start : claims[2].end] == "- `mul(2)` gives `3`\n"
+
+
+def test_a_prose_call_about_a_case_no_block_shows_runs_after_the_tests_own_imports():
+    """bidict: a listed case's class was imported only by its own test, not by the one block
+    shown; its line was dropped unrun, and the case went unmentioned."""
+    statement = (
+        f"T\n\n{F}from pkg import Base, Kept\nassert issubclass(Kept, Base)\n```\n\n"
+        "Other inputs fail the same way:\n- `issubclass(Other, Base)` raises `ImportError`\n- `mul(2)` gives `3`\n"
+    )
+    evidence = [FailureEvidence("t.py::test_a[Other]", reproduction="from pkg import Base, Other\nimport os\nx = 1\n")]
+    claims = inline_claims(statement, python_blocks(statement), _evidence_imports(evidence))
+    # the block's binding is the nearest for `Base`; the tests' import binds `Other`
+    assert claims[0].run == "from pkg import Base, Other\nfrom pkg import Base, Kept\nissubclass(Other, Base)\n"
+    assert claims[1].run == "" and claims[1].note == "not run: it reads names no block binds (mul)"
 
 
 def test_a_prose_call_is_set_up_by_the_blocks_before_it_only():

@@ -189,12 +189,29 @@ def test_generate_checks_the_writers_blocks(tmp_path_factory):
 
 
 def test_a_block_the_check_could_not_run_is_dropped_and_the_record_says_why(backend, tmp_path):
-    repo, sha, bug, gold = calc_task(tmp_path / "repo", extra={"pytest.ini": "[pytest]\npython_functions = check_*\n"})
-    task = Task("calc-2", "calc", sha, gold, "", f"T\n\n{F}{PASSES}```\n", bug, "BUG_FIX", "s", repo_path=str(repo))
+    repo, sha, _, gold = calc_task(tmp_path / "repo")
+    broken = "--- a/calc.py\n+++ b/calc.py\n@@ -1,1 +1,1 @@\n-no such line\n+def add(a, b): ...\n"
+    task = Task("calc-2", "calc", sha, gold, "", f"T\n\n{F}{PASSES}```\n", broken, "BUG_FIX", "s", repo_path=str(repo))
     report = check_reproductions(task, backend, repo, timeout_s=4)
-    assert report.note.startswith("not executed: the buggy state's run reported no reproduction")
+    assert report.note.startswith("not executed:")
     assert [c.verdict for c in report.checks] == ["dropped"] and report.checks[0].reason == report.note
     assert PASSES not in task.problem_statement
+
+
+def test_the_projects_pytest_settings_do_not_reach_the_probe(backend, tmp_path):
+    """bidict's addopts name a hypothesis profile its tests' conftest registers: the probe,
+    outside the tests, ended in an INTERNALERROR and every block was dropped unrun. Settings
+    that would not collect the probe (`python_functions`) do not reach it either."""
+    extra = {
+        "pytest.ini": "[pytest]\naddopts = --calc-level=2\npython_functions = check_*\n",
+        "tests/conftest.py": "def pytest_addoption(parser):\n    parser.addoption('--calc-level')\n",
+    }
+    repo, sha, bug, gold = calc_task(tmp_path / "repo", extra=extra)
+    statement = f"T\n\n{F}{KEPT}```\n\nOn the current code `add(2, 3)` is `-1`; it should be `5`.\n"
+    task = Task("calc-3", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=4)
+    assert not report.note and [c.verdict for c in report.checks if c.kind == "block"] == ["kept"]
+    assert KEPT in shown(task)
 
 
 def test_a_block_runs_as_a_script_at_the_checkouts_root(backend, tmp_path):

@@ -482,6 +482,49 @@ def test_a_case_whose_id_holds_the_separator_gets_its_evidence():
     assert found.derived and found.call == "safe_url('http://[::1]:8080/a b')"
 
 
+def test_every_check_after_the_failing_one_is_kept_up_to_forty_lines():
+    """w3lib: nineteen checks of quoted and malformed charsets followed the first failing one;
+    over the old cap of 16 lines they were all left out, and a rater found them unstated."""
+    later = "".join(f"    assert parse('v{n}') == {n}\n" for n in range(20))
+    source = f"from pkg import parse\n\n\ndef test_parse():\n    assert parse('x') == 1\n{later}"
+    report = {"type": "AssertionError", "line": 5, "compare": {"op": "==", "left": "None", "right": "1"}}
+    found = explain_failure(source, "tests/t.py::test_parse", report, repo_modules={"pkg"})
+    assert found.rest is not None and found.rest.count("assert parse(") == 20
+
+
+def test_a_case_of_a_test_that_never_ran_is_found_by_its_class_name():
+    """bidict: a file that fails to import a name the fix adds; its parametrize list is a module
+    constant of classes, and pytest names each case by the class (`[Fancy]`), not `cls1`."""
+    source = (
+        "import pytest\nfrom pkg import Plain, Fancy, NewThing\n\nTYPES = (Plain, Fancy)\n\n\n"
+        "@pytest.mark.parametrize('cls', TYPES)\ndef test_sub(cls):\n    assert issubclass(cls, NewThing)\n"
+    )
+    report = {"when": "collect", "type": "ImportError", "line": 2, "message": "cannot import name 'NewThing'"}
+    found = explain_failure(source, "tests/t.py::test_sub[Fancy]", report, repo_modules={"pkg"})
+    assert "issubclass(Fancy, NewThing)" in found.reproduction and found.unbound == []
+
+
+def test_a_class_the_runner_reports_by_its_repr_is_the_name_the_test_imports():
+    """A parametrize list imported from a fixtures module: the runner's `<class 'pkg.Fancy'>`
+    is no expression; the test module's own import of `Fancy` binds it."""
+    source = (
+        "import pytest\nfrom pkg import Fancy\nfrom fixtures import TYPES\n\n\n"
+        "@pytest.mark.parametrize('cls', TYPES)\ndef test_size(cls):\n    obj = cls()\n    assert obj.size == 2\n"
+    )
+    report = {
+        "type": "AssertionError",
+        "line": 9,
+        "params": {"cls": "<class 'pkg.Fancy'>"},
+        "compare": {"op": "==", "left": "1", "right": "2"},
+        "message": "assert 1 == 2",
+    }
+    found = explain_failure(source, "tests/t.py::test_size[Fancy]", report, repo_modules={"pkg"})
+    assert "obj = Fancy()" in found.reproduction and found.unbound == []
+    other = {**report, "params": {"cls": "<class 'fixtures.Local'>"}}  # not imported by the test module
+    unknown = explain_failure(source, "tests/t.py::test_size[Local]", other, repo_modules={"pkg"})
+    assert "Local" not in unknown.reproduction and unknown.unbound == ["cls"]
+
+
 @pytest.mark.docker
 def test_the_evidence_comes_through_the_containers_verdict_channel_too(shop, tmp_path):
     from tests.sandbox_fixtures import require_docker
