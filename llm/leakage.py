@@ -19,6 +19,10 @@ A statement leaks when it shows what the fix *changes*, not what the code should
   "so that", "due to", "is caused by") and names an identifier the fix introduces or a new
   expression of its added lines: a commit body's account of the cause is the fix in prose.
 
+* ``pinned_text`` -- two or more non-trivial added lines appear token for token both in the
+  tests' added lines and in the statement: the tests require the fix's own text (a SQL
+  template, generated source), so stating their requirement gives the fix away.
+
 Mentioning the touched function, quoting the failing tests' calls and expected values, the
 buggy code, or the signature of an API the change adds is not a leak; nor are the fix's
 comments and doctest examples (documentation, read as prose).
@@ -333,7 +337,22 @@ def leak_report(statement: str, patch: str, test_patch: str = "", tests_code: Se
             evidence = evidence or sentence.strip()
             break
 
-    strong = any(k in kinds for k in ("expression", "code_block", "prescription", "explanation"))
+    # the tests compare with text the fix adds (a SQL template, generated source): stating what
+    # they require quotes the fix, however the statement is written
+    test_raw = _joined(TOKEN.findall("\n".join(patch_added_lines(test_patch))))
+    pinned = [
+        ln.strip()
+        for ln in body
+        if _nontrivial(ln)
+        and len(TOKEN.findall(ln)) >= 3
+        and (raw := f" {' '.join(TOKEN.findall(ln))} ") in flat_raw
+        and raw in test_raw
+    ]
+    if len(pinned) >= 2:
+        kinds.append("pinned_text")
+        evidence = evidence or pinned[0]
+
+    strong = any(k in kinds for k in ("expression", "code_block", "prescription", "explanation", "pinned_text"))
     score = 1.0 if strong else share
     return LeakReport(round(score, 4), round(share, 4), tuple(dict.fromkeys(kinds)), evidence)
 

@@ -1457,13 +1457,56 @@ class _Reproduction:
     definitions: dict[str, ast.stmt]
 
     def text(self) -> str:
-        parts = [*dict.fromkeys(self.imports)]
+        code, capture_imports = _captured_output(self.code)
+        parts = [*dict.fromkeys([*capture_imports, *self.imports])]
         for stmt in self.head:  # comments and docstrings out: shorter, still whole
             text = unparse(_without_docstrings(stmt))
             if text not in parts:  # `import pytest` for a fixture and from the module: once
                 parts.append(text)
-        body = "\n".join(unparse(s) for s in self.code)
+        body = "\n".join(unparse(s) for s in code)
         return "\n".join(p for p in [*_merged_imports(parts), body] if p.strip())
+
+
+def _captured_output(code: list[ast.stmt]) -> tuple[list[ast.stmt], list[str]]:
+    """pytest's `capsys` in a snippet, which cannot take the fixture: the lines before the one
+    `out, err = capsys.readouterr()` run with stdout and stderr redirected (the fixture captures
+    from the test's start), and that line reads what they wrote. `code` and no imports when
+    `capsys` is used any other way."""
+
+    def reads_capsys(nodes) -> bool:
+        return any(isinstance(n, ast.Name) and n.id == "capsys" for s in nodes for n in ast.walk(s))
+
+    reads = [
+        i
+        for i, s in enumerate(code)
+        if isinstance(s, ast.Assign)
+        and len(s.targets) == 1
+        and isinstance(s.value, ast.Call)
+        and unparse(s.value) == "capsys.readouterr()"
+    ]
+    if len(reads) != 1 or reads_capsys(code[: reads[0]]) or reads_capsys(code[reads[0] + 1 :]):
+        return code, []
+    at, target = reads[0], code[reads[0]].targets[0]
+    imports = ["import contextlib", "import io"]
+    if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        value = "captured_out.getvalue(), captured_err.getvalue()"
+    elif isinstance(target, ast.Name):  # `captured.out`, `captured.err`
+        value, imports = (
+            "types.SimpleNamespace(out=captured_out.getvalue(), err=captured_err.getvalue())",
+            [
+                *imports,
+                "import types",
+            ],
+        )
+    else:
+        return code, []
+    buffers, redirected = ast.parse(
+        "captured_out, captured_err = io.StringIO(), io.StringIO()\n"
+        "with contextlib.redirect_stdout(captured_out), contextlib.redirect_stderr(captured_err):\n    pass"
+    ).body
+    redirected.body = list(code[:at]) or [ast.Pass()]
+    read = ast.Assign(targets=[target], value=ast.parse(value, mode="eval").body)
+    return [buffers, redirected, ast.fix_missing_locations(read), *code[at + 1 :]], imports
 
 
 _FROM_IMPORT = re.compile(r"from ([\w.]+) import ([^()\n]+)")

@@ -622,6 +622,29 @@ def test_the_tests_own_code_in_a_snippet_is_no_leak_even_when_it_resembles_a_fix
     assert not leak_report(statement, patch, "", tests_code=[helper]).leaks()
 
 
+def test_tests_that_require_the_fixs_own_text_make_any_statement_of_them_a_leak():
+    """sqlite-utils: a tracer test compares the executed SQL with the new query text; the
+    statement quoted the value the test requires, and with it the fix. One shared line is not
+    enough (a constant both may hold)."""
+    patch = (
+        "--- a/pkg/db.py\n+++ b/pkg/db.py\n@@ -1,4 +1,5 @@ def detect(self):\n"
+        "     sql = '''\n     SELECT name FROM master\n-    WHERE sql LIKE 'x'\n"
+        "+    WHERE sql LIKE :like\n+    OR tbl_name = :table\n     '''\n"
+    )
+    test_patch = (
+        "--- a/tests/test_t.py\n+++ b/tests/test_t.py\n@@ -1,1 +1,5 @@\n+def test_sql():\n"
+        '+    assert traced() == """SELECT name FROM master\n+    WHERE sql LIKE :like\n+    OR tbl_name = :table"""\n'
+    )
+    statement = (
+        "The traced SQL is wrong.\n\nIt should be exactly:\n\n```text\n"
+        "'SELECT name FROM master\\n    WHERE sql LIKE :like\\n    OR tbl_name = :table'\n```\n"
+    )
+    report = leak_report(statement, patch, test_patch)
+    assert report.leaks() and "pinned_text" in report.kinds, report
+    one_line = statement.replace("\\n    OR tbl_name = :table", "")
+    assert "pinned_text" not in leak_report(one_line, patch, test_patch).kinds
+
+
 def test_the_word_cap_cuts_where_a_paragraph_or_a_case_ends_never_inside_a_block():
     from llm.offline.text import _cap_words
 

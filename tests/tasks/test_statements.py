@@ -492,6 +492,27 @@ def test_every_check_after_the_failing_one_is_kept_up_to_forty_lines():
     assert found.rest is not None and found.rest.count("assert parse(") == 20
 
 
+def test_what_capsys_captured_is_read_from_redirected_streams():
+    """loguru: `out, err = capsys.readouterr()` left `capsys` unbound, so the case had no block;
+    the snippet redirects stdout and stderr around the test's lines instead."""
+    source = (
+        "import sys\nfrom pkg import shout\n\n\ndef test_shout(capsys):\n    handler = sys.stdout\n"
+        "    shout(handler, 'hi')\n    out, err = capsys.readouterr()\n    assert out == 'HI\\n'\n"
+    )
+    report = {"type": "AssertionError", "line": 9, "compare": {"op": "==", "left": "'hi\\n'", "right": "'HI\\n'"}}
+    found = explain_failure(source, "tests/t.py::test_shout", report, repo_modules={"pkg"})
+    assert found.unbound == [] and "capsys" not in found.reproduction
+    assert "with contextlib.redirect_stdout(captured_out), contextlib.redirect_stderr(captured_err):\n" in (
+        found.reproduction
+    )
+    read = "    shout(handler, 'hi')\nout, err = (captured_out.getvalue(), captured_err.getvalue())"
+    assert read in found.reproduction
+    namespace: dict = {}
+    shouted = found.reproduction.replace("from pkg import shout", "shout = lambda h, t: h.write(t.upper() + '\\n')")
+    exec(compile(shouted, "<snippet>", "exec"), namespace)  # runs, and reads what it printed
+    assert namespace["out"] == "HI\n"
+
+
 def test_a_case_of_a_test_that_never_ran_is_found_by_its_class_name():
     """bidict: a file that fails to import a name the fix adds; its parametrize list is a module
     constant of classes, and pytest names each case by the class (`[Fancy]`), not `cls1`."""
