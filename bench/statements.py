@@ -342,12 +342,15 @@ _INVISIBLE = re.compile(
     r"\bcommit\s+[0-9a-f]{7,40}\b|\bsee also\b",
     re.I,
 )
+_LINK = re.compile(r"https?://|www\.", re.I)
 
 
 def invisible_references(statement: str) -> list[str]:
     prose = re.sub(r"```.*?(?:```|$)", " ", statement, flags=re.S)
     prose = re.sub(r"`[^`\n]+`", " ", prose)
-    return [m.group(0) for m in _INVISIBLE.finditer(prose)]
+    # a URL inside a quoted message is a value the code handled (a test's input), not a link
+    quoted = {m.start() for q in re.finditer(r'"[^"\n]*"', prose) for m in _LINK.finditer(prose, q.start(), q.end())}
+    return [m.group(0) for m in _INVISIBLE.finditer(prose) if m.start() not in quoted]
 
 
 def _norm(code: str) -> str:

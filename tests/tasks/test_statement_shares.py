@@ -280,3 +280,11 @@ def test_an_exception_as_the_runner_shows_it_is_no_reproduction_with_unbound_nam
     shown = "`f(s)` raises `NotImplementedError: BinOp(left=Name(id='str'), op=BitOr())` at the moment."
     assert bench.unbound_names(shown, {"f"}) == ["s"]
     assert bench.unbound_names("`g(BinOp())` fails", set()) == ["BinOp", "g"]
+
+
+def test_a_url_inside_a_quoted_message_is_no_invisible_reference():
+    """w3lib: the runner's message "assert 'http://::1' == 'http://[::1]'" quotes the test's
+    inputs; a link in the prose is still one."""
+    quoted = "Right now it fails with the message \"assert 'http://::1' == 'http://[::1]'\"."
+    assert bench.invisible_references(quoted) == []
+    assert bench.invisible_references("See https://example.org/issues/3 and issue 12.") == ["https://", "issue 12"]
