@@ -1107,6 +1107,13 @@ def explain_failure(
     loading = _failed_import(module, report)
     if failing is None and loading is not None:
         failing, body = _whole_test(fn, helpers)
+    decorator = _failed_decorator(fn, report, line) if failing is None else None
+    if decorator is not None:
+        failing, body = _decorated_and_called(fn, decorator)
+        # the runner's words name the test; the snippet's function is `decorated`
+        test_name = re.compile(rf"\b(?:\w+\.)?{re.escape(fn.name)}\b")
+        report = {**report, "message": test_name.sub("decorated", str(report.get("message") or ""))}
+        record.message = report["message"]
     if failing is None:
         return record
     record.check = _check_text(lines, loading or failing)
@@ -1142,6 +1149,38 @@ def _failed_import(module: ast.Module, report: dict) -> ast.stmt | None:
         ),
         None,
     )
+
+
+def _failed_decorator(fn: ast.AST, report: dict, line: int | None) -> ast.Call | None:
+    """The test's own decorator call at fault, None otherwise: the one that failed to load the
+    file (`@freeze_time(..., as_kwarg='x')`: "freeze_time() got an unexpected keyword
+    argument"), by the callee the runner's message names; or, when calling the test itself
+    failed before any line of it ran ("test_x() missing 1 required positional argument"), its
+    one decorator call that is no pytest mark or mock patch (the wrapper it makes called it)."""
+    calls = [d for d in getattr(fn, "decorator_list", []) if isinstance(d, ast.Call)]
+    message = str(report.get("message") or "")
+    if report.get("when") == "collect":
+        return next((d for d in calls if f"{_callee(d).split('.')[-1]}()" in message), None)
+    own = [d for d in calls if not re.match(r"(pytest\.)?mark\.|(mock\.|unittest\.mock\.)?patch\b", _callee(d))]
+    if report.get("when") == "call" and line is None and f"{fn.name}()" in message and len(own) == 1:
+        return own[0]
+    return None
+
+
+def _decorated_and_called(fn: ast.AST, decorator: ast.Call) -> tuple[ast.stmt, list[ast.stmt]]:
+    """A test whose decorator call failed: the test's body as a function under that decorator
+    alone (no `self`, a plain name), then its call, which the snippet ends with; the call is
+    what the decorator must make work."""
+    defined = copy.deepcopy(fn)
+    defined.name, defined.decorator_list = "decorated", [copy.deepcopy(decorator)]
+    defined.body = [s for s in defined.body if not _is_docstring(s)] or [ast.Pass()]
+    positional = defined.args.args
+    if positional and positional[0].arg in ("self", "cls"):
+        defined.args.args = positional[1:]
+    after = (fn.end_lineno or fn.lineno) + 1
+    call = ast.Expr(ast.Call(ast.Name("decorated", ast.Load()), [], []), lineno=after, col_offset=0)
+    call.end_lineno, call.end_col_offset = after, len("decorated()")
+    return call, [defined, call]
 
 
 def _whole_test(fn: ast.AST, helpers: set[str]) -> tuple[ast.stmt | None, list[ast.stmt]]:

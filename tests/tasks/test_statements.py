@@ -513,6 +513,41 @@ def test_what_capsys_captured_is_read_from_redirected_streams():
     assert namespace["out"] == "HI\n"
 
 
+def test_a_decorator_call_that_fails_is_shown_decorating_the_tests_body():
+    """freezegun: `@freeze_time(..., as_kwarg='hello')` raised TypeError while the test class
+    was built (a collection error at the class line), or its wrapper called the test without the
+    argument; the tests got no evidence. The snippet decorates the test's body and calls it."""
+    source = (
+        "import datetime\nimport unittest\nfrom freezegun import freeze_time\n\n\n"
+        "class TestDecorator(unittest.TestCase):\n"
+        "    @freeze_time('2013-04-09', as_kwarg='hello')\n"
+        "    def test_kwarg(self, **kwargs):\n"
+        "        self.assertEqual(datetime.date(2013, 4, 9), kwargs.get('hello').time_to_freeze.today())\n"
+    )
+    loading = {
+        "when": "collect",
+        "type": "TypeError",
+        "line": 6,
+        "message": "freeze_time() got an unexpected keyword argument 'as_kwarg'",
+    }
+    test_id = "tests/t.py::TestDecorator::test_kwarg"
+    found = explain_failure(source, test_id, loading, repo_modules={"freezegun"})
+    assert found.unbound == [] and "test_kwarg" not in found.reproduction and "self" not in found.reproduction
+    assert "@freeze_time('2013-04-09', as_kwarg='hello')\ndef decorated(**kwargs):\n" in found.reproduction
+    assert found.reproduction.endswith("\ndecorated()")
+    calling = {
+        "when": "call",
+        "type": "TypeError",
+        "message": "TestDecorator.test_kwarg() missing 1 required positional argument: 'frozen_time'",
+    }
+    found = explain_failure(source, test_id, calling, repo_modules={"freezegun"})
+    assert found.reproduction.endswith("\ndecorated()") and "test_kwarg" not in (found.error or "")
+    assert found.error == "TypeError: decorated() missing 1 required positional argument: 'frozen_time'"
+    # a failure inside the body is the body's, not the decorator's
+    inside = {"when": "call", "type": "AssertionError", "line": 9, "message": "assert 1 == 2"}
+    assert "decorated" not in (explain_failure(source, test_id, inside, repo_modules={"freezegun"}).reproduction or "")
+
+
 def test_a_case_of_a_test_that_never_ran_is_found_by_its_class_name():
     """bidict: a file that fails to import a name the fix adds; its parametrize list is a module
     constant of classes, and pytest names each case by the class (`[Fancy]`), not `cls1`."""
