@@ -99,15 +99,26 @@ def _symptom(kind: str, verb: str, rest: str, fallback: str) -> str:
     if kind == "negated":
         return f"the code should not {rest}, but it does"
     if kind == "add":
+        if _MECHANISM.search(rest):  # "Add is check to equals check": how the fix works, no symptom
+            return fallback
         return rest if rest.lower().startswith("missing") else f"{rest} is missing"
     if kind in ("change", "refactor"):
         return f"the code does not {verb} {rest}"
     return rest
 
 
+# what an "Add ..." subject adds when it is a piece of the fix, not a feature a user asks for:
+# "Add is check to equals check", "Add a guard for empty input", "Add fallback to utf-8"
+_MECHANISM = re.compile(
+    r"^(?:an? |the )?(?:[\w.`'-]+ ){0,2}(?:check|checks|guard|guards|condition|fallback|workaround|cache|lock|"
+    r"special[- ]case|try/except|branch|short[- ]circuit)(?: (?:to|in|for|on|when|around)\b|$)",
+    re.I,
+)
+
+
 def _request(kind: str, verb: str, rest: str, subject: str) -> str:
     if kind == "add":
-        return rest
+        return "" if _MECHANISM.search(rest) else rest
     if kind == "refactor":
         return f"{verb} {rest}"
     if kind == "negated":

@@ -1591,7 +1591,9 @@ def _reproduction(
     if any(isinstance(n, ast.withitem) and _is_assert_raises(n) for s in body for n in ast.walk(s)):
         caught = _CaughtPlainly()  # one for the body: the block's name, then the later checks that read it
         body = [caught.visit(copy.deepcopy(s)) for s in body]
-    setup = _test_setup(module, cls, fn, body, {**report, "id": test_id}, conftests)
+    # a fixture the test module imports from its own package (`from . import v`) is one too
+    fixture_sources = [*conftests, *(test_helpers or {}).values()]
+    setup = _test_setup(module, cls, fn, body, {**report, "id": test_id}, fixture_sources)
     members = _class_members(cls, module) if cls is not None and "self" in _arg_names(fn) else {}
     rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members) | _self_stores(members.values()))
     code = [rewrite.visit(s) for s in [*setup.prelude, *setup.assign, *body]]

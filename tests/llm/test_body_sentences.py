@@ -86,3 +86,18 @@ def test_an_imperative_after_a_leading_clause_is_the_fix_and_left_out():
     )
     kept = body_sentences(body, no_leak=True)
     assert kept == ["When the wait exceeds the maximum, the call hangs for minutes and runs out of memory."]
+
+
+def test_an_added_check_or_guard_is_how_the_fix_works_not_a_title():
+    """jsonschema: "Add is check to equals check, enabling support for nan" became the title
+    "Is check to equals check ... is missing", which a rater read as the fix; a feature the
+    subject adds ("as_kwarg argument") still names what is wanted."""
+    from llm.offline.subject import _request, _symptom, split_subject
+
+    for subject in ("Add is check to equals check, enabling support for nan", "Add a guard for empty input"):
+        kind, verb, rest = split_subject(subject)
+        assert _symptom(kind, verb, rest, "the fallback") == "the fallback"
+        assert _request(kind, verb, rest, subject) == ""
+    kind, verb, rest = split_subject("Added as_kwarg argument")
+    assert _symptom(kind, verb, rest, "x") == "as_kwarg argument is missing"
+    assert _request(kind, verb, rest, "Added as_kwarg argument") == "as_kwarg argument"

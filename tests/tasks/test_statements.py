@@ -548,6 +548,23 @@ def test_a_decorator_call_that_fails_is_shown_decorating_the_tests_body():
     assert "decorated" not in (explain_failure(source, test_id, inside, repo_modules={"freezegun"}).reproduction or "")
 
 
+def test_a_fixture_the_test_imports_from_its_own_package_is_built():
+    """vulture: `from . import check, v` takes the fixture `v` from `tests/__init__.py`; the
+    snippet used `v` unbound."""
+    helpers = (
+        "import pytest\nfrom pkg import core\n\n\n"
+        "def check(found, names):\n    assert sorted(found) == sorted(names)\n\n\n"
+        "@pytest.fixture\ndef v():\n    return core.Scanner(verbose=True)\n"
+    )
+    source = (
+        "from . import check, v\n\nassert v\n\n\ndef test_scan(v):\n    v.scan('x = 1')\n    check(v.unused, ['x'])\n"
+    )
+    report = {"type": "AssertionError", "line": 8, "message": "assert [] == ['x']"}
+    test_id = "tests/test_scan.py::test_scan"
+    found = explain_failure(source, test_id, report, repo_modules={"pkg"}, test_helpers={"tests": helpers})
+    assert found.unbound == [] and "v = core.Scanner(verbose=True)" in found.reproduction
+
+
 def test_a_case_of_a_test_that_never_ran_is_found_by_its_class_name():
     """bidict: a file that fails to import a name the fix adds; its parametrize list is a module
     constant of classes, and pytest names each case by the class (`[Fancy]`), not `cls1`."""
