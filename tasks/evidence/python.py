@@ -1872,7 +1872,8 @@ def _helper_check(helper: ast.AST) -> ast.Assert | None:
     stmt = body[0]
     if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Call):
         stmt = ast.Expr(stmt.value)
-    check = _plain_assert(copy.deepcopy(stmt)) if isinstance(stmt, ast.Expr) else stmt
+    # a copy: each call's arguments are written into its own (the helper's body stays as it is)
+    check = _plain_assert(copy.deepcopy(stmt)) if isinstance(stmt, ast.Expr) else copy.deepcopy(stmt)
     return check if isinstance(check, ast.Assert) and check.msg is None else None
 
 

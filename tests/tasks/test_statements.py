@@ -565,6 +565,23 @@ def test_a_fixture_the_test_imports_from_its_own_package_is_built():
     assert found.unbound == [] and "v = core.Scanner(verbose=True)" in found.reproduction
 
 
+def test_a_check_helper_keeps_its_parameters_and_each_call_gets_its_own_values():
+    """pyjson5: `self.check(s, obj)` wraps `self.assertEqual(obj, loads(s))`; inlining the failing
+    call rewrote the helper's own body, so its definition and every later call read
+    `assert -15 == loads('-0xf')`."""
+    source = (
+        "import unittest\nfrom pkg import loads\n\n\nclass TestLoads(unittest.TestCase):\n"
+        "    def check(self, s, obj):\n        self.assertEqual(obj, loads(s))\n\n"
+        "    def test_numbers(self):\n        self.check('1', 1)\n        self.check('-0xf', -15)\n"
+        "        self.check('-0x0', 0)\n        self.check('2', 2)\n"
+    )
+    report = {"type": "ValueError", "line": 11, "message": "invalid literal for int() with base 10: '-0xf'"}
+    found = explain_failure(source, "tests/t.py::TestLoads::test_numbers", report, repo_modules={"pkg"})
+    assert "def check(s, obj):\n    assert obj == loads(s)\n" in found.reproduction
+    assert found.reproduction.endswith("assert -15 == loads('-0xf')") and found.unbound == []
+    assert found.rest.splitlines() == ["assert 0 == loads('-0x0')", "assert 2 == loads('2')"]
+
+
 def test_a_case_of_a_test_that_never_ran_is_found_by_its_class_name():
     """bidict: a file that fails to import a name the fix adds; its parametrize list is a module
     constant of classes, and pytest names each case by the class (`[Fancy]`), not `cls1`."""
