@@ -1189,7 +1189,9 @@ def _whole_test(fn: ast.AST, helpers: set[str]) -> tuple[ast.stmt | None, list[a
     statements = [s for s in fn.body if not _is_docstring(s)]
     if not statements:
         return None, []
-    return statements[-1], _trim(fn.body, statements[-1].lineno, helpers, [])
+    body = _trim(fn.body, statements[-1].lineno, helpers, [])
+    # every unittest check of it (in a loop too) as a plain assert: the snippet has no `self`
+    return statements[-1], [_PlainSelfChecks().visit(copy.deepcopy(s)) for s in body]
 
 
 def _inherited_test(
@@ -1632,7 +1634,9 @@ def _reproduction(
         head = [*head[:at], *named, *head[at:]]
     if "pytest" in _unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):
         imports.append("import pytest")
-    if any(isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith)) for s in code for n in _own_walk(s)):
+    # top-level awaits only: a coroutine the test defines and runs itself (`asyncio.run(coro())`) has its own
+    top_level = [s for s in code if not isinstance(s, (*_FUNCS, ast.ClassDef))]
+    if any(isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith)) for s in top_level for n in _own_walk(s)):
         code = _in_event_loop(code)  # top-level awaits: run them in an event loop
         if "asyncio" not in _bound(head) and "import asyncio" not in imports:
             imports.append("import asyncio")

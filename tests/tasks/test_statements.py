@@ -582,6 +582,33 @@ def test_a_check_helper_keeps_its_parameters_and_each_call_gets_its_own_values()
     assert found.rest.splitlines() == ["assert 0 == loads('-0x0')", "assert 2 == loads('2')"]
 
 
+def test_a_coroutine_the_test_runs_itself_is_not_wrapped_in_another_event_loop():
+    """python-jsonpath: a sync test defines `async def coro()` and calls `asyncio.run(coro())`;
+    the snippet wrapped it all in `async def main()`, where `asyncio.run` cannot run."""
+    source = (
+        "import asyncio\nfrom pkg import compile_path\n\n\ndef test_find_async():\n"
+        "    path = compile_path('$.a')\n\n    async def coro():\n        return await path.findall_async({'a': 1})\n\n"
+        "    assert asyncio.run(coro()) == [1]\n"
+    )
+    report = {"type": "AssertionError", "line": 11, "compare": {"op": "==", "left": "[]", "right": "[1]"}}
+    found = explain_failure(source, "tests/t.py::test_find_async", report, repo_modules={"pkg"})
+    assert "async def main" not in found.reproduction and found.unbound == []
+    assert found.reproduction.endswith("assert asyncio.run(coro()) == [1]")
+
+
+def test_a_unittest_check_in_a_loop_of_a_test_that_never_ran_is_a_plain_assert():
+    """parsel: the file failed to import a name the fix adds; the whole test became the snippet,
+    but the `self.assertEqual` calls inside its loop kept `self`, so no block was shown."""
+    source = (
+        "import unittest\nfrom pkg import Selector, NEW\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_types(self):\n        for text, root in (('{}', {}), ('[]', [])):\n"
+        "            selector = Selector(text=text, root=NEW)\n            self.assertEqual(selector.root, root)\n"
+    )
+    report = {"when": "collect", "type": "ImportError", "line": 2, "message": "cannot import name 'NEW'"}
+    found = explain_failure(source, "tests/t.py::T::test_types", report, repo_modules={"pkg"})
+    assert found.unbound == [] and "    assert selector.root == root" in found.reproduction
+
+
 def test_a_case_of_a_test_that_never_ran_is_found_by_its_class_name():
     """bidict: a file that fails to import a name the fix adds; its parametrize list is a module
     constant of classes, and pytest names each case by the class (`[Fancy]`), not `cls1`."""
