@@ -315,14 +315,16 @@ def run_units(
         finally:
             close_worker()
         return
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import Client, as_completed
+
+    from evo.parallel import local_cluster
 
     cluster = None
     if scheduler:
         client = Client(scheduler)
         log(f"farm: Dask scheduler at {scheduler}")
     else:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        cluster = local_cluster(workers)
         client = Client(cluster)
         log(f"farm: local Dask cluster with {workers} workers")
     try:

@@ -54,6 +54,23 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def local_cluster(workers: int):
+    """A Dask LocalCluster whose worker processes ignore SIGINT. A terminal's Ctrl-C reaches the
+    whole process group: the workers died with KeyboardInterrupt, their units were lost, and the
+    controller waited for them forever. The processes inherit the ignored signal (Python keeps
+    it ignored at start-up); the controller's own handler is put back at once."""
+    from dask.distributed import LocalCluster
+
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: no handler to change, the caller owns the signals
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    try:
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 class SerialRunner:
     def __init__(self, evaluate: Callable[[dict], Evaluation]):
         self.evaluate = evaluate
@@ -75,15 +92,13 @@ class PoolRunner:
         self.backend, self.workers, self.log = backend, workers, log
         self.client = self.cluster = self.pool = None
         if backend == "dask":
-            from dask.distributed import Client, LocalCluster
+            from dask.distributed import Client
 
             if address:
                 self.client = Client(address)
                 log(f"parallel: Dask scheduler at {address}")
             else:
-                self.cluster = LocalCluster(
-                    n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-                )
+                self.cluster = local_cluster(workers)
                 self.client = Client(self.cluster)
                 log(f"parallel: local Dask cluster with {workers} workers")
         else:

@@ -463,6 +463,31 @@ def test_a_dataset_exports_and_evaluates(tmp_path, serial):
     assert document["summary"]["overall"]["resolved"] == len(tasks)
 
 
+def test_the_local_clusters_workers_outlive_a_terminals_ctrl_c():
+    """A terminal's Ctrl-C reaches the whole process group: the farm's Dask workers died with
+    KeyboardInterrupt, their units were lost and the farm waited for them until a second Ctrl-C.
+    The workers ignore SIGINT; the controller's own handler is unchanged."""
+    import os
+
+    from dask.distributed import Client
+
+    from evo.parallel import local_cluster
+
+    before = signal.getsignal(signal.SIGINT)
+    cluster = local_cluster(1)
+    client = Client(cluster)
+    try:
+        assert signal.getsignal(signal.SIGINT) is before
+        (pid,) = client.run(os.getpid).values()
+        os.kill(pid, signal.SIGINT)
+        time.sleep(2)
+        assert list(client.run(os.getpid).values()) == [pid]
+        assert client.submit(sum, [40, 2], pure=False).result(timeout=30) == 42
+    finally:
+        client.close()
+        cluster.close()
+
+
 @pytest.mark.slow
 def test_ctrl_c_finishes_the_unit_in_flight_and_the_same_command_continues(tmp_path, serial):
     out = tmp_path / "ds"
