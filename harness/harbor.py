@@ -233,7 +233,9 @@ JS_VERIFY_SCRIPT = Path(__file__).with_name("_harbor_js_verify.py")
 # what the shipped copies of SEBGen's modules import as packages
 JS_VERIFIER_PACKAGES = {
     "sandbox/__init__.py": "",
-    "records/__init__.py": "from .errors import UserError\nfrom .evidence import FailureEvidence\n",
+    "records/__init__.py": (
+        "from .errors import UserError\nfrom .evidence import FailureEvidence\nfrom .test_ids import file_of_test\n"
+    ),
 }
 
 

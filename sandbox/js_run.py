@@ -58,7 +58,7 @@ def js_verifier_files() -> dict[str, Path]:
 
     here, records_dir = Path(__file__).parent, Path(records.__file__).parent
     files = {f"sandbox/{name}": here / name for name in ("errors.py", "integrity.py", "js_report.py", "_js_run.py")}
-    files.update({f"records/{name}": records_dir / name for name in ("errors.py", "evidence.py")})
+    files.update({f"records/{name}": records_dir / name for name in ("errors.py", "evidence.py", "test_ids.py")})
     files.update({f"reporters/{path.name}": path for path in REPORTERS})
     return files
 
