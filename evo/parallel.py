@@ -61,12 +61,15 @@ def local_cluster(workers: int):
     it ignored at start-up); the controller's own handler is put back at once."""
     from dask.distributed import LocalCluster
 
+    def start() -> LocalCluster:
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+
     try:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:  # not the main thread: no handler to change, the caller owns the signals
-        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        return start()
     try:
-        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        return start()
     finally:
         signal.signal(signal.SIGINT, previous)
 
