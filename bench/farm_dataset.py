@@ -92,12 +92,15 @@ def report(folder: DatasetFolder, wall: float | None, args) -> None:
     wall_text = f"{wall / 60:.1f} min" if wall is not None else "not timed (--report-only)"
     print(f"farm: {len(rows)} rows, version {version['version']}, workers {args.workers}, wall {wall_text}")
     header = "| repository | units tried | kept | kept/attempt | validations/kept | PR kept | commit kept |"
-    print(header + " tasks/hour | difficulty | top rejections |")
-    print("|---" * 10 + "|")
+    print(header + " tasks/hour | difficulty | duplicates | top rejections |")
+    print("|---" * 11 + "|")
+    # a unit kept and then found to repeat a task already in the dataset ends as a duplicate: no task
+    duplicates = {r["unit"] for r in rows if r["outcome"] == "duplicate"}
     repos = sorted({r["repo"] for r in rows})
     for repo in repos:
         mine = [r for r in rows if r["repo"] == repo and r["outcome"] != "duplicate"]
-        kept = [r for r in mine if r["outcome"] == "kept"]
+        kept = [r for r in mine if r["outcome"] == "kept" and r["unit"] not in duplicates]
+        repeated = sum(r["unit"] in duplicates for r in mine)
         validations = sum(r.get("validations", 0) for r in mine)
         busy_hours = sum(r.get("seconds", 0.0) for r in mine) / 3600 / max(1, args.workers)
         difficulty = Counter(r["task"].get("difficulty_level") or "unrated" for r in kept)
@@ -106,11 +109,12 @@ def report(folder: DatasetFolder, wall: float | None, args) -> None:
             f"| {repo} | {len(mine)} | {len(kept)} | {len(kept) / len(mine):.2f} | "
             f"{validations / len(kept) if kept else float('nan'):.1f} | "
             f"{sum(r['kind'] == 'pr' for r in kept)} | {sum(r['kind'] == 'commit' for r in kept)} | "
-            f"{len(kept) / busy_hours if busy_hours else float('nan'):.1f} | {dict(difficulty)} | "
+            f"{len(kept) / busy_hours if busy_hours else float('nan'):.1f} | {dict(difficulty)} | {repeated} | "
             f"{dict(reasons.most_common(3))} |"
         )
-    kept = [r for r in rows if r["outcome"] == "kept"]
-    print(f"farm_kept_per_attempt: {len(kept) / max(1, len(rows)):.3f}")
+    tried = [r for r in rows if r["outcome"] != "duplicate"]
+    kept = [r for r in tried if r["outcome"] == "kept" and r["unit"] not in duplicates]
+    print(f"farm_kept_per_attempt: {len(kept) / max(1, len(tried)):.3f}")
     print(json.dumps({"wall_s": round(wall) if wall is not None else None, "rows": len(rows), "kept": len(kept)}))
 
 

@@ -139,6 +139,40 @@ class RecipeBook:
             self.log(f"sandbox: reusing the environment fixes learned for {name} ({path})")
         return self._overrides[name]
 
+    def learned_state(self, repo: Path) -> tuple[dict, list[str], dict]:
+        """The repo's override, learned packages and the cache file's learned override now, for `take_back`."""
+        with self._lock:
+            try:
+                saved = json.loads(self._cache_file(repo).read_text()).get("learned") or {}
+            except (OSError, ValueError):
+                saved = {}
+            return dict(self._load(Path(repo))), list(self._learned_packages.get(repo_name(repo), [])), saved
+
+    def take_back(self, repo: Path, state: tuple[dict, list[str], dict], commit: str) -> None:
+        """Put the repo's learned override back to `state`: the repairs since did not make
+        `commit` install, and kept they would reach every other commit of the repository (a
+        2020 commit's `backrefs==4.4`, which does not build, broke every later one). The
+        cache file keeps them in its history, marked as taken back."""
+        name = repo_name(repo)
+        override, packages, saved = state
+        with self._lock:
+            if self._overrides.get(name) == override:
+                return
+            self._overrides[name], self._learned_packages[name] = dict(override), list(packages)
+            path = self._cache_file(repo)
+            try:
+                data = json.loads(path.read_text())
+            except (OSError, ValueError):
+                data = {}
+            data["learned"] = saved
+            data.setdefault("fixes", []).append(
+                {"commit": commit, "rule": "taken-back", "fix": "the repairs since did not make this commit install"}
+            )
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+            tmp.replace(path)
+
     def learn(self, repo: Path, fix: Fix, commit: str) -> None:
         """Apply a repair to the repo's override and remember it for later runs."""
         name = repo_name(repo)

@@ -7,7 +7,8 @@ PytestRemovedInNWarning the suite names is gone) -> pin below it; a nose-era sui
 a collection error from pytest 8.4; or failing tests whose nose-style setup pytest 8 no longer
 calls, `nose_setup_fix`) -> pytest<8; two of the
 recipe's pins the resolver cannot satisfy together -> the one depended on relaxed to the range
-the other accepts; a source that replaced a dependency of the test runner (pytest no longer
+the other accepts; a release the recipe pins exactly that does not build here -> a later release
+of it; a source that replaced a dependency of the test runner (pytest no longer
 imports) -> the runner's own requirement installed after it, or that source dropped; a
 pytest plugin whose code the failure's traceback ends in (an internal error, a usage error, an
 error at collection or setup) -> that plugin and pytest at the releases contemporary with the
@@ -26,7 +27,7 @@ import json
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -35,7 +36,7 @@ from records import file_of_test, node_names
 from sandbox import STEP_MARK, InstallRecipe, lacked_names, sandbox_pytest_version, skip_reasons
 
 from .recipe_sources import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS
-from .versions import Snapshot, installed_versions, normalize, pytest_floor
+from .versions import Snapshot, installed_versions, installs_on, normalize, pytest_floor
 
 MODULE_PACKAGES: dict[str, str] = KNOWN["module_packages"]  # import name -> distribution, where they differ
 FIXTURE_PLUGINS: dict[str, str] = KNOWN["fixture_plugins"]  # fixture -> the plugin that provides it
@@ -162,7 +163,7 @@ def diagnose(
             rule="vcs-version",
         )
     if stage == "build" and step == "packages":
-        fix = _pin_conflict_fix(log, recipe)
+        fix = _pin_conflict_fix(log, recipe) or _unbuildable_pin_fix(log, recipe, snapshot)
         if fix is not None:
             return fix
     if stage == "build" and step == "check":
@@ -362,6 +363,64 @@ def _pin_conflict_fix(log: str, recipe: InstallRecipe) -> Fix | None:
     return None
 
 
+# pip's words for a distribution it could not build from its sdist (new and old pips)
+_UNBUILT = re.compile(
+    r"Failed to build '?(?P<a>[A-Za-z0-9][\w.\-]*)'? when|Failed building wheel for (?P<b>[A-Za-z0-9][\w.\-]*)|"
+    r"Could not build wheels for (?P<c>[A-Za-z0-9][\w.\-]*)",
+    re.I,
+)
+
+
+def _unbuildable_pin_fix(log: str, recipe: InstallRecipe, snapshot: Snapshot | None = None) -> Fix | None:
+    """A release the recipe pins exactly that does not build here (an sdist-only release whose
+    build script needs files the sdist lacks, or a compiler) -> the earliest later release with a
+    wheel for this interpreter, the closest to the pinned API that pip installs without building
+    (`snapshot`'s index); any later release when the index does not tell. None when the package
+    that failed is not pinned so."""
+    for m in _UNBUILT.finditer(log):
+        name = normalize(m.group("a") or m.group("b") or m.group("c"))
+        for pin in recipe.packages:
+            req = _requirement(pin)
+            exact = [s.version for s in req.specifier if s.operator == "=="] if req is not None else []
+            if req is None or normalize(req.name) != name or not exact:
+                continue
+            wheel = _first_wheel_after(req.name, exact[0], snapshot)
+            later = f"{req.name}=={wheel}" if wheel else f"{req.name}>{exact[0]}"
+            if later in recipe.packages:
+                return None
+            return Fix(
+                f"the pinned release {pin} does not build on this interpreter: install {later}, "
+                + ("the earliest later release with a wheel for it" if wheel else "a later release"),
+                packages=[later],
+                unpin=[pin],
+                rule="unbuildable-pin",
+            )
+    return None
+
+
+def _first_wheel_after(name: str, version: str, snapshot: Snapshot | None) -> str:
+    """The earliest final release of `name` after `version` that ships a wheel the environment's
+    Python installs; '' when the index does not tell."""
+    if snapshot is None or snapshot.index is None:
+        return ""
+    try:
+        floor = Version(version)
+        releases = snapshot.index.releases(name) or []
+    except (InvalidVersion, OSError, ValueError):
+        return ""
+    found = []
+    for release in releases:
+        try:
+            number = Version(release.version)
+        except InvalidVersion:
+            continue
+        if number <= floor or number.is_prerelease or number.is_devrelease or not release.wheels:
+            continue
+        if installs_on(replace(release, sdist=False), snapshot.python, snapshot.machine):
+            found.append(number)
+    return str(min(found)) if found else ""
+
+
 def _runner_dependency_fix(log: str, recipe: InstallRecipe) -> Fix | None:
     """A source replaced a dependency of the test runner (an old tox bringing pluggy 0.13.1 under
     pytest 9) and pytest no longer imports -> install the range the runner requires, last, so
@@ -508,7 +567,7 @@ def outdated_dependency(
             newer = False
         newer = newer or (not installed and bool(version) and top in lacking)
         pin = f"{dist}=={version}"
-        if newer and pin not in recipe.packages:
+        if newer and pin not in recipe.packages and not _excluded_by(recipe, dist, version):
             when = snapshot.date.date().isoformat() if snapshot.date else "the suite's pins"
             of_day = version == snapshot.version_of(dist, wheels=False)
             why = (
@@ -523,6 +582,20 @@ def outdated_dependency(
                 rule="contemporary-dependency",
             )
     return None
+
+
+def _excluded_by(recipe: InstallRecipe, dist: str, version: str) -> bool:
+    """A requirement of the recipe's own on `dist` excludes `version`: an earlier repair moved
+    off that release (it did not build), and going back would undo it."""
+    for package in recipe.packages:
+        req = _requirement(package)
+        if req is not None and normalize(req.name) == normalize(dist) and str(req.specifier):
+            try:
+                if not req.specifier.contains(version, prereleases=True):
+                    return True
+            except InvalidVersion:
+                continue
+    return False
 
 
 def unmet_dependency(log: str, recipe: InstallRecipe, tree_names: set[str], snapshot: Snapshot) -> str:

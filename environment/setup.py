@@ -166,7 +166,7 @@ class SetupBackend:
         """The repair for a failed attempt; None when no rule (nor model) has one, or when the
         one proposed would leave the recipe as it is (the attempt's note says so)."""
         recipe = self.recipe(repo, commit)
-        snapshot = self._snapshot(repo, commit, recipe) if stage == "collection" else None
+        snapshot = self._snapshot(repo, commit, recipe)
         fix = diagnose(log, recipe, set(tree_module_names(str(Path(repo).resolve()), commit)), stage, snapshot)
         if fix is None and self.advisor is not None:
             try:
@@ -206,6 +206,7 @@ class SetupBackend:
                     f"the sandbox runs Python {version}; set sandbox.base_image to a fitting "
                     f"python image or sandbox.install.{repo_name(repo)}.python"
                 )
+            before = self.book.learned_state(repo)
             for number in range(1, self.attempts + 1):
                 env_id = self.inner.environment_id(repo, commit)
                 if env_id in self._ready:
@@ -222,6 +223,7 @@ class SetupBackend:
                     )
                     fix = self._fix_for(text, repo, commit, "build", attempt) if number < self.attempts else None
                     if fix is None:
+                        self.book.take_back(repo, before, commit)  # its repairs failed: no other commit gets them
                         tried = f"after {number} attempt{'s' if number > 1 else ''}"
                         cause = install_failure(text)
                         raise SetupError(
@@ -240,6 +242,7 @@ class SetupBackend:
                 self._ready.add(env_id)
                 record.environment = env_id
                 return env_id
+            self.book.take_back(repo, before, commit)
             raise SetupError(f"installing {repo_name(repo)}@{commit[:10]} failed after {self.attempts} attempts")
 
     def _collection_fix(
@@ -339,8 +342,13 @@ class SetupBackend:
 
             run, _ = run_js_tests(self.js_backend(), repo, commit, (), test_files, self._js_book, self.attempts)
             return run
+        before = self.book.learned_state(repo)
         for number in range(1, self.attempts + 1):
-            self.ensure(repo, commit)
+            try:
+                self.ensure(repo, commit)
+            except SetupError:
+                self.book.take_back(repo, before, commit)  # a repair of its tests led to an install that failed
+                raise
             run = self.inner.run_tests(repo, commit, patches, test_files)
             with self._lock:
                 attempt = Attempt("collection", False, seconds=round(run.duration_s, 1))

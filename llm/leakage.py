@@ -182,26 +182,31 @@ QUOTES = ('"' * 3, "'" * 3)
 
 def _docstring_lines(patch: str) -> set[int]:
     """Indices (among the patch's non-blank added lines) of docstring lines: a triple-quoted
-    string that is a statement of its own (its line starts with the quotes), to its closing
-    quotes. A hunk starts outside any string."""
+    string that is a statement of its own (its line starts with the quotes) right under a
+    `def`/`class` header or at the top of a hunk, to its closing quotes. One that opens its
+    line under a call's open parenthesis or an `=` is a value (an SQL template passed to
+    `dedent(`): code the tests may require. A hunk starts outside any string."""
     found: set[int] = set()
     state, index = "", -1  # "doc": in a docstring; "str": in another triple-quoted string
+    previous = ""  # the last non-blank line of the new file's side, within the hunk
     for raw in patch.splitlines():
         if raw.startswith(("+++", "---")) or raw.startswith("-"):
             continue
         if not raw.startswith(("+", " ")):
-            state = ""
+            state, previous = "", ""
             continue
         added, text = raw.startswith("+"), raw[1:].strip()
         if added and text:
             index += 1
         opens = text.lstrip("rRuUbB").startswith(QUOTES)
+        under_header = not previous or previous.endswith(":")
         odd = (text.count(QUOTES[0]) + text.count(QUOTES[1])) % 2 == 1
-        doc = state == "doc" or (not state and opens)
+        doc = state == "doc" or (not state and opens and under_header)
         if odd:
-            state = "" if state else ("doc" if opens else "str")
+            state = "" if state else ("doc" if opens and under_header else "str")
         if doc and added and text:
             found.add(index)
+        previous = text or previous
     return found
 
 

@@ -909,12 +909,22 @@ def _usable(f: FailureEvidence) -> bool:
 
 def distinct_failures(failures: list[FailureEvidence]) -> list[list[FailureEvidence]]:
     """Failures grouped by test function (parametrized cases together); the groups with a
-    reproduction that can be quoted first, and within a group the cases with one first."""
+    reproduction that can be quoted first, and within a group the cases with one first. A group
+    whose lead fails at the same call with the same error as an earlier group's goes after the
+    groups that fail otherwise: when a short statement shows fewer snippets, each it keeps shows
+    another failure (a sync and an async variant of one test say one thing twice)."""
     groups: dict[str, list[FailureEvidence]] = {}
     for f in failures:
         groups.setdefault(without_parameters(f.test_id), []).append(f)
     ordered = [sorted(g, key=lambda f: not _usable(f)) for g in groups.values()]
-    return sorted(ordered, key=lambda g: not _usable(g[0]))
+    seen: set[tuple[str, str]] = set()
+    repeats: set[int] = set()
+    for group in ordered:
+        failure = (_flat(group[0].call or group[0].check or ""), group[0].error or "")
+        if failure in seen and failure[0]:
+            repeats.add(id(group))
+        seen.add(failure)
+    return sorted(ordered, key=lambda g: (not _usable(g[0]), id(g) in repeats))
 
 
 _ABSENT = [
@@ -1649,10 +1659,28 @@ def _test_object(value: str) -> bool:
     return bool(re.search(r"<(?:class|function|module) '?(?:tests?|testing)[._]|<[\w.]+ (?:object )?at |at …>", value))
 
 
-def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) -> str:
+def _replaced_line(cases: list[FailureEvidence], lead: FailureEvidence) -> str:
+    """The one line of the lead's snippet that every case replaces by its own (`case = Case(...)`),
+    when each case differs from the lead in that input alone: said once above the list, each
+    case's line then gives only its own value (a long setup line repeated per case buries the
+    values that differ). "" otherwise."""
+    code = lead.reproduction or ""
+    olds = set()
+    for f in cases:
+        changed = _changed_inputs(f, lead)
+        if len(changed) != 1 or _test_object(changed[0][1]):
+            return ""
+        old, _ = _as_bindings(*changed[0], code, f.reproduction or "")
+        olds.add(old)
+    old = next(iter(olds)) if len(olds) == 1 and len(cases) > 1 else ""
+    return old if old and " = " in old and _flat(old) in _flat(code) else ""
+
+
+def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False, replaced: str = "") -> str:
     """One other failing case of the lead's test: its input (its own call when that differs
     from the lead's, else its values in place of the lead's) and what it gives and needs
-    (`shared`: what it needs is said once for all the cases)."""
+    (`shared`: what it needs is said once for all the cases; `replaced`: the lead's line that
+    each case's own stands in for, said once above the list)."""
     outcome = _line_outcome(f, shared)
     call = _checked_call(f)
     changed = _changed_inputs(f, lead)
@@ -1670,7 +1698,11 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) 
         return ""  # no input, or one that is the tests' own object (`<class 'tests.test_x.C'>`)
     code, later = lead.reproduction or "", _flat(lead.rest or "")
     changed = [_as_bindings(old, new, code, f.reproduction or "") for old, new in changed]
-    placed = [f"{_span(new)} in place of {_span(old)}" for old, new in changed if old and _flat(old) in _flat(code)]
+    placed = [
+        _span(new) if old == replaced else f"{_span(new)} in place of {_span(old)}"
+        for old, new in changed
+        if old and _flat(old) in _flat(code)
+    ]
     # a value the lead's later checks hold (`assert text == '<h3></h3>'`) is what the case must give, not an input
     wanted = [
         f"{_span(new)} in place of {_span(old)} in the check that follows"
@@ -1680,9 +1712,10 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False) 
     loose = [_span(new) for old, new in changed if not (old and (_flat(old) in _flat(code) or _flat(old) in later))]
     inputs = ", ".join([*placed, *([f"input {', '.join(loose)}"] if loose else []), *wanted])
     subject = _span(call) if usable_call else "the snippet"
+    lead_in = "- " if replaced and inputs.startswith("`") and not usable_call else "- with "
     if not outcome:
-        return f"- with {inputs}" + (f": {subject}" if usable_call else "")
-    return f"- with {inputs}: {subject} {outcome}"
+        return f"{lead_in}{inputs}" + (f": {subject}" if usable_call else "")
+    return f"{lead_in}{inputs}: {subject} {outcome}"
 
 
 def _as_bindings(old: str, new: str, lead_code: str, code: str) -> tuple[str, str]:
@@ -1804,12 +1837,18 @@ def evidence_section(
             text = ""
         wants = {_want_clause(other) for other in group[1:cases_at_most]}
         shared = len(group) > 3 and len(wants) == 1  # the rule the cases share, said once
+        listed_cases = [
+            other
+            for other in group[1:cases_at_most]
+            if not _same_run(other, f) and not (_flat(other.check or "") != _flat(f.check or "") and _quotable(other))
+        ]
+        replaced = _replaced_line(listed_cases, f) if text or _quotable(f) else ""
         cases = []
         for other in group[1:cases_at_most]:
             if _same_run(other, f):
                 continue  # its parameter never reaches the code the snippet shows: the lead states it
             own_check = _flat(other.check or "") != _flat(f.check or "")  # it fails at another check
-            line = "" if own_check and _quotable(other) else _case_line(other, f, shared)
+            line = "" if own_check and _quotable(other) else _case_line(other, f, shared, replaced)
             if line:
                 cases.append(line)
             elif _quotable(other) and _flat(other.reproduction or "") not in shown_code:
@@ -1819,6 +1858,10 @@ def evidence_section(
         untold += group[cases_at_most:]
         if cases:
             head = f"For each of these inputs, too, {next(iter(wants))}:" if shared else phr.pick(_CASE_HEADS)
+            target = replaced.partition(" = ")[0]
+            if replaced and any(line.startswith(f"- `{target} = ") for line in cases):
+                instead = f"with each of these lines in place of {_span(replaced)} in the snippet"
+                head = f"{_capitalize(instead)}, too, {next(iter(wants))}:" if shared else f"{head[:-1]}, {instead}:"
             parts.append(head + "\n" + "\n".join(cases))
     if listed:
         parts.append(phr.pick(_LISTED_HEADS) + "\n" + "\n".join(listed))
@@ -1827,12 +1870,34 @@ def evidence_section(
     if whole:
         parts.append(whole)
     if untold:
-        n = len(untold)
-        parts.append(
+        parts.append(_untold_sentence(untold, [f for g in groups for f in g if not any(f is u for u in untold)]))
+    return "\n\n".join(parts)
+
+
+def _untold_sentence(untold: list[FailureEvidence], stated: list[FailureEvidence]) -> str:
+    """The count of the failures left out: "like these" only for cases of a stated test or
+    failures of the same kind on the same function (the same exception, when one is required);
+    the others are other failing tests (a deprecation warning is not "like" a ValueError)."""
+
+    def kind(f: FailureEvidence) -> tuple:
+        return (f.function or _flat(f.call or ""), f.kind, f.expected if f.kind == "raises" else "", bool(f.warns))
+
+    tests = {without_parameters(f.test_id) for f in stated}
+    kinds = {kind(f) for f in stated}
+    alike = [u for u in untold if without_parameters(u.test_id) in tests or kind(u) in kinds]
+    n, others = len(alike), len(untold) - len(alike)
+    said = []
+    if n:
+        said.append(
             f"{n} more input{'s' * (n > 1)} like these fail{'s' * (n == 1)} the same way"
             f" and {'are' if n > 1 else 'is'} not spelled out here."
         )
-    return "\n\n".join(parts)
+    if others:
+        said.append(
+            f"{others} {'more ' if n or stated else ''}failing test{'s' * (others > 1)} "
+            f"{'are' if others > 1 else 'is'} not spelled out here."
+        )
+    return " ".join(said)
 
 
 def _fewer_evidence(tests: int) -> list[tuple[int, int, int]]:

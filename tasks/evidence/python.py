@@ -444,8 +444,10 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
         end = stmt.end_lineno or stmt.lineno
         if end < line:
             repeated = holding is not None and is_check(stmt, helpers) and unparse(stmt) == unparse(holding)
-            if repeated and (first_run := _checked_call(stmt)) is not None:
-                out.append(first_run)  # the same check fails when repeated: its first run's call set the state
+            # the same check fails when repeated, or the failing one reads the state its call set: keep the call
+            sets_state = holding is not None and is_check(stmt, helpers) and _state_read_by(stmt, holding)
+            if (repeated or sets_state) and (first_run := _checked_call(stmt)) is not None:
+                out.append(first_run)
             elif not _is_docstring(stmt) and not is_check(stmt, helpers):
                 kept = _without_checks(copy.deepcopy(stmt), helpers)
                 if kept is not None:
@@ -483,6 +485,27 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
             out.append(failing)
         break
     return out
+
+
+def _root_name(node: ast.expr) -> str:
+    """The name an attribute, item or call chain starts from (`f` of `f.retry.statistics[0]`)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call, ast.Await)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _state_read_by(earlier: ast.stmt, failing: ast.stmt) -> bool:
+    """The failing statement reads an attribute of a name (`f.retry.statistics`) that the check
+    before it called (`assert await f(thing)`): that call set the state read, and the snippet
+    without it reads a fresh one (tenacity's statistics, a mock's call count)."""
+    called = {_root_name(n.func) for n in ast.walk(earlier) if isinstance(n, ast.Call)} - {"self", ""}
+    targets = {id(n.func) for n in ast.walk(failing) if isinstance(n, ast.Call)}
+    read = {
+        _root_name(n)
+        for n in ast.walk(failing)
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and id(n) not in targets
+    }
+    return bool(called & read)
 
 
 def _checked_call(check: ast.stmt) -> ast.stmt | None:
@@ -820,10 +843,10 @@ def _plain_assert(stmt: ast.stmt) -> ast.stmt:
                 test = ast.UnaryOp(op=ast.Not(), operand=test)
         elif name == "fail":  # unittest's explicit failure: what it raises, written plainly
             return ast.copy_location(ast.Raise(exc=ast.Call(ast.Name("AssertionError", ast.Load()), args, [])), stmt)
-        elif name == "assertRaises" and len(args) >= 2:
+        elif name in ("assertRaises", "assertWarns") and len(args) >= 2:
             body = ast.Expr(ast.Call(func=args[1], args=args[2:], keywords=call.keywords))
             # at the call's place: `ast.unparse` reads a `with`'s line for its type comment
-            return ast.copy_location(_raises_block(args[0], [body]), stmt)
+            return ast.copy_location(_raises_block(args[0], [body], _PYTEST_CONTEXTS[name]), stmt)
         if test is not None:
             plain = ast.Assert(test=test, msg=None)
             plain.sebgen_unittest = name  # how its failure message reads (`_unittest_compare`)
@@ -832,12 +855,14 @@ def _plain_assert(stmt: ast.stmt) -> ast.stmt:
         items = []
         for item in stmt.items:
             expr = item.context_expr
-            if isinstance(expr, ast.Call) and _callee(expr).split(".")[-1] in ("assertRaises", "assertRaisesRegex"):
+            if _is_assert_raises(item):
                 keywords = []
                 if _callee(expr).endswith("Regex") and len(expr.args) >= 2:
                     keywords = [ast.keyword(arg="match", value=expr.args[1])]
                 expr = ast.Call(
-                    func=ast.Attribute(ast.Name("pytest", ast.Load()), "raises", ast.Load()),
+                    func=ast.Attribute(
+                        ast.Name("pytest", ast.Load()), _PYTEST_CONTEXTS[_callee(expr).split(".")[-1]], ast.Load()
+                    ),
                     args=expr.args[:1],
                     keywords=keywords,
                 )
@@ -894,9 +919,19 @@ def _nested_self_check(stmt: ast.stmt) -> bool:
     return any(isinstance(d, _FUNCS) and any(_is_self_check(n) for n in ast.walk(d)) for d in ast.walk(stmt))
 
 
+# a TestCase's context check -> pytest's own, which needs no TestCase
+_PYTEST_CONTEXTS = {
+    "assertRaises": "raises",
+    "assertRaisesRegex": "raises",
+    "assertWarns": "warns",
+    "assertWarnsRegex": "warns",
+}
+
+
 def _is_assert_raises(item: ast.withitem) -> bool:
+    """`with self.assertRaises(E)` (or a warning's `assertWarns`, either with `Regex`)."""
     expr = item.context_expr
-    return isinstance(expr, ast.Call) and _callee(expr).split(".")[-1] in ("assertRaises", "assertRaisesRegex")
+    return isinstance(expr, ast.Call) and _callee(expr).split(".")[-1] in _PYTEST_CONTEXTS
 
 
 def _caught(code: list[ast.stmt], check: ast.stmt) -> tuple[str, str]:
@@ -933,21 +968,53 @@ def _raising_line(body: list[ast.stmt]) -> str:
     return text if "\n" not in text else ""
 
 
-def _raises_block(exc: ast.expr, body: list[ast.stmt]) -> ast.With:
-    func = ast.Attribute(ast.Name("pytest", ast.Load()), "raises", ast.Load())
+def _raises_block(exc: ast.expr, body: list[ast.stmt], context: str = "raises") -> ast.With:
+    func = ast.Attribute(ast.Name("pytest", ast.Load()), context, ast.Load())
     return ast.With(items=[ast.withitem(ast.Call(func=func, args=[exc], keywords=[]), None)], body=body)
 
 
-def _fixture_defs(sources: list[ast.Module]) -> dict[str, ast.AST]:
-    """name -> fixture function, nearest source first (the test module, then conftests)."""
+def _fixture_defs(sources: list[ast.AST]) -> dict[str, ast.AST]:
+    """name -> fixture function, nearest source first (the test's class, the test module, then
+    conftests). A source's own definitions only: another test class's fixture is not the test's."""
     out: dict[str, ast.AST] = {}
     for tree in sources:
-        for node in ast.walk(tree):
-            if isinstance(node, _FUNCS) and node.name not in out:
-                for deco in node.decorator_list:
-                    if _names_a_fixture(deco) and not _fixture_is_parametrized(deco):
-                        out[node.name] = node
+        for node in _own_definitions(tree):
+            for deco in node.decorator_list:
+                if _names_a_fixture(deco) and not _fixture_is_parametrized(deco):
+                    out.setdefault(_fixture_name(node, deco), node)
     return out
+
+
+def _class_and_bases(cls: ast.ClassDef | None, module: ast.Module, depth: int = 0) -> list[ast.ClassDef]:
+    """The test's class, then the classes of its module it derives from, nearest first."""
+    if cls is None or depth > 4:
+        return []
+    classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)}
+    bases = [classes[b.id] for b in cls.bases if isinstance(b, ast.Name) and b.id in classes and b.id != cls.name]
+    return [cls, *[c for base in bases for c in _class_and_bases(base, module, depth + 1)]]
+
+
+def _own_definitions(tree: ast.AST) -> list[ast.AST]:
+    """The functions `tree` (a module or a class) defines itself, also under `if`/`try`/`with`;
+    not those of the classes and functions inside it."""
+    found, todo = [], list(getattr(tree, "body", []))
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, _FUNCS):
+            found.append(node)
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):
+            todo += [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
+            todo += [s for h in getattr(node, "handlers", []) for s in h.body]
+    return found
+
+
+def _fixture_name(fn: ast.AST, deco: ast.expr) -> str:
+    """The name tests ask for a fixture by: `@pytest.fixture(name="event_dict")` on `def _event_dict()`
+    registers `event_dict`; else the function's own name."""
+    for given in deco.keywords if isinstance(deco, ast.Call) else []:
+        if given.arg == "name" and isinstance(given.value, ast.Constant) and isinstance(given.value.value, str):
+            return given.value.value
+    return fn.name
 
 
 def _names_a_fixture(deco: ast.expr) -> bool:
@@ -1389,7 +1456,7 @@ def _test_setup(
     setup.prelude += _patched_mappings(fn, cls, setup.imports)
     values = _parametrize_values(fn, cls, module, report)
     args = _arg_names(fn)
-    fixtures = _fixture_defs([module, *[_safe_parse(c) for c in conftests]])
+    fixtures = _fixture_defs([*_class_and_bases(cls, module), module, *[_safe_parse(c) for c in conftests]])
     if cls is not None and "self" in args:
         set_up = _set_up_method(cls, module)
         if set_up is not None:
@@ -1509,45 +1576,48 @@ class _Reproduction:
 
 
 def _captured_output(code: list[ast.stmt]) -> tuple[list[ast.stmt], list[str]]:
-    """pytest's `capsys` in a snippet, which cannot take the fixture: the lines before the one
-    `out, err = capsys.readouterr()` run with stdout and stderr redirected (the fixture captures
-    from the test's start), and that line reads what they wrote. `code` and no imports when
-    `capsys` is used any other way."""
-
-    def reads_capsys(nodes) -> bool:
-        return any(isinstance(n, ast.Name) and n.id == "capsys" for s in nodes for n in ast.walk(s))
-
+    """pytest's `capsys` (or `capfd`) in a snippet, which cannot take the fixture: the lines
+    before each `out, err = capsys.readouterr()` (since the previous one) run with stdout and
+    stderr redirected to fresh buffers (the fixture captures from the test's start, and each
+    read empties it), and that line reads what they wrote. `capfd` reads the descriptors, so a
+    child process's output escapes the redirect: the reproduction check drops such a snippet.
+    `code` and no imports when the fixture is used any other way."""
+    fixture = next((f for f in ("capsys", "capfd") if _reads_name(code, f)), "")
     reads = [
         i
         for i, s in enumerate(code)
         if isinstance(s, ast.Assign)
         and len(s.targets) == 1
         and isinstance(s.value, ast.Call)
-        and unparse(s.value) == "capsys.readouterr()"
+        and unparse(s.value) == f"{fixture}.readouterr()"
     ]
-    if len(reads) != 1 or reads_capsys(code[: reads[0]]) or reads_capsys(code[reads[0] + 1 :]):
+    if not reads or _reads_name([s for i, s in enumerate(code) if i not in reads], fixture):
         return code, []
-    at, target = reads[0], code[reads[0]].targets[0]
     imports = ["import contextlib", "import io"]
-    if isinstance(target, ast.Tuple) and len(target.elts) == 2:
-        value = "captured_out.getvalue(), captured_err.getvalue()"
-    elif isinstance(target, ast.Name):  # `captured.out`, `captured.err`
-        value, imports = (
-            "types.SimpleNamespace(out=captured_out.getvalue(), err=captured_err.getvalue())",
-            [
-                *imports,
-                "import types",
-            ],
-        )
-    else:
-        return code, []
-    buffers, redirected = ast.parse(
-        "captured_out, captured_err = io.StringIO(), io.StringIO()\n"
-        "with contextlib.redirect_stdout(captured_out), contextlib.redirect_stderr(captured_err):\n    pass"
-    ).body
-    redirected.body = list(code[:at]) or [ast.Pass()]
-    read = ast.Assign(targets=[target], value=ast.parse(value, mode="eval").body)
-    return [buffers, redirected, ast.fix_missing_locations(read), *code[at + 1 :]], imports
+    out: list[ast.stmt] = []
+    start = 0
+    for at in reads:
+        target = code[at].targets[0]
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            value = "captured_out.getvalue(), captured_err.getvalue()"
+        elif isinstance(target, ast.Name):  # `captured.out`, `captured.err`
+            value = "types.SimpleNamespace(out=captured_out.getvalue(), err=captured_err.getvalue())"
+            imports += [] if "import types" in imports else ["import types"]
+        else:
+            return code, []
+        buffers, redirected = ast.parse(
+            "captured_out, captured_err = io.StringIO(), io.StringIO()\n"
+            "with contextlib.redirect_stdout(captured_out), contextlib.redirect_stderr(captured_err):\n    pass"
+        ).body
+        redirected.body = list(code[start:at]) or [ast.Pass()]
+        read = ast.Assign(targets=[target], value=ast.parse(value, mode="eval").body)
+        out += [buffers, redirected, ast.fix_missing_locations(read)]
+        start = at + 1
+    return [*out, *code[start:]], imports
+
+
+def _reads_name(nodes: list[ast.stmt], name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for s in nodes for n in ast.walk(s))
 
 
 _FROM_IMPORT = re.compile(r"from ([\w.]+) import ([^()\n]+)")
@@ -1632,15 +1702,58 @@ def _reproduction(
             if "import sys" not in imports:
                 imports.append("import sys")
         head = [*head[:at], *named, *head[at:]]
+    if "mocker" in _unbound([*head, *code, *rest]):  # pytest-mock's fixture, which no snippet can take
+        plain = [_PlainMocker().visit(copy.deepcopy(s)) for s in code]
+        plain_rest = [_PlainMocker().visit(copy.deepcopy(s)) for s in rest]
+        if "mocker" not in _unbound([*head, *plain, *plain_rest]):
+            code = [ast.fix_missing_locations(s) for s in plain]
+            rest = [ast.fix_missing_locations(s) for s in plain_rest]
+            if "mock" not in _bound(head) and "from unittest import mock" not in imports:
+                imports.append("from unittest import mock")
     if "pytest" in _unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):
         imports.append("import pytest")
     # top-level awaits only: a coroutine the test defines and runs itself (`asyncio.run(coro())`) has its own
-    top_level = [s for s in code if not isinstance(s, (*_FUNCS, ast.ClassDef))]
-    if any(isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith)) for s in top_level for n in _own_walk(s)):
+    if _awaits_at_top(code):
         code = _in_event_loop(code)  # top-level awaits: run them in an event loop
-        if "asyncio" not in _bound(head) and "import asyncio" not in imports:
-            imports.append("import asyncio")
+    elif _awaits_at_top(rest):  # the checks after the failing one await: they run in a loop of their own
+        rest = _in_event_loop(rest)
+    if (_awaits_at_top(code) or _awaits_at_top(rest) or "asyncio" in _unbound([*head, *code, *rest])) and (
+        "asyncio" not in _bound(head) and "import asyncio" not in imports
+    ):
+        imports.append("import asyncio")
     return _Reproduction(imports, head, code, rest, rewrite, definitions)
+
+
+# pytest-mock's `mocker`: its patchers (undone when the test ends) and the names it re-exports from unittest.mock
+_MOCKER_PATCHERS = ("mocker.patch", "mocker.patch.object", "mocker.patch.dict", "mocker.patch.multiple")
+_MOCKER_NAMES = {"Mock", "MagicMock", "AsyncMock", "PropertyMock", "NonCallableMock", "ANY", "call", "sentinel"}
+_MOCKER_NAMES |= {"DEFAULT", "mock_open", "create_autospec"}
+
+
+class _PlainMocker(ast.NodeTransformer):
+    """`mocker.patch(...)` (and `.object`, `.dict`, `.multiple`) as `mock.patch(...).start()`,
+    `mocker.Mock` and the like as `mock.Mock`: the patch holds for the rest of the snippet, as
+    the fixture's holds for the rest of the test. Any other use (`mocker.spy`) stays, unbound."""
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        node = self.generic_visit(node)
+        path = unparse(node.func)
+        if path not in _MOCKER_PATCHERS:
+            return node
+        node.func = ast.parse("mock" + path[len("mocker") :], mode="eval").body
+        return ast.copy_location(ast.Call(func=ast.Attribute(node, "start", ast.Load()), args=[], keywords=[]), node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        if isinstance(node.value, ast.Name) and node.value.id == "mocker" and node.attr in _MOCKER_NAMES:
+            return ast.copy_location(ast.Attribute(ast.Name("mock", ast.Load()), node.attr, node.ctx), node)
+        return self.generic_visit(node)
+
+
+def _awaits_at_top(code: list[ast.stmt]) -> bool:
+    """`code` awaits outside any function it defines (a coroutine the test defines and runs
+    itself, `asyncio.run(coro())`, has its own awaits)."""
+    top_level = [s for s in code if not isinstance(s, (*_FUNCS, ast.ClassDef))]
+    return any(isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith)) for s in top_level for n in _own_walk(s))
 
 
 class _DeadBranches(ast.NodeTransformer):

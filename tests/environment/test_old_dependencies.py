@@ -301,3 +301,33 @@ def test_a_pin_learned_on_an_old_commit_stays_out_of_a_commit_whose_requirements
     # a pin the user's config gives is never second-guessed
     configured = RecipeBook({"repo": {"packages": ["tokenize-rt==4.1.0"]}}, tmp_path / "cache", log=lambda m: None)
     assert "tokenize-rt==4.1.0" in configured.recipe_for(repo, new).packages
+
+
+def _backrefs_index() -> dict:
+    """backrefs as the index lists it: 4.4 (2020) is an sdist only, 5.0 is the first with a wheel."""
+    days = {"4.4": ("2020-06-01", ["sdist"]), "4.5": ("2020-09-01", ["sdist"])}
+    days |= {"5.0": ("2020-11-01", ["py3-none-any", "sdist"]), "8.3.1": ("2026-01-01", ["py3-none-any", "sdist"])}
+    releases = {}
+    for version, (day, tags) in days.items():
+        stamp = f"{day}T10:00:00Z"
+        releases[version] = [{**_file("backrefs", version, t), "upload_time_iso_8601": stamp} for t in tags]
+    return {"info": {"name": "backrefs"}, "releases": releases}
+
+
+UNBUILT = "sebgen-step: packages\nCollecting backrefs==4.4\nERROR: Failed to build 'backrefs' when getting it\n"
+API_ERROR = "E   ImportError: cannot import name 'bre' from 'backrefs' (/opt/venv/lib/backrefs/__init__.py)\n"
+
+
+def test_an_unbuildable_pin_moves_to_the_first_wheel_after_it_and_the_api_rule_does_not_move_back(tmp_path):
+    """wcmatch 2020: the tests need backrefs of the commit's day (4.4), whose sdist does not build
+    on 3.11. The pin goes to the earliest later release with a wheel (5.0), not the newest, and
+    the contemporary-dependency rule does not pin 4.4 again (the two rules had alternated)."""
+    index = Index(tmp_path / "cache", url=fake_index(tmp_path, {"backrefs": _backrefs_index()}), log=lambda m: None)
+    day = datetime(2020, 6, 23, tzinfo=timezone.utc)
+    snapshot = Snapshot(day, "3.11", index=index, installed={"backrefs": "8.3.1"}, machine="x86_64")
+    fix = diagnose(UNBUILT, InstallRecipe(packages=("backrefs==4.4",)), {"wcmatch"}, "build", snapshot)
+    assert fix.rule == "unbuildable-pin" and fix.packages == ["backrefs==5.0"] and fix.unpin == ["backrefs==4.4"]
+    assert "earliest later release with a wheel" in fix.reason
+    # the collection rule would pin the release of the commit's day; the recipe's own pin excludes it
+    assert diagnose(API_ERROR, InstallRecipe(), {"wcmatch"}, "collection", snapshot).packages == ["backrefs==4.4"]
+    assert diagnose(API_ERROR, InstallRecipe(packages=("backrefs==5.0",)), {"wcmatch"}, "collection", snapshot) is None

@@ -8,6 +8,7 @@ hatch-vcs version with no git tags, and a pytest config option defined by a plug
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from environment.detect import extras_at
 from environment.repair import missing_extra
 from environment.versions import Snapshot, installed_versions
 from sandbox import PRETEND_VERSION, Limits, install_commands, sandbox_pytest_version
+from sandbox.repo_id import repo_name
 from tests.sandbox_fixtures import make_repo, require_docker, run_with_repairs
 
 VCS_PYPROJECT = """\
@@ -419,6 +421,34 @@ class _FlakyInstall:
         pass
 
 
+class _NeverInstalls(_FlakyInstall):
+    """A build that asks for PyYAML, then, with it, fails in a way no rule repairs."""
+
+    def prepare(self, repo, commit):
+        from sandbox import BuildError
+
+        self.builds += 1
+        said = "No module named 'yaml'" if "PyYAML" not in self.recipe_for(repo, commit).packages else "disk is on fire"
+        self.log_path.write_text(said + "\n")
+        raise BuildError(f"building environment image x failed: boom (log {self.log_path}); log tail:\n...")
+
+
+def test_the_repairs_of_a_commit_that_never_installs_are_taken_back(tmp_path):
+    """wcmatch: a 2020 commit learned `backrefs==4.4`, its install still failed, and the pin stayed
+    in the repository's recipe: every later commit then failed to install."""
+    repo, sha = make_repo(tmp_path / "loop", {"pkg/__init__.py": ""})
+    inner = _NeverInstalls(tmp_path / "cache", tmp_path / "build.log", needs=None)
+    backend = SetupBackend(inner, inner.book, attempts=3, log=lambda m: None)
+    with pytest.raises(SetupError, match="failed after 2 attempts"):
+        backend.ensure(repo, sha)
+    assert inner.builds == 2 and "PyYAML" not in inner.book.recipe_for(repo, sha).packages
+    cached = json.loads((tmp_path / "cache" / "recipes" / f"{repo_name(repo)}.json").read_text())
+    assert cached["learned"] == {} and [f["rule"] for f in cached["fixes"]] == ["missing-module", "taken-back"]
+    # a later run over the same cache does not reuse it either
+    again = _NeverInstalls(tmp_path / "cache", tmp_path / "build.log", needs=None)
+    assert "PyYAML" not in again.book.recipe_for(repo, sha).packages
+
+
 def test_repair_loop_fixes_a_build_and_records_the_attempts(tmp_path):
     repo, sha = make_repo(tmp_path / "loop", {"pkg/__init__.py": ""})
     inner = _FlakyInstall(tmp_path / "cache", tmp_path / "build.log", needs="PyYAML")
@@ -476,6 +506,34 @@ def test_a_repair_that_leaves_the_recipe_as_it_is_is_not_retried_and_the_first_f
         "module yaml is missing: install PyYAML"
     ]
     assert setup["first_failure"] == "ModuleNotFoundError: No module named 'yaml'\n"
+
+
+UNBUILDABLE_LOG = """\
+sebgen-step: packages
+Collecting backrefs==4.4
+  Downloading backrefs-4.4.tar.gz (4.3 MB)
+  Getting requirements to build wheel: finished with status 'error'
+      FileNotFoundError: [Errno 2] No such file or directory: 'tools/unicodedata/14.0.0/UnicodeData.txt'
+ERROR: Failed to build 'backrefs' when getting requirements to build wheel
+"""
+
+
+def test_a_pinned_release_that_does_not_build_is_replaced_by_a_later_one(tmp_path):
+    """wcmatch: the recipe pinned backrefs==4.4, an sdist whose build script fails on this
+    Python; the install ended after one attempt and the commits were lost."""
+    repo, sha = make_repo(tmp_path / "r", {"pkg/__init__.py": ""})
+    recipe = detect_recipe(repo, sha, {"packages": ["backrefs==4.4", "pytest==8.0.0"]})
+    fix = diagnose(UNBUILDABLE_LOG, recipe, {"pkg"}, "build")
+    assert fix.rule == "unbuildable-pin" and fix.packages == ["backrefs>4.4"] and fix.unpin == ["backrefs==4.4"]
+    assert fix.apply({"packages": ["backrefs==4.4", "pytest==8.0.0"]})["packages"] == ["pytest==8.0.0", "backrefs>4.4"]
+    # the same failure of a package the recipe does not pin exactly is not this rule's to repair
+    loose = detect_recipe(repo, sha, {"packages": ["backrefs>=4", "pytest==8.0.0"]})
+    assert diagnose(UNBUILDABLE_LOG, loose, {"pkg"}, "build") is None
+    old_pip = UNBUILDABLE_LOG.replace(
+        "ERROR: Failed to build 'backrefs' when getting requirements to build wheel",
+        "  Failed building wheel for backrefs\nERROR: Could not build wheels for backrefs",
+    )
+    assert diagnose(old_pip, recipe, {"pkg"}, "build").packages == ["backrefs>4.4"]
 
 
 class _ConflictingPins(_FlakyInstall):

@@ -645,6 +645,31 @@ def test_tests_that_require_the_fixs_own_text_make_any_statement_of_them_a_leak(
     assert "pinned_text" not in leak_report(one_line, patch, test_patch).kinds
 
 
+def test_a_template_string_passed_to_a_call_is_code_not_a_docstring():
+    """sqlite-utils b8af3b96: the SQL template opens its own line under `dedent(`; read as a
+    docstring (prose), its lines were left out, and the statement quoting the SQL the tests
+    require passed. A docstring right under its `def` stays prose."""
+    template = (
+        "--- a/pkg/db.py\n+++ b/pkg/db.py\n@@ -1,5 +1,7 @@ class Table:\n"
+        "     def detect(self):\n"
+        '+        sql = textwrap.dedent(\n+            """\n'
+        "             SELECT name FROM master\n+                WHERE sql LIKE :like\n"
+        "+                OR tbl_name = :table\n"
+        '         """\n+        ).strip()\n'
+    )
+    test_patch = (
+        "--- a/tests/test_t.py\n+++ b/tests/test_t.py\n@@ -1,1 +1,5 @@\n+def test_sql():\n"
+        '+    assert traced() == """SELECT name FROM master\n+    WHERE sql LIKE :like\n+    OR tbl_name = :table"""\n'
+    )
+    statement = (
+        "The traced SQL should be:\n\n```text\n"
+        "SELECT name FROM master\n    WHERE sql LIKE :like\n    OR tbl_name = :table\n```\n"
+    )
+    assert "pinned_text" in leak_report(statement, template, test_patch).kinds
+    docstring = template.replace("sql = textwrap.dedent(", "def query(self):").replace("+        ).strip()\n", "")
+    assert "pinned_text" not in leak_report(statement, docstring, test_patch).kinds
+
+
 def test_the_word_cap_cuts_where_a_paragraph_or_a_case_ends_never_inside_a_block():
     from llm.offline.text import _cap_words
 

@@ -116,7 +116,7 @@ def test_past_the_snippets_a_call_of_a_helper_its_snippet_defines_is_counted_not
         reproduction="from money import ev\ndef istrue(expr):\n    assert ev(expr)\nistrue('a[0] == 5')",
     )
     text = write_statement(context([*tests, helper]), BUG)["problem_statement"]
-    assert "istrue" not in text and "1 more input like these fails the same way" in text
+    assert "istrue" not in text and "1 more failing test is not spelled out here." in text
 
 
 def test_beyond_the_listed_lines_the_rest_are_counted_in_plain_words():
@@ -164,7 +164,7 @@ def test_a_listed_test_never_points_at_a_snippet_the_statement_does_not_show():
     )
     text = write_statement(context([*tests, vague]), BUG)["problem_statement"]
     assert "end of the snippet" not in text.split("```")[-1], text
-    assert "1 more input like these fails the same way" in text
+    assert "1 more failing test is not spelled out here." in text
 
 
 def test_the_same_snippet_is_not_pasted_twice():
@@ -1258,3 +1258,67 @@ def test_a_check_helpers_failure_message_is_quoted_as_prose_not_as_code():
     )
     text = write_statement(context([helper]), BUG)["problem_statement"]
     assert 'fails with the message "False is not true"' in text and "`False is not true`" not in text
+
+
+def _table_case(path: str, first: str, note: str = "") -> FailureEvidence:
+    """A case of a table-driven test: its whole `Case(...)` is one parameter, bound on one line."""
+    value = f"Case(path={path!r}, want=[{path!r}]{note})"
+    return FailureEvidence(
+        f"tests/test_lex.py::test_lex[{path}]",
+        kind="compare",
+        call="tokens",
+        check="assert tokens == case.want",
+        op="==",
+        expected="case.want",
+        observed=f"[{first!r}, {path[len(first) :]!r}]",
+        params={"case": value},
+        reproduction=f"from lexer import Case, lex\ncase = {value}\ntokens = lex(case.path)\n"
+        "assert tokens == case.want",
+        function="lex",
+    )
+
+
+def test_cases_that_replace_one_setup_line_name_that_line_once_and_then_only_their_own():
+    """Every other case differs from the lead in the one line binding its `Case(...)`: the line
+    it stands in for is said once above the list, not repeated on every line (a long setup line
+    per case pushed the cases past the statement's length and they went unstated)."""
+    words = {"anderson": "and", "order": "or", "nullable": "null", "trueblue": "true", "falsehood": "false"}
+    note = ", description='" + "a name that starts with a keyword is one bare property; " * 3 + "'"
+    cases = [_table_case(path, first, note) for path, first in words.items()]
+    text = write_statement(context(cases), BUG)["problem_statement"]
+    lead_line = f"case = Case(path='anderson', want=['anderson']{note})"
+    assert text.count(lead_line) == 2, text  # in the snippet, and once above the list
+    assert f"in place of `{lead_line}`" in text
+    for path in list(words)[1:]:
+        assert f"- `case = Case(path={path!r}, want=[{path!r}]{note})`:" in text, text
+    assert "\n- with `case = " not in text
+    # short cases are stated by their own calls: no line is said to be replaced
+    text = write_statement(context([_table_case(path, first) for path, first in words.items()]), BUG)
+    assert "- `lex(Case(path='order', want=['order']).path)` gives" in text["problem_statement"]
+    assert "in place of" not in text["problem_statement"]
+
+
+def test_a_test_failing_like_an_earlier_one_comes_after_the_tests_that_fail_otherwise():
+    """A sync and an async variant of one test fail at the same call with the same error: when
+    the statement has room for two snippets, the second shows the other failure, not a repeat."""
+    from llm.offline.writer import distinct_failures
+
+    def failing(test: str, call: str, error: str) -> FailureEvidence:
+        return FailureEvidence(
+            f"tests/test_find.py::{test}",
+            kind="error",
+            call=call,
+            check=call,
+            observed=error,
+            error=error,
+            reproduction=f"from jsonpath import compile\n{call}",
+            function="compile",
+        )
+
+    sync, lexed = (
+        failing("test_find", "compile('andy')", "SyntaxError: and"),
+        failing("test_lex", "lex('andy')", "AssertionError"),
+    )
+    async_variant = failing("test_find_async", "compile('andy')", "SyntaxError: and")
+    order = [g[0].test_id.split("::")[1] for g in distinct_failures([sync, async_variant, lexed])]
+    assert order == ["test_find", "test_lex", "test_find_async"]

@@ -58,3 +58,26 @@ def test_a_test_file_that_fails_to_load_gets_its_import_error_as_evidence(tmp_pa
     assert evidence["when"] == "collect" and evidence["type"] == "ImportError", evidence
     assert evidence["message"].startswith("cannot import name 'Sealed' from 'box'"), evidence
     assert evidence["line"] == 2
+
+
+def test_expected_failures_take_no_evidence_slot_from_a_real_failure(tmp_path):
+    """w3lib: 76 xfail cases raised first and used up every evidence slot, so the one real
+    failure, a unittest method after them, had none and its statement said only "gives a
+    different result"."""
+    from sandbox._report_plugin import EVIDENCE_TESTS
+
+    xfails = EVIDENCE_TESTS + 4
+    test = (
+        "import unittest\n\nimport pytest\n\n\n"
+        f"@pytest.mark.xfail(reason='known')\n@pytest.mark.parametrize('n', range({xfails}))\n"
+        "def test_known(n):\n    assert n < 0\n\n\n"
+        "def test_xfail_call():\n    pytest.xfail('not yet')\n\n\n"
+        "class CaseTest(unittest.TestCase):\n    def test_real(self):\n        self.assertEqual('a'.upper(), 'a')\n"
+    )
+    files = {"tests/test_zz.py": test, "pyproject.toml": '[project]\nname = "box"\nversion = "0"\n'}
+    repo, sha = make_repo(tmp_path / "repo", files)
+    backend = make_sandbox("local", limits=Limits(timeout_s=120), log=lambda m: None)
+    run = backend.run_tests(repo, sha, [], ["tests/test_zz.py"])
+    assert run.outcomes["tests/test_zz.py::CaseTest::test_real"] == "failed"
+    assert list(run.failures) == ["tests/test_zz.py::CaseTest::test_real"], list(run.failures)[:3]
+    assert "'A' != 'a'" in run.failures["tests/test_zz.py::CaseTest::test_real"]["message"]

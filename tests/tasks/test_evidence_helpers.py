@@ -157,3 +157,36 @@ def test_an_expected_variable_bound_to_joined_literals_is_written_as_its_value()
         repo_modules={"pkg"},
     )
     assert computed.expected == "expected"  # a value the code computes stays the snippet's name
+
+
+WARNS_TEST = (
+    "import unittest\nimport pkg\n\n\n"
+    "class TestWait(unittest.TestCase):\n"
+    "    def test_deprecated(self):\n"
+    "        with self.assertWarns(DeprecationWarning):\n"
+    "            fn = pkg.wait(initial=10)\n"
+    "        self.assertEqual(fn(1), 10)\n\n"
+    "    def test_called(self):\n"
+    "        self.assertWarns(DeprecationWarning, pkg.wait, 10, 5)\n"
+)
+
+
+def test_a_testcase_warning_check_is_written_with_pytest_warns():
+    """tenacity: `with self.assertWarns(DeprecationWarning):` kept `self`, so the snippet had an
+    unbound name and neither test was stated; pytest's `warns` needs no TestCase."""
+    found = explain_failure(
+        WARNS_TEST,
+        "test_wait.py::TestWait::test_deprecated",
+        {"type": "AssertionError", "line": 7, "message": "DeprecationWarning not triggered"},
+        repo_modules={"pkg"},
+    )
+    assert "with pytest.warns(DeprecationWarning):\n    fn = pkg.wait(initial=10)" in found.reproduction
+    assert "self" not in found.reproduction and not found.unbound, found.reproduction
+    called = explain_failure(
+        WARNS_TEST,
+        "test_wait.py::TestWait::test_called",
+        {"type": "AssertionError", "line": 12, "message": "DeprecationWarning not triggered"},
+        repo_modules={"pkg"},
+    )
+    assert called.reproduction.splitlines()[-2:] == ["with pytest.warns(DeprecationWarning):", "    pkg.wait(10, 5)"]
+    assert not called.unbound

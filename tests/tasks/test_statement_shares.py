@@ -72,6 +72,12 @@ def test_test_internals_are_found_and_a_plain_statement_has_none():
         "```python\nexpected = 'https://host/b'\nassert url.navigate('b').to_text() == expected\n```"
     )
     assert bench.test_internals(plain, list(failures), failures) == []
+    # the test file's path names a file of the repository, whose stem the test's name may share
+    on_file = "```python\nfixtures = Path('tests/test_navigate.py').parent / 'data'\n```"
+    assert bench.test_internals(on_file, list(failures), failures) == []
+    assert bench.test_internals(on_file + "\n\nSee `test_navigate`.", list(failures), failures) == [
+        "test name test_navigate"
+    ]
 
 
 def test_a_parametrize_id_that_is_a_public_name_of_the_repository_is_no_test_internal():
@@ -288,3 +294,11 @@ def test_a_url_inside_a_quoted_message_is_no_invisible_reference():
     quoted = "Right now it fails with the message \"assert 'http://::1' == 'http://[::1]'\"."
     assert bench.invisible_references(quoted) == []
     assert bench.invisible_references("See https://example.org/issues/3 and issue 12.") == ["https://", "issue 12"]
+
+
+def test_a_task_is_delivered_only_when_every_layer_it_went_through_passed():
+    """The shares are also given among the delivered tasks: a task a layer rejected never reaches a solver."""
+    passed, failed = {"passed": True, "details": {}}, {"passed": False, "details": {}}
+    assert bench.delivered({"validation": {"functional": passed, "semantic": passed}})
+    assert not bench.delivered({"validation": {"functional": passed, "semantic": failed}})
+    assert not bench.delivered({"validation": {}})  # never validated: nothing says it is a task

@@ -513,6 +513,41 @@ def test_what_capsys_captured_is_read_from_redirected_streams():
     assert namespace["out"] == "HI\n"
 
 
+def test_what_capfd_captured_is_read_from_redirected_streams_too():
+    """click: `capfd` (the descriptors) was left unbound; what Python code writes reaches the
+    redirected streams as well (output that does not is caught by the reproduction check)."""
+    source = (
+        "import sys\nfrom pkg import shout\n\n\ndef test_shout(capfd):\n"
+        "    shout(sys.stderr, 'hi')\n    out, err = capfd.readouterr()\n    assert err == 'HI\\n'\n"
+    )
+    report = {"type": "AssertionError", "line": 8, "compare": {"op": "==", "left": "'hi\\n'", "right": "'HI\\n'"}}
+    found = explain_failure(source, "tests/t.py::test_shout", report, repo_modules={"pkg"})
+    assert found.unbound == [] and "capfd" not in found.reproduction, found.reproduction
+    namespace: dict = {}
+    shouted = found.reproduction.replace("from pkg import shout", "shout = lambda h, t: h.write(t.upper() + '\\n')")
+    shouted = shouted.replace("shout(sys.stderr", "shout(__import__('sys').stderr")
+    exec(compile(shouted, "<snippet>", "exec"), namespace)
+    assert namespace["err"] == "HI\n"
+    # two reads: each takes what was written since the one before (click's stdout, then stderr)
+    twice = source.replace(
+        "    shout(sys.stderr, 'hi')\n",
+        "    shout(sys.stdout, 'lo')\n    out, err = capfd.readouterr()\n    shout(sys.stderr, 'hi')\n",
+    )
+    report = {**report, "line": 10}
+    found = explain_failure(twice, "tests/t.py::test_shout", report, repo_modules={"pkg"})
+    assert found.unbound == [] and "capfd" not in found.reproduction, found.reproduction
+    namespace = {}
+    exec(
+        compile(
+            found.reproduction.replace("from pkg import shout", "shout = lambda h, t: h.write(t.upper() + '\\n')"),
+            "<s>",
+            "exec",
+        ),
+        namespace,
+    )
+    assert (namespace["out"], namespace["err"]) == ("", "HI\n")
+
+
 def test_a_decorator_call_that_fails_is_shown_decorating_the_tests_body():
     """freezegun: `@freeze_time(..., as_kwarg='hello')` raised TypeError while the test class
     was built (a collection error at the class line), or its wrapper called the test without the
@@ -594,6 +629,58 @@ def test_a_coroutine_the_test_runs_itself_is_not_wrapped_in_another_event_loop()
     found = explain_failure(source, "tests/t.py::test_find_async", report, repo_modules={"pkg"})
     assert "async def main" not in found.reproduction and found.unbound == []
     assert found.reproduction.endswith("assert asyncio.run(coro()) == [1]")
+
+
+def test_the_checks_after_the_failing_one_that_await_run_in_an_event_loop_of_their_own():
+    """tenacity: an async test failed at a plain check; the checks after it awaited at the top of
+    their block, a SyntaxError on both states, so the reproduction check dropped the block."""
+    source = (
+        "from pkg import retrying\n\n\nasync def test_stats():\n"
+        "    assert retrying.stats == {}\n    result = await retrying.go()\n    assert result == 3\n"
+    )
+    report = {"type": "AssertionError", "line": 5, "compare": {"op": "==", "left": "None", "right": "{}"}}
+    found = explain_failure(source, "tests/t.py::test_stats", report, repo_modules={"pkg"})
+    assert "async def main" not in found.reproduction and found.reproduction.endswith("assert retrying.stats == {}")
+    assert found.rest.splitlines()[0] == "async def main():" and found.rest.splitlines()[-1] == "asyncio.run(main())"
+    assert "import asyncio" in found.reproduction.splitlines()
+    compile(found.reproduction + "\n" + found.rest, "<snippet>", "exec")  # one program, no await outside a function
+
+
+def test_an_earlier_check_whose_call_sets_the_state_the_failing_check_reads_keeps_its_call():
+    """tenacity: `self.assertTrue(await f(thing))` passed, then `f.retry.statistics` was wrong;
+    dropped as a passed check, the call went with it, and the snippet read fresh statistics that
+    pass on the buggy state. A check that only calls again (`f(2)` after `f(1)`) is still left out."""
+    source = (
+        "import unittest\nfrom pkg import f, Thing\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_stats(self):\n        self.assertTrue(f(Thing(1)))\n"
+        "        self.assertEqual(f.retry.statistics, {})\n\n"
+        "    def test_again(self):\n        self.assertEqual(f(1), 2)\n        self.assertEqual(f(2), 3)\n"
+    )
+    report = {"type": "AssertionError", "line": 8, "message": "{'n': 1} != {}"}
+    found = explain_failure(source, "tests/t.py::T::test_stats", report, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[-2:] == ["f(Thing(1))", "assert f.retry.statistics == {}"]
+    report = {"type": "AssertionError", "line": 12, "message": "4 != 3"}
+    found = explain_failure(source, "tests/t.py::T::test_again", report, repo_modules={"pkg"})
+    assert "f(1)" not in found.reproduction and found.reproduction.endswith("assert f(2) == 3")
+
+
+def test_pytest_mocks_patches_are_started_unittest_mock_patches():
+    """platformdirs: `mocker.patch(...)` left `mocker` unbound, so neither case had a block and
+    the judges found the statement vague; `mock.patch(...).start()` holds for the rest of the
+    snippet as the fixture's patch holds for the rest of the test. `mocker.spy` has no such form."""
+    source = (
+        "from pkg import Dirs\n\n\ndef test_dirs(mocker):\n"
+        "    mocker.patch('pkg.getuid', return_value=0)\n    fake = mocker.MagicMock()\n"
+        "    assert Dirs(fake).all() == ['/x']\n"
+    )
+    report = {"type": "AssertionError", "line": 7, "compare": {"op": "==", "left": "['/x', '/x']", "right": "['/x']"}}
+    found = explain_failure(source, "tests/t.py::test_dirs", report, repo_modules={"pkg"})
+    assert found.unbound == [] and "mocker" not in found.reproduction, found.reproduction
+    assert "from unittest import mock" in found.reproduction.splitlines()
+    assert "mock.patch('pkg.getuid', return_value=0).start()\nfake = mock.MagicMock()" in found.reproduction
+    spied = source.replace("fake = mocker.MagicMock()", "fake = mocker.spy(Dirs, 'all')")
+    found = explain_failure(spied, "tests/t.py::test_dirs", report, repo_modules={"pkg"})
+    assert found.unbound == ["mocker"]
 
 
 def test_a_unittest_check_in_a_loop_of_a_test_that_never_ran_is_a_plain_assert():
@@ -1431,6 +1518,40 @@ def test_a_fixture_that_only_orders_an_unbuildable_fixture_is_still_inlined():
     evidence = {**evidence, "line": 6}
     found = explain_failure(source, "tests/test_t.py::test_named", evidence, conftests=[conftest], repo_modules={"pkg"})
     assert "named = " not in found.reproduction
+
+
+def test_a_fixture_registered_under_another_name_is_inlined_by_that_name():
+    """structlog: `@pytest.fixture(name="event_dict")` on `def _event_dict()`; the fixture was
+    looked up by its function's name, `event_dict` stayed unbound and the case had no block."""
+    conftest = (
+        "import pytest\n\n\n@pytest.fixture(name='event_dict')\ndef _event_dict():\n    return {'a': 1, 'b': 2}\n"
+    )
+    source = (
+        "from pkg import render\n\n\ndef test_render(event_dict):\n    del event_dict['a']\n"
+        "    assert render(event_dict) == 'b=2'\n"
+    )
+    evidence = {"type": "AssertionError", "line": 6, "compare": {"op": "==", "left": "''", "right": "'b=2'"}}
+    found = explain_failure(source, "tests/t.py::test_render", evidence, conftests=[conftest], repo_modules={"pkg"})
+    assert "event_dict = {'a': 1, 'b': 2}" in found.reproduction.splitlines() and found.unbound == []
+
+
+def test_a_test_classs_own_fixture_wins_over_the_modules_and_another_classs_is_not_used():
+    """environs: `TestExpandVars` defines `env` as `Env(expand_vars=True)`; the module's `env`
+    (a plain `Env()`) was taken, and the snippet failed on the fixed state too."""
+    source = (
+        "import pytest\nfrom pkg import Env\n\n\n@pytest.fixture\ndef env():\n    return Env()\n\n\n"
+        "class Base:\n    @pytest.fixture\n    def env(self):\n        return Env(expand=True)\n\n\n"
+        "class TestExpand(Base):\n    def test_b(self, env):\n        assert env.str('B') == 'a;b'\n\n\n"
+        "class TestOther:\n    @pytest.fixture\n    def other(self):\n        return Env(strict=True)\n\n"
+        "    def test_c(self, other):\n        assert other.str('C') == 'c'\n\n\n"
+        "def test_d(other):\n    assert other.str('D') == 'd'\n"
+    )
+    evidence = {"type": "AssertionError", "line": 18, "compare": {"op": "==", "left": "'${a};b'", "right": "'a;b'"}}
+    found = explain_failure(source, "tests/t.py::TestExpand::test_b", evidence, repo_modules={"pkg"})
+    assert "env = Env(expand=True)" in found.reproduction.splitlines(), found.reproduction
+    evidence = {**evidence, "line": 31}
+    found = explain_failure(source, "tests/t.py::test_d", evidence, repo_modules={"pkg"})
+    assert "Env(strict=True)" not in found.reproduction and found.unbound == ["other"]
 
 
 def test_an_inlined_fixtures_definition_stays_out_of_the_snippet():
