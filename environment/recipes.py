@@ -30,14 +30,24 @@ from .versions import normalize, suite_pins
 def save_learned_fix(path: Path, fix: Fix, commit: str, learned: dict | None = None) -> None:
     """Merge `fix` into the override a recipe cache file keeps (`learned` when the file holds
     none yet) and list it, with its commit, among the file's fixes; the file is replaced whole."""
+
+    def merge(data: dict) -> None:
+        data["learned"] = fix.apply(data.get("learned") or learned or {})
+        data.pop("dropped_dev_dependencies", None)  # older JS files kept these apart; now in learned["drop"]
+        data.setdefault("fixes", []).append({"commit": commit, "rule": fix.rule, "fix": fix.reason})
+
+    _rewrite_recipe_file(path, merge)
+
+
+def _rewrite_recipe_file(path: Path, change: Callable[[dict], None]) -> None:
+    """Read a recipe cache file (empty when missing or unreadable), let `change` edit it, and
+    replace the file whole, so that a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
         data = {}
-    data["learned"] = fix.apply(data.get("learned") or learned or {})
-    data.pop("dropped_dev_dependencies", None)  # older JS files kept these apart; now in learned["drop"]
-    data.setdefault("fixes", []).append({"commit": commit, "rule": fix.rule, "fix": fix.reason})
+    change(data)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
     tmp.replace(path)
@@ -159,19 +169,13 @@ class RecipeBook:
             if self._overrides.get(name) == override:
                 return
             self._overrides[name], self._learned_packages[name] = dict(override), list(packages)
-            path = self._cache_file(repo)
-            try:
-                data = json.loads(path.read_text())
-            except (OSError, ValueError):
-                data = {}
-            data["learned"] = saved
-            data.setdefault("fixes", []).append(
-                {"commit": commit, "rule": "taken-back", "fix": "the repairs since did not make this commit install"}
-            )
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-            tmp.replace(path)
+
+            def restore(data: dict) -> None:
+                data["learned"] = saved
+                reason = "the repairs since did not make this commit install"
+                data.setdefault("fixes", []).append({"commit": commit, "rule": "taken-back", "fix": reason})
+
+            _rewrite_recipe_file(self._cache_file(repo), restore)
 
     def learn(self, repo: Path, fix: Fix, commit: str) -> None:
         """Apply a repair to the repo's override and remember it for later runs."""

@@ -1582,7 +1582,7 @@ def _captured_output(code: list[ast.stmt]) -> tuple[list[ast.stmt], list[str]]:
     read empties it), and that line reads what they wrote. `capfd` reads the descriptors, so a
     child process's output escapes the redirect: the reproduction check drops such a snippet.
     `code` and no imports when the fixture is used any other way."""
-    fixture = next((f for f in ("capsys", "capfd") if _reads_name(code, f)), "")
+    fixture = next((f for f in ("capsys", "capfd") if f in _used(code)), "")
     reads = [
         i
         for i, s in enumerate(code)
@@ -1591,7 +1591,7 @@ def _captured_output(code: list[ast.stmt]) -> tuple[list[ast.stmt], list[str]]:
         and isinstance(s.value, ast.Call)
         and unparse(s.value) == f"{fixture}.readouterr()"
     ]
-    if not reads or _reads_name([s for i, s in enumerate(code) if i not in reads], fixture):
+    if not reads or fixture in _used([s for i, s in enumerate(code) if i not in reads]):
         return code, []
     imports = ["import contextlib", "import io"]
     out: list[ast.stmt] = []
@@ -1614,10 +1614,6 @@ def _captured_output(code: list[ast.stmt]) -> tuple[list[ast.stmt], list[str]]:
         out += [buffers, redirected, ast.fix_missing_locations(read)]
         start = at + 1
     return [*out, *code[start:]], imports
-
-
-def _reads_name(nodes: list[ast.stmt], name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name for s in nodes for n in ast.walk(s))
 
 
 _FROM_IMPORT = re.compile(r"from ([\w.]+) import ([^()\n]+)")
