@@ -1803,6 +1803,11 @@ def _members_reached(rewrite: _Rewrite, members: dict[str, ast.stmt], self_attrs
         for name in todo:
             member = copy.deepcopy(members[name])
             if isinstance(member, _FUNCS):
+                if member.args.args and member.args.args[0].arg == "cls":
+                    # a classmethod reads the class's attributes through `cls` as a method does through `self`
+                    for node in ast.walk(member):
+                        if isinstance(node, ast.Name) and node.id == "cls":
+                            node.id = "self"
                 member.args.args = [a for a in member.args.args if a.arg not in ("self", "cls")]
                 member.decorator_list = []
                 member = _PlainAsserts().visit(_without_docstrings(member))  # shorter, still whole

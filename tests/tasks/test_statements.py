@@ -1244,6 +1244,26 @@ def test_a_mixins_helper_reads_the_attribute_its_test_class_sets():
     assert "MAKE = pkg.make_a" in code and "def make(n):" in code and code.endswith("assert make(1) == 2")
 
 
+def test_a_classmethod_helper_reads_its_class_attributes_through_cls():
+    """wcmatch's tests check each case with a classmethod `evaluate(cls, case)` that reads
+    `cls.flags`: `cls` was left unbound, no block was shown, and two statements were rated
+    unusable ("Comparison between objects yielded False" and nothing else)."""
+    source = (
+        "import pytest\nimport pkg\n\n\nclass TestGlob:\n    flags = pkg.F\n\n    @classmethod\n"
+        "    def evaluate(cls, case):\n        pattern, name, goal = case\n"
+        "        assert pkg.match(name, pattern, flags=cls.flags) == goal, 'Comparison yielded False.'\n\n"
+        "    @pytest.mark.parametrize('case', [('a*', 'ab', True)])\n"
+        "    def test_match(self, case):\n        self.evaluate(case)\n"
+    )
+    evidence = {"type": "AssertionError", "line": 15, "message": "Comparison yielded False.\nassert False == True"}
+    evidence |= {"params": {"case": "('a*', 'ab', True)"}, "indices": {"case": 0}}
+    found = explain_failure(source, "tests/t.py::TestGlob::test_match[case0]", evidence, repo_modules={"pkg"})
+    assert found.unbound == []
+    code = found.reproduction
+    assert "cls" not in code and "flags = pkg.F" in code and "flags=flags" in code
+    assert code.endswith("evaluate(('a*', 'ab', True))")
+
+
 def test_of_two_computed_sides_the_left_that_asks_the_tests_object_is_the_observed_one():
     """`assert cached.key(42) == lib.key(cached, 42)`: the left asks an object the test holds, as
     written; the right calls the project for the value it must equal. The statement had the
