@@ -28,6 +28,7 @@ import json
 import os
 import re
 import reprlib
+import sys
 
 import pytest
 
@@ -136,9 +137,22 @@ def _evidence(item, call):
         record["frames"] = [[e.lineno + 1, e.frame.code.name] for e in entries[mine[-1] + 1 :] if str(e.path) == path][
             -4:
         ]
+    elif code is not None and (running := _running_frame(code)) is not None:
+        # a unittest subTest in a helper: the exception's traceback starts at the helper's `with`,
+        # and unittest reports the subtest from inside the test, whose frame is still running
+        record["line"] = running.f_lineno
+        record["locals"] = _names(running.f_locals)
+        record["frames"] = [[e.lineno + 1, e.frame.code.name] for e in entries if str(e.path) == path][-4:]
     if entries:
         record["raised_in"] = _cut(entries[-1].frame.code.name, 80)
     return record
+
+
+def _running_frame(code):
+    frame = sys._getframe()
+    while frame is not None and frame.f_code is not code:
+        frame = frame.f_back
+    return frame
 
 
 def _text(value):

@@ -81,3 +81,25 @@ def test_expected_failures_take_no_evidence_slot_from_a_real_failure(tmp_path):
     assert run.outcomes["tests/test_zz.py::CaseTest::test_real"] == "failed"
     assert list(run.failures) == ["tests/test_zz.py::CaseTest::test_real"], list(run.failures)[:3]
     assert "'A' != 'a'" in run.failures["tests/test_zz.py::CaseTest::test_real"]["message"]
+
+
+def test_a_subtest_failing_in_a_helper_gets_the_tests_line_and_the_helpers_frame(tmp_path):
+    """unittest catches a subTest's failure in the helper's `with`, so the traceback starts there
+    and never shows the test's frame: the evidence had no line, and no snippet was built (a
+    template library's table tests). The test's frame is still running when unittest reports it."""
+    test = (
+        "import unittest\n\n\ndef double(x):\n    return x * 2 + (x == 3)\n\n\n"
+        "class T(unittest.TestCase):\n    def check_all(self, cases):\n        for x, want in cases:\n"
+        "            with self.subTest(x=x):\n                self.assertEqual(double(x), want)\n\n"
+        "    def test_double(self):\n        self.check_all([(1, 2), (3, 6)])\n"
+    )
+    files = {"tests/test_sub.py": test, "pyproject.toml": '[project]\nname = "box"\nversion = "0"\n'}
+    repo, sha = make_repo(tmp_path / "repo", files)
+    backend = make_sandbox("local", limits=Limits(timeout_s=120), log=lambda m: None)
+    run = backend.run_tests(repo, sha, [], ["tests/test_sub.py"])
+    assert run.outcomes["tests/test_sub.py::T::test_double"] == "failed"
+    evidence = run.failures["tests/test_sub.py::T::test_double"]
+    lines = test.splitlines()
+    assert evidence["line"] == lines.index("        self.check_all([(1, 2), (3, 6)])") + 1
+    assert evidence["frames"] == [[lines.index("                self.assertEqual(double(x), want)") + 1, "check_all"]]
+    assert evidence["message"] == "7 != 6"

@@ -1264,6 +1264,24 @@ def test_a_classmethod_helper_reads_its_class_attributes_through_cls():
     assert code.endswith("evaluate(('a*', 'ab', True))")
 
 
+def test_a_subtest_in_a_check_helper_becomes_a_plain_loop_of_checks():
+    """A unittest table test whose helper wraps each case in `self.subTest`: the runner's
+    evidence gives the test's line and the helper's frame; the snippet runs the helper with the
+    test's table, the subTest gone (it needs a TestCase)."""
+    source = (
+        "import unittest\n\nfrom pkg import double\n\n\nclass T(unittest.TestCase):\n"
+        "    def check_all(self, cases):\n        for x, want in cases:\n"
+        "            with self.subTest(x=x):\n                self.assertEqual(double(x), want)\n\n"
+        "    def test_double(self):\n        self.check_all([(1, 2), (3, 6)])\n"
+    )
+    evidence = {"type": "AssertionError", "message": "7 != 6", "line": 13, "frames": [[10, "check_all"]]}
+    found = explain_failure(source, "tests/t.py::T::test_double", evidence, repo_modules={"pkg"})
+    assert found.unbound == []
+    code = found.reproduction
+    assert "subTest" not in code and "self" not in code
+    assert "assert double(x) == want" in code and code.endswith("check_all([(1, 2), (3, 6)])")
+
+
 def test_of_two_computed_sides_the_left_that_asks_the_tests_object_is_the_observed_one():
     """`assert cached.key(42) == lib.key(cached, 42)`: the left asks an object the test holds, as
     written; the right calls the project for the value it must equal. The statement had the
