@@ -74,10 +74,7 @@ def test_expected_failures_take_no_evidence_slot_from_a_real_failure(tmp_path):
         "def test_xfail_call():\n    pytest.xfail('not yet')\n\n\n"
         "class CaseTest(unittest.TestCase):\n    def test_real(self):\n        self.assertEqual('a'.upper(), 'a')\n"
     )
-    files = {"tests/test_zz.py": test, "pyproject.toml": '[project]\nname = "box"\nversion = "0"\n'}
-    repo, sha = make_repo(tmp_path / "repo", files)
-    backend = make_sandbox("local", limits=Limits(timeout_s=120), log=lambda m: None)
-    run = backend.run_tests(repo, sha, [], ["tests/test_zz.py"])
+    run = _run_test_file(tmp_path, "tests/test_zz.py", test)
     assert run.outcomes["tests/test_zz.py::CaseTest::test_real"] == "failed"
     assert list(run.failures) == ["tests/test_zz.py::CaseTest::test_real"], list(run.failures)[:3]
     assert "'A' != 'a'" in run.failures["tests/test_zz.py::CaseTest::test_real"]["message"]
@@ -93,13 +90,18 @@ def test_a_subtest_failing_in_a_helper_gets_the_tests_line_and_the_helpers_frame
         "            with self.subTest(x=x):\n                self.assertEqual(double(x), want)\n\n"
         "    def test_double(self):\n        self.check_all([(1, 2), (3, 6)])\n"
     )
-    files = {"tests/test_sub.py": test, "pyproject.toml": '[project]\nname = "box"\nversion = "0"\n'}
-    repo, sha = make_repo(tmp_path / "repo", files)
-    backend = make_sandbox("local", limits=Limits(timeout_s=120), log=lambda m: None)
-    run = backend.run_tests(repo, sha, [], ["tests/test_sub.py"])
+    run = _run_test_file(tmp_path, "tests/test_sub.py", test)
     assert run.outcomes["tests/test_sub.py::T::test_double"] == "failed"
     evidence = run.failures["tests/test_sub.py::T::test_double"]
     lines = test.splitlines()
     assert evidence["line"] == lines.index("        self.check_all([(1, 2), (3, 6)])") + 1
     assert evidence["frames"] == [[lines.index("                self.assertEqual(double(x), want)") + 1, "check_all"]]
     assert evidence["message"] == "7 != 6"
+
+
+def _run_test_file(tmp_path, path: str, test: str):
+    """One run of the test file `path` in a one-file project, on the local backend."""
+    files = {path: test, "pyproject.toml": '[project]\nname = "box"\nversion = "0"\n'}
+    repo, sha = make_repo(tmp_path / "repo", files)
+    backend = make_sandbox("local", limits=Limits(timeout_s=120), log=lambda m: None)
+    return backend.run_tests(repo, sha, [], [path])
