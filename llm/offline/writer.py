@@ -659,9 +659,28 @@ _EXCEPTION_RELATION = {
 }
 
 
+_TYPE_READ = re.compile(r"\w+\.type|type\(\w+(?:\.value)?\)|\w+(?:\.value)?\.__class__")
+
+
+def _raised_types(f: FailureEvidence) -> tuple[str, str]:
+    """(the class the call raises today, the one it should raise) when the check compares the
+    caught exception's class (`assert e.type is ValueError` after `pytest.raises(Exception)`):
+    the `raises` block only says "some exception"; ("", "") otherwise."""
+    call = re.sub(r"\s+", "", f.call or "")
+    if f.kind != "compare" or f.op not in ("is", "==") or not _TYPE_READ.fullmatch(call):
+        return "", ""
+    seen = re.fullmatch(r"<class '(?:[\w.]+\.)?(\w+)'>", (f.observed or "").strip())
+    wanted = (f.expected or "").strip()
+    if not seen or not re.fullmatch(r"[A-Za-z_][\w.]*", wanted) or seen.group(1) == wanted.split(".")[-1]:
+        return "", ""
+    return seen.group(1), wanted
+
+
 def _raised_want(f: FailureEvidence, where: str, snippet_shown: bool = True) -> str:
     """The requirement on the exception a check reads after the call: "it should raise `E` with
     the message `m`" ("" when only a snippet could say it and none is shown)."""
+    if wanted := _raised_types(f)[1]:
+        return f"it should raise {_span(wanted)}"
     part, head = _exception_part(f), f"it should raise {_span(f.raised)}"
     relation = _EXCEPTION_RELATION.get(f.op or "") if f.kind == "compare" else None
     if not (part and relation):
@@ -679,6 +698,8 @@ def _raised_want(f: FailureEvidence, where: str, snippet_shown: bool = True) -> 
 def _raised_seen(f: FailureEvidence) -> str:
     """What the call does today, when it raises the exception a later check reads ("gives", not
     "raises": the snippet ends at the failing check, no exception escapes it)."""
+    if seen := _raised_types(f)[0]:
+        return f"raises {_span(seen)}"
     part, raised = _exception_part(f) or "details", _span(f.raised)
     if f.error:
         return f"gives a {raised}, but reading its {part} raises {_span(f.error.split(':')[0])}"
@@ -1129,6 +1150,9 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
     if f.raised and not error:  # the right exception, checked after the call: its message is wrong
         who = _span(fn) if fn else "The code"
         who = _span(f.raised_by) if _short(f.raised_by or "", 60) and not f.unbound else who
+        seen, wanted = _raised_types(f)
+        if seen:
+            return f"{who} raises {_span(seen)} instead of {_span(wanted)}"
         return f"{who} raises {_span(f.raised)} with the wrong {_exception_part(f) or 'details'}"
     if kind == "raises":
         wanted = f.expected or "an exception"

@@ -861,6 +861,30 @@ def test_a_local_that_cannot_be_written_in_is_never_named_as_if_it_were_an_api()
     assert "`actual`" not in text and "`expected`" not in text
 
 
+def test_a_check_of_the_caught_exceptions_class_says_which_class_is_raised_and_which_should_be():
+    """tenacity: `with pytest.raises(Exception) as exc_ctx: f()` then `assert exc_ctx.type is
+    ValueError`: the statement said the call "gives a `Exception` whose details are `<class
+    'tenacity.RetryError'>`, but it should raise `Exception`", which names neither class."""
+    typed = FailureEvidence(
+        "tests/test_t.py::test_cls",
+        kind="compare",
+        call="exc_ctx.type",
+        check="assert exc_ctx.type is ValueError, 'Should remap to specific exception type'",
+        op="is",
+        expected="ValueError",
+        observed="<class 'tenacity.RetryError'>",
+        reproduction="import pytest\nfrom pkg import f\nwith pytest.raises(Exception) as exc_ctx:\n    f(2)\n"
+        "assert exc_ctx.type is ValueError, 'Should remap to specific exception type'",
+        function="f",
+        raised="Exception",
+        raised_by="f(2)",
+    )
+    text = write_statement(context([typed]), BUG)["problem_statement"]
+    assert text.splitlines()[0] == "`f(2)` raises `RetryError` instead of `ValueError`"
+    assert "`f(2)` raises `RetryError`, but it should raise `ValueError`" in text, text
+    assert "gives a `Exception`" not in text and "should raise `Exception`" not in text
+
+
 def test_a_message_checked_after_the_raising_call_is_stated_with_that_call():
     """`with pytest.raises(E) as e: call()` then a check of `e.value`: the call should raise `E`
     with that message; `e.value.args` names nothing a solver can find."""
