@@ -577,19 +577,37 @@ def _without_dead_stores_once(code: list[ast.stmt]) -> list[ast.stmt]:
             readers = [*code[i + 1 :], *(d for d in code[:i] if isinstance(d, (*_FUNCS, ast.ClassDef)))]
             if _pure(stmt.value) and not any(name in _used([reader]) for reader in readers):
                 continue
-            dead = False
-            for later in code[i + 1 :]:
-                if name in _used([later]):
-                    break
-                if isinstance(later, ast.Assign) and any(
-                    isinstance(t, ast.Name) and t.id == name for t in later.targets
-                ):
-                    dead = name not in _used([later.value])
-                    break
-            if dead:
+            if _overwritten_before_read(name, code[i + 1 :]):
                 continue
+        if _loop_of_dead_stores(stmt, code[i + 1 :]):
+            continue  # `for args in cases: result = invoke(args)`, its checks passed, then `result = ...`
         out.append(stmt)
     return out
+
+
+def _overwritten_before_read(name: str, later: list[ast.stmt]) -> bool:
+    for stmt in later:
+        if name in _used([stmt]):
+            return False
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+            return name not in _used([stmt.value])
+    return False
+
+
+def _loop_of_dead_stores(stmt: ast.stmt, later: list[ast.stmt]) -> bool:
+    """A `for` over a value whose body only stores names that `later` overwrites before reading
+    (its loop variable too, unless nothing reads it)."""
+    if not isinstance(stmt, ast.For) or stmt.orelse or not _pure(stmt.iter) or not stmt.body:
+        return False
+    stored = []
+    for inner in stmt.body:
+        if not (isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name)):
+            return False
+        stored.append(inner.targets[0].id)
+    loop_names = _bound([stmt.target])
+    return all(_overwritten_before_read(n, later) for n in stored) and not any(
+        n in _used(later) and not _overwritten_before_read(n, later) for n in loop_names
+    )
 
 
 def _pure(value: ast.expr) -> bool:
@@ -1689,7 +1707,9 @@ def _reproduction(
     dotted = test_path.removesuffix(".py").replace("/", ".")
     imports = setup.imports
     reads_module = any(isinstance(n, ast.Attribute) and n.attr == "__module__" for s in code for n in ast.walk(s))
-    if reads_module or dotted in f"{report.get('message') or ''} {report.get('compare') or ''}":
+    # pytest's `+  where ...` lines explain the failing values; the statement never quotes them
+    stated = [ln for ln in str(report.get("message") or "").splitlines() if not ln.lstrip().startswith("+")]
+    if reads_module or dotted in f"{' '.join(stated)} {report.get('compare') or ''}":
         # the values name the test module (`<generated init tests.test_x.C>`, a pickle stream of
         # `a.__module__`): the snippet's classes are its
         named = ast.parse(f"__name__ = {dotted!r}").body

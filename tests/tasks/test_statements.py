@@ -964,6 +964,14 @@ def test_values_naming_the_test_module_make_the_snippet_that_module():
     assert found.reproduction.splitlines()[:2] == ["from pkg import make", "__name__ = 'tests.test_d'"]
     plain = {**evidence, "compare": {"op": "==", "left": "'<made C-1>'", "right": "'<made C>'"}}
     assert "__name__" not in explain_failure(source, "tests/test_d.py::test_names", plain).reproduction
+    # attrs: only pytest's explanation of a value names the module (`+  where ... <class
+    # 'tests.test_d.C'>`); the statement quotes none of it, and the line named the hidden test file
+    explained = {
+        "type": "AssertionError",
+        "line": 10,
+        "message": "assert 'y' == 'x'\n +  where 'y' = <class 'tests.test_d.C'>.name",
+    }
+    assert "__name__" not in explain_failure(source, "tests/test_d.py::test_names", explained).reproduction
 
 
 HELPERS = (
@@ -1280,6 +1288,23 @@ def test_a_subtest_in_a_check_helper_becomes_a_plain_loop_of_checks():
     code = found.reproduction
     assert "subTest" not in code and "self" not in code
     assert "assert double(x) == want" in code and code.endswith("check_all([(1, 2), (3, 6)])")
+
+
+def test_a_loop_whose_checks_passed_and_whose_result_is_replaced_is_left_out():
+    """click: `for args in [...]: result = runner.invoke(cli, args)` stayed in the snippet once its
+    passing checks were dropped, though the next line replaced `result`: noise before the failing
+    call. A loop whose value a later line reads stays."""
+    source = (
+        "from pkg import run\n\n\ndef test_order():\n"
+        "    for args in [['-a'], ['-b']]:\n        result = run(args)\n        assert result.ok\n"
+        "    result = run(['-c'])\n    assert result.ok\n"
+    )
+    evidence = {"type": "AssertionError", "line": 9, "message": "assert False"}
+    code = explain_failure(source, "tests/t.py::test_order", evidence, repo_modules={"pkg"}).reproduction
+    assert "for args" not in code and code.endswith("result = run(['-c'])\nassert result.ok")
+    read = source.replace("    result = run(['-c'])\n", "    result = run(['-c'] + args)\n")
+    code = explain_failure(read, "tests/t.py::test_order", evidence, repo_modules={"pkg"}).reproduction
+    assert "for args in [['-a'], ['-b']]:" in code
 
 
 def test_of_two_computed_sides_the_left_that_asks_the_tests_object_is_the_observed_one():
