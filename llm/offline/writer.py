@@ -1163,7 +1163,8 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
             return f"{name} does not {'warn with' if f.warns else 'raise'} {_span(wanted)}"
         return f"{name} raises {_span(etype)} where {_span(wanted)} is expected"
     if error:
-        return f"{name} raises {_span(etype)}"
+        compared = _raising_comparison(f)  # the comparison raised, not its call alone
+        return f"{compared if compared and _short(compared, 70) else name} raises {_span(etype)}"
     if kind == "compare":
         if op in ("in", "not in"):
             if not _short(expected):
@@ -1421,11 +1422,18 @@ def _want_clause(f: FailureEvidence, where: str = "below", snippet_shown: bool =
     return f"it should be {expected or 'true'}"
 
 
+_ORDERINGS = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
 def _comparison(f: FailureEvidence) -> str:
     """The failing comparison as the test wrote it: for `in`, the call is the container, so
-    the expected element comes first (`'a' in lines[0]`, never `lines[0] in 'a'`)."""
+    the expected element comes first (`'a' in lines[0]`, never `lines[0] in 'a'`); an ordering
+    the evidence read from its right side is written back (`cab <= complement('a')` runs
+    `cab.__le__`, and `complement('a') >= cab` another method, which may not fail)."""
     if f.op in ("in", "not in"):
         return f"{f.expected} {f.op} {f.call}"
+    if f.checked_side == "right" and f.op in _ORDERINGS:
+        return f"{f.expected} {_ORDERINGS[f.op]} {f.call}"
     return f"{f.call} {f.op} {f.expected}"
 
 

@@ -885,6 +885,29 @@ def test_a_check_of_the_caught_exceptions_class_says_which_class_is_raised_and_w
     assert "gives a `Exception`" not in text and "should raise `Exception`" not in text
 
 
+def test_an_ordering_that_raised_is_stated_as_the_test_wrote_it():
+    """boltons: `assert cab <= complement('a')` raised inside `cab.__le__`; the evidence reads it
+    from the right (`complement('a') >= cab`), and the statement said that mirrored comparison
+    raises, which runs `__ge__` and holds: the reproduction check dropped the claim, and the
+    title blamed `complement('a')`, which does not raise."""
+    f = FailureEvidence(
+        "tests/test_setutils.py::test_complement_set",
+        kind="compare",
+        call="complement('a')",
+        check="assert cab <= complement('a')",
+        op=">=",
+        expected="cab",
+        checked_side="right",
+        error="AttributeError: 'set' object has no attribute 'issupserset'",
+        observed="AttributeError: 'set' object has no attribute 'issupserset'",
+        reproduction="from pkg import complement\ncab = complement('ab')\nassert cab <= complement('a')",
+        function="complement",
+    )
+    text = write_statement(context([f]), BUG)["problem_statement"]
+    assert text.splitlines()[0].startswith("`complement('ab') <= complement('a')` raises `AttributeError`"), text
+    assert ">=" not in text
+
+
 def test_a_message_checked_after_the_raising_call_is_stated_with_that_call():
     """`with pytest.raises(E) as e: call()` then a check of `e.value`: the call should raise `E`
     with that message; `e.value.args` names nothing a solver can find."""
