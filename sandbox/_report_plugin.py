@@ -36,6 +36,10 @@ _RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
 _outcomes = {}
 _collect_errors = []
 _raised = set()
+# a node id longer than this is counted, not reported: a suite's ids made of its 5 MB inputs
+# (`test_preamble[\r\n\r\n...]`) filled the report past its limit and voided every run
+ID_CHARS = 2000
+_unreported = set()
 _fd = os.environ.pop("SEBGEN_REPORT_FD", "")
 # Set by the container's job (sandbox.docker_backend), with PYTEST_DISABLE_PLUGIN_AUTOLOAD=1: pytest
 # then does not mark every module of each plugin's distribution for assertion rewriting (all of
@@ -176,6 +180,9 @@ def pytest_runtest_setup(item):
 
 
 def _merge(nodeid, outcome):
+    if len(nodeid) > ID_CHARS:
+        _unreported.add(nodeid)
+        return
     old = _outcomes.get(nodeid)
     if old is None or _RANK[outcome] > _RANK[old]:
         _outcomes[nodeid] = outcome
@@ -201,7 +208,7 @@ def pytest_runtest_makereport(item, call):
     # after the other implementations: unittest's sets call.excinfo only then; an expected
     # failure gets none (a suite's 76 xfail cases had used up every slot before the real failure)
     if call.when in ("setup", "call") and len(_failures) < EVIDENCE_TESTS and _unexpected(item, call):
-        if item.nodeid not in _failures:
+        if item.nodeid not in _failures and len(item.nodeid) <= ID_CHARS:
             try:
                 _failures[item.nodeid] = _evidence(item, call)
             except Exception:  # evidence is optional; outcomes are not
@@ -254,6 +261,8 @@ def pytest_sessionfinish(session, exitstatus):
     if not _fd:
         return
     report = {"outcomes": _outcomes, "collect_errors": _collect_errors, "exitstatus": int(exitstatus)}
+    if _unreported:
+        report["unreported_long_ids"] = len(_unreported)
     try:
         report["failures"] = json.loads(json.dumps(_failures))  # only what serialises
     except Exception:

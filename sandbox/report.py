@@ -43,6 +43,7 @@ class ParsedReport:
 
 
 EVIDENCE_TESTS = 64
+ID_CHARS = 2000  # as in _report_plugin.py, which runs inside environments and imports nothing of SEBGen
 _TEXT_LIMITS = {"when": 16, "type": 120, "message": 1500, "raised_in": 120}
 _MAP_KEYS = ("params", "locals")
 
@@ -172,6 +173,7 @@ def parse_report(
         )
     outcomes = {str(k): str(v) for k, v in dict(data.get("outcomes") or {}).items()}
     collect_errors = [str(c) for c in data.get("collect_errors") or []]
+    unreported = _unreported_note(data.get("unreported_long_ids"))
     if canaries is not None:
         stopped = _stopped_before_tests(outcomes, canaries, exit_code, data.get("exitstatus"))
         if stopped:  # pytest itself gave up (an internal or usage error): not a verdict, not tampering
@@ -185,16 +187,25 @@ def parse_report(
         outcomes = Outcomes(outcomes, clean_failures(data.get("failures"), outcomes))  # evidence rides along
         bad = [k for k, v in outcomes.items() if v in ("failed", "error")]
         status = _EXIT_TESTS_FAILED if bad else (_EXIT_OK if outcomes else _EXIT_NO_TESTS)
-        return ParsedReport(outcomes, False, "", collect_errors, status)
+        return ParsedReport(outcomes, False, unreported, collect_errors, status)
     outcomes = Outcomes(outcomes, clean_failures(data.get("failures"), outcomes))
     bad = sorted(k for k, v in outcomes.items() if v in ("failed", "error"))
     if exit_code == _EXIT_OK and bad:
         return ParsedReport(outcomes, True, f"pytest exited 0 although {len(bad)} test(s) failed", collect_errors)
-    if exit_code == _EXIT_TESTS_FAILED and not bad and canaries is None:
+    if exit_code == _EXIT_TESTS_FAILED and not bad and canaries is None and not unreported:
         return ParsedReport(outcomes, True, "pytest exited 1 although the report shows no failure", collect_errors)
     if exit_code not in (_EXIT_OK, _EXIT_TESTS_FAILED, _EXIT_NO_TESTS):
         return ParsedReport(outcomes, False, f"pytest exited with code {exit_code}", collect_errors)
-    return ParsedReport(outcomes, False, "", collect_errors)
+    return ParsedReport(outcomes, False, unreported, collect_errors)
+
+
+def _unreported_note(count) -> str:
+    """Why some tests have no outcome: their node ids are too long to report (never a pass)."""
+    try:
+        n = int(count or 0)
+    except (TypeError, ValueError):
+        return ""
+    return f"{n} test(s) with node ids over {ID_CHARS:,} characters are not reported" if n > 0 else ""
 
 
 # pytest's first word on why it gave up: "ERROR: usage: ...", "ERROR: while parsing ...", "ImportError

@@ -105,3 +105,21 @@ def _run_test_file(tmp_path, path: str, test: str):
     repo, sha = make_repo(tmp_path / "repo", files)
     backend = make_sandbox("local", limits=Limits(timeout_s=120), log=lambda m: None)
     return backend.run_tests(repo, sha, [], [path])
+
+
+def test_a_test_whose_node_id_is_megabytes_long_is_counted_not_reported(tmp_path):
+    """python-multipart builds parametrize ids from 5 MB inputs: two 10 MB node ids filled the
+    report past its limit, and every run of the suite was void ("the report is over 4 MiB"),
+    losing 7 of 10 verified commits. Such a test has no outcome (never a pass), and the run says so."""
+    from sandbox import report
+    from sandbox._report_plugin import ID_CHARS
+
+    assert report.ID_CHARS == ID_CHARS
+    test = (
+        "import pytest\n\n\n@pytest.mark.parametrize('data', ['\\r\\n' * 3_000_000, 'ab'])\n"
+        "def test_parse(data):\n    assert data\n\n\ndef test_short():\n    assert 1 + 1 == 3\n"
+    )
+    run = _run_test_file(tmp_path, "tests/test_long.py", test)
+    assert not run.broken, run.note
+    assert run.outcomes == {"tests/test_long.py::test_parse[ab]": "passed", "tests/test_long.py::test_short": "failed"}
+    assert run.note == f"1 test(s) with node ids over {ID_CHARS:,} characters are not reported"
