@@ -1476,12 +1476,16 @@ def _test_setup(
     args = _arg_names(fn)
     fixtures = _fixture_defs([*_class_and_bases(cls, module), module, *[_safe_parse(c) for c in conftests]])
     if cls is not None and "self" in args:
+        # a class-scoped fixture runs before setUp: what it sets on the class, setUp reads
+        steps, attrs = _class_fixture_steps(cls, module, fixtures)
+        setup.self_attrs |= attrs
+        setup.prelude += steps
         set_up = _set_up_method(cls, module)
         if set_up is not None:
             steps = [copy.deepcopy(s) for s in set_up.body if not _is_docstring(s) and not _is_super_call(s)]
             for step in steps:
                 step.sebgen_set_up = True  # `_without_unread_set_up`
-            setup.self_attrs = _self_stores(steps)
+            setup.self_attrs |= _self_stores(steps)
             setup.prelude += steps
     # pytest passes no fixture for an argument with a default: the test runs with the default
     values = {**_argument_defaults(fn), **values}
@@ -1507,6 +1511,121 @@ def _test_setup(
         if inlined:
             setup.prelude += inlined
     return setup
+
+
+def _class_fixture_steps(cls: ast.ClassDef, module: ast.Module, fixtures: dict) -> tuple[list[ast.stmt], set[str]]:
+    """The fixtures a test class names in `@pytest.mark.usefixtures(...)` that set attributes on
+    it (arrow: `request.cls.locale = get_locale_by_class_name(request.cls.__name__[4:])`), as
+    lines of the snippet: the class's name written in, each attribute a name (`self.locale` reads
+    it), what the name decides folded (`name = 'SwedishLocale'`, the branch it takes). Without
+    them `self` was unbound in every locale test, and no statement showed an example."""
+    names = [
+        arg.value
+        for klass in _class_and_bases(cls, module)
+        for deco in klass.decorator_list
+        if isinstance(deco, ast.Call) and _callee(deco).endswith("usefixtures")
+        for arg in deco.args
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+    ]
+    steps: list[ast.stmt] = []
+    attrs: set[str] = set()
+    for name in dict.fromkeys(names):
+        fixture = fixtures.get(name)
+        if fixture is None or _arg_names(fixture) != ["request"]:
+            continue
+        written = _ClassWrittenIn(cls.name)
+        body = [written.visit(copy.deepcopy(s)) for s in _before_yield(fixture.body) if not _is_docstring(s)]
+        if not written.stored or "request" in _used(body):
+            continue  # it reads the request for more than its class: not a snippet's line
+        steps += _folded_constants(body)
+        attrs |= written.stored
+    return steps, attrs
+
+
+def _before_yield(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A fixture's statements up to its first `yield` or `return` (its set-up)."""
+    out = []
+    for stmt in body:
+        if isinstance(stmt, ast.Return) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield)):
+            break
+        out.append(stmt)
+    return out
+
+
+class _ClassWrittenIn(ast.NodeTransformer):
+    """`request.cls.__name__` as the class's name, `request.cls.attr` as the name `attr`."""
+
+    def __init__(self, class_name: str):
+        self.class_name, self.stored = class_name, set()
+
+    def visit_Attribute(self, node: ast.Attribute):
+        if _is_request_cls(node.value):
+            if node.attr == "__name__":
+                return ast.copy_location(ast.Constant(self.class_name), node)
+            if isinstance(node.ctx, ast.Store):
+                self.stored.add(node.attr)
+            return ast.copy_location(ast.Name(node.attr, node.ctx), node)
+        return self.generic_visit(node)
+
+
+def _is_request_cls(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "cls"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "request"
+    )
+
+
+_UNKNOWN = object()
+_FOLDABLE = (
+    ast.Expression, ast.Constant, ast.Subscript, ast.Slice, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.BinOp,
+    ast.Load, ast.Add, ast.Sub, ast.Not, ast.USub, ast.And, ast.Or, ast.cmpop,
+)  # fmt: skip
+
+
+def _constant_value(expr: ast.expr):
+    """The value of an expression of constants only (no name, call, or growth by `*`), else _UNKNOWN."""
+    tree = ast.Expression(body=copy.deepcopy(expr))
+    if not all(isinstance(n, _FOLDABLE) for n in ast.walk(tree)):
+        return _UNKNOWN
+    try:
+        value = eval(compile(ast.fix_missing_locations(tree), "<fold>", "eval"), {"__builtins__": {}})  # noqa: S307
+    except Exception:  # noqa: BLE001 - a constant expression that raises is not folded
+        return _UNKNOWN
+    return value if isinstance(value, (str, bytes, int, float, bool, type(None))) else _UNKNOWN
+
+
+class _KnownWrittenIn(ast.NodeTransformer):
+    def __init__(self, known: dict):
+        self.known = known
+
+    def visit_Name(self, node: ast.Name):
+        if isinstance(node.ctx, ast.Load) and node.id in self.known:
+            return ast.copy_location(ast.Constant(self.known[node.id]), node)
+        return node
+
+
+def _folded_constants(stmts: list[ast.stmt], known: dict | None = None) -> list[ast.stmt]:
+    """`stmts` with the names bound to constant expressions written in where they are read and
+    an `if` on constants replaced by the branch it takes."""
+    known = {} if known is None else known
+    out: list[ast.stmt] = []
+    for stmt in stmts:
+        stmt = _KnownWrittenIn(known).visit(copy.deepcopy(stmt))
+        if isinstance(stmt, ast.If) and (taken := _constant_value(stmt.test)) is not _UNKNOWN:
+            out += _folded_constants(stmt.body if taken else stmt.orelse, known)
+            continue
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = _constant_value(stmt.value)
+            if value is not _UNKNOWN:
+                known[stmt.targets[0].id] = value
+                out.append(ast.copy_location(ast.Assign(targets=stmt.targets, value=ast.Constant(value)), stmt))
+                continue
+        for bound in _bound([stmt]):
+            known.pop(bound, None)
+        out.append(stmt)
+    return out
 
 
 def _patched_mappings(fn: ast.AST, cls: ast.ClassDef | None, imports: list[str]) -> list[ast.stmt]:

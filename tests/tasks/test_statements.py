@@ -1307,6 +1307,35 @@ def test_a_loop_whose_checks_passed_and_whose_result_is_replaced_is_left_out():
     assert "for args in [['-a'], ['-b']]:" in code
 
 
+def test_a_class_fixture_that_sets_an_attribute_on_the_test_class_binds_it():
+    """arrow's locale tests read `self.locale`, which a class-scoped fixture named in
+    `@pytest.mark.usefixtures` sets from the class's name (`request.cls.locale = ...`): `self`
+    was unbound, no example was shown, and the judges rejected 8 of 10 tasks."""
+    conftest = (
+        "import pytest\nfrom arrow import locales\n\n\n@pytest.fixture(scope='class')\ndef lang_locale(request):\n"
+        "    name = request.cls.__name__[4:]\n    if name == 'Locale':\n"
+        "        request.cls.locale = locales.get_locale_by_class_name('EnglishLocale')\n"
+        "    else:\n        request.cls.locale = locales.get_locale_by_class_name(name)\n"
+    )
+    source = (
+        "import pytest\n\n\n@pytest.mark.usefixtures('lang_locale')\nclass TestSwedishLocale:\n"
+        "    def test_plurals(self):\n        assert self.locale._format_timeframe('seconds', 30) == '30 sekunder'\n"
+    )
+    evidence = {"type": "AssertionError", "line": 7, "compare": {"op": "==", "left": "'30'", "right": "'30 sekunder'"}}
+    test_id = "tests/test_locales.py::TestSwedishLocale::test_plurals"
+    found = explain_failure(source, test_id, evidence, conftests=[conftest], repo_modules={"arrow"})
+    assert found.unbound == []
+    assert found.reproduction.splitlines() == [
+        "from arrow import locales",
+        "locale = locales.get_locale_by_class_name('SwedishLocale')",
+        "assert locale._format_timeframe('seconds', 30) == '30 sekunder'",
+    ]
+    # a fixture that reads the request for more than its class is no line of the snippet
+    other = conftest.replace("name = request.cls.__name__[4:]", "name = request.param")
+    found = explain_failure(source, test_id, evidence, conftests=[other], repo_modules={"arrow"})
+    assert found.unbound == ["self"]
+
+
 def test_of_two_computed_sides_the_left_that_asks_the_tests_object_is_the_observed_one():
     """`assert cached.key(42) == lib.key(cached, 42)`: the left asks an object the test holds, as
     written; the right calls the project for the value it must equal. The statement had the
