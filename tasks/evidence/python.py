@@ -2261,14 +2261,21 @@ def _definitions(
     use), then the standard library's classes a reported value's repr calls."""
     definitions = _module_definitions(module, test_path)
     for name, home in (star_names or {}).items():
-        definitions.setdefault(name, ast.ImportFrom(module=home, names=[ast.alias(name)], level=0))
+        definitions.setdefault(name, _implied_import(home, name))
     for path, text in zip(_conftest_paths(test_path), conftests):
         for name, stmt in _module_definitions(_safe_parse(text), path).items():
             stmt.sebgen_path = path  # the file it comes from (what its `__file__` is)
             definitions.setdefault(name, stmt)
     for name, home in _REPR_CLASSES.items():
-        definitions.setdefault(name, ast.ImportFrom(module=home, names=[ast.alias(name)], level=0))
+        definitions.setdefault(name, _implied_import(home, name))
     return definitions
+
+
+def _implied_import(module: str, name: str) -> ast.ImportFrom:
+    """An import no source writes (a star import's name, a repr's class): it never shadows a builtin."""
+    stmt = ast.ImportFrom(module=module, names=[ast.alias(name)], level=0)
+    stmt.sebgen_implied = True
+    return stmt
 
 
 def _required_after(
@@ -2307,8 +2314,13 @@ def _head(
     every binding, in the module's order: the test sees the last one, and the earlier ones can
     count (`C`, then `Copy = C`, then another `C`)."""
     head: list[ast.stmt] = []
+    # a builtin's name the module (or a conftest) binds is its binding: `from fastjsonschema
+    # import compile` in a conftest; the snippet ran the builtin `compile` and failed otherwise
+    shadowed = {n for n in set(dir(builtins)) & set(definitions) if not getattr(definitions[n], "sebgen_implied", 0)}
     for _ in range(4):
-        missing = _unbound([*head, *stmts]) - {n for s in head for n in _bound([s])}
+        nodes = [*head, *stmts]
+        missing = _unbound(nodes) | ((_used(nodes) & shadowed) - _bound(nodes))
+        missing -= {n for s in head for n in _bound([s])}
         new = [definitions[n] for n in sorted(missing) if n in definitions and definitions[n] not in head]
         again = [s for n in sorted(missing) for s in (rebound or {}).get(n, [])]
         new += [s for s in again if not any(s is other for other in [*head, *new])]

@@ -1336,6 +1336,25 @@ def test_a_class_fixture_that_sets_an_attribute_on_the_test_class_binds_it():
     assert found.unbound == ["self"]
 
 
+def test_a_builtins_name_a_conftest_imports_is_imported_by_the_snippet():
+    """fastjsonschema's conftest imports `compile` from the package, and its `asserter` fixture
+    calls it: the snippet ran the builtin `compile` instead, failed on both states and was dropped,
+    leaving a statement with no example."""
+    conftest = (
+        "import pytest\nfrom pkg import compile\n\n\n@pytest.fixture\ndef asserter():\n"
+        "    def f(definition, value, expected):\n        assert compile(definition)(value) == expected\n"
+        "    return f\n"
+    )
+    source = "def test_const(asserter):\n    asserter({'const': 'x'}, 'x', 'x')\n"
+    evidence = {"type": "SyntaxError", "line": 2, "message": "unterminated string literal"}
+    test_id = "tests/test_const.py::test_const"
+    found = explain_failure(source, test_id, evidence, conftests=[conftest], repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[0] == "from pkg import compile", found.reproduction
+    plain = "def test_src():\n    assert compile('1', 's', 'eval') == 2\n"  # nothing binds it: the builtin
+    found = explain_failure(plain, "tests/test_src.py::test_src", {"type": "AssertionError", "line": 2})
+    assert "import" not in found.reproduction
+
+
 def test_of_two_computed_sides_the_left_that_asks_the_tests_object_is_the_observed_one():
     """`assert cached.key(42) == lib.key(cached, 42)`: the left asks an object the test holds, as
     written; the right calls the project for the value it must equal. The statement had the
