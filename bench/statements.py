@@ -50,9 +50,9 @@ repository and in all, with the check's seconds.
 with `--rewrite` their statements are written again first, by the generator's own
 `Generator.write_statement` on the stored task and its evidence (the commit mined again, the
 seed strategy of the task's type, the default config's model): minutes instead of the
-Docker run, for a change to the writer; with `--rederive` too, the recorded evidence is first
-derived again by today's producer from the runner's recorded words and the test's source (a
-change to what the producer reads from the runner still needs a new run).
+Docker run, for a change to the writer; with `--rederive` too, the evidence is first derived
+again by today's producer from a fresh run of the buggy state (the runner's own words; the
+recorded evidence keeps only what was derived from them) and the test's source.
 Long (image builds, 40 commits): run it in the background with a log.
 """
 
@@ -683,12 +683,16 @@ def off_path_title(statement: str, failures: list[FailureEvidence]) -> list[str]
     return [n for n in title_names(title) if not appears(n, path) and not appears(n, values)]
 
 
-def rewrite(tasks: list[dict], repos: dict[str, Path], reproductions: bool = False, rederive: bool = False) -> None:
+def rewrite(
+    tasks: list[dict], repos: dict[str, Path], reproductions: bool = False, reports: dict | None = None
+) -> None:
     """Each task's statement and hints written again in place, through the path `generate`
-    takes (`Generator.write_statement`) with the recorded failure evidence; with `rederive`,
-    that evidence is first derived again from the runner's recorded words by today's producer
-    (`tasks.evidence.failure_evidence`, as the functional layer calls it); with
-    `reproductions`, then the reproduction check `generate` runs after the writer (Docker)."""
+    takes (`Generator.write_statement`) with the recorded failure evidence; with `reports` (a
+    fresh run's own words per task, `runner_reports`), that evidence is first derived again by
+    today's producer (`tasks.evidence.failure_evidence`, as the functional layer calls it; the
+    recorded evidence keeps only what it derived, so deriving from it loses the comparison's
+    sides, the frames and the locals); with `reproductions`, then the reproduction check
+    `generate` runs after the writer (Docker)."""
     from evo.config import load_config
     from evo.runtime import make_llm
     from tasks import SEED_PROMPTS, Strategy, StrategyType, Validator
@@ -706,9 +710,11 @@ def rewrite(tasks: list[dict], repos: dict[str, Path], reproductions: bool = Fal
             print(f"  {task.instance_id}: not rewritten: {entry.reason}", flush=True)
             continue
         functional = task.validation.get("functional")
-        if rederive and functional is not None and isinstance(functional.details.get("failures"), dict):
-            reports = functional.details["failures"]
-            found = failure_evidence(repos[task.repo], task.base_commit, reports, task.FAIL_TO_PASS)
+        if reports is not None and functional is not None and isinstance(functional.details.get("failures"), dict):
+            if task.instance_id not in reports:
+                print(f"  {task.instance_id}: not derived again: its evidence run failed", flush=True)
+                continue
+            found = failure_evidence(repos[task.repo], task.base_commit, reports[task.instance_id], task.FAIL_TO_PASS)
             functional.details["failures"] = {test_id: e.to_dict() for test_id, e in found.items()}
             data["validation"] = task.to_dict()["validation"]
         stype = StrategyType(task.strategy_type)
@@ -730,28 +736,34 @@ def reproduction_backend():
     return backend
 
 
-def evidence_runs(tasks: list[dict], repo: Path) -> dict[str, dict[str, FailureEvidence]]:
-    """instance_id -> {test id -> the runner's words on its failure} from one run of the buggy state."""
+def runner_reports(tasks: list[dict], repo: Path) -> dict[str, dict[str, dict]]:
+    """instance_id -> {test id -> the runner's own words on its failure (its report: the
+    comparison's sides, frames, locals, parametrize indices)} from one run of the buggy state."""
     from environment import make_sandbox
     from sandbox import Limits
     from tasks import test_files_of
 
     backend = make_sandbox("docker", limits=Limits(timeout_s=900), log=lambda m: None, setup_attempts=3)
-    out: dict[str, dict[str, FailureEvidence]] = {}
+    out: dict[str, dict[str, dict]] = {}
     try:
         for task in tasks:
             try:
                 run = backend.run_tests(
                     repo, task["base_commit"], [task["bug_patch"]], test_files_of(task["test_patch"]) or None
                 )
-                out[task["instance_id"]] = {
-                    t: FailureEvidence.from_dict(e, test_id=t) for t, e in getattr(run, "failures", {}).items()
-                }
+                out[task["instance_id"]] = dict(getattr(run, "failures", {}))
             except Exception as exc:  # noqa: BLE001 - the share then says the evidence is missing
                 print(f"  evidence run of {task['instance_id']} failed: {type(exc).__name__}: {exc}", flush=True)
     finally:
         backend.close()
     return out
+
+
+def as_evidence(reports: dict[str, dict[str, dict]]) -> dict[str, dict[str, FailureEvidence]]:
+    """`runner_reports` as records (the runner's words only: what the shares compare against)."""
+    return {
+        iid: {t: FailureEvidence.from_dict(e, test_id=t) for t, e in tests.items()} for iid, tests in reports.items()
+    }
 
 
 def judge(tasks: list[dict]) -> list[str]:
@@ -911,11 +923,15 @@ def main() -> None:
             for name in by_repo
         }
         tasks: list[dict] = []
+        reports: dict[str, dict[str, dict]] = {}  # the buggy state's own words, one run per task
         if args.source:
             tasks = [json.loads(ln) for ln in args.source.read_text().splitlines() if ln.strip()]
             tasks = [t for t in tasks if t.get("repo") in repos]
+            if args.rewrite and args.rederive:
+                for name, repo in repos.items():
+                    reports.update(runner_reports([t for t in tasks if t["repo"] == name], repo))
             if args.rewrite:
-                rewrite(tasks, repos, reproductions=args.reproductions, rederive=args.rederive)
+                rewrite(tasks, repos, args.reproductions, reports if args.rederive else None)
         else:
             for name, recs in by_repo.items():
                 tasks += generate_repo(repos[name], recs, Path(tmp), env, log_dir, args.strategy)
@@ -923,10 +939,10 @@ def main() -> None:
             task["repo_path"] = str(repos[task["repo"]])
         verified = {r["commit"] for recs in by_repo.values() for r in recs}
         print(f"tasks: {len(tasks)} for {len(verified)} verified commits", flush=True)
-        evidence: dict[str, dict[str, FailureEvidence]] = {}
-        if not args.no_evidence_run:
+        if not args.no_evidence_run and not reports:
             for name, repo in repos.items():
-                evidence.update(evidence_runs([t for t in tasks if t["repo"] == name], repo))
+                reports.update(runner_reports([t for t in tasks if t["repo"] == name], repo))
+        evidence = as_evidence(reports)
         rejections = judge(tasks)
         if args.source is None or args.out.resolve() != args.source.resolve():
             args.out.parent.mkdir(parents=True, exist_ok=True)
