@@ -680,7 +680,7 @@ def _raised_want(f: FailureEvidence, where: str, snippet_shown: bool = True) -> 
     """The requirement on the exception a check reads after the call: "it should raise `E` with
     the message `m`" ("" when only a snippet could say it and none is shown)."""
     if wanted := _raised_types(f)[1]:
-        return f"it should raise {_span(wanted)}"
+        return f"it should raise a {_span(wanted)}"
     part, head = _exception_part(f), f"it should raise {_span(f.raised)}"
     relation = _EXCEPTION_RELATION.get(f.op or "") if f.kind == "compare" else None
     if not (part and relation):
@@ -699,7 +699,9 @@ def _raised_seen(f: FailureEvidence) -> str:
     """What the call does today, when it raises the exception a later check reads ("gives", not
     "raises": the snippet ends at the failing check, no exception escapes it)."""
     if seen := _raised_types(f)[0]:
-        return f"raises {_span(seen)}"
+        # "a": no exception escapes the snippet (its `raises` block catches it), and the
+        # reproduction check reads "raises `E`" as one that does
+        return f"raises a {_span(seen)}"
     part, raised = _exception_part(f) or "details", _span(f.raised)
     if f.error:
         return f"gives a {raised}, but reading its {part} raises {_span(f.error.split(':')[0])}"

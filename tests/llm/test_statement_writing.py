@@ -881,7 +881,8 @@ def test_a_check_of_the_caught_exceptions_class_says_which_class_is_raised_and_w
     )
     text = write_statement(context([typed]), BUG)["problem_statement"]
     assert text.splitlines()[0] == "`f(2)` raises `RetryError` instead of `ValueError`"
-    assert "`f(2)` raises `RetryError`, but it should raise `ValueError`" in text, text
+    assert "`f(2)` raises a `RetryError`, but it should raise a `ValueError`" in text, text
+    assert not re.search(r"raises `RetryError`", text.split("\n", 1)[1])  # no exception escapes the snippet
     assert "gives a `Exception`" not in text and "should raise `Exception`" not in text
 
 
