@@ -16,6 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 KINDS = ("compare", "truthy", "raises", "error", "fail", "helper")
+# an ordering read from its other side: the producer states `cab <= f('a')` as the call `f('a')`
+# with op `>=` (checked_side "right"); the writer turns it back, as the test wrote it
+MIRRORED_ORDERINGS = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
 @dataclass

@@ -26,7 +26,7 @@ import textwrap
 import tokenize
 from dataclasses import dataclass, replace
 
-from records import FailureEvidence, without_parameters
+from records import MIRRORED_ORDERINGS, FailureEvidence, without_parameters
 
 from ..leakage import leak_report, quotes_fix_expression
 from ..python_source import unparse
@@ -1424,9 +1424,6 @@ def _want_clause(f: FailureEvidence, where: str = "below", snippet_shown: bool =
     return f"it should be {expected or 'true'}"
 
 
-_ORDERINGS = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
-
-
 def _comparison(f: FailureEvidence) -> str:
     """The failing comparison as the test wrote it: for `in`, the call is the container, so
     the expected element comes first (`'a' in lines[0]`, never `lines[0] in 'a'`); an ordering
@@ -1434,8 +1431,8 @@ def _comparison(f: FailureEvidence) -> str:
     `cab.__le__`, and `complement('a') >= cab` another method, which may not fail)."""
     if f.op in ("in", "not in"):
         return f"{f.expected} {f.op} {f.call}"
-    if f.checked_side == "right" and f.op in _ORDERINGS:
-        return f"{f.expected} {_ORDERINGS[f.op]} {f.call}"
+    if f.checked_side == "right" and f.op in MIRRORED_ORDERINGS:
+        return f"{f.expected} {MIRRORED_ORDERINGS[f.op]} {f.call}"
     return f"{f.call} {f.op} {f.expected}"
 
 

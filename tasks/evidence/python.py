@@ -28,7 +28,7 @@ from pathlib import Path
 import git
 
 from llm import unparse
-from records import FailureEvidence, file_of_test, function_of_test, node_names, parameter_id
+from records import MIRRORED_ORDERINGS, FailureEvidence, file_of_test, function_of_test, node_names, parameter_id
 
 from .repo import file_at
 
@@ -2828,9 +2828,6 @@ def _assert_outcome(
     )
 
 
-_MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}  # an ordering read from its other side
-
-
 def _compare_outcome(
     test: ast.Compare,
     compare: dict | None,
@@ -2891,7 +2888,7 @@ def _compare_outcome(
         error=error,
         kind="compare",
         call=unparse(computed),
-        op=_MIRRORED.get(op, op) if swap else op,  # `cab <= comp('a')` read from the right: `comp('a') >= cab`
+        op=MIRRORED_ORDERINGS.get(op, op) if swap else op,  # `cab <= comp('a')` read from the right: `comp('a') >= cab`
         checked_side="right" if swap else "left",
         observed=error or observed,
         expected=wanted_text,
