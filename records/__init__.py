@@ -7,7 +7,7 @@ its JSON conversion; inside the process records travel as objects, JSON exists o
 record meets the disk (the run folder, the archive, exports)."""
 
 from .errors import UserError
-from .evidence import MIRRORED_ORDERINGS, FailureEvidence
+from .evidence import ADDRESS, MIRRORED_ORDERINGS, FailureEvidence
 from .scores import Evaluation, HofEntry, Score, validations_of
 from .task import (
     FAILURE_CATEGORIES,
@@ -24,6 +24,7 @@ from .task import (
 from .test_ids import file_of_test, function_of_test, node_names, parameter_id, without_parameters
 
 __all__ = [
+    "ADDRESS",
     "MIRRORED_ORDERINGS",
     "Evaluation",
     "FAILURE_CATEGORIES",

@@ -118,7 +118,7 @@ _VOLATILE = re.compile(r"\b0x[0-9a-fA-F]{8,}\b|\b\d{9,}(?=\)>)")
 
 
 def _norm(text):
-    text = _VOLATILE.sub("\u2026", str(text))
+    text = _VOLATILE.sub("\u2026", re.sub(SPEC.get("address") or "$^", "", str(text)))  # as the evidence left it out
     return " ".join(text.replace('"', "'").split())
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from llm import FENCE, code_block_lines, is_heading, unparse
-from records import FailureEvidence, ReproductionCheck, ReproductionReport, Task
+from records import ADDRESS, FailureEvidence, ReproductionCheck, ReproductionReport, Task
 from sandbox import PatchError, SandboxError, prepare_tree
 
 from .evidence.python import test_intent
@@ -678,7 +678,7 @@ def _execute(
             if js:  # a module when it imports or exports (else CommonJS, where `require` works)
                 case["module"] = bool(re.search(r"^\s*(?:import\s*[\w{*'\"]|export\s)", code, re.M))
             cases.append(case)
-    spec = {"timeout_s": timeout_s, "cases": cases, "build_timeout_s": JS_BUILD_TIMEOUT_S}
+    spec = {"timeout_s": timeout_s, "cases": cases, "build_timeout_s": JS_BUILD_TIMEOUT_S, "address": ADDRESS}
     probe, probe_file = (JS_PROBE, JS_PROBE_FILE) if js else (PROBE, PROBE_FILE)
     extra = {"runner": JS_RUNNER} if js else {}
     out: dict[str, dict[str, tuple[str, str]]] = {c["id"]: {} for c in cases}

@@ -28,7 +28,7 @@ from pathlib import Path
 import git
 
 from llm import unparse
-from records import MIRRORED_ORDERINGS, FailureEvidence, file_of_test, function_of_test, node_names, parameter_id
+from records import ADDRESS, MIRRORED_ORDERINGS, FailureEvidence, file_of_test, function_of_test, node_names, parameter_id
 
 from .repo import file_at
 
@@ -821,10 +821,11 @@ def _module_value(module: ast.Module, name: str) -> ast.expr | None:
 
 
 class _Rewrite(ast.NodeTransformer):
-    """Substitute names by expressions and `self.attr` by `attr` (attributes set in setUp)."""
+    """Substitute names by expressions and `self.attr` by `attr` (attributes set in setUp), or
+    by the name `names` gives it (`arrow_` where the module imports `arrow`)."""
 
-    def __init__(self, values: dict[str, ast.expr], self_attrs: set[str]):
-        self.values, self.self_attrs = values, self_attrs
+    def __init__(self, values: dict[str, ast.expr], self_attrs: set[str], names: dict[str, str] | None = None):
+        self.values, self.self_attrs, self.names = values, self_attrs, names or {}
         self.renamed: set[str] = set()
 
     def visit_Name(self, node: ast.Name):
@@ -835,8 +836,35 @@ class _Rewrite(ast.NodeTransformer):
     def visit_Attribute(self, node: ast.Attribute):
         if isinstance(node.value, ast.Name) and node.value.id == "self" and node.attr in self.self_attrs:
             self.renamed.add(node.attr)
-            return ast.copy_location(ast.Name(id=node.attr, ctx=node.ctx), node)
+            return ast.copy_location(ast.Name(id=self.names.get(node.attr, node.attr), ctx=node.ctx), node)
         return self.generic_visit(node)
+
+    def _scope(self, node):
+        """A function's own parameters and locals hide the test's names inside it (fastjsonschema's
+        `asserter` helper takes `value` and `expected`, as the test's parametrize arguments are named)."""
+        a = node.args
+        params = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]}
+        body = node.body if isinstance(node.body, list) else [node.body]
+        hidden = (params | _bound(body)) & self.values.keys()
+        if not hidden:
+            return self.generic_visit(node)
+        values = self.values
+        self.values = {k: v for k, v in values.items() if k not in hidden}
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.values = values
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _scope
+
+    def visit_AnnAssign(self, node: ast.AnnAssign):
+        """`self.files: list[File] = []` as `files = []`: an annotated name could not be the
+        global a helper method's stores become, and `(files): list[File]` reads oddly."""
+        was_attribute = isinstance(node.target, ast.Attribute)
+        node = self.generic_visit(node)
+        if was_attribute and isinstance(node.target, ast.Name) and node.value is not None:
+            return ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
+        return node
 
 
 def _plain_assert(stmt: ast.stmt) -> ast.stmt:
@@ -1105,7 +1133,54 @@ def _used(nodes) -> set[str]:
 
 
 def _unbound(nodes) -> set[str]:
-    return _used(nodes) - _bound(nodes) - set(dir(builtins)) - {"__file__"}
+    """The names `nodes` read that nothing binds where they are read: a name a function binds
+    for itself (`with pytest.raises(E) as exc:` in a helper) binds nothing at the top level,
+    where the snippet may read the test module's own `exc`."""
+    nodes = list(nodes)
+    declared = {n for root in nodes for node in ast.walk(root) if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}
+    return _free_names(nodes, declared) - set(dir(builtins)) - {"__file__"}
+
+
+def _free_names(nodes: list[ast.AST], enclosing: set[str]) -> set[str]:
+    """The names one scope's `nodes` read that neither it nor an `enclosing` scope binds (in any
+    order: a function body runs when called), then those of each function, lambda and class
+    nested in it, with this scope's names added."""
+    used: set[str] = set()
+    bound: set[str] = set()
+    nested: list[tuple[set[str], list[ast.AST]]] = []
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (*_FUNCS, ast.Lambda)):
+            a = node.args
+            params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]
+            # decorators, defaults and annotations run where the function is defined
+            stack += [*getattr(node, "decorator_list", []), *a.defaults, *(d for d in a.kw_defaults if d)]
+            stack += [x.annotation for x in params if x.annotation] + [r for r in [getattr(node, "returns", None)] if r]
+            if not isinstance(node, ast.Lambda):
+                bound.add(node.name)
+            nested.append(({x.arg for x in params}, node.body if isinstance(node.body, list) else [node.body]))
+            continue
+        if isinstance(node, ast.ClassDef):
+            bound.add(node.name)
+            stack += [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
+            nested.append((set(), node.body))
+            continue
+        if isinstance(node, ast.Name):
+            (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            used.add(node.target.id)  # `x += 1` reads x first
+            stack.append(node.value)
+            continue
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(al.asname or al.name).split(".")[0] for al in node.names}
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        stack.extend(ast.iter_child_nodes(node))
+    free = used - bound - enclosing
+    for params, body in nested:
+        free |= _free_names(body, enclosing | bound | params)
+    return free
 
 
 def _plain_import_of(node: ast.stmt | None, name: str) -> bool:
@@ -1116,13 +1191,19 @@ def _plain_import_of(node: ast.stmt | None, name: str) -> bool:
 def _with_guarded_imports(body: list[ast.stmt]) -> list[ast.stmt]:
     """`body` with the imports of each top-level `if` right after it, those of its body before
     those of its `else` (`if has_crypto: from jwt.algorithms import RSAAlgorithm`): a test that
-    ran and read such a name had it bound, and the snippet's own run checks the branch."""
+    ran and read such a name had it bound, and the snippet's own run checks the branch. An
+    `if TYPE_CHECKING:` body never runs: its imports bind nothing a test can read."""
     out: list[ast.stmt] = []
     for node in body:
         out.append(node)
         if isinstance(node, ast.If):
-            out += [s for s in [*node.body, *node.orelse] if isinstance(s, (ast.Import, ast.ImportFrom))]
+            ran = node.orelse if _is_type_checking(node.test) else [*node.body, *node.orelse]
+            out += [s for s in ran if isinstance(s, (ast.Import, ast.ImportFrom))]
     return out
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return _callee_text(test).split(".")[-1] == "TYPE_CHECKING"
 
 
 def _module_definitions(module: ast.Module, test_path: str) -> dict[str, ast.stmt]:
@@ -1465,28 +1546,32 @@ class _Setup:
     substitute: dict[str, ast.expr] = dataclasses.field(default_factory=dict)
     imports: list[str] = dataclasses.field(default_factory=list)
     self_attrs: set[str] = dataclasses.field(default_factory=set)
+    attr_names: dict[str, str] = dataclasses.field(default_factory=dict)  # `self.arrow` -> `arrow_`
 
 
 def _test_setup(
     module: ast.Module, cls: ast.ClassDef | None, fn: ast.AST, body: list[ast.stmt], report: dict, conftests
 ) -> _Setup:
     setup = _Setup()
-    setup.prelude += _patched_mappings(fn, cls, setup.imports)
+    setup.prelude += _patched_mappings(fn, cls, setup.imports) + _frozen_clock(fn, cls, setup.imports)
     values = _parametrize_values(fn, cls, module, report)
     args = _arg_names(fn)
     fixtures = _fixture_defs([*_class_and_bases(cls, module), module, *[_safe_parse(c) for c in conftests]])
     if cls is not None and "self" in args:
-        # a class-scoped fixture runs before setUp: what it sets on the class, setUp reads
-        steps, attrs = _class_fixture_steps(cls, module, fixtures)
-        setup.self_attrs |= attrs
-        setup.prelude += steps
         set_up = _set_up_method(cls, module)
-        if set_up is not None:
-            steps = [copy.deepcopy(s) for s in set_up.body if not _is_docstring(s) and not _is_super_call(s)]
-            for step in steps:
-                step.sebgen_set_up = True  # `_without_unread_set_up`
-            setup.self_attrs |= _self_stores(steps)
-            setup.prelude += steps
+        set_up_steps = [
+            copy.deepcopy(s) for s in (set_up.body if set_up else []) if not _is_docstring(s) and not _is_super_call(s)
+        ]
+        # `self.arrow` as the name `arrow` would hide the module's `import arrow` from the test
+        taken = _top_level_names(module)
+        attrs = _class_fixture_attrs(cls, module, fixtures) | _self_stores(set_up_steps)
+        setup.attr_names = {a: f"{a}_" for a in sorted(attrs & taken)}
+        # a class-scoped fixture runs before setUp: what it sets on the class, setUp reads
+        steps = _class_fixture_steps(cls, module, fixtures, setup.attr_names)
+        for step in [*steps, *set_up_steps]:
+            step.sebgen_set_up = True  # `_without_unread_set_up`
+        setup.self_attrs |= attrs
+        setup.prelude += [*steps, *set_up_steps]
     # pytest passes no fixture for an argument with a default: the test runs with the default
     values = {**_argument_defaults(fn), **values}
     for name in args:
@@ -1513,12 +1598,34 @@ def _test_setup(
     return setup
 
 
-def _class_fixture_steps(cls: ast.ClassDef, module: ast.Module, fixtures: dict) -> tuple[list[ast.stmt], set[str]]:
+def _top_level_names(module: ast.Module) -> set[str]:
+    """The names the module's own top level binds: its imports (guarded ones too), defs, classes, constants."""
+    kinds = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)
+    tops = [s for s in _with_guarded_imports(module.body) if isinstance(s, kinds)]
+    return _bound(tops) | {s.name for s in module.body if isinstance(s, (*_FUNCS, ast.ClassDef))}
+
+
+def _class_fixture_attrs(cls: ast.ClassDef, module: ast.Module, fixtures: dict) -> set[str]:
+    """The attributes `_class_fixture_steps` binds."""
+    return {a for _, written in _class_fixtures(cls, module, fixtures, {}) for a in written.stored}
+
+
+def _class_fixture_steps(
+    cls: ast.ClassDef, module: ast.Module, fixtures: dict, attr_names: dict[str, str]
+) -> list[ast.stmt]:
     """The fixtures a test class names in `@pytest.mark.usefixtures(...)` that set attributes on
     it (arrow: `request.cls.locale = get_locale_by_class_name(request.cls.__name__[4:])`), as
     lines of the snippet: the class's name written in, each attribute a name (`self.locale` reads
-    it), what the name decides folded (`name = 'SwedishLocale'`, the branch it takes). Without
-    them `self` was unbound in every locale test, and no statement showed an example."""
+    it; `attr_names` renames one), what the name decides folded (`name = 'SwedishLocale'`, the
+    branch it takes). Without them `self` was unbound in every locale test, and no statement
+    showed an example."""
+    return [s for body, _ in _class_fixtures(cls, module, fixtures, attr_names) for s in _folded_constants(body)]
+
+
+def _class_fixtures(
+    cls: ast.ClassDef, module: ast.Module, fixtures: dict, attr_names: dict[str, str]
+) -> list[tuple[list[ast.stmt], _ClassWrittenIn]]:
+    """Each such fixture's set-up, written in, with what wrote it (the attributes it stored)."""
     names = [
         arg.value
         for klass in _class_and_bases(cls, module)
@@ -1527,19 +1634,16 @@ def _class_fixture_steps(cls: ast.ClassDef, module: ast.Module, fixtures: dict) 
         for arg in deco.args
         if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
     ]
-    steps: list[ast.stmt] = []
-    attrs: set[str] = set()
+    out = []
     for name in dict.fromkeys(names):
         fixture = fixtures.get(name)
         if fixture is None or _arg_names(fixture) != ["request"]:
             continue
-        written = _ClassWrittenIn(cls.name)
+        written = _ClassWrittenIn(cls.name, attr_names)
         body = [written.visit(copy.deepcopy(s)) for s in _before_yield(fixture.body) if not _is_docstring(s)]
-        if not written.stored or "request" in _used(body):
-            continue  # it reads the request for more than its class: not a snippet's line
-        steps += _folded_constants(body)
-        attrs |= written.stored
-    return steps, attrs
+        if written.stored and "request" not in _used(body):  # else it reads the request for more than its class
+            out.append((body, written))
+    return out
 
 
 def _before_yield(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -1553,10 +1657,11 @@ def _before_yield(body: list[ast.stmt]) -> list[ast.stmt]:
 
 
 class _ClassWrittenIn(ast.NodeTransformer):
-    """`request.cls.__name__` as the class's name, `request.cls.attr` as the name `attr`."""
+    """`request.cls.__name__` as the class's name, `request.cls.attr` as the name `attr` (or
+    the one `attr_names` gives it)."""
 
-    def __init__(self, class_name: str):
-        self.class_name, self.stored = class_name, set()
+    def __init__(self, class_name: str, attr_names: dict[str, str]):
+        self.class_name, self.attr_names, self.stored = class_name, attr_names, set()
 
     def visit_Attribute(self, node: ast.Attribute):
         if _is_request_cls(node.value):
@@ -1564,7 +1669,7 @@ class _ClassWrittenIn(ast.NodeTransformer):
                 return ast.copy_location(ast.Constant(self.class_name), node)
             if isinstance(node.ctx, ast.Store):
                 self.stored.add(node.attr)
-            return ast.copy_location(ast.Name(node.attr, node.ctx), node)
+            return ast.copy_location(ast.Name(self.attr_names.get(node.attr, node.attr), node.ctx), node)
         return self.generic_visit(node)
 
 
@@ -1660,6 +1765,27 @@ def _patched_mappings(fn: ast.AST, cls: ast.ClassDef | None, imports: list[str])
     return [ast.fix_missing_locations(s) for s in steps]
 
 
+_CLOCK_FREEZERS = ("freeze_time", "travel")  # freezegun's (and pytest-freezer's mark), time-machine's
+
+
+def _frozen_clock(fn: ast.AST, cls: ast.ClassDef | None, imports: list[str]) -> list[ast.stmt]:
+    """`@freeze_time('2023-10-15 23:00')` (or `@time_machine.travel(...)`) on the test or its
+    class, as the line that stops the clock first (`freeze_time('2023-10-15 23:00').start()`):
+    the test's dates are relative to that moment, and a snippet run at today's date fails
+    another way on the fixed code too."""
+    steps: list[ast.stmt] = []
+    decorators = [*(cls.decorator_list if cls is not None else []), *getattr(fn, "decorator_list", [])]
+    for deco in decorators:
+        if not (isinstance(deco, ast.Call) and _callee(deco).split(".")[-1] in _CLOCK_FREEZERS and deco.args):
+            continue
+        freezer = copy.deepcopy(deco)
+        if _callee(deco) == "pytest.mark.freeze_time":  # pytest-freezer's mark runs freezegun's
+            freezer.func = ast.Name("freeze_time", ast.Load())
+            imports.append("from freezegun import freeze_time")
+        steps.append(ast.Expr(ast.Call(ast.Attribute(freezer, "start", ast.Load()), [], [])))
+    return [ast.fix_missing_locations(s) for s in steps]
+
+
 def _set_up_method(cls: ast.ClassDef, module: ast.Module, depth: int = 0) -> ast.AST | None:
     """The class's `setUp` / `setup_method`, else the one it inherits from the first of its
     bases the test module defines that has one (a shared base sets `self.s` for every test)."""
@@ -1704,6 +1830,7 @@ class _Reproduction:
     def text(self) -> str:
         code, capture_imports = _captured_output(self.code)
         parts = [*dict.fromkeys([*capture_imports, *self.imports])]
+        parts.sort(key=lambda p: not p.startswith("from __future__"))  # a future import must come first
         for stmt in self.head:  # comments and docstrings out: shorter, still whole
             text = unparse(_without_docstrings(stmt))
             if text not in parts:  # `import pytest` for a fixture and from the module: once
@@ -1800,7 +1927,9 @@ def _reproduction(
     fixture_sources = [*conftests, *(test_helpers or {}).values()]
     setup = _test_setup(module, cls, fn, body, {**report, "id": test_id}, fixture_sources)
     members = _class_members(cls, module) if cls is not None and "self" in _arg_names(fn) else {}
-    rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members) | _self_stores(members.values()))
+    rewrite = _Rewrite(
+        setup.substitute, setup.self_attrs | set(members) | _self_stores(members.values()), setup.attr_names
+    )
     code = [rewrite.visit(s) for s in [*setup.prelude, *setup.assign, *body]]
     code = [*_members_reached(rewrite, members, setup.self_attrs), *code]
     # a `for` around the failing check: its variables at the failure instead of the loop
@@ -1848,15 +1977,82 @@ def _reproduction(
     if "pytest" in _unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):
         imports.append("import pytest")
     # top-level awaits only: a coroutine the test defines and runs itself (`asyncio.run(coro())`) has its own
-    if _awaits_at_top(code):
-        code = _in_event_loop(code)  # top-level awaits: run them in an event loop
+    if _awaits_at_top(code):  # top-level awaits: run them in an event loop
+        code = _in_event_loop(code, shared=_used(rest) & _bound(code))
     elif _awaits_at_top(rest):  # the checks after the failing one await: they run in a loop of their own
         rest = _in_event_loop(rest)
     if (_awaits_at_top(code) or _awaits_at_top(rest) or "asyncio" in _unbound([*head, *code, *rest])) and (
         "asyncio" not in _bound(head) and "import asyncio" not in imports
     ):
         imports.append("import asyncio")
+    if _postpones_annotations(module):
+        head, code, rest = _without_unbound_annotations(head, code, rest)
+        if any(_annotations(s) for s in [*head, *code, *rest]):  # as strings, as the test module has them
+            imports.insert(0, "from __future__ import annotations")
     return _Reproduction(imports, head, code, rest, rewrite, definitions)
+
+
+def _postpones_annotations(module: ast.Module) -> bool:
+    return any(
+        isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
+        for s in module.body
+    )
+
+
+def _annotations(stmt: ast.stmt) -> list[ast.expr]:
+    """The annotations of the functions in `stmt` and of its annotated assignments."""
+    found = []
+    for node in ast.walk(stmt):
+        if isinstance(node, _FUNCS):
+            a = node.args
+            args = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]
+            found += [x.annotation for x in args if x.annotation is not None]
+            found += [node.returns] if node.returns is not None else []
+        elif isinstance(node, ast.AnnAssign):
+            found.append(node.annotation)
+    return found
+
+
+class _UnboundAnnotationsDropped(ast.NodeTransformer):
+    """Annotations that read a name the snippet cannot bind (one the test module imports only
+    under `if TYPE_CHECKING:`) left out of functions, and of assignments in them: postponed,
+    they never ran, and a reader would look for the name in vain. A class body's keep theirs
+    (a dataclass reads them)."""
+
+    def __init__(self, unbound: set[str]):
+        self.unbound = unbound
+
+    def _reads_unbound(self, annotation: ast.expr | None) -> bool:
+        return annotation is not None and bool(_used([annotation]) & self.unbound)
+
+    def visit_arg(self, node: ast.arg):
+        if self._reads_unbound(node.annotation):
+            node.annotation = None
+        return node
+
+    def _function(self, node):
+        if self._reads_unbound(node.returns):
+            node.returns = None
+        self.generic_visit(node)
+        node.body = [self._plain_assignment(s) for s in node.body]
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = _function
+
+    def _plain_assignment(self, stmt: ast.stmt) -> ast.stmt:
+        if isinstance(stmt, ast.AnnAssign) and stmt.value is not None and self._reads_unbound(stmt.annotation):
+            return ast.copy_location(ast.Assign(targets=[stmt.target], value=stmt.value), stmt)
+        return stmt
+
+
+def _without_unbound_annotations(*parts: list[ast.stmt]) -> tuple[list[ast.stmt], ...]:
+    unbound = _unbound([s for part in parts for s in part]) & {
+        n for part in parts for s in part for a in _annotations(s) for n in _used([a])
+    }
+    if not unbound:
+        return parts
+    dropped = _UnboundAnnotationsDropped(unbound)
+    return tuple([ast.fix_missing_locations(dropped.visit(copy.deepcopy(s))) for s in part] for part in parts)
 
 
 # pytest-mock's `mocker`: its patchers (undone when the test ends) and the names it re-exports from unittest.mock
@@ -1906,9 +2102,7 @@ class _DeadBranches(ast.NodeTransformer):
     def visit_If(self, node: ast.If):
         self.generic_visit(node)
         test = node.test
-        never = (isinstance(test, ast.Constant) and not test.value) or (
-            _callee_text(test).split(".")[-1] == "TYPE_CHECKING"
-        )
+        never = (isinstance(test, ast.Constant) and not test.value) or _is_type_checking(test)
         always = isinstance(test, ast.Constant) and bool(test.value)
         if never:
             return node.orelse or None
@@ -2566,9 +2760,16 @@ def _own_walk(node: ast.AST):
                 todo.append(child)
 
 
-def _in_event_loop(code: list[ast.stmt]) -> list[ast.stmt]:
+def _in_event_loop(code: list[ast.stmt], shared: set[str] = frozenset()) -> list[ast.stmt]:
+    """`code` as the body of `async def main()`, run by `asyncio.run(main())`; the names it binds
+    that the checks after it read (`shared`) are globals, so those checks see them."""
+    declared = [ast.Global(names=sorted(shared))] if shared else []
     main = ast.AsyncFunctionDef(
-        name="main", args=ast.arguments([], [], None, [], [], None, []), body=code, decorator_list=[], returns=None
+        name="main",
+        args=ast.arguments([], [], None, [], [], None, []),
+        body=[*declared, *code],
+        decorator_list=[],
+        returns=None,
     )
     if hasattr(main, "type_params"):
         main.type_params = []
@@ -2744,12 +2945,9 @@ def _first_line(text: str, limit: int = 200) -> str:
     return first if len(first) <= limit else first[: limit - 4] + " ..."
 
 
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-
-
 def _no_address(text: str) -> str:
     """A repr without its memory address (`<Future at 0x7f...>`): it differs on every run."""
-    return _ADDRESS.sub("", str(text))
+    return re.sub(ADDRESS, "", str(text))
 
 
 def _outcome(

@@ -357,6 +357,25 @@ def test_the_request_leads_when_one_failing_test_shows_a_missing_name():
     assert "round_half" in text.splitlines()[0] and "assert fmt(1.5) == '1.50'" in text
 
 
+def test_a_request_for_a_private_helper_never_leads_the_public_calls_that_go_wrong():
+    """humanize's fix adds `time._rounding_by_fmt`, which one test calls: the statement led with
+    "Feature request: `_rounding_by_fmt`", and the public `precisedelta` results came last."""
+    plain = case(0, "1.5", "'1.50'", "'1.5'")
+    private = FailureEvidence(
+        "tests/test_money.py::test_rounding",
+        kind="error",
+        call="money._round_half(2.5)",
+        error="AttributeError: module 'money' has no attribute '_round_half'",
+        reproduction="import money\nmoney._round_half(2.5)",
+        function="money._round_half",
+    )
+    fn = {"file": "money.py", "name": "_round_half", "signature": "def _round_half(value)"}
+    text = write_statement(context([private, plain], functions=[fn]), BUG)["problem_statement"]
+    title, _, body = text.partition("\n")
+    assert "_round_half" not in title and "fmt" in title
+    assert body.index("assert fmt(1.5) == '1.50'") < body.index("_round_half")  # still asked for, after
+
+
 def test_what_a_later_test_requires_after_its_failing_check_is_stated_too():
     tests = [
         replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)

@@ -501,3 +501,25 @@ def test_an_expected_value_holding_a_fence_keeps_the_block_whole_and_the_value_t
     assert ast.literal_eval(check.test.comparators[0]) == ast.literal_eval(want)
     spans = {ast.literal_eval(s) for s in re.findall(r"`('[^`\n]+')`", statement)}
     assert ast.literal_eval(want) in spans and "\n'''\nx\n'''\n" not in spans
+
+
+def test_the_probe_reads_a_value_up_to_the_addresses_the_evidence_left_out(tmp_path):
+    """packaging's `Tag` repr holds `id(self)` (`<cp3-none-any @ 139623247828736>`): the stated
+    value differed from the run's on every run, and the block was dropped on both states."""
+    import importlib.util
+
+    from records import ADDRESS
+    from tasks.reproduction import PROBE
+    from tasks.evidence.python import _no_address
+
+    (tmp_path / "sebgen_reproductions.json").write_text(json.dumps({"address": ADDRESS, "cases": []}))
+    probe_path = tmp_path / "probe.py"
+    probe_path.write_text(PROBE.read_text())
+    spec = importlib.util.spec_from_file_location("sebgen_probe_copy", probe_path)
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    seen = "[<cp3-none-any @ 139623247828736>, <Future at 0x7f3a2b1c0d90>]"
+    stated = _no_address(seen)
+    assert stated == "[<cp3-none-any>, <Future>]"
+    assert probe.shows(stated, seen.replace("139623247828736", "139647993183040"))
+    assert not probe.shows(stated, "[<py3-none-any @ 139623247828736>, <Future at 0x7f3a2b1c0d90>]")

@@ -1336,6 +1336,84 @@ def test_a_class_fixture_that_sets_an_attribute_on_the_test_class_binds_it():
     assert found.unbound == ["self"]
 
 
+def test_a_class_fixtures_attribute_is_kept_only_when_read_and_never_hides_a_module_name():
+    """arrow's `time_2013_01_01` sets `request.cls.arrow = arrow.Arrow(2013, 1, 1)`: written as
+    `arrow = ...` it replaced the module `arrow` the test reads, and the snippet raised NameError
+    on both states and was dropped. The attributes the test never reads are left out."""
+    conftest = (
+        "import pytest\nimport arrow\nfrom datetime import datetime\n\n\n@pytest.fixture(scope='class')\n"
+        "def time_2013_01_01(request):\n    request.cls.now = arrow.Arrow.utcnow()\n"
+        "    request.cls.arrow = arrow.Arrow(2013, 1, 1)\n    request.cls.datetime = datetime(2013, 1, 1)\n"
+    )
+    source = (
+        "import pytest\nimport arrow\n\n\n@pytest.mark.usefixtures('time_2013_01_01')\nclass TestHumanize:\n"
+        "    def test_empty(self):\n        later = arrow.Arrow(2013, 1, 2)\n"
+        "        with pytest.raises(ValueError):\n            self.arrow.humanize(later, granularity=[])\n"
+    )
+    evidence = {"type": "IndexError", "line": 10, "message": "IndexError: list index out of range"}
+    test_id = "tests/test_arrow.py::TestHumanize::test_empty"
+    found = explain_failure(source, test_id, evidence, conftests=[conftest], repo_modules={"arrow"})
+    assert found.unbound == []
+    assert found.reproduction.splitlines() == [
+        "import arrow",
+        "import pytest",
+        "arrow_ = arrow.Arrow(2013, 1, 1)",
+        "later = arrow.Arrow(2013, 1, 2)",
+        "with pytest.raises(ValueError):",
+        "    arrow_.humanize(later, granularity=[])",
+    ]
+
+
+def test_names_imported_only_for_type_checking_are_not_imported_by_the_snippet():
+    """python-multipart's tests import `FieldProtocol` under `if TYPE_CHECKING:` and postpone
+    their annotations: the snippet imported it, which fails at run time (the name exists only
+    for the type checker), and was dropped on both states."""
+    source = (
+        "from __future__ import annotations\n\nfrom typing import TYPE_CHECKING\nimport unittest\n"
+        "from pkg import Parser, File\n\nif TYPE_CHECKING:\n    from pkg import FieldProtocol\n\n\n"
+        "class TestParser(unittest.TestCase):\n"
+        "    def make(self, boundary: str | bytes) -> None:\n"
+        "        self.files: list[File] = []\n\n"
+        "        def on_field(f: FieldProtocol) -> None:\n            self.files.append(f)\n\n"
+        "        self.f = Parser(on_field, boundary=boundary)\n\n"
+        "    def test_bad(self) -> None:\n        self.make('b')\n"
+        "        self.assertEqual(self.f.write(b'x'), 0)\n"
+    )
+    evidence = {"type": "AssertionError", "line": 22, "compare": {"op": "==", "left": "1", "right": "0"}}
+    found = explain_failure(source, "tests/test_p.py::TestParser::test_bad", evidence, repo_modules={"pkg"})
+    code = found.reproduction
+    assert found.unbound == []
+    assert "FieldProtocol" not in code and "TYPE_CHECKING" not in code
+    assert code.startswith("from __future__ import annotations\n")
+    assert "def on_field(f) -> None:" in code and "boundary: str | bytes" in code
+    assert "\n    files = []\n" in code  # `self.files: list[File] = []`, the helper's global
+    compile(code, "<snippet>", "exec")
+
+
+def test_a_frozen_clock_on_the_test_is_started_first_in_the_snippet():
+    """humanize's `@freeze_time('2023-10-15 23:00:00+00:00')` test compares dates relative to that
+    moment: the snippet ran at today's date, gave another value on both states and was dropped,
+    and the statement named `aedt` and `future` without a block that binds them."""
+    source = (
+        "import datetime as dt\nimport pytest\nfrom freezegun import freeze_time\nimport humanize\n\n\n"
+        "@freeze_time('2023-10-15 23:00:00+00:00')\ndef test_tz() -> None:\n"
+        "    aedt = dt.timezone(dt.timedelta(hours=11))\n    future = dt.datetime(2023, 10, 16, hour=6)\n"
+        "    assert humanize.naturaldate(future.astimezone(aedt)) == 'today'\n\n\n"
+        "@pytest.mark.freeze_time('2020-01-01')\ndef test_mark() -> None:\n"
+        "    assert humanize.naturalday(dt.date(2020, 1, 2)) == 'tomorrow'\n"
+    )
+    evidence = {"type": "AssertionError", "line": 11, "compare": {"op": "==", "left": "'tomorrow'", "right": "'today'"}}
+    found = explain_failure(source, "tests/test_time.py::test_tz", evidence, repo_modules={"humanize"})
+    assert found.unbound == []
+    lines = found.reproduction.splitlines()
+    assert "from freezegun import freeze_time" in lines
+    assert lines.index("freeze_time('2023-10-15 23:00:00+00:00').start()") < lines.index("future = dt.datetime(2023, 10, 16, hour=6)")
+    evidence = {"type": "AssertionError", "line": 16, "compare": {"op": "==", "left": "'Jan 02'", "right": "'tomorrow'"}}
+    found = explain_failure(source, "tests/test_time.py::test_mark", evidence, repo_modules={"humanize"})
+    assert "from freezegun import freeze_time" in found.reproduction
+    assert "freeze_time('2020-01-01').start()" in found.reproduction and "pytest.mark" not in found.reproduction
+
+
 def test_a_builtins_name_a_conftest_imports_is_imported_by_the_snippet():
     """fastjsonschema's conftest imports `compile` from the package, and its `asserter` fixture
     calls it: the snippet ran the builtin `compile` instead, failed on both states and was dropped,
