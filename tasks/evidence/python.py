@@ -1019,14 +1019,15 @@ def _raises_block(exc: ast.expr, body: list[ast.stmt], context: str = "raises") 
     return ast.With(items=[ast.withitem(ast.Call(func=func, args=[exc], keywords=[]), None)], body=body)
 
 
-def _fixture_defs(sources: list[ast.AST]) -> dict[str, ast.AST]:
+def _fixture_defs(sources: list[ast.AST], parametrized: bool = False) -> dict[str, ast.AST]:
     """name -> fixture function, nearest source first (the test's class, the test module, then
-    conftests). A source's own definitions only: another test class's fixture is not the test's."""
+    conftests). A source's own definitions only: another test class's fixture is not the test's.
+    Those with `params=` (the case's value is their `request.param`) only when `parametrized`."""
     out: dict[str, ast.AST] = {}
     for tree in sources:
         for node in _own_definitions(tree):
             for deco in node.decorator_list:
-                if _names_a_fixture(deco) and not _fixture_is_parametrized(deco):
+                if _names_a_fixture(deco) and _fixture_is_parametrized(deco) == parametrized:
                     out.setdefault(_fixture_name(node, deco), node)
     return out
 
@@ -1072,6 +1073,42 @@ def _names_a_fixture(deco: ast.expr) -> bool:
 
 def _fixture_is_parametrized(deco: ast.expr) -> bool:
     return isinstance(deco, ast.Call) and any(k.arg == "params" for k in deco.keywords)
+
+
+def _parametrized_names(fn: ast.AST, cls: ast.ClassDef | None) -> set[str]:
+    """The argument names the test's (or its class's) `@pytest.mark.parametrize` decorators give values."""
+    names: set[str] = set()
+    for deco in [*getattr(fn, "decorator_list", []), *(cls.decorator_list if cls is not None else [])]:
+        if isinstance(deco, ast.Call) and _callee(deco).endswith("parametrize") and deco.args:
+            first = deco.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                names |= {n.strip() for n in first.value.split(",")}
+            elif isinstance(first, (ast.Tuple, ast.List)):
+                names |= {e.value for e in first.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return names
+
+
+def _with_request_param(fixture: ast.AST, value: ast.expr) -> ast.AST:
+    """The fixture with `request.param` as the case's value (statemachine's `sm_runner`:
+    `SMRunner(is_async=request.param == 'async')`)."""
+
+    class Param(ast.NodeTransformer):
+        def visit_Attribute(self, node: ast.Attribute):
+            if node.attr == "param" and isinstance(node.value, ast.Name) and node.value.id == "request":
+                return ast.copy_location(copy.deepcopy(value), node)
+            return self.generic_visit(node)
+
+        def generic_visit(self, node):  # what the value decides, folded: `is_async=True`, the branch taken
+            node = super().generic_visit(node)
+            if isinstance(node, (ast.Compare, ast.BoolOp, ast.UnaryOp)):
+                folded = _constant_value(node)
+                if folded is not _UNKNOWN:
+                    return ast.copy_location(ast.Constant(folded), node)
+            return node
+
+    written = Param().visit(copy.deepcopy(fixture))
+    written.body = _folded_constants(written.body)
+    return ast.fix_missing_locations(written)
 
 
 def _inline_fixture(name: str, fixture: ast.AST) -> list[ast.stmt] | None:
@@ -1556,7 +1593,15 @@ def _test_setup(
     setup.prelude += _patched_mappings(fn, cls, setup.imports) + _frozen_clock(fn, cls, setup.imports)
     values = _parametrize_values(fn, cls, module, report)
     args = _arg_names(fn)
-    fixtures = _fixture_defs([*_class_and_bases(cls, module), module, *[_safe_parse(c) for c in conftests]])
+    sources = [*_class_and_bases(cls, module), module, *[_safe_parse(c) for c in conftests]]
+    fixtures = _fixture_defs(sources)
+    # a fixture with `params=` whose case the test runs: built from its `request.param`, not that value
+    built = {
+        name: steps
+        for name, fixture in _fixture_defs(sources, parametrized=True).items()
+        if name in values and name in args and name not in _parametrized_names(fn, cls)
+        and (steps := _inline_fixture(name, _with_request_param(fixture, values[name])))
+    }
     if cls is not None and "self" in args:
         set_up = _set_up_method(cls, module)
         set_up_steps = [
@@ -1577,6 +1622,9 @@ def _test_setup(
     for name in args:
         if name in ("self", "request") or (name == "cls" and name not in values):
             continue  # a parametrized argument named `cls` is a value like any other
+        if name in built:
+            setup.prelude += built[name]
+            continue
         if name in values:
             uses = sum(isinstance(n, ast.Name) and n.id == name for s in body for n in ast.walk(s))
             if uses <= 1 and len(unparse(values[name])) <= 60:

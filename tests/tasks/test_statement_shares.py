@@ -246,6 +246,17 @@ def test_a_check_written_over_several_lines_is_at_the_failing_line_it_holds():
     assert [line for line, *_ in bench.test_asserts(source, "t.py::T::test_it")] == [3, 4]
 
 
+def test_a_test_name_in_several_classes_reads_the_one_holding_the_failing_line():
+    """packaging has `test_empty_platforms` in three classes: the checks of the first were read
+    as checks that passed before the third's failing line, and its quote counted as a defect."""
+    source = (
+        "class A:\n    def test_it(self):\n        assert f(1) == []\n\n\n"
+        "class B:\n    def test_it(self):\n        assert g(1) == []\n"
+    )
+    checks = bench.test_asserts(source, "t.py::B::test_it", line=8)
+    assert [(line, expression) for line, expression, _, _ in checks] == [(8, "g(1) == []")]
+
+
 def test_a_non_finite_float_is_mentioned_as_the_writer_spells_it():
     """The runner's `[None, nan, -inf]` is written `[None, float('nan'), float('-inf')]` (no
     names a reader's Python lacks): that states the case's value; another list does not."""

@@ -1414,6 +1414,28 @@ def test_a_frozen_clock_on_the_test_is_started_first_in_the_snippet():
     assert "freeze_time('2020-01-01').start()" in found.reproduction and "pytest.mark" not in found.reproduction
 
 
+def test_a_parametrized_fixture_is_built_from_the_cases_request_param():
+    """statemachine's `sm_runner` fixture has `params=['sync', 'async']` and returns
+    `SMRunner(is_async=request.param == 'async')`: the snippet bound `sm_runner = 'async'` and
+    raised AttributeError on both states."""
+    conftest = (
+        "import pytest\n\n\nclass Runner:\n    def __init__(self, is_async):\n        self.is_async = is_async\n\n"
+        "    def start(self, n):\n        return n\n\n\n"
+        "@pytest.fixture(params=['sync', 'async'])\ndef runner(request):\n"
+        "    return Runner(is_async=request.param == 'async')\n"
+    )
+    source = "from pkg import f\n\n\ndef test_it(runner):\n    assert f(runner.start(1)) == 2\n"
+    evidence = {"type": "AssertionError", "line": 5, "params": {"runner": "'async'"}}
+    found = explain_failure(source, "tests/test_r.py::test_it[async]", evidence, conftests=[conftest], repo_modules={"pkg"})
+    assert found.unbound == []
+    assert "runner = Runner(is_async=True)" in found.reproduction and "runner = 'async'" not in found.reproduction
+    # a test that parametrizes the name itself gives it that value, as pytest does
+    direct = "import pytest\nfrom pkg import f\n\n\n@pytest.mark.parametrize('runner', ['async'])\n" + source.split("\n\n\n")[1]
+    evidence = {**evidence, "line": 7}
+    found = explain_failure(direct, "tests/test_r.py::test_it[async]", evidence, conftests=[conftest], repo_modules={"pkg"})
+    assert "Runner(" not in found.reproduction
+
+
 def test_a_builtins_name_a_conftest_imports_is_imported_by_the_snippet():
     """fastjsonschema's conftest imports `compile` from the package, and its `asserter` fixture
     calls it: the snippet ran the builtin `compile` instead, failed on both states and was dropped,
