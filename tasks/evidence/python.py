@@ -1174,14 +1174,25 @@ def _unbound(nodes) -> set[str]:
     for itself (`with pytest.raises(E) as exc:` in a helper) binds nothing at the top level,
     where the snippet may read the test module's own `exc`."""
     nodes = list(nodes)
-    declared = {n for root in nodes for node in ast.walk(root) if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}
-    return _free_names(nodes, declared) - set(dir(builtins)) - {"__file__"}
+    walked = [node for root in nodes for node in ast.walk(root)]
+    declared = {n for node in walked if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}
+    # under `from __future__ import annotations` an annotation is a string nothing evaluates
+    postponed = any(_is_postponing(node) for node in walked)
+    return _free_names(nodes, declared, postponed) - set(dir(builtins)) - {"__file__"}
 
 
-def _free_names(nodes: list[ast.AST], enclosing: set[str]) -> set[str]:
+def _is_postponing(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.ImportFrom)
+        and node.module == "__future__"
+        and any(a.name == "annotations" for a in node.names)
+    )
+
+
+def _free_names(nodes: list[ast.AST], enclosing: set[str], postponed: bool = False) -> set[str]:
     """The names one scope's `nodes` read that neither it nor an `enclosing` scope binds (in any
     order: a function body runs when called), then those of each function, lambda and class
-    nested in it, with this scope's names added."""
+    nested in it, with this scope's names added; annotations left out when `postponed`."""
     used: set[str] = set()
     bound: set[str] = set()
     nested: list[tuple[set[str], list[ast.AST]]] = []
@@ -1193,7 +1204,9 @@ def _free_names(nodes: list[ast.AST], enclosing: set[str]) -> set[str]:
             params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]
             # decorators, defaults and annotations run where the function is defined
             stack += [*getattr(node, "decorator_list", []), *a.defaults, *(d for d in a.kw_defaults if d)]
-            stack += [x.annotation for x in params if x.annotation] + [r for r in [getattr(node, "returns", None)] if r]
+            if not postponed:
+                stack += [x.annotation for x in params if x.annotation]
+                stack += [r for r in [getattr(node, "returns", None)] if r]
             if not isinstance(node, ast.Lambda):
                 bound.add(node.name)
             nested.append(({x.arg for x in params}, node.body if isinstance(node.body, list) else [node.body]))
@@ -1213,10 +1226,13 @@ def _free_names(nodes: list[ast.AST], enclosing: set[str]) -> set[str]:
             bound |= {(al.asname or al.name).split(".")[0] for al in node.names}
         elif isinstance(node, ast.ExceptHandler) and node.name:
             bound.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and postponed:
+            stack += [node.target, *([node.value] if node.value else [])]
+            continue
         stack.extend(ast.iter_child_nodes(node))
     free = used - bound - enclosing
     for params, body in nested:
-        free |= _free_names(body, enclosing | bound | params)
+        free |= _free_names(body, enclosing | bound | params, postponed)
     return free
 
 
@@ -2041,10 +2057,7 @@ def _reproduction(
 
 
 def _postpones_annotations(module: ast.Module) -> bool:
-    return any(
-        isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
-        for s in module.body
-    )
+    return any(_is_postponing(s) for s in module.body)
 
 
 def _annotations(stmt: ast.stmt) -> list[ast.expr]:

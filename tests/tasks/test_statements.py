@@ -1388,6 +1388,18 @@ def test_names_imported_only_for_type_checking_are_not_imported_by_the_snippet()
     assert "def on_field(f) -> None:" in code and "boundary: str | bytes" in code
     assert "\n    files = []\n" in code  # `self.files: list[File] = []`, the helper's global
     compile(code, "<snippet>", "exec")
+    # a dataclass's field keeps its annotation (the class reads it), a string nothing evaluates
+    # (packaging's `environment: Environment`): no unbound name, so the snippet is shown
+    dataclass = (
+        "from __future__ import annotations\n\nimport dataclasses\nfrom typing import TYPE_CHECKING\n"
+        "from pkg import f\n\nif TYPE_CHECKING:\n    from pkg import Environment\n\n\n"
+        "@dataclasses.dataclass\nclass Platform:\n    environment: Environment\n\n\n"
+        "def test_it() -> None:\n    assert f(Platform({})) == 1\n"
+    )
+    evidence = {"type": "AssertionError", "line": 17, "compare": {"op": "==", "left": "0", "right": "1"}}
+    found = explain_failure(dataclass, "tests/test_p.py::test_it", evidence, repo_modules={"pkg"})
+    assert found.unbound == [] and "    environment: Environment\n" in found.reproduction
+    assert found.reproduction.startswith("from __future__ import annotations\n")
 
 
 def test_a_frozen_clock_on_the_test_is_started_first_in_the_snippet():
