@@ -1130,6 +1130,8 @@ def _inline_fixture(name: str, fixture: ast.AST) -> list[ast.stmt] | None:
             out.append(
                 ast.Assign(targets=[ast.Name(name, ast.Store())], value=copy.deepcopy(value or ast.Constant(None)))
             )
+            for step in out:
+                step.sebgen_conftest = getattr(fixture, "sebgen_conftest", False)
             return out
         out.append(copy.deepcopy(stmt))
     return None
@@ -1609,7 +1611,10 @@ def _test_setup(
     setup.prelude += _patched_mappings(fn, cls, setup.imports) + _frozen_clock(fn, cls, setup.imports)
     values = _parametrize_values(fn, cls, module, report)
     args = _arg_names(fn)
-    sources = [*_class_and_bases(cls, module), module, *[_safe_parse(c) for c in conftests]]
+    elsewhere = [_safe_parse(c) for c in conftests]
+    for node in (n for tree in elsewhere for n in ast.walk(tree) if isinstance(n, _FUNCS)):
+        node.sebgen_conftest = True  # its names are its file's: `_head`
+    sources = [*_class_and_bases(cls, module), module, *elsewhere]
     fixtures = _fixture_defs(sources)
     # a fixture with `params=` whose case the test runs: built from its `request.param`, not that value
     built = {
@@ -1623,9 +1628,11 @@ def _test_setup(
         set_up_steps = [
             copy.deepcopy(s) for s in (set_up.body if set_up else []) if not _is_docstring(s) and not _is_super_call(s)
         ]
-        # `self.arrow` as the name `arrow` would hide the module's `import arrow` from the test
-        taken = _top_level_names(module)
-        attrs = _class_fixture_attrs(cls, module, fixtures) | _self_stores(set_up_steps)
+        # `self.arrow` as the name `arrow` would hide the module's `import arrow` from the test,
+        # `self.factory = factory.ArrowFactory()` the conftest's `factory` from itself
+        written = _class_fixtures(cls, module, fixtures, {})
+        taken = _top_level_names(module) | _used(set_up_steps) | _used([s for body, _ in written for s in body])
+        attrs = {a for _, w in written for a in w.stored} | _self_stores(set_up_steps)
         setup.attr_names = {a: f"{a}_" for a in sorted(attrs & taken)}
         # a class-scoped fixture runs before setUp: what it sets on the class, setUp reads
         steps = _class_fixture_steps(cls, module, fixtures, setup.attr_names)
@@ -1667,11 +1674,6 @@ def _top_level_names(module: ast.Module) -> set[str]:
     kinds = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)
     tops = [s for s in _with_guarded_imports(module.body) if isinstance(s, kinds)]
     return _bound(tops) | {s.name for s in module.body if isinstance(s, (*_FUNCS, ast.ClassDef))}
-
-
-def _class_fixture_attrs(cls: ast.ClassDef, module: ast.Module, fixtures: dict) -> set[str]:
-    """The attributes `_class_fixture_steps` binds."""
-    return {a for _, written in _class_fixtures(cls, module, fixtures, {}) for a in written.stored}
 
 
 def _class_fixture_steps(
@@ -2569,12 +2571,16 @@ def _head(
     every binding, in the module's order: the test sees the last one, and the earlier ones can
     count (`C`, then `Copy = C`, then another `C`)."""
     head: list[ast.stmt] = []
-    # a builtin's name the module (or a conftest) binds is its binding: `from fastjsonschema
-    # import compile` in a conftest; the snippet ran the builtin `compile` and failed otherwise
+    # a builtin's name the module binds is its binding; one a conftest binds (`from fastjsonschema
+    # import compile`) only for the code that comes from that conftest (its fixture's helper):
+    # the snippet ran the builtin `compile` and failed otherwise
     shadowed = {n for n in set(dir(builtins)) & set(definitions) if not getattr(definitions[n], "sebgen_implied", 0)}
+    conftest_only = {n for n in shadowed if getattr(definitions[n], "sebgen_path", None)}
     for _ in range(4):
         nodes = [*head, *stmts]
-        missing = _unbound(nodes) | ((_used(nodes) & shadowed) - _bound(nodes))
+        theirs = [s for s in nodes if getattr(s, "sebgen_conftest", False) or getattr(s, "sebgen_path", None)]
+        reads = (_used(nodes) & (shadowed - conftest_only)) | (_used(theirs) & conftest_only)
+        missing = _unbound(nodes) | (reads - _bound(nodes))
         missing -= {n for s in head for n in _bound([s])}
         new = [definitions[n] for n in sorted(missing) if n in definitions and definitions[n] not in head]
         again = [s for n in sorted(missing) for s in (rebound or {}).get(n, [])]

@@ -1362,6 +1362,12 @@ def test_a_class_fixtures_attribute_is_kept_only_when_read_and_never_hides_a_mod
         "with pytest.raises(ValueError):",
         "    arrow_.humanize(later, granularity=[])",
     ]
+    # the name the fixture's own value reads (`request.cls.factory = factory.ArrowFactory()`)
+    conftest = conftest.replace("request.cls.now = arrow.Arrow.utcnow()", "request.cls.factory = factory.ArrowFactory()")
+    conftest = conftest.replace("import arrow\n", "import arrow\nfrom arrow import factory\n")
+    source = source.replace("self.arrow.humanize(later, granularity=[])", "self.factory.get(later, tzinfo=[])")
+    found = explain_failure(source, test_id, evidence, conftests=[conftest], repo_modules={"arrow"})
+    assert found.unbound == [] and "factory_ = factory.ArrowFactory()" in found.reproduction
 
 
 def test_names_imported_only_for_type_checking_are_not_imported_by_the_snippet():
@@ -1464,6 +1470,10 @@ def test_a_builtins_name_a_conftest_imports_is_imported_by_the_snippet():
     assert found.reproduction.splitlines()[0] == "from pkg import compile", found.reproduction
     plain = "def test_src():\n    assert compile('1', 's', 'eval') == 2\n"  # nothing binds it: the builtin
     found = explain_failure(plain, "tests/test_src.py::test_src", {"type": "AssertionError", "line": 2})
+    assert "import" not in found.reproduction
+    # the conftest's import is the conftest's: the test's own `compile(code, ...)` is the builtin
+    # (fastjsonschema's test of generated code raised AttributeError on both states)
+    found = explain_failure(plain, "tests/test_src.py::test_src", {"type": "AssertionError", "line": 2}, conftests=[conftest])
     assert "import" not in found.reproduction
 
 
