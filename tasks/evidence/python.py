@@ -677,6 +677,10 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
         else:
             out.update(_case_values(values.elts[index], names, packed))
     for name, text in (report.get("params") or {}).items():
+        if name in out and _used([out[name]]) and (literal := _short_literal(str(text))) is not None:
+            # `ONE_DAY - MILLISECONDS_1_337` as the value it is (`86398.663`): no module
+            # constant for a reader to look up in tests they cannot see
+            out[name] = literal
         if name not in out:
             try:
                 out[name] = ast.parse(str(text), mode="eval").body
@@ -685,6 +689,18 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
                 if imported is not None:
                     out[name] = imported
     return out
+
+
+def _short_literal(text: str, limit: int = 60) -> ast.expr | None:
+    """The runner's repr of a value as an expression, when it is a short number or string literal."""
+    if len(text) > limit or "..." in text:
+        return None
+    try:
+        node = ast.parse(text, mode="eval").body
+        value = ast.literal_eval(node)
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        return None
+    return node if isinstance(value, (int, float, str, bytes)) and not isinstance(value, bool) else None
 
 
 def _imported_by_repr(module: ast.Module, text: str) -> ast.Name | None:

@@ -1454,6 +1454,26 @@ def test_a_parametrized_fixture_is_built_from_the_cases_request_param():
     assert "Runner(" not in found.reproduction
 
 
+def test_a_case_value_computed_from_module_constants_is_written_as_the_value_it_is():
+    """humanize's case `ONE_DAY - MILLISECONDS_1_337` was listed as that expression, whose
+    constants no statement defines; the runner reported the value, `86398.663`."""
+    source = (
+        "import pytest\nimport humanize\n\nONE_HOUR = 3600\nONE_DAY = 24 * ONE_HOUR\nMS = 1337 / 1000\n\n\n"
+        "@pytest.mark.parametrize('val, fmt', [(ONE_DAY - MS, '%.1f'), (ONE_HOUR, '%d')])\n"
+        "def test_fmt(val, fmt):\n    assert humanize.precisedelta(val, format=fmt) == '23 hours'\n"
+    )
+    evidence = {
+        "type": "AssertionError",
+        "line": 11,
+        "compare": {"op": "==", "left": "'x'", "right": "'23 hours'"},
+        "params": {"val": "86398.663", "fmt": "'%.1f'"},
+        "indices": {"val": 0, "fmt": 0},
+    }
+    found = explain_failure(source, "tests/test_t.py::test_fmt[86398.663-%.1f]", evidence, repo_modules={"humanize"})
+    assert found.reproduction.splitlines()[-1] == "assert humanize.precisedelta(86398.663, format='%.1f') == '23 hours'"
+    assert "ONE_DAY" not in found.reproduction
+
+
 def test_a_builtins_name_a_conftest_imports_is_imported_by_the_snippet():
     """fastjsonschema's conftest imports `compile` from the package, and its `asserter` fixture
     calls it: the snippet ran the builtin `compile` instead, failed on both states and was dropped,
