@@ -1726,6 +1726,8 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False, 
         for old, new in changed
         if not usable_call or (_flat(new) not in _flat(call) and _flat(_span(new)) not in required)
     ]
+    if usable_call and "lambda" in call:  # `<function <lambda> at …>`: the call writes the lambda itself
+        unshown = [(old, new) for old, new in unshown if "<lambda>" not in new]
     if usable_call and not unshown:
         return f"- {_span(call)} {outcome}".rstrip()
     if not changed or any(_test_object(new) for _, new in changed):

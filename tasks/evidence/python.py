@@ -630,6 +630,7 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
     at the collected index, else the plugin's repr when it parses."""
     indices = report.get("indices") or {}
     out: dict[str, ast.expr] = {}
+    decorated_at: dict[str, int] = {}  # name -> the line of the decorator that gives it
     decorators = [*getattr(fn, "decorator_list", []), *(cls.decorator_list if cls is not None else [])]
     for deco in decorators:
         if not (isinstance(deco, ast.Call) and _callee(deco).endswith("parametrize") and len(deco.args) >= 2):
@@ -643,6 +644,7 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
             names = [e.value for e in names_node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
         else:
             continue
+        decorated_at.update(dict.fromkeys(names, deco.lineno))
         if isinstance(values, ast.Name):
             values = _module_value(module, values.id)
         reported = report.get("params") or {}
@@ -676,6 +678,14 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
                 break
         else:
             out.update(_case_values(values.elts[index], names, packed))
+    rebound = _rebound(module)
+    for name, line in decorated_at.items():
+        value = out.get(name)
+        if isinstance(value, ast.Name) and value.id in rebound:
+            # fastjsonschema binds `exc` before each test: the decorator took the one bound above it
+            above = [s for s in rebound[value.id] if s.lineno < line and isinstance(s, ast.Assign)]
+            if above and len(above[-1].targets) == 1 and isinstance(above[-1].targets[0], ast.Name):
+                out[name] = copy.deepcopy(above[-1].value)
     for name, text in (report.get("params") or {}).items():
         if name in out and _used([out[name]]) and (literal := _short_literal(str(text))) is not None:
             # `ONE_DAY - MILLISECONDS_1_337` as the value it is (`86398.663`): no module

@@ -376,6 +376,22 @@ def test_a_request_for_a_private_helper_never_leads_the_public_calls_that_go_wro
     assert body.index("assert fmt(1.5) == '1.50'") < body.index("_round_half")  # still asked for, after
 
 
+def test_a_case_whose_input_is_a_lambda_is_listed_by_its_call_which_writes_the_lambda():
+    """fastjsonschema's cases pass `lambda value: value in ('a', 'b')`, reported as
+    `<function <lambda> at …>`: each such case got a whole snippet of its own, the budget ran out,
+    and cases went uncounted in the text."""
+    lead = replace(case(0, "1.5", "'1.50'", "'1.5'"), params={"rule": "'^[ab]$'"}, call="fmt(1.5, rule='^[ab]$')")
+    other = replace(
+        lead,
+        test_id="tests/test_money.py::test_format[1]",
+        params={"rule": "<function <lambda> at …>"},
+        call="fmt(1.5, rule=lambda v: v in 'ab')",
+        reproduction="from money import fmt\nassert fmt(1.5, rule=lambda v: v in 'ab') == '1.50'",
+    )
+    text = write_statement(context([lead, other]), BUG)["problem_statement"]
+    assert "- `fmt(1.5, rule=lambda v: v in 'ab')`" in text and text.count("```python") == 1
+
+
 def test_what_a_later_test_requires_after_its_failing_check_is_stated_too():
     tests = [
         replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)

@@ -1474,6 +1474,20 @@ def test_a_case_value_computed_from_module_constants_is_written_as_the_value_it_
     assert "ONE_DAY" not in found.reproduction
 
 
+def test_a_case_value_named_by_a_module_name_bound_again_later_is_the_one_bound_above_the_test():
+    """fastjsonschema binds `exc` before each test's parametrize list: the snippet took every
+    binding, so its `exc` was the last one (another format's message), and the block failed on
+    the fixed state too."""
+    source = (
+        "import pytest\nfrom pkg import E, check\n\nexc = E('date')\n\n\n"
+        "@pytest.mark.parametrize('value, expected', [('', exc), ('a', 'a')])\n"
+        "def test_date(value, expected):\n    check(value, expected)\n\n\nexc = E('host')\n"
+    )
+    evidence = {"type": "TypeError", "line": 9, "message": "TypeError: x", "params": {"value": "''", "expected": "E('date')"}}
+    found = explain_failure(source, "tests/test_f.py::test_date[-expected0]", evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines() == ["from pkg import E, check", "check('', E('date'))"]
+
+
 def test_a_builtins_name_a_conftest_imports_is_imported_by_the_snippet():
     """fastjsonschema's conftest imports `compile` from the package, and its `asserter` fixture
     calls it: the snippet ran the builtin `compile` instead, failed on both states and was dropped,
