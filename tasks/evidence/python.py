@@ -1372,7 +1372,7 @@ def explain_failure(
     record.reproduction = snippet
     record.long = len(snippet.splitlines()) > SNIPPET_LINES  # too long to quote: the writer describes it
     if isinstance(report.get("params"), dict):
-        record.params = {k: _no_address(v) for k, v in report["params"].items()}
+        record.params = {k: repro.built.get(k) or _no_address(v) for k, v in report["params"].items()}
     elif loading is not None:  # never ran, so no runner's values: the case's own, as its test writes them
         values = _parametrize_values(fn, cls, module, report)
         record.params = {k: unparse(v) for k, v in values.items()} or None
@@ -1628,6 +1628,7 @@ class _Setup:
     imports: list[str] = dataclasses.field(default_factory=list)
     self_attrs: set[str] = dataclasses.field(default_factory=set)
     attr_names: dict[str, str] = dataclasses.field(default_factory=dict)  # `self.arrow` -> `arrow_`
+    built: dict[str, str] = dataclasses.field(default_factory=dict)  # a fixture's case -> the value built from it
 
 
 def _test_setup(
@@ -1673,6 +1674,8 @@ def _test_setup(
             continue  # a parametrized argument named `cls` is a value like any other
         if name in built:
             setup.prelude += built[name]
+            if isinstance(built[name][-1], ast.Assign):  # `sm_runner = SMRunner(is_async=True)`, not 'async'
+                setup.built[name] = unparse(built[name][-1].value)
             continue
         if name in values:
             uses = sum(isinstance(n, ast.Name) and n.id == name for s in body for n in ast.walk(s))
@@ -1918,6 +1921,7 @@ class _Reproduction:
     rest: list[ast.stmt]
     rewrite: _Rewrite
     definitions: dict[str, ast.stmt]
+    built: dict[str, str] = dataclasses.field(default_factory=dict)  # `_Setup.built`
 
     def text(self) -> str:
         code, capture_imports = _captured_output(self.code)
@@ -2081,7 +2085,7 @@ def _reproduction(
         head, code, rest = _without_unbound_annotations(head, code, rest)
         if any(_annotations(s) for s in [*head, *code, *rest]):  # as strings, as the test module has them
             imports.insert(0, "from __future__ import annotations")
-    return _Reproduction(imports, head, code, rest, rewrite, definitions)
+    return _Reproduction(imports, head, code, rest, rewrite, definitions, setup.built)
 
 
 def _postpones_annotations(module: ast.Module) -> bool:
@@ -2853,10 +2857,31 @@ def _own_walk(node: ast.AST):
                 todo.append(child)
 
 
+class _SharedUnannotated(ast.NodeTransformer):
+    """`enters: list = []` as `enters = []` for a name `main` declares global (an annotated
+    global is a SyntaxError); nested functions and classes keep their own."""
+
+    def __init__(self, shared: set[str]):
+        self.shared = shared
+
+    def visit_AnnAssign(self, node: ast.AnnAssign):
+        if isinstance(node.target, ast.Name) and node.target.id in self.shared:
+            if node.value is None:
+                return ast.copy_location(ast.Pass(), node)
+            return ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
+        return node
+
+    def _own_scope(self, node):
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _own_scope
+
+
 def _in_event_loop(code: list[ast.stmt], shared: set[str] = frozenset()) -> list[ast.stmt]:
     """`code` as the body of `async def main()`, run by `asyncio.run(main())`; the names it binds
     that the checks after it read (`shared`) are globals, so those checks see them."""
     declared = [ast.Global(names=sorted(shared))] if shared else []
+    code = [_SharedUnannotated(shared).visit(copy.deepcopy(s)) for s in code] if shared else code
     main = ast.AsyncFunctionDef(
         name="main",
         args=ast.arguments([], [], None, [], [], None, []),

@@ -404,6 +404,13 @@ def test_an_async_test_runs_in_an_event_loop_that_the_reproduction_imports():
     assert "import asyncio" in lines and lines[-1] == "asyncio.run(main())" and found.unbound == []
     runs_to_the_failing_check(found.reproduction)
     assert found.rest == "assert result == 3"
+    # what the later checks read is main's global, so they see it; annotated, it could not be
+    # (statemachine's `enters: list = []`: a SyntaxError, and the statement showed no block)
+    assert "    global result" in lines
+    annotated = source.replace("result = await", "result: int = await")
+    found = explain_failure(annotated, "tests/test_t.py::TestLoop::test_result", evidence, repo_modules={"pkg"})
+    compile(found.reproduction, "<snippet>", "exec")
+    assert "    result = await retrying(attempt)" in found.reproduction.splitlines()
 
 
 def test_after_a_statement_that_raised_the_rest_of_the_test_is_required_too():
@@ -1447,6 +1454,7 @@ def test_a_parametrized_fixture_is_built_from_the_cases_request_param():
     found = explain_failure(source, "tests/test_r.py::test_it[async]", evidence, conftests=[conftest], repo_modules={"pkg"})
     assert found.unbound == []
     assert "runner = Runner(is_async=True)" in found.reproduction and "runner = 'async'" not in found.reproduction
+    assert found.params == {"runner": "Runner(is_async=True)"}  # the case, as the snippet builds it
     # a test that parametrizes the name itself gives it that value, as pytest does
     direct = "import pytest\nfrom pkg import f\n\n\n@pytest.mark.parametrize('runner', ['async'])\n" + source.split("\n\n\n")[1]
     evidence = {**evidence, "line": 7}
