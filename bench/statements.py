@@ -458,6 +458,7 @@ def passing_quotes(task: dict, repo: Path, failures: dict[str, FailureEvidence])
     """The checks the statement quotes that ran and passed on the buggy state (asserts on a
     line before the failing line of their test)."""
     out = []
+    tests = []
     for test_id in task.get("FAIL_TO_PASS", []):
         evidence = failures.get(test_id)
         line = evidence.line if evidence is not None else None
@@ -467,12 +468,15 @@ def passing_quotes(task: dict, repo: Path, failures: dict[str, FailureEvidence])
         source = subprocess.run(
             ["git", "-C", str(repo), "show", f"{task['base_commit']}:{path}"], capture_output=True, text=True
         ).stdout
-        checks = test_asserts(source, test_id, line)
+        tests.append((test_id, line, test_asserts(source, test_id, line)))
+    # a check another failing test requires (at or after its failing line) is its to quote, in the same words
+    required = {_norm(expression) for _, line, checks in tests for lineno, expression, _, _ in checks if lineno >= line}
+    for test_id, line, checks in tests:
         failing = {_norm(side) for lineno, _, left, right in checks if lineno == line for side in (left, right) if side}
         failing_text = {_norm(expression) for lineno, expression, _, _ in checks if lineno == line}
         for lineno, expression, left, right in checks:
-            if lineno >= line or _norm(expression) in failing_text:
-                continue  # after the failure (never ran), or the very text of the failing check
+            if lineno >= line or _norm(expression) in failing_text | required:
+                continue  # after the failure (never ran), or the text of a check a failing test requires
             if {_norm(left), _norm(right)} & failing and _norm(expression) not in {
                 _norm(s) for s in re.findall(r"`([^`\n]+)`", task["problem_statement"])
             }:

@@ -313,3 +313,31 @@ def test_a_task_is_delivered_only_when_every_layer_it_went_through_passed():
     assert bench.delivered({"validation": {"functional": passed, "semantic": passed}})
     assert not bench.delivered({"validation": {"functional": passed, "semantic": failed}})
     assert not bench.delivered({"validation": {}})  # never validated: nothing says it is a task
+
+
+def test_a_check_another_failing_test_requires_in_the_same_words_is_no_passing_quote(tmp_path):
+    """typing_extensions: `Child.__required_keys__ == frozenset(['a'])` passes before one test's
+    failing line, and a second test requires the same words after its own: the statement quotes
+    the second's requirement, which the bench had counted as quoting a check that passes."""
+    import subprocess
+
+    source = (
+        "def test_one():\n    Child = make()\n    assert Child.keys == {'a'}\n    assert Child.other == {'b'}\n\n\n"
+        "def test_two():\n    Child = other()\n    assert Child.other == {'b'}\n    assert Child.keys == {'a'}\n"
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_k.py").write_text(source)
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "t"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    failures = {
+        "tests/test_k.py::test_one": FailureEvidence("tests/test_k.py::test_one", line=4),
+        "tests/test_k.py::test_two": FailureEvidence("tests/test_k.py::test_two", line=10),
+    }
+    task = {"base_commit": head, "FAIL_TO_PASS": list(failures), "problem_statement": "It needs `Child.keys == {'a'}`."}
+    assert bench.passing_quotes(task, tmp_path, failures) == []
+    only_two = {"tests/test_k.py::test_two": failures["tests/test_k.py::test_two"]}
+    task = {**task, "FAIL_TO_PASS": list(only_two), "problem_statement": "It needs `Child.other == {'b'}`."}
+    assert bench.passing_quotes(task, tmp_path, only_two) == ["test_two: `Child.other == {'b'}` (line 9, fails at 10)"]
