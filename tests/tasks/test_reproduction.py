@@ -523,3 +523,30 @@ def test_the_probe_reads_a_value_up_to_the_addresses_the_evidence_left_out(tmp_p
     assert stated == "[<cp3-none-any>, <Future>]"
     assert probe.shows(stated, seen.replace("139623247828736", "139647993183040"))
     assert not probe.shows(stated, "[<py3-none-any @ 139623247828736>, <Future at 0x7f3a2b1c0d90>]")
+
+
+def test_an_error_that_pytest_warns_turns_into_did_not_warn_is_the_one_the_block_raises(tmp_path):
+    """typing_extensions' `@deprecated` metaclass raised TypeError inside `pytest.warns`, which
+    pytest 8 reports as "DID NOT WARN" with the TypeError chained: the block stated as raising
+    TypeError was dropped on the buggy state."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    from tasks.reproduction import PROBE
+
+    probe = PROBE.read_text()
+    runner = probe.split('RUNNER = r"""', 1)[1].split('"""', 1)[0]
+    code = tmp_path / "code.py"
+    code.write_text("import pytest\nwith pytest.warns(DeprecationWarning):\n    raise TypeError('boom')\n")
+    result = tmp_path / "result.json"
+    subprocess.run([sys.executable, "-c", runner, str(code), str(result)], check=True, cwd=tmp_path, timeout=60)
+    outcome = json.loads(result.read_text())
+    assert outcome["status"] == "raised" and outcome["masked"] == "TypeError"
+    (tmp_path / "sebgen_reproductions.json").write_text(json.dumps({"cases": []}))
+    (tmp_path / "probe.py").write_text(probe)
+    spec = importlib.util.spec_from_file_location("sebgen_probe_masked", tmp_path / "probe.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.behaves_as_stated({"error": "TypeError"}, outcome)
+    assert not module.behaves_as_stated({"error": "ValueError"}, outcome)
