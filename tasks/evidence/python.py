@@ -687,9 +687,10 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
             if above and len(above[-1].targets) == 1 and isinstance(above[-1].targets[0], ast.Name):
                 out[name] = copy.deepcopy(above[-1].value)
     for name, text in (report.get("params") or {}).items():
-        if name in out and _used([out[name]]) and (literal := _short_literal(str(text))) is not None:
-            # `ONE_DAY - MILLISECONDS_1_337` as the value it is (`86398.663`): no module
-            # constant for a reader to look up in tests they cannot see
+        if name in out and not _is_literal(out[name]) and (literal := _short_literal(str(text))) is not None:
+            # `ONE_DAY - MILLISECONDS_1_337` as the value it is (`86398.663`): no module constant
+            # for a reader to look up in tests they cannot see; `9 * 60 * 60 - 1` as `32399`, the
+            # value the case's id and the runner's report give
             out[name] = literal
         if name not in out:
             try:
@@ -699,6 +700,14 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
                 if imported is not None:
                     out[name] = imported
     return out
+
+
+def _is_literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def _short_literal(text: str, limit: int = 60) -> ast.expr | None:

@@ -1480,6 +1480,11 @@ def test_a_case_value_computed_from_module_constants_is_written_as_the_value_it_
     found = explain_failure(source, "tests/test_t.py::test_fmt[86398.663-%.1f]", evidence, repo_modules={"humanize"})
     assert found.reproduction.splitlines()[-1] == "assert humanize.precisedelta(86398.663, format='%.1f') == '23 hours'"
     assert "ONE_DAY" not in found.reproduction
+    # arithmetic of literals is the value too, as the case's id and the report give it
+    source = source.replace("(ONE_DAY - MS, '%.1f')", "(9 * 60 * 60 - 1, '%.1f')")
+    evidence = {**evidence, "params": {"val": "32399", "fmt": "'%.1f'"}}
+    found = explain_failure(source, "tests/test_t.py::test_fmt[32399-%.1f]", evidence, repo_modules={"humanize"})
+    assert "humanize.precisedelta(32399, format='%.1f')" in found.reproduction
 
 
 def test_a_case_value_named_by_a_module_name_bound_again_later_is_the_one_bound_above_the_test():
