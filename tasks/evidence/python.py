@@ -28,7 +28,15 @@ from pathlib import Path
 import git
 
 from llm import unparse
-from records import ADDRESS, MIRRORED_ORDERINGS, FailureEvidence, file_of_test, function_of_test, node_names, parameter_id
+from records import (
+    ADDRESS,
+    MIRRORED_ORDERINGS,
+    FailureEvidence,
+    file_of_test,
+    function_of_test,
+    node_names,
+    parameter_id,
+)
 
 from .repo import file_at
 
@@ -1656,7 +1664,9 @@ def _test_setup(
     built = {
         name: steps
         for name, fixture in _fixture_defs(sources, parametrized=True).items()
-        if name in values and name in args and name not in _parametrized_names(fn, cls)
+        if name in values
+        and name in args
+        and name not in _parametrized_names(fn, cls)
         and (steps := _inline_fixture(name, _with_request_param(fixture, values[name])))
     }
     if cls is not None and "self" in args:

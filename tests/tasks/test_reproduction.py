@@ -509,8 +509,8 @@ def test_the_probe_reads_a_value_up_to_the_addresses_the_evidence_left_out(tmp_p
     import importlib.util
 
     from records import ADDRESS
-    from tasks.reproduction import PROBE
     from tasks.evidence.python import _no_address
+    from tasks.reproduction import PROBE
 
     (tmp_path / "sebgen_reproductions.json").write_text(json.dumps({"address": ADDRESS, "cases": []}))
     probe_path = tmp_path / "probe.py"

@@ -1370,7 +1370,9 @@ def test_a_class_fixtures_attribute_is_kept_only_when_read_and_never_hides_a_mod
         "    arrow_.humanize(later, granularity=[])",
     ]
     # the name the fixture's own value reads (`request.cls.factory = factory.ArrowFactory()`)
-    conftest = conftest.replace("request.cls.now = arrow.Arrow.utcnow()", "request.cls.factory = factory.ArrowFactory()")
+    conftest = conftest.replace(
+        "request.cls.now = arrow.Arrow.utcnow()", "request.cls.factory = factory.ArrowFactory()"
+    )
     conftest = conftest.replace("import arrow\n", "import arrow\nfrom arrow import factory\n")
     source = source.replace("self.arrow.humanize(later, granularity=[])", "self.factory.get(later, tzinfo=[])")
     found = explain_failure(source, test_id, evidence, conftests=[conftest], repo_modules={"arrow"})
@@ -1432,8 +1434,14 @@ def test_a_frozen_clock_on_the_test_is_started_first_in_the_snippet():
     assert found.unbound == []
     lines = found.reproduction.splitlines()
     assert "from freezegun import freeze_time" in lines
-    assert lines.index("freeze_time('2023-10-15 23:00:00+00:00').start()") < lines.index("future = dt.datetime(2023, 10, 16, hour=6)")
-    evidence = {"type": "AssertionError", "line": 16, "compare": {"op": "==", "left": "'Jan 02'", "right": "'tomorrow'"}}
+    assert lines.index("freeze_time('2023-10-15 23:00:00+00:00').start()") < lines.index(
+        "future = dt.datetime(2023, 10, 16, hour=6)"
+    )
+    evidence = {
+        "type": "AssertionError",
+        "line": 16,
+        "compare": {"op": "==", "left": "'Jan 02'", "right": "'tomorrow'"},
+    }
     found = explain_failure(source, "tests/test_time.py::test_mark", evidence, repo_modules={"humanize"})
     assert "from freezegun import freeze_time" in found.reproduction
     assert "freeze_time('2020-01-01').start()" in found.reproduction and "pytest.mark" not in found.reproduction
@@ -1451,14 +1459,21 @@ def test_a_parametrized_fixture_is_built_from_the_cases_request_param():
     )
     source = "from pkg import f\n\n\ndef test_it(runner):\n    assert f(runner.start(1)) == 2\n"
     evidence = {"type": "AssertionError", "line": 5, "params": {"runner": "'async'"}}
-    found = explain_failure(source, "tests/test_r.py::test_it[async]", evidence, conftests=[conftest], repo_modules={"pkg"})
+    found = explain_failure(
+        source, "tests/test_r.py::test_it[async]", evidence, conftests=[conftest], repo_modules={"pkg"}
+    )
     assert found.unbound == []
     assert "runner = Runner(is_async=True)" in found.reproduction and "runner = 'async'" not in found.reproduction
     assert found.params == {"runner": "Runner(is_async=True)"}  # the case, as the snippet builds it
     # a test that parametrizes the name itself gives it that value, as pytest does
-    direct = "import pytest\nfrom pkg import f\n\n\n@pytest.mark.parametrize('runner', ['async'])\n" + source.split("\n\n\n")[1]
+    direct = (
+        "import pytest\nfrom pkg import f\n\n\n@pytest.mark.parametrize('runner', ['async'])\n"
+        + source.split("\n\n\n")[1]
+    )
     evidence = {**evidence, "line": 7}
-    found = explain_failure(direct, "tests/test_r.py::test_it[async]", evidence, conftests=[conftest], repo_modules={"pkg"})
+    found = explain_failure(
+        direct, "tests/test_r.py::test_it[async]", evidence, conftests=[conftest], repo_modules={"pkg"}
+    )
     assert "Runner(" not in found.reproduction
 
 
@@ -1496,7 +1511,12 @@ def test_a_case_value_named_by_a_module_name_bound_again_later_is_the_one_bound_
         "@pytest.mark.parametrize('value, expected', [('', exc), ('a', 'a')])\n"
         "def test_date(value, expected):\n    check(value, expected)\n\n\nexc = E('host')\n"
     )
-    evidence = {"type": "TypeError", "line": 9, "message": "TypeError: x", "params": {"value": "''", "expected": "E('date')"}}
+    evidence = {
+        "type": "TypeError",
+        "line": 9,
+        "message": "TypeError: x",
+        "params": {"value": "''", "expected": "E('date')"},
+    }
     found = explain_failure(source, "tests/test_f.py::test_date[-expected0]", evidence, repo_modules={"pkg"})
     assert found.reproduction.splitlines() == ["from pkg import E, check", "check('', E('date'))"]
 
@@ -1520,7 +1540,9 @@ def test_a_builtins_name_a_conftest_imports_is_imported_by_the_snippet():
     assert "import" not in found.reproduction
     # the conftest's import is the conftest's: the test's own `compile(code, ...)` is the builtin
     # (fastjsonschema's test of generated code raised AttributeError on both states)
-    found = explain_failure(plain, "tests/test_src.py::test_src", {"type": "AssertionError", "line": 2}, conftests=[conftest])
+    found = explain_failure(
+        plain, "tests/test_src.py::test_src", {"type": "AssertionError", "line": 2}, conftests=[conftest]
+    )
     assert "import" not in found.reproduction
 
 
