@@ -56,7 +56,7 @@ PROBE_INI = f"{PROBE_DIR}/pytest.ini"
 BLOCK_TIMEOUT_S = 20.0  # one block's child process
 MAX_BLOCKS = 16  # as many as the writer shows snippets of failing tests
 MAX_VARIANTS = 4  # the block as shown, then up to three with one setup line left out
-MAX_INLINE = 16  # calls of the prose run per statement (the rest are recorded as not run)
+MAX_INLINE = 64  # calls of the prose run per statement, as many as the writer lists cases (the rest: not run)
 
 _FENCE = re.compile(r"```([\w+-]*)[^\n]*\n(.*?)```", re.S)
 _PYTHON = ("", "python", "py", "python3", "pycon")

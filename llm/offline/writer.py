@@ -1728,6 +1728,10 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False, 
     ]
     if usable_call and "lambda" in call:  # `<function <lambda> at …>`: the call writes the lambda itself
         unshown = [(old, new) for old, new in unshown if "<lambda>" not in new]
+    if usable_call:  # `datetime.timedelta(days=32)`, the repr of the call's own `dt.timedelta(days=32)`
+        unshown = [
+            (old, new) for old, new in unshown if _flat(re.sub(r"^[\w.]+\.(?=\w+\()", "", new)) not in _flat(call)
+        ]
     if usable_call and not unshown:
         return f"- {_span(call)} {outcome}".rstrip()
     if not changed or any(_test_object(new) for _, new in changed):
@@ -1752,6 +1756,33 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False, 
     if not outcome:
         return f"{lead_in}{inputs}" + (f": {subject}" if usable_call else "")
     return f"{lead_in}{inputs}: {subject} {outcome}"
+
+
+def _imports_for_call(call: str, own_code: str, lead_code: str) -> list[str]:
+    """The import lines of a case's own snippet that bind a name its call reads and the lead's
+    snippet leaves unbound (`import datetime as dt` for `dt.timedelta(days=32)`)."""
+    try:
+        read = {n.id for n in ast.walk(ast.parse(call)) if isinstance(n, ast.Name)}
+        lead = ast.parse(lead_code)
+    except SyntaxError:
+        return []
+    bound = {
+        (a.asname or a.name).split(".")[0]
+        for n in ast.walk(lead)
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+        for a in n.names
+    }
+    bound |= {n.id for n in ast.walk(lead) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    out = []
+    for line in own_code.splitlines():
+        if re.match(r"(?:import|from) \w", line):
+            try:
+                names = {(a.asname or a.name).split(".")[0] for a in ast.parse(line).body[0].names}
+            except (SyntaxError, IndexError, AttributeError):
+                continue
+            if names & (read - bound):
+                out.append(line)
+    return out
 
 
 def _as_bindings(old: str, new: str, lead_code: str, code: str) -> tuple[str, str]:
@@ -1868,6 +1899,7 @@ def evidence_section(
         else:
             text = ""
             untold.append(f)
+        lead_part = len(parts) if text and f"```python\n{fence_safe(code)}\n```" in text else -1
         if text:
             parts.append(text)
             text = ""
@@ -1879,7 +1911,8 @@ def evidence_section(
             if not _same_run(other, f) and not (_flat(other.check or "") != _flat(f.check or "") and _quotable(other))
         ]
         replaced = _replaced_line(listed_cases, f) if text or _quotable(f) else ""
-        cases = []
+        cases: list[str] = []
+        case_imports: list[str] = []  # what the listed calls read that the lead's snippet does not import
         for other in group[1:cases_at_most]:
             if _same_run(other, f):
                 continue  # its parameter never reaches the code the snippet shows: the lead states it
@@ -1887,6 +1920,7 @@ def evidence_section(
             line = "" if own_check and _quotable(other) else _case_line(other, f, shared, replaced)
             if line:
                 cases.append(line)
+                case_imports += _imports_for_call(_checked_call(other), other.reproduction or "", code)
             elif _quotable(other) and _flat(other.reproduction or "") not in shown_code:
                 parts.append(snippet(other, False))  # its input is the tests' own object: its snippet shows it
             else:
@@ -1898,6 +1932,10 @@ def evidence_section(
             if replaced and any(line.startswith(f"- `{target} = ") for line in cases):
                 instead = f"with each of these lines in place of {_span(replaced)} in the snippet"
                 head = f"{_capitalize(instead)}, too, {next(iter(wants))}:" if shared else f"{head[:-1]}, {instead}:"
+            if case_imports and lead_part >= 0:  # `dt.timedelta(days=32)` in a listed call: the snippet imports `dt`
+                shown = f"```python\n{fence_safe(code)}\n```"
+                imports = "\n".join(dict.fromkeys(case_imports))
+                parts[lead_part] = parts[lead_part].replace(shown, f"```python\n{imports}\n{fence_safe(code)}\n```", 1)
             parts.append(head + "\n" + "\n".join(cases))
     if listed:
         parts.append(phr.pick(_LISTED_HEADS) + "\n" + "\n".join(listed))

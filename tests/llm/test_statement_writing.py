@@ -392,6 +392,25 @@ def test_a_case_whose_input_is_a_lambda_is_listed_by_its_call_which_writes_the_l
     assert "- `fmt(1.5, rule=lambda v: v in 'ab')`" in text and text.count("```python") == 1
 
 
+def test_a_listed_case_whose_call_reads_a_module_the_lead_never_imports_gets_its_import_in_the_snippet():
+    """humanize's cases pass `dt.timedelta(days=32)`, where the lead case passes a number: the
+    listed calls read `dt`, which no block imported (and the line named `datetime.timedelta(...)`,
+    the repr, "in place of" the lead's value)."""
+    lead = replace(case(0, "1.5", "'1.50'", "'1.5'"), params={"v": "1.5"})
+    other = replace(
+        lead,
+        test_id="tests/test_money.py::test_format[1]",
+        params={"v": "datetime.timedelta(days=32)"},
+        call="fmt(dt.timedelta(days=32))",
+        observed="'x'",
+        reproduction="import datetime as dt\nfrom money import fmt\nassert fmt(dt.timedelta(days=32)) == '1.50'",
+    )
+    text = write_statement(context([lead, other]), BUG)["problem_statement"]
+    block = text.split("```python\n", 1)[1].split("```", 1)[0]
+    assert block.startswith("import datetime as dt\n") and "- `fmt(dt.timedelta(days=32))`" in text
+    assert "in place of" not in text
+
+
 def test_what_a_later_test_requires_after_its_failing_check_is_stated_too():
     tests = [
         replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)
