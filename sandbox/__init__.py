@@ -60,7 +60,7 @@ from .recipe import (
     sandbox_pytest_version,
 )
 from .repo_id import repo_name
-from .report import lacked_names, skip_reasons
+from .report import EVIDENCE_TESTS, lacked_names, skip_reasons
 from .tree import (
     apply_patch,
     attempt_tree,
@@ -103,6 +103,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "ABSENT",
+    "EVIDENCE_TESTS",
     "AUTOLOAD_NAMES",
     "AUTOLOAD_SUFFIXES",
     "Backend",

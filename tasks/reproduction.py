@@ -37,7 +37,7 @@ from pathlib import Path
 
 from llm import FENCE, code_block_lines, is_heading, unparse
 from records import ADDRESS, FailureEvidence, ReproductionCheck, ReproductionReport, Task
-from sandbox import PatchError, SandboxError, prepare_tree
+from sandbox import EVIDENCE_TESTS, PatchError, SandboxError, prepare_tree
 
 from .evidence.python import test_intent
 
@@ -56,7 +56,9 @@ PROBE_INI = f"{PROBE_DIR}/pytest.ini"
 BLOCK_TIMEOUT_S = 20.0  # one block's child process
 MAX_BLOCKS = 16  # as many as the writer shows snippets of failing tests
 MAX_VARIANTS = 4  # the block as shown, then up to three with one setup line left out
-MAX_INLINE = 64  # calls of the prose run per statement, as many as the writer lists cases (the rest: not run)
+# calls of the prose run per statement (the rest are recorded as not run): with the blocks, as many
+# as a run reports failures of, since each one's "seen" case fails to say what it did
+MAX_INLINE = EVIDENCE_TESTS - MAX_BLOCKS
 
 _FENCE = re.compile(r"```([\w+-]*)[^\n]*\n(.*?)```", re.S)
 _PYTHON = ("", "python", "py", "python3", "pycon")
