@@ -12,9 +12,9 @@ Imports nothing of evo, operators, fitness, harness, sandbox, archive or corpus.
 from __future__ import annotations
 
 from .leakage import LeakReport, leak_report, leaked_share
-from .markdown import FENCE, code_block_lines, is_heading, paragraphs
+from .markdown import FENCE, SAME_SETUP, code_block_lines, is_heading, paragraphs
 from .patch_lines import is_prose_file, patch_added_lines, patch_removed_lines, patch_sections
-from .python_source import unparse
+from .python_source import first_line, unparse
 
 _CLIENT_NAMES = {
     "BadJSONError",
@@ -54,8 +54,10 @@ __all__ = [
     "LocalModelError",
     "LocalSettings",
     "ReplayLog",
+    "SAME_SETUP",
     "Usage",
     "code_block_lines",
+    "first_line",
     "is_heading",
     "is_local_model",
     "is_prose_file",

@@ -6,6 +6,9 @@ leaves behind; both must agree on what a block and a heading are."""
 from __future__ import annotations
 
 FENCE = "```"
+# a block whose heading says this runs after the nearest earlier block's lines but its last (its
+# failing check): the writer shows a shared setup once, and the reproduction check runs it so
+SAME_SETUP = "the same setup as above"
 
 
 def code_block_lines(lines: list[str]) -> list[bool]:

@@ -8,6 +8,11 @@ import copy
 _CONVERSIONS = {ord("s"): "str", ord("r"): "repr", ord("a"): "ascii"}
 
 
+def first_line(node: ast.stmt) -> int:
+    """A statement's first line, its decorators included."""
+    return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", None) or [])])
+
+
 def unparse(node: ast.AST) -> str:
     """`ast.unparse`, also when a value substituted into an f-string holds a backslash or every
     quote: Python before 3.12 cannot write that inside an f-string, so such an f-string is

@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from llm import FENCE, code_block_lines, is_heading, unparse
+from llm import FENCE, SAME_SETUP, code_block_lines, first_line, is_heading, unparse
 from records import ADDRESS, FailureEvidence, ReproductionCheck, ReproductionReport, Task
 from sandbox import EVIDENCE_TESTS, PatchError, SandboxError, prepare_tree
 
@@ -182,9 +182,15 @@ def check_reproductions(
         for i in runnable:
             checks[i] = _decide(blocks[i], i, results)
             after = blocks[i].claim.after
-            if after >= 0 and checks[after].verdict == "dropped" and checks[i].verdict != "dropped":
+            if after < 0 or checks[i].verdict == "dropped":
+                continue
+            if checks[after].verdict == "dropped":
                 checks[i].verdict, checks[i].shown = "dropped", ""
                 checks[i].reason = f"continues block {after + 1}, which was dropped"
+            elif checks[after].verdict == "rewritten" and not blocks[i].claim.continuation:
+                # it ran on the setup as first shown, which the text no longer shows
+                checks[i].verdict, checks[i].shown = "dropped", ""
+                checks[i].reason = f"runs on the setup of block {after + 1}, which was rewritten"
     for i, k in seen_in.items():
         shown = checks[k]
         verdict = "dropped" if shown.verdict == "dropped" else "kept"
@@ -390,12 +396,13 @@ def stated_claim(
 ) -> tuple[Claim, str]:
     tree = ast.parse(block.code)
     free = _reads(tree) - _binds(tree) - set(dir(builtins))
-    for j in sorted(earlier, reverse=True):
+    setup, run = _shared_setup(statement, block, earlier)
+    for j in sorted(earlier, reverse=True) if setup < 0 else ():
         if free & _binds(ast.parse(earlier[j].code)):
             return Claim(continuation=True, after=j), earlier[j].run.rstrip() + "\n" + block.code
     after = _paragraph_after(statement, block.end)
-    found = _evidence_of(block, evidence)
-    claim = Claim()
+    found = _evidence_of(block, evidence, after_setup=setup >= 0)
+    claim = Claim(after=setup)
     for m in _NOW_RAISES.finditer(after):
         if not _WANTED.search(after[max(0, m.start() - 80) : m.start()].split(".")[-1]):
             claim.error = m.group(1).split(".")[-1]
@@ -410,18 +417,46 @@ def stated_claim(
                 claim.observed = found.observed
         elif found.kind == "raises":
             claim.no_raise = True
-    return claim, block.code
+    return claim, run
 
 
-def _evidence_of(block: Block, evidence: list[FailureEvidence]) -> FailureEvidence | None:
+def _shared_setup(statement: str, block: Block, earlier: dict[int, Block]) -> tuple[int, str]:
+    """(j, what runs) for a block whose heading says it runs on the same setup as the block
+    above: the nearest earlier block j that is no continuation, its lines but the last (its
+    failing check) first; (-1, the block's code) for any other block."""
+    heading = _paragraph_before(statement, block.start)
+    shown = [j for j in sorted(earlier, reverse=True) if not earlier[j].claim.continuation]
+    if SAME_SETUP not in heading.lower() or not shown:
+        return -1, block.code
+    j = shown[0]
+    above = earlier[j].run
+    body = ast.parse(above).body[:-1]
+    lines = above.splitlines()
+    setup = "".join("\n".join(lines[first_line(node) - 1 : node.end_lineno]) + "\n" for node in body)
+    return j, setup + block.code
+
+
+def _evidence_of(block: Block, evidence: list[FailureEvidence], after_setup: bool = False) -> FailureEvidence | None:
+    """The failure whose reproduction the block shows (whole, or its end after a shared setup)."""
     code = _flat(block.code)
     for f in evidence:
         if f.reproduction and _flat(f.reproduction) == code:
+            return f
+    for f in evidence if after_setup else ():
+        if f.reproduction and _flat(f.reproduction).endswith(" " + code):
             return f
     for f in evidence:
         if f.call and _flat(f.call) in code:
             return f
     return None
+
+
+def _paragraph_before(statement: str, start: int) -> str:
+    before = statement[:start]
+    fence = before.rfind("```")
+    before = before if fence < 0 else before[fence + 3 :]
+    paragraphs = [p for p in re.split(r"\n\s*\n", before) if p.strip()]
+    return paragraphs[-1].strip() if paragraphs else ""
 
 
 def _paragraph_after(statement: str, end: int) -> str:
@@ -600,7 +635,7 @@ def setup_lines(tree: ast.AST, blocks: list[Block]) -> str | None:
             body = body[:-1]
         if needed <= set().union(*(_binds_top(node) for node in body)):
             lines = code.splitlines()
-            return "".join("\n".join(lines[_first_line(node) - 1 : node.end_lineno]) + "\n" for node in body)
+            return "".join("\n".join(lines[first_line(node) - 1 : node.end_lineno]) + "\n" for node in body)
     return None
 
 
@@ -616,13 +651,7 @@ def binding_lines(tree: ast.AST, blocks: list[Block]) -> str | None:
             needed = (needed - _binds_top(node)) | (_reads(node) - set(dir(builtins)) - _binds(node))
     if needed:
         return None
-    return "".join("\n".join(lines[_first_line(node) - 1 : node.end_lineno]) + "\n" for node, lines in reversed(chosen))
-
-
-def _first_line(node: ast.stmt) -> int:
-    """A statement's first line, its decorators included."""
-    decorators = getattr(node, "decorator_list", None) or []
-    return min([node.lineno, *(d.lineno for d in decorators)])
+    return "".join("\n".join(lines[first_line(node) - 1 : node.end_lineno]) + "\n" for node, lines in reversed(chosen))
 
 
 def _binds_top(node: ast.stmt) -> set[str]:
@@ -671,10 +700,8 @@ def _execute(
     cases = []
     for i, block in zip(indices, blocks):
         for j, variant in enumerate(block.variants):
-            if block.kind == "inline" or block.claim.continuation:
-                code = block.runs[j] if block.kind == "inline" else block.run.replace(block.code, variant)
-            else:
-                code = variant
+            # a continuation, or a block on an earlier one's setup, runs after that block's lines
+            code = block.runs[j] if block.kind == "inline" else (block.run or block.code).replace(block.code, variant)
             seen = j == 0 or block.kind == "inline"  # what happened is recorded from the way that is kept
             case = {"id": f"b{i}v{j}", "code": code, "claim": block.claim.to_spec(), "seen": seen}
             if js:  # a module when it imports or exports (else CommonJS, where `require` works)

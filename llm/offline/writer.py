@@ -29,7 +29,8 @@ from dataclasses import dataclass, replace
 from records import MIRRORED_ORDERINGS, FailureEvidence, without_parameters
 
 from ..leakage import leak_report, quotes_fix_expression
-from ..python_source import unparse
+from ..markdown import SAME_SETUP
+from ..python_source import first_line, unparse
 from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, best_check
 from .call_forms import CallForm, bare_decorator_form
 from .directives import _ACTUAL, _EXPECTED, parse_directives
@@ -1831,6 +1832,13 @@ _CASE_HEADS = [
     "It is not only this input:",
 ]
 _MORE_HEADS = ["Also:", "Another failing case:", "It also fails here:", "This one fails too:"]
+# a snippet that starts with the lines the one above sets up shows only what follows them
+_SAME_SETUP_HEADS = [
+    f"Also, with {SAME_SETUP}{{through}}:",
+    f"It also fails with {SAME_SETUP}{{through}}:",
+    f"Another failing case, on {SAME_SETUP}{{through}}:",
+]
+SHARED_SETUP_LINES = 5  # fewer shared lines are shown again: a snippet reads best whole
 _LISTED_HEADS = ["These calls fail as well:", "More calls that go wrong:", "The same problem shows in these calls:"]
 
 
@@ -1861,12 +1869,24 @@ def evidence_section(
     untold: list[FailureEvidence] = []  # counted, not stated
     shown_whole: set[str] = set()  # the whole values given under their own snippet
 
+    above: list[str] = []  # the last snippet's whole code, while no other block follows it
+    shown_as: dict[str, str] = {}  # a snippet's code -> the code its block shows
+
     def snippet(f: FailureEvidence, with_pytest_line: bool) -> str:
         code = (f.reproduction or "").strip()
         shown_code.add(_flat(code))
-        head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS) if not parts else phr.pick(_MORE_HEADS)
+        shown, through = _after_shared_setup(code, above[-1]) if above else (code, "")
+        if shown != code and _flat(shown) not in shown_code:
+            shown_code.add(_flat(shown))
+            through = f" (every line through {_span(through)})" if through else ""
+            head = phr.pick(_SAME_SETUP_HEADS).format(through=through)
+        else:
+            shown = code
+            head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS) if not parts else phr.pick(_MORE_HEADS)
+        shown_as[code] = shown
+        above[:] = [code]
         outcome = _outcome_sentence(f, phr, missing.get(f.test_id, ""), forms.get(f.test_id))
-        text = f"{head}\n\n```python\n{fence_safe(code)}\n```\n\n{outcome}"
+        text = f"{head}\n\n```python\n{fence_safe(shown)}\n```\n\n{outcome}"
         reported = _reported(f) if with_pytest_line else ""
         if reported:
             text += f" {reported}"
@@ -1877,6 +1897,7 @@ def evidence_section(
         if f.rest:  # what the test requires after the failing check is part of the requirement
             rest = _rest_section(f, phr)
             text += f"\n\n{rest}" if rest else ""
+            above.clear()  # "above" would be the rest's block
         return text
 
     for index, group in enumerate(groups):
@@ -1899,7 +1920,7 @@ def evidence_section(
         else:
             text = ""
             untold.append(f)
-        lead_part = len(parts) if text and f"```python\n{fence_safe(code)}\n```" in text else -1
+        lead_part = len(parts) if text and f"```python\n{fence_safe(shown_as.get(code, code))}\n```" in text else -1
         if text:
             parts.append(text)
             text = ""
@@ -1933,9 +1954,11 @@ def evidence_section(
                 instead = f"with each of these lines in place of {_span(replaced)} in the snippet"
                 head = f"{_capitalize(instead)}, too, {next(iter(wants))}:" if shared else f"{head[:-1]}, {instead}:"
             if case_imports and lead_part >= 0:  # `dt.timedelta(days=32)` in a listed call: the snippet imports `dt`
-                shown = f"```python\n{fence_safe(code)}\n```"
+                lead_code = fence_safe(shown_as.get(code, code))
                 imports = "\n".join(dict.fromkeys(case_imports))
-                parts[lead_part] = parts[lead_part].replace(shown, f"```python\n{imports}\n{fence_safe(code)}\n```", 1)
+                parts[lead_part] = parts[lead_part].replace(
+                    f"```python\n{lead_code}\n```", f"```python\n{imports}\n{lead_code}\n```", 1
+                )
             parts.append(head + "\n" + "\n".join(cases))
     if listed:
         parts.append(phr.pick(_LISTED_HEADS) + "\n" + "\n".join(listed))
@@ -1946,6 +1969,43 @@ def evidence_section(
     if untold:
         parts.append(_untold_sentence(untold, [f for g in groups for f in g if not any(f is u for u in untold)]))
     return "\n\n".join(parts)
+
+
+def _after_shared_setup(code: str, above: str) -> tuple[str, str]:
+    """`code` without its first statements when they are the first of `above`'s setup lines (all
+    its statements but the last, its failing check), and the last of those statements when it
+    is one short line (to name where the shown code picks up); `(code, "")` when fewer than
+    `SHARED_SETUP_LINES` lines are shared, or when a setup line of `above` that `code` does not
+    share binds a name that the rest of `code` reads (the shared run would give it another value)."""
+    try:
+        new, old = ast.parse(code).body, ast.parse(above).body
+    except SyntaxError:
+        return code, ""
+    setup = old[:-1]
+    k = 0
+    while k < min(len(new) - 1, len(setup)) and _statement_text(code, new[k]) == _statement_text(above, setup[k]):
+        k += 1
+    if not k or new[k - 1].end_lineno < SHARED_SETUP_LINES:
+        return code, ""
+    rest = new[k:]
+    read = {n.id for node in rest for n in ast.walk(node) if isinstance(n, ast.Name)}
+    if read & {name for node in setup[k:] for name in _names_in(node)}:
+        return code, ""
+    last = _statement_text(code, new[k - 1])
+    shown = "\n".join(code.splitlines()[first_line(rest[0]) - 1 :])
+    return shown, (last if "\n" not in last and len(last) <= 60 else "")
+
+
+def _names_in(node: ast.stmt) -> set[str]:
+    """Every name a statement mentions or defines (what it may bind, over-counted)."""
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    names |= {n.name for n in ast.walk(node) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+    imports = [a for n in ast.walk(node) if isinstance(n, ast.Import | ast.ImportFrom) for a in n.names]
+    return names | {(a.asname or a.name).split(".")[0] for a in imports}
+
+
+def _statement_text(code: str, node: ast.stmt) -> str:
+    return "\n".join(code.splitlines()[first_line(node) - 1 : node.end_lineno])
 
 
 def _untold_sentence(untold: list[FailureEvidence], stated: list[FailureEvidence]) -> str:

@@ -1424,3 +1424,50 @@ def test_a_test_failing_like_an_earlier_one_comes_after_the_tests_that_fail_othe
     async_variant = failing("test_find_async", "compile('andy')", "SyntaxError: and")
     order = [g[0].test_id.split("::")[1] for g in distinct_failures([sync, async_variant, lexed])]
     assert order == ["test_find", "test_lex", "test_find_async"]
+
+
+HELPER = (
+    "from money import fmt\n"
+    "def check(amount, wanted):\n"
+    "    got = fmt(amount)\n"
+    "    assert got == wanted\n"
+    "    return got\n"
+    "run = check"
+)
+
+
+def helper_test(name: str, amount: str, wanted: str, extra: str = "") -> FailureEvidence:
+    return FailureEvidence(
+        f"tests/test_money.py::{name}",
+        kind="compare",
+        call=f"fmt({amount})",
+        check="assert got == wanted",
+        op="==",
+        expected=wanted,
+        observed=f"'{amount}'",
+        reproduction=f"{HELPER}\n{extra}run({amount}, {wanted})",
+        function="fmt",
+    )
+
+
+def test_a_snippet_on_the_setup_of_the_one_above_shows_only_what_follows_it():
+    first, second = helper_test("test_a", "1", "'1.00'"), helper_test("test_b", "2", "'2.00'", "fmt.cache = {}\n")
+    text = write_statement(context([first, second]), BUG)["problem_statement"]
+    assert text.count("def check(amount, wanted):") == 1  # the helper is shown once
+    assert f"{first.reproduction}\n```" in text
+    shown = "```python\nfmt.cache = {}\nrun(2, '2.00')\n```"
+    assert shown in text
+    heading = text[: text.index(shown)].rstrip().rsplit("\n\n", 1)[-1]
+    assert "the same setup as above" in heading and "`run = check`" in heading
+
+
+def test_a_short_shared_setup_or_one_the_rest_reads_differently_is_shown_again():
+    short = [replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"t.py::test_{i}", params=None) for i in (1, 2)]
+    text = write_statement(context(short), BUG)["problem_statement"]
+    assert text.count("from money import fmt") == 2 and "the same setup as above" not in text
+    # the first binds `rate` after the shared lines; the second reads `rate` without binding it the same way
+    first = helper_test("test_a", "1", "'1.00'", "rate = 2\n")
+    second = replace(helper_test("test_b", "2", "rate", "rate = 3\n"), expected="rate")
+    second = replace(second, reproduction=second.reproduction.replace("rate = 3\n", "") + "\nprint(rate)")
+    text = write_statement(context([first, second]), BUG)["problem_statement"]
+    assert text.count("def check(amount, wanted):") == 2

@@ -71,6 +71,23 @@ def test_a_block_reading_an_earlier_blocks_names_runs_after_it():
     assert claim.continuation and claim.after == 0 and run == "from m import f\nr = f()\nassert r.ok\n"
 
 
+def test_a_block_on_the_same_setup_as_above_runs_after_that_blocks_lines_but_its_last():
+    statement = (
+        f"T\n\n{F}from m import f\nr = f()\nassert r.ok\n```\n\nThen:\n\n{F}assert r.size == 2\n```\n\n"
+        f"Also, with the same setup as above (every line through `r = f()`):\n\n{F}assert r.name == 'x'\n```\n"
+    )
+    first, rest, other = python_blocks(statement)
+    first.run = first.code
+    rest.claim, rest.run = stated_claim(statement, rest, {0: first}, [])
+    # the nearest block that is no continuation gives the setup, and the block keeps its own claim
+    claim, run = stated_claim(statement, other, {0: first, 1: rest}, [])
+    assert not claim.continuation and claim.after == 0
+    assert run == "from m import f\nr = f()\nassert r.name == 'x'\n"
+    plain = statement.replace("with the same setup as above (every line through `r = f()`)", "this")
+    claim, run = stated_claim(plain, python_blocks(plain)[2], {0: first}, [])
+    assert claim.continuation and run == "from m import f\nr = f()\nassert r.ok\nassert r.name == 'x'\n"
+
+
 def test_variants_leave_out_one_setup_line_never_one_a_later_line_reads():
     code = "import m\nctx = None\nctx.close()\nunused = m.g()\nassert m.f() == 1\n"
     assert setup_variants(code) == [

@@ -24,6 +24,7 @@ pytestmark = pytest.mark.docker
 F = "```python\n"
 KEPT = "from calc import add\nassert add(2, 3) == 5\n"
 REST = "assert add(0, 0) == 0\n"
+SAME_SETUP = "assert add(3, 3) == 6\n"  # runs after KEPT's lines but its last, which import `add`
 PASSES = "from calc import sub\nassert sub(5, 3) == 2\n"
 BROKEN = "try:\n    add(1, 2)\n"
 NETWORK = "import urllib.request\nurllib.request.urlopen('http://example.com', timeout=3)\n"
@@ -33,6 +34,7 @@ STATEMENT = (
     f"add gives a wrong sum\n\nSteps to reproduce:\n\n{F}{KEPT}```\n\n"
     "On the current code `add(2, 3)` is `-1`; it should be `5`.\n\n"
     f"Once that works, the rest of the test must hold as well:\n\n{F}{REST}```\n\n"
+    f"It also fails with the same setup as above:\n\n{F}{SAME_SETUP}```\n\nOn the current code the check fails.\n\n"
     f"Subtraction:\n\n{F}{PASSES}```\n\nOn the current code it raises `ValueError`.\n\n"
     f"Broken:\n\n{F}{BROKEN}```\n\n"
     f"Network:\n\n{F}{NETWORK}```\n\n"
@@ -103,6 +105,13 @@ def test_the_rest_of_a_test_runs_after_its_block(checked):
     assert check_of(report, REST).verdict == "kept" and REST in shown(task)
 
 
+def test_a_block_on_the_same_setup_as_above_runs_after_that_setup(checked):
+    task, report, _ = checked  # alone, `add` would be unbound on both states: dropped
+    check = check_of(report, SAME_SETUP)
+    assert check.verdict == "kept" and check.claim == "fails (no exception or value stated)"
+    assert "compares 0 with 6" in check.buggy and SAME_SETUP in shown(task)
+
+
 def test_a_block_that_passes_on_the_buggy_state_is_dropped_with_its_claim(checked):
     task, report, _ = checked
     check = check_of(report, PASSES)
@@ -152,7 +161,7 @@ def test_a_call_in_the_prose_is_kept_only_when_the_current_code_answers_as_state
 def test_a_repeated_block_is_dropped_and_the_record_survives_json(checked):
     task, report, _ = checked
     blocks = [c for c in report.checks if c.kind == "block"]
-    assert [c.verdict for c in blocks].count("kept") == 2 and [c.verdict for c in blocks].count("dropped") == 5
+    assert [c.verdict for c in blocks].count("kept") == 3 and [c.verdict for c in blocks].count("dropped") == 5
     assert blocks[-1].reason == "repeats block 1" and shown(task).count(KEPT) == 1
     task.reproduction = report
     again = Task.from_dict(task.to_dict())
