@@ -520,21 +520,27 @@ def test_an_expected_value_holding_a_fence_keeps_the_block_whole_and_the_value_t
     assert ast.literal_eval(want) in spans and "\n'''\nx\n'''\n" not in spans
 
 
+def loaded_probe(folder, spec: dict):
+    """The probe module, imported from a copy beside the spec it reads when imported."""
+    import importlib.util
+
+    from tasks.reproduction import PROBE
+
+    (folder / "sebgen_reproductions.json").write_text(json.dumps(spec))
+    (folder / "probe.py").write_text(PROBE.read_text())
+    found = importlib.util.spec_from_file_location(f"sebgen_probe_{folder.name}", folder / "probe.py")
+    module = importlib.util.module_from_spec(found)
+    found.loader.exec_module(module)
+    return module
+
+
 def test_the_probe_reads_a_value_up_to_the_addresses_the_evidence_left_out(tmp_path):
     """packaging's `Tag` repr holds `id(self)` (`<cp3-none-any @ 139623247828736>`): the stated
     value differed from the run's on every run, and the block was dropped on both states."""
-    import importlib.util
-
     from records import ADDRESS
     from tasks.evidence.python import _no_address
-    from tasks.reproduction import PROBE
 
-    (tmp_path / "sebgen_reproductions.json").write_text(json.dumps({"address": ADDRESS, "cases": []}))
-    probe_path = tmp_path / "probe.py"
-    probe_path.write_text(PROBE.read_text())
-    spec = importlib.util.spec_from_file_location("sebgen_probe_copy", probe_path)
-    probe = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probe)
+    probe = loaded_probe(tmp_path, {"address": ADDRESS, "cases": []})
     seen = "[<cp3-none-any @ 139623247828736>, <Future at 0x7f3a2b1c0d90>]"
     stated = _no_address(seen)
     assert stated == "[<cp3-none-any>, <Future>]"
@@ -546,7 +552,6 @@ def test_an_error_that_pytest_warns_turns_into_did_not_warn_is_the_one_the_block
     """typing_extensions' `@deprecated` metaclass raised TypeError inside `pytest.warns`, which
     pytest 8 reports as "DID NOT WARN" with the TypeError chained: the block stated as raising
     TypeError was dropped on the buggy state."""
-    import importlib.util
     import subprocess
     import sys
 
@@ -560,10 +565,6 @@ def test_an_error_that_pytest_warns_turns_into_did_not_warn_is_the_one_the_block
     subprocess.run([sys.executable, "-c", runner, str(code), str(result)], check=True, cwd=tmp_path, timeout=60)
     outcome = json.loads(result.read_text())
     assert outcome["status"] == "raised" and outcome["masked"] == "TypeError"
-    (tmp_path / "sebgen_reproductions.json").write_text(json.dumps({"cases": []}))
-    (tmp_path / "probe.py").write_text(probe)
-    spec = importlib.util.spec_from_file_location("sebgen_probe_masked", tmp_path / "probe.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = loaded_probe(tmp_path, {"cases": []})
     assert module.behaves_as_stated({"error": "TypeError"}, outcome)
     assert not module.behaves_as_stated({"error": "ValueError"}, outcome)
