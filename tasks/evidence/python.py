@@ -97,6 +97,8 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
     out: dict[str, FailureEvidence] = {}
     helper_sources: dict[str, dict[str, str]] = {}  # test file -> the tests' own modules it imports
     base_sources: dict[str, dict[str, str]] = {}  # test file -> the modules its test classes' bases come from
+    conftests: dict[str, list[str]] = {}  # test file -> its conftests' texts, nearest first
+    exported: dict[str, dict[str, str]] = {}  # test file -> the names its star imports bind
     for test_id in list(tests)[:EVIDENCE_TESTS]:
         path = file_of_test(test_id)
         report = failures.get(test_id) if isinstance(failures, dict) else None
@@ -118,18 +120,17 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
                 for module in imported_bases(sources[path], path)
                 if (text := own_module_text(module, path, read))
             }
-        conftests = [file_at(str(repo_path), commit, c) for c in _conftest_paths(path)]
-        helpers = helper_sources[path]
-        exported = star_exports(sources[path], path, modules, lambda f: file_at(str(repo_path), commit, f))
+            conftests[path] = [read(c) for c in _conftest_paths(path)]
+            exported[path] = star_exports(sources[path], path, modules, read)
         try:
             out[test_id] = explain_failure(
                 sources[path],
                 test_id,
                 report,
-                conftests=conftests,
+                conftests=conftests[path],
                 repo_modules=modules,
-                test_helpers=helpers,
-                star_names=exported,
+                test_helpers=helper_sources[path],
+                star_names=exported[path],
                 base_sources=base_sources[path],
             )
         except (SyntaxError, ValueError, RecursionError, AttributeError, TypeError, IndexError):
