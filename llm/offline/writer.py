@@ -995,12 +995,25 @@ def _passed_by_the_test(f: FailureEvidence, keyword: str) -> bool:
 def _rejected_by_the_tests_own(f: FailureEvidence, error: str) -> bool:
     """The callable that rejects the keyword is one the test defines (pytest's qualname
     `test_x.<locals>.Cls.__init__`, or a class the reproduction defines): no fix adds to it."""
-    qualname = re.sub(r"^\w+:\s*", "", error.split("got an unexpected keyword argument", 1)[0]).strip().rstrip("()")
+    qualname = _refusing_qualname(error)
     parts = [re.escape(p) for p in qualname.split(".") if p not in ("__init__", "__new__", "__call__")]
     # a bare `__init__()` (older Pythons): any class the snippet defines
     owner = rf"(?:class|def)\s+{parts[-1]}" if parts else r"class\s+\w+"
     defined = re.search(rf"^\s*{owner}\b", f.reproduction or "", re.M)
     return "<locals>" in qualname or bool(defined)
+
+
+def _refusing_qualname(error: str) -> str:
+    """The qualname of the callable a keyword-argument TypeError names (`Gen.__init__`)."""
+    return re.sub(r"^\w+:\s*", "", error.split("got an unexpected keyword argument", 1)[0]).strip().rstrip("()")
+
+
+def _refusing_callable(error: str) -> str:
+    """The function or class that refuses the keyword (`Gen` for `Gen.__init__() got an
+    unexpected keyword argument`), as code calls it; "" when the error names none."""
+    parts = [p for p in _refusing_qualname(error).split(".") if p not in ("__init__", "__new__", "__call__")]
+    name = ".".join(parts)
+    return name if parts and "<" not in name and all(p.isidentifier() for p in parts) else ""
 
 
 def _call_forms(
@@ -1026,6 +1039,7 @@ def _evidence_request(f: FailureEvidence, missing: str, forms: list[CallForm] | 
         return f"support for {listed} without parentheses"
     fn = f.function or ""
     if missing and "keyword argument" in (f.error or ""):
+        fn = _refusing_callable(f.error or "") or fn  # the error names whom the argument is for
         return f"a `{missing}` argument" + (f" for `{fn}`" if fn and fn != missing else "")
     if missing:
         related = fn and not _uses(missing, fn) and not _uses(fn, missing)

@@ -195,6 +195,21 @@ def test_a_name_the_change_adds_is_asked_for_not_reported_as_a_crash():
     assert "raises `AttributeError: 'NoneType' object has no attribute 'value'`" in text
 
 
+def test_a_requested_argument_is_asked_for_the_callable_that_refuses_it():
+    """fastjsonschema 38e0116c asked for "a `use_formats` argument for `JsonSchemaValueException`",
+    the class the checked helper compares with; the error names `CodeGeneratorDraft07`."""
+    refused = FailureEvidence(
+        "tests/test_money.py::test_gen",
+        kind="error",
+        call="check({'a': 1}, use_cache=False)",
+        error="TypeError: Gen.__init__() got an unexpected keyword argument 'use_cache'",
+        reproduction="from money import Gen\ncheck = lambda d, **kw: Gen(d, **kw)\ncheck({'a': 1}, use_cache=False)",
+        function="Oops",
+    )
+    title = write_statement(context([refused]), BUG)["problem_statement"].splitlines()[0]
+    assert "a `use_cache` argument for `Gen`" in title and "Oops" not in title
+
+
 def test_a_requested_names_check_says_what_is_checked_never_a_bare_it():
     """attrs 862696af: "There is no `alias_is_default` yet. With it, ..., and it should be
     `attr.fields(C2Slots)`": the "it" had no referent. The checked call is named, or the
