@@ -131,9 +131,12 @@ def _evidence(item, call):
     path = str(getattr(item, "path", None) or getattr(item, "fspath", ""))
     entries = list(exc.traceback)
     mine = [i for i, e in enumerate(entries) if code is not None and e.frame.code.raw is code]
-    if not mine:  # a decorated test: its own frame is the one of its name in its file
-        name = getattr(item, "originalname", None) or item.name.split("[")[0]
-        mine = [i for i, e in enumerate(entries) if str(e.path) == path and e.frame.code.name == name]
+    name = getattr(item, "originalname", None) or item.name.split("[")[0]
+    named = [i for i, e in enumerate(entries) if str(e.path) == path and e.frame.code.name == name]
+    if not mine or (named and named[-1] > mine[-1]):
+        # a decorated test: its own frame is the last of its name in its file (Hypothesis's
+        # `given` runs it from a wrapper that has the test's name, file and first line)
+        mine = named
     if mine:
         test_entry = entries[mine[-1]]
         record["line"] = test_entry.lineno + 1

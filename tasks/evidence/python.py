@@ -708,6 +708,33 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
                 imported = _imported_by_repr(module, str(text))
                 if imported is not None:
                     out[name] = imported
+    for name, value in _given_example(fn, report).items():
+        out.setdefault(name, value)
+    return out
+
+
+def _given_example(fn: ast.AST, report: dict) -> dict[str, ast.expr]:
+    """The arguments a Hypothesis `@given` draws -> the falsifying example's values (the test
+    frame's locals), those that are literals: the case that failed, as a parametrized one's.
+    Positional strategies fill the rightmost arguments, as Hypothesis binds them."""
+    decorators = getattr(fn, "decorator_list", [])
+    given = next((d for d in decorators if isinstance(d, ast.Call) and _callee(d).split(".")[-1] == "given"), None)
+    if given is None or not isinstance(fn, _FUNCS):
+        return {}
+    params = [a.arg for a in fn.args.args if a.arg not in ("self", "cls")]
+    names = params[len(params) - len(given.args) :] if given.args else []
+    names += [k.arg for k in given.keywords if k.arg]
+    local_values = report.get("locals") or {}
+    out: dict[str, ast.expr] = {}
+    for name in names:
+        text = str(local_values.get(name, ""))
+        try:
+            node = ast.parse(text, mode="eval").body
+            ast.literal_eval(node)
+        except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+            continue
+        if len(text) <= WRITTEN_VALUE:
+            out[name] = node
     return out
 
 

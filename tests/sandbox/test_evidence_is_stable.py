@@ -99,6 +99,21 @@ def test_a_subtest_failing_in_a_helper_gets_the_tests_line_and_the_helpers_frame
     assert evidence["message"] == "7 != 6"
 
 
+def test_a_hypothesis_test_gets_the_line_in_its_body_and_the_falsifying_example(tmp_path):
+    """Hypothesis's `given` runs the test from a wrapper with the test's name, file and first
+    line: the evidence pointed at the `def` line (attrs' `test_programmatic`), and no snippet was
+    built. The test's own frame is the last of its name; its locals hold the failing example."""
+    test = (
+        "from hypothesis import given\nfrom hypothesis.strategies import booleans\n\n\n"
+        "class TestBox:\n    @given(booleans())\n    def test_flag(self, flag):\n"
+        "        seen = flag or 1\n        assert seen == 2\n"
+    )
+    run = _run_test_file(tmp_path, "tests/test_hyp.py", test)
+    evidence = run.failures["tests/test_hyp.py::TestBox::test_flag"]
+    assert evidence["line"] == test.splitlines().index("        assert seen == 2") + 1
+    assert evidence["locals"]["flag"] in ("True", "False") and evidence["locals"]["seen"] in ("True", "1")
+
+
 def _run_test_file(tmp_path, path: str, test: str):
     """One run of the test file `path` in a one-file project, on the local backend."""
     files = {path: test, "pyproject.toml": '[project]\nname = "box"\nversion = "0"\n'}

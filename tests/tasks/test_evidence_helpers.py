@@ -190,3 +190,24 @@ def test_a_testcase_warning_check_is_written_with_pytest_warns():
     )
     assert called.reproduction.splitlines()[-2:] == ["with pytest.warns(DeprecationWarning):", "    pkg.wait(10, 5)"]
     assert not called.unbound
+
+
+def test_a_hypothesis_tests_drawn_arguments_are_the_falsifying_examples_values():
+    """attrs' `@given(booleans(), booleans()) def test_programmatic(self, slots, frozen)`: the
+    snippet binds what the failing example drew; positional strategies fill the last arguments."""
+    source = (
+        "import attr\nfrom hypothesis import given\nfrom hypothesis.strategies import booleans\n\n\n"
+        "class TestMake:\n    @given(booleans(), booleans())\n    def test_make(self, slots, frozen):\n"
+        "        C = attr.make_class('C', ['a'], slots=slots, frozen=frozen)\n"
+        "        assert attr.fields(C).a.alias_is_default\n"
+    )
+    report = {
+        "when": "call",
+        "type": "AttributeError",
+        "message": "'Attribute' object has no attribute 'alias_is_default'",
+        "line": 10,
+        "locals": {"self": "<TestMake object>", "slots": "False", "frozen": "True", "C": "<class 'C'>"},
+    }
+    f = explain_failure(source, "tests/test_make.py::TestMake::test_make", report)
+    assert "slots=False, frozen=True" in f.reproduction and not f.unbound
+    assert f.reproduction.rstrip().endswith("assert attr.fields(C).a.alias_is_default")
