@@ -708,9 +708,26 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
                 imported = _imported_by_repr(module, str(text))
                 if imported is not None:
                     out[name] = imported
+    for name, value in list(out.items()):
+        if isinstance(value, ast.Name) and cls is not None and (bound := _class_value(cls, value.id)) is not None:
+            # `(X, "x", True)` in a class body's decorator: `X` is the class's attribute, which no
+            # snippet at module level can read; the value it is bound to instead
+            out[name] = bound
     for name, value in _given_example(fn, report).items():
         out.setdefault(name, value)
     return out
+
+
+def _class_value(cls: ast.ClassDef, name: str) -> ast.expr | None:
+    """The value a class body binds `name` to, once, at its top level; None otherwise."""
+    binds = [
+        s
+        for s in cls.body
+        if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
+    ]
+    if len(binds) != 1 or len(binds[0].targets) != 1:
+        return None
+    return copy.deepcopy(binds[0].value)
 
 
 def _given_example(fn: ast.AST, report: dict) -> dict[str, ast.expr]:

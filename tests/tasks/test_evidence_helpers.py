@@ -211,3 +211,23 @@ def test_a_hypothesis_tests_drawn_arguments_are_the_falsifying_examples_values()
     f = explain_failure(source, "tests/test_make.py::TestMake::test_make", report)
     assert "slots=False, frozen=True" in f.reproduction and not f.unbound
     assert f.reproduction.rstrip().endswith("assert attr.fields(C).a.alias_is_default")
+
+
+def test_a_case_value_named_by_a_class_attribute_is_the_value_the_class_binds():
+    """attrs' `(X, "x", True)` in a test class's parametrize: `X` is the class's attribute, so a
+    module-level snippet read an unbound `X` and the case was never stated."""
+    source = (
+        "import pickle\nimport pytest\n\n\nclass TestPickle:\n    X = b'\\x80\\x05K\\x01.'\n\n"
+        "    @pytest.mark.parametrize(('data', 'want'), [(X, 2)])\n    def test_load(self, data, want):\n"
+        "        assert pickle.loads(data) == want\n"
+    )
+    report = {
+        "when": "call",
+        "type": "AssertionError",
+        "message": "assert 1 == 2",
+        "line": 10,
+        "params": {"data": "b'\\x80\\x05K\\x01.' (long)", "want": "2"},
+        "indices": {"data": 0, "want": 0},
+    }
+    f = explain_failure(source, "tests/test_p.py::TestPickle::test_load[data0-2]", report)
+    assert "b'\\x80\\x05K\\x01.'" in f.reproduction and not f.unbound and "X" not in f.reproduction.split()
