@@ -79,6 +79,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from corpus import dev_set  # noqa: E402
+from llm import is_path  # noqa: E402
 from llm.offline.writer import fence_safe, nonfinite_written, snippet_local, stated_call, stated_raising_call  # noqa: E402
 from records import FailureEvidence, Task, file_of_test, function_of_test, parameter_id  # noqa: E402
 
@@ -165,7 +166,7 @@ def code_spans(statement: str) -> list[tuple[str, str]]:
         if lang.lower() in ("", "python", "py", "pycon", "python3"):
             spans.append(("block", body))
     prose = re.sub(r"```.*?(?:```|$)", " ", statement, flags=re.S)
-    spans += [("inline", s) for s in re.findall(r"`([^`\n]+)`", prose)]
+    spans += [("inline", s) for s in re.findall(r"`([^`\n]+)`", prose) if not is_path(s)]
     return spans
 
 

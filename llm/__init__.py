@@ -12,7 +12,7 @@ Imports nothing of evo, operators, fitness, harness, sandbox, archive or corpus.
 from __future__ import annotations
 
 from .leakage import LeakReport, leak_report, leaked_share
-from .markdown import FENCE, SAME_SETUP, code_block_lines, is_heading, paragraphs
+from .markdown import FENCE, SAME_SETUP, code_block_lines, is_heading, is_path, paragraphs
 from .patch_lines import is_prose_file, patch_added_lines, patch_removed_lines, patch_sections
 from .python_source import first_line, unparse
 
@@ -59,6 +59,7 @@ __all__ = [
     "code_block_lines",
     "first_line",
     "is_heading",
+    "is_path",
     "is_local_model",
     "is_prose_file",
     "is_transient",

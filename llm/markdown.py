@@ -5,6 +5,8 @@ leaves behind; both must agree on what a block and a heading are."""
 
 from __future__ import annotations
 
+import re
+
 FENCE = "```"
 # a block whose heading says this runs after the nearest earlier block's lines but its last (its
 # failing check): the writer shows a shared setup once, and the reproduction check runs it so
@@ -32,6 +34,13 @@ def paragraphs(text: str) -> list[str]:
             continue
         found[-1].append(line)
     return ["\n".join(para) for para in found if para]
+
+
+def is_path(span: str) -> bool:
+    """An inline span that names a file or folder (`pkg/mod.py`, `tests/`), not code that divides."""
+    return bool(re.fullmatch(r"[\w.-]+(?:/[\w.-]+)+/?|[\w.-]+/", span.strip())) and bool(
+        re.search(r"\.\w+$|/$", span.strip())
+    )
 
 
 def is_heading(text: str) -> bool:

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from records import FailureEvidence, function_of_test
 
 from ..leakage import leak_report
+from ..markdown import is_path
 from ..python_source import unparse
 from .directives import _EXPECTED
 from .evidence import failures_of
@@ -435,7 +436,7 @@ def _code_spans(statement: str) -> list[tuple[str, str]]:
         if lang.lower() in ("", "python", "py", "pycon", "python3")
     ]
     prose = re.sub(r"```.*?(?:```|$)", " ", statement, flags=re.S)
-    return spans + [("inline", s) for s in re.findall(r"`([^`\n]+)`", prose)]
+    return spans + [("inline", s) for s in re.findall(r"`([^`\n]+)`", prose) if not is_path(s)]
 
 
 def _parsed(code: str):

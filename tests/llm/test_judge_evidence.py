@@ -122,6 +122,13 @@ def test_a_reproduction_with_unbound_names_is_less_solvable():
     )
 
 
+def test_a_file_path_in_the_prose_is_no_reproduction():
+    """`pyledger/interest.py` parses as a division that reads `interest`: a refactor statement
+    naming the file its new API lives in was judged to use names it never defines."""
+    named = GOOD + "\n\nThe function lives in `pkg/interest.py`."
+    assert evidence_defects(named, EVIDENCE, {"pkg"})["unbound"] == []
+
+
 def test_quoting_a_check_that_passes_on_the_buggy_code_is_less_solvable():
     bad = GOOD + "\nAlso `naturalsize(2)` should return `'2 Bytes'`.\n"
     assert evidence_defects(bad, EVIDENCE, {"pkg"})["passing"] == ["assert naturalsize(2) == '2 Bytes'"]
