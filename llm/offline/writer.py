@@ -1691,8 +1691,24 @@ def _reported(f: FailureEvidence) -> str:
     if f.kind == "compare" and first.startswith("assert ") and len(first) <= 160 and "..." not in first and not f.error:
         if _placeholder(f.expected or "", f.reproduction or "") or re.search(r"\bat 0x[0-9a-f]+|fd=\d+", first):
             return ""
+        if not _reads_only_bound(first, f.reproduction or ""):
+            return ""  # `assert tzutc() == tzfile('/usr/share/zoneinfo/UTC')`: reprs, no code a reader can run
         return f"pytest reports {_span(first)}."
     return ""
+
+
+def _reads_only_bound(line: str, code: str) -> bool:
+    """`line` parses, and every name it reads is a builtin or one `code` binds."""
+    try:
+        read = {n.id for n in ast.walk(ast.parse(line)) if isinstance(n, ast.Name)}
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+    imports = [a for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom) for a in n.names]
+    bound |= {(a.asname or a.name).split(".")[0] for a in imports}
+    return read <= bound | set(dir(builtins))
 
 
 def _changed_inputs(f: FailureEvidence, lead: FailureEvidence) -> list[tuple[str, str]]:

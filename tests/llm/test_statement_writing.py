@@ -1486,3 +1486,15 @@ def test_a_short_shared_setup_or_one_the_rest_reads_differently_is_shown_again()
     second = replace(second, reproduction=second.reproduction.replace("rate = 3\n", "") + "\nprint(rate)")
     text = write_statement(context([first, second]), BUG)["problem_statement"]
     assert text.count("def check(amount, wanted):") == 2
+
+
+def test_pytests_line_is_quoted_only_when_a_reader_can_run_it():
+    """arrow: pytest reported `assert tzutc() == tzfile('/usr/share/zoneinfo/UTC')`, the values'
+    reprs, where the snippet binds neither name: quoted, it reads as code that cannot run."""
+    runnable = case(0, "1.5", "'1.50'", "'1.5'")
+    runnable = replace(runnable, message="assert '1.5' == '1.50'")
+    text = write_statement(context([runnable]), BUG)["problem_statement"]
+    assert "pytest reports `assert '1.5' == '1.50'`" in text
+    reprs = replace(runnable, message="assert tzutc() == tzfile('/usr/share/zoneinfo/UTC')")
+    text = write_statement(context([reprs]), BUG)["problem_statement"]
+    assert "tzutc" not in text and "pytest reports" not in text
