@@ -933,7 +933,7 @@ class _Rewrite(ast.NodeTransformer):
         a = node.args
         params = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]}
         body = node.body if isinstance(node.body, list) else [node.body]
-        hidden = (params | _bound(body)) & self.values.keys()
+        hidden = (params | _local_names(body)) & self.values.keys()
         if not hidden:
             return self.generic_visit(node)
         values = self.values
@@ -1223,6 +1223,32 @@ def _inline_fixture(name: str, fixture: ast.AST) -> list[ast.stmt] | None:
             return out
         out.append(copy.deepcopy(stmt))
     return None
+
+
+def _local_names(body: list[ast.AST]) -> set[str]:
+    """The names a function's `body` binds in its own scope: not those its nested functions,
+    classes or comprehensions bind for themselves, nor those it declares global or nonlocal."""
+    out: set[str] = set()
+    declared: set[str] = set()
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (*_FUNCS, ast.ClassDef)):
+            out.add(node.name)
+            stack += [*node.decorator_list, *getattr(node, "bases", [])]
+            continue
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared |= set(node.names)
+        stack += list(ast.iter_child_nodes(node))
+    return out - declared
 
 
 def _bound(nodes) -> set[str]:

@@ -231,3 +231,18 @@ def test_a_case_value_named_by_a_class_attribute_is_the_value_the_class_binds():
     }
     f = explain_failure(source, "tests/test_p.py::TestPickle::test_load[data0-2]", report)
     assert "b'\\x80\\x05K\\x01.'" in f.reproduction and not f.unbound and "X" not in f.reproduction.split()
+
+
+def test_a_helpers_own_locals_are_its_scopes_not_its_nested_functions_or_its_globals():
+    """A helper's locals hide the test's case values inside it (`_Rewrite`): only the names its
+    own scope binds, not those a nested function or a comprehension binds for itself, nor those
+    it declares global."""
+    import ast
+
+    from tasks.evidence.python import _local_names
+
+    helper = ast.parse(
+        "def check(value):\n    global seen\n    seen = value\n    total = sum(x for x in value)\n"
+        "    def inner():\n        expected = 1\n    import json\n    return total\n"
+    ).body[0]
+    assert _local_names(helper.body) == {"total", "inner", "json"}
