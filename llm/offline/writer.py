@@ -1757,12 +1757,10 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False, 
         for old, new in changed
         if not usable_call or (_flat(new) not in _flat(call) and _flat(_span(new)) not in required)
     ]
-    if usable_call and "lambda" in call:  # `<function <lambda> at …>`: the call writes the lambda itself
-        unshown = [(old, new) for old, new in unshown if "<lambda>" not in new]
-    if usable_call:  # `datetime.timedelta(days=32)`, the repr of the call's own `dt.timedelta(days=32)`
-        unshown = [
-            (old, new) for old, new in unshown if _flat(re.sub(r"^[\w.]+\.(?=\w+\()", "", new)) not in _flat(call)
-        ]
+    if usable_call and _differs_only_in_its_call(f, lead):
+        # every input the case changes is in the call it writes, whatever its repr looks like
+        # (`<function <lambda> at …>`, `datetime.timedelta(days=32)` for `dt.timedelta(days=32)`)
+        unshown = []
     if usable_call and not unshown:
         return f"- {_span(call)} {outcome}".rstrip()
     if not changed or any(_test_object(new) for _, new in changed):
@@ -1787,6 +1785,19 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False, 
     if not outcome:
         return f"{lead_in}{inputs}" + (f": {subject}" if usable_call else "")
     return f"{lead_in}{inputs}: {subject} {outcome}"
+
+
+def _differs_only_in_its_call(f: FailureEvidence, lead: FailureEvidence) -> bool:
+    """The case's snippet is the lead's but for its checked call and the value it requires (and
+    the imports, which the lead's snippet gains for the listed calls)."""
+
+    def masked(x: FailureEvidence) -> str:
+        code = "\n".join(ln for ln in (x.reproduction or "").splitlines() if not re.match(r"\s*(?:import|from)\s", ln))
+        for part in sorted({_checked_call(x), x.expected or ""} - {""}, key=len, reverse=True):
+            code = code.replace(part, "\0")
+        return _flat(code)
+
+    return bool(f.reproduction and lead.reproduction) and masked(f) == masked(lead)
 
 
 def _imports_for_call(call: str, own_code: str, lead_code: str) -> list[str]:

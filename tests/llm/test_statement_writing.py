@@ -395,7 +395,12 @@ def test_a_case_whose_input_is_a_lambda_is_listed_by_its_call_which_writes_the_l
     """fastjsonschema's cases pass `lambda value: value in ('a', 'b')`, reported as
     `<function <lambda> at …>`: each such case got a whole snippet of its own, the budget ran out,
     and cases went uncounted in the text."""
-    lead = replace(case(0, "1.5", "'1.50'", "'1.5'"), params={"rule": "'^[ab]$'"}, call="fmt(1.5, rule='^[ab]$')")
+    lead = replace(
+        case(0, "1.5", "'1.50'", "'1.5'"),
+        params={"rule": "'^[ab]$'"},
+        call="fmt(1.5, rule='^[ab]$')",
+        reproduction="from money import fmt\nassert fmt(1.5, rule='^[ab]$') == '1.50'",
+    )
     other = replace(
         lead,
         test_id="tests/test_money.py::test_format[1]",
