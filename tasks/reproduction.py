@@ -560,7 +560,7 @@ def inline_claims(statement: str, blocks: list[Block], imports: str = "") -> lis
                 continue
             if not any(isinstance(n, ast.Call) for n in ast.walk(tree)):
                 continue
-            claim = Claim()
+            claim, expected = Claim(), ""
             if verb == "raises":
                 name = re.match(r"([A-Za-z_][\w.]*)", value)
                 if not name:
@@ -578,6 +578,8 @@ def inline_claims(statement: str, blocks: list[Block], imports: str = "") -> lis
             setup = setup_lines(tree, earlier)
             if setup is None and imports:  # names of the tests' own imports, the blocks' bindings first
                 setup = binding_lines(tree, [Block(0, 0, imports), *earlier])
+            if not claim.bare and not claim.error and expected and setup:
+                last = f"assert ({call.strip()}) == ({_as_repr_reads(expected, setup)})\n"
             block = Block(start, offset, call.strip(), kind="inline", claim=claim, line=line)
             block.seen_in = _seen_in(call, claim, blocks)
             seen_in_a_block = block.seen_in >= 0  # then the block that runs this call decides for it
@@ -593,6 +595,25 @@ def inline_claims(statement: str, blocks: list[Block], imports: str = "") -> lis
             out.append(block)
             break  # one claim per line: a dropped claim takes its line
     return out
+
+
+def _as_repr_reads(value: str, setup: str) -> str:
+    """A required value as the runner's repr writes it (`datetime.datetime(2020, 1, 2)`), to
+    evaluate after `setup`: where the setup binds a root name of it to something other than the
+    module of that name (`from datetime import datetime`), the value is evaluated with the modules
+    it names instead, as its repr means them."""
+    try:
+        read = {n.id for n in ast.walk(ast.parse(value, mode="eval")) if isinstance(n, ast.Name)}
+        bound = ast.parse(setup)
+    except SyntaxError:
+        return value
+    imports = [a for n in ast.walk(bound) if isinstance(n, ast.Import) for a in n.names]
+    as_module = {a.asname or a.name.split(".")[0] for a in imports}
+    other = {n for n in read & _binds(bound) if n not in as_module}
+    if not other:
+        return value
+    modules = ", ".join(f"{name!r}: __import__({name!r})" for name in sorted(other))
+    return f"eval({value!r}, {{{modules}}})"
 
 
 def _free(tree: ast.AST) -> set[str]:

@@ -244,6 +244,24 @@ def test_a_prose_call_runs_after_its_whole_block_but_the_failing_line():
     assert claim.run == code + "f.getvalue()\n"  # the decorator and the write that fills f are kept
 
 
+def test_a_required_repr_is_evaluated_with_the_modules_it_names():
+    """boltons: `from datetime import datetime` binds the class, and the required value is the
+    repr `datetime.datetime(2020, 1, 2, 0, 0, 51000)`: evaluated after the block, it raised
+    AttributeError, and the true claim was dropped with its line."""
+    code = "from datetime import datetime\nfrom m import parse\ndt = datetime(2020, 1, 2)\n"
+    statement = (
+        f"T\n\n{F}{code}assert parse(dt.isoformat()) == dt\n```\n\n"
+        "On the current code `parse(datetime(2020, 1, 2).isoformat())` is `datetime.datetime(2020, 1, 1)`; "
+        "expected `datetime.datetime(2020, 1, 2)`.\n"
+    )
+    (claim,) = inline_claims(statement, python_blocks(statement))
+    last = claim.run.splitlines()[-1]
+    assert last.startswith("assert (parse(datetime(2020, 1, 2).isoformat())) == (eval(")
+    namespace = {"parse": lambda text: __import__("datetime").datetime.fromisoformat(text)}
+    exec(claim.run.replace("from m import parse\n", ""), namespace)  # holds where the value is the required one
+    assert claim.claim.observed == "datetime.datetime(2020, 1, 1)"
+
+
 def test_a_prose_call_with_a_comprehension_runs_after_the_block_that_binds_its_free_names():
     code = "import attr\n@attr.s\nclass Base:\n    x = attr.ib()\nassert ['x'] == [a.name for a in attr.fields(Base)]\n"
     statement = f"T\n\n{F}{code}```\n\nCurrently `[a.name for a in attr.fields(Base)]` gives `[]`.\n"
