@@ -1239,16 +1239,22 @@ def _local_names(body: list[ast.AST]) -> set[str]:
             continue
         if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            out.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            out |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            out.add(node.name)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+        out |= _binds_here(node)
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
             declared |= set(node.names)
         stack += list(ast.iter_child_nodes(node))
     return out - declared
+
+
+def _binds_here(node: ast.AST) -> set[str]:
+    """The names one node binds itself: a stored or deleted name, an import, an `except ... as`."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        return {node.id}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    if isinstance(node, ast.ExceptHandler) and node.name:
+        return {node.name}
+    return set()
 
 
 def _bound(nodes) -> set[str]:
@@ -1256,18 +1262,14 @@ def _bound(nodes) -> set[str]:
     augmented = {id(n.target) for root in nodes for n in ast.walk(root) if isinstance(n, ast.AugAssign)}
     for root in nodes:
         for node in ast.walk(root):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in augmented:
-                out.add(node.id)
-            elif isinstance(node, (*_FUNCS, ast.ClassDef)):
+            if id(node) not in augmented:
+                out |= _binds_here(node)
+            if isinstance(node, (*_FUNCS, ast.ClassDef)):
                 out.add(node.name)
             if isinstance(node, (*_FUNCS, ast.Lambda)):
                 a = node.args
                 out |= {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]}
                 out |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                out |= {(al.asname or al.name).split(".")[0] for al in node.names}
-            elif isinstance(node, ast.ExceptHandler) and node.name:
-                out.add(node.name)
             elif isinstance(node, (ast.Global, ast.Nonlocal)):
                 out |= set(node.names)
     return out
