@@ -85,6 +85,9 @@ _BUILTIN_FIXTURES = {
     # pytest's `tmpdir` is a `py.path.local`; pytest itself provides the `py` module it comes from
     "tmpdir": (["import py", "import tempfile"], "tmpdir = py.path.local(tempfile.mkdtemp())"),
 }
+# fixtures of the anyio pytest plugin, which every test that takes `anyio_backend` runs under: their
+# values follow from the case's `anyio_backend` (a backend name; its options are then the defaults)
+_ANYIO_FIXTURES = {"anyio_backend_name": "{backend}", "anyio_backend_options": "{{}}"}
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -1784,7 +1787,7 @@ def _test_setup(
             setup.prelude += ast.parse(stmt_text).body
             continue
         fixture = fixtures.get(name)
-        inlined = _inline_fixture_tree(name, fixture, fixtures, setup.imports) if fixture is not None else None
+        inlined = _inline_fixture_tree(name, fixture, fixtures, setup.imports, values) if fixture is not None else None
         if inlined:
             setup.prelude += inlined
     return setup
@@ -2643,6 +2646,8 @@ def _definitions(
         definitions.setdefault(name, _implied_import(home, name))
     for path, text in zip(_conftest_paths(test_path), conftests):
         for name, stmt in _module_definitions(_safe_parse(text), path).items():
+            if any(_names_a_fixture(d) for d in getattr(stmt, "decorator_list", [])):
+                continue  # pytest refuses a direct call of a fixture: its name stays unbound
             stmt.sebgen_path = path  # the file it comes from (what its `__file__` is)
             definitions.setdefault(name, stmt)
     for name, home in _REPR_CLASSES.items():
@@ -3020,18 +3025,29 @@ def _is_super_call(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and "super(" in unparse(stmt.value)
 
 
-def _inline_fixture_tree(name: str, fixture: ast.AST, fixtures: dict, imports: list[str], depth: int = 0):
+def _inline_fixture_tree(
+    name: str, fixture: ast.AST, fixtures: dict, imports: list[str], values: dict | None = None, depth: int = 0
+):
+    """A fixture's body as snippet lines, after those of the fixtures it takes (pytest's own, the
+    project's, the anyio plugin's from the case's backend); None when one cannot be built."""
     if depth > 3:
         return None
+    values = values or {}
     steps: list[ast.stmt] = []
     read = _used(fixture.body)
+    backend = values.get("anyio_backend")
     for arg in [a.arg for a in fixture.args.args]:
         if arg in _BUILTIN_FIXTURES:
             extra, stmt_text = _BUILTIN_FIXTURES[arg]
             imports += extra
             steps += ast.parse(stmt_text).body
+        elif arg in _ANYIO_FIXTURES and isinstance(backend, ast.Constant) and isinstance(backend.value, str):
+            value = _ANYIO_FIXTURES[arg].format(backend=repr(backend.value))
+            steps += ast.parse(f"{arg} = {value}").body
+        elif arg in values and arg not in fixtures:
+            steps.append(ast.Assign(targets=[ast.Name(arg, ast.Store())], value=copy.deepcopy(values[arg])))
         elif arg in fixtures and arg != name:
-            inner = _inline_fixture_tree(arg, fixtures[arg], fixtures, imports, depth + 1)
+            inner = _inline_fixture_tree(arg, fixtures[arg], fixtures, imports, values, depth + 1)
             if inner is None and arg in read:
                 return None
             steps += inner or []  # one the body never reads only orders the fixtures: left out

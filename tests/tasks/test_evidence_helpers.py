@@ -246,3 +246,31 @@ def test_a_helpers_own_locals_are_its_scopes_not_its_nested_functions_or_its_glo
         "    def inner():\n        expected = 1\n    import json\n    return total\n"
     ).body[0]
     assert _local_names(helper.body) == {"total", "inner", "json"}
+
+
+def test_a_fixture_that_takes_the_anyio_plugins_fixtures_is_built_for_the_cases_backend():
+    """starlette's `test_client_factory` takes anyio's `anyio_backend_name` and
+    `anyio_backend_options`: no snippet could build it, so every block called the conftest's
+    fixture function itself and was dropped."""
+    conftest = (
+        "import functools\nimport pytest\nfrom app.testclient import Client\n\n\n@pytest.fixture\n"
+        "def client_factory(anyio_backend_name, anyio_backend_options):\n"
+        "    return functools.partial(Client, backend=anyio_backend_name, options=anyio_backend_options)\n"
+    )
+    source = "def test_get(client_factory):\n    client = client_factory('app')\n    assert client.get('/') == 404\n"
+    report = {"when": "call", "type": "AssertionError", "message": "assert 500 == 404", "line": 3}
+    report["params"] = {"anyio_backend": "'trio'"}
+    f = explain_failure(source, "tests/test_app.py::test_get[trio]", report, conftests=[conftest])
+    assert "anyio_backend_name = 'trio'\nanyio_backend_options = {}\n" in f.reproduction
+    assert "client_factory = functools.partial(Client, backend=anyio_backend_name" in f.reproduction
+    assert "def client_factory" not in f.reproduction and not f.unbound
+
+
+def test_a_conftest_fixture_the_snippet_cannot_build_is_unbound_never_its_function():
+    """pytest refuses a direct call of a fixture function: a snippet that defined the conftest's
+    fixture and called it raised on both states."""
+    conftest = "import pytest\n\n\n@pytest.fixture\ndef make_client(plugin_value):\n    return plugin_value\n"
+    source = "def test_get(make_client):\n    client = make_client('app')\n    assert client.get('/') == 404\n"
+    report = {"when": "call", "type": "AssertionError", "message": "assert 500 == 404", "line": 3}
+    f = explain_failure(source, "tests/test_app.py::test_get", report, conftests=[conftest])
+    assert "def make_client" not in (f.reproduction or "") and "make_client" in f.unbound
