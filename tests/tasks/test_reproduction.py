@@ -294,22 +294,25 @@ def test_a_prose_call_that_repeats_a_blocks_outcome_shares_that_blocks_verdict()
     assert "`await test()` raises `TypeError`" not in task.problem_statement  # it goes with its block
 
 
-def test_a_snippets_globals_are_the_main_module_a_library_can_look_up(tmp_path):
-    """attrs resolves a string annotation in sys.modules[cls.__module__]: a snippet's names must
-    be there, as when it runs as `python reproduction.py` (the probe had them in a bare dict,
-    so a fixed state raised NameError and the block was dropped)."""
+def run_by_probe(folder, code: str) -> dict:
+    """What the probe's child runner records for `code` run as a script in `folder`."""
     import subprocess
     import sys
 
     from tasks.reproduction import PROBE
 
-    probe = PROBE.read_text()
-    runner = probe.split('RUNNER = r"""', 1)[1].split('"""', 1)[0]
-    code = tmp_path / "code.py"
-    code.write_text("import sys\nLIMIT = 3\nassert sys.modules[__name__].LIMIT == 3\n")
-    result = tmp_path / "result.json"
-    subprocess.run([sys.executable, "-c", runner, str(code), str(result)], check=True, cwd=tmp_path, timeout=60)
-    assert json.loads(result.read_text())["status"] == "ok"
+    runner = PROBE.read_text().split('RUNNER = r"""', 1)[1].split('"""', 1)[0]
+    script, result = folder / "code.py", folder / "result.json"
+    script.write_text(code)
+    subprocess.run([sys.executable, "-c", runner, str(script), str(result)], check=True, cwd=folder, timeout=60)
+    return json.loads(result.read_text())
+
+
+def test_a_snippets_globals_are_the_main_module_a_library_can_look_up(tmp_path):
+    """attrs resolves a string annotation in sys.modules[cls.__module__]: a snippet's names must
+    be there, as when it runs as `python reproduction.py` (the probe had them in a bare dict,
+    so a fixed state raised NameError and the block was dropped)."""
+    assert run_by_probe(tmp_path, "import sys\nLIMIT = 3\nassert sys.modules[__name__].LIMIT == 3\n")["status"] == "ok"
 
 
 def test_a_heading_whose_block_or_list_was_dropped_goes_too():
@@ -570,18 +573,8 @@ def test_an_error_that_pytest_warns_turns_into_did_not_warn_is_the_one_the_block
     """typing_extensions' `@deprecated` metaclass raised TypeError inside `pytest.warns`, which
     pytest 8 reports as "DID NOT WARN" with the TypeError chained: the block stated as raising
     TypeError was dropped on the buggy state."""
-    import subprocess
-    import sys
-
-    from tasks.reproduction import PROBE
-
-    probe = PROBE.read_text()
-    runner = probe.split('RUNNER = r"""', 1)[1].split('"""', 1)[0]
-    code = tmp_path / "code.py"
-    code.write_text("import pytest\nwith pytest.warns(DeprecationWarning):\n    raise TypeError('boom')\n")
-    result = tmp_path / "result.json"
-    subprocess.run([sys.executable, "-c", runner, str(code), str(result)], check=True, cwd=tmp_path, timeout=60)
-    outcome = json.loads(result.read_text())
+    warned = "import pytest\nwith pytest.warns(DeprecationWarning):\n    raise TypeError('boom')\n"
+    outcome = run_by_probe(tmp_path, warned)
     assert outcome["status"] == "raised" and outcome["masked"] == "TypeError"
     module = loaded_probe(tmp_path, {"cases": []})
     assert module.behaves_as_stated({"error": "TypeError"}, outcome)
