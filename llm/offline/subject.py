@@ -190,7 +190,8 @@ _IMPERATIVE = re.compile(
     r"register|load|save|read|write|close|lock|release|retry|wait|defer|shift|align|unwrap|flatten|join|quote|"
     r"unquote|lower|insert|append|prepend|consult|look|query|fetch|inherit|override|feed|parse|guard|force|enforce|"
     r"disallow|permit|mark|tolerate|require|warn|expand|reduce|increase|decrease|rewrite|recompute|reorder|relax|"
-    r"widen|narrow|truncate|coalesce|dedupe|deduplicate|collapse)\b",
+    r"widen|narrow|truncate|coalesce|dedupe|deduplicate|collapse|run|execute|perform|spawn|offload|schedule|"
+    r"dispatch)\b",
     re.I,
 )
 # a name only code has: a private or snake_case identifier, an attribute of self, a dotted call path

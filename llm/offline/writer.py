@@ -1040,7 +1040,8 @@ def _evidence_request(f: FailureEvidence, missing: str, forms: list[CallForm] | 
     fn = f.function or ""
     if missing and "keyword argument" in (f.error or ""):
         fn = _refusing_callable(f.error or "") or fn  # the error names whom the argument is for
-        return f"a `{missing}` argument" + (f" for `{fn}`" if fn and fn != missing else "")
+        article = "an" if re.match(r"[aeio]|un", missing, re.I) else "a"  # "a `use_x`" is said "a you..."
+        return f"{article} `{missing}` argument" + (f" for `{fn}`" if fn and fn != missing else "")
     if missing:
         related = fn and not _uses(missing, fn) and not _uses(fn, missing)
         return f"`{missing}`" + (f" (used with `{fn}`)" if related else "")
@@ -1533,6 +1534,8 @@ def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
         return f"The snippet is too slow on the current code{seen}; {_want_clause(f)}."
     if f.kind == "error":
         return f"Right now the last line raises {_span(f.error)}; it should not raise."
+    if _gives_up(f):
+        return f"Right now the snippet fails with {_message(f.observed)}; it should run to its end."
     if f.kind in ("fail", "helper"):
         # a long call is the snippet's last line: quoted again, it would repeat the block
         shown = f.kind == "helper" and f.call and _short(f.call, 120)
@@ -1555,6 +1558,12 @@ def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
     elif _raising_comparison(f):
         return _fmt(form, {"subject": _raising_comparison(f), "seen": _seen_clause(f), "want": "it should hold"})
     return _fmt(form, {"subject": subject, "seen": _seen_of(f, subject), "want": _want_clause(f)})
+
+
+def _gives_up(f: FailureEvidence) -> bool:
+    """The test gives up (`pytest.fail(...)`, an `AssertionError` it raises) where the behaviour it
+    waits for does not come: no value of a call is checked, the snippet must run to its end."""
+    return bool(re.match(r"raise\s+AssertionError\b", f.call or "") and f.observed)
 
 
 def _message(observed: str) -> str:
@@ -2151,7 +2160,7 @@ def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "
     if missing:
         expected_text = f"{_span(missing)} exists, and {want}"
         actual = f"{_span(missing)} is not available yet"
-    elif f.kind in ("helper", "fail"):
+    elif f.kind in ("helper", "fail") or _gives_up(f):
         expected_text = "the snippet runs to its end"
         actual = f"it fails with {_message(f.observed)}" if f.observed else "it fails"
     elif _raising_comparison(f):

@@ -208,6 +208,10 @@ def test_a_requested_argument_is_asked_for_the_callable_that_refuses_it():
     )
     title = write_statement(context([refused]), BUG)["problem_statement"].splitlines()[0]
     assert "a `use_cache` argument for `Gen`" in title and "Oops" not in title
+    vowel = replace(refused, error=refused.error.replace("use_cache", "alias_is_default"))
+    vowel = replace(vowel, reproduction=vowel.reproduction.replace("use_cache", "alias_is_default"))
+    title = write_statement(context([vowel]), BUG)["problem_statement"].splitlines()[0]
+    assert "an `alias_is_default` argument for `Gen`" in title
 
 
 def test_a_requested_names_check_says_what_is_checked_never_a_bare_it():
@@ -1503,3 +1507,19 @@ def test_pytests_line_is_quoted_only_when_a_reader_can_run_it():
     reprs = replace(runnable, message="assert tzutc() == tzfile('/usr/share/zoneinfo/UTC')")
     text = write_statement(context([reprs]), BUG)["problem_statement"]
     assert "tzutc" not in text and "pytest reports" not in text
+
+
+def test_a_test_that_gives_up_with_a_message_is_stated_as_a_snippet_that_must_run_to_its_end():
+    """asgiref: a test that waits for a child process and calls `pytest.fail(msg)` when it hangs
+    was stated as "`raise AssertionError('...')` gives `...`; it should be true"."""
+    gives_up = FailureEvidence(
+        "tests/test_sync.py::test_exit",
+        kind="truthy",
+        call="raise AssertionError('event loop deadlocked')",
+        check='pytest.fail("event loop deadlocked")',
+        observed="event loop deadlocked",
+        reproduction="import money\nif money.hangs():\n    raise AssertionError('event loop deadlocked')",
+    )
+    text = write_statement(context([gives_up]), BUG)["problem_statement"]
+    assert 'fails with the message "event loop deadlocked"; it should run to its end' in text
+    assert "should be true" not in text and "Expected behaviour: The snippet runs to its end." in text
