@@ -613,7 +613,7 @@ def _as_repr_reads(value: str, setup: str) -> str:
     if not other:
         return value
     modules = ", ".join(f"{name!r}: __import__({name!r})" for name in sorted(other))
-    return f"eval({value!r}, {{{modules}}})"
+    return f"eval({value!r}, {{**globals(), {modules}}})"  # the snippet's other names stay as bound
 
 
 def _free(tree: ast.AST) -> set[str]:
