@@ -461,18 +461,35 @@ def generate(
                 files.write(early)
             refused_first.clear()
 
-        with _GenerateStatus(len(dict.fromkeys(commit)) if commit else todo, bool(commit)) as status:
-            result = generate_tasks(
-                cfg,
-                repo_path,
-                strategy.upper() if strategy else None,
-                todo if not commit else n,
-                commit or (),
-                log=_log,
-                on_outcome=on_outcome,
-                quartile_filter=quartile_filter,
-                done=files.done,
+        from evo.stopping import sigterm_as_interrupt
+
+        try:
+            with (
+                sigterm_as_interrupt(),
+                _GenerateStatus(len(dict.fromkeys(commit)) if commit else todo, bool(commit)) as status,
+            ):
+                result = generate_tasks(
+                    cfg,
+                    repo_path,
+                    strategy.upper() if strategy else None,
+                    todo if not commit else n,
+                    commit or (),
+                    log=_log,
+                    on_outcome=on_outcome,
+                    quartile_filter=quartile_filter,
+                    done=files.done,
+                )
+        except KeyboardInterrupt:
+            err.print(
+                f"stopped: the outcomes written so far stay in {out_file} and {rejects_file}; "
+                + (
+                    "a rerun starts over (made bugs are not resumed)"
+                    if synthetic
+                    else "the same command continues from them"
+                ),
+                markup=False,
             )
+            raise typer.Exit(130) from None
         if result.named and not result.attempts and result.rejected:  # not one named commit can become a task
             raise UserError(
                 result.rejected[0].reason

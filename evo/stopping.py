@@ -1,10 +1,12 @@
 """Stopping a long command cleanly: the first Ctrl-C (or SIGTERM) lets the work in flight finish,
-a second Ctrl-C stops at once. Shared by evolution runs and the farm."""
+a second Ctrl-C stops at once. Shared by evolution runs and the farm. `generate`, whose output is
+resumable line by line, stops at once on either (`sigterm_as_interrupt`)."""
 
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 
 class Stopper:
@@ -41,3 +43,18 @@ class Stopper:
 
     def __call__(self) -> bool:
         return self.reason is not None or bool(self.also())
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a scheduler's or `kill`'s stop) unwinds as Ctrl-C does: KeyboardInterrupt, so the
+    sandboxes remove their containers on the way out. Without it Python dies at once and leaves them."""
+
+    def handler(_signum, _frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -78,3 +78,37 @@ def test_a_killed_generate_keeps_its_outcomes_and_the_rerun_tries_only_the_rest(
         assert f"kept {sha[:12]}" not in again.stderr and f"rejected {sha[:12]}" not in again.stderr
     seen = [t["base_commit"] for t in rows(out)] + [r["commit"] for r in rows(rejects_path(out))]
     assert sorted(seen) == sorted(shas[label] for label in NAMED)  # every commit once, none twice
+
+
+@pytest.mark.slow
+@pytest.mark.docker
+def test_sigterm_stops_generate_at_once_and_leaves_no_container(tmp_path):
+    from sandbox import docker_client
+    from tests.sandbox_fixtures import my_containers, require_docker
+
+    require_docker()
+    require_mark("slow", "runs sebgen generate end to end, stopped")
+    repo = tmp_path / "shelf"
+    shas = build(repo)
+    out = tmp_path / "tasks.jsonl"
+    args = [a for label in NAMED[1:] for a in ("--commit", shas[label])]
+    client = docker_client()
+    since = int(time.time()) - 1
+    proc = popen("generate", repo, *args, "--strategy", "BUG_FIX", "--out", out, "--set", "sandbox.reruns=1")
+    try:
+        # block until the call's first sandbox container starts (engine events, no polling)
+        events = client.events(
+            since=since, decode=True, filters={"label": f"sebgen.pid={proc.pid}", "event": "start", "type": "container"}
+        )
+        next(iter(events))
+        events.close()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err[-2000:]
+    assert f"stopped: the outcomes written so far stay in {out}" in err
+    assert my_containers(client, proc.pid) == []  # removed as the call unwound, as on Ctrl-C
+    written = rows(out) if out.exists() else []
+    assert len(written) < len(NAMED) - 1  # it stopped before the end; what it wrote is whole JSON lines
+    client.close()
