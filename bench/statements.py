@@ -80,6 +80,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from corpus import dev_set  # noqa: E402
 from llm import is_path  # noqa: E402
+from llm.offline.judge import printed_names  # noqa: E402
 from llm.offline.writer import fence_safe, nonfinite_written, snippet_local, stated_call, stated_raising_call  # noqa: E402
 from records import FailureEvidence, Task, file_of_test, function_of_test, parameter_id  # noqa: E402
 
@@ -809,7 +810,9 @@ def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[
         if key not in public_cache:
             public_cache[key] = (js_public_names if js else repo_public_names)(repo, parent)
         iid = task["instance_id"]
-        missing = (js_unbound_names if js else unbound_names)(statement, public_cache[key])
+        # like the judge: a name in a value the run printed is the project's, quoted as a repr
+        known = public_cache[key] | printed_names(list((evidence.get(iid) or _recorded(task)).values()))
+        missing = (js_unbound_names if js else unbound_names)(statement, known)
         if missing:
             rows["unbound"].append(f"{iid}: {', '.join(missing[:8])}")
         if js:

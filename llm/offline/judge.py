@@ -494,15 +494,23 @@ def _normal(code: str) -> str:
         return " ".join(code.split())
 
 
+def printed_names(failures: Sequence[FailureEvidence]) -> set[str]:
+    """The names in the values the test run printed (`OrderedMultiDict([...])`, `tzutc()`): a
+    statement quoting such a value as a repr reads names of the project, not unbound ones."""
+    return {
+        name
+        for f in failures
+        for name in re.findall(r"[A-Za-z_]\w*", " ".join(v or "" for v in (f.observed, f.expected, f.error)))
+    }
+
+
 def evidence_defects(statement: str, failures: Sequence[FailureEvidence], known: set[str]) -> dict[str, list[str]]:
     """What the failure evidence shows wrong in a statement: names its reproduction never
     defines, checks it quotes that pass on the buggy code, expected values it omits."""
     import builtins
 
     parsed = [(kind, tree) for kind, code in _code_spans(statement) if (tree := _parsed(code)) is not None]
-    defined = set(dir(builtins)) | set(known) | {"__file__"}
-    for f in failures:  # names in the values the run printed (`OrderedMultiDict([...])`) are the project's
-        defined |= set(re.findall(r"[A-Za-z_]\w*", " ".join(v or "" for v in (f.observed, f.expected, f.error))))
+    defined = set(dir(builtins)) | set(known) | {"__file__"} | printed_names(failures)
     for kind, tree in parsed:
         if kind == "block":
             defined |= _names(tree)[0]

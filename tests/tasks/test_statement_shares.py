@@ -341,3 +341,27 @@ def test_a_check_another_failing_test_requires_in_the_same_words_is_no_passing_q
     only_two = {"tests/test_k.py::test_two": failures["tests/test_k.py::test_two"]}
     task = {**task, "FAIL_TO_PASS": list(only_two), "problem_statement": "It needs `Child.other == {'b'}`."}
     assert bench.passing_quotes(task, tmp_path, only_two) == ["test_two: `Child.other == {'b'}` (line 9, fails at 10)"]
+
+
+def test_a_name_in_a_value_the_run_printed_is_no_unbound_name(tmp_path):
+    """arrow: `tzutc()` is the repr the runner printed for the required value; a statement that
+    quotes it reads the project's name, as the judge counts it, not an unbound one."""
+    import subprocess
+
+    from records import Task
+
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    for text in ("def when():\n    return None\n", "def when():\n    return 1\n"):
+        (tmp_path / "clock.py").write_text(text)
+        subprocess.run([*git, "add", "-A"], check=True)
+        subprocess.run([*git, "commit", "-qm", "t"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    statement = "`when()` gives the wrong zone:\n\n```python\nfrom clock import when\nassert when() == tzutc()\n```\n"
+    task = Task("x__clock-1", "x/clock", head, "", "", statement, "", "BUG_FIX", "seed").to_dict()
+    task["FAIL_TO_PASS"] = ["tests/test_clock.py::test_when"]
+    printed = FailureEvidence(task["FAIL_TO_PASS"][0], kind="compare", call="when()", op="==", expected="tzutc()")
+    rows = bench.analyse([task], {"x/clock": tmp_path}, {task["instance_id"]: {printed.test_id: printed}})
+    assert rows["unbound"] == []
+    rows = bench.analyse([task], {"x/clock": tmp_path}, {})  # no value printed names it
+    assert rows["unbound"] == ["x__clock-1: tzutc"]
