@@ -442,13 +442,26 @@ def _evidence_of(block: Block, evidence: list[FailureEvidence], after_setup: boo
     for f in evidence:
         if f.reproduction and _flat(f.reproduction) == code:
             return f
-    for f in evidence if after_setup else ():
-        if f.reproduction and _flat(f.reproduction).endswith(" " + code):
+    for f in evidence if after_setup else ():  # its own imports first, then the end of the reproduction
+        imports, tail = _leading_imports(block.code)
+        flat = _flat(f.reproduction or "")
+        if flat.endswith(" " + _flat(tail)) and all(_flat(line) in flat for line in imports):
             return f
     for f in evidence:
         if f.call and _flat(f.call) in code:
             return f
     return None
+
+
+def _leading_imports(code: str) -> tuple[list[str], str]:
+    """The import lines `code` starts with, and the code after them."""
+    lines = code.strip().splitlines()
+    k = 0
+    while (
+        k < len(lines) and re.match(r"(?:import|from)\s+\S+", lines[k]) and not lines[k].rstrip().endswith(("(", "\\"))
+    ):
+        k += 1
+    return lines[:k], "\n".join(lines[k:])
 
 
 def _paragraph_before(statement: str, start: int) -> str:

@@ -1946,8 +1946,7 @@ def evidence_section(
             text += f"\n\n{whole}"
         if f.rest:  # what the test requires after the failing check is part of the requirement
             rest = _rest_section(f, phr)
-            text += f"\n\n{rest}" if rest else ""
-            above.clear()  # "above" would be the rest's block
+            text += f"\n\n{rest}" if rest else ""  # "above" stays this snippet: the rest's block goes on from it
         return text
 
     for index, group in enumerate(groups):
@@ -2022,28 +2021,74 @@ def evidence_section(
 
 
 def _after_shared_setup(code: str, above: str) -> tuple[str, str]:
-    """`code` without its first statements when they are the first of `above`'s setup lines (all
-    its statements but the last, its failing check), and the last of those statements when it
-    is one short line (to name where the shown code picks up); `(code, "")` when fewer than
-    `SHARED_SETUP_LINES` lines are shared, or when a setup line of `above` that `code` does not
-    share binds a name that the rest of `code` reads (the shared run would give it another value)."""
+    """`code` without its first statements when they are `above`'s setup lines (all its statements
+    but the last, its failing check), and the last of those statements when it is one short line
+    (to name where the shown code picks up); `(code, "")` when fewer than `SHARED_SETUP_LINES`
+    lines are shared. The shared lines are `above`'s in order, though `above` may have setup
+    lines between them that `code` lacks (an import or a mock only it uses), and `code` may have
+    imports of its own among them, shown first. Nothing is shared when a setup line of `above`
+    that `code` lacks binds a name the rest of `code` reads, or an import of `code`'s own rebinds
+    a name the shared lines read (the shared run would give it another value)."""
     try:
         new, old = ast.parse(code).body, ast.parse(above).body
     except SyntaxError:
         return code, ""
-    setup = old[:-1]
-    k = 0
-    while k < min(len(new) - 1, len(setup)) and _statement_text(code, new[k]) == _statement_text(above, setup[k]):
+    setup = [_statement_text(above, node) for node in old[:-1]]
+    shared: list[ast.stmt] = []
+    own_imports: list[ast.stmt] = []
+    matched: set[int] = set()
+    k = 0  # the statements of `code` taken so far
+    last_matched = -1  # statements other than imports are shared in `above`'s order
+    for node in new[:-1]:
+        text = _statement_text(code, node)
+        importing = isinstance(node, ast.Import | ast.ImportFrom)
+        after = 0 if importing else last_matched + 1
+        at = next((i for i in range(after, len(setup)) if i not in matched and setup[i] == text), None)
+        if at is not None:
+            matched.add(at)
+            shared.append(node)
+            last_matched = at if not importing else last_matched
+        elif importing and text not in setup:
+            own_imports.append(node)
+        else:
+            break
         k += 1
-    if not k or new[k - 1].end_lineno < SHARED_SETUP_LINES:
+    if sum(node.end_lineno - first_line(node) + 1 for node in shared) < SHARED_SETUP_LINES:
         return code, ""
     rest = new[k:]
-    read = {n.id for node in rest for n in ast.walk(node) if isinstance(n, ast.Name)}
-    if read & {name for node in setup[k:] for name in _names_in(node)}:
+    lacked = {name for i, node in enumerate(old[:-1]) if i not in matched for name in _set_by(node)}
+    own = {name for node in own_imports for name in _names_in(node)}
+    if _read_before_bound(rest) & lacked or own & {name for node in (*shared, *old[:-1]) for name in _names_in(node)}:
         return code, ""
-    last = _statement_text(code, new[k - 1])
-    shown = "\n".join(code.splitlines()[first_line(rest[0]) - 1 :])
-    return shown, (last if "\n" not in last and len(last) <= 60 else "")
+    lines = code.splitlines()
+    shown = [_statement_text(code, node) for node in own_imports] + lines[first_line(rest[0]) - 1 :]
+    last = _statement_text(code, shared[-1])
+    return "\n".join(shown), (last if "\n" not in last and len(last) <= 60 else "")
+
+
+def _set_by(node: ast.stmt) -> set[str]:
+    """The names a setup statement may give a value: an import's, a definition's or a plain
+    assignment's own names; any name any other statement mentions (it may change that object)."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {node.name}
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return _names_in(node)
+    if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+        return {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return _names_in(node)
+
+
+def _read_before_bound(statements: list[ast.stmt]) -> set[str]:
+    """The names `statements` read that none of them bound before (in order): what they take
+    from the code run before them."""
+    bound: set[str] = set()
+    free: set[str] = set()
+    for node in statements:
+        free |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - bound
+        bound |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+    return free
 
 
 def _names_in(node: ast.stmt) -> set[str]:

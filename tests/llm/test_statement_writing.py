@@ -1485,6 +1485,21 @@ def test_a_snippet_on_the_setup_of_the_one_above_shows_only_what_follows_it():
     assert "the same setup as above" in heading and "`run = check`" in heading
 
 
+def test_a_snippet_lacking_a_setup_line_of_the_one_above_or_importing_more_still_shares_its_setup():
+    """starlette: the first snippet also imports a mock and makes a spy, the next does not; both
+    build the same 20-line app setup, which was shown twice."""
+    spying = HELPER.replace("from money import fmt\n", "from money import fmt\nfrom money import rates\nrates.load()\n")
+    first = replace(helper_test("test_a", "1", "'1.00'"), reproduction=f"{spying}\nrun(1, '1.00')")
+    second = helper_test("test_b", "decimal.Decimal(2)", "'2.00'")
+    second = replace(second, reproduction="import decimal\n" + second.reproduction, rest="assert fmt(3) == '3.00'")
+    third = helper_test("test_c", "3", "'3.00'")
+    text = write_statement(context([first, second, third]), BUG)["problem_statement"]
+    assert text.count("def check(amount, wanted):") == 1
+    assert "```python\nimport decimal\nrun(decimal.Decimal(2), '2.00')\n```" in text  # its own import, then its end
+    assert "```python\nrun(3, '3.00')\n```" in text  # on the same setup, though a rest section came between
+    assert text.count("the same setup as above") == 2
+
+
 def test_a_short_shared_setup_or_one_the_rest_reads_differently_is_shown_again():
     short = [replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"t.py::test_{i}", params=None) for i in (1, 2)]
     text = write_statement(context(short), BUG)["problem_statement"]

@@ -88,6 +88,30 @@ def test_a_block_on_the_same_setup_as_above_runs_after_that_blocks_lines_but_its
     assert claim.continuation and run == "from m import f\nr = f()\nassert r.ok\nassert r.name == 'x'\n"
 
 
+def test_a_block_on_the_same_setup_with_its_own_import_is_the_failure_whose_reproduction_ends_so():
+    statement = (
+        f"T\n\n{F}from m import f\nr = f()\nassert r.ok\n```\n\n"
+        "Also, with the same setup as above (every line through `r = f()`):\n\n"
+        f"{F}import os\nassert r.size == os.sep\n```\n\nIt gives 3.\n"
+    )
+    first, other = python_blocks(statement)
+    first.run = first.code
+    one = FailureEvidence(
+        "t.py::test_one", kind="compare", call="r.ok", reproduction="from m import f\nr = f()\nassert r.ok"
+    )
+    two = FailureEvidence(
+        "t.py::test_two",
+        kind="compare",
+        call="size_of(r)",  # no call the block shows: only its reproduction's end names it
+        observed="3",
+        op="==",
+        reproduction="from m import f\nimport os\nr = f()\nassert r.size == os.sep",
+    )
+    claim, run = stated_claim(statement, other, {0: first}, [one, two])
+    assert claim.after == 0 and claim.observed == "3"  # two's: its import is there, its end is the block's
+    assert run == "from m import f\nr = f()\nimport os\nassert r.size == os.sep\n"
+
+
 def test_variants_leave_out_one_setup_line_never_one_a_later_line_reads():
     code = "import m\nctx = None\nctx.close()\nunused = m.g()\nassert m.f() == 1\n"
     assert setup_variants(code) == [
