@@ -589,12 +589,36 @@ def _without_dead_stores_once(code: list[ast.stmt]) -> list[ast.stmt]:
             readers = [*code[i + 1 :], *(d for d in code[:i] if isinstance(d, (*_FUNCS, ast.ClassDef)))]
             if _pure(stmt.value) and not any(name in _used([reader]) for reader in readers):
                 continue
-            if _overwritten_before_read(name, code[i + 1 :]):
+            if _overwritten_before_read(name, code[i + 1 :]) and not _calls_on_kept_object(
+                stmt.value, code[:i], code[i + 1 :]
+            ):
                 continue
         if _loop_of_dead_stores(stmt, code[i + 1 :]):
             continue  # `for args in cases: result = invoke(args)`, its checks passed, then `result = ...`
         out.append(stmt)
     return out
+
+
+def _calls_on_kept_object(value: ast.expr, before: list[ast.stmt], later: list[ast.stmt]) -> bool:
+    """`value` calls a method of an object the code made itself and reads again later
+    (`client.get(...)`): the call may change that object, so the store is no dead one even
+    when its name is overwritten (starlette: a first request changed what the second got)."""
+    made = {
+        n.id
+        for stmt in before
+        if not isinstance(stmt, (ast.Import, ast.ImportFrom, *_FUNCS, ast.ClassDef))
+        for n in ast.walk(stmt)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    receivers = set()
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            root = node.func.value
+            while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+                root = root.func if isinstance(root, ast.Call) else root.value
+            if isinstance(root, ast.Name):
+                receivers.add(root.id)
+    return bool(receivers & made & _used(later))
 
 
 def _overwritten_before_read(name: str, later: list[ast.stmt]) -> bool:
@@ -1209,7 +1233,9 @@ def _inline_fixture(name: str, fixture: ast.AST) -> list[ast.stmt] | None:
     if "request" in args and "request" in _used(fixture.body):
         return None
     out: list[ast.stmt] = []
-    for stmt in fixture.body:
+    body = list(fixture.body)
+    while body:
+        stmt = body.pop(0)
         if _is_docstring(stmt):
             continue
         value = None
@@ -1218,14 +1244,38 @@ def _inline_fixture(name: str, fixture: ast.AST) -> list[ast.stmt] | None:
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, (ast.Yield, ast.YieldFrom)):
             value = stmt.value.value
         if value is not None or isinstance(stmt, ast.Return):
-            out.append(
-                ast.Assign(targets=[ast.Name(name, ast.Store())], value=copy.deepcopy(value or ast.Constant(None)))
-            )
+            if not (isinstance(value, ast.Name) and value.id == name and name in _bound(out)):  # no `client = client`
+                out.append(
+                    ast.Assign(targets=[ast.Name(name, ast.Store())], value=copy.deepcopy(value or ast.Constant(None)))
+                )
             for step in out:
                 step.sebgen_conftest = getattr(fixture, "sebgen_conftest", False)
             return out
+        if isinstance(stmt, ast.With) and _yields_in(stmt.body):
+            # `with make() as client: yield client`: the test runs inside the context, entered here
+            out += [_entered(item) for item in stmt.items]
+            body = list(stmt.body)  # what follows the `with` runs after the test: not set-up
+            continue
         out.append(copy.deepcopy(stmt))
     return None
+
+
+def _yields_in(body: list[ast.stmt]) -> bool:
+    """A `yield` statement among `body`'s own statements or those of its nested `with`s."""
+    for stmt in body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, (ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(stmt, ast.With) and _yields_in(stmt.body):
+            return True
+    return False
+
+
+def _entered(item: ast.withitem) -> ast.stmt:
+    """`target = expr.__enter__()` for `with expr as target:` (the context is left after the test)."""
+    enter = ast.Call(ast.Attribute(copy.deepcopy(item.context_expr), "__enter__", ast.Load()), [], [])
+    if item.optional_vars is None:
+        return ast.Expr(enter)
+    return ast.Assign(targets=[copy.deepcopy(item.optional_vars)], value=enter)
 
 
 def _local_names(body: list[ast.AST]) -> set[str]:
@@ -2680,8 +2730,10 @@ def _required_after(
     return rest
 
 
+@functools.lru_cache(maxsize=4)  # asked for each parametrized case and each head: one module's answer, once
 def _rebound(module: ast.Module) -> dict[str, list[ast.stmt]]:
-    """Names the test module defines more than once at its top level -> every such statement."""
+    """Names the test module defines more than once at its top level -> every such statement
+    (read only: the answer is shared)."""
     found: dict[str, list[ast.stmt]] = {}
     for node in module.body:
         if isinstance(node, (*_FUNCS, ast.ClassDef, ast.Assign, ast.AnnAssign)):

@@ -863,6 +863,42 @@ def test_stores_read_only_by_dropped_stores_go_too():
     ]
 
 
+def test_a_call_on_an_object_the_test_reads_again_stays_though_its_result_is_overwritten():
+    """starlette: the first request (a Range request) changed the response object the second
+    request got; without it the snippet passed on the buggy code."""
+    source = (
+        "from pkg import App, Client\n\n\ndef test_calls():\n    client = Client(App())\n"
+        "    response = client.get('/', headers={'Range': 'bytes=0-1'})\n    assert response.status == 206\n"
+        "    response = client.get('/')\n    assert 'range' not in response.headers\n"
+        "    result = App().render('a')\n    result = App().render('b')\n    assert result == 'b'\n"
+    )
+    evidence = {"type": "AssertionError", "line": 9, "message": "assert 'range' not in {'range': '0-1'}"}
+    found = explain_failure(source, "tests/t.py::test_calls", evidence, repo_modules={"pkg"})
+    assert "response = client.get('/', headers={'Range': 'bytes=0-1'})" in found.reproduction.splitlines()
+    evidence = {"type": "AssertionError", "line": 12, "compare": {"op": "==", "left": "'a'", "right": "'b'"}}
+    found = explain_failure(source, "tests/t.py::test_calls", evidence, repo_modules={"pkg"})
+    assert "result = App().render('a')" not in found.reproduction  # a new object's call changes nothing read later
+
+
+def test_a_fixture_yielding_inside_a_with_is_entered_before_the_test():
+    """starlette: `with test_client_factory(app) as client: yield client` stayed a fixture
+    definition, and the snippet called `client.get` on a function."""
+    source = (
+        "import pytest\nfrom pkg import App, Client\n\n\n@pytest.fixture\ndef client():\n    app = App()\n"
+        "    with Client(app) as client:\n        yield client\n    app.close()\n\n\n"
+        "def test_get(client):\n    assert client.get('/') == 200\n"
+    )
+    evidence = {"type": "AssertionError", "line": 14, "compare": {"op": "==", "left": "404", "right": "200"}}
+    found = explain_failure(source, "tests/t.py::test_get", evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines() == [
+        "from pkg import App, Client",
+        "app = App()",
+        "client = Client(app).__enter__()",
+        "assert client.get('/') == 200",
+    ]
+    assert found.unbound == []
+
+
 def test_a_raise_under_an_if_is_the_check_of_its_condition():
     source = (
         "import io\nfrom pkg import Flo\n\n\ndef test_base():\n    flo = Flo()\n"
