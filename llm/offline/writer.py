@@ -583,6 +583,7 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
     if not _compiles(code):
         return replace(f, unbound=["<does not compile>"])
     call = stated_call(f.call or "", code, f.loop_value or "")
+    call = _assigned_call(call, code) if f.kind == "compare" else call
     raised_by = stated_raising_call(f.raised_by, code, f.loop_value or "") if f.raised_by else f.raised_by
     expected = f.expected
     if f.kind == "compare" and (expected or "").strip() in (f.params or {}):  # a parameter: the runner's value
@@ -598,6 +599,31 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
     if (code, call, expected, raised_by) == (f.reproduction, f.call, f.expected, f.raised_by):
         return f
     return replace(f, reproduction=code, call=call, expected=expected, raised_by=raised_by)
+
+
+def _assigned_call(name: str, code: str) -> str:
+    """The call a bare local of the snippet holds when one plain assignment anywhere in it binds
+    it to one (`result = f0.seek(3)` inside a `with`): what the prose names in place of `result`,
+    though it reads the snippet's own names; `name` otherwise."""
+    if not re.fullmatch(r"[A-Za-z_]\w*", name.strip()):
+        return name
+    stores = [
+        node
+        for node in ast.walk(ast.parse(code))
+        if isinstance(node, ast.Name) and node.id == name.strip() and isinstance(node.ctx, ast.Store)
+    ]
+    assigned = [
+        node.value
+        for node in ast.walk(ast.parse(code))
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id == name.strip()
+    ]
+    if len(stores) != 1 or len(assigned) != 1 or not isinstance(assigned[0], ast.Call):
+        return name
+    text = ast.unparse(assigned[0])
+    return text if _short(text, 80) else name
 
 
 def snippet_local(text: str, code: str) -> bool:

@@ -1538,3 +1538,24 @@ def test_a_test_that_gives_up_with_a_message_is_stated_as_a_snippet_that_must_ru
     text = write_statement(context([gives_up]), BUG)["problem_statement"]
     assert 'fails with the message "event loop deadlocked"; it should run to its end' in text
     assert "should be true" not in text and "Expected behaviour: The snippet runs to its end." in text
+
+
+def test_a_checked_local_is_named_by_the_call_it_holds_though_the_call_reads_the_snippets_names():
+    """pyfakefs: `result = f0.seek(3)` inside a `with` was "the value the snippet builds", and the
+    title named `result`."""
+    checked = FailureEvidence(
+        "tests/t.py::test_seek",
+        kind="compare",
+        call="result",
+        op="==",
+        checked_side="right",
+        expected="3",
+        observed="None",
+        reproduction="with open('x') as f0:\n    result = f0.seek(3)\n    assert 3 == result",
+        function="seek",
+        check="assert 3 == result",
+    )
+    text = write_statement(context([checked]), BUG)["problem_statement"]
+    assert "`f0.seek(3)` gives `None`" in text and "`result`" not in text
+    twice = replace(checked, reproduction=checked.reproduction.replace("    assert", "    result = f0.seek(3)\n    assert"))
+    assert "`f0.seek(3)`" not in write_statement(context([twice]), BUG)["problem_statement"]  # which one is checked?
