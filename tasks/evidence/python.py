@@ -430,16 +430,36 @@ TEST_INTENT = 300  # characters: a test's description longer than this is a stor
 
 def test_intent(lines: list[str]) -> str:
     """The failing test's own description of what it requires: the first paragraph of the
-    docstring of the function the test's `lines` define, on one line; "" when it has none, it is
-    long, or it points at what a solver cannot read (an issue, a URL)."""
+    docstring of the function the test's `lines` define, else the comment its body opens with,
+    on one line; "" when it has none, it is long or short, or it points at what a solver cannot
+    read (an issue, a URL)."""
     m = _DOCSTRING.search("\n".join(lines))
-    if not m:
-        return ""
-    paragraph = re.split(r"\n\s*\n", m.group(2).strip())[0]
+    paragraph = re.split(r"\n\s*\n", m.group(2).strip())[0] if m else _opening_comment(lines)
     text = " ".join(paragraph.split())
+    if not m and len(text.split()) < 8:  # `# setup`, `# arrange`: a label, not a requirement
+        return ""
     if not text or len(text) > TEST_INTENT or _UNREADABLE_REFERENCE.search(text) or '"' in text:
         return ""
     return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
+def _opening_comment(lines: list[str]) -> str:
+    """The comment lines right after the signature of the function `lines` define, joined."""
+    try:
+        node = ast.parse(textwrap.dedent("\n".join(lines))).body[0]
+    except (SyntaxError, IndexError):
+        return ""
+    if not isinstance(node, _FUNCS) or not node.body:
+        return ""
+    signature_end = max([node.lineno, *(getattr(n, "end_lineno", 0) or 0 for n in ast.walk(node.args))])
+    signature_end = max(signature_end, getattr(node.returns, "end_lineno", 0) or 0)
+    comment = []
+    for line in lines[signature_end : node.body[0].lineno - 1]:
+        stripped = line.strip()
+        if not stripped.startswith("#"):
+            return ""
+        comment.append(stripped.lstrip("#").strip())
+    return " ".join(comment)
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
@@ -2208,9 +2228,11 @@ def _reproduction(
                 imports.append("import sys")
         head = [*head[:at], *named, *head[at:]]
     if "mocker" in _unbound([*head, *code, *rest]):  # pytest-mock's fixture, which no snippet can take
-        plain = [_PlainMocker().visit(copy.deepcopy(s)) for s in code]
-        plain_rest = [_PlainMocker().visit(copy.deepcopy(s)) for s in rest]
-        if "mocker" not in _unbound([*head, *plain, *plain_rest]):
+        plain_head, dropped = _helpers_without_mocker(head)
+        plain = [_PlainMocker(dropped).visit(copy.deepcopy(s)) for s in code]
+        plain_rest = [_PlainMocker(dropped).visit(copy.deepcopy(s)) for s in rest]
+        if "mocker" not in _unbound([*plain_head, *plain, *plain_rest]):
+            head = [ast.fix_missing_locations(s) for s in plain_head]
             code = [ast.fix_missing_locations(s) for s in plain]
             rest = [ast.fix_missing_locations(s) for s in plain_rest]
             if "mock" not in _bound(head) and "from unittest import mock" not in imports:
@@ -2302,10 +2324,20 @@ _MOCKER_NAMES |= {"DEFAULT", "mock_open", "create_autospec"}
 class _PlainMocker(ast.NodeTransformer):
     """`mocker.patch(...)` (and `.object`, `.dict`, `.multiple`) as `mock.patch(...).start()`,
     `mocker.Mock` and the like as `mock.Mock`: the patch holds for the rest of the snippet, as
-    the fixture's holds for the rest of the test. Any other use (`mocker.spy`) stays, unbound."""
+    the fixture's holds for the rest of the test. Any other use (`mocker.spy`) stays, unbound.
+    `dropped`: helper name -> the position of the `mocker` parameter it no longer takes; its
+    calls leave that argument out."""
+
+    def __init__(self, dropped: dict[str, int] | None = None):
+        self.dropped = dropped or {}
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         node = self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in self.dropped:
+            at = self.dropped[node.func.id]
+            node.args = [a for i, a in enumerate(node.args) if not (i == at and _names_mocker(a))]
+            node.keywords = [k for k in node.keywords if k.arg != "mocker"]
+            return node
         path = unparse(node.func)
         if path not in _MOCKER_PATCHERS:
             return node
@@ -2316,6 +2348,34 @@ class _PlainMocker(ast.NodeTransformer):
         if isinstance(node.value, ast.Name) and node.value.id == "mocker" and node.attr in _MOCKER_NAMES:
             return ast.copy_location(ast.Attribute(ast.Name("mock", ast.Load()), node.attr, node.ctx), node)
         return self.generic_visit(node)
+
+
+def _names_mocker(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "mocker"
+
+
+def _helpers_without_mocker(head: list[ast.stmt]) -> tuple[list[ast.stmt], dict[str, int]]:
+    """`head` with each helper that takes pytest-mock's `mocker` (`def _open_raising(path, exc,
+    mocker)`) patching through `unittest.mock` instead, its `mocker` parameter gone once nothing
+    else reads it; and those helpers' names -> where that parameter was (their calls drop it)."""
+    out: list[ast.stmt] = []
+    dropped: dict[str, int] = {}
+    for stmt in head:
+        params = [a.arg for a in stmt.args.args] if isinstance(stmt, _FUNCS) else []
+        if "mocker" not in params:
+            out.append(stmt)
+            continue
+        plain = _PlainMocker().visit(copy.deepcopy(stmt))
+        if "mocker" in _used(plain.body):
+            out.append(stmt)
+            continue
+        at = params.index("mocker")
+        plain.args.args.pop(at)
+        if plain.args.defaults and at >= len(params) - len(plain.args.defaults):
+            plain.args.defaults.pop(at - (len(params) - len(plain.args.defaults)))
+        dropped[stmt.name] = at
+        out.append(plain)
+    return [_PlainMocker(dropped).visit(s) if dropped else s for s in out], dropped
 
 
 def _awaits_at_top(code: list[ast.stmt]) -> bool:

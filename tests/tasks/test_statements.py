@@ -690,6 +690,25 @@ def test_pytest_mocks_patches_are_started_unittest_mock_patches():
     assert found.unbound == ["mocker"]
 
 
+def test_a_helper_the_test_hands_mocker_patches_through_unittest_mock_and_takes_no_mocker():
+    """filelock: `_open_raising_for(claim, OSError(ESTALE, ...), mocker)` left `mocker` unbound, and
+    the case was counted, never stated. A helper that uses `mocker` otherwise keeps it."""
+    source = (
+        "from pkg import Lock\n\n\ndef _raising(path, exc, mocker, quiet=True):\n"
+        "    mocker.patch('pkg.os.open', side_effect=exc)\n\n\n"
+        "def test_stale(mocker):\n    _raising('c', OSError(116, 'Stale'), mocker)\n"
+        "    assert Lock('c').claims == ()\n"
+    )
+    report = {"type": "AssertionError", "line": 10, "compare": {"op": "==", "left": "None", "right": "()"}}
+    found = explain_failure(source, "tests/t.py::test_stale", report, repo_modules={"pkg"})
+    assert found.unbound == [] and "mocker" not in found.reproduction, found.reproduction
+    assert "def _raising(path, exc, quiet=True):" in found.reproduction
+    assert "    mock.patch('pkg.os.open', side_effect=exc).start()" in found.reproduction
+    assert "_raising('c', OSError(116, 'Stale'))" in found.reproduction
+    spying = source.replace("mocker.patch('pkg.os.open', side_effect=exc)", "mocker.spy(Lock, 'claims')")
+    assert explain_failure(spying, "tests/t.py::test_stale", report, repo_modules={"pkg"}).unbound == ["mocker"]
+
+
 def test_a_unittest_check_in_a_loop_of_a_test_that_never_ran_is_a_plain_assert():
     """parsel: the file failed to import a name the fix adds; the whole test became the snippet,
     but the `self.assertEqual` calls inside its loop kept `self`, so no block was shown."""
@@ -1165,6 +1184,27 @@ def test_a_failing_tests_own_description_is_read_from_its_function():
     assert function_lines(source, "test_b")[0] == "def test_b(x):"
     assert test_intent(function_lines(source, "test_b")) == "Loads old data."
     assert function_lines(source, "test_c") == []
+
+
+def test_a_test_without_a_docstring_describes_itself_by_the_comment_its_body_opens_with():
+    """filelock: "An NFS peer that unlinks its own claim ... is a vanished claim, not an unreadable
+    one" opened the test's body; a label (`# arrange`), a reference or a later comment is none."""
+    from tasks.evidence.python import test_intent
+
+    lines = [
+        "def test_stale(",
+        "    tmp_path: Path,",
+        ") -> None:",
+        "    # A stale handle that outlives revalidation",
+        "    # is a vanished claim, not an unreadable one.",
+        "    lock = Lock(tmp_path)",
+    ]
+    assert test_intent(lines) == "A stale handle that outlives revalidation is a vanished claim, not an unreadable one."
+    assert test_intent(["def test_a(x):", "    # arrange", "    x = 1"]) == ""
+    assert test_intent(["def test_a(x):", "    # Regression test for #1304, seen on Windows only", "    x = 1"]) == ""
+    assert (
+        test_intent(["def test_a(x):", "    x = 1", "    # a later comment says nothing of the test as a whole"]) == ""
+    )
 
 
 def test_a_message_check_in_an_except_block_carries_the_call_that_raised_it():
