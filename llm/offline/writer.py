@@ -259,7 +259,9 @@ def write_statement(
         limit = 1 if concise else 5 if detailed else 3
         # the test's own code, never the fix's: the leak filter below must not cut lines out of it
         evidence_state = phr.rng.getstate()
-        evidence = evidence_section(groups, phr, "reproduce" in directives, limit, missing, forms)
+        evidence = evidence_section(
+            groups, phr, "reproduce" in directives, limit, missing, forms, intents=facts.intents
+        )
         sections.append(evidence)
         if "expected_actual" in directives:
             sections.append(evidence_expected_actual(lead, strategy, lead_missing, shown="```python" in evidence))
@@ -311,7 +313,9 @@ def write_statement(
         later = phr.rng.getstate()
         phr.rng.setstate(evidence_state)
         shorter = fitted(
-            lambda *fewer: evidence_section(groups, phr, "reproduce" in directives, limit, missing, forms, *fewer),
+            lambda *fewer: evidence_section(
+                groups, phr, "reproduce" in directives, limit, missing, forms, *fewer, intents=facts.intents
+            ),
             phr,
             room,
             lambda _: _fewer_evidence(len(groups)),
@@ -603,8 +607,8 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
 
 def _assigned_call(name: str, code: str) -> str:
     """The call a bare local of the snippet holds when one plain assignment anywhere in it binds
-    it to one (`result = f0.seek(3)` inside a `with`): what the prose names in place of `result`,
-    though it reads the snippet's own names; `name` otherwise."""
+    it to one (`result = f0.seek(3)` inside a `with`) and only the check reads it: what the
+    prose names in place of `result`, though it reads the snippet's own names; `name` otherwise."""
     if not re.fullmatch(r"[A-Za-z_]\w*", name.strip()):
         return name
     stores = [
@@ -622,6 +626,17 @@ def _assigned_call(name: str, code: str) -> str:
     ]
     if len(stores) != 1 or len(assigned) != 1 or not isinstance(assigned[0], ast.Call):
         return name
+    body = ast.parse(code).body
+    last = body[-1] if body else None
+    while isinstance(last, (ast.With, ast.AsyncWith, ast.For, ast.If, ast.Try)) and last.body:
+        last = last.body[-1]  # the check, inside the blocks that hold it
+    reads = [
+        n
+        for n in ast.walk(ast.parse(code))
+        if isinstance(n, ast.Name) and n.id == name.strip() and isinstance(n.ctx, ast.Load)
+    ]
+    if len(reads) != len([n for n in ast.walk(last) if isinstance(n, ast.Name) and n.id == name.strip()]):
+        return name  # read before the check (`loaded.restore()`): an object built over several statements
     text = ast.unparse(assigned[0])
     return text if _short(text, 80) else name
 
@@ -1928,6 +1943,8 @@ def evidence_section(
     tests_at_most: int = TESTS,
     listed_at_most: int = LISTED,
     cases_at_most: int = CASES,
+    *,
+    intents: dict[str, str] | None = None,
 ) -> str:
     """A self-contained reproduction per failing test (what the test requires after the failing
     check included): the first `limit` with pytest's own line, the others up to `tests_at_most`
@@ -1937,7 +1954,8 @@ def evidence_section(
     a case whose input is the tests' own object by its own snippet when it has one. A snippet
     already shown is not repeated. `missing`: test id -> the name the change adds that the
     test's error says is absent; `forms`: test id -> the call form it uses that is not offered
-    yet (each stated as a request)."""
+    yet (each stated as a request); `intents`: test id -> the test's own description of what it
+    requires, which states a failing test left out (up to `OWN_WORDS_AT_MOST`)."""
     missing, forms = missing or {}, forms or {}
     parts: list[str] = []
     shown_code: set[str] = set()
@@ -2042,8 +2060,36 @@ def evidence_section(
     if whole:
         parts.append(whole)
     if untold:
-        parts.append(_untold_sentence(untold, [f for g in groups for f in g if not any(f is u for u in untold)]))
+        stated = [f for g in groups for f in g if not any(f is u for u in untold)]
+        described = _described_in_own_words(untold, stated, intents or {})
+        parts += [f'{phr.pick(_OWN_WORDS_HEADS)} "{(intents or {})[f.test_id]}"' for f in described]
+        untold = [u for u in untold if not any(u is d for d in described)]
+        if untold:
+            parts.append(_untold_sentence(untold, [*stated, *described]))
     return "\n\n".join(parts)
+
+
+_OWN_WORDS_HEADS = [
+    "Another failing test requires, in its own words:",
+    "One more failing test, in its own words:",
+    "A further failing test describes what it needs:",
+]
+OWN_WORDS_AT_MOST = 3  # failing tests beyond the snippets that their own description states
+
+
+def _described_in_own_words(
+    untold: list[FailureEvidence], stated: list[FailureEvidence], intents: dict[str, str]
+) -> list[FailureEvidence]:
+    """The failures left out whose test describes what it requires (its docstring or leading
+    comment), one per test and none of a test already stated, up to `OWN_WORDS_AT_MOST`."""
+    seen = {without_parameters(f.test_id) for f in stated}
+    out: list[FailureEvidence] = []
+    for f in untold:
+        test = without_parameters(f.test_id)
+        if intents.get(f.test_id) and test not in seen and len(out) < OWN_WORDS_AT_MOST:
+            seen.add(test)
+            out.append(f)
+    return out
 
 
 def _after_shared_setup(code: str, above: str) -> tuple[str, str]:

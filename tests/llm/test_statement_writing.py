@@ -1072,7 +1072,7 @@ def test_a_test_that_describes_itself_states_its_requirement_where_the_prose_nam
         error="AttributeError: 'A' object has no attribute 'x'",
         observed="AttributeError: 'A' object has no attribute 'x'",
         reproduction="import pickle\nfrom pkg import A\na = A(1)\ndata = b'\\x80' + a.__module__.encode()\n"
-        "loaded = pickle.loads(data)\nassert loaded == a",
+        "loaded = pickle.loads(data)\nloaded.restore()\nassert loaded == a",
     )
     plain = context([built])
     described = copy.deepcopy(plain)
@@ -1557,5 +1557,20 @@ def test_a_checked_local_is_named_by_the_call_it_holds_though_the_call_reads_the
     )
     text = write_statement(context([checked]), BUG)["problem_statement"]
     assert "`f0.seek(3)` gives `None`" in text and "`result`" not in text
-    twice = replace(checked, reproduction=checked.reproduction.replace("    assert", "    result = f0.seek(3)\n    assert"))
+    twice = replace(
+        checked, reproduction=checked.reproduction.replace("    assert", "    result = f0.seek(3)\n    assert")
+    )
     assert "`f0.seek(3)`" not in write_statement(context([twice]), BUG)["problem_statement"]  # which one is checked?
+
+
+def test_a_failing_test_left_out_that_describes_itself_is_stated_in_its_own_words():
+    """filelock: a second test whose snippet cannot be built was "1 more input like these fails
+    the same way", and a fix that met the first test failed it."""
+    shown = case(0, "1", "'1.00'", "'1'")
+    hidden = replace(shown, test_id="tests/test_money.py::test_cached", unbound=["mocker"], params=None)
+    other = replace(shown, test_id="tests/test_money.py::test_other", unbound=["mocker"], params=None)
+    ctx = context([shown, hidden, other])
+    ctx["failing_tests"][1]["intent"] = "A cached rate that goes stale is fetched again, not reused."
+    text = write_statement(ctx, BUG)["problem_statement"]
+    assert '"A cached rate that goes stale is fetched again, not reused."' in text
+    assert "1 more input like these fails the same way and is not spelled out here." in text  # the other one
