@@ -189,9 +189,9 @@ def _dedent(code: str) -> str:
 
 def bound_names(tree: ast.AST) -> set[str]:
     """The names a snippet binds: the evidence producer's own rule (one home)."""
-    from tasks.evidence.python import _bound
+    from tasks.evidence.names import names_bound
 
-    return _bound([tree])
+    return names_bound([tree])
 
 
 def used_names(tree: ast.AST) -> set[str]:

@@ -37,6 +37,14 @@ from records import (
     node_names,
     parameter_id,
 )
+from tasks.evidence.names import (
+    FUNCTIONS,
+    is_postponing,
+    local_names,
+    names_bound,
+    names_read,
+    names_unbound,
+)
 
 from .repo import file_at
 
@@ -88,7 +96,6 @@ _BUILTIN_FIXTURES = {
 # fixtures of the anyio pytest plugin, which every test that takes `anyio_backend` runs under: their
 # values follow from the case's `anyio_backend` (a backend name; its options are then the defaults)
 _ANYIO_FIXTURES = {"anyio_backend_name": "{backend}", "anyio_backend_options": "{{}}"}
-_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str, FailureEvidence]:
@@ -263,12 +270,12 @@ def _public_names(module: ast.Module) -> list[str]:
             return [v.value for v in values]
     names = []
     for node in module.body:
-        if isinstance(node, (*_FUNCS, ast.ClassDef)):
+        if isinstance(node, (*FUNCTIONS, ast.ClassDef)):
             names.append(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names += [(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"]
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            names += sorted(_bound([node]))
+            names += sorted(names_bound([node]))
     return [n for n in dict.fromkeys(names) if not n.startswith("_")]
 
 
@@ -347,7 +354,7 @@ def _find_test(tree: ast.Module, test_id: str) -> tuple[ast.ClassDef | None, ast
         if cls is None:
             break
         scope = cls.body
-    fn = next((n for n in reversed(scope) if isinstance(n, _FUNCS) and n.name == name), None)
+    fn = next((n for n in reversed(scope) if isinstance(n, FUNCTIONS) and n.name == name), None)
     if fn is None and cls is not None:  # inherited: from a class of this module, else of another (`_inherited_test`)
         fn = _method_of_local_bases(tree, cls, name)
     return cls, fn
@@ -364,7 +371,7 @@ def _method_of_local_bases(tree: ast.Module, cls: ast.ClassDef, name: str) -> as
             if found is None:
                 continue
             seen.add(found.name)
-            fn = next((n for n in reversed(found.body) if isinstance(n, _FUNCS) and n.name == name), None)
+            fn = next((n for n in reversed(found.body) if isinstance(n, FUNCTIONS) and n.name == name), None)
             if fn is not None:
                 return fn
             todo.append(found)
@@ -374,7 +381,7 @@ def _method_of_local_bases(tree: ast.Module, cls: ast.ClassDef, name: str) -> as
 def _defined_anywhere(tree: ast.Module, name: str) -> ast.AST | None:
     """The first function named `name` anywhere in the module: a last resort for a test id
     whose class this reading did not find."""
-    return next((n for n in ast.walk(tree) if isinstance(n, _FUNCS) and n.name == name), None)
+    return next((n for n in ast.walk(tree) if isinstance(n, FUNCTIONS) and n.name == name), None)
 
 
 def _callee(call: ast.Call) -> str:
@@ -393,7 +400,7 @@ def _asserting_helpers(tree: ast.Module) -> set[str]:
     """Module-level functions whose body asserts (`check(a, b)`, `assert_roundtrip(x)`)."""
     out = set()
     for node in tree.body:
-        if isinstance(node, _FUNCS) and not node.name.startswith("test"):
+        if isinstance(node, FUNCTIONS) and not node.name.startswith("test"):
             if any(isinstance(n, ast.Assert) for n in ast.walk(node)):
                 out.add(node.name)
     return out
@@ -449,7 +456,7 @@ def _opening_comment(lines: list[str]) -> str:
         node = ast.parse(textwrap.dedent("\n".join(lines))).body[0]
     except (SyntaxError, IndexError):
         return ""
-    if not isinstance(node, _FUNCS) or not node.body:
+    if not isinstance(node, FUNCTIONS) or not node.body:
         return ""
     signature_end = max([node.lineno, *(getattr(n, "end_lineno", 0) or 0 for n in ast.walk(node.args))])
     signature_end = max(signature_end, getattr(node.returns, "end_lineno", 0) or 0)
@@ -555,7 +562,7 @@ def _checked_call(check: ast.stmt) -> ast.stmt | None:
 def _without_checks(stmt: ast.stmt, helpers: set[str]) -> ast.stmt | None:
     """A statement that ran and passed, without the checks inside it (a loop of asserts that
     passed is no part of the reproduction); None when nothing else is left."""
-    if isinstance(stmt, (*_FUNCS, ast.ClassDef, ast.Lambda)):
+    if isinstance(stmt, (*FUNCTIONS, ast.ClassDef, ast.Lambda)):
         return stmt  # a definition: its checks run where it is called
     changed = False
     for field in ("body", "orelse", "finalbody"):
@@ -600,14 +607,14 @@ def _without_dead_stores(code: list[ast.stmt]) -> list[ast.stmt]:
 def _without_dead_stores_once(code: list[ast.stmt]) -> list[ast.stmt]:
     out = []
     for i, stmt in enumerate(code):
-        if isinstance(stmt, (*_FUNCS, ast.ClassDef)) and all(_names_a_fixture(d) for d in stmt.decorator_list):
-            if not any(stmt.name in _used([other]) for j, other in enumerate(code) if j != i):
+        if isinstance(stmt, (*FUNCTIONS, ast.ClassDef)) and all(_names_a_fixture(d) for d in stmt.decorator_list):
+            if not any(stmt.name in names_read([other]) for j, other in enumerate(code) if j != i):
                 continue  # a helper nothing calls any more (its calls were checks that passed), an inlined fixture
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
             # a definition before it reads it when it is called, later
-            readers = [*code[i + 1 :], *(d for d in code[:i] if isinstance(d, (*_FUNCS, ast.ClassDef)))]
-            if _pure(stmt.value) and not any(name in _used([reader]) for reader in readers):
+            readers = [*code[i + 1 :], *(d for d in code[:i] if isinstance(d, (*FUNCTIONS, ast.ClassDef)))]
+            if _pure(stmt.value) and not any(name in names_read([reader]) for reader in readers):
                 continue
             if _overwritten_before_read(name, code[i + 1 :]) and not _calls_on_kept_object(
                 stmt.value, code[:i], code[i + 1 :]
@@ -626,7 +633,7 @@ def _calls_on_kept_object(value: ast.expr, before: list[ast.stmt], later: list[a
     made = {
         n.id
         for stmt in before
-        if not isinstance(stmt, (ast.Import, ast.ImportFrom, *_FUNCS, ast.ClassDef))
+        if not isinstance(stmt, (ast.Import, ast.ImportFrom, *FUNCTIONS, ast.ClassDef))
         for n in ast.walk(stmt)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
     }
@@ -638,15 +645,15 @@ def _calls_on_kept_object(value: ast.expr, before: list[ast.stmt], later: list[a
                 root = root.func if isinstance(root, ast.Call) else root.value
             if isinstance(root, ast.Name):
                 receivers.add(root.id)
-    return bool(receivers & made & _used(later))
+    return bool(receivers & made & names_read(later))
 
 
 def _overwritten_before_read(name: str, later: list[ast.stmt]) -> bool:
     for stmt in later:
-        if name in _used([stmt]):
+        if name in names_read([stmt]):
             return False
         if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
-            return name not in _used([stmt.value])
+            return name not in names_read([stmt.value])
     return False
 
 
@@ -660,9 +667,9 @@ def _loop_of_dead_stores(stmt: ast.stmt, later: list[ast.stmt]) -> bool:
         if not (isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name)):
             return False
         stored.append(inner.targets[0].id)
-    loop_names = _bound([stmt.target])
+    loop_names = names_bound([stmt.target])
     return all(_overwritten_before_read(n, later) for n in stored) and not any(
-        n in _used(later) and not _overwritten_before_read(n, later) for n in loop_names
+        n in names_read(later) and not _overwritten_before_read(n, later) for n in loop_names
     )
 
 
@@ -783,7 +790,7 @@ def _given_example(fn: ast.AST, report: dict) -> dict[str, ast.expr]:
     Positional strategies fill the rightmost arguments, as Hypothesis binds them."""
     decorators = getattr(fn, "decorator_list", [])
     given = next((d for d in decorators if isinstance(d, ast.Call) and _callee(d).split(".")[-1] == "given"), None)
-    if given is None or not isinstance(fn, _FUNCS):
+    if given is None or not isinstance(fn, FUNCTIONS):
         return {}
     params = [a.arg for a in fn.args.args if a.arg not in ("self", "cls")]
     names = params[len(params) - len(given.args) :] if given.args else []
@@ -980,7 +987,7 @@ class _Rewrite(ast.NodeTransformer):
         a = node.args
         params = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]}
         body = node.body if isinstance(node.body, list) else [node.body]
-        hidden = (params | _local_names(body)) & self.values.keys()
+        hidden = (params | local_names(body)) & self.values.keys()
         if not hidden:
             return self.generic_visit(node)
         values = self.values
@@ -1097,7 +1104,7 @@ def _is_self_check(node: ast.AST) -> bool:
 
 def _nested_self_check(stmt: ast.stmt) -> bool:
     """`stmt` defines a function (at any depth) that calls a TestCase's `self.assertX(...)`."""
-    return any(isinstance(d, _FUNCS) and any(_is_self_check(n) for n in ast.walk(d)) for d in ast.walk(stmt))
+    return any(isinstance(d, FUNCTIONS) and any(_is_self_check(n) for n in ast.walk(d)) for d in ast.walk(stmt))
 
 
 # a TestCase's context check -> pytest's own, which needs no TestCase
@@ -1182,7 +1189,7 @@ def _own_definitions(tree: ast.AST) -> list[ast.AST]:
     found, todo = [], list(getattr(tree, "body", []))
     while todo:
         node = todo.pop(0)
-        if isinstance(node, _FUNCS):
+        if isinstance(node, FUNCTIONS):
             found.append(node)
         elif isinstance(node, (ast.If, ast.Try, ast.With)):
             todo += [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
@@ -1250,7 +1257,7 @@ def _inline_fixture(name: str, fixture: ast.AST) -> list[ast.stmt] | None:
     """The fixture's statements with its `return x` / first `yield x` as `name = x`, or None
     for a fixture that needs `request` or ends without a value."""
     args = [a.arg for a in fixture.args.args]
-    if "request" in args and "request" in _used(fixture.body):
+    if "request" in args and "request" in names_read(fixture.body):
         return None
     out: list[ast.stmt] = []
     body = list(fixture.body)
@@ -1264,7 +1271,9 @@ def _inline_fixture(name: str, fixture: ast.AST) -> list[ast.stmt] | None:
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, (ast.Yield, ast.YieldFrom)):
             value = stmt.value.value
         if value is not None or isinstance(stmt, ast.Return):
-            if not (isinstance(value, ast.Name) and value.id == name and name in _bound(out)):  # no `client = client`
+            if not (
+                isinstance(value, ast.Name) and value.id == name and name in names_bound(out)
+            ):  # no `client = client`
                 out.append(
                     ast.Assign(targets=[ast.Name(name, ast.Store())], value=copy.deepcopy(value or ast.Constant(None)))
                 )
@@ -1296,135 +1305,6 @@ def _entered(item: ast.withitem) -> ast.stmt:
     if item.optional_vars is None:
         return ast.Expr(enter)
     return ast.Assign(targets=[copy.deepcopy(item.optional_vars)], value=enter)
-
-
-def _local_names(body: list[ast.AST]) -> set[str]:
-    """The names a function's `body` binds in its own scope: not those its nested functions,
-    classes or comprehensions bind for themselves, nor those it declares global or nonlocal."""
-    out: set[str] = set()
-    declared: set[str] = set()
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (*_FUNCS, ast.ClassDef)):
-            out.add(node.name)
-            stack += [*node.decorator_list, *getattr(node, "bases", [])]
-            continue
-        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            continue
-        out |= _binds_here(node)
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared |= set(node.names)
-        stack += list(ast.iter_child_nodes(node))
-    return out - declared
-
-
-def _binds_here(node: ast.AST) -> set[str]:
-    """The names one node binds itself: a stored or deleted name, an import, an `except ... as`."""
-    if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-        return {node.id}
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).split(".")[0] for a in node.names}
-    if isinstance(node, ast.ExceptHandler) and node.name:
-        return {node.name}
-    return set()
-
-
-def _bound(nodes) -> set[str]:
-    out: set[str] = set()
-    augmented = {id(n.target) for root in nodes for n in ast.walk(root) if isinstance(n, ast.AugAssign)}
-    for root in nodes:
-        for node in ast.walk(root):
-            if id(node) not in augmented:
-                out |= _binds_here(node)
-            if isinstance(node, (*_FUNCS, ast.ClassDef)):
-                out.add(node.name)
-            if isinstance(node, (*_FUNCS, ast.Lambda)):
-                a = node.args
-                out |= {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]}
-                out |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
-            elif isinstance(node, (ast.Global, ast.Nonlocal)):
-                out |= set(node.names)
-    return out
-
-
-def _used(nodes) -> set[str]:
-    """Names read: loads, and the targets of `x += 1` (it reads x first)."""
-    found = {n.id for root in nodes for n in ast.walk(root) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    found |= {
-        n.target.id
-        for root in nodes
-        for n in ast.walk(root)
-        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)
-    }
-    return found
-
-
-def _unbound(nodes) -> set[str]:
-    """The names `nodes` read that nothing binds where they are read: a name a function binds
-    for itself (`with pytest.raises(E) as exc:` in a helper) binds nothing at the top level,
-    where the snippet may read the test module's own `exc`."""
-    nodes = list(nodes)
-    walked = [node for root in nodes for node in ast.walk(root)]
-    declared = {n for node in walked if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}
-    # under `from __future__ import annotations` an annotation is a string nothing evaluates
-    postponed = any(_is_postponing(node) for node in walked)
-    return _free_names(nodes, declared, postponed) - set(dir(builtins)) - {"__file__"}
-
-
-def _is_postponing(node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.ImportFrom)
-        and node.module == "__future__"
-        and any(a.name == "annotations" for a in node.names)
-    )
-
-
-def _free_names(nodes: list[ast.AST], enclosing: set[str], postponed: bool = False) -> set[str]:
-    """The names one scope's `nodes` read that neither it nor an `enclosing` scope binds (in any
-    order: a function body runs when called), then those of each function, lambda and class
-    nested in it, with this scope's names added; annotations left out when `postponed`."""
-    used: set[str] = set()
-    bound: set[str] = set()
-    nested: list[tuple[set[str], list[ast.AST]]] = []
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (*_FUNCS, ast.Lambda)):
-            a = node.args
-            params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]
-            # decorators, defaults and annotations run where the function is defined
-            stack += [*getattr(node, "decorator_list", []), *a.defaults, *(d for d in a.kw_defaults if d)]
-            if not postponed:
-                stack += [x.annotation for x in params if x.annotation]
-                stack += [r for r in [getattr(node, "returns", None)] if r]
-            if not isinstance(node, ast.Lambda):
-                bound.add(node.name)
-            nested.append(({x.arg for x in params}, node.body if isinstance(node.body, list) else [node.body]))
-            continue
-        if isinstance(node, ast.ClassDef):
-            bound.add(node.name)
-            stack += [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
-            nested.append((set(), node.body))
-            continue
-        if isinstance(node, ast.Name):
-            (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            used.add(node.target.id)  # `x += 1` reads x first
-            stack.append(node.value)
-            continue
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound |= {(al.asname or al.name).split(".")[0] for al in node.names}
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-        elif isinstance(node, ast.AnnAssign) and postponed:
-            stack += [node.target, *([node.value] if node.value else [])]
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-    free = used - bound - enclosing
-    for params, body in nested:
-        free |= _free_names(body, enclosing | bound | params, postponed)
-    return free
 
 
 def _plain_import_of(node: ast.stmt | None, name: str) -> bool:
@@ -1468,7 +1348,7 @@ def _module_definitions(module: ast.Module, test_path: str) -> dict[str, ast.stm
             for alias in node.names:
                 if alias.name != "*":
                     out.setdefault(alias.asname or alias.name, ast.ImportFrom(module=base, names=[alias], level=0))
-        elif isinstance(node, (*_FUNCS, ast.ClassDef)):
+        elif isinstance(node, (*FUNCTIONS, ast.ClassDef)):
             out.setdefault(node.name, node)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -1477,7 +1357,7 @@ def _module_definitions(module: ast.Module, test_path: str) -> dict[str, ast.stm
                     if isinstance(n, ast.Name):
                         out.setdefault(n.id, node)
         elif isinstance(node, ast.Try):  # `try: import numpy as np` / `except ImportError: ...`: the whole guard
-            for name in _bound(node.body):
+            for name in names_bound(node.body):
                 out.setdefault(name, node)
     return out
 
@@ -1540,7 +1420,7 @@ def explain_failure(
         values = _parametrize_values(fn, cls, module, report)
         record.params = {k: unparse(v) for k, v in values.items()} or None
     try:
-        record.unbound = sorted(_unbound([ast.parse(snippet)]))
+        record.unbound = sorted(names_unbound([ast.parse(snippet)]))
     except SyntaxError:
         record.unbound = []
     return _with_check_outcome(record, repro, fn, failing, helpers, report, repo_modules)
@@ -1623,7 +1503,7 @@ def _inherited_test(
         helper = _safe_parse(text)
         for node in helper.body:
             if isinstance(node, ast.ClassDef) and node.name in bases:
-                fn = next((n for n in node.body if isinstance(n, _FUNCS) and n.name == name), None)
+                fn = next((n for n in node.body if isinstance(n, FUNCTIONS) and n.name == name), None)
                 if fn is not None:
                     body = [*_absolute_imports(module.body, test_path), *_absolute_imports(helper.body, path)]
                     return ast.Module(body=body, type_ignores=[]), text, fn
@@ -1691,7 +1571,7 @@ def _own_asserting_helpers(fn: ast.AST) -> set[str]:
     return {
         n.name
         for n in ast.walk(fn)
-        if isinstance(n, _FUNCS) and n is not fn and any(isinstance(x, ast.Assert) for x in ast.walk(n))
+        if isinstance(n, FUNCTIONS) and n is not fn and any(isinstance(x, ast.Assert) for x in ast.walk(n))
     }
 
 
@@ -1704,7 +1584,7 @@ def _failing_statement(
     chain: list[ast.stmt] = []
     body = _trim(fn.body, line, helpers, chain) if line else []
     failing = chain[-1] if chain else None
-    runner = _runs_it(fn, failing) if isinstance(failing, _FUNCS) else None
+    runner = _runs_it(fn, failing) if isinstance(failing, FUNCTIONS) else None
     if runner is not None:  # the line is in a function the test defines: the statement that runs it failed
         chain = []
         body = _trim(fn.body, runner.lineno, helpers, chain)
@@ -1802,7 +1682,7 @@ def _test_setup(
     values = _parametrize_values(fn, cls, module, report)
     args = _arg_names(fn)
     elsewhere = [_safe_parse(c) for c in conftests]
-    for node in (n for tree in elsewhere for n in ast.walk(tree) if isinstance(n, _FUNCS)):
+    for node in (n for tree in elsewhere for n in ast.walk(tree) if isinstance(n, FUNCTIONS)):
         node.sebgen_conftest = True  # its names are its file's: `_head`
     sources = [*_class_and_bases(cls, module), module, *elsewhere]
     fixtures = _fixture_defs(sources)
@@ -1823,7 +1703,9 @@ def _test_setup(
         # `self.arrow` as the name `arrow` would hide the module's `import arrow` from the test,
         # `self.factory = factory.ArrowFactory()` the conftest's `factory` from itself
         written = _class_fixtures(cls, module, fixtures, {})
-        taken = _top_level_names(module) | _used(set_up_steps) | _used([s for body, _ in written for s in body])
+        taken = (
+            _top_level_names(module) | names_read(set_up_steps) | names_read([s for body, _ in written for s in body])
+        )
         attrs = {a for _, w in written for a in w.stored} | _self_stores(set_up_steps)
         setup.attr_names = {a: f"{a}_" for a in sorted(attrs & taken)}
         # a class-scoped fixture runs before setUp: what it sets on the class, setUp reads
@@ -1867,7 +1749,7 @@ def _top_level_names(module: ast.Module) -> set[str]:
     """The names the module's own top level binds: its imports (guarded ones too), defs, classes, constants."""
     kinds = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)
     tops = [s for s in _with_guarded_imports(module.body) if isinstance(s, kinds)]
-    return _bound(tops) | {s.name for s in module.body if isinstance(s, (*_FUNCS, ast.ClassDef))}
+    return names_bound(tops) | {s.name for s in module.body if isinstance(s, (*FUNCTIONS, ast.ClassDef))}
 
 
 def _class_fixture_steps(
@@ -1901,7 +1783,7 @@ def _class_fixtures(
             continue
         written = _ClassWrittenIn(cls.name, attr_names)
         body = [written.visit(copy.deepcopy(s)) for s in _before_yield(fixture.body) if not _is_docstring(s)]
-        if written.stored and "request" not in _used(body):  # else it reads the request for more than its class
+        if written.stored and "request" not in names_read(body):  # else it reads the request for more than its class
             out.append((body, written))
     return out
 
@@ -1987,7 +1869,7 @@ def _folded_constants(stmts: list[ast.stmt], known: dict | None = None) -> list[
                 known[stmt.targets[0].id] = value
                 out.append(ast.copy_location(ast.Assign(targets=stmt.targets, value=ast.Constant(value)), stmt))
                 continue
-        for bound in _bound([stmt]):
+        for bound in names_bound([stmt]):
             known.pop(bound, None)
         out.append(stmt)
     return out
@@ -2049,7 +1931,7 @@ def _frozen_clock(fn: ast.AST, cls: ast.ClassDef | None, imports: list[str]) -> 
 def _set_up_method(cls: ast.ClassDef, module: ast.Module, depth: int = 0) -> ast.AST | None:
     """The class's `setUp` / `setup_method`, else the one it inherits from the first of its
     bases the test module defines that has one (a shared base sets `self.s` for every test)."""
-    own = next((n for n in cls.body if isinstance(n, _FUNCS) and n.name in ("setUp", "setup_method")), None)
+    own = next((n for n in cls.body if isinstance(n, FUNCTIONS) and n.name in ("setUp", "setup_method")), None)
     if own is not None or depth >= 4:
         return own
     classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)}
@@ -2107,7 +1989,7 @@ def _captured_output(code: list[ast.stmt]) -> tuple[list[ast.stmt], list[str]]:
     read empties it), and that line reads what they wrote. `capfd` reads the descriptors, so a
     child process's output escapes the redirect: the reproduction check drops such a snippet.
     `code` and no imports when the fixture is used any other way."""
-    fixture = next((f for f in ("capsys", "capfd") if f in _used(code)), "")
+    fixture = next((f for f in ("capsys", "capfd") if f in names_read(code)), "")
     reads = [
         i
         for i, s in enumerate(code)
@@ -2116,7 +1998,7 @@ def _captured_output(code: list[ast.stmt]) -> tuple[list[ast.stmt], list[str]]:
         and isinstance(s.value, ast.Call)
         and unparse(s.value) == f"{fixture}.readouterr()"
     ]
-    if not reads or fixture in _used([s for i, s in enumerate(code) if i not in reads]):
+    if not reads or fixture in names_read([s for i, s in enumerate(code) if i not in reads]):
         return code, []
     imports = ["import contextlib", "import io"]
     out: list[ast.stmt] = []
@@ -2209,7 +2091,7 @@ def _reproduction(
     head = _without_dead_branches(_head(definitions, [*code, *rest], _rebound(module)))
     test_path = file_of_test(test_id)
     at = sum(isinstance(s, (ast.Import, ast.ImportFrom)) for s in head)
-    readers = {getattr(s, "sebgen_path", test_path) for s in [*head, *code, *rest] if "__file__" in _used([s])}
+    readers = {getattr(s, "sebgen_path", test_path) for s in [*head, *code, *rest] if "__file__" in names_read([s])}
     if readers:  # the path of the file whose definitions read it (a conftest's), from the repository's root
         path = readers.pop() if len(readers) == 1 else test_path
         head = [*head[:at], *ast.parse(f"__file__ = {path!r}").body, *head[at:]]
@@ -2222,30 +2104,30 @@ def _reproduction(
         # the values name the test module (`<generated init tests.test_x.C>`, a pickle stream of
         # `a.__module__`): the snippet's classes are its
         named = ast.parse(f"__name__ = {dotted!r}").body
-        if "pickle" in _used([*head, *code, *rest]):  # pickle imports a class's module by that name
+        if "pickle" in names_read([*head, *code, *rest]):  # pickle imports a class's module by that name
             named += ast.parse("sys.modules[__name__] = sys.modules['__main__']").body
             if "import sys" not in imports:
                 imports.append("import sys")
         head = [*head[:at], *named, *head[at:]]
-    if "mocker" in _unbound([*head, *code, *rest]):  # pytest-mock's fixture, which no snippet can take
+    if "mocker" in names_unbound([*head, *code, *rest]):  # pytest-mock's fixture, which no snippet can take
         plain_head, dropped = _helpers_without_mocker(head)
         plain = [_PlainMocker(dropped).visit(copy.deepcopy(s)) for s in code]
         plain_rest = [_PlainMocker(dropped).visit(copy.deepcopy(s)) for s in rest]
-        if "mocker" not in _unbound([*plain_head, *plain, *plain_rest]):
+        if "mocker" not in names_unbound([*plain_head, *plain, *plain_rest]):
             head = [ast.fix_missing_locations(s) for s in plain_head]
             code = [ast.fix_missing_locations(s) for s in plain]
             rest = [ast.fix_missing_locations(s) for s in plain_rest]
-            if "mock" not in _bound(head) and "from unittest import mock" not in imports:
+            if "mock" not in names_bound(head) and "from unittest import mock" not in imports:
                 imports.append("from unittest import mock")
-    if "pytest" in _unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):
+    if "pytest" in names_unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):
         imports.append("import pytest")
     # top-level awaits only: a coroutine the test defines and runs itself (`asyncio.run(coro())`) has its own
     if _awaits_at_top(code):  # top-level awaits: run them in an event loop
-        code = _in_event_loop(code, shared=_used(rest) & _bound(code))
+        code = _in_event_loop(code, shared=names_read(rest) & names_bound(code))
     elif _awaits_at_top(rest):  # the checks after the failing one await: they run in a loop of their own
         rest = _in_event_loop(rest)
-    if (_awaits_at_top(code) or _awaits_at_top(rest) or "asyncio" in _unbound([*head, *code, *rest])) and (
-        "asyncio" not in _bound(head) and "import asyncio" not in imports
+    if (_awaits_at_top(code) or _awaits_at_top(rest) or "asyncio" in names_unbound([*head, *code, *rest])) and (
+        "asyncio" not in names_bound(head) and "import asyncio" not in imports
     ):
         imports.append("import asyncio")
     if _postpones_annotations(module):
@@ -2256,14 +2138,14 @@ def _reproduction(
 
 
 def _postpones_annotations(module: ast.Module) -> bool:
-    return any(_is_postponing(s) for s in module.body)
+    return any(is_postponing(s) for s in module.body)
 
 
 def _annotations(stmt: ast.stmt) -> list[ast.expr]:
     """The annotations of the functions in `stmt` and of its annotated assignments."""
     found = []
     for node in ast.walk(stmt):
-        if isinstance(node, _FUNCS):
+        if isinstance(node, FUNCTIONS):
             a = node.args
             args = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]
             found += [x.annotation for x in args if x.annotation is not None]
@@ -2283,7 +2165,7 @@ class _UnboundAnnotationsDropped(ast.NodeTransformer):
         self.unbound = unbound
 
     def _reads_unbound(self, annotation: ast.expr | None) -> bool:
-        return annotation is not None and bool(_used([annotation]) & self.unbound)
+        return annotation is not None and bool(names_read([annotation]) & self.unbound)
 
     def visit_arg(self, node: ast.arg):
         if self._reads_unbound(node.annotation):
@@ -2306,8 +2188,8 @@ class _UnboundAnnotationsDropped(ast.NodeTransformer):
 
 
 def _without_unbound_annotations(*parts: list[ast.stmt]) -> tuple[list[ast.stmt], ...]:
-    unbound = _unbound([s for part in parts for s in part]) & {
-        n for part in parts for s in part for a in _annotations(s) for n in _used([a])
+    unbound = names_unbound([s for part in parts for s in part]) & {
+        n for part in parts for s in part for a in _annotations(s) for n in names_read([a])
     }
     if not unbound:
         return parts
@@ -2361,12 +2243,12 @@ def _helpers_without_mocker(head: list[ast.stmt]) -> tuple[list[ast.stmt], dict[
     out: list[ast.stmt] = []
     dropped: dict[str, int] = {}
     for stmt in head:
-        params = [a.arg for a in stmt.args.args] if isinstance(stmt, _FUNCS) else []
+        params = [a.arg for a in stmt.args.args] if isinstance(stmt, FUNCTIONS) else []
         if "mocker" not in params:
             out.append(stmt)
             continue
         plain = _PlainMocker().visit(copy.deepcopy(stmt))
-        if "mocker" in _used(plain.body):
+        if "mocker" in names_read(plain.body):
             out.append(stmt)
             continue
         at = params.index("mocker")
@@ -2381,7 +2263,7 @@ def _helpers_without_mocker(head: list[ast.stmt]) -> tuple[list[ast.stmt], dict[
 def _awaits_at_top(code: list[ast.stmt]) -> bool:
     """`code` awaits outside any function it defines (a coroutine the test defines and runs
     itself, `asyncio.run(coro())`, has its own awaits)."""
-    top_level = [s for s in code if not isinstance(s, (*_FUNCS, ast.ClassDef))]
+    top_level = [s for s in code if not isinstance(s, (*FUNCTIONS, ast.ClassDef))]
     return any(isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith)) for s in top_level for n in _own_walk(s))
 
 
@@ -2433,7 +2315,7 @@ def _members_reached(rewrite: _Rewrite, members: dict[str, ast.stmt], self_attrs
             break
         for name in todo:
             member = copy.deepcopy(members[name])
-            if isinstance(member, _FUNCS):
+            if isinstance(member, FUNCTIONS):
                 if member.args.args and member.args.args[0].arg == "cls":
                     # a classmethod reads the class's attributes through `cls` as a method does through `self`
                     for node in ast.walk(member):
@@ -2498,7 +2380,7 @@ def _with_test_helpers_written_in(
         bases = {id(n.value) for s in stmts for n in ast.walk(s) if isinstance(n, ast.Attribute)}
         bare = any(isinstance(n, ast.Name) and n.id == local and id(n) not in bases for s in stmts for n in ast.walk(s))
         written = {a: _helper_definitions(a, module, sources, definitions) for a in sorted(read)}
-        if not read or bare or not all(written.values()) or read & _bound(stmts):
+        if not read or bare or not all(written.values()) or read & names_bound(stmts):
             continue
         taken = {
             a: definitions[a]
@@ -2521,7 +2403,7 @@ def _without_unread_hand_offs(code: list[ast.stmt], rest: list[ast.stmt]) -> lis
     them to others (`out = TemporaryFile(); interp.writer = out`: output sent to a file) when
     nothing else reads what it made, and without that helper once nothing calls it: noise
     repeated in every snippet of the class."""
-    helpers = {s.name: s for s in code if isinstance(s, _FUNCS) and not s.decorator_list}
+    helpers = {s.name: s for s in code if isinstance(s, FUNCTIONS) and not s.decorator_list}
     dropped: set[str] = set()
     for name, helper in helpers.items():
         made = {n for s in helper.body if isinstance(s, ast.Global) for n in s.names}
@@ -2529,13 +2411,13 @@ def _without_unread_hand_offs(code: list[ast.stmt], rest: list[ast.stmt]) -> lis
             continue
         others = [s for s in [*code, *rest] if s is not helper]
         calls = [s for s in code if getattr(s, "sebgen_set_up", False) and _bare_call_of(s, name)]
-        rest_reads = _used([s for s in others if not any(s is c for c in calls)])
+        rest_reads = names_read([s for s in others if not any(s is c for c in calls)])
         if calls and not (made & rest_reads) and name not in rest_reads:
             dropped.add(name)
     return [
         s
         for s in code
-        if not (isinstance(s, _FUNCS) and s.name in dropped)
+        if not (isinstance(s, FUNCTIONS) and s.name in dropped)
         and not (getattr(s, "sebgen_set_up", False) and any(_bare_call_of(s, n) for n in dropped))
     ]
 
@@ -2569,8 +2451,8 @@ def _without_unread_set_up(code: list[ast.stmt], rest: list[ast.stmt]) -> list[a
         if getattr(stmt, "sebgen_set_up", False) and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             target = stmt.targets[0]
             # a helper defined before it reads it when it is called, later
-            readers = [*code[i + 1 :], *rest, *(d for d in code[:i] if isinstance(d, (*_FUNCS, ast.ClassDef)))]
-            if isinstance(target, ast.Name) and not any(target.id in _used([s]) for s in readers):
+            readers = [*code[i + 1 :], *rest, *(d for d in code[:i] if isinstance(d, (*FUNCTIONS, ast.ClassDef)))]
+            if isinstance(target, ast.Name) and not any(target.id in names_read([s]) for s in readers):
                 continue
         out.append(stmt)
     return out
@@ -2589,7 +2471,7 @@ def _check_helpers_inlined(
     helpers = {
         d.name: d
         for d in [*definitions.values(), *code]
-        if isinstance(d, _FUNCS) and not d.decorator_list and _helper_check(d) is not None
+        if isinstance(d, FUNCTIONS) and not d.decorator_list and _helper_check(d) is not None
     }
     if not helpers:
         return code, rest
@@ -2598,8 +2480,8 @@ def _check_helpers_inlined(
     kept = [
         s
         for s in code
-        if not (isinstance(s, _FUNCS) and s.name in helpers)
-        or any(s.name in _used([o]) for o in [*code, *rest] if o is not s)
+        if not (isinstance(s, FUNCTIONS) and s.name in helpers)
+        or any(s.name in names_read([o]) for o in [*code, *rest] if o is not s)
     ]
     return kept, rest
 
@@ -2705,11 +2587,11 @@ def _helper_definitions(
     binds no name the test module binds otherwise; else None (the import stays)."""
     helper_definitions = _module_definitions(_safe_parse(sources[module]), module.replace(".", "/") + ".py")
     target = helper_definitions.get(name)
-    if not isinstance(target, (*_FUNCS, ast.ClassDef, ast.Assign, ast.AnnAssign)):
+    if not isinstance(target, (*FUNCTIONS, ast.ClassDef, ast.Assign, ast.AnnAssign)):
         return None
     needed = [*_head(helper_definitions, [target]), target]
     package = module.split(".")[0]
-    if _unbound(needed) or any(
+    if names_unbound(needed) or any(
         isinstance(s, ast.ImportFrom) and (s.module or "").split(".")[0] == package for s in needed
     ):
         return None
@@ -2796,8 +2678,8 @@ def _rebound(module: ast.Module) -> dict[str, list[ast.stmt]]:
     (read only: the answer is shared)."""
     found: dict[str, list[ast.stmt]] = {}
     for node in module.body:
-        if isinstance(node, (*_FUNCS, ast.ClassDef, ast.Assign, ast.AnnAssign)):
-            for name in _bound([node]) if not isinstance(node, (*_FUNCS, ast.ClassDef)) else {node.name}:
+        if isinstance(node, (*FUNCTIONS, ast.ClassDef, ast.Assign, ast.AnnAssign)):
+            for name in names_bound([node]) if not isinstance(node, (*FUNCTIONS, ast.ClassDef)) else {node.name}:
                 found.setdefault(name, []).append(node)
     return {name: stmts for name, stmts in found.items() if len(stmts) > 1}
 
@@ -2818,9 +2700,9 @@ def _head(
     for _ in range(4):
         nodes = [*head, *stmts]
         theirs = [s for s in nodes if getattr(s, "sebgen_conftest", False) or getattr(s, "sebgen_path", None)]
-        reads = (_used(nodes) & (shadowed - conftest_only)) | (_used(theirs) & conftest_only)
-        missing = _unbound(nodes) | (reads - _bound(nodes))
-        missing -= {n for s in head for n in _bound([s])}
+        reads = (names_read(nodes) & (shadowed - conftest_only)) | (names_read(theirs) & conftest_only)
+        missing = names_unbound(nodes) | (reads - names_bound(nodes))
+        missing -= {n for s in head for n in names_bound([s])}
         new = [definitions[n] for n in sorted(missing) if n in definitions and definitions[n] not in head]
         again = [s for n in sorted(missing) for s in (rebound or {}).get(n, [])]
         new += [s for s in again if not any(s is other for other in [*head, *new])]
@@ -2847,7 +2729,7 @@ def _with_check_outcome(
     last = next((n for s in code for n in ast.walk(s) if getattr(n, "sebgen_failing", False)), failing)
     project = _project_names(repro.definitions, repo_modules)
     project_made = _project_made(code, project)
-    record = replace(record, **_outcome(last, report, _bound(code) - _bound(head), project_made, project))
+    record = replace(record, **_outcome(last, report, names_bound(code) - names_bound(head), project_made, project))
     if record.kind == "compare" and (written := _written_value(code, record.expected)):
         record.expected, record.exact = written, written.startswith(("'", '"')) and record.op in ("==", "in")
     guard = next((n for s in code for n in ast.walk(s) if isinstance(n, ast.If) and _raises_only(n, last)), None)
@@ -2878,16 +2760,16 @@ def _with_check_outcome(
     then = _next_check(fn, failing, helpers)
     if then is not None and record.kind == "error":  # what the test checks once the line runs
         then = ast.fix_missing_locations(rewrite.visit(_plain_assert(then)))
-        if not _unbound([*head, *code, then]) - _unbound([*head, *code]):  # only with names the snippet binds
+        if not names_unbound([*head, *code, then]) - names_unbound([*head, *code]):  # only with names the snippet binds
             record.then = unparse(then)
     bound_by_imports = {i.split()[-1].split(".")[0] for i in repro.imports}
-    if rest and not _unbound([*head, *code, *rest]) - _unbound([*head, *code]) - bound_by_imports:
+    if rest and not names_unbound([*head, *code, *rest]) - names_unbound([*head, *code]) - bound_by_imports:
         text = "\n".join(unparse(s) for s in rest)
         if text.count("\n") < REST_LINES:
             record.rest = text
     record.function = _public_function(code, last, project)
     called = {n.func.id for n in ast.walk(last) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-    for helper in [s for s in head if isinstance(s, _FUNCS) and s.name in called and s.body]:
+    for helper in [s for s in head if isinstance(s, FUNCTIONS) and s.name in called and s.body]:
         # a check the test delegates to its module's helper: the project callable that helper calls
         record.function = record.function or _public_function(helper.body, helper.body[-1], project)
     return record
@@ -2903,7 +2785,9 @@ def _written_value(code: list[ast.stmt], name: str) -> str:
     binds = [
         s
         for s in code
-        if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and name in _bound([s]) and name.isidentifier()
+        if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        and name in names_bound([s])
+        and name.isidentifier()
     ]
     if len(binds) != 1 or not isinstance(binds[0], ast.Assign) or len(binds[0].targets) != 1:
         return ""
@@ -2992,7 +2876,7 @@ def _blocks_holding(fn: ast.AST, target: ast.stmt) -> list[list[ast.stmt]]:
 def _added_names(stmts: list[ast.stmt]) -> set[str]:
     out: set[str] = set()
     for stmt in stmts:
-        if isinstance(stmt, (*_FUNCS, ast.ClassDef)):
+        if isinstance(stmt, (*FUNCTIONS, ast.ClassDef)):
             out.add(stmt.name)
         elif isinstance(stmt, ast.Assign):
             out |= {t.id for t in stmt.targets if isinstance(t, ast.Name)}
@@ -3020,7 +2904,7 @@ def _class_members(cls: ast.ClassDef, module: ast.Module | None = None, depth: i
                     own[target.id] = ast.Assign(targets=[ast.Name(target.id, ast.Store())], value=value)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
             own[node.target.id] = ast.Assign(targets=[ast.Name(node.target.id, ast.Store())], value=node.value)
-        elif isinstance(node, _FUNCS) and not node.name.startswith("test") and node.name not in _LIFECYCLE:
+        elif isinstance(node, FUNCTIONS) and not node.name.startswith("test") and node.name not in _LIFECYCLE:
             if not any(_callee_text(d).endswith("fixture") for d in node.decorator_list):
                 own[node.name] = node
     return {**inherited, **own}
@@ -3062,7 +2946,7 @@ def _own_walk(node: ast.AST):
         current = todo.pop()
         yield current
         for child in ast.iter_child_nodes(current):
-            if not isinstance(child, (*_FUNCS, ast.Lambda, ast.ClassDef)):
+            if not isinstance(child, (*FUNCTIONS, ast.Lambda, ast.ClassDef)):
                 todo.append(child)
 
 
@@ -3121,7 +3005,7 @@ def _without_docstrings(node: ast.AST) -> ast.AST:
     node = copy.deepcopy(node)
     for inner in ast.walk(node):
         body = getattr(inner, "body", None)
-        if isinstance(inner, (*_FUNCS, ast.ClassDef)) and isinstance(body, list) and body and _is_docstring(body[0]):
+        if isinstance(inner, (*FUNCTIONS, ast.ClassDef)) and isinstance(body, list) and body and _is_docstring(body[0]):
             inner.body = body[1:] or [ast.Pass()]
     return node
 
@@ -3146,7 +3030,7 @@ def _inline_fixture_tree(
         return None
     values = values or {}
     steps: list[ast.stmt] = []
-    read = _used(fixture.body)
+    read = names_read(fixture.body)
     backend = values.get("anyio_backend")
     for arg in [a.arg for a in fixture.args.args]:
         if arg in _BUILTIN_FIXTURES:
@@ -3380,12 +3264,14 @@ def _compare_outcome(
     left, op, right = _failing_pair(test, compare)
 
     def constant(node: ast.expr) -> bool:  # a literal, or a name the test does not compute (`int`, `ValueError`)
-        return _literal(node) or (isinstance(node, (ast.Name, ast.Attribute)) and not (_used([node]) & local_names))
+        return _literal(node) or (
+            isinstance(node, (ast.Name, ast.Attribute)) and not (names_read([node]) & local_names)
+        )
 
     def exercises(node: ast.expr) -> tuple[bool, bool]:
         calls = [n.func for n in ast.walk(node) if isinstance(n, ast.Call)]
         named = [f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "") for f in calls]
-        return bool(raised_in) and raised_in in named, bool(_used(calls) & project)
+        return bool(raised_in) and raised_in in named, bool(names_read(calls) & project)
 
     def reads_state(node: ast.expr) -> bool:  # `cached.get.key(42)`, `interval[:]`: asks an object the test holds
         asked = False  # an attribute or an item of it (a call of a local class only builds a value)
@@ -3411,13 +3297,13 @@ def _compare_outcome(
         elif op in ("==", "!=") and displays_values(left) != displays_values(right):
             swap = displays_values(left)  # `[C2] == C.__subclasses__()`: the display is what is wanted
         elif op in ("==", "!="):
-            swap = bool(_used([right]) & project_made) and not (_used([left]) & project_made)
+            swap = bool(names_read([right]) & project_made) and not (names_read([left]) & project_made)
     computed, wanted = (right, left) if swap else (left, right)
     reported = bool(compare) and compare.get("op") == op
     observed = compare.get("right" if swap else "left", "") if reported else ""
     wanted_text = unparse(wanted)
     # a test variable stands for its value; a display of the snippet's names reads as written
-    computed_value = not _literal(wanted) and not displays_values(wanted) and bool(_used([wanted]) & local_names)
+    computed_value = not _literal(wanted) and not displays_values(wanted) and bool(names_read([wanted]) & local_names)
     if computed_value and reported:
         wanted_text = compare.get("left" if swap else "right", wanted_text)
     return dict(
@@ -3537,7 +3423,7 @@ def _project_made(code: list[ast.stmt], project: set[str]) -> set[str]:
     for _ in range(3):
         for stmt in code:
             for node in ast.walk(stmt):
-                if isinstance(node, ast.Assign) and _used([node.value]) & made:
+                if isinstance(node, ast.Assign) and names_read([node.value]) & made:
                     made |= {t.id for t in node.targets if isinstance(t, ast.Name)}
     return made - project
 
@@ -3564,7 +3450,7 @@ def _public_function(code: list[ast.stmt], last: ast.stmt, project_names: set[st
                 for target in node.targets:
                     if isinstance(target, ast.Name):
                         built[target.id] = name if name[:1].isupper() else ""
-            elif isinstance(node, (*_FUNCS, ast.ClassDef)) and any(project(root_of(d)) for d in node.decorator_list):
+            elif isinstance(node, (*FUNCTIONS, ast.ClassDef)) and any(project(root_of(d)) for d in node.decorator_list):
                 built[node.name] = ""
 
     def name_of(call: ast.Call) -> str:

@@ -239,13 +239,13 @@ def test_a_helpers_own_locals_are_its_scopes_not_its_nested_functions_or_its_glo
     it declares global."""
     import ast
 
-    from tasks.evidence.python import _local_names
+    from tasks.evidence.names import local_names
 
     helper = ast.parse(
         "def check(value):\n    global seen\n    seen = value\n    total = sum(x for x in value)\n"
         "    def inner():\n        expected = 1\n    import json\n    return total\n"
     ).body[0]
-    assert _local_names(helper.body) == {"total", "inner", "json"}
+    assert local_names(helper.body) == {"total", "inner", "json"}
 
 
 def test_a_fixture_that_takes_the_anyio_plugins_fixtures_is_built_for_the_cases_backend():
