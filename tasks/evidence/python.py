@@ -29,8 +29,6 @@ import git
 
 from llm import unparse
 from records import (
-    ADDRESS,
-    MIRRORED_ORDERINGS,
     FailureEvidence,
     file_of_test,
     function_of_test,
@@ -45,6 +43,14 @@ from tasks.evidence.names import (
     names_read,
     names_unbound,
 )
+from tasks.evidence.outcome import (
+    AST_OPS,
+    UNITTEST_OPS,
+    callee,
+    check_outcome,
+    is_check_context,
+    no_address,
+)
 
 from .repo import file_at
 
@@ -53,40 +59,6 @@ SOURCE_LINES = 40
 SNIPPET_LINES = 80
 HELPER_LINES = 30  # a helper of the tests' own package is written into a snippet up to this size
 REST_LINES = 40  # the checks after the failing one are part of the requirement: all of them, up to this
-_CHECK_CONTEXTS = ("raises", "Raises", "warns", "Warns", "deprecated_call", "assertRaisesRegex", "assertWarns")
-_UNITTEST_OPS = {
-    "assertEqual": "==",
-    "assertEquals": "==",
-    "assertNotEqual": "!=",
-    "assertIs": "is",
-    "assertIsNot": "is not",
-    "assertIn": "in",
-    "assertNotIn": "not in",
-    "assertGreater": ">",
-    "assertGreaterEqual": ">=",
-    "assertLess": "<",
-    "assertLessEqual": "<=",
-    "assertListEqual": "==",
-    "assertDictEqual": "==",
-    "assertTupleEqual": "==",
-    "assertSetEqual": "==",
-    "assertSequenceEqual": "==",
-    "assertMultiLineEqual": "==",
-    "assertCountEqual": "==",
-}
-_AST_OPS = {
-    "==": ast.Eq,
-    "!=": ast.NotEq,
-    "is": ast.Is,
-    "is not": ast.IsNot,
-    "in": ast.In,
-    "not in": ast.NotIn,
-    ">": ast.Gt,
-    ">=": ast.GtE,
-    "<": ast.Lt,
-    "<=": ast.LtE,
-}
-_OP_TEXT = {v: k for k, v in _AST_OPS.items()}
 _BUILTIN_FIXTURES = {
     "tmp_path": (["import pathlib", "import tempfile"], "tmp_path = pathlib.Path(tempfile.mkdtemp())"),
     "monkeypatch": (["import pytest"], "monkeypatch = pytest.MonkeyPatch()"),
@@ -384,18 +356,6 @@ def _defined_anywhere(tree: ast.Module, name: str) -> ast.AST | None:
     return next((n for n in ast.walk(tree) if isinstance(n, FUNCTIONS) and n.name == name), None)
 
 
-def _callee(call: ast.Call) -> str:
-    try:
-        return unparse(call.func)
-    except Exception:  # noqa: BLE001 - an exotic callee is simply not a check
-        return ""
-
-
-def _is_check_context(item: ast.withitem) -> bool:
-    expr = item.context_expr
-    return isinstance(expr, ast.Call) and _callee(expr).split(".")[-1].endswith(_CHECK_CONTEXTS)
-
-
 def _asserting_helpers(tree: ast.Module) -> set[str]:
     """Module-level functions whose body asserts (`check(a, b)`, `assert_roundtrip(x)`)."""
     out = set()
@@ -423,9 +383,9 @@ def is_check(stmt: ast.stmt, helpers: set[str] = frozenset()) -> bool:
     if isinstance(stmt, ast.Assert):
         return True
     if isinstance(stmt, (ast.With, ast.AsyncWith)):
-        return any(_is_check_context(i) for i in stmt.items) and all(i.optional_vars is None for i in stmt.items)
+        return any(is_check_context(i) for i in stmt.items) and all(i.optional_vars is None for i in stmt.items)
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-        name = _callee(stmt.value).split(".")[-1]
+        name = callee(stmt.value).split(".")[-1]
         return name.lstrip("_").startswith("assert") or name in helpers
     return False
 
@@ -696,7 +656,7 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
     decorated_at: dict[str, int] = {}  # name -> the line of the decorator that gives it
     decorators = [*getattr(fn, "decorator_list", []), *(cls.decorator_list if cls is not None else [])]
     for deco in decorators:
-        if not (isinstance(deco, ast.Call) and _callee(deco).endswith("parametrize") and len(deco.args) >= 2):
+        if not (isinstance(deco, ast.Call) and callee(deco).endswith("parametrize") and len(deco.args) >= 2):
             continue
         names_node, values = deco.args[0], deco.args[1]
         # names as a tuple or list: each element is a tuple of values, even for one name
@@ -789,7 +749,7 @@ def _given_example(fn: ast.AST, report: dict) -> dict[str, ast.expr]:
     frame's locals), those that are literals: the case that failed, as a parametrized one's.
     Positional strategies fill the rightmost arguments, as Hypothesis binds them."""
     decorators = getattr(fn, "decorator_list", [])
-    given = next((d for d in decorators if isinstance(d, ast.Call) and _callee(d).split(".")[-1] == "given"), None)
+    given = next((d for d in decorators if isinstance(d, ast.Call) and callee(d).split(".")[-1] == "given"), None)
     if given is None or not isinstance(fn, FUNCTIONS):
         return {}
     params = [a.arg for a in fn.args.args if a.arg not in ("self", "cls")]
@@ -886,7 +846,7 @@ def _index_in_id(test_id: str, names: list[str], deco: ast.Call) -> int | None:
     given: list[str | None] = []  # per element, the id the test gives it
     for element in values.elts if values is not None else []:
         own = None
-        if isinstance(element, ast.Call) and _callee(element).endswith("param"):
+        if isinstance(element, ast.Call) and callee(element).endswith("param"):
             own = next(
                 (k.value.value for k in element.keywords if k.arg == "id" and isinstance(k.value, ast.Constant)), None
             )
@@ -911,7 +871,7 @@ def _index_in_id(test_id: str, names: list[str], deco: ast.Call) -> int | None:
 def _case_values(element: ast.expr, names: list[str], packed: bool = False) -> dict[str, ast.expr]:
     """name -> expression of one parametrize element (a `pytest.param(...)` unwrapped); `packed`:
     the names were given as a tuple or list, so a single name's element is a 1-tuple too."""
-    if isinstance(element, ast.Call) and _callee(element).endswith("param"):
+    if isinstance(element, ast.Call) and callee(element).endswith("param"):
         element = ast.Tuple(elts=list(element.args), ctx=ast.Load()) if len(names) > 1 or packed else element.args[0]
     if len(names) == 1 and not (packed and isinstance(element, (ast.Tuple, ast.List)) and len(element.elts) == 1):
         return {names[0]: element}
@@ -1013,11 +973,11 @@ def _plain_assert(stmt: ast.stmt) -> ast.stmt:
     """A unittest `self.assertX(...)` (statement or context manager) as plain Python."""
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         call = stmt.value
-        name = _callee(call).split(".")[-1]
+        name = callee(call).split(".")[-1]
         args = call.args
         test: ast.expr | None = None
-        if name in _UNITTEST_OPS and len(args) >= 2:
-            test = ast.Compare(left=args[0], ops=[_AST_OPS[_UNITTEST_OPS[name]]()], comparators=[args[1]])
+        if name in UNITTEST_OPS and len(args) >= 2:
+            test = ast.Compare(left=args[0], ops=[AST_OPS[UNITTEST_OPS[name]]()], comparators=[args[1]])
         elif name in ("assertTrue", "assert_") and args:
             test = args[0]
         elif name == "assertFalse" and args:
@@ -1037,7 +997,7 @@ def _plain_assert(stmt: ast.stmt) -> ast.stmt:
             return ast.copy_location(_raises_block(args[0], [body], _PYTEST_CONTEXTS[name]), stmt)
         if test is not None:
             plain = ast.Assert(test=test, msg=None)
-            plain.sebgen_unittest = name  # how its failure message reads (`_unittest_compare`)
+            plain.sebgen_unittest = name  # how its failure message reads (`unittest_compare`)
             return plain
     if isinstance(stmt, (ast.With, ast.AsyncWith)):
         items = []
@@ -1045,11 +1005,11 @@ def _plain_assert(stmt: ast.stmt) -> ast.stmt:
             expr = item.context_expr
             if _is_assert_raises(item):
                 keywords = []
-                if _callee(expr).endswith("Regex") and len(expr.args) >= 2:
+                if callee(expr).endswith("Regex") and len(expr.args) >= 2:
                     keywords = [ast.keyword(arg="match", value=expr.args[1])]
                 expr = ast.Call(
                     func=ast.Attribute(
-                        ast.Name("pytest", ast.Load()), _PYTEST_CONTEXTS[_callee(expr).split(".")[-1]], ast.Load()
+                        ast.Name("pytest", ast.Load()), _PYTEST_CONTEXTS[callee(expr).split(".")[-1]], ast.Load()
                     ),
                     args=expr.args[:1],
                     keywords=keywords,
@@ -1098,7 +1058,7 @@ def _is_self_check(node: ast.AST) -> bool:
     return (
         isinstance(node, ast.Expr)
         and isinstance(node.value, ast.Call)
-        and (_callee(node.value).startswith("self.assert") or _callee(node.value) == "self.fail")
+        and (callee(node.value).startswith("self.assert") or callee(node.value) == "self.fail")
     )
 
 
@@ -1119,7 +1079,7 @@ _PYTEST_CONTEXTS = {
 def _is_assert_raises(item: ast.withitem) -> bool:
     """`with self.assertRaises(E)` (or a warning's `assertWarns`, either with `Regex`)."""
     expr = item.context_expr
-    return isinstance(expr, ast.Call) and _callee(expr).split(".")[-1] in _PYTEST_CONTEXTS
+    return isinstance(expr, ast.Call) and callee(expr).split(".")[-1] in _PYTEST_CONTEXTS
 
 
 def _caught(code: list[ast.stmt], check: ast.stmt) -> tuple[str, str]:
@@ -1133,10 +1093,10 @@ def _caught(code: list[ast.stmt], check: ast.stmt) -> tuple[str, str]:
             continue
         for item in stmt.items:
             caught = item.optional_vars
-            if not (_is_check_context(item) and isinstance(caught, ast.Name) and caught.id in read):
+            if not (is_check_context(item) and isinstance(caught, ast.Name) and caught.id in read):
                 continue
             args = item.context_expr.args
-            if not args or "warn" in _callee(item.context_expr).lower():
+            if not args or "warn" in callee(item.context_expr).lower():
                 return "", ""
             return unparse(args[0]), _raising_line(stmt.body)
     for stmt in reversed(code):  # `try: parse(x)` / `except E as e: assert e.args[0] == 'msg'`
@@ -1221,7 +1181,7 @@ def _parametrized_names(fn: ast.AST, cls: ast.ClassDef | None) -> set[str]:
     """The argument names the test's (or its class's) `@pytest.mark.parametrize` decorators give values."""
     names: set[str] = set()
     for deco in [*getattr(fn, "decorator_list", []), *(cls.decorator_list if cls is not None else [])]:
-        if isinstance(deco, ast.Call) and _callee(deco).endswith("parametrize") and deco.args:
+        if isinstance(deco, ast.Call) and callee(deco).endswith("parametrize") and deco.args:
             first = deco.args[0]
             if isinstance(first, ast.Constant) and isinstance(first.value, str):
                 names |= {n.strip() for n in first.value.split(",")}
@@ -1415,7 +1375,7 @@ def explain_failure(
     record.reproduction = snippet
     record.long = len(snippet.splitlines()) > SNIPPET_LINES  # too long to quote: the writer describes it
     if isinstance(report.get("params"), dict):
-        record.params = {k: repro.built.get(k) or _no_address(v) for k, v in report["params"].items()}
+        record.params = {k: repro.built.get(k) or no_address(v) for k, v in report["params"].items()}
     elif loading is not None:  # never ran, so no runner's values: the case's own, as its test writes them
         values = _parametrize_values(fn, cls, module, report)
         record.params = {k: unparse(v) for k, v in values.items()} or None
@@ -1450,8 +1410,8 @@ def _failed_decorator(fn: ast.AST, report: dict, line: int | None) -> ast.Call |
     calls = [d for d in getattr(fn, "decorator_list", []) if isinstance(d, ast.Call)]
     message = str(report.get("message") or "")
     if report.get("when") == "collect":
-        return next((d for d in calls if f"{_callee(d).split('.')[-1]}()" in message), None)
-    own = [d for d in calls if not re.match(r"(pytest\.)?mark\.|(mock\.|unittest\.mock\.)?patch\b", _callee(d))]
+        return next((d for d in calls if f"{callee(d).split('.')[-1]}()" in message), None)
+    own = [d for d in calls if not re.match(r"(pytest\.)?mark\.|(mock\.|unittest\.mock\.)?patch\b", callee(d))]
     if report.get("when") == "call" and line is None and f"{fn.name}()" in message and len(own) == 1:
         return own[0]
     return None
@@ -1594,7 +1554,7 @@ def _failing_statement(
     escaped = etype not in ("", "AssertionError", "Failed") and not etype.endswith("AssertionError")
     if failing is not None and (message.startswith(("DID NOT RAISE", "DID NOT WARN")) or escaped):
         raising = [
-            s for s in chain if isinstance(s, (ast.With, ast.AsyncWith)) and any(_is_check_context(i) for i in s.items)
+            s for s in chain if isinstance(s, (ast.With, ast.AsyncWith)) and any(is_check_context(i) for i in s.items)
         ]
         if raising:
             failing = raising[-1]
@@ -1772,7 +1732,7 @@ def _class_fixtures(
         arg.value
         for klass in _class_and_bases(cls, module)
         for deco in klass.decorator_list
-        if isinstance(deco, ast.Call) and _callee(deco).endswith("usefixtures")
+        if isinstance(deco, ast.Call) and callee(deco).endswith("usefixtures")
         for arg in deco.args
         if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
     ]
@@ -1882,7 +1842,7 @@ def _patched_mappings(fn: ast.AST, cls: ast.ClassDef | None, imports: list[str])
     steps: list[ast.stmt] = []
     decorators = [*(cls.decorator_list if cls is not None else []), *getattr(fn, "decorator_list", [])]
     for deco in decorators:
-        if not (isinstance(deco, ast.Call) and _callee(deco).endswith("patch.dict") and deco.args):
+        if not (isinstance(deco, ast.Call) and callee(deco).endswith("patch.dict") and deco.args):
             continue
         target = deco.args[0]
         if isinstance(target, ast.Constant) and isinstance(target.value, str):  # 'os.environ': a dotted path
@@ -1918,10 +1878,10 @@ def _frozen_clock(fn: ast.AST, cls: ast.ClassDef | None, imports: list[str]) -> 
     steps: list[ast.stmt] = []
     decorators = [*(cls.decorator_list if cls is not None else []), *getattr(fn, "decorator_list", [])]
     for deco in decorators:
-        if not (isinstance(deco, ast.Call) and _callee(deco).split(".")[-1] in _CLOCK_FREEZERS and deco.args):
+        if not (isinstance(deco, ast.Call) and callee(deco).split(".")[-1] in _CLOCK_FREEZERS and deco.args):
             continue
         freezer = copy.deepcopy(deco)
-        if _callee(deco) == "pytest.mark.freeze_time":  # pytest-freezer's mark runs freezegun's
+        if callee(deco) == "pytest.mark.freeze_time":  # pytest-freezer's mark runs freezegun's
             freezer.func = ast.Name("freeze_time", ast.Load())
             imports.append("from freezegun import freeze_time")
         steps.append(ast.Expr(ast.Call(ast.Attribute(freezer, "start", ast.Load()), [], [])))
@@ -2496,7 +2456,7 @@ def _helper_check(helper: ast.AST) -> ast.Assert | None:
         s
         for s in helper.body
         if not _is_docstring(s)
-        and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and _callee(s.value) == "print")
+        and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and callee(s.value) == "print")
     ]
     if len(body) != 1:
         return None
@@ -2547,7 +2507,7 @@ class _InlineCheckHelper(ast.NodeTransformer):
         return check
 
     def visit_With(self, node: ast.With) -> ast.stmt:
-        if not any(_is_check_context(i) for i in node.items) or not node.body:
+        if not any(is_check_context(i) for i in node.items) or not node.body:
             return self.generic_visit(node)
         last = node.body[-1]
         check = self._check_of(last)
@@ -2729,7 +2689,9 @@ def _with_check_outcome(
     last = next((n for s in code for n in ast.walk(s) if getattr(n, "sebgen_failing", False)), failing)
     project = _project_names(repro.definitions, repo_modules)
     project_made = _project_made(code, project)
-    record = replace(record, **_outcome(last, report, names_bound(code) - names_bound(head), project_made, project))
+    record = replace(
+        record, **check_outcome(last, report, names_bound(code) - names_bound(head), project_made, project)
+    )
     if record.kind == "compare" and (written := _written_value(code, record.expected)):
         record.expected, record.exact = written, written.startswith(("'", '"')) and record.op in ("==", "in")
     guard = next((n for s in code for n in ast.walk(s) if isinstance(n, ast.If) and _raises_only(n, last)), None)
@@ -2752,11 +2714,11 @@ def _with_check_outcome(
     target = loop[-1].target if loop else None
     local_values = report.get("locals") or {}
     if isinstance(target, ast.Name) and target.id != "_" and target.id in local_values:
-        record.loop_value = f"{target.id} = {_no_address(local_values[target.id])}"
+        record.loop_value = f"{target.id} = {no_address(local_values[target.id])}"
     elif isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) and t.id in local_values for t in target.elts):
         # `for raw, want in CASES`: the pass's values of every name the loop unpacks
         names = [t.id for t in target.elts]
-        record.loop_value = f"{', '.join(names)} = {', '.join(_no_address(local_values[n]) for n in names)}"
+        record.loop_value = f"{', '.join(names)} = {', '.join(no_address(local_values[n]) for n in names)}"
     then = _next_check(fn, failing, helpers)
     if then is not None and record.kind == "error":  # what the test checks once the line runs
         then = ast.fix_missing_locations(rewrite.visit(_plain_assert(then)))
@@ -3152,258 +3114,6 @@ def on_the_path(fn: ast.AST, node: ast.AST, line: int) -> bool:
                 continue  # the try body and the finally run on every path
             return False
     return True
-
-
-def _literal(node: ast.expr) -> bool:
-    try:
-        ast.literal_eval(node)
-        return True
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return False
-
-
-def _first_line(text: str, limit: int = 200) -> str:
-    first = next((ln.strip() for ln in str(text).splitlines() if ln.strip()), "")
-    return first if len(first) <= limit else first[: limit - 4] + " ..."
-
-
-def _no_address(text: str) -> str:
-    """A repr without its memory address (`<Future at 0x7f...>`): it differs on every run."""
-    return re.sub(ADDRESS, "", str(text))
-
-
-def _outcome(
-    stmt: ast.stmt,
-    report: dict,
-    local_names: set[str] = frozenset(),
-    project_made: set[str] = frozenset(),
-    project: set[str] = frozenset(),
-) -> dict:
-    """The FailureEvidence fields of the failing check `stmt` (kind, call, op, observed,
-    expected, exact, match, warns, error), from pytest's `report` of its failure; `project`:
-    the snippet's names of the project's code (`_project_names`)."""
-    etype = str(report.get("type") or "")
-    message = _no_address(report.get("message") or "")
-    compare = _compared(stmt, report, message)
-    escaped = etype not in ("AssertionError", "Failed", "") and not etype.endswith("AssertionError")
-    error = f"{etype}: {_first_line(message)}".rstrip(": ") if escaped else ""
-    if isinstance(stmt, (ast.With, ast.AsyncWith)) and any(_is_check_context(i) for i in stmt.items):
-        return _raises_outcome(stmt, error, message)
-    if isinstance(stmt, ast.Assert):
-        raised_in = str(report.get("raised_in") or "") if error else ""
-        return _assert_outcome(stmt, compare, error, message, local_names, project_made, project, raised_in)
-    return _statement_outcome(stmt, compare, error, message)
-
-
-def _compared(stmt: ast.stmt, report: dict, message: str) -> dict | None:
-    """{op, left, right} of the failed comparison: pytest's (memory addresses out), else read
-    from the message of a unittest assertion."""
-    if isinstance(report.get("compare"), dict):
-        return {k: _no_address(v) for k, v in report["compare"].items()}
-    if getattr(stmt, "sebgen_unittest", None):
-        return _unittest_compare(stmt.sebgen_unittest, message)
-    return None
-
-
-def _raises_outcome(stmt: ast.With | ast.AsyncWith, error: str, message: str) -> dict:
-    """A `with pytest.raises/warns(...)` block: the exception it expected, and what came instead."""
-    item = next(i for i in stmt.items if _is_check_context(i))
-    call = item.context_expr
-    match = next((k.value for k in call.keywords if k.arg == "match"), None)
-    inner = stmt.body[-1] if stmt.body else None
-    return dict(
-        error=error,
-        kind="raises",
-        call=unparse(inner.value if isinstance(inner, ast.Expr) else inner) if inner is not None else "",
-        expected=unparse(call.args[0]) if call.args else "an exception",
-        match=ast.literal_eval(match) if match is not None and _literal(match) else "",
-        warns="warn" in _callee(call).lower() or "deprecated" in _callee(call).lower(),
-        observed=error or ("no exception" if "DID NOT" in message else _first_line(message)),
-    )
-
-
-def _assert_outcome(
-    stmt: ast.Assert,
-    compare: dict | None,
-    error: str,
-    message: str,
-    local_names: set[str],
-    project_made: set[str],
-    project: set[str] = frozenset(),
-    raised_in: str = "",
-) -> dict:
-    test = stmt.test
-    if isinstance(test, ast.Compare):
-        return _compare_outcome(test, compare, error, local_names, project_made, project, raised_in)
-    if isinstance(test, ast.Constant) and not test.value and not error:  # `assert False, "..."`
-        note = _message_text(stmt.msg) or _first_line(message)
-        return dict(error=error, kind="fail", call="", observed=note, expected="")
-    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-    return dict(
-        error=error,
-        kind="truthy",
-        call=unparse(test.operand if negated else test),
-        expected="false" if negated else "true",
-        observed=error or _truthy_value(message),
-    )
-
-
-def _compare_outcome(
-    test: ast.Compare,
-    compare: dict | None,
-    error: str,
-    local_names: set[str],
-    project_made: set[str],
-    project: set[str] = frozenset(),
-    raised_in: str = "",
-) -> dict:
-    """An `assert a <op> b`: which side the code computed (the call) and which it must equal
-    (expected); the values pytest reported for them. Of two computed sides, the one that
-    raised (it calls `raised_in`), else the one that calls the project's code (`project`), is
-    the call: `assert Local(2) == lib.evolve(x)` exercises `evolve`, not the test's class."""
-    left, op, right = _failing_pair(test, compare)
-
-    def constant(node: ast.expr) -> bool:  # a literal, or a name the test does not compute (`int`, `ValueError`)
-        return _literal(node) or (
-            isinstance(node, (ast.Name, ast.Attribute)) and not (names_read([node]) & local_names)
-        )
-
-    def exercises(node: ast.expr) -> tuple[bool, bool]:
-        calls = [n.func for n in ast.walk(node) if isinstance(n, ast.Call)]
-        named = [f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "") for f in calls]
-        return bool(raised_in) and raised_in in named, bool(names_read(calls) & project)
-
-    def reads_state(node: ast.expr) -> bool:  # `cached.get.key(42)`, `interval[:]`: asks an object the test holds
-        asked = False  # an attribute or an item of it (a call of a local class only builds a value)
-        while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
-            asked |= not isinstance(node, ast.Call)
-            node = node.func if isinstance(node, ast.Call) else node.value
-        return asked and isinstance(node, ast.Name) and node.id in local_names
-
-    def displays_values(node: ast.expr) -> bool:  # `[C2]`, `(a, 1)`: values written out, nothing computed
-        return isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict)) and not any(
-            isinstance(n, (ast.Call, ast.Attribute, ast.Subscript, ast.BinOp)) for n in ast.walk(node)
-        )
-
-    swap = op in ("in", "not in") or (constant(left) and not constant(right))
-    if not swap and not constant(left) and not constant(right):
-        ranks = exercises(left), exercises(right)
-        if ranks[0][0] != ranks[1][0]:
-            swap = ranks[1] > ranks[0]  # the side that raised
-        elif ranks[0] != ranks[1]:
-            # the side that calls the project is computed, unless the left asks the test's own
-            # object (`assert obj.key(1) == lib.key(obj, 1)`: the left is checked, as written)
-            swap = ranks[1] > ranks[0] and not reads_state(left)
-        elif op in ("==", "!=") and displays_values(left) != displays_values(right):
-            swap = displays_values(left)  # `[C2] == C.__subclasses__()`: the display is what is wanted
-        elif op in ("==", "!="):
-            swap = bool(names_read([right]) & project_made) and not (names_read([left]) & project_made)
-    computed, wanted = (right, left) if swap else (left, right)
-    reported = bool(compare) and compare.get("op") == op
-    observed = compare.get("right" if swap else "left", "") if reported else ""
-    wanted_text = unparse(wanted)
-    # a test variable stands for its value; a display of the snippet's names reads as written
-    computed_value = not _literal(wanted) and not displays_values(wanted) and bool(names_read([wanted]) & local_names)
-    if computed_value and reported:
-        wanted_text = compare.get("left" if swap else "right", wanted_text)
-    return dict(
-        error=error,
-        kind="compare",
-        call=unparse(computed),
-        op=MIRRORED_ORDERINGS.get(op, op) if swap else op,  # `cab <= comp('a')` read from the right: `comp('a') >= cab`
-        checked_side="right" if swap else "left",
-        observed=error or observed,
-        expected=wanted_text,
-        exact=isinstance(wanted, ast.Constant) and isinstance(wanted.value, str) and op in ("==", "in"),
-    )
-
-
-def _statement_outcome(stmt: ast.stmt, compare: dict | None, error: str, message: str) -> dict:
-    """A statement that is no assert: a helper that asserted (its comparison or its message),
-    or a line that raised."""
-    call = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)) else stmt
-    if isinstance(stmt, (ast.Assign, ast.AugAssign)) and not all(
-        isinstance(t, ast.Name) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
-    ):
-        call = stmt  # setting an attribute or an item is the action that fails
-    text = unparse(call) if call is not None else unparse(stmt)
-    if compare and isinstance(call, ast.Call):  # a helper's assert: its computed argument
-        computed = [a for a in call.args if not _literal(a)]
-        text = unparse(computed[0]) if computed else text
-    if compare:  # a helper that asserted: its comparison
-        return dict(
-            error=error,
-            kind="compare",
-            call=text,
-            op=compare.get("op", "=="),
-            observed=compare.get("left", ""),
-            expected=compare.get("right", ""),
-            exact=str(compare.get("right", "")).startswith(("'", '"')),
-        )
-    if not error and isinstance(call, ast.Call):  # a helper that asserted: its own message
-        return dict(error=error, kind="helper", call=text, observed=_first_line(_no_address(message)), expected="")
-    return dict(
-        error=error, kind="error" if error else "truthy", call=text, observed=error or _first_line(message), expected=""
-    )
-
-
-_UNITTEST_MESSAGES = {  # assertion -> (op of the plain assert, how unittest's message joins the two values)
-    "assertEqual": ("==", " != "),
-    "assertEquals": ("==", " != "),
-    "assertListEqual": ("==", " != "),
-    "assertDictEqual": ("==", " != "),
-    "assertTupleEqual": ("==", " != "),
-    "assertNotEqual": ("!=", " == "),
-    "assertIs": ("is", " is not "),
-    "assertIsNot": ("is not", " is "),
-    "assertIn": ("in", " not found in "),
-    "assertNotIn": ("not in", " unexpectedly found in "),
-}
-
-
-def _unittest_compare(name: str, message: str) -> dict | None:
-    """{op, left, right} from a unittest failure message ("(1,) != None")."""
-    op, joint = _UNITTEST_MESSAGES.get(name, ("", ""))
-    first = next((ln for ln in message.splitlines() if ln.strip()), "")
-    first = first.split(" : ")[0]  # unittest appends the custom message after " : "
-    first = re.sub(r"^\w+ differ: ", "", first)  # "Lists differ: [1] != [2]"
-    if not joint or first.count(joint) != 1:
-        return None
-    left, right = first.split(joint)
-    return {"op": op, "left": left.strip(), "right": right.strip()}
-
-
-def _message_text(node: ast.expr | None) -> str:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    return unparse(node) if node is not None else ""
-
-
-def _truthy_value(message: str) -> str:
-    """`False`, or `False (where False = isinstance(None, EOFError))` from pytest's explanation."""
-    value, where = "", ""
-    for ln in message.splitlines():
-        ln = ln.strip()
-        if not value and ln.startswith("assert "):
-            value = ln[len("assert ") :][:120]
-        elif value and not where and ln.startswith("+") and "where" in ln:
-            where = ln.lstrip("+ ").strip()[:160]
-    return f"{value} ({where})" if where else value
-
-
-def _failing_pair(test: ast.Compare, compare: dict | None) -> tuple[ast.expr, str, ast.expr]:
-    """The (left, op, right) of a (chained) comparison that failed: the pair whose literal
-    matches what pytest reported, else the first."""
-    operands = [test.left, *test.comparators]
-    pairs = [(operands[i], _OP_TEXT.get(type(op), "=="), operands[i + 1]) for i, op in enumerate(test.ops)]
-    if compare and len(pairs) > 1:
-        for left, op, right in pairs:
-            if op != compare.get("op"):
-                continue
-            for node, side in ((left, "left"), (right, "right")):
-                if _literal(node) and unparse(node) == str(compare.get(side, "")):
-                    return left, op, right
-    return next((p for p in pairs if _literal(p[0]) or _literal(p[2])), pairs[0])
 
 
 def _project_names(definitions: dict, repo_modules: set[str]) -> set[str]:

@@ -583,11 +583,11 @@ def test_the_probe_reads_a_value_up_to_the_addresses_the_evidence_left_out(tmp_p
     """packaging's `Tag` repr holds `id(self)` (`<cp3-none-any @ 139623247828736>`): the stated
     value differed from the run's on every run, and the block was dropped on both states."""
     from records import ADDRESS
-    from tasks.evidence.python import _no_address
+    from tasks.evidence.outcome import no_address
 
     probe = loaded_probe(tmp_path, {"address": ADDRESS, "cases": []})
     seen = "[<cp3-none-any @ 139623247828736>, <Future at 0x7f3a2b1c0d90>]"
-    stated = _no_address(seen)
+    stated = no_address(seen)
     assert stated == "[<cp3-none-any>, <Future>]"
     assert probe.shows(stated, seen.replace("139623247828736", "139647993183040"))
     assert not probe.shows(stated, "[<py3-none-any @ 139623247828736>, <Future at 0x7f3a2b1c0d90>]")
