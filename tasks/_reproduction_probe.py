@@ -118,10 +118,12 @@ def run(case):
 
 
 _VOLATILE = re.compile(r"\b0x[0-9a-fA-F]{8,}\b|\b\d{9,}(?=\)>)")
+_ELIDED_ADDRESS = re.compile(r" (?:at|@) \u2026(?=\)?>)")
 
 
 def _norm(text):
     text = _VOLATILE.sub("\u2026", re.sub(SPEC.get("address") or "$^", "", str(text)))  # as the evidence left it out
+    text = _ELIDED_ADDRESS.sub("", text)  # the report writes `<X at \u2026>` for `<X at 0x7f..>`, gone above
     return " ".join(text.replace('"', "'").split())
 
 

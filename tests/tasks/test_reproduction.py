@@ -591,6 +591,10 @@ def test_the_probe_reads_a_value_up_to_the_addresses_the_evidence_left_out(tmp_p
     assert stated == "[<cp3-none-any>, <Future>]"
     assert probe.shows(stated, seen.replace("139623247828736", "139647993183040"))
     assert not probe.shows(stated, "[<py3-none-any @ 139623247828736>, <Future at 0x7f3a2b1c0d90>]")
+    # astroid: the report plugin writes the address it leaves out as `…`; the run's repr has it whole
+    reported = "<Instance of __astroid_synthetic.1 at \u2026>"
+    assert probe.shows(reported, "<Instance of __astroid_synthetic.1 at 0x7f3a2b1c0d90>")
+    assert probe.shows(reported, reported) and not probe.shows(reported, "<Instance of other at 0x7f3a2b1c0d90>")
 
 
 def test_an_error_that_pytest_warns_turns_into_did_not_warn_is_the_one_the_block_raises(tmp_path):
