@@ -667,6 +667,8 @@ def _subject(f: FailureEvidence, fallback: str) -> str:
         return _raising_subject(f)
     if f.call and not f.unbound and _short(f.call, 120):
         return _span(f.call)
+    if f.call and not f.unbound and f.reproduction and (called := _long_call_named(f.call)):
+        return f"the {_span(called)} call in the snippet"
     if f.kind == "compare" and not f.call and f.reproduction and not f.unbound:
         try:
             value = ast.literal_eval(f.observed or "")
@@ -675,6 +677,19 @@ def _subject(f: FailureEvidence, fallback: str) -> str:
         kinds = {list: "list", tuple: "tuple", dict: "dict", set: "set", str: "text"}
         return f"the {kinds.get(type(value), 'value')} the snippet builds"
     return fallback
+
+
+def _long_call_named(call: str) -> str:
+    """`isort.check_code(...)` for a call too long for prose whose callee is a short dotted
+    name; "" otherwise."""
+    try:
+        node = ast.parse(call.strip(), mode="eval").body
+    except SyntaxError:
+        return ""
+    if not isinstance(node, ast.Call):
+        return ""
+    callee = ast.unparse(node.func)
+    return f"{callee}(...)" if re.fullmatch(r"[A-Za-z_][\w.]{0,50}", callee) else ""
 
 
 def _raising_subject(f: FailureEvidence) -> str:

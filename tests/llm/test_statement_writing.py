@@ -1574,3 +1574,24 @@ def test_a_failing_test_left_out_that_describes_itself_is_stated_in_its_own_word
     text = write_statement(ctx, BUG)["problem_statement"]
     assert '"A cached rate that goes stale is fetched again, not reused."' in text
     assert "1 more input like these fails the same way and is not spelled out here." in text  # the other one
+
+
+def test_a_checked_call_too_long_for_prose_is_named_by_its_callee():
+    """isort: `assert isort.check_code('...', append_only=True, ...)` read "The snippet should be
+    true"; the prose names the call by its callee, with its arguments left to the snippet."""
+    call = (
+        "isort.check_code('class C:\\n    pass\\n' * 3, append_only=True, "
+        "add_imports=['from __future__ import annotations'], show_diff=True)"
+    )
+    checked = FailureEvidence(
+        "tests/t.py::test_it",
+        kind="truthy",
+        call=call,
+        observed="False",
+        reproduction=f"import isort\nassert {call}",
+        function="check_code",
+        check=f"assert {call}",
+    )
+    text = write_statement(context([checked]), BUG)["problem_statement"]
+    assert "Expected behaviour: The `isort.check_code(...)` call in the snippet should be true." in text
+    assert "The snippet should be true" not in text
