@@ -255,13 +255,14 @@ def write_statement(
     if strategy == "TEST_DRIVEN":
         sections.append(_evidence_spec(groups) if groups else _spec_section(facts, checks))
     evidence = ""
+    # the lead's own words open the statement when the prose names no call: never said twice
+    opens_with_intent = lead is not None and not _subject(lead, "").startswith("`")
+    intents = {t: i for t, i in facts.intents.items() if not (opens_with_intent and t == lead.test_id)}
     if groups:  # one failing check per test, always the one that fails, with its values
         limit = 1 if concise else 5 if detailed else 3
         # the test's own code, never the fix's: the leak filter below must not cut lines out of it
         evidence_state = phr.rng.getstate()
-        evidence = evidence_section(
-            groups, phr, "reproduce" in directives, limit, missing, forms, intents=facts.intents
-        )
+        evidence = evidence_section(groups, phr, "reproduce" in directives, limit, missing, forms, intents=intents)
         sections.append(evidence)
         if "expected_actual" in directives:
             sections.append(evidence_expected_actual(lead, strategy, lead_missing, shown="```python" in evidence))
@@ -314,7 +315,7 @@ def write_statement(
         phr.rng.setstate(evidence_state)
         shorter = fitted(
             lambda *fewer: evidence_section(
-                groups, phr, "reproduce" in directives, limit, missing, forms, *fewer, intents=facts.intents
+                groups, phr, "reproduce" in directives, limit, missing, forms, *fewer, intents=intents
             ),
             phr,
             room,

@@ -941,6 +941,23 @@ class _Rewrite(ast.NodeTransformer):
             return ast.copy_location(ast.Name(id=self.names.get(node.attr, node.attr), ctx=node.ctx), node)
         return self.generic_visit(node)
 
+    def visit_Call(self, node: ast.Call):
+        """`hasattr(self, '_good_values')` for an attribute the class has (now a plain name) is
+        `True`: the snippet has no `self` to ask (traitlets' shared test base)."""
+        args = node.args
+        if (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "hasattr"
+            and len(args) == 2
+            and isinstance(args[0], ast.Name)
+            and args[0].id == "self"
+            and isinstance(args[1], ast.Constant)
+            and args[1].value in self.self_attrs
+        ):
+            self.renamed.add(args[1].value)
+            return ast.copy_location(ast.Constant(True), node)
+        return self.generic_visit(node)
+
     def _scope(self, node):
         """A function's own parameters and locals hide the test's names inside it (fastjsonschema's
         `asserter` helper takes `value` and `expected`, as the test's parametrize arguments are named)."""

@@ -1595,3 +1595,13 @@ def test_a_checked_call_too_long_for_prose_is_named_by_its_callee():
     text = write_statement(context([checked]), BUG)["problem_statement"]
     assert "Expected behaviour: The `isort.check_code(...)` call in the snippet should be true." in text
     assert "The snippet should be true" not in text
+
+
+def test_the_leads_own_words_that_open_the_statement_are_not_said_again_for_its_untold_test():
+    """traitlets 3ef7ba9c: the lead had no quotable snippet; its docstring opened the statement
+    and was then quoted again as "a further failing test"."""
+    lead = replace(case(0, "1", "'1.00'", "'1'"), call="", unbound=["self"], params=None)
+    ctx = context([lead])
+    ctx["failing_tests"][0]["intent"] = "A rate fetched before the app existed is fetched again after."
+    text = write_statement(ctx, BUG)["problem_statement"]
+    assert text.count("A rate fetched before the app existed is fetched again after.") == 1

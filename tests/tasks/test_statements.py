@@ -918,6 +918,20 @@ def test_a_fixture_yielding_inside_a_with_is_entered_before_the_test():
     assert found.unbound == []
 
 
+def test_hasattr_of_self_for_an_attribute_the_class_has_is_true_in_the_snippet():
+    """traitlets' shared test base asks `if hasattr(self, '_good_values'):`; the class's attribute
+    is a plain name in the snippet, and `self` was left unbound, so no case of the test was shown."""
+    source = (
+        "from pkg import Trait\n\n\nclass Base:\n    def test_good(self):\n"
+        "        if hasattr(self, '_good_values'):\n            for value in self._good_values:\n"
+        "                assert Trait(value).ok\n\n\nclass TestSet(Base):\n    _good_values = ['ab']\n"
+    )
+    report = {"type": "AssertionError", "line": 8, "message": "assert False"}
+    found = explain_failure(source, "tests/t.py::TestSet::test_good", report, repo_modules={"pkg"})
+    assert found.unbound == [] and "hasattr" not in found.reproduction, found.reproduction
+    assert "_good_values = ['ab']" in found.reproduction.splitlines()
+
+
 def test_a_raise_under_an_if_is_the_check_of_its_condition():
     source = (
         "import io\nfrom pkg import Flo\n\n\ndef test_base():\n    flo = Flo()\n"
