@@ -468,7 +468,10 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
                 for i, handler in enumerate(stmt.handlers):
                     if handler.lineno <= line <= (handler.end_lineno or handler.lineno):
                         shell.handlers[i].body = _trim(handler.body, line, helpers, chain) or [ast.Pass()]
-            out.append(shell)
+            if not shell.handlers and not shell.finalbody:
+                out += shell.body  # `try: ... finally: <teardown>` cut in its body: a bare `try:` would not compile
+            else:
+                out.append(shell)
             break
         inner = getattr(stmt, "body", None)
         enterable = isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.If))
@@ -2047,9 +2050,12 @@ def _reproduction(
     fixture_sources = [*conftests, *(test_helpers or {}).values()]
     setup = _test_setup(module, cls, fn, body, {**report, "id": test_id}, fixture_sources)
     members = _class_members(cls, module) if cls is not None and "self" in _arg_names(fn) else {}
-    rewrite = _Rewrite(
-        setup.substitute, setup.self_attrs | set(members) | _self_stores(members.values()), setup.attr_names
-    )
+    # `effective_path = self.effective_path(path)` in a method: the method as the name `effective_path`
+    # would be the local it is assigned to (UnboundLocalError), so it gets another name
+    scopes = [fn, *(m for m in members.values() if isinstance(m, FUNCTIONS))]
+    clashing = {m for m in members if any(m in local_names(scope.body) for scope in scopes)}
+    attr_names = {**{m: f"{m}_" for m in sorted(clashing)}, **setup.attr_names}
+    rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members) | _self_stores(members.values()), attr_names)
     code = [rewrite.visit(s) for s in [*setup.prelude, *setup.assign, *body]]
     code = [*_members_reached(rewrite, members, setup.self_attrs), *code]
     # a `for` around the failing check: its variables at the failure instead of the loop
@@ -2286,12 +2292,19 @@ def _members_reached(rewrite: _Rewrite, members: dict[str, ast.stmt], self_attrs
     added: list[ast.stmt] = []
     for _ in range(3):
         todo = sorted(
-            n for n in rewrite.renamed if n in members and n not in self_attrs and n not in _added_names(added)
+            n
+            for n in rewrite.renamed
+            if n in members and n not in self_attrs and rewrite.names.get(n, n) not in _added_names(added)
         )
         if not todo:
             break
         for name in todo:
             member = copy.deepcopy(members[name])
+            if name in rewrite.names:  # defined under the name its reads were given
+                if isinstance(member, FUNCTIONS):
+                    member.name = rewrite.names[name]
+                elif isinstance(member, ast.Assign):
+                    member.targets = [ast.Name(rewrite.names[name], ast.Store())]
             if isinstance(member, FUNCTIONS):
                 if member.args.args and member.args.args[0].arg == "cls":
                     # a classmethod reads the class's attributes through `cls` as a method does through `self`

@@ -932,6 +932,39 @@ def test_hasattr_of_self_for_an_attribute_the_class_has_is_true_in_the_snippet()
     assert "_good_values = ['ab']" in found.reproduction.splitlines()
 
 
+def test_a_failure_inside_a_try_finally_is_a_snippet_without_the_try():
+    """yapf: `try: SetGlobalStyle(...) ... finally: SetGlobalStyle(default)` was cut at the failing
+    line into a `try:` with no `except` or `finally`, a SyntaxError, and no case was shown."""
+    source = (
+        "from pkg import style\n\n\ndef test_it():\n    try:\n        style.Set('a')\n"
+        "        assert style.get() == 1\n    finally:\n        style.Set('b')\n"
+    )
+    report = {"type": "AssertionError", "line": 7, "compare": {"op": "==", "left": "2", "right": "1"}}
+    found = explain_failure(source, "tests/t.py::test_it", report, repo_modules={"pkg"})
+    assert found.reproduction.splitlines() == ["from pkg import style", "style.Set('a')", "assert style.get() == 1"]
+    caught = source.replace("    finally:\n        style.Set('b')\n", "    except KeyError:\n        pass\n")
+    found = explain_failure(caught, "tests/t.py::test_it", report, repo_modules={"pkg"})
+    assert "try:" in found.reproduction and "except KeyError:" in found.reproduction  # a handler keeps it whole
+
+
+def test_a_method_a_helper_assigns_to_a_local_of_its_own_name_gets_another_name():
+    """autoflake: `effective_path = self.effective_path(path)` became `effective_path =
+    effective_path(path)`, an UnboundLocalError on both states, and the only block was dropped."""
+    source = (
+        "import os\nfrom pkg import merge\n\n\nclass T:\n    def effective_path(self, path):\n"
+        "        return os.path.join('/tmp', path)\n\n    def create_file(self, path):\n"
+        "        effective_path = self.effective_path(path)\n        open(effective_path, 'w').close()\n\n"
+        "    def test_merge(self):\n        self.create_file('a.py')\n"
+        "        assert merge([self.effective_path('a.py')]) is True\n"
+    )
+    report = {"type": "AssertionError", "line": 15, "compare": {"op": "is", "left": "False", "right": "True"}}
+    found = explain_failure(source, "tests/t.py::T::test_merge", report, repo_modules={"pkg"})
+    lines = found.reproduction.splitlines()
+    assert "    effective_path = effective_path_(path)" in lines and "def effective_path_(path):" in lines
+    assert lines[-1] == "assert merge([effective_path_('a.py')]) is True"
+    assert found.unbound == []
+
+
 def test_a_raise_under_an_if_is_the_check_of_its_condition():
     source = (
         "import io\nfrom pkg import Flo\n\n\ndef test_base():\n    flo = Flo()\n"
