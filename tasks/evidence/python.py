@@ -268,13 +268,38 @@ def imported_bases(source: str, test_path: str) -> list[str]:
     from (`from pkg.testing import TestCase`; `class T(TestCase)`): such a base often holds the
     helper whose check fails (`self.check(src, want)`)."""
     tree = _safe_parse(source)
-    bases = {b.id for n in ast.walk(tree) if isinstance(n, ast.ClassDef) for b in n.bases if isinstance(b, ast.Name)}
+    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    bases = {b.id for n in classes for b in n.bases if isinstance(b, ast.Name)}
     out: list[str] = []
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) in bases for a in node.names):
             module = _absolute_module(node, test_path)
             if module and module not in out:
                 out.append(module)
+    # `class T(yapf_test_helper.YAPFTest)` after `from yapftests import yapf_test_helper`
+    modules = _imported_modules(tree, test_path)
+    for n in classes:
+        for base in n.bases:
+            dotted = (
+                modules.get(base.value.id, "")
+                if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name)
+                else ""
+            )
+            if dotted and dotted not in out:
+                out.append(dotted)
+    return out
+
+
+def _imported_modules(tree: ast.Module, test_path: str) -> dict[str, str]:
+    """The names the file binds to modules it imports -> their dotted names (`import a.b as h`,
+    `from yapftests import yapf_test_helper`: a name from a package may be a module)."""
+    out: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            out.update({a.asname: a.name for a in node.names if a.asname})
+        elif isinstance(node, ast.ImportFrom):
+            package = _absolute_module(node, test_path)
+            out.update({a.asname or a.name: f"{package}.{a.name}" if package else a.name for a in node.names})
     return out
 
 
@@ -1502,10 +1527,21 @@ def _with_imported_bases(module: ast.Module, cls: ast.ClassDef, test_path: str, 
         for alias in node.names
     }
     classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)}
+    modules = _imported_modules(module, test_path)
     body, todo, seen = list(module.body), [cls], set()
     while todo:
         current = todo.pop()
         for base in current.bases:
+            if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name):
+                dotted = modules.get(base.value.id, "")  # `yapf_test_helper.YAPFTest`
+                if dotted in sources and base.attr not in seen:
+                    seen.add(base.attr)
+                    helper = _safe_parse(sources[dotted])
+                    found = next((n for n in helper.body if isinstance(n, ast.ClassDef) and n.name == base.attr), None)
+                    if found is not None:
+                        body += _absolute_imports(helper.body, dotted.replace(".", "/") + ".py")
+                        todo.append(found)
+                continue
             if not isinstance(base, ast.Name) or base.id in seen:
                 continue
             seen.add(base.id)
@@ -1916,11 +1952,22 @@ def _set_up_method(cls: ast.ClassDef, module: ast.Module, depth: int = 0) -> ast
         return own
     classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)}
     for base in cls.bases:
-        if isinstance(base, ast.Name) and base.id in classes and base.id != cls.name:
-            found = _set_up_method(classes[base.id], module, depth + 1)
+        named = _base_name(base)
+        if named in classes and named != cls.name:
+            found = _set_up_method(classes[named], module, depth + 1)
             if found is not None:
                 return found
     return None
+
+
+def _base_name(base: ast.expr) -> str:
+    """A base class's own name: `TestCase` of `TestCase` and of `helper.TestCase` (whose module
+    `_with_imported_bases` appended to the test module)."""
+    if isinstance(base, ast.Name):
+        return base.id
+    if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name):
+        return base.attr
+    return ""
 
 
 def _argument_defaults(fn: ast.AST) -> dict[str, ast.expr]:
@@ -2719,9 +2766,9 @@ def _with_check_outcome(
     last = next((n for s in code for n in ast.walk(s) if getattr(n, "sebgen_failing", False)), failing)
     project = _project_names(repro.definitions, repo_modules)
     project_made = _project_made(code, project)
-    record = replace(
-        record, **check_outcome(last, report, names_bound(code) - names_bound(head), project_made, project)
-    )
+    # a local the test binds once to a written value (`text = '...'`) is what the check wants, as the literal
+    computed_locals = names_bound(code) - names_bound(head) - _written_locals(code)
+    record = replace(record, **check_outcome(last, report, computed_locals, project_made, project))
     if record.kind == "compare" and (written := _written_value(code, record.expected)):
         record.expected, record.exact = written, written.startswith(("'", '"')) and record.op in ("==", "in")
     guard = next((n for s in code for n in ast.walk(s) if isinstance(n, ast.If) and _raises_only(n, last)), None)
@@ -2768,6 +2815,28 @@ def _with_check_outcome(
 
 
 WRITTEN_VALUE = 400  # characters: a longer value stays the variable the snippet binds
+
+
+def _written_locals(code: list[ast.stmt]) -> set[str]:
+    """The names the snippet binds exactly once, at its top level, to a value written out (a
+    literal, or a display of literals): values the test states, not ones it computes."""
+    stores: dict[str, int] = {}
+    for node in ast.walk(ast.Module(body=list(code), type_ignores=[])):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    written = set()
+    for i, stmt in enumerate(code):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            try:
+                value = _literal_value(stmt.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            name = stmt.targets[0].id
+            # a list, dict or set another statement reads may have been changed in place since
+            if isinstance(value, (list, dict, set)) and name in names_read(code[i + 1 : -1]):
+                continue
+            written.add(name)
+    return {name for name in written if stores.get(name) == 1}
 
 
 def _written_value(code: list[ast.stmt], name: str) -> str:
@@ -2882,8 +2951,9 @@ def _class_members(cls: ast.ClassDef, module: ast.Module | None = None, depth: i
     inherited: dict[str, ast.stmt] = {}
     classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)} if module is not None else {}
     for base in cls.bases if depth < 4 else ():
-        if isinstance(base, ast.Name) and base.id in classes and base.id != cls.name:
-            for name, stmt in _class_members(classes[base.id], module, depth + 1).items():
+        named = _base_name(base)
+        if named in classes and named != cls.name:
+            for name, stmt in _class_members(classes[named], module, depth + 1).items():
                 inherited.setdefault(name, stmt)
     own: dict[str, ast.stmt] = {}
     for node in cls.body:

@@ -965,6 +965,54 @@ def test_a_method_a_helper_assigns_to_a_local_of_its_own_name_gets_another_name(
     assert found.unbound == []
 
 
+def test_a_base_class_named_through_its_module_lends_its_helper_methods():
+    """yapf: `class BasicReformatterTest(yapf_test_helper.YAPFTest)` after `from yapftests import
+    yapf_test_helper`; `self.assertCodeEqual` stayed unbound, and no case of the tests was shown."""
+    from tasks.evidence.python import imported_bases
+
+    helper = (
+        "import unittest\n\n\nclass YAPFTest(unittest.TestCase):\n    def assertCodeEqual(self, expected, code):\n"
+        "        if code != expected:\n            self.fail('Code format mismatch')\n"
+    )
+    source = (
+        "from yapf import reformatter\nfrom yapftests import yapf_test_helper\n\n\n"
+        "class T(yapf_test_helper.YAPFTest):\n    def test_split(self):\n"
+        "        self.assertCodeEqual('a = 1\\n', reformatter.Reformat('a=1'))\n"
+    )
+    test_id = "yapftests/t_test.py::T::test_split"
+    assert imported_bases(source, "yapftests/t_test.py") == ["yapftests.yapf_test_helper"]
+    report = {"type": "AssertionError", "line": 7, "message": "Code format mismatch"}
+    found = explain_failure(
+        source, test_id, report, repo_modules={"yapf", "yapftests"}, base_sources={"yapftests.yapf_test_helper": helper}
+    )
+    assert found.unbound == [] and "def assertCodeEqual(expected, code):" in found.reproduction.splitlines()
+    assert found.reproduction.endswith("assertCodeEqual('a = 1\\n', reformatter.Reformat('a=1'))")
+
+
+def test_a_local_the_test_binds_to_a_written_value_is_the_side_the_check_wants():
+    """autoflake: `assert text == out.getvalue()` with `text = '...'` was read the wrong way round:
+    the statement said the text "gives" itself and "should be" the buggy output."""
+    source = (
+        "import io\nfrom pkg import run\n\n\ndef test_skip():\n    text = '# skip\\nimport re\\n'\n"
+        "    out = io.StringIO()\n    run(text, out)\n    assert text == out.getvalue()\n"
+    )
+    report = {
+        "type": "AssertionError",
+        "line": 9,
+        "compare": {"op": "==", "left": "'# skip\\nimport re\\n'", "right": "''"},
+    }
+    found = explain_failure(source, "tests/t.py::test_skip", report, repo_modules={"pkg"})
+    assert (found.call, found.observed, found.checked_side) == ("out.getvalue()", "''", "right")
+    assert found.expected == "'# skip\\nimport re\\n'"
+    # a list the test changes in place is no written value: its side is the computed one
+    sorted_in_place = "from pkg import order\n\n\ndef test_order():\n    items = [3, 1]\n" + (
+        "    order(items)\n    assert [1, 3] == items\n"
+    )
+    report = {"type": "AssertionError", "line": 7, "compare": {"op": "==", "left": "[1, 3]", "right": "[3, 1]"}}
+    found = explain_failure(sorted_in_place, "tests/t.py::test_order", report, repo_modules={"pkg"})
+    assert (found.call, found.expected) == ("items", "[1, 3]")
+
+
 def test_a_raise_under_an_if_is_the_check_of_its_condition():
     source = (
         "import io\nfrom pkg import Flo\n\n\ndef test_base():\n    flo = Flo()\n"
