@@ -1997,8 +1997,14 @@ class _Reproduction:
     definitions: dict[str, ast.stmt]
     built: dict[str, str] = dataclasses.field(default_factory=dict)  # `_Setup.built`
 
+    def reads_output_after(self) -> bool:
+        """The checks after the failing one read what it printed (`capsys.readouterr()`), and
+        it is no assert (a redirected assert would hide the comparison the claim reads)."""
+        reads = any("readouterr" in unparse(s) for s in self.rest)
+        return reads and bool(self.code) and not isinstance(self.code[-1], ast.Assert)
+
     def text(self) -> str:
-        code, capture_imports = _captured_output(self.code)
+        code, capture_imports = _captured_output(self.code, read_after=self.reads_output_after())
         parts = [*dict.fromkeys([*capture_imports, *self.imports])]
         parts.sort(key=lambda p: not p.startswith("from __future__"))  # a future import must come first
         for stmt in self.head:  # comments and docstrings out: shorter, still whole
@@ -2009,14 +2015,20 @@ class _Reproduction:
         return "\n".join(p for p in [*_merged_imports(parts), body] if p.strip())
 
 
-def _captured_output(code: list[ast.stmt]) -> tuple[list[ast.stmt], list[str]]:
+def _captured_output(
+    code: list[ast.stmt], continuing: bool = False, read_after: bool = False
+) -> tuple[list[ast.stmt], list[str]]:
     """pytest's `capsys` (or `capfd`) in a snippet, which cannot take the fixture: the lines
     before each `out, err = capsys.readouterr()` (since the previous one) run with stdout and
     stderr redirected to fresh buffers (the fixture captures from the test's start, and each
     read empties it), and that line reads what they wrote. `capfd` reads the descriptors, so a
     child process's output escapes the redirect: the reproduction check drops such a snippet.
-    `code` and no imports when the fixture is used any other way."""
+    `code` and no imports when the fixture is used any other way. `read_after`: what `code`
+    ends with runs redirected too (the checks after the failing one read it); `continuing`:
+    `code` goes on from such an end, its first lines writing to the buffers it left."""
     fixture = next((f for f in ("capsys", "capfd") if f in names_read(code)), "")
+    if read_after and not fixture:
+        return _redirected(code, fresh=True), ["import contextlib", "import io"]
     reads = [
         i
         for i, s in enumerate(code)
@@ -2039,15 +2051,25 @@ def _captured_output(code: list[ast.stmt]) -> tuple[list[ast.stmt], list[str]]:
             imports += [] if "import types" in imports else ["import types"]
         else:
             return code, []
-        buffers, redirected = ast.parse(
-            "captured_out, captured_err = io.StringIO(), io.StringIO()\n"
-            "with contextlib.redirect_stdout(captured_out), contextlib.redirect_stderr(captured_err):\n    pass"
-        ).body
-        redirected.body = list(code[start:at]) or [ast.Pass()]
+        fresh = not (continuing and start == 0)
         read = ast.Assign(targets=[target], value=ast.parse(value, mode="eval").body)
-        out += [buffers, redirected, ast.fix_missing_locations(read)]
+        segment = list(code[start:at])
+        out += [*(_redirected(segment, fresh) if segment or fresh else []), ast.fix_missing_locations(read)]
         start = at + 1
+    if read_after and code[start:]:
+        return [*out, *_redirected(list(code[start:]), fresh=True)], imports
     return [*out, *code[start:]], imports
+
+
+def _redirected(stmts: list[ast.stmt], fresh: bool) -> list[ast.stmt]:
+    """`stmts` run with stdout and stderr written to the buffers `captured_out` and
+    `captured_err` (new ones when `fresh`)."""
+    buffers, redirected = ast.parse(
+        "captured_out, captured_err = io.StringIO(), io.StringIO()\n"
+        "with contextlib.redirect_stdout(captured_out), contextlib.redirect_stderr(captured_err):\n    pass"
+    ).body
+    redirected.body = stmts or [ast.Pass()]
+    return [ast.fix_missing_locations(s) for s in ([buffers, redirected] if fresh else [redirected])]
 
 
 _FROM_IMPORT = re.compile(r"from ([\w.]+) import ([^()\n]+)")
@@ -2802,6 +2824,9 @@ def _with_check_outcome(
         if not names_unbound([*head, *code, then]) - names_unbound([*head, *code]):  # only with names the snippet binds
             record.then = unparse(then)
     bound_by_imports = {i.split()[-1].split(".")[0] for i in repro.imports}
+    if repro.reads_output_after():  # `capsys.readouterr()` after the failing line: read from the snippet's buffers
+        rest = _captured_output(rest, continuing=True)[0]
+        bound_by_imports |= {"captured_out", "captured_err", "io", "contextlib"}
     if rest and not names_unbound([*head, *code, *rest]) - names_unbound([*head, *code]) - bound_by_imports:
         text = "\n".join(unparse(s) for s in rest)
         if text.count("\n") < REST_LINES:

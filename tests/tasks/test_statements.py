@@ -1013,6 +1013,26 @@ def test_a_local_the_test_binds_to_a_written_value_is_the_side_the_check_wants()
     assert (found.call, found.expected) == ("items", "[1, 3]")
 
 
+def test_checks_after_the_failing_line_that_read_capsys_read_what_the_snippet_printed():
+    """isort: after `main.main([...])` raised, the test reads `capsys.readouterr()` and wants the
+    input echoed; `capsys` stayed unbound in those checks, so they were never stated."""
+    source = (
+        "from pkg import main\n\n\ndef test_skip(capsys):\n    main(['-', '--skip'])\n"
+        "    out, error = capsys.readouterr()\n    assert out == 'b'\n    assert not error\n"
+    )
+    report = {"type": "FileSkipped", "line": 5, "message": "x.py was skipped"}
+    found = explain_failure(source, "tests/t.py::test_skip", report, repo_modules={"pkg"})
+    assert found.reproduction.endswith(
+        "with contextlib.redirect_stdout(captured_out), contextlib.redirect_stderr(captured_err):\n"
+        "    main(['-', '--skip'])"
+    )
+    assert found.rest.splitlines() == [
+        "out, error = (captured_out.getvalue(), captured_err.getvalue())",
+        "assert out == 'b'",
+        "assert not error",
+    ]
+
+
 def test_a_raise_under_an_if_is_the_check_of_its_condition():
     source = (
         "import io\nfrom pkg import Flo\n\n\ndef test_base():\n    flo = Flo()\n"
