@@ -265,29 +265,30 @@ def own_test_modules(source: str, test_path: str, project: set[str]) -> list[str
 
 def imported_bases(source: str, test_path: str) -> list[str]:
     """The dotted modules the test file imports a class from that one of its classes derives
-    from (`from pkg.testing import TestCase`; `class T(TestCase)`): such a base often holds the
-    helper whose check fails (`self.check(src, want)`)."""
+    from (`from pkg.testing import TestCase`; `class T(TestCase)`, or `class T(helper.TestCase)`
+    after `from pkg import helper`): such a base often holds the helper whose check fails
+    (`self.check(src, want)`)."""
     tree = _safe_parse(source)
-    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
-    bases = {b.id for n in classes for b in n.bases if isinstance(b, ast.Name)}
+    imported = _imported_modules(tree, test_path)
     out: list[str] = []
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) in bases for a in node.names):
-            module = _absolute_module(node, test_path)
-            if module and module not in out:
-                out.append(module)
-    # `class T(yapf_test_helper.YAPFTest)` after `from yapftests import yapf_test_helper`
-    modules = _imported_modules(tree, test_path)
-    for n in classes:
-        for base in n.bases:
-            dotted = (
-                modules.get(base.value.id, "")
-                if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name)
-                else ""
-            )
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for base in cls.bases:
+            dotted, _ = _imported_base(base, imported)
             if dotted and dotted not in out:
                 out.append(dotted)
     return out
+
+
+def _imported_base(base: ast.expr, imported: dict[str, str]) -> tuple[str, str]:
+    """(dotted module, class name) of a base class the file imports (`imported`:
+    `_imported_modules`); ("", "") for any other base, and for one imported under another name
+    (its class is found by the name it is read by)."""
+    if isinstance(base, ast.Name) and "." in imported.get(base.id, ""):
+        dotted, _, name = imported[base.id].rpartition(".")
+        return (dotted, name) if name == base.id else ("", "")
+    if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) and base.value.id in imported:
+        return imported[base.value.id], base.attr
+    return "", ""
 
 
 def _imported_modules(tree: ast.Module, test_path: str) -> dict[str, str]:
@@ -1520,37 +1521,22 @@ def _with_imported_bases(module: ast.Module, cls: ast.ClassDef, test_path: str, 
     imports appended (`sources`: dotted module -> source; its imports made absolute), so that
     the base's helper methods, and the names they read, are found like the module's own: the
     test module's own definitions come first and win."""
-    imported = {
-        alias.asname or alias.name: (_absolute_module(node, test_path), alias.name)
-        for node in module.body
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-    }
+    imported = _imported_modules(module, test_path)
     classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)}
-    modules = _imported_modules(module, test_path)
     body, todo, seen = list(module.body), [cls], set()
     while todo:
         current = todo.pop()
         for base in current.bases:
-            if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name):
-                dotted = modules.get(base.value.id, "")  # `yapf_test_helper.YAPFTest`
-                if dotted in sources and base.attr not in seen:
-                    seen.add(base.attr)
-                    helper = _safe_parse(sources[dotted])
-                    found = next((n for n in helper.body if isinstance(n, ast.ClassDef) and n.name == base.attr), None)
-                    if found is not None:
-                        body += _absolute_imports(helper.body, dotted.replace(".", "/") + ".py")
-                        todo.append(found)
+            local = base.id if isinstance(base, ast.Name) else ""
+            if local in classes and classes[local] is not current:
+                if local not in seen:
+                    seen.add(local)
+                    todo.append(classes[local])
                 continue
-            if not isinstance(base, ast.Name) or base.id in seen:
+            dotted, name = _imported_base(base, imported)
+            if dotted not in sources or name in seen:
                 continue
-            seen.add(base.id)
-            if base.id in classes and classes[base.id] is not current:
-                todo.append(classes[base.id])
-                continue
-            dotted, name = imported.get(base.id, ("", ""))
-            if dotted not in sources or name != base.id:  # an aliased base keeps another name: left out
-                continue
+            seen.add(name)
             helper = _safe_parse(sources[dotted])
             found = next((n for n in helper.body if isinstance(n, ast.ClassDef) and n.name == name), None)
             if found is not None:
