@@ -52,6 +52,7 @@ class FailureEvidence:
     then: str | None = None  # the check the test makes once a raising line runs
     rest: str | None = None  # what the test requires after the failing check
     loop_value: str | None = None  # "name = value" of the loop variable at the failure
+    loop_over: str | None = None  # "name in <iterable>" of a loop the reproduction shows only the failing pass of
     raised: str | None = None  # the exception whose message (args, ...) the check reads, caught before it
     raised_by: str | None = None  # the one-line call that raised it, in `with pytest.raises(raised) as e:`
     source: list[str] | None = None  # the test's own lines up to the failing one

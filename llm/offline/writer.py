@@ -610,33 +610,24 @@ def _assigned_call(name: str, code: str) -> str:
     """The call a bare local of the snippet holds when one plain assignment anywhere in it binds
     it to one (`result = f0.seek(3)` inside a `with`) and only the check reads it: what the
     prose names in place of `result`, though it reads the snippet's own names; `name` otherwise."""
-    if not re.fullmatch(r"[A-Za-z_]\w*", name.strip()):
+    name = name.strip()
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
         return name
-    stores = [
-        node
-        for node in ast.walk(ast.parse(code))
-        if isinstance(node, ast.Name) and node.id == name.strip() and isinstance(node.ctx, ast.Store)
-    ]
+    tree = ast.parse(code)
+    named = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name]
     assigned = [
         node.value
-        for node in ast.walk(ast.parse(code))
-        if isinstance(node, ast.Assign)
-        and len(node.targets) == 1
-        and isinstance(node.targets[0], ast.Name)
-        and node.targets[0].id == name.strip()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and node.targets[0] in named
     ]
+    stores = [n for n in named if isinstance(n.ctx, ast.Store)]
     if len(stores) != 1 or len(assigned) != 1 or not isinstance(assigned[0], ast.Call):
         return name
-    body = ast.parse(code).body
-    last = body[-1] if body else None
+    last = tree.body[-1]
     while isinstance(last, (ast.With, ast.AsyncWith, ast.For, ast.If, ast.Try)) and last.body:
         last = last.body[-1]  # the check, inside the blocks that hold it
-    reads = [
-        n
-        for n in ast.walk(ast.parse(code))
-        if isinstance(n, ast.Name) and n.id == name.strip() and isinstance(n.ctx, ast.Load)
-    ]
-    if len(reads) != len([n for n in ast.walk(last) if isinstance(n, ast.Name) and n.id == name.strip()]):
+    in_check = {id(n) for n in ast.walk(last)}
+    if any(isinstance(n.ctx, ast.Load) and id(n) not in in_check for n in named):
         return name  # read before the check (`loaded.restore()`): an object built over several statements
     text = ast.unparse(assigned[0])
     return text if _short(text, 80) else name
@@ -927,6 +918,8 @@ def _every_pass(f: FailureEvidence) -> str:
     """The requirement on each pass of the loop the failing check is in, with the loop's values:
     the test checks them all, and the failing pass is only the first that fails."""
     target, values = literal_loop(f.reproduction or "")
+    if not target and f.loop_over:  # the snippet shows the failing first pass alone
+        target, values = f.loop_over.split(" in ", 1)
     if not target or not _short(values, LOOP_VALUES):
         return ""
     return f" The check must hold for each {_span(target)} in {_span(values)}."

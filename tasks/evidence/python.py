@@ -1982,6 +1982,7 @@ class _Reproduction:
     rewrite: _Rewrite
     definitions: dict[str, ast.stmt]
     built: dict[str, str] = dataclasses.field(default_factory=dict)  # `_Setup.built`
+    loop_over: str = ""  # `x in <iterable>` of the loop unrolled to its failing first pass
 
     def reads_output_after(self) -> bool:
         """The checks after the failing one read what it printed (`capsys.readouterr()`), and
@@ -2114,7 +2115,8 @@ def _reproduction(
     code = [rewrite.visit(s) for s in [*setup.prelude, *setup.assign, *body]]
     code = [*_members_reached(rewrite, members, setup.self_attrs), *code]
     # a `for` around the failing check: its variables at the failure instead of the loop
-    code = _unroll_loops(code, report.get("locals") or {})
+    unrolled: list[str] = []
+    code = _unroll_loops(code, report.get("locals") or {}, unrolled)
     raised = str(report.get("type") or "") not in ("", "AssertionError")
     rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
     # a store that only the checks after the failing one read is live (a fixture's value they use)
@@ -2172,7 +2174,7 @@ def _reproduction(
         head, code, rest = _without_unbound_annotations(head, code, rest)
         if any(_annotations(s) for s in [*head, *code, *rest]):  # as strings, as the test module has them
             imports.insert(0, "from __future__ import annotations")
-    return _Reproduction(imports, head, code, rest, rewrite, definitions, setup.built)
+    return _Reproduction(imports, head, code, rest, rewrite, definitions, setup.built, unrolled[0] if unrolled else "")
 
 
 def _postpones_annotations(module: ast.Module) -> bool:
@@ -2810,6 +2812,10 @@ def _with_check_outcome(
         if not names_unbound([*head, *code, then]) - names_unbound([*head, *code]):  # only with names the snippet binds
             record.then = unparse(then)
     bound_by_imports = {i.split()[-1].split(".")[0] for i in repro.imports}
+    if repro.loop_over and not names_unbound([*head, *code, *ast.parse(repro.loop_over.split(" in ", 1)[1]).body]) - (
+        names_unbound([*head, *code])
+    ):  # the other passes, with names the snippet binds (`modutils.PY_COMPILED_EXTS`)
+        record.loop_over = repro.loop_over
     if repro.reads_output_after():  # `capsys.readouterr()` after the failing line: read from the snippet's buffers
         rest = _captured_output(rest, continuing=True)[0]
         bound_by_imports |= {"captured_out", "captured_err", "io", "contextlib"}
@@ -3139,9 +3145,11 @@ def _replace_last(body: list[ast.stmt], lineno: int, change) -> list[ast.stmt]:
     return body
 
 
-def _unroll_loops(code: list[ast.stmt], local_values: dict) -> list[ast.stmt]:
+def _unroll_loops(code: list[ast.stmt], local_values: dict, unrolled: list[str] | None = None) -> list[ast.stmt]:
     """A `for x in ...:` holding the failing check becomes `x = <its value at the failure>`
-    followed by the loop body, when the value's repr is Python."""
+    followed by the loop body, when the value's repr is Python and the failing pass is the
+    first; `unrolled` gets `x in <iterable>` of each loop of more than one pass so unrolled
+    (every pass is still required)."""
     if not code:
         return code
     last = code[-1]
@@ -3165,9 +3173,12 @@ def _unroll_loops(code: list[ast.stmt], local_values: dict) -> list[ast.stmt]:
             assigns = [ast.Assign(targets=[ast.Name(names[0], ast.Store())], value=values[names[0]])]
         else:
             assigns = [ast.Assign(targets=[ast.Name(n, ast.Store())], value=values[n]) for n in names]
-        return [*code[:-1], *assigns, *_unroll_loops(last.body, local_values)]
+        single = isinstance(last.iter, (ast.List, ast.Tuple)) and len(last.iter.elts) == 1
+        if unrolled is not None and not single:
+            unrolled.append(f"{unparse(last.target)} in {unparse(last.iter)}")
+        return [*code[:-1], *assigns, *_unroll_loops(last.body, local_values, unrolled)]
     if isinstance(last, (ast.With, ast.AsyncWith, ast.If, ast.While)) and isinstance(getattr(last, "body", None), list):
-        last.body = _unroll_loops(last.body, local_values)
+        last.body = _unroll_loops(last.body, local_values, unrolled)
     return code
 
 

@@ -1605,3 +1605,21 @@ def test_the_leads_own_words_that_open_the_statement_are_not_said_again_for_its_
     ctx["failing_tests"][0]["intent"] = "A rate fetched before the app existed is fetched again after."
     text = write_statement(ctx, BUG)["problem_statement"]
     assert text.count("A rate fetched before the app existed is fetched again after.") == 1
+
+
+def test_a_loop_shown_at_its_failing_first_pass_states_every_pass_it_must_hold_for():
+    """astroid: the snippet set `ext = 'pyc'`, and the suffixes after it were never mentioned."""
+    first = FailureEvidence(
+        "tests/t.py::test_stub",
+        kind="compare",
+        call="modutils.get_source_file(compiled)",
+        op="==",
+        expected="'mod.pyi'",
+        observed="'mod.pyc'",
+        reproduction="from pkg import modutils\next = 'pyc'\ncompiled = f'mod.{ext}'\n"
+        "assert modutils.get_source_file(compiled) == 'mod.pyi'",
+        loop_over="ext in ('pyc', 'pyo', *modutils.EXTS)",
+        function="modutils.get_source_file",
+    )
+    text = write_statement(context([first]), BUG)["problem_statement"]
+    assert "The check must hold for each `ext` in `('pyc', 'pyo', *modutils.EXTS)`." in text

@@ -372,6 +372,9 @@ def test_explain_failure_resolves_fixtures_and_loops():
     }
     found = explain_failure(source, "tests/test_t.py::test_total", first_pass, repo_modules={"pkg"})
     assert found.reproduction.splitlines()[2:] == ["extra = 0", "assert total(items + [extra]) == 3 + extra"]
+    # the first pass fails: the snippet shows it alone, and the evidence keeps the loop's passes (astroid's
+    # `for ext in ("pyc", "pyo", *modutils.PY_COMPILED_EXTS)` lost the suffixes after the first)
+    assert found.loop_over == "extra in [0, 5]"
 
 
 def test_a_loop_over_a_case_table_names_every_value_of_its_failing_pass():
