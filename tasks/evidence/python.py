@@ -2111,6 +2111,8 @@ def _reproduction(
     scopes = [fn, *(m for m in members.values() if isinstance(m, FUNCTIONS))]
     clashing = {m for m in members if any(m in local_names(scope.body) for scope in scopes)}
     attr_names = {**{m: f"{m}_" for m in sorted(clashing)}, **setup.attr_names}
+    # a test method another test calls is a helper to a reader: no test name in the snippet
+    attr_names |= {m: f"check_{m.removeprefix('test_').removeprefix('test')}" for m in members if m.startswith("test")}
     rewrite = _Rewrite(setup.substitute, setup.self_attrs | set(members) | _self_stores(members.values()), attr_names)
     code = [rewrite.visit(s) for s in [*setup.prelude, *setup.assign, *body]]
     code = [*_members_reached(rewrite, members, setup.self_attrs), *code]
@@ -2983,7 +2985,8 @@ def _class_members(cls: ast.ClassDef, module: ast.Module | None = None, depth: i
                     own[target.id] = ast.Assign(targets=[ast.Name(target.id, ast.Store())], value=value)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
             own[node.target.id] = ast.Assign(targets=[ast.Name(node.target.id, ast.Store())], value=node.value)
-        elif isinstance(node, FUNCTIONS) and not node.name.startswith("test") and node.name not in _LIFECYCLE:
+        elif isinstance(node, FUNCTIONS) and node.name not in _LIFECYCLE:
+            # a test method is one too: another test may call it (`self.test_good_values()`)
             if not any(_callee_text(d).endswith("fixture") for d in node.decorator_list):
                 own[node.name] = node
     return {**inherited, **own}

@@ -1036,6 +1036,21 @@ def test_checks_after_the_failing_line_that_read_capsys_read_what_the_snippet_pr
     ]
 
 
+def test_a_test_method_another_test_calls_is_a_helper_without_a_test_name():
+    """traitlets: `test_allow_none` calls `self.test_good_values()`; `self` stayed unbound and
+    four failing tests were only counted."""
+    source = (
+        "from pkg import Trait\n\n\nclass Base:\n    def test_good(self):\n        for v in self._good:\n"
+        "            Trait(v)\n\n    def test_none(self):\n        Trait.allow_none = True\n"
+        "        self.test_good()\n\n\n"
+        "class TestInt(Base):\n    _good = [10, 10.0]\n"
+    )
+    report = {"type": "TraitError", "line": 11, "message": "expected an int, not the float 10.0"}
+    found = explain_failure(source, "tests/t.py::TestInt::test_none", report, repo_modules={"pkg"})
+    assert found.unbound == [] and "test_good" not in found.reproduction, found.reproduction
+    assert "def check_good():" in found.reproduction and found.reproduction.endswith("check_good()")
+
+
 def test_a_raise_under_an_if_is_the_check_of_its_condition():
     source = (
         "import io\nfrom pkg import Flo\n\n\ndef test_base():\n    flo = Flo()\n"
