@@ -291,8 +291,8 @@ def write_statement(
         )
     if "no_leak" not in directives:
         sections.append(_suggested_fix(facts.added_lines, phr, rng))
-    if "```python" not in evidence and "snippet" in opening:  # no block is shown: none is announced
-        opening = _fmt(next(o for o in _OPENINGS[strategy] if "snippet" not in o), values)
+    if "```python" not in evidence and _ANNOUNCES_BLOCK.search(opening):  # no block is shown: none is announced
+        opening = _fmt(next(o for o in _OPENINGS[strategy] if not _ANNOUNCES_BLOCK.search(o)), values)
     if angle and fn0:
         opening = f"From the point of view of code calling `{fn0}`: {opening[:1].lower()}{opening[1:]}"
     # the prose names no call: the test's own words say what it requires, with or without the block
@@ -1079,6 +1079,9 @@ def _call_forms(
     }
 
 
+_ANNOUNCES_BLOCK = re.compile(r"snippet|examples below")
+
+
 def _evidence_request(f: FailureEvidence, missing: str, forms: list[CallForm] | None = None) -> str:
     """What a request asks for, from the failing check: the new call form (for every function
     the tests use it with), else the absent name (with the function it belongs to), else the
@@ -1092,6 +1095,9 @@ def _evidence_request(f: FailureEvidence, missing: str, forms: list[CallForm] | 
         fn = _refusing_callable(f.error or "") or fn  # the error names whom the argument is for
         article = "an" if re.match(r"[aeio]|un", missing, re.I) else "a"  # "a `use_x`" is said "a you..."
         return f"{article} `{missing}` argument" + (f" for `{fn}`" if fn and fn != missing else "")
+    if missing and f.raised == missing and fn and not _uses(missing, fn):
+        # an exception class: a request says who raises it, not only that it exists
+        return f"an exception `{missing}` for `{fn}` to raise"
     if missing:
         related = fn and not _uses(missing, fn) and not _uses(fn, missing)
         return f"`{missing}`" + (f" (used with `{fn}`)" if related else "")
@@ -1162,6 +1168,7 @@ def _with_touched_function(f: FailureEvidence, functions: list[dict]) -> Failure
     code = f"{f.call or ''}\n{f.check or ''}"  # the checked expression, not the setup before it
     names = [str(fn.get("name")) for fn in functions if fn.get("name")]
     used = [n for n in names if not n.startswith("_") and re.search(rf"(?<![\w]){re.escape(n)}\b", code)]
+    used = [n for n in used if n != f.raised]  # the exception the check expects is not what it exercises
     current = f.function or ""
     if used and not any(n in current.split(".") for n in used):
         return replace(f, function=used[0])

@@ -1623,3 +1623,30 @@ def test_a_loop_shown_at_its_failing_first_pass_states_every_pass_it_must_hold_f
     )
     text = write_statement(context([first]), BUG)["problem_statement"]
     assert "The check must hold for each `ext` in `('pyc', 'pyo', *modutils.EXTS)`." in text
+
+
+def test_a_requested_exception_class_says_who_raises_it():
+    """cattrs a829300d asked only for "`CattrsError`" (its import was the failing check, which
+    named the failure after the class): the raters could not tell when it is raised."""
+    absent = FailureEvidence(
+        "tests/test_enums.py::test_enum_failure",
+        kind="compare",
+        check="from money.errors import MoneyError",
+        error="ImportError: cannot import name 'MoneyError' from 'money.errors' (src/money/errors.py)",
+        phase="collect",
+        raised="MoneyError",
+        raised_by="converter.structure('', kind)",
+        reproduction="from money.errors import MoneyError\nwith raises(MoneyError):\n    converter.structure('', kind)",
+        unbound=["kind"],
+        function="Converter.structure",
+    )
+    functions = [
+        {"file": "src/money/errors.py", "name": "MoneyError", "signature": "class MoneyError(Exception)"},
+        {"file": "src/money/convert.py", "name": "Converter.structure", "signature": "def structure(self, obj, cl)"},
+    ]
+    added = ["class MoneyError(Exception):"]
+    for seed in range(3):
+        ctx = context([absent], functions=functions, added=added, strategy="FEATURE_ADD")
+        ctx["repo"] = f"acme/money{seed}"  # another seed for the writer's choices
+        text = write_statement(ctx, BUG)["problem_statement"]
+        assert "an exception `MoneyError` for `Converter.structure` to raise" in text.splitlines()[0], text
