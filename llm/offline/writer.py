@@ -1026,6 +1026,8 @@ def missing_name(f: FailureEvidence, functions: list[dict], added_lines: list[st
             continue  # a dict key spread into a class the test defines: no argument the change adds
         if pattern is _ABSENT[1] and not _passed_by_the_test(f, name):
             continue  # the project passed it to its own function (`filter_module(parent=...)`): a plain bug
+        if pattern is not _ABSENT[1] and not _named_by_the_test(f, name):
+            continue  # the project's own code reaches for it (cattrs' `working_set`): a crash, not a request
         if pattern is not _ABSENT[2]:
             return name
         touched = {str(fn.get("name")) for fn in functions}
@@ -1033,6 +1035,13 @@ def missing_name(f: FailureEvidence, functions: list[dict], added_lines: list[st
         if name in touched or any(defines.search(line.strip()) for line in added_lines):
             return name
     return ""
+
+
+def _named_by_the_test(f: FailureEvidence, name: str) -> bool:
+    """The test's own code names `name` (imports it, reads it as an attribute); True when its
+    code is not known."""
+    code = "\n".join([f.reproduction or "", f.check or "", f.call or "", *(f.source or [])])
+    return not code.strip() or bool(re.search(rf"(?<![\w]){re.escape(name)}\b", code))
 
 
 def _passed_by_the_test(f: FailureEvidence, keyword: str) -> bool:

@@ -1650,3 +1650,24 @@ def test_a_requested_exception_class_says_who_raises_it():
         ctx["repo"] = f"acme/money{seed}"  # another seed for the writer's choices
         text = write_statement(ctx, BUG)["problem_statement"]
         assert "an exception `MoneyError` for `Converter.structure` to raise" in text.splitlines()[0], text
+
+
+def test_a_name_only_the_projects_code_reaches_for_is_a_crash_not_a_request():
+    """cattrs 573915b6 became "Please add `working_set`": the project's own code read the
+    attribute its fix adds, and the test never names it. The raters read a request for a name
+    nobody asked for."""
+    crash = FailureEvidence(
+        "tests/test_money.py::test_nested",
+        kind="error",
+        call="converter.structure(raw, Wallet)",
+        error="AttributeError: 'Converter' object has no attribute 'working_set'",
+        reproduction="from money import Converter, Wallet\nconverter = Converter()\nconverter.structure({'a': 1}, Wallet)",
+        function="Converter.structure",
+    )
+    functions = [{"file": "money.py", "name": "Converter.structure", "signature": "def structure(self, obj, cl)"}]
+    added = ["        self.working_set = set()"]
+    title = write_statement(context([crash], functions=functions, added=added), BUG)["problem_statement"].splitlines()[0]
+    assert "working_set" not in title and "add" not in title.lower(), title
+    asked = replace(crash, reproduction=crash.reproduction + "\nassert converter.working_set == set()")
+    title = write_statement(context([asked], functions=functions, added=added), BUG)["problem_statement"].splitlines()[0]
+    assert "`working_set`" in title, title
