@@ -226,6 +226,10 @@ def without_orphans(kept: list[str], original: list[str]) -> list[str]:
     return out
 
 
+# "This makes sure that ...": the change, said of itself (never "This happens when ...", a symptom)
+_THIS_CHANGE = r"this (?:commit|pr|patch|change|fix|makes|ensures|prevents|avoids|fixes|allows|adds|removes|lets|way)\b"
+
+
 def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_changes: bool = False) -> list[str]:
     """User-facing sentences from a commit or pull-request body: trailers, fences, HTML
     comments, the bullet lists of squashed commit subjects, commit-log lines in the imperative,
@@ -272,7 +276,7 @@ def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_ch
             continue  # "...; carry it through", "Once it exceeds the cap, return the cap": the change to make
         if no_leak and _HOW.search(s):
             continue  # how the fix works
-        if _DEVELOPER.search(s) or _SCOPED.match(s) or re.match(r"this (?:commit|pr|patch|change)\b", s, re.I):
+        if _DEVELOPER.search(s) or _SCOPED.match(s) or re.match(_THIS_CHANGE, s, re.I):
             continue  # developer voice, not a symptom
         if not keep_changes and (_IMPERATIVE.match(s) or split_subject(s)[0] == "fix"):
             continue  # a commit-log line says what changed, not what goes wrong

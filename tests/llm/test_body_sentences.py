@@ -103,3 +103,10 @@ def test_an_added_check_or_guard_is_how_the_fix_works_not_a_title():
     kind, verb, rest = split_subject("Added as_kwarg argument")
     assert _symptom(kind, verb, rest, "x") == "as_kwarg argument is missing"
     assert _request(kind, verb, rest, "Added as_kwarg argument") == "as_kwarg argument"
+
+
+def test_a_sentence_where_the_change_speaks_of_itself_is_left_out():
+    """autoflake eecb1cc8's body opens "This makes sure that we don't break multiprocessing.":
+    quoted after a symptom's opening, the raters read it as garbled."""
+    body = "This makes sure that we don't break multiprocessing.\n\nThe output is printed twice for a single item."
+    assert body_sentences(body, no_leak=True) == ["The output is printed twice for a single item."]
