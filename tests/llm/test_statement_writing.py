@@ -1661,13 +1661,14 @@ def test_a_name_only_the_projects_code_reaches_for_is_a_crash_not_a_request():
         kind="error",
         call="converter.structure(raw, Wallet)",
         error="AttributeError: 'Converter' object has no attribute 'working_set'",
-        reproduction="from money import Converter, Wallet\nconverter = Converter()\nconverter.structure({'a': 1}, Wallet)",
+        reproduction="from money import Converter, Wallet\nconverter = Converter()\nconverter.structure({}, Wallet)",
         function="Converter.structure",
     )
     functions = [{"file": "money.py", "name": "Converter.structure", "signature": "def structure(self, obj, cl)"}]
     added = ["        self.working_set = set()"]
-    title = write_statement(context([crash], functions=functions, added=added), BUG)["problem_statement"].splitlines()[0]
+    text = write_statement(context([crash], functions=functions, added=added), BUG)["problem_statement"]
+    title = text.splitlines()[0]
     assert "working_set" not in title and "add" not in title.lower(), title
     asked = replace(crash, reproduction=crash.reproduction + "\nassert converter.working_set == set()")
-    title = write_statement(context([asked], functions=functions, added=added), BUG)["problem_statement"].splitlines()[0]
-    assert "`working_set`" in title, title
+    text = write_statement(context([asked], functions=functions, added=added), BUG)["problem_statement"]
+    assert "`working_set`" in text.splitlines()[0], text
