@@ -608,20 +608,25 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
 
 def _assigned_call(name: str, code: str) -> str:
     """The call a bare local of the snippet holds when one plain assignment anywhere in it binds
-    it to one (`result = f0.seek(3)` inside a `with`) and only the check reads it: what the
-    prose names in place of `result`, though it reads the snippet's own names; `name` otherwise."""
+    it to one (`result = f0.seek(3)` inside a `with`; `args, ok = f(x)` holds `f(x)[0]`) and only
+    the check reads it: what the prose names in place of `result`, though it reads the snippet's
+    own names; `name` otherwise."""
     name = name.strip()
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         return name
     tree = ast.parse(code)
     named = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name]
-    assigned = [
-        node.value
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and node.targets[0] in named
-    ]
+    assigned = []  # (call, the item it is, in `args, ok = f(x)`)
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if target in named:
+            assigned.append((node.value, None))
+        elif isinstance(target, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in target.elts):
+            assigned += [(node.value, i) for i, e in enumerate(target.elts) if e in named]
     stores = [n for n in named if isinstance(n.ctx, ast.Store)]
-    if len(stores) != 1 or len(assigned) != 1 or not isinstance(assigned[0], ast.Call):
+    if len(stores) != 1 or len(assigned) != 1 or not isinstance(assigned[0][0], ast.Call):
         return name
     last = tree.body[-1]
     while isinstance(last, (ast.With, ast.AsyncWith, ast.For, ast.If, ast.Try)) and last.body:
@@ -629,7 +634,8 @@ def _assigned_call(name: str, code: str) -> str:
     in_check = {id(n) for n in ast.walk(last)}
     if any(isinstance(n.ctx, ast.Load) and id(n) not in in_check for n in named):
         return name  # read before the check (`loaded.restore()`): an object built over several statements
-    text = ast.unparse(assigned[0])
+    call, item = assigned[0]
+    text = ast.unparse(call) + (f"[{item}]" if item is not None else "")
     return text if _short(text, 80) else name
 
 

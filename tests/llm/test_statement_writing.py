@@ -1561,6 +1561,11 @@ def test_a_checked_local_is_named_by_the_call_it_holds_though_the_call_reads_the
         checked, reproduction=checked.reproduction.replace("    assert", "    result = f0.seek(3)\n    assert")
     )
     assert "`f0.seek(3)`" not in write_statement(context([twice]), BUG)["problem_statement"]  # which one is checked?
+    # autoflake eecb1cc8: `args, success = merge(original)` checks the first item the call returns
+    unpacked = replace(
+        checked, reproduction=checked.reproduction.replace("result = f0.seek(3)", "result, moved = f0.seek(3)")
+    )
+    assert "`f0.seek(3)[0]` gives `None`" in write_statement(context([unpacked]), BUG)["problem_statement"]
 
 
 def test_a_failing_test_left_out_that_describes_itself_is_stated_in_its_own_words():
