@@ -834,7 +834,7 @@ def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck
             start, end = block.start, block.end
             before = text[:start]
             intro = re.search(r"(?:^|\n\s*\n)([^\n`][^\n]*:)\s*$", before)
-            if intro and "```" not in intro.group(1):
+            if intro and "```" not in intro.group(1) and intro.start(1) > 0:  # never the title
                 start = intro.start(1)
             after = text[end:]
             m = re.match(r"\s*\n\s*\n([^\n]+(?:\n[^\n]+)*)", after)
@@ -866,7 +866,7 @@ def without_dangling_heads(statement: str) -> str:
     in_block = code_block_lines(lines)
     dangling = set()
     for i, line in enumerate(lines):
-        if in_block[i] or not is_heading(line) or (i and lines[i - 1].strip()):
+        if not i or in_block[i] or not is_heading(line) or lines[i - 1].strip():  # the title stays
             continue
         following = next((ln for ln in lines[i + 1 :] if ln.strip()), "")
         if not following.lstrip().startswith((FENCE, "- ", "* ")):

@@ -230,7 +230,8 @@ def write_statement(
         strategy = "FEATURE_ADD"  # the evidence shows a missing piece: a request, whatever the strategy
     concise, detailed = "concise" in directives, "detailed" in directives
 
-    sections = [_fmt(phr.pick(_TITLES[strategy]), values)]
+    # a title ending in ':' (an error message's own "Code format mismatch:") reads as a heading
+    sections = [_fmt(phr.pick(_TITLES[strategy]), values).rstrip(": ")]
     opening = _fmt(phr.pick(_OPENINGS[strategy]), values)
     # a developer's body often says how the fix works: whatever the prompt, a statement keeps only
     # its symptoms (no real issue tells the solver the change to make; the leak check misses prose)

@@ -1677,3 +1677,25 @@ def test_a_name_only_the_projects_code_reaches_for_is_a_crash_not_a_request():
     asked = replace(crash, reproduction=crash.reproduction + "\nassert converter.working_set == set()")
     text = write_statement(context([asked], functions=functions, added=added), BUG)["problem_statement"]
     assert "`working_set`" in text.splitlines()[0], text
+
+
+def test_a_title_never_ends_in_the_colon_of_a_helpers_message():
+    """yapf 51da81c0's title ended in its helper's "Code format mismatch:", which reads as a
+    heading (the reproduction check then dropped it with the block under it)."""
+    helper = FailureEvidence(
+        "tests/t.py::T::test_lines",
+        kind="helper",
+        call="assertCodeEqual(expected_formatted_code, code)",
+        check="self.assertCodeEqual(expected_formatted_code, code)",
+        error="",
+        message="Code format mismatch:\nExpected:\n > a\nActual:\n > b",
+        observed="Code format mismatch:",
+        error_type="AssertionError",
+        reproduction="from money import fmt\ncode = fmt('b')\nassert code == 'a', 'Code format mismatch:'",
+        function="fmt",
+    )
+    for seed in range(3):
+        ctx = context([helper])
+        ctx["repo"] = f"acme/money{seed}"  # another seed for the writer's choices
+        title = write_statement(ctx, BUG)["problem_statement"].splitlines()[0]
+        assert title.strip() and not title.endswith(":"), title

@@ -351,6 +351,23 @@ def test_a_heading_whose_block_or_list_was_dropped_goes_too():
     assert "To reproduce:\n\n```python\ntry:\n\n    f(1)" in kept and "The cases:\n- `f(2)`" in kept
 
 
+def test_a_title_ending_in_a_colon_stays_when_the_block_under_it_is_dropped():
+    """yapf 51da81c0's title ended in the error's own "Code format mismatch:"; its lead block was
+    dropped and the title went with it, as a heading over nothing."""
+    from tasks.reproduction import _rewrite
+
+    title = "Unexpected behaviour: `f`: Code format mismatch:"
+    statement = f"{title}\n\n```python\nassert f(1) == 2\n```\n\nAlso:\n\n```python\nassert f(3) == 4\n```"
+    blocks = python_blocks(statement)
+    checks = [
+        ReproductionCheck(blocks[0].code, "dropped", "raised on both states"),
+        ReproductionCheck(blocks[1].code, "kept", "behaves as stated on both states"),
+    ]
+    text = _rewrite(statement, blocks, checks)
+    assert text.startswith(title + "\n") and "assert f(1)" not in text and "assert f(3) == 4" in text
+    assert without_dangling_heads(f"{title}\n\nIt fails.") == f"{title}\n\nIt fails."
+
+
 def test_a_heading_over_cases_that_spoke_of_a_dropped_snippet_goes_with_them():
     from tasks.reproduction import _rewrite
 
