@@ -987,6 +987,19 @@ class _Rewrite(ast.NodeTransformer):
             return ast.copy_location(ast.Constant(True), node)
         return self.generic_visit(node)
 
+    def visit_BoolOp(self, node: ast.BoolOp):
+        """`hasattr(self, 'a') and hasattr(self, 'b') and None in bad`, each `hasattr` now `True`,
+        reads `None in bad`: a `True` in an `and` says nothing."""
+        node = self.generic_visit(node)
+        if not isinstance(node.op, ast.And):
+            return node
+        kept = [v for v in node.values if not (isinstance(v, ast.Constant) and v.value is True)]
+        if len(kept) == len(node.values):
+            return node
+        if not kept:
+            return ast.copy_location(ast.Constant(True), node)
+        return kept[0] if len(kept) == 1 else ast.copy_location(ast.BoolOp(op=ast.And(), values=kept), node)
+
     def _scope(self, node):
         """A function's own parameters and locals hide the test's names inside it (fastjsonschema's
         `asserter` helper takes `value` and `expected`, as the test's parametrize arguments are named)."""

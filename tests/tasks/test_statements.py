@@ -933,6 +933,12 @@ def test_hasattr_of_self_for_an_attribute_the_class_has_is_true_in_the_snippet()
     found = explain_failure(source, "tests/t.py::TestSet::test_good", report, repo_modules={"pkg"})
     assert found.unbound == [] and "hasattr" not in found.reproduction, found.reproduction
     assert "_good_values = ['ab']" in found.reproduction.splitlines()
+    # each `hasattr` of an `and` now `True`: the condition is what is left (`if True and True and ...`)
+    both = source.replace(
+        "if hasattr(self, '_good_values'):", "if hasattr(self, '_good_values') and 'ab' in self._good_values:"
+    )
+    found = explain_failure(both, "tests/t.py::TestSet::test_good", report, repo_modules={"pkg"})
+    assert "if 'ab' in _good_values:" in found.reproduction and "True" not in found.reproduction, found.reproduction
 
 
 def test_a_failure_inside_a_try_finally_is_a_snippet_without_the_try():
