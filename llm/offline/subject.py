@@ -175,7 +175,8 @@ _HOW = re.compile(
     r"\bnow (?:uses?|calls?|checks?|copies|stores?|passes|wraps|scales|resolves|re-?raises|yields|delegates)\b|"
     r"\bswitch(?:es|ed)? to\b|\brefactor|\brenam|\bhelper\b|\bwhile loop\b|\brecursi|\bimplementation\b|"
     r"\binternal(?:ly)?\b|\bre-?raises? the\b|\bone-shot\b|\bthe (?:wraps|iterator|code) path\b|\bnow\b|"
-    r"\bbecause\b|\bthis happens\b|\bis caused by\b|\binstead\b|\bso that\b|\bdue to\b|\bthe (?:cause|reason) is\b",
+    r"\bbecause\b|\bthis happens\b|\bis caused by\b|\binstead\b|\bso that\b|\bdue to\b|\bthe (?:cause|reason) is\b|"
+    r"\b(?:solution|fix|workaround|approach|remedy|idea) (?:here )?(?:is|was) to\b|\bcarry on\b",
     re.I,
 )
 # a commit-log line in the imperative ("Add ...", "Guard against ..."): a change, not a symptom

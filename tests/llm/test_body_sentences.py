@@ -11,6 +11,8 @@ HOW_THE_FIX_WORKS = [
     "Consume the escape as a unit like the sibling branch does; an unescaped bracket still terminates as before.",
     # asgiref 95d2430a, rated a leak on check set 13
     "Run executor shutdown in separate thread to avoid blocking the event loop.",
+    # tablib f7e3f765, rated a leak on check set 15
+    "The solution is to try to access the attribute, but carry on if it can't be found.",
 ]
 SYMPTOMS = [
     "Hour, day-of-month, month and day-of-week were all affected, and at a date boundary the day could be out.",
