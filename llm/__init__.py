@@ -12,7 +12,16 @@ Imports nothing of evo, operators, fitness, harness, sandbox, archive or corpus.
 from __future__ import annotations
 
 from .leakage import LeakReport, leak_report, leaked_share
-from .markdown import FENCE, SAME_SETUP, code_block_lines, is_heading, is_path, paragraphs
+from .markdown import (
+    FENCE,
+    SAME_SETUP,
+    code_block_lines,
+    is_heading,
+    is_path,
+    paragraphs,
+    without_dangling_heads,
+    without_snippet_talk,
+)
 from .patch_lines import is_prose_file, patch_added_lines, patch_removed_lines, patch_sections
 from .python_source import first_line, unparse
 
@@ -67,6 +76,8 @@ __all__ = [
     "leaked_share",
     "load_local_model",
     "paragraphs",
+    "without_dangling_heads",
+    "without_snippet_talk",
     "parse_json_object",
     "patch_added_lines",
     "patch_removed_lines",

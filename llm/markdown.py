@@ -46,3 +46,49 @@ def is_path(span: str) -> bool:
 def is_heading(text: str) -> bool:
     """A line or paragraph that announces what follows it (a block, a list of cases): it ends in ':'."""
     return text.rstrip().endswith(":")
+
+
+def without_dangling_heads(statement: str) -> str:
+    """The statement without a heading paragraph (one line ending in ':') that nothing follows any
+    more, or only prose: what it introduced (a block, a list of cases) was dropped."""
+    lines = statement.split("\n")
+    in_block = code_block_lines(lines)
+    dangling = set()
+    for i, line in enumerate(lines):
+        if not i or in_block[i] or not is_heading(line) or lines[i - 1].strip():  # the title stays
+            continue
+        following = next((ln for ln in lines[i + 1 :] if ln.strip()), "")
+        if not following.lstrip().startswith((FENCE, "- ", "* ")):
+            dangling.add(i)
+    return "\n".join(line for i, line in enumerate(lines) if i not in dangling)
+
+
+_SNIPPET = re.compile(r"\b(?:snippet|code above|block above|reproduction above|the last line)\b", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`])")
+
+
+def without_snippet_talk(statement: str) -> str:
+    """The statement without the sentences that speak of a snippet, when none is shown any
+    more (its blocks were dropped): an "Expected behaviour:" line goes with its "Actual
+    behaviour:" line, since one side alone states nothing."""
+    out: list[str] = []
+    skip_actual = False
+    for line in statement.split("\n"):
+        if skip_actual and line.startswith("Actual behaviour:"):
+            skip_actual = False
+            continue
+        skip_actual = False
+        if not _SNIPPET.search(line):
+            out.append(line)
+            continue
+        if line.startswith("Expected behaviour:"):
+            skip_actual = True
+            continue
+        if line.startswith("Actual behaviour:"):
+            if out and out[-1].startswith("Expected behaviour:"):
+                out.pop()
+            continue
+        kept = [sentence for sentence in _SENTENCE_END.split(line) if not _SNIPPET.search(sentence)]
+        if kept:
+            out.append(" ".join(kept))
+    return "\n".join(out)

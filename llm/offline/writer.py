@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from records import MIRRORED_ORDERINGS, FailureEvidence, without_parameters
 
 from ..leakage import leak_report, quotes_fix_expression
-from ..markdown import SAME_SETUP
+from ..markdown import FENCE, SAME_SETUP, without_dangling_heads, without_snippet_talk
 from ..python_source import first_line, unparse
 from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, best_check
 from .call_forms import CallForm, bare_decorator_form
@@ -327,6 +327,8 @@ def write_statement(
             sections[sections.index(evidence)] = shorter
             statement = "\n\n".join(s for s in sections if s)
     statement = _cap_words(statement, budget)
+    if not re.search(rf"{FENCE}(?!text)\w", statement):  # no block shown: no sentence speaks of one
+        statement = re.sub(r"\n{3,}", "\n\n", without_dangling_heads(without_snippet_talk(statement)))
     hints = ""
     left = budget - _word_count(statement)
     if "hint" in directives and left >= 5:

@@ -1699,3 +1699,27 @@ def test_a_title_never_ends_in_the_colon_of_a_helpers_message():
         ctx["repo"] = f"acme/money{seed}"  # another seed for the writer's choices
         title = write_statement(ctx, BUG)["problem_statement"].splitlines()[0]
         assert title.strip() and not title.endswith(":"), title
+
+
+def test_no_sentence_speaks_of_a_snippet_when_none_is_shown():
+    """numpydoc dec2b9e2: every case read `capsys` (unbound), so no block was shown, yet its case
+    lines said "the snippet gives ..." and "the snippet should be the text given in full below";
+    the raters called it garbled."""
+    cases = [
+        FailureEvidence(
+            f"tests/test_main.py::test_lint[args{i}]",
+            kind="compare",
+            call="err",
+            check="assert err == expected",
+            op="==",
+            expected=wanted,
+            observed="'+---+'",
+            params={"args": args},
+            reproduction=f"import pkg.cli\npkg.cli.main({args})\nerr = capsys.readouterr().err\nassert err == {wanted}",
+            unbound=["capsys"],
+            function="pkg.cli.main",
+        )
+        for i, (args, wanted) in enumerate([("[]", "'| a |'"), ("['--ignore', 'SS03']", "''")])
+    ]
+    text = write_statement(context(cases), BUG)["problem_statement"]
+    assert "```python" not in text and "snippet" not in text.lower(), text

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from evo.config import ConfigError, load_config
+from llm import without_dangling_heads
 from records import FailureEvidence, LayerResult, ReproductionCheck, ReproductionReport, Task
 from sandbox import SandboxError
 from tasks.reproduction import (
@@ -19,7 +20,6 @@ from tasks.reproduction import (
     python_blocks,
     setup_variants,
     stated_claim,
-    without_dangling_heads,
 )
 
 F = "```python\n"
