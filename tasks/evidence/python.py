@@ -2029,20 +2029,35 @@ def _captured_output(
     fixture = next((f for f in ("capsys", "capfd") if f in names_read(code)), "")
     if read_after and not fixture:
         return _redirected(code, fresh=True), ["import contextlib", "import io"]
+    # a line that reads `.out` or `.err` of a read (`err = capsys.readouterr().err.strip()`, an
+    # assert on `capsys.readouterr().out`) reads the buffer itself
+    by_stream = {i: _ReadStreams(fixture).visit(copy.deepcopy(s)) for i, s in enumerate(code)}
+    by_stream = {i: s for i, s in by_stream.items() if unparse(s) != unparse(code[i])}
     reads = [
         i
         for i, s in enumerate(code)
-        if isinstance(s, ast.Assign)
+        if i in by_stream
+        or isinstance(s, ast.Assign)
         and len(s.targets) == 1
         and isinstance(s.value, ast.Call)
         and unparse(s.value) == f"{fixture}.readouterr()"
     ]
-    if not reads or fixture in names_read([s for i, s in enumerate(code) if i not in reads]):
+    others = [s for i, s in enumerate(code) if i not in reads] + list(by_stream.values())
+    if not reads or fixture in names_read(others):
         return code, []
     imports = ["import contextlib", "import io"]
     out: list[ast.stmt] = []
     start = 0
     for at in reads:
+        if at in by_stream:
+            segment = list(code[start:at])
+            fresh = not (continuing and start == 0)
+            out += [
+                *(_redirected(segment, fresh) if segment or fresh else []),
+                ast.fix_missing_locations(by_stream[at]),
+            ]
+            start = at + 1
+            continue
         target = code[at].targets[0]
         if isinstance(target, ast.Tuple) and len(target.elts) == 2:
             value = "captured_out.getvalue(), captured_err.getvalue()"
@@ -2059,6 +2074,24 @@ def _captured_output(
     if read_after and code[start:]:
         return [*out, *_redirected(list(code[start:]), fresh=True)], imports
     return [*out, *code[start:]], imports
+
+
+class _ReadStreams(ast.NodeTransformer):
+    """`capsys.readouterr().out` (or `.err`) as `captured_out.getvalue()`: what the redirect wrote."""
+
+    def __init__(self, fixture: str):
+        self.fixture = fixture
+
+    def visit_Attribute(self, node: ast.Attribute):
+        read = node.value
+        if (
+            node.attr in ("out", "err")
+            and isinstance(read, ast.Call)
+            and not read.args
+            and unparse(read.func) == f"{self.fixture}.readouterr"
+        ):
+            return ast.copy_location(ast.parse(f"captured_{node.attr}.getvalue()", mode="eval").body, node)
+        return self.generic_visit(node)
 
 
 def _redirected(stmts: list[ast.stmt], fresh: bool) -> list[ast.stmt]:

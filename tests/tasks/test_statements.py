@@ -523,6 +523,29 @@ def test_what_capsys_captured_is_read_from_redirected_streams():
     assert namespace["out"] == "HI\n"
 
 
+def test_a_stream_read_inline_from_capsys_is_read_from_the_redirected_buffer():
+    """numpydoc: `err = capsys.readouterr().err.strip()` and `assert capsys.readouterr().err ==
+    expected` left `capsys` unbound, so no case of the CLI's tests had a block (the statement
+    was rated garbled)."""
+    source = (
+        "import sys\nfrom pkg import shout\n\n\ndef test_shout(capsys):\n"
+        "    shout(sys.stderr, 'hi')\n    err = capsys.readouterr().err.strip()\n    assert err == 'HI'\n"
+    )
+    report = {"type": "AssertionError", "line": 8, "compare": {"op": "==", "left": "'hi'", "right": "'HI'"}}
+    found = explain_failure(source, "tests/t.py::test_shout", report, repo_modules={"pkg"})
+    assert found.unbound == [] and "capsys" not in found.reproduction, found.reproduction
+    assert "err = captured_err.getvalue().strip()" in found.reproduction
+    namespace: dict = {}
+    shouted = found.reproduction.replace("from pkg import shout", "shout = lambda h, t: h.write(t.upper() + '\\n')")
+    exec(compile(shouted, "<snippet>", "exec"), namespace)  # runs, and reads what it printed
+    assert namespace["err"] == "HI"
+    inline = source.replace(
+        "    err = capsys.readouterr().err.strip()\n    assert err ==", "    assert capsys.readouterr().err.strip() =="
+    )
+    found = explain_failure(inline, "tests/t.py::test_shout", {**report, "line": 7}, repo_modules={"pkg"})
+    assert found.unbound == [] and "assert captured_err.getvalue().strip() == 'HI'" in found.reproduction
+
+
 def test_what_capfd_captured_is_read_from_redirected_streams_too():
     """click: `capfd` (the descriptors) was left unbound; what Python code writes reaches the
     redirected streams as well (output that does not is caught by the reproduction check)."""
