@@ -666,6 +666,8 @@ def _subject(f: FailureEvidence, fallback: str) -> str:
     check of a caught exception, the call that raised it."""
     if f.raised:
         return _raising_subject(f)
+    if f.call and not f.unbound and (stream := _stream_of(f.call)):
+        return f"what the snippet writes to {stream}"  # not the redirect's buffer
     if f.call and not f.unbound and _short(f.call, 120):
         return _span(f.call)
     if f.call and not f.unbound and f.reproduction and (called := _long_call_named(f.call)):
@@ -678,6 +680,13 @@ def _subject(f: FailureEvidence, fallback: str) -> str:
         kinds = {list: "list", tuple: "tuple", dict: "dict", set: "set", str: "text"}
         return f"the {kinds.get(type(value), 'value')} the snippet builds"
     return fallback
+
+
+def _stream_of(call: str) -> str:
+    """ "stderr" for a read of what a snippet printed there (`captured_err.getvalue().strip()`, its
+    redirect's buffer), "stdout" likewise; "" for any other call."""
+    stream = re.match(r"captured_(out|err)\.getvalue\(\)", call.strip())
+    return ("stdout" if stream[1] == "out" else "stderr") if stream else ""
 
 
 def _long_call_named(call: str) -> str:
@@ -1236,6 +1245,11 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
     call, fn = f.call or "", _public_name(f.function or "", f.reproduction or "")
     observed, expected, error = f.observed or "", f.expected or "", f.error or ""
     etype = error.split(":")[0]
+    if kind == "compare" and op == "==" and not f.unbound and (stream := _stream_of(call)):
+        who = _span(fn) if fn else "The snippet"
+        if _short(observed, 60) and _short(expected, 60):
+            return f"{who} writes {_span(observed)} to {stream} where {_span(expected)} is expected"
+        return f"{who} writes the wrong text to {stream}"
     if fn and call and _made_locally(f) and not _uses(call, fn) and _short(call, 40):
         name = f"With {_span(fn)}, {_span(call)}"  # the function made the object; the call goes wrong
     if _timed(f):

@@ -1723,3 +1723,24 @@ def test_no_sentence_speaks_of_a_snippet_when_none_is_shown():
     ]
     text = write_statement(context(cases), BUG)["problem_statement"]
     assert "```python" not in text and "snippet" not in text.lower(), text
+
+
+def test_a_check_of_captured_output_names_the_stream_not_the_buffer():
+    """A snippet reads what it printed from the redirect's `captured_err`: the prose says
+    "what the snippet writes to stderr", not the buffer's `getvalue()`."""
+    printed = FailureEvidence(
+        "tests/test_cli.py::test_lint",
+        kind="compare",
+        call="captured_err.getvalue().strip()",
+        op="==",
+        expected="'| a |'",
+        observed="''",
+        reproduction=(
+            "import contextlib\nimport io\nimport pkg.cli\ncaptured_out, captured_err = io.StringIO(), io.StringIO()\n"
+            "with contextlib.redirect_stdout(captured_out), contextlib.redirect_stderr(captured_err):\n"
+            "    pkg.cli.main(['lint'])\nassert captured_err.getvalue().strip() == '| a |'"
+        ),
+        function="pkg.cli.main",
+    )
+    text = write_statement(context([printed]), BUG)["problem_statement"]
+    assert "what the snippet writes to stderr" in text.lower() and "getvalue" not in text.split("```")[0], text
