@@ -1712,7 +1712,7 @@ def _test_setup(
     }
     if cls is not None and "self" in args:
         set_up = _set_up_method(cls, module)
-        set_up_steps = [
+        set_up_steps = _class_set_up_steps(cls, module) + [
             copy.deepcopy(s) for s in (set_up.body if set_up else []) if not _is_docstring(s) and not _is_super_call(s)
         ]
         # `self.arrow` as the name `arrow` would hide the module's `import arrow` from the test,
@@ -1943,20 +1943,42 @@ def _frozen_clock(fn: ast.AST, cls: ast.ClassDef | None, imports: list[str]) -> 
     return [ast.fix_missing_locations(s) for s in steps]
 
 
-def _set_up_method(cls: ast.ClassDef, module: ast.Module, depth: int = 0) -> ast.AST | None:
-    """The class's `setUp` / `setup_method`, else the one it inherits from the first of its
-    bases the test module defines that has one (a shared base sets `self.s` for every test)."""
-    own = next((n for n in cls.body if isinstance(n, FUNCTIONS) and n.name in ("setUp", "setup_method")), None)
+def _set_up_method(
+    cls: ast.ClassDef, module: ast.Module, depth: int = 0, names: tuple[str, ...] = ("setUp", "setup_method")
+) -> ast.AST | None:
+    """The class's `setUp` / `setup_method` (or another of `names`), else the one it inherits
+    from the first of its bases the test module defines that has one (a shared base sets `self.s`
+    for every test)."""
+    own = next((n for n in cls.body if isinstance(n, FUNCTIONS) and n.name in names), None)
     if own is not None or depth >= 4:
         return own
     classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)}
     for base in cls.bases:
         named = _base_name(base)
         if named in classes and named != cls.name:
-            found = _set_up_method(classes[named], module, depth + 1)
+            found = _set_up_method(classes[named], module, depth + 1, names)
             if found is not None:
                 return found
     return None
+
+
+def _class_set_up_steps(cls: ast.ClassDef, module: ast.Module) -> list[ast.stmt]:
+    """The body of the class's `setup_class` / `setUpClass`, its `cls.x` written `self.x`: it runs
+    once before the tests, and the tests read what it set as `self.x` (networkx's `self.Gi`)."""
+    method = _set_up_method(cls, module, names=("setup_class", "setUpClass"))
+    params = _arg_names(method) if method is not None else []
+    if not params:
+        return []
+    steps = [copy.deepcopy(s) for s in method.body if not _is_docstring(s) and not _is_super_call(s)]
+    return [_RenamedName(params[0], "self").visit(s) for s in steps]
+
+
+class _RenamedName(ast.NodeTransformer):
+    def __init__(self, old: str, new: str):
+        self.old, self.new = old, new
+
+    def visit_Name(self, node: ast.Name):
+        return ast.copy_location(ast.Name(self.new, node.ctx), node) if node.id == self.old else node
 
 
 def _base_name(base: ast.expr) -> str:

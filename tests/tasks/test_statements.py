@@ -2305,3 +2305,19 @@ def test_a_snippets_imports_of_one_module_are_one_statement_wrapped_when_long():
     assert merged[0].startswith("from pkg.ast import (\n    Node0, Node1,") and merged[0].endswith("Node21,\n)")
     assert all(len(line) <= 100 for line in merged[0].splitlines())
     assert [a.name for a in ast.parse(merged[0]).body[0].names] == names
+
+
+def test_what_setup_class_sets_on_the_class_is_set_up_in_the_snippet():
+    """networkx's TestLayout builds `cls.Gi` in `setup_class`: the tests read `self.Gi`, left
+    unbound, so two tasks had no block and the judges rejected them as vague."""
+    source = (
+        "import networkx as nx\n\n\nclass TestLayout:\n    @classmethod\n    def setup_class(cls):\n"
+        "        cls.Gi = nx.grid_2d_graph(5, 5)\n\n    def test_x(self):\n        assert nx.f(self.Gi) == 1\n"
+    )
+    report = {"type": "AssertionError", "line": 10, "compare": {"op": "==", "left": "2", "right": "1"}}
+    found = explain_failure(source, "tests/t.py::TestLayout::test_x", report, repo_modules={"networkx"})
+    assert found.unbound == [], found.reproduction
+    assert found.reproduction.splitlines()[1:] == ["Gi = nx.grid_2d_graph(5, 5)", "assert nx.f(Gi) == 1"]
+    unittest_style = source.replace("setup_class(cls)", "setUpClass(klass)").replace("cls.Gi", "klass.Gi")
+    found = explain_failure(unittest_style, "tests/t.py::TestLayout::test_x", report, repo_modules={"networkx"})
+    assert "Gi = nx.grid_2d_graph(5, 5)" in found.reproduction and found.unbound == []
