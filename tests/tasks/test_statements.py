@@ -2321,3 +2321,24 @@ def test_what_setup_class_sets_on_the_class_is_set_up_in_the_snippet():
     unittest_style = source.replace("setup_class(cls)", "setUpClass(klass)").replace("cls.Gi", "klass.Gi")
     found = explain_failure(unittest_style, "tests/t.py::TestLayout::test_x", report, repo_modules={"networkx"})
     assert "Gi = nx.grid_2d_graph(5, 5)" in found.reproduction and found.unbound == []
+
+
+def test_pytest_raises_called_with_the_function_is_the_with_block_it_stands_for():
+    """networkx: `pytest.raises(nx.NetworkXUnbounded, nx.floyd_warshall_tree, G)` was a helper
+    whose message "DID NOT RAISE ..." became the title; it is the call `nx.floyd_warshall_tree(G)`
+    that does not raise."""
+    source = (
+        "import pkg\nimport pytest\n\n\ndef test_neg():\n    g = pkg.Graph()\n"
+        "    pytest.raises(pkg.Unbounded, pkg.floyd, g, weight='w')\n"
+        "    pytest.raises(pkg.Unbounded, pkg.floyd, g, match='cycle')\n"
+    )
+    report = {"type": "Failed", "line": 7, "message": "DID NOT RAISE <class 'pkg.Unbounded'>"}
+    found = explain_failure(source, "tests/t.py::test_neg", report, repo_modules={"pkg"})
+    assert (found.kind, found.call, found.expected, found.observed) == (
+        "raises",
+        "pkg.floyd(g, weight='w')",
+        "pkg.Unbounded",
+        "no exception",
+    )
+    assert found.reproduction.endswith("with pytest.raises(pkg.Unbounded):\n    pkg.floyd(g, weight='w')")
+    assert "with pytest.raises(pkg.Unbounded, match='cycle'):\n    pkg.floyd(g)" in (found.rest or "")
