@@ -2889,6 +2889,12 @@ def _with_check_outcome(
         )
     if "\n" in record.call:
         record.call = ""  # a block is no call to quote
+    for side in ("call", "expected"):  # what the snippet reads in place of `capsys.readouterr().err`
+        text = getattr(record, side) or ""
+        if ".readouterr()." in text and "captured_" in repro.text():
+            for fixture in ("capsys", "capfd"):
+                text = unparse(_ReadStreams(fixture).visit(ast.parse(text, mode="eval")))
+            setattr(record, side, text)
     if record.kind in ("compare", "truthy"):  # a check of the message of an exception caught before it
         record.raised, record.raised_by = _caught(code, last)
         record.raised, record.raised_by = record.raised or None, record.raised_by or None

@@ -544,6 +544,7 @@ def test_a_stream_read_inline_from_capsys_is_read_from_the_redirected_buffer():
     )
     found = explain_failure(inline, "tests/t.py::test_shout", {**report, "line": 7}, repo_modules={"pkg"})
     assert found.unbound == [] and "assert captured_err.getvalue().strip() == 'HI'" in found.reproduction
+    assert found.call == "captured_err.getvalue().strip()"  # the prose's call is the snippet's, no `capsys`
 
 
 def test_what_capfd_captured_is_read_from_redirected_streams_too():
