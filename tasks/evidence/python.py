@@ -2212,6 +2212,8 @@ def _reproduction(
     # a `for` around the failing check: its variables at the failure instead of the loop
     unrolled: list[str] = []
     code = _unroll_loops(code, report.get("locals") or {}, unrolled)
+    # the test's `global data` says nothing at a snippet's top level, where its names are globals
+    code = [s for s in code if not isinstance(s, ast.Global)]
     raised = str(report.get("type") or "") not in ("", "AssertionError")
     rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
     # a store that only the checks after the failing one read is live (a fixture's value they use)

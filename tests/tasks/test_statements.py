@@ -2343,3 +2343,14 @@ def test_pytest_raises_called_with_the_function_is_the_with_block_it_stands_for(
     )
     assert found.reproduction.endswith("with pytest.raises(pkg.Unbounded):\n    pkg.floyd(g, weight='w')")
     assert "with pytest.raises(pkg.Unbounded, match='cycle'):\n    pkg.floyd(g)" in (found.rest or "")
+
+
+def test_a_global_statement_of_the_test_is_left_out_of_the_snippet():
+    """tablib's test opens with `global data, book`, shown at the top of the snippet."""
+    source = (
+        "import pkg\n\ndata = None\n\n\ndef test_it():\n    global data\n    data = pkg.Dataset()\n"
+        "    assert data.size == 1\n"
+    )
+    report = {"type": "AssertionError", "line": 9, "compare": {"op": "==", "left": "0", "right": "1"}}
+    found = explain_failure(source, "tests/t.py::test_it", report, repo_modules={"pkg"})
+    assert found.reproduction.splitlines() == ["import pkg", "data = pkg.Dataset()", "assert data.size == 1"]
