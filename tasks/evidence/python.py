@@ -1953,7 +1953,6 @@ class _CalledRaises(ast.NodeTransformer):
         call = node.value
         if not (
             isinstance(call, ast.Call)
-            and callee(call).split(".")[-1] in ("raises", "warns")
             and callee(call) in ("raises", "warns", "pytest.raises", "pytest.warns")
             and len(call.args) >= 2
             and not any(isinstance(a, ast.Starred) for a in call.args[:2])
@@ -2891,12 +2890,13 @@ def _with_check_outcome(
         )
     if "\n" in record.call:
         record.call = ""  # a block is no call to quote
-    for side in ("call", "expected"):  # what the snippet reads in place of `capsys.readouterr().err`
-        text = getattr(record, side) or ""
-        if ".readouterr()." in text and "captured_" in repro.text():
+    reading = [side for side in ("call", "expected") if ".readouterr()." in (getattr(record, side) or "")]
+    if reading and "captured_" in repro.text():  # what the snippet reads in place of `capsys.readouterr().err`
+        for side in reading:
+            tree = ast.parse(getattr(record, side), mode="eval")
             for fixture in ("capsys", "capfd"):
-                text = unparse(_ReadStreams(fixture).visit(ast.parse(text, mode="eval")))
-            setattr(record, side, text)
+                tree = _ReadStreams(fixture).visit(tree)
+            setattr(record, side, unparse(tree))
     if record.kind in ("compare", "truthy"):  # a check of the message of an exception caught before it
         record.raised, record.raised_by = _caught(code, last)
         record.raised, record.raised_by = record.raised or None, record.raised_by or None
