@@ -95,8 +95,13 @@ _SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxset = _SHORT.maxdict = 12
 
 def _repr(value, limit=VALUE_CHARS):
     try:
-        big = isinstance(value, (str, bytes, list, tuple, set, frozenset, dict)) and len(value) > 1000
-        return _cut(_SHORT.repr(value) if big else repr(value), limit)  # a huge value is never rendered whole
+        if isinstance(value, (set, frozenset)) and len(value) <= 1000:  # in an order every run gives
+            items = ", ".join(sorted(repr(v) for v in value))
+            text = (f"{{{items}}}" if items else "set()") if type(value) is set else f"frozenset({{{items}}})"
+            return _cut(text, limit)
+        # a huge container is never rendered whole; a text is, so that its cut is `_cut`'s marked one
+        big = isinstance(value, (list, tuple, set, frozenset, dict)) and len(value) > 1000
+        return _cut(_SHORT.repr(value) if big else repr(value), limit)
     except Exception as exc:  # a broken __repr__ is evidence too
         return f"<repr failed: {type(exc).__name__}>"
 
@@ -115,8 +120,9 @@ def _names(mapping):
 def _evidence(item, call):
     exc = call.excinfo
     record = {"when": call.when, "type": exc.type.__name__, "message": _cut(_text(exc.value), MESSAGE_CHARS)}
-    if _compares:
-        op, left, right = _compares[-1]
+    compared = _compares[-1] if _compares else _unittest_compared(list(exc.traceback))
+    if compared:
+        op, left, right = compared
         record["compare"] = {"op": op, "left": left, "right": right}
     spec = getattr(item, "callspec", None)
     if spec is not None:
@@ -153,6 +159,40 @@ def _evidence(item, call):
     if entries:
         record["raised_in"] = _cut(entries[-1].frame.code.name, 80)
     return record
+
+
+_UNITTEST_OPS = {
+    "assertNotEqual": "!=",
+    "assertIs": "is",
+    "assertIsNot": "is not",
+    "assertIn": "in",
+    "assertNotIn": "not in",
+    "assertGreater": ">",
+    "assertGreaterEqual": ">=",
+    "assertLess": "<",
+    "assertLessEqual": "<=",
+}
+
+
+def _unittest_compared(entries):
+    """(op, left, right) of a failed unittest assertion, from the two values in the frame of its
+    outermost assert method: its message gives none for sets ("Items in the first set but not
+    the second: ...") and only a diff for long texts, lists and dicts."""
+    for entry in entries:
+        code = entry.frame.code.raw
+        if not code.co_filename.endswith(os.path.join("unittest", "case.py")) or not code.co_name.startswith("assert"):
+            continue
+        name = code.co_name
+        plain_equal = name.endswith(("Equal", "Equals")) and not any(w in name for w in ("Not", "Almost", "Count"))
+        op = _UNITTEST_OPS.get(name) or ("==" if plain_equal else "")
+        if not op or code.co_argcount < 3:
+            return None
+        first, second = code.co_varnames[1:3]
+        values = entry.frame.f_locals
+        if first not in values or second not in values:
+            return None
+        return op, _repr(values[first]), _repr(values[second])
+    return None
 
 
 def _running_frame(code):

@@ -562,8 +562,9 @@ def _tokens_outside_strings(text: str, pattern: str):
             yield match
 
 
-# a value the runner cut ("'abc...[295 chars]...xyz'", unittest's "[N chars]"): no literal a solver can use
-_CUT = re.compile(r"\[\d+ chars\]|\.\.\.\s*\(?(?:full )?output truncated", re.I)
+# a value the runner cut ("'abc...[295 chars]...xyz'", unittest's "[N chars]", the report plugin's
+# container cut "[0, 1, ...]"): no literal a solver can use
+_CUT = re.compile(r"\[\d+ chars\]|\.\.\.\s*\(?(?:full )?output truncated|, \.\.\.[\]\)}]", re.I)
 
 
 def _short(text: str, limit: int = _SHORT) -> bool:
@@ -1566,7 +1567,7 @@ def whole_value(f: FailureEvidence) -> str:
 def _whole_block(expected: str, kind: str, op: str) -> str:
     if kind != "compare" or op not in ("==", "in", "not in") or _short(expected, 200):
         return ""
-    if " ... " in expected:  # the runner's cut of a long value: given "in full" it would be wrong
+    if " ... " in expected or _CUT.search(expected):  # the runner's cut: given "in full" it would be wrong
         return ""
     try:
         value = ast.literal_eval(expected)

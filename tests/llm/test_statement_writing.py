@@ -876,6 +876,10 @@ def test_a_loop_pass_or_a_whole_value_the_runner_cut_is_not_stated_as_a_value():
     long_cut = "'" + "x" * 150 + " ... " + "y" * 80 + "'"
     whole = replace(looped, call="render()", expected=long_cut, observed="''", loop_value=None)
     assert "x" * 150 not in write_statement(context([whole]), BUG)["problem_statement"]
+    # the report plugin's cut of a long list (reprlib's "..." before the closing bracket)
+    long_list = "[" + ", ".join(f"'item-{i:03}'" for i in range(12)) + ", ...]"
+    listed = replace(whole, expected=long_list)
+    assert "item-011" not in write_statement(context([listed]), BUG)["problem_statement"]
 
 
 def test_a_body_sentence_naming_what_only_the_fix_has_stays_out():

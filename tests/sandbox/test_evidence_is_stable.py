@@ -138,3 +138,29 @@ def test_a_test_whose_node_id_is_megabytes_long_is_counted_not_reported(tmp_path
     assert not run.broken, run.note
     assert run.outcomes == {"tests/test_long.py::test_parse[ab]": "passed", "tests/test_long.py::test_short": "failed"}
     assert run.note == f"1 test(s) with node ids over {ID_CHARS:,} characters are not reported"
+
+
+def test_a_long_text_compared_is_cut_with_the_marker_the_writer_knows(tmp_path):
+    """numpydoc compares a 1,400-character table: reprlib cut it with a bare "..." that reads as
+    part of the text, and the statement quoted the cut as the exact text required. The cut is
+    `_cut`'s " ... ", which the writer never gives in full."""
+    test = "def test_table():\n    table = '+' + '-' * 1400 + '+'\n    assert table == '+'\n"
+    run = _run_test_file(tmp_path, "tests/test_table.py", test)
+    left = run.failures["tests/test_table.py::test_table"]["compare"]["left"]
+    assert left.startswith("'+---") and " ... " in left and left.endswith("---+'"), left
+
+
+def test_a_unittest_assertion_gets_the_two_values_it_compared(tmp_path):
+    """unittest's message for two sets gives no value ("Items in the first set but not the
+    second: ..."), and the statement said only "gives a different value". The values come from
+    the assert method's own frame, a set's items in an order every run gives."""
+    test = (
+        "import unittest\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_tags(self):\n        self.assertEqual({'b', 'a', 'c'}, {'a', 'b'})\n\n"
+        "    def test_member(self):\n        self.assertIn('z', ['x', 'y'])\n"
+    )
+    run = _run_test_file(tmp_path, "tests/test_sets.py", test)
+    tags = run.failures["tests/test_sets.py::T::test_tags"]
+    assert tags["compare"] == {"op": "==", "left": "{'a', 'b', 'c'}", "right": "{'a', 'b'}"}, tags
+    member = run.failures["tests/test_sets.py::T::test_member"]
+    assert member["compare"] == {"op": "in", "left": "'z'", "right": "['x', 'y']"}, member
