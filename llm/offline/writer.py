@@ -1298,9 +1298,18 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
         return f"{name} returns a wrong value"
     if kind == "truthy":
         return f"{name} gives a wrong result"
-    if kind in ("helper", "fail") and _short(observed, 60):
+    if kind in ("helper", "fail") and _short(observed, 60) and _reads_as_words(observed):
         return f"{name}: {observed.rstrip('.')}" if name != "the call" else _capitalize(observed.rstrip("."))
     return f"{name} fails"
+
+
+def _reads_as_words(message: str) -> bool:
+    """A check's message that says something ("False is not true", "no route for /a"), not a value
+    the helper printed (marko's `assert_case` fails with the HTML it rendered, "<p>hello ~google~</p>",
+    which as a title reads as the bug)."""
+    if re.search(r"</?[A-Za-z][^<>]*>|^[\[({'\"<]", message.strip()):
+        return False
+    return len(re.findall(r"\b[A-Za-z]{2,}\b", message)) >= 3
 
 
 def _outcome_sentence(

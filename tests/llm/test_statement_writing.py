@@ -1748,3 +1748,25 @@ def test_a_check_of_captured_output_names_the_stream_not_the_buffer():
     )
     text = write_statement(context([printed]), BUG)["problem_statement"]
     assert "what the snippet writes to stderr" in text.lower() and "getvalue" not in text.split("```")[0], text
+
+
+def test_a_helpers_message_that_is_a_rendered_value_is_no_title():
+    """marko's `assert_case` asserts with the HTML it rendered as its message: the title read
+    "With `Markdown`, `assert_case(md, html)`: <p>hello ~google~</p>"."""
+    helper = FailureEvidence(
+        "tests/test_spec.py::TestGFM::test_tilde",
+        kind="helper",
+        call="assert_case(md, html)",
+        observed="<p>hello ~google~</p>",
+        reproduction=(
+            "from marko import render\ndef assert_case(text, html):\n    result = render(text)\n"
+            "    assert result == html, result\nmd = 'hello ~google~'\nhtml = '<p>hello <del>google</del></p>'\n"
+            "assert_case(md, html)"
+        ),
+        function="render",
+    )
+    title = write_statement(context([helper]), BUG)["problem_statement"].splitlines()[0]
+    assert "<p>" not in title and "fails" in title, title
+    worded = replace(helper, observed="strikethrough is not rendered")
+    title = write_statement(context([worded]), BUG)["problem_statement"].splitlines()[0]
+    assert "strikethrough is not rendered" in title, title
