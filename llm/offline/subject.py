@@ -176,7 +176,11 @@ _HOW = re.compile(
     r"\bswitch(?:es|ed)? to\b|\brefactor|\brenam|\bhelper\b|\bwhile loop\b|\brecursi|\bimplementation\b|"
     r"\binternal(?:ly)?\b|\bre-?raises? the\b|\bone-shot\b|\bthe (?:wraps|iterator|code) path\b|\bnow\b|"
     r"\bbecause\b|\bthis happens\b|\bis caused by\b|\binstead\b|\bso that\b|\bdue to\b|\bthe (?:cause|reason) is\b|"
-    r"\b(?:solution|fix|workaround|approach|remedy|idea) (?:here )?(?:is|was) to\b|\bcarry on\b",
+    r"\b(?:solution|fix|workaround|approach|remedy|idea) (?:here )?(?:is|was) to\b|\bcarry on\b|"
+    # the change's scope and its own account: "... is fixed", "keeps raising X as before", "are unaffected"
+    r"\b(?:is|are|was|were|has been|have been) (?:now |also )?(?:fixed|corrected|amended|revised|adjusted)\b|"
+    r"\bas before\b|\bunaffected\b|\b(?:path|behaviou?r|cases?|code|output) (?:is|are|stays?|remains?) unchanged\b|"
+    r"\b(?:is|are) preferred\b|\ba second pass\b|\bthe corrected\b|^this is (?:now )?applied\b",
     re.I,
 )
 # a commit-log line in the imperative ("Add ...", "Guard against ..."): a change, not a symptom
@@ -275,8 +279,10 @@ def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_ch
             _IMPERATIVE.match(clause.strip()) for clause in [*re.split(r"[;:]", s)[1:], _main_clause(s)]
         ):
             continue  # "...; carry it through", "Once it exceeds the cap, return the cap": the change to make
-        if no_leak and _HOW.search(s):
-            continue  # how the fix works
+        if no_leak and tells_how(s):
+            continue  # how the fix works ("Rejecting a non-finite duration lets it fall through ...")
+        if no_leak and len(s.split()) > _SYMPTOM_WORDS:
+            continue  # an explanation of the code, not a symptom a user reports
         if _DEVELOPER.search(s) or _SCOPED.match(s) or re.match(_THIS_CHANGE, s, re.I):
             continue  # developer voice, not a symptom
         if not keep_changes and (_IMPERATIVE.match(s) or split_subject(s)[0] == "fix"):
@@ -290,6 +296,26 @@ def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_ch
         out.append(s if s.endswith((".", "!", "?")) else s + ".")
         previous_kept = True
     return out
+
+
+def tells_how(sentence: str) -> bool:
+    """The sentence gives an account of how the fix works (or how the change is done)."""
+    words = sentence.split()
+    return bool(_HOW.search(sentence)) or (bool(words) and _changing(words[0]))
+
+
+_SYMPTOM_WORDS = 50  # a body sentence longer than this explains the code (mako's 70-word accounts)
+
+
+def _changing(word: str) -> bool:
+    """A gerund of a change as a sentence's subject ("Rejecting ...", "Replacing the hook ..."):
+    the sentence tells what the fix does."""
+    word = word.lower().strip(",")
+    if not word.endswith("ing") or len(word) < 6:
+        return False
+    stem = word[:-3]
+    stems = (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem)
+    return any(_IMPERATIVE.fullmatch(s) for s in stems)
 
 
 _LEADING_CLAUSE = re.compile(r"^(?:once|when|whenever|if|after|before|unless|while|where)\b[^,;]{1,160},\s*", re.I)

@@ -35,7 +35,15 @@ from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, be
 from .call_forms import CallForm, bare_decorator_form
 from .directives import _ACTUAL, _EXPECTED, parse_directives
 from .evidence import failures_of
-from .subject import _request, _symptom, body_sentences, clean_subject, is_vague, split_subject, without_orphans
+from .subject import (
+    _request,
+    _symptom,
+    body_sentences,
+    clean_subject,
+    is_vague,
+    split_subject,
+    without_orphans,
+)
 from .text import _cap_words, _capitalize, _fmt, _nontrivial, _Phraser, _strip_leaks, _word_count, fitted, seeded_rng
 
 WORDS_PER_TOKEN = 0.75
@@ -238,13 +246,17 @@ def write_statement(
     body = body_sentences("\n\n".join(facts.bodies), True, skip=(facts.subject,))
     fix = "".join(f"+{line}\n" for line in facts.added_lines)
     fix_only = _fix_only_names(facts)
-    safe = [
-        sentence
-        for sentence in body
-        if not leak_report(sentence, fix).score
-        and not quotes_fix_expression(sentence, facts.added_lines)
-        and not fix_only & set(re.findall(r"[A-Za-z_]\w*", sentence))
-    ]
+
+    def tells_no_fix(sentence: str) -> bool:
+        return (
+            not leak_report(sentence, fix).score
+            and not quotes_fix_expression(sentence, facts.added_lines)
+            and not fix_only & set(re.findall(r"[A-Za-z_]\w*", sentence))
+        )
+
+    safe = [sentence for sentence in body if tells_no_fix(sentence)]
+    # a test's docstring may quote the fix or name what only the fix has, as a body may
+    facts = replace(facts, intents={t: i for t, i in facts.intents.items() if tells_no_fix(i)})
     body = without_orphans(safe, body)[
         : 0 if concise else 4 if detailed else 2
     ]  # issues and PRs are never cited: the solver cannot read them

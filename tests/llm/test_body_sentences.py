@@ -13,10 +13,23 @@ HOW_THE_FIX_WORKS = [
     "Run executor shutdown in separate thread to avoid blocking the event loop.",
     # tablib f7e3f765, rated a leak on check set 15
     "The solution is to try to access the attribute, but carry on if it can't be found.",
+    # accounts of the change in unseen libraries' bodies (filelock, mako, tenacity, attrs)
+    "Rejecting a non-finite duration lets such a marker fall through to the malformed path and self-heal.",
+    "Replacing the display hook is preferred to recording the warnings and raising them a second time.",
+    "The message is amended to say that the position given is where the unterminated construct begins.",
+    "A bare TryAgain raised without an active exception keeps reraising TryAgain as before.",
+    "A second pass after the transformer handles any new fields the transformer may have added.",
+    "Constructs whose code occupies a single line already reported the correct line and are unaffected.",
+    "This is applied both to templates compiled in memory and to those compiled to a module file.",
+    "The offset between the two is not the same for every construct, so it is computed rather than assumed: the code"
+    " of a block usually begins on the line after the tag, but may begin on the tag's own line, so the parser counts"
+    " the lines it strips from the front of the code, while the fragment accounts for the line it places before.",
 ]
 SYMPTOMS = [
     "Hour, day-of-month, month and day-of-week were all affected, and at a date boundary the day could be out.",
     "Divisors that fit their range keep their existing hashes, so no schedule that was already correct moves.",
+    "Sheets saved by LibreOffice can contain child nodes that are not rows, and must not count as the header row.",
+    "Nothing changes when reading a file that was written without a header.",
 ]
 
 

@@ -1097,6 +1097,11 @@ def test_a_test_that_describes_itself_states_its_requirement_where_the_prose_nam
     with_call = context([named])
     with_call["failing_tests"][0]["intent"] = "Old pickles still load."
     assert "in its own words" not in write_statement(with_call, BUG)["problem_statement"]
+    # a docstring that names what only the fix adds tells the fix, as a commit body may
+    described["failures"] = [built.to_dict()]
+    described["added_lines"] = ["    return LegacyUnpickler(data).load()"]
+    described["failing_tests"][0]["intent"] = "Old pickles load through the LegacyUnpickler."
+    assert "through the LegacyUnpickler" not in write_statement(described, BUG)["problem_statement"]
 
 
 def test_a_check_in_a_loop_over_literal_values_is_stated_with_all_of_them():
