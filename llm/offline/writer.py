@@ -1304,15 +1304,27 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
             and _short(observed)
             and _short(expected)
         ):
-            return f"With {_span(fn)}, {_span(call)} is {_span(observed)} where {_span(expected)} is expected"
+            wanted = f"{_BOUND.get(op, '')}{_span(expected)}"
+            return f"With {_span(fn)}, {_span(call)} is {_span(observed)} where {wanted} is expected"
         if _short(observed) and _short(expected):
-            return f"{name} returns {_span(observed)} where {_span(expected)} is expected"
+            return f"{name} returns {_span(observed)} where {_BOUND.get(op, '')}{_span(expected)} is expected"
         return f"{name} returns a wrong value"
     if kind == "truthy":
         return f"{name} gives a wrong result"
     if kind in ("helper", "fail") and _short(observed, 60) and _reads_as_words(observed):
         return f"{name}: {observed.rstrip('.')}" if name != "the call" else _capitalize(observed.rstrip("."))
     return f"{name} fails"
+
+
+# what a title's "where X is expected" asks for under each comparison (tenacity's `>=` read as `== 5`)
+_BOUND = {
+    ">=": "at least ",
+    ">": "more than ",
+    "<=": "at most ",
+    "<": "less than ",
+    "!=": "anything but ",
+    "is not": "anything but ",
+}
 
 
 def _reads_as_words(message: str) -> bool:

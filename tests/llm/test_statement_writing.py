@@ -1775,3 +1775,13 @@ def test_a_helpers_message_that_is_a_rendered_value_is_no_title():
     worded = replace(helper, observed="strikethrough is not rendered")
     title = write_statement(context([worded]), BUG)["problem_statement"].splitlines()[0]
     assert "strikethrough is not rendered" in title, title
+
+
+def test_a_title_states_a_bound_as_a_bound():
+    """tenacity's `assertGreaterEqual(fn(state), 5)` gave the title "`fn(...)` is `2.08` where `5`
+    is expected", which asks for exactly 5."""
+    bound = replace(case(0, "1", "5", "2"), op=">=", check="assert fmt(amount) >= expected")
+    title = write_statement(context([bound]), BUG)["problem_statement"].splitlines()[0]
+    assert "where at least `5` is expected" in title, title
+    exact = write_statement(context([case(0, "1", "5", "2")]), BUG)["problem_statement"].splitlines()[0]
+    assert "where `5` is expected" in exact, exact
