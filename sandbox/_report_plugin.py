@@ -161,6 +161,8 @@ def _evidence(item, call):
     return record
 
 
+# the comparison each unittest assert method makes (`tasks.evidence`'s UNITTEST_OPS, restated: this
+# plugin runs in task environments and imports nothing of SEBGen)
 _UNITTEST_OPS = {
     "assertNotEqual": "!=",
     "assertIs": "is",
@@ -174,6 +176,13 @@ _UNITTEST_OPS = {
 }
 
 
+def _unittest_op(name):
+    """The comparison a unittest assert method makes, "" for one that is no plain comparison
+    (`assertAlmostEqual`, `assertCountEqual`)."""
+    plain_equal = name.endswith(("Equal", "Equals")) and not any(w in name for w in ("Not", "Almost", "Count"))
+    return _UNITTEST_OPS.get(name) or ("==" if plain_equal else "")
+
+
 def _unittest_compared(entries):
     """(op, left, right) of a failed unittest assertion, from the two values in the frame of its
     outermost assert method: its message gives none for sets ("Items in the first set but not
@@ -182,9 +191,7 @@ def _unittest_compared(entries):
         code = entry.frame.code.raw
         if not code.co_filename.endswith(os.path.join("unittest", "case.py")) or not code.co_name.startswith("assert"):
             continue
-        name = code.co_name
-        plain_equal = name.endswith(("Equal", "Equals")) and not any(w in name for w in ("Not", "Almost", "Count"))
-        op = _UNITTEST_OPS.get(name) or ("==" if plain_equal else "")
+        op = _unittest_op(code.co_name)
         if not op or code.co_argcount < 3:
             return None
         first, second = code.co_varnames[1:3]

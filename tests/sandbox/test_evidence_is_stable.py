@@ -164,3 +164,13 @@ def test_a_unittest_assertion_gets_the_two_values_it_compared(tmp_path):
     assert tags["compare"] == {"op": "==", "left": "{'a', 'b', 'c'}", "right": "{'a', 'b'}"}, tags
     member = run.failures["tests/test_sets.py::T::test_member"]
     assert member["compare"] == {"op": "in", "left": "'z'", "right": "['x', 'y']"}, member
+
+
+def test_the_plugin_reads_each_unittest_assertion_as_the_snippet_writes_it():
+    """The plugin restates the comparisons (it imports nothing of SEBGen): they must agree."""
+    from sandbox._report_plugin import _unittest_op
+    from tasks.evidence.outcome import UNITTEST_OPS
+
+    assert {name: _unittest_op(name) for name in UNITTEST_OPS} == {
+        name: ("" if name == "assertCountEqual" else op) for name, op in UNITTEST_OPS.items()
+    }
