@@ -180,7 +180,8 @@ _HOW = re.compile(
     # the change's scope and its own account: "... is fixed", "keeps raising X as before", "are unaffected"
     r"\b(?:is|are|was|were|has been|have been) (?:now |also )?(?:fixed|corrected|amended|revised|adjusted)\b|"
     r"\bas before\b|\bunaffected\b|\b(?:path|behaviou?r|cases?|code|output) (?:is|are|stays?|remains?) unchanged\b|"
-    r"\b(?:is|are) preferred\b|\ba second pass\b|\bthe corrected\b|^this is (?:now )?applied\b",
+    r"\b(?:is|are) preferred\b|\ba second pass\b|\bthe corrected\b|^this is (?:now )?applied\b|"
+    r"\bshould be (?:fine|enough|sufficient|ok(?:ay)?)\b",  # the fix proposed: "so a normal dict should be fine"
     re.I,
 )
 # a commit-log line in the imperative ("Add ...", "Guard against ..."): a change, not a symptom

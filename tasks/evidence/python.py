@@ -358,6 +358,33 @@ def _find_test(tree: ast.Module, test_id: str) -> tuple[ast.ClassDef | None, ast
     return cls, fn
 
 
+def _described_test(tree: ast.Module, test_id: str) -> tuple[ast.Module, ast.AST | None]:
+    """A test nested in `describe_...` functions (pytest-describe: graphql-core's
+    `describe_validate_input_value::describe_for_one_of::returns_error_for_a_misspelled_field`),
+    and the module with what its enclosing functions define before it (their `_test` helper,
+    `TestInputObject = ...`) as top-level statements, so the snippet reads them as module set-up.
+    The enclosing functions' other public functions are tests or blocks of their own: left out.
+    (tree, None) when the id does not lead through functions to one."""
+    parts = node_names(test_id)
+    scope, prelude = tree.body, []
+    for depth, part in enumerate(parts):
+        node = next((n for n in reversed(scope) if isinstance(n, FUNCTIONS) and n.name == part), None)
+        if node is None or (depth < len(parts) - 1 and not node.body):
+            return tree, None
+        if depth == len(parts) - 1:
+            if depth == 0:
+                return tree, None  # a plain module-level test: not described
+            module = ast.Module(body=[*tree.body, *prelude, node], type_ignores=[])
+            return module, node
+        prelude += [
+            copy.deepcopy(s)
+            for s in node.body
+            if not (isinstance(s, FUNCTIONS) and not s.name.startswith("_")) and not _is_docstring(s)
+        ]
+        scope = node.body
+    return tree, None
+
+
 def _method_of_local_bases(tree: ast.Module, cls: ast.ClassDef, name: str) -> ast.AST | None:
     """The method `name` that `cls` inherits from a base class its own module defines."""
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
@@ -1398,6 +1425,8 @@ def explain_failure(
     record = FailureEvidence.from_dict(report, test_id=test_id)
     module = ast.parse(source)
     cls, fn = _find_test(module, test_id)
+    if fn is None and cls is None:
+        module, fn = _described_test(module, test_id)
     if fn is None and test_helpers:
         module, source, fn = _inherited_test(module, cls, test_id, test_helpers, source)
     if fn is None and cls is None:

@@ -1772,6 +1772,8 @@ def test_a_helpers_message_that_is_a_rendered_value_is_no_title():
     )
     title = write_statement(context([helper]), BUG)["problem_statement"].splitlines()[0]
     assert "<p>" not in title and "fails" in title, title
+    pytests = replace(helper, observed="assert [{'error': 'E..., 'path': []}] == [{'error': 'E..., 'path': []}]")
+    assert "assert [" not in write_statement(context([pytests]), BUG)["problem_statement"].splitlines()[0]
     worded = replace(helper, observed="strikethrough is not rendered")
     title = write_statement(context([worded]), BUG)["problem_statement"].splitlines()[0]
     assert "strikethrough is not rendered" in title, title

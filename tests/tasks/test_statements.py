@@ -377,6 +377,37 @@ def test_explain_failure_resolves_fixtures_and_loops():
     assert found.loop_over == "extra in [0, 5]"
 
 
+def test_a_test_nested_in_describe_blocks_reads_what_its_blocks_define():
+    """pytest-describe (graphql-core): the test is a function inside `describe_...` functions, its
+    helper `_test` and its input type defined there. The id's first name, `describe_literal`, must
+    lead to its own `_test`, not the other block's, and to the one-of block's misspelled-field
+    test, not the first of that name; the blocks' other tests stay out."""
+    source = (
+        "from pkg import check, check_literal\n\n\n"
+        "def describe_value():\n    def _test(value, want):\n        assert check(value) == want\n\n"
+        "    def misspelled():\n        _test('x', 1)\n\n\n"
+        "def describe_literal():\n    def _test(text, want):\n        assert check_literal(text) == want\n\n"
+        "    def describe_plain():\n        def misspelled():\n            _test('a', 0)\n\n"
+        "    def describe_one_of():\n        Kind = 'one_of'\n\n        def valid():\n            _test(Kind, 0)\n\n"
+        "        def misspelled():\n            _test(Kind + 'x', 2)\n"
+    )
+    line = source.splitlines().index("            _test(Kind + 'x', 2)") + 1
+    evidence = {
+        "type": "AssertionError",
+        "line": line,
+        "compare": {"op": "==", "left": "3", "right": "2"},
+        "message": "assert 3 == 2",
+    }
+    test_id = "tests/test_t.py::describe_literal::describe_one_of::misspelled"
+    found = explain_failure(source, test_id, evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines() == [  # the helper's one check, written with the test's values
+        "from pkg import check_literal",
+        "Kind = 'one_of'",
+        "assert check_literal(Kind + 'x') == 2",
+    ], found.reproduction
+    assert found.unbound == []
+
+
 def test_a_loop_over_a_case_table_names_every_value_of_its_failing_pass():
     source = (
         "from pkg import render\n\nCASES = [('a', 'A'), ('b', 'B')]\n\n\n"
