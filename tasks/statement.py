@@ -7,6 +7,7 @@ The same context goes to the offline writer and to a real model (`tasks.prompt` 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 
 import git
@@ -62,6 +63,8 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
       state, from the functional layer's run (`tasks.evidence`; `writer_failures`); empty
       before that layer ran;
     - "added_lines": the gold patch's added Python lines (for the leak filter; never shown);
+    - "test_inputs": [{"path", "diff", "omitted"}] of the files the failing tests read that change
+      with them (`changed_test_inputs`);
     - "language": "javascript" for a JS/TS task (its writer quotes JS); absent for Python, whose
       context stays as it was before languages were told apart.
     """
@@ -81,10 +84,47 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
         ),
         "failures": writer_failures(task),
         "added_lines": [line for line in patch_added_lines(code_part(task.patch, candidate.language)) if line.strip()],
+        "test_inputs": changed_test_inputs(candidate, task),
     }
     if candidate.language != "python":
         context["language"] = candidate.language
     return context
+
+
+TEST_INPUT_LINES = 80  # diff lines of the tests' input files a statement shows, at most
+# a module of tests by its name (a snapshot or a data file named after its test is input)
+_TEST_MODULE_NAME = re.compile(r"^(?:test_.*|.*_test|.*\.(?:test|spec))\.(?:py|[cm]?js|jsx|ts|tsx)$")
+
+
+def changed_test_inputs(candidate: Candidate, task: Task) -> list[dict]:
+    """The files the failing tests read that change with them: flake8-bugbear's
+    `tests/eval_files/b902.py` (the code its checker must report on, with the expected codes in
+    comments), a fixture file of markdown cases. The tests are withheld, so without these hunks
+    the tests' input is not in the solver's tree and a statement can only point at it. A file is
+    one when a failing test's id or file names it (its stem) and it is no test module by its name
+    (`test_x.py`, `x.test.js`; conftests and package markers are set-up, not input). Their hunks, at most
+    TEST_INPUT_LINES lines in all; `omitted` counts the lines left out."""
+    try:
+        files = [f for f in PatchSet(task.test_patch or "") if not f.is_removed_file]
+    except UnidiffParseError:
+        return []
+    own = {file_of_test(t) for t in task.FAIL_TO_PASS}
+    haystack = " ".join([*task.FAIL_TO_PASS, *(file_at(candidate.repo_path, candidate.sha, f) for f in own)]).lower()
+    out, room = [], TEST_INPUT_LINES
+    for patched in files:
+        path = patched.path
+        name = path.rsplit("/", 1)[-1]
+        stem = name.rsplit(".", 1)[0].lower()
+        if path in own or name in ("conftest.py", "__init__.py") or _TEST_MODULE_NAME.match(name):
+            continue
+        if len(stem) < 3 or stem not in haystack:
+            continue
+        lines = "".join(str(hunk) for hunk in patched).splitlines()
+        shown = lines[: max(room, 0)]
+        room -= len(shown)
+        if shown:
+            out.append({"path": path, "diff": "\n".join(shown), "omitted": len(lines) - len(shown)})
+    return out
 
 
 def writer_failures(task: Task) -> list[FailureEvidence]:

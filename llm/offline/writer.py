@@ -67,6 +67,7 @@ class _Facts:
     test_lines: dict[str, list[str]]  # failing test id -> the lines the change adds to it
     failures: list[FailureEvidence]  # per failing test, how it fails on the buggy code (the context's "failures")
     intents: dict[str, str]  # failing test id -> its own description of what it requires (`test_intent`)
+    test_inputs: list[dict]  # [{"path", "diff", "omitted"}]: files the failing tests read that change with them
 
 
 def _facts(context: dict) -> _Facts:
@@ -107,6 +108,7 @@ def _facts(context: dict) -> _Facts:
         test_lines,
         failures,
         intents,
+        [t for t in (context.get("test_inputs") or []) if isinstance(t, dict) and t.get("path") and t.get("diff")],
     )
 
 
@@ -267,7 +269,7 @@ def write_statement(
         sections.append(_functions_section(facts, phr, api=strategy == "REFACTOR"))
     if strategy == "TEST_DRIVEN":
         sections.append(_evidence_spec(groups) if groups else _spec_section(facts, checks))
-    evidence = ""
+    evidence = inputs = ""
     # the lead's own words open the statement when the prose names no call: never said twice
     opens_with_intent = lead is not None and not _subject(lead, "").startswith("`")
     intents = {t: i for t, i in facts.intents.items() if not (opens_with_intent and t == lead.test_id)}
@@ -277,9 +279,13 @@ def write_statement(
         evidence_state = phr.rng.getstate()
         evidence = evidence_section(groups, phr, "reproduce" in directives, limit, missing, forms, intents=intents)
         sections.append(evidence)
+        inputs = _test_inputs_section(facts.test_inputs)
+        sections.append(inputs)
         if "expected_actual" in directives:
             sections.append(evidence_expected_actual(lead, strategy, lead_missing, shown="```python" in evidence))
     else:
+        inputs = _test_inputs_section(facts.test_inputs)
+        sections.append(inputs)
         # a bare test-local name (`rv`) means nothing without the test's lines: no step speaks of it
         told = [c for c in checks if not (_says_little(c) and c.kind != "raw" and not facts.test_lines.get(c.test_id))]
         if "reproduce" in directives and (told or not checks):
@@ -318,7 +324,7 @@ def write_statement(
     sections[opening_at] = " ".join([opening, *body])
 
     if "no_leak" in directives:
-        sections = [s if evidence and s == evidence else _strip_leaks(s, facts.added_lines) for s in sections]
+        sections = [s if s and s in (evidence, inputs) else _strip_leaks(s, facts.added_lines) for s in sections]
     statement = "\n\n".join(s for s in sections if s)
     budget = max(4, int(max_tokens * WORDS_PER_TOKEN) - JSON_OVERHEAD_WORDS)
     if evidence and evidence in sections and _word_count(statement) > budget:
@@ -348,9 +354,30 @@ def write_statement(
     return {"problem_statement": statement, "hints_text": hints}
 
 
+def _test_inputs_section(inputs: list[dict]) -> str:
+    """The change to the files the failing tests read, as diffs: the tests are withheld, so the
+    input they check (flake8-bugbear's `tests/eval_files/b902.py`) is not in the solver's tree,
+    and a snippet reading it passes there. "" when there is none."""
+    if not inputs:
+        return ""
+    names = ", ".join(_span(i["path"]) for i in inputs)
+    parts = [
+        f"The failing tests read {names}, which change{'s' if len(inputs) == 1 else ''} with them; "
+        "apply this to see the failure:"
+    ]
+    for item in inputs:
+        diff = str(item["diff"]).replace("```", "` ` `")
+        parts.append(f"{_span(item['path'])}:\n\n```diff\n{diff.rstrip()}\n```")
+        if item.get("omitted"):
+            parts.append(f"({item['omitted']} more changed lines of {_span(item['path'])} are not shown.)")
+    return "\n\n".join(parts)
+
+
 def _seeded_part(context: dict) -> dict:
     """The context the writer's choices are seeded on: without the tests' descriptions
-    (`intent`), which only add a sentence where the prose names no call."""
+    (`intent`), which only add a sentence where the prose names no call, and the tests' input
+    files (`test_inputs`), which only add their section."""
+    context = {k: v for k, v in context.items() if k != "test_inputs"}
     failing = context.get("failing_tests")
     if not isinstance(failing, list):
         return context

@@ -1,0 +1,96 @@
+"""The files the failing tests read that change with them are shown as diffs (`changed_test_inputs`).
+
+flake8-bugbear's `test_eval[B902]` reads `tests/eval_files/b902.py`, whose new lines are the code
+the checker must report on: the tests are withheld, so five blind raters discarded statements that
+only pointed at the file."""
+
+from __future__ import annotations
+
+from llm.offline import write_statement
+from records import FailureEvidence, Task
+from tasks.mining import Candidate
+from tasks.statement import TEST_INPUT_LINES, changed_test_inputs
+from tests.sandbox_fixtures import diff_for, git, make_repo, write
+
+TEST = "import pytest\n\n\n@pytest.mark.parametrize('code', ['B902'])\ndef test_eval(code):\n    assert code\n"
+EVAL = "class Meta(type):\n    def __new__(mcs, name): ...\n"
+NEW_EVAL = EVAL + "\n\nclass Dotted(abc.ABCMeta):\n    def __init__(self, name): ...  # B902: 17\n"
+
+
+def _task_and_candidate(tmp_path, changes: dict[str, str]):
+    files = {"tests/test_checks.py": TEST, "tests/eval_files/b902.py": EVAL, "tests/eval_files/b903.py": EVAL}
+    repo, _ = make_repo(tmp_path / "repo", files)
+    test_patch = diff_for(repo, changes)
+    write(repo, changes)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "tests")
+    sha = git(repo, "rev-parse", "HEAD")
+    task = Task(
+        "t-1",
+        "acme/check",
+        sha,
+        "",
+        test_patch,
+        "",
+        "",
+        "BUG_FIX",
+        "s",
+        FAIL_TO_PASS=["tests/test_checks.py::test_eval[B902]"],
+    )
+    candidate = Candidate("acme/check", str(repo), sha, "", "Fix B902", "", "", ["bugbear.py"], [], "bug_fix")
+    return task, candidate
+
+
+def test_the_input_file_a_failing_test_names_is_shown_and_others_are_not(tmp_path):
+    changes = {
+        "tests/eval_files/b902.py": NEW_EVAL,
+        "tests/eval_files/b903.py": NEW_EVAL,  # no failing test names it
+        "tests/test_other.py": TEST + "\n\ndef test_more():\n    assert 1\n",  # a test module
+    }
+    task, candidate = _task_and_candidate(tmp_path, changes)
+    inputs = changed_test_inputs(candidate, task)
+    assert [i["path"] for i in inputs] == ["tests/eval_files/b902.py"]
+    assert "+    def __init__(self, name): ...  # B902: 17" in inputs[0]["diff"] and inputs[0]["omitted"] == 0
+
+
+def test_a_long_input_is_cut_and_says_how_much_is_left_out(tmp_path):
+    long_eval = EVAL + "".join(f"x{i} = {i}  # B902: {i}\n" for i in range(TEST_INPUT_LINES + 20))
+    task, candidate = _task_and_candidate(tmp_path, {"tests/eval_files/b902.py": long_eval})
+    (item,) = changed_test_inputs(candidate, task)
+    assert len(item["diff"].splitlines()) == TEST_INPUT_LINES and item["omitted"] > 0
+
+
+def test_the_statement_shows_the_inputs_diff_and_the_check_does_not_run_it():
+    failure = FailureEvidence(
+        "tests/test_checks.py::test_eval[B902]",
+        kind="compare",
+        call="run_checks('tests/eval_files/b902.py')",
+        check="assert errors == expected",
+        op="==",
+        expected="[(6, 17, 'B902')]",
+        observed="[]",
+        reproduction=(
+            "from bugbear import run_checks\nassert run_checks('tests/eval_files/b902.py') == [(6, 17, 'B902')]"
+        ),
+        function="run_checks",
+    )
+    diff = "@@ -1,2 +1,6 @@\n class Meta(type):\n     def __new__(mcs, name): ...\n+\n+\n+class Dotted(abc.ABCMeta):\n"
+    context = {
+        "task": "write_statement",
+        "strategy_type": "BUG_FIX",
+        "repo": "acme/check",
+        "commit_subject": "Fix B902 for dotted metaclasses",
+        "commit_body": "",
+        "failing_tests": [{"id": failure.test_id, "assertion": failure.check}],
+        "failures": [failure.to_dict()],
+        "added_lines": [],
+        "test_inputs": [{"path": "tests/eval_files/b902.py", "diff": diff, "omitted": 0}],
+    }
+    from tasks.reproduction import python_blocks
+
+    text = write_statement(context, "Write an issue. Include a reproduction. no_leak")["problem_statement"]
+    assert "The failing tests read `tests/eval_files/b902.py`, which changes with them" in text
+    assert "```diff\n@@ -1,2 +1,6 @@" in text and "+class Dotted(abc.ABCMeta):" in text
+    assert all("class Dotted" not in b.code for b in python_blocks(text))  # a diff is no snippet to run
+    without = write_statement({**context, "test_inputs": []}, "Write an issue. Include a reproduction. no_leak")
+    assert text.startswith(without["problem_statement"].split("\n\n")[0])  # the same title: the seed is unchanged
