@@ -64,7 +64,8 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
       before that layer ran;
     - "added_lines": the gold patch's added Python lines (for the leak filter; never shown);
     - "test_inputs": [{"path", "diff", "omitted"}] of the files the failing tests read that change
-      with them (`changed_test_inputs`);
+      with them (`changed_test_inputs`); "test_data": the paths of those the solver's tree already
+      has (`data_files_in_tree`);
     - "language": "javascript" for a JS/TS task (its writer quotes JS); absent for Python, whose
       context stays as it was before languages were told apart.
     """
@@ -85,6 +86,7 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
         "failures": writer_failures(task),
         "added_lines": [line for line in patch_added_lines(code_part(task.patch, candidate.language)) if line.strip()],
         "test_inputs": changed_test_inputs(candidate, task),
+        "test_data": data_files_in_tree(candidate, task),
     }
     if candidate.language != "python":
         context["language"] = candidate.language
@@ -99,32 +101,59 @@ _TEST_MODULE_NAME = re.compile(r"^(?:test_.*|.*_test|.*\.(?:test|spec))\.(?:py|[
 def changed_test_inputs(candidate: Candidate, task: Task) -> list[dict]:
     """The files the failing tests read that change with them: flake8-bugbear's
     `tests/eval_files/b902.py` (the code its checker must report on, with the expected codes in
-    comments), a fixture file of markdown cases. The tests are withheld, so without these hunks
-    the tests' input is not in the solver's tree and a statement can only point at it. A file is
-    one when a failing test's id or file names it (its stem) and it is no test module by its name
-    (`test_x.py`, `x.test.js`; conftests and package markers are set-up, not input). Their hunks, at most
-    TEST_INPUT_LINES lines in all; `omitted` counts the lines left out."""
+    comments). They are in the withheld test patch, so the solver's tree has their old content
+    and a snippet reading them passes there. Their hunks, at most TEST_INPUT_LINES lines in all;
+    `omitted` counts the lines left out."""
     try:
         files = [f for f in PatchSet(task.test_patch or "") if not f.is_removed_file]
     except UnidiffParseError:
         return []
-    own = {file_of_test(t) for t in task.FAIL_TO_PASS}
-    haystack = " ".join([*task.FAIL_TO_PASS, *(file_at(candidate.repo_path, candidate.sha, f) for f in own)]).lower()
+    read = _read_by_failing_tests(candidate, task)
     out, room = [], TEST_INPUT_LINES
     for patched in files:
-        path = patched.path
-        name = path.rsplit("/", 1)[-1]
-        stem = name.rsplit(".", 1)[0].lower()
-        if path in own or name in ("conftest.py", "__init__.py") or _TEST_MODULE_NAME.match(name):
-            continue
-        if len(stem) < 3 or stem not in haystack:
+        if not read(patched.path):
             continue
         lines = "".join(str(hunk) for hunk in patched).splitlines()
         shown = lines[: max(room, 0)]
         room -= len(shown)
         if shown:
-            out.append({"path": path, "diff": "\n".join(shown), "omitted": len(lines) - len(shown)})
+            out.append({"path": patched.path, "diff": "\n".join(shown), "omitted": len(lines) - len(shown)})
     return out
+
+
+def data_files_in_tree(candidate: Candidate, task: Task) -> list[str]:
+    """The files the failing tests read that the change adds or edits outside both patches:
+    mdit-py-plugins' `tests/fixtures/subscript.md` (the cases a new plugin must render) and a
+    recorded `tests/test_attrs/test_attrs_allowed.yml`. The solver's tree has them at the fixed
+    state, so a statement can point at them: they say what the tests expect."""
+    if not candidate.parent:
+        return []
+    try:
+        changed = git.Repo(candidate.repo_path).git.diff("--name-only", candidate.parent, candidate.sha).splitlines()
+    except git.GitCommandError:
+        return []
+    patched = set(re.findall(r"^diff --git a/\S+ b/(\S+)", f"{task.patch}\n{task.test_patch}", re.M))
+    read = _read_by_failing_tests(candidate, task)
+    return [path for path in changed if path not in patched and read(path)]
+
+
+def _read_by_failing_tests(candidate: Candidate, task: Task):
+    """A predicate: the path is a file the failing tests read, by its name: a failing test's id
+    names its stem (`test_eval[B902]` -> `b902.py`, a snapshot named after its test) or a failing
+    test's file its whole name (`FIXTURE_PATH.joinpath("subscript.md")`), and it is no test
+    module, conftest or package marker (set-up, not input)."""
+    own = {file_of_test(t) for t in task.FAIL_TO_PASS}
+    ids = " ".join(task.FAIL_TO_PASS).lower()
+    sources = " ".join(file_at(candidate.repo_path, candidate.sha, f) for f in own)
+
+    def read(path: str) -> bool:
+        name = path.rsplit("/", 1)[-1]
+        stem = name.rsplit(".", 1)[0].lower()
+        if path in own or name in ("conftest.py", "__init__.py") or _TEST_MODULE_NAME.match(name):
+            return False
+        return (len(stem) >= 3 and stem in ids) or (len(name) >= 5 and name in sources)
+
+    return read
 
 
 def writer_failures(task: Task) -> list[FailureEvidence]:

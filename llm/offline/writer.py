@@ -68,6 +68,7 @@ class _Facts:
     failures: list[FailureEvidence]  # per failing test, how it fails on the buggy code (the context's "failures")
     intents: dict[str, str]  # failing test id -> its own description of what it requires (`test_intent`)
     test_inputs: list[dict]  # [{"path", "diff", "omitted"}]: files the failing tests read that change with them
+    test_data: list[str]  # files the failing tests read that the solver's tree has as the tests want them
 
 
 def _facts(context: dict) -> _Facts:
@@ -109,6 +110,7 @@ def _facts(context: dict) -> _Facts:
         failures,
         intents,
         [t for t in (context.get("test_inputs") or []) if isinstance(t, dict) and t.get("path") and t.get("diff")],
+        [str(p) for p in (context.get("test_data") or []) if isinstance(p, str) and p],
     )
 
 
@@ -279,12 +281,12 @@ def write_statement(
         evidence_state = phr.rng.getstate()
         evidence = evidence_section(groups, phr, "reproduce" in directives, limit, missing, forms, intents=intents)
         sections.append(evidence)
-        inputs = _test_inputs_section(facts.test_inputs)
+        inputs = _test_inputs_section(facts.test_inputs, facts.test_data)
         sections.append(inputs)
         if "expected_actual" in directives:
             sections.append(evidence_expected_actual(lead, strategy, lead_missing, shown="```python" in evidence))
     else:
-        inputs = _test_inputs_section(facts.test_inputs)
+        inputs = _test_inputs_section(facts.test_inputs, facts.test_data)
         sections.append(inputs)
         # a bare test-local name (`rv`) means nothing without the test's lines: no step speaks of it
         told = [c for c in checks if not (_says_little(c) and c.kind != "raw" and not facts.test_lines.get(c.test_id))]
@@ -354,17 +356,25 @@ def write_statement(
     return {"problem_statement": statement, "hints_text": hints}
 
 
-def _test_inputs_section(inputs: list[dict]) -> str:
+def _test_inputs_section(inputs: list[dict], data: list[str] = ()) -> str:
     """The change to the files the failing tests read, as diffs: the tests are withheld, so the
     input they check (flake8-bugbear's `tests/eval_files/b902.py`) is not in the solver's tree,
-    and a snippet reading it passes there. "" when there is none."""
+    and a snippet reading it passes there. The files they read that the tree already has as the
+    tests want them (mdit-py-plugins' `tests/fixtures/subscript.md`, the cases a new plugin must
+    render) are named. "" when there is neither."""
+    parts = []
+    if data:
+        named = ", ".join(_span(p) for p in data[:6])
+        parts.append(
+            f"The cases and results the failing tests check are in {named}, already in the tree as the tests want them."
+        )
     if not inputs:
-        return ""
+        return "\n\n".join(parts)
     names = ", ".join(_span(i["path"]) for i in inputs)
-    parts = [
+    parts.append(
         f"The failing tests read {names}, which change{'s' if len(inputs) == 1 else ''} with them; "
         "apply this to see the failure:"
-    ]
+    )
     for item in inputs:
         diff = str(item["diff"]).replace("```", "` ` `")
         parts.append(f"{_span(item['path'])}:\n\n```diff\n{diff.rstrip()}\n```")
@@ -376,8 +386,8 @@ def _test_inputs_section(inputs: list[dict]) -> str:
 def _seeded_part(context: dict) -> dict:
     """The context the writer's choices are seeded on: without the tests' descriptions
     (`intent`), which only add a sentence where the prose names no call, and the tests' input
-    files (`test_inputs`), which only add their section."""
-    context = {k: v for k, v in context.items() if k != "test_inputs"}
+    files (`test_inputs`, `test_data`), which only add their section."""
+    context = {k: v for k, v in context.items() if k not in ("test_inputs", "test_data")}
     failing = context.get("failing_tests")
     if not isinstance(failing, list):
         return context

@@ -9,7 +9,7 @@ from __future__ import annotations
 from llm.offline import write_statement
 from records import FailureEvidence, Task
 from tasks.mining import Candidate
-from tasks.statement import TEST_INPUT_LINES, changed_test_inputs
+from tasks.statement import TEST_INPUT_LINES, changed_test_inputs, data_files_in_tree
 from tests.sandbox_fixtures import diff_for, git, make_repo, write
 
 TEST = "import pytest\n\n\n@pytest.mark.parametrize('code', ['B902'])\ndef test_eval(code):\n    assert code\n"
@@ -94,3 +94,27 @@ def test_the_statement_shows_the_inputs_diff_and_the_check_does_not_run_it():
     assert all("class Dotted" not in b.code for b in python_blocks(text))  # a diff is no snippet to run
     without = write_statement({**context, "test_inputs": []}, "Write an issue. Include a reproduction. no_leak")
     assert text.startswith(without["problem_statement"].split("\n\n")[0])  # the same title: the seed is unchanged
+
+
+def test_data_the_change_adds_outside_both_patches_is_named_as_in_the_tree(tmp_path):
+    """mdit-py-plugins' `tests/fixtures/subscript.md` (the cases a new plugin must render) is in
+    neither patch: the solver's tree has it, and the statement says where the cases are."""
+    files = {"tests/test_sub.py": "FIXTURES = 'subscript.md'\n\n\ndef test_all():\n    assert FIXTURES\n"}
+    repo, parent = make_repo(tmp_path / "repo", files)
+    write(repo, {"tests/fixtures/subscript.md": "~a~\n.\n<p><sub>a</sub></p>\n", "docs/index.md": "# docs\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "fixtures")
+    sha = git(repo, "rev-parse", "HEAD")
+    task = Task("t-1", "acme/md", sha, "", "", "", "", "FEATURE_ADD", "s", FAIL_TO_PASS=["tests/test_sub.py::test_all"])
+    candidate = Candidate("acme/md", str(repo), sha, parent, "Add subscript", "", "", [], [], "feature_add")
+    assert data_files_in_tree(candidate, task) == ["tests/fixtures/subscript.md"]
+    context = {
+        "task": "write_statement",
+        "strategy_type": "FEATURE_ADD",
+        "repo": "acme/md",
+        "commit_subject": "Add subscript plugin",
+        "failing_tests": [{"id": "tests/test_sub.py::test_all", "assertion": "assert FIXTURES"}],
+        "test_data": ["tests/fixtures/subscript.md"],
+    }
+    text = write_statement(context, "Write an issue.")["problem_statement"]
+    assert "The cases and results the failing tests check are in `tests/fixtures/subscript.md`" in text
