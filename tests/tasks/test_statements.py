@@ -677,9 +677,27 @@ def test_a_check_helper_keeps_its_parameters_and_each_call_gets_its_own_values()
     )
     report = {"type": "ValueError", "line": 11, "message": "invalid literal for int() with base 10: '-0xf'"}
     found = explain_failure(source, "tests/t.py::TestLoads::test_numbers", report, repo_modules={"pkg"})
-    assert "def check(s, obj):\n    assert obj == loads(s)\n" in found.reproduction
+    # the earlier `self.check('1', 1)` passed: a check, so the snippet needs no helper definition
+    assert "def check" not in found.reproduction and "self" not in found.reproduction
     assert found.reproduction.endswith("assert -15 == loads('-0xf')") and found.unbound == []
     assert found.rest.splitlines() == ["assert 0 == loads('-0x0')", "assert 2 == loads('2')"]
+
+
+def test_a_checking_method_of_an_unread_base_class_and_an_assertion_with_no_plain_form_passed():
+    """elementpath: `self.check_tokenizer(...)` (a base class's method, in another module) and
+    `self.assertAlmostEqual(token.evaluate(), math.pi)` came before the failing check, both passed;
+    kept as they were, `self` was unbound and the statement showed no example."""
+    source = (
+        "import math\nfrom pkg import Parser\nfrom tests import base\n\n\nclass T(base.ParserTest):\n"
+        "    def test_uri(self):\n        parser = Parser()\n"
+        "        self.check_tokenizer('Q{a}b', ['Q{', 'a', '}', 'b'])\n"
+        "        token = parser.parse('Q{x}pi()')\n        self.assertAlmostEqual(token.evaluate(), math.pi)\n"
+        "        token = parser.parse('Q{}foo')\n        self.assertEqual(token.value, 'foo')\n"
+    )
+    report = {"type": "AssertionError", "line": 13, "message": "'' != 'foo'"}
+    found = explain_failure(source, "tests/t.py::T::test_uri", report, repo_modules={"pkg"})
+    assert "self" not in found.reproduction and found.unbound == [], found.reproduction
+    assert "token.evaluate()" in found.reproduction and found.reproduction.endswith("assert token.value == 'foo'")
 
 
 def test_a_coroutine_the_test_runs_itself_is_not_wrapped_in_another_event_loop():
