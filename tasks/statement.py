@@ -223,8 +223,8 @@ def failing_tests(candidate: Candidate, test_ids: list[str], per_test: int = 2, 
         found.sort(key=lambda item: (not (item[0] & added.get(path, set())), min(item[0], default=0)))
         entry = {"id": test_id, "assertion": " | ".join(text for _, text in found[:per_test]), "added_lines": new_lines}
         intent = test_intent(function_lines(source, name))
-        if intent:  # the test's own words on what it requires
-            entry["intent"] = intent
+        if intent and _described_by_change(source, name, added.get(path, set())):
+            entry["intent"] = intent  # the test's own words on what it requires
         out.append(entry)
     return out
 
@@ -245,6 +245,21 @@ def _function_node(source: str, function: str) -> ast.FunctionDef | ast.AsyncFun
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
             return node
     return None
+
+
+def _described_by_change(source: str, function: str, added: set[int]) -> bool:
+    """The change wrote test `function`'s description (its docstring, else the comment its body
+    opens with): an older test's words describe what it checked before (prompt-toolkit's class
+    combination test, which the change extended with a `dim` attribute, is "about class 'a' and 'b'")."""
+    node = _function_node(source, function)
+    if node is None or not node.body:
+        return False
+    first = node.body[0]
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        lines = range(first.lineno, (first.end_lineno or first.lineno) + 1)
+    else:  # the opening comment: between the signature and the first statement
+        lines = range(node.lineno + 1, first.lineno)
+    return bool(added.intersection(lines))
 
 
 def added_test_lines(source: str, function: str, added: set[int], limit: int = 12) -> list[str]:
