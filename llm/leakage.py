@@ -117,6 +117,9 @@ class LeakReport:
         return self.score >= threshold or ("verbatim" in self.kinds and len(self.evidence) >= 30)
 
 
+_FILE_PATH = re.compile(r"(?<![\w./-])[\w.-]+(?:/[\w.-]+)+\.[A-Za-z]\w{0,4}(?![\w/(])")
+
+
 def _code_fragments(statement: str) -> list[str]:
     blocks = re.findall(r"```[^\n]*\n(.*?)(?:```|$)", statement, flags=re.S)
     lines = [ln for b in blocks for ln in b.splitlines()]
@@ -217,7 +220,9 @@ def leak_report(statement: str, patch: str, test_patch: str = "", tests_code: Se
     derived from them, with the helpers they call written in), known like the test patch: a
     helper's `assert state.elapsed == delay` resembles a fix line `t = state.elapsed`, yet it is
     the tests' code, which the fix never shows."""
-    statement = str(statement or "")
+    # a file's path is where, not how: a fix's comment naming the tests' fixture file
+    # (`tests/fixtures/subscript_strikethrough.md`) is no code a statement naming it could leak
+    statement = _FILE_PATH.sub(" ", str(statement or ""))
     patch = code_patch(patch)
     added = [ln for ln in patch_added_lines(patch) if ln.strip()]
     if not added or not statement.strip():

@@ -739,3 +739,20 @@ def test_a_byte_that_was_not_utf8_inside_the_context_reaches_the_statement_escap
     data = ask("Write an issue.", write_context(commit_body="The page holds b'\udcff' bytes.", failing_tests=failing))
     data["problem_statement"].encode("utf-8")
     assert "\udcff" not in json.dumps(data, ensure_ascii=False)
+
+
+def test_a_file_path_the_fix_also_names_is_no_leak():
+    """mdit-py-plugins: the fix's port.yaml says "See `tests/fixtures/subscript_strikethrough.md`
+    for examples"; a statement pointing the solver at that fixture (in its tree) was rejected as a
+    leak. Code around a path still is one."""
+    from llm.leakage import leak_report
+
+    patch = (
+        "diff --git a/pkg/port.yaml b/pkg/port.yaml\n--- a/pkg/port.yaml\n+++ b/pkg/port.yaml\n@@ -1 +1,3 @@\n"
+        " x: 1\n+      See `tests/fixtures/subscript_strikethrough.md` for examples.\n"
+        "+      render(open('tests/fixtures/subscript_strikethrough.md').read(), strict=True)\n"
+    )
+    pointing = "The cases are in `tests/fixtures/subscript_strikethrough.md`, already in the tree."
+    assert leak_report(pointing, patch).score == 0
+    quoting = "Call `render(open('tests/fixtures/subscript_strikethrough.md').read(), strict=True)`."
+    assert leak_report(quoting, patch).score > 0
