@@ -70,6 +70,8 @@ def main() -> None:
         if not dest.exists():
             subprocess.run(["git", "clone", "-q", str(bundle), str(dest)], check=True)
         clones.append(dest)
+    if not clones:
+        sys.exit(f"farm_dataset: no Python dev-set bundle under {dev_set('python')} (set SEBGEN_REAL_REPOS or --repos)")
     out = args.out or work / "dataset"
     command = [sys.executable, "-m", "evo.cli", "farm", *map(str, clones), "--out", str(out)]
     command += ["--since", args.since, "--limit", str(args.limit), "--workers", str(args.workers)]
@@ -87,6 +89,8 @@ def main() -> None:
 
 
 def report(folder: DatasetFolder, wall: float | None, args) -> None:
+    if not folder.versions():
+        sys.exit(f"farm_dataset: {folder.path} holds no dataset version yet (the farm wrote nothing: see above)")
     version = folder.versions()[-1]
     rows = [r for r in folder.rows() if r.get("version") == version["version"]]
     wall_text = f"{wall / 60:.1f} min" if wall is not None else "not timed (--report-only)"

@@ -28,3 +28,12 @@ def test_a_unit_kept_and_then_found_a_duplicate_is_no_task(tmp_path, capsys):
     cells = [c.strip() for c in table.strip("|").split("|")]
     assert cells[1:4] == ["3", "1", "0.33"] and cells[-2] == "1", table  # tried, kept, kept/attempt; duplicates
     assert "farm_kept_per_attempt: 0.333" in lines
+
+
+def test_a_folder_with_no_dataset_says_so_instead_of_an_index_error(tmp_path):
+    """A farm that wrote nothing (no dev-set bundle found, a CLI error) left the report with an
+    IndexError on `versions()[-1]`."""
+    import pytest
+
+    with pytest.raises(SystemExit, match="holds no dataset version yet"):
+        bench.report(DatasetFolder(tmp_path / "empty"), None, SimpleNamespace(workers=1))
