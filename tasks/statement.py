@@ -69,6 +69,7 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
     - "language": "javascript" for a JS/TS task (its writer quotes JS); absent for Python, whose
       context stays as it was before languages were told apart.
     """
+    read = _read_by_failing_tests(candidate, task)  # the tests' files, read once for both
     context = {
         "task": "write_statement",
         "strategy_type": strategy.strategy_type.value,
@@ -85,8 +86,8 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
         ),
         "failures": writer_failures(task),
         "added_lines": [line for line in patch_added_lines(code_part(task.patch, candidate.language)) if line.strip()],
-        "test_inputs": changed_test_inputs(candidate, task),
-        "test_data": data_files_in_tree(candidate, task),
+        "test_inputs": changed_test_inputs(candidate, task, read),
+        "test_data": data_files_in_tree(candidate, task, read),
     }
     if candidate.language != "python":
         context["language"] = candidate.language
@@ -98,7 +99,7 @@ TEST_INPUT_LINES = 80  # diff lines of the tests' input files a statement shows,
 _TEST_MODULE_NAME = re.compile(r"^(?:test_.*|.*_test|.*\.(?:test|spec))\.(?:py|[cm]?js|jsx|ts|tsx)$")
 
 
-def changed_test_inputs(candidate: Candidate, task: Task) -> list[dict]:
+def changed_test_inputs(candidate: Candidate, task: Task, read=None) -> list[dict]:
     """The files the failing tests read that change with them: flake8-bugbear's
     `tests/eval_files/b902.py` (the code its checker must report on, with the expected codes in
     comments). They are in the withheld test patch, so the solver's tree has their old content
@@ -108,7 +109,7 @@ def changed_test_inputs(candidate: Candidate, task: Task) -> list[dict]:
         files = [f for f in PatchSet(task.test_patch or "") if not f.is_removed_file]
     except UnidiffParseError:
         return []
-    read = _read_by_failing_tests(candidate, task)
+    read = read or _read_by_failing_tests(candidate, task)
     out, room = [], TEST_INPUT_LINES
     for patched in files:
         if not read(patched.path):
@@ -121,7 +122,7 @@ def changed_test_inputs(candidate: Candidate, task: Task) -> list[dict]:
     return out
 
 
-def data_files_in_tree(candidate: Candidate, task: Task) -> list[str]:
+def data_files_in_tree(candidate: Candidate, task: Task, read=None) -> list[str]:
     """The files the failing tests read that the change adds or edits outside both patches:
     mdit-py-plugins' `tests/fixtures/subscript.md` (the cases a new plugin must render) and a
     recorded `tests/test_attrs/test_attrs_allowed.yml`. The solver's tree has them at the fixed
@@ -133,7 +134,7 @@ def data_files_in_tree(candidate: Candidate, task: Task) -> list[str]:
     except git.GitCommandError:
         return []
     patched = set(re.findall(r"^diff --git a/\S+ b/(\S+)", f"{task.patch}\n{task.test_patch}", re.M))
-    read = _read_by_failing_tests(candidate, task)
+    read = read or _read_by_failing_tests(candidate, task)
     return [path for path in changed if path not in patched and read(path)]
 
 
