@@ -2202,11 +2202,13 @@ def _described_in_own_words(
     """The failures left out whose test describes what it requires (its docstring or leading
     comment), one per test and none of a test already stated, up to `OWN_WORDS_AT_MOST`."""
     seen = {without_parameters(f.test_id) for f in stated}
+    said: set[str] = set()  # a test inherited by two test classes describes itself twice alike
     out: list[FailureEvidence] = []
     for f in untold:
-        test = without_parameters(f.test_id)
-        if intents.get(f.test_id) and test not in seen and len(out) < OWN_WORDS_AT_MOST:
+        test, intent = without_parameters(f.test_id), intents.get(f.test_id, "")
+        if intent and test not in seen and intent not in said and len(out) < OWN_WORDS_AT_MOST:
             seen.add(test)
+            said.add(intent)
             out.append(f)
     return out
 

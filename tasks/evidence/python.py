@@ -97,11 +97,7 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
                 for module in own_test_modules(sources[path], path, modules)
                 if (text := own_module_text(module, path, read))
             }
-            base_sources[path] = {
-                module: text
-                for module in imported_bases(sources[path], path)
-                if (text := own_module_text(module, path, read))
-            }
+            base_sources[path] = base_module_sources(sources[path], path, read)
             conftests[path] = [read(c) for c in _conftest_paths(path)]
             exported[path] = star_exports(sources[path], path, modules, read)
         try:
@@ -279,6 +275,26 @@ def imported_bases(source: str, test_path: str) -> list[str]:
     return out
 
 
+BASE_DEPTH = 3  # modules of base classes read beyond the test file (elementpath: test -> test_xpath1 -> test class)
+
+
+def base_module_sources(source: str, test_path: str, read) -> dict[str, str]:
+    """Dotted module -> source of the tests' own modules the test file's classes derive from,
+    and of those their classes derive from in turn, up to `BASE_DEPTH` steps (`read`: a
+    repository path -> its text, "" when absent)."""
+    out: dict[str, str] = {}
+    todo = [(source, test_path, 0)]
+    while todo:
+        text, path, depth = todo.pop(0)
+        if depth >= BASE_DEPTH:
+            continue
+        for module in imported_bases(text, path):
+            if module not in out and (found := own_module_text(module, test_path, read)):
+                out[module] = found
+                todo.append((found, module.replace(".", "/") + ".py", depth + 1))
+    return out
+
+
 def _imported_base(base: ast.expr, imported: dict[str, str]) -> tuple[str, str]:
     """(dotted module, class name) of a base class the file imports (`imported`:
     `_imported_modules`); ("", "") for any other base, and for one imported under another name
@@ -295,12 +311,26 @@ def _imported_modules(tree: ast.Module, test_path: str) -> dict[str, str]:
     """The names the file binds to modules it imports -> their dotted names (`import a.b as h`,
     `from yapftests import yapf_test_helper`: a name from a package may be a module)."""
     out: dict[str, str] = {}
-    for node in tree.body:
+    for node in _top_level_imports(tree):
         if isinstance(node, ast.Import):
-            out.update({a.asname: a.name for a in node.names if a.asname})
-        elif isinstance(node, ast.ImportFrom):
+            names = {a.asname: a.name for a in node.names if a.asname}
+        else:
             package = _absolute_module(node, test_path)
-            out.update({a.asname or a.name: f"{package}.{a.name}" if package else a.name for a in node.names})
+            names = {a.asname or a.name: f"{package}.{a.name}" if package else a.name for a in node.names}
+        for name, dotted in names.items():
+            out.setdefault(name, dotted)  # `try: from tests import x` / `except: import x`: the first says where
+    return out
+
+
+def _top_level_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """The module's own imports, those of its top-level `try` blocks and their handlers included."""
+    out: list[ast.Import | ast.ImportFrom] = []
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.append(node)
+        elif isinstance(node, ast.Try):
+            nested = [*node.body, *(s for h in node.handlers for s in h.body)]
+            out += [s for s in nested if isinstance(s, (ast.Import, ast.ImportFrom))]
     return out
 
 
@@ -571,6 +601,8 @@ def _checked_call(check: ast.stmt) -> ast.stmt | None:
     """What a check that passed evaluates, without the check: `len(f(x))` of `assert len(f(x)) == 0`;
     None when that calls nothing (reading a value twice changes no state)."""
     plain = _plain_assert(copy.deepcopy(check))
+    if getattr(plain, "sebgen_unittest", "") in ("assertAlmostEqual", "assertNotAlmostEqual"):
+        plain = check  # its plain test wraps the value in `round(abs(...))`: the value is what ran
     if not isinstance(plain, ast.Assert):
         if isinstance(plain, ast.Expr) and isinstance(plain.value, ast.Call) and plain.value.args:
             # an assertion with no plain form (`self.assertAlmostEqual(token.evaluate(), math.pi)`):
@@ -1068,6 +1100,18 @@ class _Rewrite(ast.NodeTransformer):
         return node
 
 
+def _almost_equal(first: ast.expr, second: ast.expr, rest: list[ast.expr], keywords: list[ast.keyword]) -> ast.expr:
+    """unittest's `assertAlmostEqual(first, second[, places], delta=...)` test, written plainly:
+    `abs(first - second) <= delta`, else `round(abs(first - second), places) == 0` (7 places)."""
+    given = {k.arg: k.value for k in keywords if k.arg}
+    difference = ast.Call(ast.Name("abs", ast.Load()), [ast.BinOp(first, ast.Sub(), second)], [])
+    if "delta" in given:
+        return ast.Compare(left=difference, ops=[ast.LtE()], comparators=[given["delta"]])
+    places = rest[0] if rest else given.get("places", ast.Constant(7))
+    rounded = ast.Call(ast.Name("round", ast.Load()), [difference, places], [])
+    return ast.Compare(left=rounded, ops=[ast.Eq()], comparators=[ast.Constant(0)])
+
+
 def _plain_assert(stmt: ast.stmt) -> ast.stmt:
     """A unittest `self.assertX(...)` (statement or context manager) as plain Python."""
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
@@ -1087,6 +1131,10 @@ def _plain_assert(stmt: ast.stmt) -> ast.stmt:
         elif name in ("assertIsInstance", "assertNotIsInstance") and len(args) >= 2:
             test = ast.Call(func=ast.Name("isinstance", ast.Load()), args=args[:2], keywords=[])
             if name == "assertNotIsInstance":
+                test = ast.UnaryOp(op=ast.Not(), operand=test)
+        elif name in ("assertAlmostEqual", "assertNotAlmostEqual") and len(args) >= 2:
+            test = _almost_equal(args[0], args[1], args[2:], call.keywords)
+            if name == "assertNotAlmostEqual":
                 test = ast.UnaryOp(op=ast.Not(), operand=test)
         elif name == "fail":  # unittest's explicit failure: what it raises, written plainly
             return ast.copy_location(ast.Raise(exc=ast.Call(ast.Name("AssertionError", ast.Load()), args, [])), stmt)
@@ -1577,17 +1625,20 @@ def _with_imported_bases(module: ast.Module, cls: ast.ClassDef, test_path: str, 
     imports appended (`sources`: dotted module -> source; its imports made absolute), so that
     the base's helper methods, and the names they read, are found like the module's own: the
     test module's own definitions come first and win."""
-    imported = _imported_modules(module, test_path)
-    classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)}
-    body, todo, seen = list(module.body), [cls], set()
+    body, seen = list(module.body), set()
+    # each class with the classes and imports of the module that defines it: a base's own base
+    # is read by that module's names (`xpath_test_class.XPathTestCase` in test_xpath1_parser)
+    todo = [(cls, module, test_path)]
     while todo:
-        current = todo.pop()
+        current, home, home_path = todo.pop()
+        classes = {n.name: n for n in home.body if isinstance(n, ast.ClassDef)}
+        imported = _imported_modules(home, home_path)
         for base in current.bases:
             local = base.id if isinstance(base, ast.Name) else ""
             if local in classes and classes[local] is not current:
-                if local not in seen:
-                    seen.add(local)
-                    todo.append(classes[local])
+                if (home_path, local) not in seen:
+                    seen.add((home_path, local))
+                    todo.append((classes[local], home, home_path))
                 continue
             dotted, name = _imported_base(base, imported)
             if dotted not in sources or name in seen:
@@ -1596,8 +1647,9 @@ def _with_imported_bases(module: ast.Module, cls: ast.ClassDef, test_path: str, 
             helper = _safe_parse(sources[dotted])
             found = next((n for n in helper.body if isinstance(n, ast.ClassDef) and n.name == name), None)
             if found is not None:
-                body += _absolute_imports(helper.body, dotted.replace(".", "/") + ".py")
-                todo.append(found)
+                helper_path = dotted.replace(".", "/") + ".py"
+                body += _absolute_imports(helper.body, helper_path)
+                todo.append((found, helper, helper_path))
     return ast.Module(body=body, type_ignores=[]) if len(body) > len(module.body) else module
 
 

@@ -1590,6 +1590,19 @@ def test_a_failing_test_left_out_that_describes_itself_is_stated_in_its_own_word
     assert "1 more input like these fails the same way and is not spelled out here." in text  # the other one
 
 
+def test_one_description_shared_by_two_test_classes_is_quoted_once():
+    """elementpath e96d18a4: `test_auxiliary_tokens` of `XPath2ParserTest` and of its subclass
+    `LxmlXPath2ParserTest` quoted the same docstring twice, one after the other."""
+    shown = case(0, "1", "'1.00'", "'1'")
+    first = replace(shown, test_id="tests/test_money.py::Base::test_cached", unbound=["self"], params=None)
+    second = replace(shown, test_id="tests/test_money.py::Lxml::test_cached", unbound=["self"], params=None)
+    ctx = context([shown, first, second])
+    for test in ctx["failing_tests"][1:]:
+        test["intent"] = "A cached rate that goes stale is fetched again, not reused."
+    text = write_statement(ctx, BUG)["problem_statement"]
+    assert text.count("A cached rate that goes stale is fetched again, not reused.") == 1, text
+
+
 def test_a_checked_call_too_long_for_prose_is_named_by_its_callee():
     """isort: `assert isort.check_code('...', append_only=True, ...)` read "The snippet should be
     true"; the prose names the call by its callee, with its arguments left to the snippet."""

@@ -2277,28 +2277,33 @@ FLAKES_TEST = (
 )
 
 
-def test_a_helper_method_of_a_base_class_the_test_file_imports_is_written_into_the_snippet(tmp_path):
-    """A suite whose checks run in `self.flakes(src, *messages)`, a method of a TestCase base in
-    another module: the snippet called `self.flakes` with `self` unbound and no input a reader
-    could run. The base's helper and the names it reads come with it."""
+def _committed_repo(tmp_path, files: dict[str, str]) -> str:
     import subprocess
 
-    from tasks.evidence.python import failure_evidence, imported_bases
-
-    assert imported_bases(FLAKES_TEST, "pkg/test/test_imports.py") == ["pkg.test.harness"]
-    for path, text in {
-        "pkg/__init__.py": "",
-        "pkg/test/__init__.py": "",
-        "pkg/test/harness.py": HARNESS,
-        "pkg/test/test_imports.py": FLAKES_TEST,
-    }.items():
+    for path, text in files.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text)
     git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     subprocess.run([*git, "add", "."], check=True)
     subprocess.run([*git, "commit", "-qm", "c"], check=True)
-    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    return subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+
+
+def test_a_helper_method_of_a_base_class_the_test_file_imports_is_written_into_the_snippet(tmp_path):
+    """A suite whose checks run in `self.flakes(src, *messages)`, a method of a TestCase base in
+    another module: the snippet called `self.flakes` with `self` unbound and no input a reader
+    could run. The base's helper and the names it reads come with it."""
+    from tasks.evidence.python import failure_evidence, imported_bases
+
+    assert imported_bases(FLAKES_TEST, "pkg/test/test_imports.py") == ["pkg.test.harness"]
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/test/__init__.py": "",
+        "pkg/test/harness.py": HARNESS,
+        "pkg/test/test_imports.py": FLAKES_TEST,
+    }
+    commit = _committed_repo(tmp_path, files)
     test_id = "pkg/test/test_imports.py::Test::test_unused"
     report = {"type": "AssertionError", "line": 7, "message": "Lists differ: [] != ['UnusedImport']"}
     found = failure_evidence(tmp_path, commit, {test_id: report}, [test_id])[test_id]
@@ -2312,6 +2317,62 @@ def test_a_helper_method_of_a_base_class_the_test_file_imports_is_written_into_t
     )
     assert lines[-1] == "flakes('import os', m.UnusedImport)"
     assert "Check the messages" not in found.reproduction  # the helper's docstring: shorter, still whole
+
+
+def test_a_helper_of_a_base_of_a_base_in_a_third_module_is_written_into_the_snippet(tmp_path):
+    """elementpath: `class XPath2ParserTest(test_xpath1_parser.XPath1ParserTest)`, imported in a
+    `try:` block, whose base `xpath_test_class.XPathTestCase` (imported by that module, not by
+    the test's) holds `check_value` and sets `self.parser` in setUp: `self` was unbound and the
+    statement showed no call. The helper's `assertAlmostEqual` reads plainly too."""
+    from tasks.evidence.python import failure_evidence
+
+    case = (
+        "import math\nimport unittest\nfrom pkg import Parser\n\n\nclass XPathTestCase(unittest.TestCase):\n"
+        "    namespaces = {'xs': 'x'}\n\n    def setUp(self):\n        self.parser = Parser(self.namespaces)\n\n"
+        "    def check_value(self, path, expected=None):\n        value = self.parser.parse(path).evaluate()\n"
+        "        if isinstance(expected, float):\n            self.assertAlmostEqual(value, expected, places=3)\n"
+        "        else:\n            self.assertEqual(value, expected)\n"
+    )
+    first = (
+        "import unittest\nfrom tests import xpath_test_class\n\n\n"
+        "class XPath1ParserTest(xpath_test_class.XPathTestCase):\n    pass\n"
+    )
+    second = (
+        "import unittest\ntry:\n    from tests import test_xpath1_parser\n"
+        "except ImportError:\n    import test_xpath1_parser\n\n\n"
+        "class XPath2ParserTest(test_xpath1_parser.XPath1ParserTest):\n"
+        "    def test_as(self):\n        self.check_value('as', None)\n"
+    )
+    files = {
+        "pkg/__init__.py": "class Parser:\n    pass\n",
+        "tests/__init__.py": "",
+        "tests/xpath_test_class.py": case,
+        "tests/test_xpath1_parser.py": first,
+        "tests/test_xpath2_parser.py": second,
+    }
+    commit = _committed_repo(tmp_path, files)
+    test_id = "tests/test_xpath2_parser.py::XPath2ParserTest::test_as"
+    report = {"type": "ValueError", "line": 10, "message": "ValueError: bad 'as'"}
+    found = failure_evidence(tmp_path, commit, {test_id: report}, [test_id])[test_id]
+    lines = found.reproduction.splitlines()
+    assert found.unbound == [] and "self" not in found.reproduction, found.reproduction
+    assert "def check_value(path, expected=None):" in lines and "parser = Parser(namespaces)" in lines, "\n".join(lines)
+    assert "        assert round(abs(value - expected), 3) == 0" in lines
+    assert lines[-1] == "check_value('as', None)"
+
+
+def test_assert_almost_equal_reads_as_a_rounded_difference_and_a_passing_one_keeps_its_value():
+    source = (
+        "import math\nimport unittest\nfrom pkg import parse\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_pi(self):\n        token = parse('pi')\n"
+        "        self.assertAlmostEqual(token.evaluate(), math.pi)\n"
+        "        self.assertAlmostEqual(parse('e').evaluate(), math.e, delta=0.01)\n"
+    )
+    evidence = {"type": "AssertionError", "line": 10, "message": "2.0 != 2.718 within 0.01 delta (0.7 difference)"}
+    found = explain_failure(source, "tests/test_t.py::T::test_pi", evidence, repo_modules={"pkg"})
+    lines = found.reproduction.splitlines()
+    assert not any("round(" in line for line in lines)  # the check that passed is no rounded difference
+    assert lines[-1] == "assert abs(parse('e').evaluate() - math.e) <= 0.01", found.reproduction
 
 
 def test_a_test_defined_twice_in_its_class_is_explained_by_the_body_that_runs():
