@@ -28,8 +28,9 @@ Seven shares of statements, each with its target:
    Target at most 2%.
 5. a failing test or case not mentioned: a FAIL_TO_PASS test (each parametrized case is one)
    whose input (its parameter values; else its call and the reproduction's lines that bind
-   the names the call reads) or whose expected value is not in the text verbatim, up to
-   whitespace and quote style (`unmentioned_cases`). Target 0.
+   the names the call reads) or whose expected value (or the code the check builds it with,
+   and the lines that code reads) is not in the text verbatim, up to whitespace and quote
+   style (`unmentioned_cases`). Target 0.
 6. a test name or placeholder in the text: a FAIL_TO_PASS test's function name, a parametrize
    id or argument name, a bare `expected` / `actual` used as a value, an `if False:` block
    (`test_internals`). Target 0.
@@ -513,10 +514,43 @@ def states(text: str, value: str) -> bool:
 
 def states_value(text: str, f: FailureEvidence) -> bool:
     """The statement gives the value the check requires: as the test writes it, or with the
-    snippet's local names written in, as the writer states it (`stated_call`)."""
+    snippet's local names written in, as the writer states it (`stated_call`), or by the code
+    that builds it in the check, with the lines that bind what that code reads (flake8-bugbear's
+    `errors == errors_(*expected)` after `expected = [B038(11, 8), ...]`: the value pytest
+    printed is its evaluation, in no statement)."""
     assert f.expected is not None
     written_in = stated_call(f.expected, f.reproduction or "", f.loop_value or "")
-    return states(text, f.expected) or (written_in != f.expected and states(text, written_in))
+    if states(text, f.expected) or (written_in != f.expected and states(text, written_in)):
+        return True
+    code = f.reproduction or ""
+    built = _expected_expression(_last_statement(code)) or _expected_expression(f.check or "")
+    return bool(built) and any(
+        all(states(text, piece) for piece in way)
+        for way in _call_ways(built, code, stated_call(built, code, f.loop_value or ""))
+    )
+
+
+def _last_statement(code: str) -> str:
+    """The reproduction's last top-level statement: its failing check as the snippet writes it
+    (`errors_(*expected)` where the test reads `self.errors(*expected)`)."""
+    tree = _parse(code)
+    body = getattr(tree, "body", None)
+    return ast.unparse(body[-1]) if isinstance(body, list) and body else ""
+
+
+def _expected_expression(check: str) -> str:
+    """The right side of the check's one comparison as the test writes it (`errors_(*expected)`),
+    "" for any other check and for a literal (its value is what `states` looks for)."""
+    tree = _parse(check.strip())
+    test = tree.body[0].test if tree and tree.body and isinstance(tree.body[0], ast.Assert) else None
+    if not (isinstance(test, ast.Compare) and len(test.comparators) == 1):
+        return ""
+    right = test.comparators[0]
+    try:
+        ast.literal_eval(right)
+        return ""
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return ast.unparse(right)
 
 
 def case_inputs(f: FailureEvidence) -> list[list[str]]:

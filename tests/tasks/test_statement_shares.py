@@ -365,3 +365,27 @@ def test_a_name_in_a_value_the_run_printed_is_no_unbound_name(tmp_path):
     assert rows["unbound"] == []
     rows = bench.analyse([task], {"x/clock": tmp_path}, {})  # no value printed names it
     assert rows["unbound"] == ["x__clock-1: tzutc"]
+
+
+def test_an_expected_value_stated_by_the_code_that_builds_it_is_mentioned():
+    """flake8-bugbear: `errors == errors_(*expected)` after `expected = [B038(11, 8), ...]`; the
+    value pytest printed is its evaluation, which no statement writes: the snippet that shows
+    the building code with the lines it reads states it."""
+    checked = FailureEvidence(
+        "tests/test_bugbear.py::BugbearTestCase::test_b038",
+        kind="compare",
+        call="errors",
+        op="==",
+        expected="[(11, 8, 'B038 editing a loop')]",
+        check="self.assertEqual(errors, self.errors(*expected))",
+        reproduction=(
+            "from bugbear import B038, BugBearChecker\ndef errors_(*errors):\n    return list(errors)\n"
+            "errors = list(BugBearChecker('b038.py').run())\nexpected = [B038(11, 8)]\n"
+            "assert errors == errors_(*expected)"
+        ),
+    )
+    failures = {checked.test_id: checked}
+    shown = f"The comparison at the end fails:\n\n```python\n{checked.reproduction}\n```"
+    assert bench.unmentioned_cases(shown, list(failures), failures) == []
+    without_cases = shown.replace("expected = [B038(11, 8)]\n", "")
+    assert bench.unmentioned_cases(without_cases, list(failures), failures)
