@@ -507,9 +507,25 @@ def states(text: str, value: str) -> bool:
         forms.append(_flat(literal))
     elif isinstance(literal, (list, tuple, dict, set)):
         forms.append(_flat(repr(literal)))
+    if " ... " in value.strip(" ."):  # a value the runner cut in the middle: what it kept, in order
+        return _states_in_order(text, [_flat(piece) for piece in value.split(" ... ")])
     return any(
         v and any(w in text for w in (v, v.replace("'", '"'), v.replace('"', "'"))) for v in dict.fromkeys(forms)
     )
+
+
+def _states_in_order(text: str, pieces: list[str]) -> bool:
+    """Each piece appears in `text` after the one before it (either quote style)."""
+    for quoted in (lambda p: p, lambda p: p.replace("'", '"'), lambda p: p.replace('"', "'")):
+        at = 0
+        for piece in pieces:
+            at = text.find(quoted(piece), at)
+            if at < 0:
+                break
+            at += len(piece)
+        else:
+            return True
+    return False
 
 
 def states_value(text: str, f: FailureEvidence) -> bool:

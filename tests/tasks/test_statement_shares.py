@@ -389,3 +389,14 @@ def test_an_expected_value_stated_by_the_code_that_builds_it_is_mentioned():
     assert bench.unmentioned_cases(shown, list(failures), failures) == []
     without_cases = shown.replace("expected = [B038(11, 8)]\n", "")
     assert bench.unmentioned_cases(without_cases, list(failures), failures)
+
+
+def test_a_value_the_runner_cut_in_the_middle_is_stated_by_what_it_kept_in_order():
+    """graphql-core: pytest printed the required list cut as `[{'error': "Expected ..." ... must
+    be non-null.", 'path': []}]`; the statement gives it whole, and the share counted it missing."""
+    cut = "[{'error': 'Expected a', 'path': []} ... 'must be non-null.', 'path': []}]"
+    whole = "`_test(x, [{'error': 'Expected a', 'path': []}, {'error': 'must be non-null.', 'path': []}])`"
+    assert bench.states(whole, cut)
+    assert not bench.states(whole.replace("Expected a", "Expected b"), cut)
+    swapped = "`[{'error': 'must be non-null.', 'path': []}, {'error': 'Expected a', 'path': []}]`"
+    assert not bench.states(swapped, cut)
