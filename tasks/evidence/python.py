@@ -2324,7 +2324,11 @@ def _reproduction(
     readers = {getattr(s, "sebgen_path", test_path) for s in [*head, *code, *rest] if "__file__" in names_read([s])}
     if readers:  # the path of the file whose definitions read it (a conftest's), from the repository's root
         path = readers.pop() if len(readers) == 1 else test_path
-        head = [*head[:at], *ast.parse(f"__file__ = {path!r}").body, *head[at:]]
+        # absolute, as pytest's module has it (`Path(__file__).as_uri()` fails on a relative path)
+        given = ast.parse(f"import os\n__file__ = os.path.abspath({path!r})").body
+        if any(isinstance(s, ast.Import) and any(a.name == "os" and not a.asname for a in s.names) for s in head):
+            given = given[1:]  # the snippet imports `os` already
+        head = [*head[:at], *given, *head[at:]]
     dotted = test_path.removesuffix(".py").replace("/", ".")
     imports = setup.imports
     reads_module = any(isinstance(n, ast.Attribute) and n.attr == "__module__" for s in code for n in ast.walk(s))

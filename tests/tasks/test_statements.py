@@ -1170,7 +1170,8 @@ def test_the_test_modules_path_binds_file_and_a_helpers_project_call_is_the_func
     evidence = {"type": "TypeError", "line": 14, "message": "can't concat str to bytes"}
     found = explain_failure(source, "tests/test_r.py::test_reverse", evidence, repo_modules={"pkg"})
     lines = found.reproduction.splitlines()
-    assert lines.index("__file__ = 'tests/test_r.py'") < lines.index(
+    assert lines.count("import os") == 1  # the test's own import serves the path too
+    assert lines.index("__file__ = os.path.abspath('tests/test_r.py')") < lines.index(
         "HERE = os.path.dirname(os.path.abspath(__file__))"
     )
     assert found.function == "reverse_lines"
@@ -2260,7 +2261,8 @@ def test_file_of_a_conftest_definition_is_the_conftests_path_not_the_test_module
     found = explain_failure(
         source, "src/pkg/tests/test_bom_files.py::test_bom_files", evidence, conftests=[conftest], repo_modules={"pkg"}
     )
-    assert "__file__ = 'src/pkg/tests/conftest.py'" in found.reproduction.splitlines()
+    assert "__file__ = os.path.abspath('src/pkg/tests/conftest.py')" in found.reproduction.splitlines()
+    assert "import os" in found.reproduction.splitlines()
     assert "test_bom_files" not in found.reproduction and found.unbound == []
 
 
