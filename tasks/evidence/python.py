@@ -1507,6 +1507,8 @@ def explain_failure(
     loading = _failed_import(module, report)
     if failing is None and loading is not None:
         failing, body = _whole_test(fn, helpers)
+    if failing is None and _failed_in_set_up(report, fn):
+        failing, body = _first_use_of_fixtures(fn, helpers)
     decorator = _failed_decorator(fn, report, line) if failing is None else None
     if decorator is not None:
         failing, body = _decorated_and_called(fn, decorator)
@@ -1534,6 +1536,25 @@ def explain_failure(
     except SyntaxError:
         record.unbound = []
     return _with_check_outcome(record, repro, fn, failing, helpers, report, repo_modules)
+
+
+def _failed_in_set_up(report: dict, fn: ast.AST) -> bool:
+    """A fixture the test requests raised before the test ran (prompt-toolkit's `default_attrs`
+    fixture builds `Attrs(..., dim=False)`, a field the buggy state lacks): the snippet writes
+    the fixture in, and running it meets the error."""
+    requested = [a.arg for a in getattr(getattr(fn, "args", None), "args", []) if a.arg not in ("self", "cls")]
+    return report.get("when") == "setup" and not isinstance(report.get("line"), int) and bool(requested)
+
+
+def _first_use_of_fixtures(fn: ast.AST, helpers: set[str]) -> tuple[ast.stmt | None, list[ast.stmt]]:
+    """A test whose fixture raised: its first statement that reads a fixture it requests, where
+    the snippet (the fixture written in before it) meets the error; the checks after it are the
+    rest the test requires."""
+    requested = {a.arg for a in fn.args.args} - {"self", "cls"}
+    first = next((s for s in fn.body if not _is_docstring(s) and requested & names_read([s])), None)
+    if first is None:
+        return _whole_test(fn, helpers)
+    return first, _trim(fn.body, first.lineno, helpers, [])
 
 
 def _failed_import(module: ast.Module, report: dict) -> ast.stmt | None:

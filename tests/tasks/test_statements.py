@@ -2466,3 +2466,29 @@ def test_a_global_statement_of_the_test_is_left_out_of_the_snippet():
     report = {"type": "AssertionError", "line": 9, "compare": {"op": "==", "left": "0", "right": "1"}}
     found = explain_failure(source, "tests/t.py::test_it", report, repo_modules={"pkg"})
     assert found.reproduction.splitlines() == ["import pkg", "data = pkg.Dataset()", "assert data.size == 1"]
+
+
+def test_a_test_whose_fixture_raised_is_stated_from_its_first_use_of_the_fixture():
+    """prompt-toolkit c53e20c8: the `default_attrs` fixture builds `Attrs(..., dim=False)`, a field
+    the buggy state lacks, so the test errored in setup with no line of its own: it got no
+    evidence and the statement never mentioned it."""
+    source = (
+        "import pytest\nfrom pkg import Attrs, Brightness\n\n\n@pytest.fixture\ndef default_attrs():\n"
+        "    return Attrs(color='', dim=False)\n\n\ndef test_brightness(default_attrs):\n"
+        "    tr = Brightness(0.5)\n    attrs = tr.transform(default_attrs._replace(color='ff0000'))\n"
+        "    assert attrs.color == 'ff7f7f'\n"
+    )
+    report = {
+        "type": "TypeError",
+        "when": "setup",
+        "message": "Attrs.__new__() got an unexpected keyword argument 'dim'",
+    }
+    found = explain_failure(source, "tests/test_t.py::test_brightness", report, repo_modules={"pkg"})
+    lines = found.reproduction.splitlines()
+    assert found.unbound == [] and found.kind == "error", found
+    assert lines[-3:] == [
+        "default_attrs = Attrs(color='', dim=False)",
+        "tr = Brightness(0.5)",
+        "attrs = tr.transform(default_attrs._replace(color='ff0000'))",
+    ], found.reproduction
+    assert found.rest == "assert attrs.color == 'ff7f7f'"
