@@ -1347,6 +1347,11 @@ def _with_request_param(fixture: ast.AST, value: ast.expr) -> ast.AST:
                 return ast.copy_location(copy.deepcopy(value), node)
             return self.generic_visit(node)
 
+        def visit_Call(self, node: ast.Call):
+            if _asks_request_param(node, "getattr"):  # `getattr(request, 'param', None)`: the case's value
+                return ast.copy_location(copy.deepcopy(value), node)
+            return self.generic_visit(node)
+
         def generic_visit(self, node):  # what the value decides, folded: `is_async=True`, the branch taken
             node = super().generic_visit(node)
             if isinstance(node, (ast.Compare, ast.BoolOp, ast.UnaryOp)):
@@ -1360,12 +1365,42 @@ def _with_request_param(fixture: ast.AST, value: ast.expr) -> ast.AST:
     return ast.fix_missing_locations(written)
 
 
+def _asks_request_param(node: ast.AST, how: str) -> bool:
+    """`getattr(request, 'param'[, default])` (`how` "getattr") or `hasattr(request, 'param')`."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == how
+        and len(node.args) >= 2
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id == "request"
+        and isinstance(node.args[1], ast.Constant)
+        and node.args[1].value == "param"
+    )
+
+
+class _NoRequestParam(ast.NodeTransformer):
+    """A fixture the test requests with no case of its own: `request` has no `param`, so
+    `getattr(request, 'param', d)` is `d` and `hasattr(request, 'param')` is False
+    (jsonargparse's `parser` fixture reads an optional parser mode that way)."""
+
+    def visit_Call(self, node: ast.Call):
+        if _asks_request_param(node, "getattr") and len(node.args) == 3:
+            return ast.copy_location(copy.deepcopy(node.args[2]), node)
+        if _asks_request_param(node, "hasattr"):
+            return ast.copy_location(ast.Constant(False), node)
+        return self.generic_visit(node)
+
+
 def _inline_fixture(name: str, fixture: ast.AST) -> list[ast.stmt] | None:
     """The fixture's statements with its `return x` / first `yield x` as `name = x`, or None
     for a fixture that needs `request` or ends without a value."""
     args = [a.arg for a in fixture.args.args]
     if "request" in args and "request" in names_read(fixture.body):
-        return None
+        fixture = _NoRequestParam().visit(copy.deepcopy(fixture))
+        fixture.body = _folded_constants(fixture.body)
+        if "request" in names_read(fixture.body):
+            return None
     out: list[ast.stmt] = []
     body = list(fixture.body)
     while body:
@@ -2314,9 +2349,11 @@ def _reproduction(
     setup = _test_setup(module, cls, fn, body, {**report, "id": test_id}, fixture_sources)
     members = _class_members(cls, module) if cls is not None and "self" in _arg_names(fn) else {}
     # `effective_path = self.effective_path(path)` in a method: the method as the name `effective_path`
-    # would be the local it is assigned to (UnboundLocalError), so it gets another name
+    # would be the local it is assigned to (UnboundLocalError), so it gets another name; so does
+    # one a parameter hides (pymdown's `check_markdown(self, text, expected, dedent=False)` calls
+    # `self.dedent(text)`: as `dedent(text)` it called the bool)
     scopes = [fn, *(m for m in members.values() if isinstance(m, FUNCTIONS))]
-    clashing = {m for m in members if any(m in local_names(scope.body) for scope in scopes)}
+    clashing = {m for m in members if any(m in {*local_names(scope.body), *_arg_names(scope)} for scope in scopes)}
     attr_names = {**{m: f"{m}_" for m in sorted(clashing)}, **setup.attr_names}
     # a test method another test calls is a helper to a reader: no test name in the snippet
     attr_names |= {m: f"check_{m.removeprefix('test_').removeprefix('test')}" for m in members if m.startswith("test")}
@@ -2526,11 +2563,12 @@ class _DeadBranches(ast.NodeTransformer):
     """`if False:` / `if 0:` / `if TYPE_CHECKING:` blocks (code that never runs) replaced by
     their `else`, `if True:` by its body: a reader sees only what runs. A unittest
     `with self.subTest(...):` becomes its body too: it only labels a failure, and `self` is no
-    name a snippet has."""
+    name a snippet has; so does pytest-subtests' `with subtests.test(...):` (its fixture is none)."""
 
     def visit_With(self, node: ast.With):
         self.generic_visit(node)
-        if all(_callee_text(i.context_expr) == "self.subTest" and i.optional_vars is None for i in node.items):
+        labels = ("self.subTest", "subtests.test")
+        if all(_callee_text(i.context_expr) in labels and i.optional_vars is None for i in node.items):
             return node.body
         return node
 

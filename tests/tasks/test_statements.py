@@ -881,6 +881,20 @@ def test_a_unittest_subtest_block_becomes_its_body():
     assert "assert not r.stop(None)" in found.reproduction
 
 
+def test_a_pytest_subtests_block_becomes_its_body():
+    """jsonargparse: `with subtests.test("one extra positional"):` left the fixture `subtests`
+    unbound in the snippet."""
+    source = (
+        "from pkg import Parser\n\n\ndef test_parse(subtests):\n    parser = Parser()\n"
+        "    with subtests.test('help'):\n        assert parser.help()\n"
+        "    with subtests.test('extra'):\n        cfg = parser.parse(['p1', '2'])\n        assert cfg == {'o1': 2}\n"
+    )
+    evidence = {"type": "AssertionError", "line": 10, "compare": {"op": "==", "left": "{}", "right": "{'o1': 2}"}}
+    found = explain_failure(source, "tests/t.py::test_parse", evidence, repo_modules={"pkg"})
+    assert "subtests" not in found.reproduction and not found.unbound, found.reproduction
+    assert found.reproduction.splitlines()[-2:] == ["cfg = parser.parse(['p1', '2'])", "assert cfg == {'o1': 2}"]
+
+
 def test_an_error_inside_a_comparison_blames_the_side_that_raised_not_the_tests_own_class():
     """attrs' evolve: `assert Local(...) == lib.evolve(...)` raised inside evolve; the statement
     had blamed the test's own class (the left side) and asked evolve's result as its value."""
@@ -2492,3 +2506,47 @@ def test_a_test_whose_fixture_raised_is_stated_from_its_first_use_of_the_fixture
         "attrs = tr.transform(default_attrs._replace(color='ff0000'))",
     ], found.reproduction
     assert found.rest == "assert attrs.color == 'ff7f7f'"
+
+
+def test_a_helper_method_a_parameter_of_another_method_hides_gets_its_own_name():
+    """pymdown-extensions' `check_markdown(self, text, expected, dedent=False)` calls
+    `self.dedent(text)`; written as functions, `dedent(text)` called the bool parameter, and
+    every snippet raised TypeError on both states (six tasks had no example)."""
+    source = (
+        "import textwrap\nimport unittest\nfrom pkg import convert\n\n\nclass T(unittest.TestCase):\n"
+        "    def dedent(self, text):\n        return textwrap.dedent(text).strip()\n\n"
+        "    def check(self, text, expected, dedent=False):\n        if dedent:\n            text = self.dedent(text)\n"
+        "        self.assertEqual(convert(text), expected)\n\n"
+        "    def test_it(self):\n        self.check('  a', 'A', True)\n"
+    )
+    evidence = {"type": "AssertionError", "line": 16, "message": "'a' != 'A'"}
+    found = explain_failure(source, "tests/test_t.py::T::test_it", evidence, repo_modules={"pkg"})
+    lines = found.reproduction.splitlines()
+    assert found.unbound == [] and "def dedent_(text):" in lines, found.reproduction
+    assert "        text = dedent_(text)" in lines and "def check(text, expected, dedent=False):" in lines
+
+
+def test_a_fixture_that_reads_an_optional_request_param_is_written_in_without_it():
+    """jsonargparse's `parser` fixture reads `getattr(request, 'param', None)` (a parser mode a
+    few tests parametrize indirectly): for a test that does not, `request` left the fixture out,
+    and 12 of 13 tests of a task had `parser` unbound and no snippet."""
+    conftest = (
+        "import pytest\nfrom pkg import ArgumentParser\n\n\n@pytest.fixture\ndef parser(request):\n"
+        "    kwargs = {}\n    if getattr(request, 'param', None):\n        kwargs['mode'] = request.param\n"
+        "    return ArgumentParser(exit_on_error=False, **kwargs)\n"
+    )
+    source = "def test_required(parser):\n    parser.add('--a', required=True)\n    parser.parse([])\n"
+    evidence = {"type": "ArgumentError", "line": 3, "message": "missing required options: a"}
+    test_id = "tests/test_t.py::test_required"
+    found = explain_failure(source, test_id, evidence, conftests=[conftest], repo_modules={"pkg"})
+    lines = found.reproduction.splitlines()
+    assert found.unbound == [] and "request" not in found.reproduction, found.reproduction
+    assert "parser = ArgumentParser(exit_on_error=False, **kwargs)" in lines and "kwargs = {}" in lines
+
+
+def test_a_fixtures_getattr_of_request_param_is_the_cases_value():
+    from tasks.evidence.python import _with_request_param
+
+    fixture = ast.parse("def parser(request):\n    return Parser(mode=getattr(request, 'param', None))\n").body[0]
+    written = _with_request_param(fixture, ast.Constant("omegaconf"))
+    assert ast.unparse(written.body[0]) == "return Parser(mode='omegaconf')"
