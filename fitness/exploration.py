@@ -42,9 +42,11 @@ N_DOMAINS = 7
 # archived task, or the answer was not the JSON asked for (llm_error, schema after writing).
 PROMPT_FIXABLE = frozenset({"leakage", "judge_reject", "vague_statement", "duplicate", "llm_error"})
 # What no prompt can fix: the commit, its environment or its tests.
-ENVIRONMENT = frozenset({"schema", "compile_error", "patch_error", "build_error", "no_f2p", "flaky", "timeout"})
+ENVIRONMENT = frozenset(
+    {"schema", "compile_error", "patch_error", "build_error", "no_f2p", "narrow_tests", "flaky", "timeout"}
+)
 # Of those, what the choice of commits (or synthetic targets) can fix.
-SELECTION_FIXABLE = frozenset({"no_f2p"})
+SELECTION_FIXABLE = frozenset({"no_f2p", "narrow_tests"})
 # Judge criteria about the task's tests, not its statement: a rejection on one of them is the
 # commit's (selection's) to fix, though its category (judge_reject) counts as prompt-fixable for E.
 TEST_CRITERIA = frozenset({"test_correctness", "test_completeness"})

@@ -18,6 +18,7 @@ FAILURE_CATEGORIES = (
     "patch_error",
     "build_error",
     "no_f2p",
+    "narrow_tests",
     "flaky",
     "timeout",
     "judge_reject",

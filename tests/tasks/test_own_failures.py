@@ -125,3 +125,31 @@ def test_a_task_left_without_own_failures_is_filed_as_no_f2p_even_with_a_flaky_t
     # "no test ran" quotes the file's load error: its words (build, apply) do not make it another category
     quoted = "no test ran in t.py: t.py does not load: ImportError: cannot import name 'build_index' from 'lib'"
     assert _functional_category(FunctionalResult(False, quoted)) == "no_f2p"
+
+
+def test_a_task_whose_test_wants_the_references_last_digits_is_rejected_as_narrow(tmp_path):
+    """coloraide 19e491b5: the tests compare wavelengths that the buggy state gets right to 13
+    digits; only a fix repeating the reference's arithmetic passes, and raters discarded it."""
+    before = {"pkg/__init__.py": "def total(xs):\n    return sum(xs)\n"}
+    after = {
+        "pkg/__init__.py": "import math\n\n\ndef total(xs):\n    return math.fsum(xs)\n",
+        "tests/test_total.py": "from pkg import total\n\n\ndef test_tenths():\n    assert total([0.1] * 10) == 1.0\n",
+    }
+    repo, sha = repo_with(tmp_path, before, after)
+    result = functional(repo, task_of(repo, sha, ["tests"]))
+    assert not result.passed and result.category == "narrow_tests", result.reason
+    assert "requires 1.0 where the buggy state gives 0.9999999999999999" in result.reason
+
+
+def test_last_digits_only_reads_numbers_and_their_structures_not_other_values():
+    from records import FailureEvidence
+    from tasks.validate import last_digits_only
+
+    def compare(observed: str, expected: str) -> FailureEvidence:
+        return FailureEvidence("t.py::t", kind="compare", op="==", observed=observed, expected=expected)
+
+    assert last_digits_only([compare("[0.6697060045245519, 1]", "[0.6697060045245415, 1]")])
+    assert not last_digits_only([compare("[0.67, 1]", "[0.6697060045245415, 1]")])  # a wrong value
+    assert not last_digits_only([compare("[1, 2]", "[1, 3]")])  # integers: no rounding
+    assert not last_digits_only([compare("'0.30000000000000004'", "'0.3'")])  # a text is what it says
+    assert not last_digits_only([compare("[0.1, 0.2]", "[0.1, 0.2, 0.3]")])  # one more value
