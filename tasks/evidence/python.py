@@ -479,6 +479,7 @@ def is_check(stmt: ast.stmt, helpers: set[str] = frozenset()) -> bool:
 
 _DOCSTRING = re.compile(r"^\s*(?:async\s+)?def\s[^\n]*:[ \t]*\n\s*[rRuU]?(\"{3}|'{3})(.*?)\1", re.S | re.M)
 _UNREADABLE_REFERENCE = re.compile(r"#\d|\bgh-\d|https?://|\b(?:issue|PR|pull request|bug)\s*\d", re.I)
+_REMARK = re.compile(r"(?:note\b|nb\b|n\.b\.|todo\b|fixme\b|xxx\b|hack\b|warning\b)", re.I)
 TEST_INTENT = 300  # characters: a test's description longer than this is a story, not a requirement
 
 
@@ -493,6 +494,8 @@ def test_intent(lines: list[str]) -> str:
     if not m and len(text.split()) < 8:  # `# setup`, `# arrange`: a label, not a requirement
         return ""
     if not text or len(text) > TEST_INTENT or _UNREADABLE_REFERENCE.search(text) or '"' in text:
+        return ""
+    if _REMARK.match(text):  # a caveat or a to-do about the test, not what it requires
         return ""
     return text if text.endswith((".", "!", "?")) else f"{text}."
 
@@ -520,6 +523,16 @@ def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
 
+def _leaves_early(stmt: ast.stmt) -> bool:
+    """An `if` with no `else` whose block ends by leaving (`return`, `raise`, `continue`, `break`):
+    bitstring's `if stop < start: return` guard in a Hypothesis test, a `return` no snippet can hold."""
+    return (
+        isinstance(stmt, ast.If)
+        and not stmt.orelse
+        and isinstance(stmt.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
+    )
+
+
 def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.stmt]) -> list[ast.stmt]:
     """`body` up to the statement holding `line`: earlier checks (they passed) and docstrings
     left out, compound statements entered down to the failing statement (`chain` gets the
@@ -534,6 +547,8 @@ def _trim(body: list[ast.stmt], line: int, helpers: set[str], chain: list[ast.st
             sets_state = holding is not None and is_check(stmt, helpers) and _state_read_by(stmt, holding)
             if (repeated or sets_state) and (first_run := _checked_call(stmt)) is not None:
                 out.append(first_run)
+            elif _leaves_early(stmt):
+                continue  # the failing line was reached, so this way out was not taken
             elif not _is_docstring(stmt) and not is_check(stmt, helpers):
                 kept = _without_checks(copy.deepcopy(stmt), helpers)
                 if kept is not None:

@@ -2550,3 +2550,19 @@ def test_a_fixtures_getattr_of_request_param_is_the_cases_value():
     fixture = ast.parse("def parser(request):\n    return Parser(mode=getattr(request, 'param', None))\n").body[0]
     written = _with_request_param(fixture, ast.Constant("omegaconf"))
     assert ast.unparse(written.body[0]) == "return Parser(mode='omegaconf')"
+
+
+def test_a_way_out_before_the_failing_line_is_left_out_of_the_snippet():
+    """bitstring's Hypothesis test opens with `if stop < start: return`: the snippet held a
+    top-level `return` and did not compile, so the test was only counted. The failing line was
+    reached, so that way out was not taken."""
+    source = (
+        "from pkg import offset\n\n\ndef test_slicing():\n    start, stop = 1, 3\n"
+        "    if stop < start:\n        return\n    for step in (1, 2):\n"
+        "        if step == 3:\n            continue\n        assert offset(start, stop, step) == []\n"
+    )
+    evidence = {"type": "AssertionError", "line": 11, "compare": {"op": "==", "left": "[0]", "right": "[]"}}
+    evidence["locals"] = {"step": "1", "start": "1", "stop": "3"}
+    found = explain_failure(source, "tests/t.py::test_slicing", evidence, repo_modules={"pkg"})
+    assert found.unbound == [] and "return" not in found.reproduction and "continue" not in found.reproduction
+    assert found.reproduction.splitlines()[-1] == "assert offset(start, stop, step) == []", found.reproduction
