@@ -1860,6 +1860,7 @@ def _test_setup(
 ) -> _Setup:
     setup = _Setup()
     setup.prelude += _patched_mappings(fn, cls, setup.imports) + _frozen_clock(fn, cls, setup.imports)
+    setup.prelude += _patched_objects(fn, cls)
     values = _parametrize_values(fn, cls, module, report)
     args = _arg_names(fn)
     elsewhere = [_safe_parse(c) for c in conftests]
@@ -2085,6 +2086,30 @@ def _patched_mappings(fn: ast.AST, cls: ast.ClassDef | None, imports: list[str])
         if args or values:
             update = ast.Call(ast.Attribute(copy.deepcopy(target), "update", ast.Load()), args, values)
             steps.append(ast.Expr(update))
+    return [ast.fix_missing_locations(s) for s in steps]
+
+
+def _patched_objects(fn: ast.AST, cls: ast.ClassDef | None) -> list[ast.stmt]:
+    """`@patch('pkg.urlopen')` / `@patch.object(Obj, 'attr')` on the test (then on its class) as
+    the lines that start each patch first, the mock each one passes bound to the test's parameter
+    it fills (`mock_urlopen = patch('pkg.urlopen').start()`): the decorator nearest the test fills
+    the first parameter after `self`; a patch given its replacement (`new`) passes none."""
+    params = [a for a in _arg_names(fn) if a not in ("self", "cls")]
+    decorators = [*reversed(getattr(fn, "decorator_list", [])), *reversed(cls.decorator_list if cls else [])]
+    steps: list[ast.stmt] = []
+    for deco in decorators:
+        if not isinstance(deco, ast.Call) or callee(deco).split(".")[-1] not in ("patch", "object"):
+            continue
+        if not re.fullmatch(r"(?:(?:unittest\.)?mock\.)?patch(?:\.object)?", callee(deco)):
+            continue
+        given = len(deco.args) > (2 if callee(deco).endswith("object") else 1) or any(
+            k.arg == "new" for k in deco.keywords
+        )
+        started = ast.Call(ast.Attribute(copy.deepcopy(deco), "start", ast.Load()), [], [])
+        if given or not params:
+            steps.append(ast.Expr(started))
+        else:
+            steps.append(ast.Assign(targets=[ast.Name(params.pop(0), ast.Store())], value=started))
     return [ast.fix_missing_locations(s) for s in steps]
 
 

@@ -2566,3 +2566,23 @@ def test_a_way_out_before_the_failing_line_is_left_out_of_the_snippet():
     found = explain_failure(source, "tests/t.py::test_slicing", evidence, repo_modules={"pkg"})
     assert found.unbound == [] and "return" not in found.reproduction and "continue" not in found.reproduction
     assert found.reproduction.splitlines()[-1] == "assert offset(start, stop, step) == []", found.reproduction
+
+
+def test_a_patch_decorator_starts_its_patch_and_binds_the_mock_it_passes():
+    """pymdown-extensions' retry tests: `@patch('urllib.request.urlopen')` passes `mock_urlopen`,
+    which the snippet left unbound, so no retry case was shown. The nearest decorator fills the
+    first parameter; one given its replacement passes none."""
+    source = (
+        "import unittest\nfrom unittest.mock import patch\nfrom pkg import fetch\n\n\nclass T(unittest.TestCase):\n"
+        "    @patch('pkg.sleep')\n    @patch('pkg.LIMIT', 3)\n    @patch('urllib.request.urlopen')\n"
+        "    def test_retry(self, mock_urlopen, mock_sleep):\n        mock_urlopen.side_effect = [OSError(), b'ok']\n"
+        "        self.assertEqual(fetch('http://x'), b'ok')\n"
+    )
+    evidence = {"type": "OSError", "line": 12, "message": "OSError"}
+    found = explain_failure(source, "tests/test_t.py::T::test_retry", evidence, repo_modules={"pkg"})
+    lines = found.reproduction.splitlines()
+    assert found.unbound == [], found.reproduction
+    assert lines.index("mock_urlopen = patch('urllib.request.urlopen').start()") < lines.index(
+        "mock_urlopen.side_effect = [OSError(), b'ok']"
+    )
+    assert "patch('pkg.LIMIT', 3).start()" in lines and "from unittest.mock import patch" in lines
