@@ -1463,7 +1463,8 @@ def _seen_clause(f: FailureEvidence) -> str:
     message = _message_seen(f)
     if message is not None:  # it raises the right exception, with another message: never "does not raise"
         shown = f"is {_span(message)}" if message else "does not match"
-        return f"ends with a {_span(f.expected or 'exception')} whose message {shown}"
+        raised = f.expected or "exception"
+        return f"ends with {_article(raised)} {_span(raised)} whose message {shown}"
     if f.kind == "raises" and (observed == "no exception" or not error):
         return "does not warn" if f.warns else "does not raise"
     if error:
