@@ -656,7 +656,8 @@ def test_an_exception_with_the_wrong_message_is_never_said_not_to_be_raised():
     assert "ends with a `FrozenInstanceError` whose message is `''`" in text
     # jsonargparse: "ends with a `ArgumentError`" read wrong
     argument = replace(frozen, expected="ArgumentError", reproduction=frozen.reproduction.replace("Frozen", "Argument"))
-    assert "ends with an `ArgumentError` whose message" in write_statement(context([argument]), BUG)["problem_statement"]
+    text = write_statement(context([argument]), BUG)["problem_statement"]
+    assert "ends with an `ArgumentError` whose message" in text
 
 
 def test_a_dict_key_spread_into_a_class_the_test_defines_is_no_argument_to_ask_for():
