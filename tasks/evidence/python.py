@@ -2605,6 +2605,13 @@ class _DeadBranches(ast.NodeTransformer):
     `with self.subTest(...):` becomes its body too: it only labels a failure, and `self` is no
     name a snippet has; so does pytest-subtests' `with subtests.test(...):` (its fixture is none)."""
 
+    def visit_Expr(self, node: ast.Expr):
+        """`self.addCleanup(renderer.__exit__, ...)` (mistletoe's setUp): it runs after the test,
+        past the snippet's end, and `self` is no name a snippet has."""
+        if isinstance(node.value, ast.Call) and _callee_text(node.value) in ("self.addCleanup", "cls.addClassCleanup"):
+            return None
+        return self.generic_visit(node)
+
     def visit_With(self, node: ast.With):
         self.generic_visit(node)
         labels = ("self.subTest", "subtests.test")

@@ -2586,3 +2586,18 @@ def test_a_patch_decorator_starts_its_patch_and_binds_the_mock_it_passes():
         "mock_urlopen.side_effect = [OSError(), b'ok']"
     )
     assert "patch('pkg.LIMIT', 3).start()" in lines and "from unittest.mock import patch" in lines
+
+
+def test_a_cleanup_the_set_up_registers_is_left_out_of_the_snippet():
+    """mistletoe's renderer tests: setUp calls `self.addCleanup(renderer.__exit__, None, None,
+    None)`; `self` stayed in the snippet, unbound, and the statement showed no example."""
+    source = (
+        "import unittest\nfrom pkg import Renderer\n\n\nclass T(unittest.TestCase):\n    def setUp(self):\n"
+        "        self.renderer = Renderer()\n        self.renderer.__enter__()\n"
+        "        self.addCleanup(self.renderer.__exit__, None, None, None)\n\n"
+        "    def test_break(self):\n        self.assertEqual(self.renderer.render('---'), '<hr>')\n"
+    )
+    evidence = {"type": "AssertionError", "line": 12, "message": "'' != '<hr>'"}
+    found = explain_failure(source, "tests/test_t.py::T::test_break", evidence, repo_modules={"pkg"})
+    assert found.unbound == [] and "addCleanup" not in found.reproduction, found.reproduction
+    assert "renderer.__enter__()" in found.reproduction.splitlines()
