@@ -1808,3 +1808,21 @@ def test_a_title_states_a_bound_as_a_bound():
     assert "where at least `5` is expected" in title, title
     exact = write_statement(context([case(0, "1", "5", "2")]), BUG)["problem_statement"].splitlines()[0]
     assert "where `5` is expected" in exact, exact
+
+
+def test_a_check_of_values_that_differ_per_run_is_stated_without_them():
+    """attrs 947bfb54: `assert hash(C('1')) == hash(C(1))` was stated as "`hash(C('1'))` is
+    -2887286346790881258 where -7172814344535181514 is expected": str hashes are salted per
+    process, so the snippet never printed those numbers and was dropped, leaving no example."""
+    from tasks.evidence.python import explain_failure
+
+    source = (
+        "import attr\n\n\ndef test_hash():\n    @attr.s(hash=True)\n    class C(object):\n"
+        "        x = attr.ib(eq=str)\n\n    assert hash(C('1')) == hash(C(1))\n"
+    )
+    compared = {"op": "==", "left": "-2887286346790881258", "right": "-7172814344535181514"}
+    found = explain_failure(source, "tests/t.py::test_hash", {"type": "AssertionError", "line": 9, "compare": compared})
+    assert found.observed == "" and found.expected == ""
+    text = write_statement(context([found]), BUG)["problem_statement"]
+    assert "2887286346790881258" not in text and "7172814344535181514" not in text
+    assert "```python\nimport attr\n" in text and "the comparison at the end of the snippet should hold" in text
