@@ -1885,8 +1885,12 @@ def _test_setup(
         # `self.arrow` as the name `arrow` would hide the module's `import arrow` from the test,
         # `self.factory = factory.ArrowFactory()` the conftest's `factory` from itself
         written = _class_fixtures(cls, module, fixtures, {})
+        # and `self.md` (setUp's Markdown) as `md` would be the test's own `md = '=== ""...'` (pymdown)
         taken = (
-            _top_level_names(module) | names_read(set_up_steps) | names_read([s for body, _ in written for s in body])
+            _top_level_names(module)
+            | names_read(set_up_steps)
+            | names_read([s for body, _ in written for s in body])
+            | local_names(fn.body)
         )
         attrs = {a for _, w in written for a in w.stored} | _self_stores(set_up_steps)
         setup.attr_names = {a: f"{a}_" for a in sorted(attrs & taken)}

@@ -2601,3 +2601,19 @@ def test_a_cleanup_the_set_up_registers_is_left_out_of_the_snippet():
     found = explain_failure(source, "tests/test_t.py::T::test_break", evidence, repo_modules={"pkg"})
     assert found.unbound == [] and "addCleanup" not in found.reproduction, found.reproduction
     assert "renderer.__enter__()" in found.reproduction.splitlines()
+
+
+def test_a_set_up_attribute_named_like_a_local_of_the_test_gets_its_own_name():
+    """pymdown-extensions' tabbed tests bind `md = '=== ""...'` while setUp made `self.md`, the
+    Markdown instance the helper converts with: as one name `md`, the helper called `.convert`
+    on the test's text (AttributeError on both states), and the statement showed no example."""
+    source = (
+        "import unittest\nfrom pkg import Markdown\n\n\nclass T(unittest.TestCase):\n    def setUp(self):\n"
+        "        self.md = Markdown()\n\n    def check(self, text, expected):\n"
+        "        self.assertEqual(self.md.convert(text), expected)\n\n"
+        "    def test_empty_title(self):\n        md = '=== \"\"'\n        self.check(md, '<div></div>')\n"
+    )
+    evidence = {"type": "IndexError", "line": 14, "message": "no such group"}
+    found = explain_failure(source, "tests/test_t.py::T::test_empty_title", evidence, repo_modules={"pkg"})
+    lines = found.reproduction.splitlines()
+    assert lines[-3:] == ["md_ = Markdown()", "md = '=== \"\"'", "assert md_.convert(md) == '<div></div>'"], lines
