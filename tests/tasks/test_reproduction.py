@@ -145,7 +145,8 @@ def test_blocks_the_task_gave_no_run_for_are_dropped_and_the_record_says_why(tmp
     assert report.checks[0].reason == report.note
     assert report.checks[1].reason.startswith("does not parse")
     # no block is left, so no sentence speaks of one
-    assert task.problem_statement == "T\n\nIt breaks.\n\nSee `x`."
+    # and the failing cases they stated are counted, not lost
+    assert task.problem_statement == "T\n\nIt breaks.\n\n2 failing tests are not spelled out here.\n\nSee `x`."
 
 
 def test_where_no_backend_may_run_a_snippet_the_blocks_stay_marked_not_executed():
@@ -440,7 +441,10 @@ def test_a_dropped_python_blocks_outcome_stays_when_its_call_reads_only_what_the
     dropped = [ReproductionCheck(b.code, "dropped", "raised on both states") for b in blocks]
     text = _rewrite(statement, blocks, dropped, stands_alone=_python_value_stands_alone)
     # the project's call and its values stand alone; a call on the block's own object does not
-    assert text == "Title\n\nOn the current code `render('b')` gives `'b'`, but it should be `'B'`."
+    assert text == (
+        "Title\n\nOn the current code `render('b')` gives `'b'`, but it should be `'B'`.\n\n"
+        "1 more failing test is not spelled out here."  # the second block's case, counted
+    )
 
 
 def test_a_python_statement_whose_blocks_were_all_dropped_and_that_states_no_case_is_vague():
@@ -624,3 +628,25 @@ def test_an_error_that_pytest_warns_turns_into_did_not_warn_is_the_one_the_block
     module = loaded_probe(tmp_path, {"cases": []})
     assert module.behaves_as_stated({"error": "TypeError"}, outcome)
     assert not module.behaves_as_stated({"error": "ValueError"}, outcome)
+
+
+def test_the_cases_of_dropped_blocks_add_to_the_writers_own_count():
+    """configupdater e2c96ce0: two of three tests' blocks read a data file by a path the snippet
+    could not rebuild and were dropped; the statement then stated one test and never said that
+    two more fail."""
+    from tasks.reproduction import _rewrite, with_more_untold
+
+    statement = (
+        f"Title\n\nTo reproduce:\n\n{F}from cfg import read\nassert read('a') == 1\n```\n\n"
+        "On the current code `read('a')` gives `0`; it should be `1`.\n\n"
+        f"This one fails too:\n\n{F}from cfg import read\nassert read('b') == 2\n```\n\n"
+        "Currently `x` is wrong.\n\n1 more failing test is not spelled out here.\n\n"
+        "Expected behaviour: `read('a')` should be `1`."
+    )
+    blocks = python_blocks(statement)
+    checks = [ReproductionCheck(blocks[0].code, "kept", "ok"), ReproductionCheck(blocks[1].code, "dropped", "raised")]
+    text = _rewrite(statement, blocks, checks)
+    assert "2 more failing tests are not spelled out here." in text and "1 more failing" not in text, text
+    assert with_more_untold("T\n\nIt fails.\n\nExpected behaviour: x.", 1) == (
+        "T\n\nIt fails.\n\n1 failing test is not spelled out here.\n\nExpected behaviour: x."
+    )
