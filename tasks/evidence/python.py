@@ -2093,6 +2093,17 @@ def _patched_mappings(fn: ast.AST, cls: ast.ClassDef | None, imports: list[str])
     return [ast.fix_missing_locations(s) for s in steps]
 
 
+class _ThisFile(ast.NodeTransformer):
+    """`inspect.getfile(inspect.currentframe())` (configupdater's way to find its data files) as
+    `__file__`: in a snippet the frame is the snippet's, not the test module's."""
+
+    def visit_Call(self, node: ast.Call):
+        if callee(node) == "inspect.getfile" and len(node.args) == 1 and isinstance(node.args[0], ast.Call):
+            if callee(node.args[0]) == "inspect.currentframe" and not node.args[0].args:
+                return ast.copy_location(ast.Name("__file__", ast.Load()), node)
+        return self.generic_visit(node)
+
+
 def _patched_objects(fn: ast.AST, cls: ast.ClassDef | None) -> list[ast.stmt]:
     """`@patch('pkg.urlopen')` / `@patch.object(Obj, 'attr')` on the test (then on its class) as
     the lines that start each patch first, the mock each one passes bound to the test's parameter
@@ -2421,6 +2432,7 @@ def _reproduction(
     code, rest = _check_helpers_inlined(code, rest, definitions)
     code = _without_unread_set_up(_without_unread_hand_offs(code, rest), rest)
     head = _without_dead_branches(_head(definitions, [*code, *rest], _rebound(module)))
+    head, code, rest = ([_ThisFile().visit(s) for s in part] for part in (head, code, rest))
     test_path = file_of_test(test_id)
     at = sum(isinstance(s, (ast.Import, ast.ImportFrom)) for s in head)
     readers = {getattr(s, "sebgen_path", test_path) for s in [*head, *code, *rest] if "__file__" in names_read([s])}

@@ -2617,3 +2617,18 @@ def test_a_set_up_attribute_named_like_a_local_of_the_test_gets_its_own_name():
     found = explain_failure(source, "tests/test_t.py::T::test_empty_title", evidence, repo_modules={"pkg"})
     lines = found.reproduction.splitlines()
     assert lines[-3:] == ["md_ = Markdown()", "md = '=== \"\"'", "assert md_.convert(md) == '<div></div>'"], lines
+
+
+def test_the_test_modules_frame_file_is_its_path():
+    """configupdater: `filepath = inspect.getfile(inspect.currentframe())` named the snippet's own
+    frame, so the data file beside the test module was not found on either state."""
+    source = (
+        "import inspect\nimport os.path\nfrom pkg import read\n\n"
+        "filepath = inspect.getfile(inspect.currentframe())\nfiledir = os.path.dirname(os.path.abspath(filepath))\n\n\n"
+        "def test_read():\n    assert read(os.path.join(filedir, 'setup.cfg')) == 9\n"
+    )
+    evidence = {"type": "AssertionError", "line": 10, "compare": {"op": "==", "left": "12", "right": "9"}}
+    found = explain_failure(source, "tests/test_cfg.py::test_read", evidence, repo_modules={"pkg"})
+    lines = found.reproduction.splitlines()
+    assert "filepath = __file__" in lines and "currentframe" not in found.reproduction, found.reproduction
+    assert lines.index("__file__ = os.path.abspath('tests/test_cfg.py')") < lines.index("filepath = __file__")
