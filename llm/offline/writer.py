@@ -1175,10 +1175,19 @@ def _evidence_request(f: FailureEvidence, missing: str, forms: list[CallForm] | 
     if missing and f.raised == missing and fn and not _uses(missing, fn):
         # an exception class: a request says who raises it, not only that it exists
         return f"an exception `{missing}` for `{fn}` to raise"
+    if missing and _missing_named(f, missing) != missing:
+        return _span(_missing_named(f, missing))
     if missing:
         related = fn and not _uses(missing, fn) and not _uses(fn, missing)
         return f"`{missing}`" + (f" (used with `{fn}`)" if related else "")
     return f"support for the case below in {_named(f)}"
+
+
+def _missing_named(f: FailureEvidence, missing: str) -> str:
+    """The absent name as code reaches it: `Path.home` when the failing call is that attribute of
+    the project's class (a bare `home` reads as the snippet's own `home = Path.home()`)."""
+    fn = f.function or ""
+    return fn if fn.endswith(f".{missing}") and fn.replace(".", "").isidentifier() else missing
 
 
 def _named(f: FailureEvidence) -> str:
@@ -1758,7 +1767,7 @@ def _request_core(f: FailureEvidence, missing: str, phr: _Phraser | None = None)
         call = _checked_call(f)
         short = bool(call) and _short(call, 80) and not f.unbound
         want = f"{_span(call)} {want[3:]}" if short else "the comparison at the end of the snippet should hold"
-    return _fmt(form, {"name": _span(missing), "want": want})
+    return _fmt(form, {"name": _span(_missing_named(f, missing)), "want": want})
 
 
 def _call_form_core(f: FailureEvidence, form: CallForm, phr: _Phraser | None = None) -> str:
@@ -2397,8 +2406,8 @@ def evidence_expected_actual(f: FailureEvidence, strategy: str, missing: str = "
     want = _want_clause(f, where="above")
     want = f"{subject} {want[3:]}" if want.startswith("it ") else want
     if missing:
-        expected_text = f"{_span(missing)} exists, and {want}"
-        actual = f"{_span(missing)} is not available yet"
+        expected_text = f"{_span(_missing_named(f, missing))} exists, and {want}"
+        actual = f"{_span(_missing_named(f, missing))} is not available yet"
     elif f.kind in ("helper", "fail") or _gives_up(f):
         expected_text = "the snippet runs to its end"
         actual = f"it fails with {_message(f.observed)}" if f.observed else "it fails"

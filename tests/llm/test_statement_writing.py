@@ -187,7 +187,7 @@ def test_a_name_the_change_adds_is_asked_for_not_reported_as_a_crash():
     text = write_statement(context([absent], subject="Fix docs", functions=[fn]), BUG)["problem_statement"]
     title = text.splitlines()[0]
     assert "round_half" in title and "AttributeError" not in title and not title.startswith("Bug")
-    assert "`round_half`" in text and "assert money.round_half(2.5) == 3" in text
+    assert "`money.round_half`" in text and "assert money.round_half(2.5) == 3" in text
     assert "raises `AttributeError" not in text  # the request is no crash story
 
     plain_bug = replace(absent, error="AttributeError: 'NoneType' object has no attribute 'value'")
@@ -1826,3 +1826,21 @@ def test_a_check_of_values_that_differ_per_run_is_stated_without_them():
     text = write_statement(context([found]), BUG)["problem_statement"]
     assert "2887286346790881258" not in text and "7172814344535181514" not in text
     assert "```python\nimport attr\n" in text and "the comparison at the end of the snippet should hold" in text
+
+
+def test_an_absent_method_of_a_class_is_asked_for_by_its_qualified_name():
+    """jaraco/path: "Feature request: `home`" over `home = Path.home()`: the bare name read as the
+    snippet's own local (the bench flagged it), where the request is `Path.home`."""
+    absent = FailureEvidence(
+        "test_path.py::TestBasics::test_home",
+        kind="error",
+        call="Path.home()",
+        error="AttributeError: type object 'Path' has no attribute 'home'",
+        function="Path.home",
+        reproduction="from path import Path\nhome = Path.home()",
+        rest="assert isinstance(home, Path)",
+    )
+    text = write_statement(context([absent], functions=[{"name": "home"}], strategy="FEATURE"), BUG)
+    statement = text["problem_statement"]
+    assert statement.splitlines()[0].endswith(": `Path.home`"), statement
+    assert "`home`" not in statement and "Expected behaviour: `Path.home` exists" in statement
