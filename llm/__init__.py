@@ -19,6 +19,7 @@ from .markdown import (
     is_heading,
     is_path,
     paragraphs,
+    with_more_untold,
     without_dangling_heads,
     without_snippet_talk,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "leaked_share",
     "load_local_model",
     "paragraphs",
+    "with_more_untold",
     "without_dangling_heads",
     "without_snippet_talk",
     "parse_json_object",

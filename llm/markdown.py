@@ -92,3 +92,28 @@ def without_snippet_talk(statement: str) -> str:
         if kept:
             out.append(" ".join(kept))
     return "\n".join(out)
+
+
+def untold_sentence(n: int, more: bool) -> str:
+    """The count of failing tests a statement leaves out ("2 more failing tests are not spelled
+    out here."): the writer's, and the reproduction check's when it drops a block."""
+    return f"{n} {'more ' if more else ''}failing test{'s' * (n > 1)} {'are' if n > 1 else 'is'} not spelled out here."
+
+
+_UNTOLD = re.compile(r"\b(\d+) (more )?failing tests? (?:is|are) not spelled out here\.")
+
+
+def with_more_untold(text: str, n: int) -> str:
+    """`text` saying that `n` more failing tests are not spelled out (their blocks were dropped):
+    the count already there grows, else a sentence of its own goes before the closing
+    "Expected behaviour" lines; a dropped case is never left unmentioned."""
+    said = _UNTOLD.search(text)
+    if said:
+        counted = untold_sentence(int(said.group(1)) + n, bool(said.group(2)))
+        return text[: said.start()] + counted + text[said.end() :]
+    body = text.split("\n", 1)[-1]  # past the title: a block, or a call the prose states, is a case told
+    sentence = untold_sentence(n, bool(FENCE in body or re.search(r"`[^`\n]*\([^`\n]*`", body)))
+    closing = re.search(r"\n\s*\nExpected behaviour:", text)
+    if closing:
+        return text[: closing.start()] + f"\n\n{sentence}" + text[closing.start() :]
+    return f"{text.rstrip()}\n\n{sentence}"

@@ -39,6 +39,7 @@ from llm import (
     SAME_SETUP,
     first_line,
     unparse,
+    with_more_untold,
     without_dangling_heads,
     without_snippet_talk,
 )
@@ -867,27 +868,6 @@ def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck
             text = without_snippet_talk(text)
         text = without_dangling_heads(text)  # after the snippet talk: a list of it may have gone
     return re.sub(r"\n{3,}", "\n\n", text).strip()
-
-
-_UNTOLD = re.compile(r"\b(\d+) (more )?failing tests? (?:is|are) not spelled out here\.")
-
-
-def with_more_untold(text: str, n: int) -> str:
-    """`text` saying that `n` more failing cases are not spelled out (their blocks were dropped):
-    the writer's own count grows, else a sentence of its own goes before the closing
-    "Expected behaviour" lines; a dropped case is never left unmentioned."""
-    said = _UNTOLD.search(text)
-    if said:
-        total = int(said.group(1)) + n
-        counted = f"{total} {said.group(2) or ''}failing test{'s' * (total > 1)} {'are' if total > 1 else 'is'}"
-        return text[: said.start()] + f"{counted} not spelled out here." + text[said.end() :]
-    body = text.split("\n", 1)[-1]  # past the title: a block, or a call the prose states, is a case told
-    more = "more " if _FENCE.search(body) or re.search(r"`[^`\n]*\([^`\n]*`", body) else ""
-    sentence = f"{n} {more}failing test{'s' * (n > 1)} {'are' if n > 1 else 'is'} not spelled out here."
-    closing = re.search(r"\n\s*\nExpected behaviour:", text)
-    if closing:
-        return text[: closing.start()] + f"\n\n{sentence}" + text[closing.start() :]
-    return f"{text.rstrip()}\n\n{sentence}"
 
 
 # a paragraph ending in ':' over a ```text block: the whole value a snippet's check requires

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from records import MIRRORED_ORDERINGS, FailureEvidence, without_parameters
 
 from ..leakage import leak_report, quotes_fix_expression
-from ..markdown import FENCE, SAME_SETUP, without_dangling_heads, without_snippet_talk
+from ..markdown import FENCE, SAME_SETUP, untold_sentence, without_dangling_heads, without_snippet_talk
 from ..python_source import first_line, unparse
 from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, best_check
 from .call_forms import CallForm, bare_decorator_form
@@ -2325,10 +2325,7 @@ def _untold_sentence(untold: list[FailureEvidence], stated: list[FailureEvidence
             f" and {'are' if n > 1 else 'is'} not spelled out here."
         )
     if others:
-        said.append(
-            f"{others} {'more ' if n or stated else ''}failing test{'s' * (others > 1)} "
-            f"{'are' if others > 1 else 'is'} not spelled out here."
-        )
+        said.append(untold_sentence(others, more=bool(n or stated)))
     return " ".join(said)
 
 

@@ -634,7 +634,8 @@ def test_the_cases_of_dropped_blocks_add_to_the_writers_own_count():
     """configupdater e2c96ce0: two of three tests' blocks read a data file by a path the snippet
     could not rebuild and were dropped; the statement then stated one test and never said that
     two more fail."""
-    from tasks.reproduction import _rewrite, with_more_untold
+    from llm import with_more_untold
+    from tasks.reproduction import _rewrite
 
     statement = (
         f"Title\n\nTo reproduce:\n\n{F}from cfg import read\nassert read('a') == 1\n```\n\n"
