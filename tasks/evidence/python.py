@@ -1592,15 +1592,19 @@ def _failed_in_set_up(report: dict, fn: ast.AST) -> bool:
     """A fixture the test requests raised before the test ran (prompt-toolkit's `default_attrs`
     fixture builds `Attrs(..., dim=False)`, a field the buggy state lacks): the snippet writes
     the fixture in, and running it meets the error."""
-    requested = [a.arg for a in getattr(getattr(fn, "args", None), "args", []) if a.arg not in ("self", "cls")]
-    return report.get("when") == "setup" and not isinstance(report.get("line"), int) and bool(requested)
+    return report.get("when") == "setup" and not isinstance(report.get("line"), int) and bool(_requested(fn))
+
+
+def _requested(fn: ast.AST) -> set[str]:
+    """The fixtures a test function asks for by its parameters."""
+    return {a.arg for a in getattr(getattr(fn, "args", None), "args", [])} - {"self", "cls"}
 
 
 def _first_use_of_fixtures(fn: ast.AST, helpers: set[str]) -> tuple[ast.stmt | None, list[ast.stmt]]:
     """A test whose fixture raised: its first statement that reads a fixture it requests, where
     the snippet (the fixture written in before it) meets the error; the checks after it are the
     rest the test requires."""
-    requested = {a.arg for a in fn.args.args} - {"self", "cls"}
+    requested = _requested(fn)
     first = next((s for s in fn.body if not _is_docstring(s) and requested & names_read([s])), None)
     if first is None:
         return _whole_test(fn, helpers)
