@@ -18,6 +18,7 @@ import copy
 import dataclasses
 import functools
 import importlib.util
+import itertools
 import keyword
 import re
 import sys
@@ -1545,6 +1546,9 @@ def explain_failure(
     if fn is None:
         return record
     _CalledRaises().visit(fn)
+    set_up = (
+        _set_up_method(cls, module) if cls is not None else None
+    )  # of the test's own file: its lines are the report's
     if cls is not None and base_sources:
         module = _with_imported_bases(module, cls, file_of_test(test_id), base_sources)
     lines = source.splitlines()
@@ -1558,7 +1562,9 @@ def explain_failure(
     if failing is None and loading is not None:
         failing, body = _whole_test(fn, helpers)
     if failing is None and _failed_in_set_up(report, fn):
-        failing, body = _first_use_of_fixtures(fn, helpers)
+        failing, body = _first_use_of_fixtures(fn, helpers, _requested(fn))
+    elif failing is None and line is None and _raised_in(set_up, report):
+        failing, body = _first_use_of_fixtures(fn, helpers, {"self"})
     decorator = _failed_decorator(fn, report, line) if failing is None else None
     if decorator is not None:
         failing, body = _decorated_and_called(fn, decorator)
@@ -1600,11 +1606,19 @@ def _requested(fn: ast.AST) -> set[str]:
     return {a.arg for a in getattr(getattr(fn, "args", None), "args", [])} - {"self", "cls"}
 
 
-def _first_use_of_fixtures(fn: ast.AST, helpers: set[str]) -> tuple[ast.stmt | None, list[ast.stmt]]:
-    """A test whose fixture raised: its first statement that reads a fixture it requests, where
-    the snippet (the fixture written in before it) meets the error; the checks after it are the
-    rest the test requires."""
-    requested = _requested(fn)
+def _raised_in(set_up: ast.AST | None, report: dict) -> bool:
+    """The test class's setUp raised (pymdown's `self.config['b']`, a key the buggy state's
+    defaults lack): the report's line is one of setUp's, not of the test."""
+    line = report.get("line")
+    return set_up is not None and isinstance(line, int) and set_up.lineno <= line <= (set_up.end_lineno or 0)
+
+
+def _first_use_of_fixtures(
+    fn: ast.AST, helpers: set[str], requested: set[str]
+) -> tuple[ast.stmt | None, list[ast.stmt]]:
+    """A test whose fixture (or setUp, `requested` {"self"}) raised: its first statement that
+    reads one of `requested`, where the snippet (the set-up written in before it) meets the
+    error; the checks after it are the rest the test requires."""
     first = next((s for s in fn.body if not _is_docstring(s) and requested & names_read([s])), None)
     if first is None:
         return _whole_test(fn, helpers)
@@ -1886,6 +1900,7 @@ def _test_setup(
         set_up_steps = _class_set_up_steps(cls, module) + [
             copy.deepcopy(s) for s in (set_up.body if set_up else []) if not _is_docstring(s) and not _is_super_call(s)
         ]
+        set_up_steps += _autouse_method_steps(cls, module, fixtures, setup.imports, values)
         # `self.arrow` as the name `arrow` would hide the module's `import arrow` from the test,
         # `self.factory = factory.ArrowFactory()` the conftest's `factory` from itself
         written = _class_fixtures(cls, module, fixtures, {})
@@ -1933,6 +1948,47 @@ def _test_setup(
         if inlined:
             setup.prelude += inlined
     return setup
+
+
+def _autouse_method_steps(
+    cls: ast.ClassDef, module: ast.Module, fixtures: dict, imports: list[str], values: dict
+) -> list[ast.stmt]:
+    """The test class's autouse fixture methods that set attributes on `self` (jaraco/path's
+    `testing_structure(self, tmp_path)` makes `self.root` and its files), up to their `yield`,
+    after the fixtures they take: pytest runs them before every test of the class, and without
+    them `self` was unbound in each snippet."""
+    steps: list[ast.stmt] = []
+    for klass in reversed(_class_and_bases(cls, module)):  # a base's first, as pytest orders them
+        for method in _own_definitions(klass):
+            autouse = any(
+                _names_a_fixture(d)
+                and isinstance(d, ast.Call)
+                and any(k.arg == "autouse" and _is_true(k.value) for k in d.keywords)
+                for d in method.decorator_list
+            )
+            if not autouse or not _self_stores(method.body):
+                continue
+            ending = copy.deepcopy(method)
+            # what runs before the test: up to a bare `yield`; one that ends without a value still sets up
+            before = list(itertools.takewhile(lambda s: not _is_bare_yield(s), ending.body))
+            ending.body = [*before, ast.Return(None)]
+            inlined = _inline_fixture_tree(method.name, ending, fixtures, imports, values)
+            if inlined is None:
+                continue
+            last = inlined[-1]
+            # the fixture's own value (`name = None` of its bare `yield`) is nothing a test reads
+            if isinstance(last, ast.Assign) and unparse(last.targets[0]) == method.name:
+                inlined = inlined[:-1]
+            steps += inlined
+    return steps
+
+
+def _is_bare_yield(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield) and stmt.value.value is None
+
+
+def _is_true(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
 
 
 def _top_level_names(module: ast.Module) -> set[str]:
@@ -2095,6 +2151,29 @@ def _patched_mappings(fn: ast.AST, cls: ast.ClassDef | None, imports: list[str])
             update = ast.Call(ast.Attribute(copy.deepcopy(target), "update", ast.Load()), args, values)
             steps.append(ast.Expr(update))
     return [ast.fix_missing_locations(s) for s in steps]
+
+
+def _is_test_case(cls: ast.ClassDef | None, module: ast.Module, depth: int = 0) -> bool:
+    """`cls` derives from unittest's TestCase, by name, itself or through the module's classes."""
+    if cls is None or depth > 4:
+        return False
+    classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)}
+    names = [_base_name(b) for b in cls.bases]
+    return any(n == "TestCase" for n in names) or any(
+        n in classes and n != cls.name and _is_test_case(classes[n], module, depth + 1) for n in names
+    )
+
+
+class _FreeSelf(ast.NodeTransformer):
+    """`self` as `case`, outside the functions and classes that bind their own."""
+
+    def visit_Name(self, node: ast.Name):
+        return ast.copy_location(ast.Name("case", node.ctx), node) if node.id == "self" else node
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
 
 
 class _ThisFile(ast.NodeTransformer):
@@ -2471,6 +2550,14 @@ def _reproduction(
             rest = [ast.fix_missing_locations(s) for s in plain_rest]
             if "mock" not in names_bound(head) and "from unittest import mock" not in imports:
                 imports.append("from unittest import mock")
+    if "self" in names_unbound([*head, *code, *rest]) and _is_test_case(cls, module):
+        # the test hands itself to a helper (yamllint's `with RunContext(self) as cm:`, which
+        # calls `case.assertRaises`): any TestCase serves, as `case`
+        code = [_FreeSelf().visit(copy.deepcopy(s)) for s in code]
+        rest = [_FreeSelf().visit(copy.deepcopy(s)) for s in rest]
+        code = [*ast.parse("case = unittest.TestCase()").body, *code]
+        if "import unittest" not in imports:
+            imports.append("import unittest")
     if "pytest" in names_unbound([*head, *code, *rest]) and not any("import pytest" == i for i in imports):
         imports.append("import pytest")
     # top-level awaits only: a coroutine the test defines and runs itself (`asyncio.run(coro())`) has its own

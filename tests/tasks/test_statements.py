@@ -2632,3 +2632,67 @@ def test_the_test_modules_frame_file_is_its_path():
     lines = found.reproduction.splitlines()
     assert "filepath = __file__" in lines and "currentframe" not in found.reproduction, found.reproduction
     assert lines.index("__file__ = os.path.abspath('tests/test_cfg.py')") < lines.index("filepath = __file__")
+
+
+def test_what_a_class_autouse_fixture_sets_on_self_is_set_up_in_the_snippet():
+    """jaraco/path's tests: the class's `@pytest.fixture(autouse=True) def testing_structure(self,
+    tmp_path)` makes `self.root`; `self` stayed unbound and no statement showed an example."""
+    source = (
+        "import pytest\nfrom pkg import Path\n\n\nclass TestScratch:\n    @pytest.fixture(autouse=True)\n"
+        "    def testing_structure(self, tmp_path):\n        self.root = Path(tmp_path)\n        yield\n\n"
+        "    def test_home(self):\n        assert self.root.home() == self.root / 'h'\n"
+    )
+    evidence = {"type": "AttributeError", "line": 12, "message": "'Path' object has no attribute 'home'"}
+    found = explain_failure(source, "tests/test_p.py::TestScratch::test_home", evidence, repo_modules={"pkg"})
+    lines = found.reproduction.splitlines()
+    assert found.unbound == [], found.reproduction
+    assert lines[-3:] == [
+        "tmp_path = pathlib.Path(tempfile.mkdtemp())",
+        "root = Path(tmp_path)",
+        "assert root.home() == root / 'h'",
+    ]
+
+
+def test_a_set_up_that_raises_is_stated_from_the_tests_first_use_of_it():
+    """pymdown-extensions: setUp builds the Markdown with a config key the buggy state lacks, so
+    the KeyError's line is setUp's; the test had no failing statement and got no snippet."""
+    source = (
+        "import unittest\nfrom pkg import Markdown\n\n\nclass T(unittest.TestCase):\n    def setUp(self):\n"
+        "        self.md = Markdown(configs={'x': CONFIGS['b']})\n\n"
+        "    def test_custom(self):\n        self.assertEqual(self.md.convert('hi'), '<p>hi</p>')\n"
+    )
+    evidence = {"type": "KeyError", "line": 7, "message": "'b'"}
+    found = explain_failure(source, "tests/test_p.py::T::test_custom", evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[-2:] == [
+        "md = Markdown(configs={'x': CONFIGS['b']})",
+        "assert md.convert('hi') == '<p>hi</p>'",
+    ], found.reproduction
+
+
+def test_a_test_case_handed_to_a_helper_is_a_plain_test_case():
+    """yamllint's CLI tests: `with RunContext(self) as cm:` hands the TestCase to a helper that
+    calls `case.assertRaises(SystemExit)`; `self` stayed unbound and no statement showed an example."""
+    source = (
+        "import unittest\nfrom pkg import cli\n\n\nclass RunContext:\n    def __init__(self, case):\n"
+        "        self.ctx = case.assertRaises(SystemExit)\n\n    def __enter__(self):\n        self.ctx.__enter__()\n"
+        "        return self\n\n    def __exit__(self, *exc_info):\n        self.code = self.ctx.exception.code\n"
+        "        return self.ctx.__exit__(*exc_info)\n\n\nclass CLITest(unittest.TestCase):\n"
+        "    def test_bad_config(self):\n        with RunContext(self) as cm:\n            cli.run(('-d', 'x'))\n"
+        "        self.assertEqual(cm.code, -1)\n"
+    )
+    evidence = {
+        "type": "AssertionError",
+        "line": 22,
+        "message": "1 != -1",
+        "compare": {"op": "==", "left": "1", "right": "-1"},
+    }
+    found = explain_failure(source, "tests/test_cli.py::CLITest::test_bad_config", evidence, repo_modules={"pkg"})
+    lines = found.reproduction.splitlines()
+    assert found.unbound == [] and "import unittest" in lines, found.reproduction
+    assert lines[-4:] == [
+        "case = unittest.TestCase()",
+        "with RunContext(case) as cm:",
+        "    cli.run(('-d', 'x'))",
+        "assert cm.code == -1",
+    ]
+    assert "        self.ctx = case.assertRaises(SystemExit)" in lines  # the helper's own `self` kept
