@@ -673,11 +673,14 @@ def test_internals(
         if re.search(rf"(?<![\w./]){re.escape(function)}\b(?!\.py\b)", statement):
             add("test name", function)
         params = (failures.get(test_id) or FailureEvidence(test_id)).params or {}
+        # an id that is a plain word (wheel's `single`) names the case only where it reads as a name
+        plain_word = re.fullmatch(r"[a-z]+", case)
+        where = " ".join(code for kind, code in code_spans(statement) if kind == "inline") if plain_word else statement
         if (
             case
             and case not in public
             and not any(case in value for value in params.values())
-            and re.search(rf"(?<![\w/.-]){re.escape(case)}(?![\w/.-])", statement)
+            and re.search(rf"(?<![\w/.-]){re.escape(case)}(?![\w/.-])", where)
         ):
             add("parametrize id", case)
         for piece in case.split("-"):

@@ -400,3 +400,19 @@ def test_a_value_the_runner_cut_in_the_middle_is_stated_by_what_it_kept_in_order
     assert not bench.states(whole.replace("Expected a", "Expected b"), cut)
     swapped = "`[{'error': 'must be non-null.', 'path': []}, {'error': 'Expected a', 'path': []}]`"
     assert not bench.states(swapped, cut)
+
+
+def test_a_parametrize_id_that_is_an_english_word_counts_only_as_a_name():
+    """wheel's case id `single` is also the English word: "a single tag" names no case."""
+    case = FailureEvidence("tests/test_tags.py::test_compress[single]", params={"tags": "['py3']"})
+    failures = {case.test_id: case}
+    prose = "Building a wheel with a single tag should keep it as is."
+    assert bench.test_internals(prose, list(failures), failures) == []
+    assert bench.test_internals(prose + " The `single` case fails.", list(failures), failures) == [
+        "parametrize id single"
+    ]
+    hyphened = FailureEvidence("tests/test_tags.py::test_compress[single-tag]", params={"tags": "['py3']"})
+    failures = {hyphened.test_id: hyphened}
+    assert bench.test_internals("It fails for single-tag wheels.", list(failures), failures) == [
+        "parametrize id single-tag"
+    ]
