@@ -53,6 +53,7 @@ _compares = []  # (op, left, right) of the comparisons that failed in the runnin
 EVIDENCE_TESTS = 64
 VALUE_CHARS = 240
 MESSAGE_CHARS = 1200
+NOTES_CHARS = 600
 NAMES = 16
 
 
@@ -120,6 +121,9 @@ def _names(mapping):
 def _evidence(item, call):
     exc = call.excinfo
     record = {"when": call.when, "type": exc.type.__name__, "message": _cut(_text(exc.value), MESSAGE_CHARS)}
+    notes = getattr(exc.value, "__notes__", None)
+    if isinstance(notes, list) and notes:  # Hypothesis's "Falsifying example: test(start=None, ...)"
+        record["notes"] = _cut("\n".join(str(n) for n in notes), NOTES_CHARS)
     compared = _compares[-1] if _compares else _unittest_compared(list(exc.traceback))
     if compared:
         op, left, right = compared

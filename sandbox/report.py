@@ -44,7 +44,7 @@ class ParsedReport:
 
 EVIDENCE_TESTS = 64
 ID_CHARS = 2000  # as in _report_plugin.py, which runs inside environments and imports nothing of SEBGen
-_TEXT_LIMITS = {"when": 16, "type": 120, "message": 1500, "raised_in": 120}
+_TEXT_LIMITS = {"when": 16, "type": 120, "message": 1500, "raised_in": 120, "notes": 700}
 _MAP_KEYS = ("params", "locals")
 
 

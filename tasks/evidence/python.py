@@ -872,7 +872,9 @@ def _given_example(fn: ast.AST, report: dict) -> dict[str, ast.expr]:
     params = [a.arg for a in fn.args.args if a.arg not in ("self", "cls")]
     names = params[len(params) - len(given.args) :] if given.args else []
     names += [k.arg for k in given.keywords if k.arg]
-    local_values = report.get("locals") or {}
+    # the drawn values, as Hypothesis reports them: the frame's locals are those at the failure,
+    # after the test may have rebound them (bitstring's `if start is None: start = 0`)
+    local_values = {**(report.get("locals") or {}), **_falsifying_example(str(report.get("notes") or ""))}
     out: dict[str, ast.expr] = {}
     for name in names:
         text = str(local_values.get(name, ""))
@@ -884,6 +886,23 @@ def _given_example(fn: ast.AST, report: dict) -> dict[str, ast.expr]:
         if len(text) <= WRITTEN_VALUE:
             out[name] = node
     return out
+
+
+def _falsifying_example(notes: str) -> dict[str, str]:
+    """Argument -> its value's source in Hypothesis's "Falsifying example: test(start=None, ...)"."""
+    found = re.search(r"Falsifying example: (\w+\(.*?(?:\n\)|\)$))", notes, re.S | re.M)
+    if found is None:
+        return {}
+    # one argument a line (`    start=None,`) when the call is long: a value with no Python repr
+    # (`self=<tests.T object at 0x...>`) spoils only its own line
+    lines = dict(re.findall(r"^ {4}(\w+)=(.*),$", found.group(1), re.M))
+    try:
+        call = ast.parse(found.group(1), mode="eval").body
+    except SyntaxError:
+        return lines
+    if not isinstance(call, ast.Call):
+        return lines
+    return {k.arg: ast.get_source_segment(found.group(1), k.value) or "" for k in call.keywords if k.arg}
 
 
 def _is_literal(node: ast.expr) -> bool:

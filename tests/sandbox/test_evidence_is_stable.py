@@ -174,3 +174,28 @@ def test_the_plugin_reads_each_unittest_assertion_as_the_snippet_writes_it():
     assert {name: _unittest_op(name) for name in UNITTEST_OPS} == {
         name: ("" if name == "assertCountEqual" else op) for name, op in UNITTEST_OPS.items()
     }
+
+
+def test_a_hypothesis_test_is_stated_with_the_values_it_drew_not_those_it_rebound(tmp_path):
+    """bitstring's Hypothesis tests rebind their drawn arguments (`if start is None: start = 0`):
+    the frame's locals at the failure are the rebound values, so the snippet's case was not the
+    one that failed. Hypothesis's falsifying example (its note on the error) gives the drawn ones."""
+    from tasks.evidence.python import explain_failure
+
+    test = (
+        "from hypothesis import given, strategies as st\n\n\n"
+        "@given(start=st.none(), stop=st.just(3))\n"
+        "def test_span(start, stop):\n"
+        "    if start is None:\n"
+        "        start = stop - 1\n"
+        "    assert stop - start == 3\n"
+    )
+    files = {"tests/test_span.py": test, "pyproject.toml": '[project]\nname = "span"\nversion = "0"\n'}
+    repo, sha = make_repo(tmp_path / "repo", files)
+    backend = make_sandbox("local", limits=Limits(timeout_s=120), log=lambda m: None)
+    report = backend.run_tests(repo, sha, [], ["tests/test_span.py"]).failures["tests/test_span.py::test_span"]
+    assert "Falsifying example: test_span(" in report["notes"], report
+    assert report["locals"]["start"] == "2"  # rebound
+    found = explain_failure(test, "tests/test_span.py::test_span", report)
+    lines = found.reproduction.splitlines()
+    assert "start = None" in lines and "start = 2" not in lines, found.reproduction
