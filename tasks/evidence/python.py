@@ -2358,6 +2358,8 @@ class _Reproduction:
 
     def text(self) -> str:
         code, capture_imports = _captured_output(self.code, read_after=self.reads_output_after())
+        code, log_imports = _captured_logs(code)
+        capture_imports += log_imports
         parts = [*dict.fromkeys([*capture_imports, *self.imports])]
         parts.sort(key=lambda p: not p.startswith("from __future__"))  # a future import must come first
         for stmt in self.head:  # comments and docstrings out: shorter, still whole
@@ -2427,6 +2429,70 @@ def _captured_output(
     if read_after and code[start:]:
         return [*out, *_redirected(list(code[start:]), fresh=True)], imports
     return [*out, *code[start:]], imports
+
+
+# pytest's `caplog` read as the records a plain handler on the root logger collects
+_CAPLOG_READS = {
+    "records": "log_records",
+    "messages": "[r.getMessage() for r in log_records]",
+    "record_tuples": "[(r.name, r.levelno, r.getMessage()) for r in log_records]",
+    # the fixture's own line format
+    "text": "''.join(f'{r.levelname:<8} {r.name}:{r.filename}:{r.lineno} {r.getMessage()}\\n' for r in log_records)",
+}
+
+
+def _captured_logs(code: list[ast.stmt]) -> tuple[list[ast.stmt], list[str]]:
+    """pytest's `caplog` in a snippet, which cannot take the fixture: a handler on the root
+    logger collects the records from the snippet's start, `caplog.at_level(...)` /
+    `set_level(...)` set the logger's level, and the reads become reads of the records. `code`
+    and no imports when the fixture is used any other way."""
+    if "caplog" not in names_read(code):
+        return code, []
+    plain = [_PlainCaplog().visit(copy.deepcopy(s)) for s in code]
+    plain = [s for stmt in plain for s in (stmt if isinstance(stmt, list) else [stmt])]
+    if "caplog" in names_read(plain):
+        return code, []
+    handler = ast.parse(
+        "log_records = []\nlog_handler = logging.Handler()\nlog_handler.emit = log_records.append\n"
+        "logging.getLogger().addHandler(log_handler)"
+    ).body
+    return [ast.fix_missing_locations(s) for s in [*handler, *plain]], ["import logging"]
+
+
+class _PlainCaplog(ast.NodeTransformer):
+    @staticmethod
+    def _leveled(call: ast.Call) -> ast.stmt | None:
+        """`caplog.set_level(logging.INFO, logger='pkg')` as the line that sets that level."""
+        logger = next(
+            (k.value for k in call.keywords if k.arg == "logger"), call.args[1] if len(call.args) > 1 else None
+        )
+        level = next((k.value for k in call.keywords if k.arg == "level"), call.args[0] if call.args else None)
+        if level is None:
+            return None
+        target = unparse(logger) if logger is not None else ""
+        return ast.parse(f"logging.getLogger({target}).setLevel({unparse(level)})").body[0]
+
+    def visit_With(self, node: ast.With):
+        item = node.items[0] if len(node.items) == 1 else None
+        call = item.context_expr if item is not None else None
+        if isinstance(call, ast.Call) and unparse(call.func) == "caplog.at_level" and item.optional_vars is None:
+            leveled = self._leveled(call)
+            if leveled is not None:
+                return [leveled, *(self.visit(s) for s in node.body)]
+        return self.generic_visit(node)
+
+    def visit_Expr(self, node: ast.Expr):
+        call = node.value
+        if isinstance(call, ast.Call) and unparse(call.func) == "caplog.set_level":
+            return self._leveled(call) or node
+        if isinstance(call, ast.Call) and unparse(call.func) == "caplog.clear" and not call.args:
+            return ast.parse("log_records.clear()").body[0]
+        return self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute):
+        if isinstance(node.value, ast.Name) and node.value.id == "caplog" and node.attr in _CAPLOG_READS:
+            return ast.copy_location(ast.parse(_CAPLOG_READS[node.attr], mode="eval").body, node)
+        return self.generic_visit(node)
 
 
 class _ReadStreams(ast.NodeTransformer):

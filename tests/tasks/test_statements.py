@@ -2696,3 +2696,22 @@ def test_a_test_case_handed_to_a_helper_is_a_plain_test_case():
         "assert cm.code == -1",
     ]
     assert "        self.ctx = case.assertRaises(SystemExit)" in lines  # the helper's own `self` kept
+
+
+def test_caplog_is_a_handler_on_the_root_logger_in_the_snippet(tmp_path):
+    """A test reading `caplog.text` after `with caplog.at_level(...)`: `caplog` stayed unbound
+    and no statement showed an example. The snippet collects the records itself and runs."""
+    source = (
+        "import logging\nfrom pkg import run\n\n\ndef test_warns(caplog):\n"
+        "    with caplog.at_level(logging.INFO, logger='pkg'):\n        run('x')\n"
+        "    assert caplog.record_tuples == [('pkg', logging.INFO, 'ran x')]\n    assert 'ran x' in caplog.text\n"
+    )
+    evidence = {"type": "AssertionError", "line": 8, "compare": {"op": "==", "left": "[]", "right": "[...]"}}
+    found = explain_failure(source, "tests/test_log.py::test_warns", evidence, repo_modules={"pkg"})
+    assert found.unbound == [] and "caplog" not in found.reproduction, found.reproduction
+    (tmp_path / "pkg").mkdir()
+    logged = "import logging\n\ndef run(x):\n    logging.getLogger('pkg').info('ran %s', x)\n"
+    for body, passes in ((logged, True), ("def run(x):\n    pass\n", False)):
+        (tmp_path / "pkg" / "__init__.py").write_text(body)
+        run = subprocess.run(["python", "-c", found.reproduction], cwd=tmp_path, capture_output=True, text=True)
+        assert (run.returncode == 0) == passes, run.stderr
