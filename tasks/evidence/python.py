@@ -65,6 +65,11 @@ _BUILTIN_FIXTURES = {
     "monkeypatch": (["import pytest"], "monkeypatch = pytest.MonkeyPatch()"),
     # pytest's `tmpdir` is a `py.path.local`; pytest itself provides the `py` module it comes from
     "tmpdir": (["import py", "import tempfile"], "tmpdir = py.path.local(tempfile.mkdtemp())"),
+    # the warnings recorded from here on, every one (pytest's recorder is a list of them too)
+    "recwarn": (
+        ["import warnings"],
+        "recwarn = warnings.catch_warnings(record=True).__enter__()\nwarnings.simplefilter('always')",
+    ),
 }
 # fixtures of the anyio pytest plugin, which every test that takes `anyio_backend` runs under: their
 # values follow from the case's `anyio_backend` (a backend name; its options are then the defaults)
@@ -1359,16 +1364,27 @@ def _fixture_is_parametrized(deco: ast.expr) -> bool:
     return isinstance(deco, ast.Call) and any(k.arg == "params" for k in deco.keywords)
 
 
-def _parametrized_names(fn: ast.AST, cls: ast.ClassDef | None) -> set[str]:
-    """The argument names the test's (or its class's) `@pytest.mark.parametrize` decorators give values."""
+def _parametrized_names(fn: ast.AST, cls: ast.ClassDef | None, indirect: bool = False) -> set[str]:
+    """The argument names the test's (or its class's) `@pytest.mark.parametrize` decorators give
+    values; with `indirect`, those it hands to their fixtures instead (`indirect=True`, or
+    `indirect=['parser']`), which the fixture reads as `request.param`."""
     names: set[str] = set()
     for deco in [*getattr(fn, "decorator_list", []), *(cls.decorator_list if cls is not None else [])]:
         if isinstance(deco, ast.Call) and callee(deco).endswith("parametrize") and deco.args:
             first = deco.args[0]
+            given = set()
             if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                names |= {n.strip() for n in first.value.split(",")}
+                given = {n.strip() for n in first.value.split(",")}
             elif isinstance(first, (ast.Tuple, ast.List)):
-                names |= {e.value for e in first.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+                given = {e.value for e in first.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+            handed = next((k.value for k in deco.keywords if k.arg == "indirect"), None)
+            if _is_true(handed) if handed is not None else False:
+                handed_names = given
+            elif isinstance(handed, (ast.List, ast.Tuple)):
+                handed_names = {e.value for e in handed.elts if isinstance(e, ast.Constant)} & given
+            else:
+                handed_names = set()
+            names |= handed_names if indirect else given - handed_names
     return names
 
 
@@ -1906,9 +1922,12 @@ def _test_setup(
     sources = [*_class_and_bases(cls, module), module, *elsewhere]
     fixtures = _fixture_defs(sources)
     # a fixture with `params=` whose case the test runs: built from its `request.param`, not that value
+    # and one the test's parametrize hands its case (`indirect=`)
+    handed = _parametrized_names(fn, cls, indirect=True)
+    candidates = {**_fixture_defs(sources, parametrized=True), **{n: f for n, f in fixtures.items() if n in handed}}
     built = {
         name: steps
-        for name, fixture in _fixture_defs(sources, parametrized=True).items()
+        for name, fixture in candidates.items()
         if name in values
         and name in args
         and name not in _parametrized_names(fn, cls)

@@ -2715,3 +2715,29 @@ def test_caplog_is_a_handler_on_the_root_logger_in_the_snippet(tmp_path):
         (tmp_path / "pkg" / "__init__.py").write_text(body)
         run = subprocess.run(["python", "-c", found.reproduction], cwd=tmp_path, capture_output=True, text=True)
         assert (run.returncode == 0) == passes, run.stderr
+
+
+def test_a_case_handed_to_its_fixture_builds_the_fixture():
+    """`@pytest.mark.parametrize('parser', [True], indirect=True)`: the case is the fixture's
+    `request.param`, not the test's `parser`; the snippet called `.parse` on `True`."""
+    source = (
+        "import pytest\nfrom pkg import Parser\n\n\n@pytest.fixture\ndef parser(request):\n"
+        "    return Parser(strict=request.param)\n\n\n@pytest.mark.parametrize('parser', [True], indirect=True)\n"
+        "def test_strict(parser):\n    assert parser.parse('x') == 1\n"
+    )
+    evidence = {"type": "AssertionError", "line": 12, "params": {"parser": "True"}}
+    found = explain_failure(source, "tests/test_p.py::test_strict[True]", evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[-2:] == ["parser = Parser(strict=True)", "assert parser.parse('x') == 1"]
+
+
+def test_recwarn_records_every_warning_in_the_snippet(tmp_path):
+    source = "from pkg import run\n\n\ndef test_w(recwarn):\n    run('x')\n    assert len(recwarn) == 1\n"
+    evidence = {"type": "AssertionError", "line": 6, "compare": {"op": "==", "left": "0", "right": "1"}}
+    found = explain_failure(source, "tests/test_w.py::test_w", evidence, repo_modules={"pkg"})
+    assert found.unbound == [], found.reproduction
+    (tmp_path / "pkg.py").write_text("import warnings\n\ndef run(x):\n    warnings.warn('old', DeprecationWarning)\n")
+    run = subprocess.run(["python", "-c", found.reproduction], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    (tmp_path / "pkg.py").write_text("def run(x):\n    pass\n")
+    run = subprocess.run(["python", "-c", found.reproduction], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 1 and "AssertionError" in run.stderr
