@@ -1378,7 +1378,7 @@ def _parametrized_names(fn: ast.AST, cls: ast.ClassDef | None, indirect: bool = 
             elif isinstance(first, (ast.Tuple, ast.List)):
                 given = {e.value for e in first.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
             handed = next((k.value for k in deco.keywords if k.arg == "indirect"), None)
-            if _is_true(handed) if handed is not None else False:
+            if _is_true(handed):
                 handed_names = given
             elif isinstance(handed, (ast.List, ast.Tuple)):
                 handed_names = {e.value for e in handed.elts if isinstance(e, ast.Constant)} & given
@@ -1581,9 +1581,8 @@ def explain_failure(
     if fn is None:
         return record
     _CalledRaises().visit(fn)
-    set_up = (
-        _set_up_method(cls, module) if cls is not None else None
-    )  # of the test's own file: its lines are the report's
+    # setUp of the test's own file, before its bases in other modules join it: its lines are the report's
+    set_up = _set_up_method(cls, module) if cls is not None else None
     if cls is not None and base_sources:
         module = _with_imported_bases(module, cls, file_of_test(test_id), base_sources)
     lines = source.splitlines()
@@ -2025,7 +2024,7 @@ def _is_bare_yield(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield) and stmt.value.value is None
 
 
-def _is_true(node: ast.expr) -> bool:
+def _is_true(node: ast.expr | None) -> bool:
     return isinstance(node, ast.Constant) and node.value is True
 
 
