@@ -176,18 +176,27 @@ function behavesAsStated(claim, result) {
 }
 
 linkPackage();
+// the seen tests first, then the run's own state only (as the Python probe: every failure takes
+// one of the report's evidence places)
+const SIDES = SPEC.state === "buggy" || SPEC.state === "fixed" ? [SPEC.state] : ["buggy", "fixed"];
 for (const kase of SPEC.cases) {
-  test(`[${kase.id}-buggy]`, () => {
-    const result = run(kase);
-    if (!behavesAsStated(kase.claim, result)) throw new Error(happened(result));
-  });
-  test(`[${kase.id}-fixed]`, () => {
-    const result = run(kase);
-    if (result.status !== "ok") throw new Error(happened(result));
-  });
   if (kase.seen) {
     test(`[${kase.id}-seen]`, () => {
       throw new Error(happened(run(kase)));
+    });
+  }
+}
+for (const kase of SPEC.cases) {
+  if (SIDES.includes("buggy")) {
+    test(`[${kase.id}-buggy]`, () => {
+      const result = run(kase);
+      if (!behavesAsStated(kase.claim, result)) throw new Error(happened(result));
+    });
+  }
+  if (SIDES.includes("fixed")) {
+    test(`[${kase.id}-fixed]`, () => {
+      const result = run(kase);
+      if (result.status !== "ok") throw new Error(happened(result));
     });
   }
 }

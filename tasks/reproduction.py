@@ -759,7 +759,7 @@ def _execute(
                 prepare_tree(repo_path, task.base_commit, patches, tree)
                 (tree / PROBE_DIR).mkdir(exist_ok=True)
                 shutil.copy(probe, tree / probe_file)
-                (tree / SPEC_FILE).write_text(json.dumps(spec, sort_keys=True), encoding="utf-8")
+                (tree / SPEC_FILE).write_text(json.dumps({**spec, "state": state}, sort_keys=True), encoding="utf-8")
                 if not js:
                     (tree / PROBE_INI).write_text("[pytest]\n", encoding="utf-8")
                 run = backend.run_tree(repo_path, task.base_commit, tree, [probe_file], untrusted=True, **extra)

@@ -232,3 +232,17 @@ def test_a_block_runs_as_a_script_at_the_checkouts_root(backend, tmp_path):
     task = Task("calc-3", "calc", sha, gold, "", f"T\n\n{F}{code}```\n", bug, "BUG_FIX", "s", repo_path=str(repo))
     report = check_reproductions(task, backend, repo, timeout_s=10)
     assert [c.verdict for c in report.checks] == ["kept"], report.checks
+
+
+def test_every_kept_claim_of_a_long_statement_records_what_each_state_did(backend, tmp_path):
+    """termcolor: a statement with 35 claims kept 14 prose calls with no record of what either
+    state did. Each run reported the other state's side as failures too, and the report keeps
+    evidence of 64 failing tests only: the last claims' records were cut."""
+    repo, sha, bug, gold = calc_task(tmp_path / "repo")
+    lines = "".join(f"- `add({i}, {i})` is `0`; expected `{2 * i}`\n" for i in range(1, 41))
+    statement = f"T\n\n{F}{KEPT}```\n\nOn the current code `add(2, 3)` is `-1`; it should be `5`.\n\n{lines}"
+    task = Task("calc-4", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=10)
+    kept = [c for c in report.checks if c.verdict == "kept"]
+    assert len(kept) == 42, [(c.code, c.verdict, c.reason) for c in report.checks]
+    assert [c.code for c in kept if not (c.buggy and c.fixed)] == []
