@@ -143,9 +143,15 @@ def is_vague(subject: str) -> bool:
         r"(?:(?:fix|fixes|fixed|close|closes|closed|resolve|resolves|resolved)\s+)?(?:issue\s+|bug\s+)?#\d+\W*", s, re.I
     ):
         return True  # only a reference: "Fixes issue #1427"
-    return (
-        len(words) < 3 or bool(_VAGUE.match(s)) or any(re.search(r"\w\.(?:py|txt|md|rst|cfg|toml)\b", w) for w in words)
-    )
+    chore = bool(_VAGUE.match(s)) and not _SAYS_WHEN.match(s)
+    return len(words) < 3 or chore or any(re.search(r"\w\.(?:py|txt|md|rst|cfg|toml)\b", w) for w in words)
+
+
+# a chore verb over a case it names ("clean up nested merge tokens when the parent key is new"): a
+# behaviour, what it acts on and when
+_SAYS_WHEN = re.compile(
+    r"^(?:clean ?up|update|tweak|address)\b(?:\s+\S+){2,}?\s+(?:when|if|unless|whenever)\s+\S", re.I
+)
 
 
 _TRAILER = re.compile(r"^\s*(?:signed-off-by|co-authored-by|reviewed-by|fixes|closes|refs?)\b.*$", re.I | re.M)
@@ -197,7 +203,7 @@ _IMPERATIVE = re.compile(
     r"unquote|lower|insert|append|prepend|consult|look|query|fetch|inherit|override|feed|parse|guard|force|enforce|"
     r"disallow|permit|mark|tolerate|require|warn|expand|reduce|increase|decrease|rewrite|recompute|reorder|relax|"
     r"widen|narrow|truncate|coalesce|dedupe|deduplicate|collapse|run|execute|perform|spawn|offload|schedule|"
-    r"dispatch)\b",
+    r"dispatch|recurse|descend|short-circuit)\b",
     re.I,
 )
 # a name only code has: a private or snake_case identifier, an attribute of self, a dotted call path

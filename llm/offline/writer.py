@@ -42,6 +42,7 @@ from .subject import (
     clean_subject,
     is_vague,
     split_subject,
+    tells_how,
     without_orphans,
 )
 from .text import _cap_words, _capitalize, _fmt, _nontrivial, _Phraser, _strip_leaks, _word_count, fitted, seeded_rng
@@ -81,6 +82,8 @@ def _facts(context: dict) -> _Facts:
     bodies += [pr_title, str(context.get("pr_body") or "")]
     if is_vague(subject):  # "Fixes issue #12": the first telling sentence of the bodies speaks instead
         telling = body_sentences("\n\n".join(bodies), False, skip=(subject,), keep_changes=True)
+        # how the code fails inside (dynaconf's "`handle_metavalues` returned without recursing") is no title
+        telling = [sentence for sentence in telling if not tells_how(sentence)]
         subject = telling[0].rstrip(".") if telling else subject
     subject = clean_subject(subject) or subject
     kind, verb, rest = split_subject(subject)

@@ -23,6 +23,8 @@ HOW_THE_FIX_WORKS = [
     "This is applied both to templates compiled in memory and to those compiled to a module file.",
     # prompt-toolkit 0b4f04e8, rated a leak on check set 16
     "This is not a global anymore, so a normal dict should be fine.",
+    # dynaconf be353f73, rated a leak on check set 19
+    "Recurse into nested dicts even when the current level carries no merge token, so every occurrence is handled.",
     "The offset between the two is not the same for every construct, so it is computed rather than assumed: the code"
     " of a block usually begins on the line after the tag, but may begin on the tag's own line, so the parser counts"
     " the lines it strips from the front of the code, while the fragment accounts for the line it places before.",
@@ -127,3 +129,13 @@ def test_a_sentence_where_the_change_speaks_of_itself_is_left_out():
     quoted after a symptom's opening, the raters read it as garbled."""
     body = "This makes sure that we don't break multiprocessing.\n\nThe output is printed twice for a single item."
     assert body_sentences(body, no_leak=True) == ["The output is printed twice for a single item."]
+
+
+def test_a_chore_verb_over_a_case_it_names_is_a_subject_that_tells():
+    """dynaconf: "fix: clean up nested dynaconf_merge tokens when parent key is new" read as a chore,
+    so the body's first sentence, an account of the code ("`handle_metavalues` returned without
+    recursing"), became the title and was rated a leak."""
+    from llm.offline.subject import is_vague
+
+    assert not is_vague("fix: clean up nested dynaconf_merge tokens when parent key is new (#1435)")
+    assert is_vague("Clean up code") and is_vague("Update README with examples") and is_vague("cleanup tests")

@@ -1844,3 +1844,20 @@ def test_an_absent_method_of_a_class_is_asked_for_by_its_qualified_name():
     statement = text["problem_statement"]
     assert statement.splitlines()[0].endswith(": `Path.home`"), statement
     assert "`home`" not in statement and "Expected behaviour: `Path.home` exists" in statement
+
+
+def test_a_vague_subjects_stand_in_is_never_an_account_of_how_the_code_fails_inside():
+    """A vague subject gives its place to the body's first telling sentence; dynaconf's was
+    "`handle_metavalues` returned without recursing, so ...", the fix's mechanism, and the title
+    carrying it was rated a leak."""
+    # values too long for a title: the evidence's title can only say "wrong", so the change's words speak
+    failure = replace(
+        case(0, "1.5", "'1.50'", "'1.5'"), expected="'" + "1.50" * 30 + "'", observed="'" + "1.5" * 30 + "'"
+    )
+    ctx = context([failure], subject="Update money")
+    ctx["commit_body"] = (
+        "When an amount has one decimal, `pad_cents` returned without recursing, so 1.5 never got its zero.\n\n"
+        "Amounts with a single decimal lose their trailing zero in every report."
+    )
+    text = write_statement(ctx, BUG)["problem_statement"]
+    assert "recursing" not in text, text
