@@ -389,9 +389,37 @@ def _find_test(tree: ast.Module, test_id: str) -> tuple[ast.ClassDef | None, ast
             break
         scope = cls.body
     fn = next((n for n in reversed(scope) if isinstance(n, FUNCTIONS) and n.name == name), None)
+    if fn is None and (cls is not None or len(parts) == 1):
+        fn = _expanded_test(scope, name)
     if fn is None and cls is not None:  # inherited: from a class of this module, else of another (`_inherited_test`)
         fn = _method_of_local_bases(tree, cls, name)
     return cls, fn
+
+
+def _expanded_test(scope: list[ast.stmt], name: str) -> ast.AST | None:
+    """The function `@parameterized.expand([...])` made the test `name` from: the library names
+    each case `<function>_<index>` (and the first value's safe text: dateparser's
+    `test_use_given_language_order_setting_0_11_12_2020`). The case's index is kept on it
+    (`sebgen_expand_index`) for `_parametrize_values`."""
+    for match in re.finditer(r"_(\d+)(?=_|$)", name):
+        base = name[: match.start()]
+        fn = next((n for n in reversed(scope) if isinstance(n, FUNCTIONS) and n.name == base), None)
+        if fn is not None and _expand_decorator(fn) is not None:
+            found = copy.deepcopy(fn)
+            found.sebgen_expand_index = int(match.group(1))
+            return found
+    return None
+
+
+def _expand_decorator(fn: ast.AST) -> ast.Call | None:
+    return next(
+        (
+            d
+            for d in getattr(fn, "decorator_list", [])
+            if isinstance(d, ast.Call) and callee(d).split(".")[-1] in ("expand", "parameterized_expand") and d.args
+        ),
+        None,
+    )
 
 
 def _described_test(tree: ast.Module, test_id: str) -> tuple[ast.Module, ast.AST | None]:
@@ -823,6 +851,9 @@ def _parametrize_values(fn: ast.AST, cls: ast.ClassDef | None, module: ast.Modul
                 break
         else:
             out.update(_case_values(values.elts[index], names, packed))
+    expanded = _expand_decorator(fn)
+    if expanded is not None and isinstance(getattr(fn, "sebgen_expand_index", None), int):
+        out.update(_expanded_case(fn, expanded, module))
     rebound = _rebound(module)
     for name, line in decorated_at.items():
         value = out.get(name)
@@ -1007,6 +1038,27 @@ def _index_in_id(test_id: str, names: list[str], deco: ast.Call) -> int | None:
             if found:
                 return int(found.group(1))
     return None
+
+
+def _expanded_case(fn: ast.AST, decorator: ast.Call, module: ast.Module) -> dict[str, ast.expr]:
+    """name -> expression of the `@parameterized.expand` case the test runs: its element (a tuple,
+    a `param(...)` with keywords too, or one value) bound to the function's arguments in order."""
+    values = decorator.args[0]
+    if isinstance(values, ast.Name):
+        values = _module_value(module, values.id)
+    index = fn.sebgen_expand_index
+    if not isinstance(values, (ast.List, ast.Tuple)) or not 0 <= index < len(values.elts):
+        return {}
+    names = [a for a in _arg_names(fn) if a not in ("self", "cls")]
+    element = values.elts[index]
+    keywords: dict[str, ast.expr] = {}
+    if isinstance(element, ast.Call) and callee(element).split(".")[-1] == "param":
+        keywords = {k.arg: k.value for k in element.keywords if k.arg and k.arg in names}
+        element = ast.Tuple(elts=list(element.args), ctx=ast.Load())
+    positional = element.elts if isinstance(element, (ast.Tuple, ast.List)) else [element]
+    if len(positional) > len(names):
+        return {}
+    return {**dict(zip(names, positional)), **keywords}
 
 
 def _case_values(element: ast.expr, names: list[str], packed: bool = False) -> dict[str, ast.expr]:
@@ -1618,7 +1670,9 @@ def explain_failure(
     record.long = len(snippet.splitlines()) > SNIPPET_LINES  # too long to quote: the writer describes it
     if isinstance(report.get("params"), dict):
         record.params = {k: repro.built.get(k) or no_address(v) for k, v in report["params"].items()}
-    elif loading is not None:  # never ran, so no runner's values: the case's own, as its test writes them
+    elif loading is not None or hasattr(fn, "sebgen_expand_index"):
+        # never ran (no runner's values), or a `parameterized.expand` case (no pytest parameters):
+        # the case's own values, as its test writes them
         values = _parametrize_values(fn, cls, module, report)
         record.params = {k: unparse(v) for k, v in values.items()} or None
     try:

@@ -2741,3 +2741,25 @@ def test_recwarn_records_every_warning_in_the_snippet(tmp_path):
     (tmp_path / "pkg.py").write_text("def run(x):\n    pass\n")
     run = subprocess.run(["python", "-c", found.reproduction], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 1 and "AssertionError" in run.stderr
+
+
+def test_a_parameterized_expand_case_is_its_function_with_the_cases_values():
+    """dateparser's tests are `@parameterized.expand([...])` cases named `<function>_<index>_<first
+    value>`: no function had that name, so every such test had no evidence and went unstated."""
+    source = (
+        "import unittest\nfrom parameterized import parameterized, param\nfrom pkg import parse\n\n\n"
+        "class T(unittest.TestCase):\n    @parameterized.expand([\n"
+        "        param('11/12/2020', languages=['en'], expected='2020-11-12'),\n"
+        "        param('11/12/2020', languages=['es'], expected='2020-12-11'),\n    ])\n"
+        "    def test_order(self, date_string, languages, expected):\n"
+        "        self.assertEqual(expected, parse(date_string, languages=languages))\n\n"
+        "    @parameterized.expand([('1 decade', 10), ('2 decades', 20)])\n"
+        "    def test_years(self, text, years):\n        self.assertEqual(years, parse(text))\n"
+    )
+    evidence = {"type": "AssertionError", "line": 12, "message": "'2020-12-11' != '2020-11-12'"}
+    found = explain_failure(source, "tests/test_p.py::T::test_order_1_11_12_2020", evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[-1] == "assert '2020-12-11' == parse('11/12/2020', languages=['es'])"
+    assert found.params == {"date_string": "'11/12/2020'", "languages": "['es']", "expected": "'2020-12-11'"}
+    evidence = {"type": "AssertionError", "line": 16, "message": "10 != 20"}
+    found = explain_failure(source, "tests/test_p.py::T::test_years_1__2_decades", evidence, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[-1] == "assert 20 == parse('2 decades')"
