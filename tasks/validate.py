@@ -550,6 +550,18 @@ def task_leak_report(task: Task) -> LeakReport:
     return leak_report(task.problem_statement, task.patch, task.test_patch, tests_code)
 
 
+def _nothing_observed(task: Task) -> str:
+    """Why nothing the statement says about the failing tests was observed, or "": the functional
+    run recorded no failure of any of them (deepdiff's security tests overwrite `int` in the
+    test process, and its report was lost), so the statement could only restate assertions of
+    the test source, and claimed that a check which passes fails."""
+    functional = task.validation.get("functional")
+    recorded = functional.details.get("failures") if functional else None
+    if not task.FAIL_TO_PASS or not isinstance(recorded, dict) or recorded:
+        return ""
+    return "the run recorded no failure of any FAIL_TO_PASS test, so no stated case was observed"
+
+
 def check_semantic(task: Task, validator: Validator) -> LayerResult:
     leak = task_leak_report(task)
     share = leak.verbatim_share
@@ -560,7 +572,7 @@ def check_semantic(task: Task, validator: Validator) -> LayerResult:
             "leakage",
             {"leaked_share": round(leak.verbatim_share, 3), "leak_score": leak.score, "leak_kinds": list(leak.kinds)},
         )
-    thin = unstated_after_drops(task)
+    thin = unstated_after_drops(task) or _nothing_observed(task)
     if thin:
         return _fail(f"statement is vague: {thin}", "vague_statement")
     if validator.archive is not None and validator.archive.count():

@@ -651,3 +651,17 @@ def test_the_cases_of_dropped_blocks_add_to_the_writers_own_count():
     assert with_more_untold("T\n\nIt fails.\n\nExpected behaviour: x.", 1) == (
         "T\n\nIt fails.\n\n1 failing test is not spelled out here.\n\nExpected behaviour: x."
     )
+
+
+def test_a_statement_whose_failing_tests_left_no_failure_on_record_is_vague():
+    """deepdiff's security tests overwrite `int` in the test process; its report of the failures
+    was lost, and the statement, written from the tests' assertions alone, told a solver that
+    `isinstance(pollute_int, bytes)` is false on the current code. It is true."""
+    from tasks.validate import Validator, check_semantic
+
+    statement = "Delta must not reach globals\n\n1. Evaluate `isinstance(data, bytes)`.\n2. It should be true."
+    task = Task("t-2", "r", "abc", "", "", statement, "", "BUG_FIX", "s", FAIL_TO_PASS=["tests/test_s.py::test_int"])
+    task.record("functional", LayerResult(True, 1.0, "ok", details={"failures": {}}))
+    result = check_semantic(task, Validator())
+    assert (result.passed, result.category) == (False, "vague_statement")
+    assert "no failure of any FAIL_TO_PASS test" in result.reason
