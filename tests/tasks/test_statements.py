@@ -2763,3 +2763,19 @@ def test_a_parameterized_expand_case_is_its_function_with_the_cases_values():
     evidence = {"type": "AssertionError", "line": 16, "message": "10 != 20"}
     found = explain_failure(source, "tests/test_p.py::T::test_years_1__2_decades", evidence, repo_modules={"pkg"})
     assert found.reproduction.splitlines()[-1] == "assert 20 == parse('2 decades')"
+
+
+def test_a_function_case_makes_its_if_always_true_and_a_message_naming_the_test_goes():
+    """deepdiff: `if deserializer:` with the case's lambda read `if lambda x: ...:`, and the
+    assert's message f'test_json_dumps_and_loads test #{idx} failed' put the test's name in the text."""
+    source = (
+        "import pytest\nfrom pkg import dumps, loads\n\n\n"
+        "@pytest.mark.parametrize('idx, value, deserializer', [(10, b'x', lambda x: x.encode())])\n"
+        "def test_round(idx, value, deserializer):\n    back = loads(dumps(value))\n    if deserializer:\n"
+        "        back = deserializer(back)\n    assert value == back, f'test_round test #{idx} failed'\n"
+    )
+    params = {"idx": "10", "value": "b'x'", "deserializer": "<function <lambda>>"}
+    evidence = {"type": "TypeError", "line": 7, "message": "cannot dump", "params": params, "indices": {"idx": 0}}
+    found = explain_failure(source, "tests/test_r.py::test_round[10-x-<lambda>]", evidence, repo_modules={"pkg"})
+    assert "if lambda" not in str(found.rest) and "test_round" not in str(found.rest), found.rest
+    assert "assert b'x' == back" in str(found.rest), found.rest
