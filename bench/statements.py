@@ -249,9 +249,13 @@ def repo_public_names(repo: Path, commit: str) -> set[str]:
     return {n for n in names if not n.startswith("_")}
 
 
+# the reprs of builtin types that have no global name: `dict_keys(['a'])` in a stated value is a value
+BUILTIN_REPRS = {"dict_keys", "dict_values", "dict_items", "odict_keys", "odict_values", "odict_items", "mappingproxy"}
+
+
 def unbound_names(statement: str, public: set[str]) -> list[str]:
     spans = [(kind, tree) for kind, code in code_spans(statement) if (tree := _parse(code)) is not None]
-    defined = set(dir(builtins)) | public | {"__file__"}
+    defined = set(dir(builtins)) | public | {"__file__"} | BUILTIN_REPRS
     for kind, tree in spans:
         if kind == "block":
             defined |= bound_names(tree)

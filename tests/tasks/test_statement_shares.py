@@ -299,6 +299,14 @@ def test_an_exception_as_the_runner_shows_it_is_no_reproduction_with_unbound_nam
     assert bench.unbound_names("`g(BinOp())` fails", set()) == ["BinOp", "g"]
 
 
+def test_a_dict_view_as_the_runner_shows_it_is_a_value_not_an_unbound_name():
+    """python-json-logger: "`log_json.keys()` gives `dict_keys(['message'])`" was counted as a
+    call of a name the statement never binds; `dict_keys` is the repr of a builtin type."""
+    shown = "```python\nlog_json = {}\n```\n\nNow `log_json.keys()` gives `dict_keys(['message'])`."
+    assert bench.unbound_names(shown, set()) == []
+    assert bench.unbound_names("`keys_of(log_json)` fails", set()) == ["keys_of", "log_json"]
+
+
 def test_a_url_inside_a_quoted_message_is_no_invisible_reference():
     """w3lib: the runner's message "assert 'http://::1' == 'http://[::1]'" quotes the test's
     inputs; a link in the prose is still one."""
