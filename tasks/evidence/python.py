@@ -3335,11 +3335,33 @@ def _head(
         new = [definitions[n] for n in sorted(missing) if n in definitions and definitions[n] not in head]
         again = [s for n in sorted(missing) for s in (rebound or {}).get(n, [])]
         new += [s for s in again if not any(s is other for other in [*head, *new])]
+        new += [s for s in _registered_on(definitions, nodes) if not any(s is other for other in [*head, *new])]
         if not new:
             break
         head += new
     head.sort(key=lambda s: (not isinstance(s, (ast.Import, ast.ImportFrom)), getattr(s, "lineno", 0)))
     return head
+
+
+def _registered_on(definitions: dict[str, ast.stmt], nodes: list[ast.stmt]) -> list[ast.stmt]:
+    """The module's functions and classes a decorator registers on an object `nodes` assign
+    (typer's `@app.command()` on the module's `app = typer.Typer()`): the object is incomplete
+    without them, though no line names them (typer: "Could not get a command for this Typer
+    instance" on both states)."""
+    assigned = {t.id for s in nodes if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}
+    found = []
+    for name, node in definitions.items():
+        if not isinstance(node, (*FUNCTIONS, ast.ClassDef)) or name.startswith("test"):
+            continue
+        for deco in node.decorator_list:
+            target = deco.func if isinstance(deco, ast.Call) else deco
+            root = target
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(target, ast.Attribute) and isinstance(root, ast.Name) and root.id in assigned:
+                found.append(node)
+                break
+    return found
 
 
 _PER_RUN = re.compile(

@@ -2779,3 +2779,24 @@ def test_a_function_case_makes_its_if_always_true_and_a_message_naming_the_test_
     found = explain_failure(source, "tests/test_r.py::test_round[10-x-<lambda>]", evidence, repo_modules={"pkg"})
     assert "if lambda" not in str(found.rest) and "test_round" not in str(found.rest), found.rest
     assert "assert b'x' == back" in str(found.rest), found.rest
+
+
+def test_what_a_decorator_registers_on_an_object_the_snippet_uses_comes_with_it():
+    """typer's tests invoke the module's `app`, whose commands `@app.command()` registers: no
+    line names them, so the snippet's app had none ("Could not get a command for this Typer
+    instance" on both states) and every block was dropped. A fixture's decorator is no such."""
+    source = (
+        "import pytest\nimport typer\nfrom typer.testing import CliRunner\n\napp = typer.Typer()\n\n\n"
+        "@app.command()\ndef hello(names: list[str] = typer.Argument(['World'])) -> None:\n"
+        "    for name in names:\n        print(f'Hello {name}!')\n\n\n"
+        "@pytest.fixture\ndef unused():\n    return 1\n\n\n"
+        "runner = CliRunner()\n\n\ndef test_empty():\n    result = runner.invoke(app, ['hello'])\n"
+        "    assert 'Hello World!' in result.output\n"
+    )
+    evidence = {"type": "AssertionError", "line": 24, "compare": {"op": "in", "left": "'Hello World!'", "right": "''"}}
+    found = explain_failure(source, "tests/test_t.py::test_empty", evidence, repo_modules={"typer"})
+    lines = found.reproduction.splitlines()
+    assert lines.index("@app.command()") > lines.index("app = typer.Typer()"), found.reproduction
+    assert (
+        "def hello(names: list[str]=typer.Argument(['World'])) -> None:" in lines and "unused" not in found.reproduction
+    )
