@@ -61,7 +61,7 @@ NAMES = 16
 # (`<Job object at 0x7f...>`, `<Thread(..., stopped 1403...)>`), and the tree's own folder (a new
 # temporary folder on every local run): paths are kept relative to the tree. Evidence feeds the
 # statement, which must be the same on every run of a seed.
-_VOLATILE = re.compile(r"\b0x[0-9a-fA-F]{8,}\b|\b\d{9,}(?=\)>)")
+_VOLATILE = re.compile(r"\b0x[0-9a-fA-F]{8,}\b|\b\d{9,}(?=\)>|'\)?>)")
 _tree_prefix = []  # "<the folder pytest was started in>/", set when the session is configured
 
 

@@ -119,7 +119,7 @@ def run(case):
     return _runs[key]
 
 
-_VOLATILE = re.compile(r"\b0x[0-9a-fA-F]{8,}\b|\b\d{9,}(?=\)>)")
+_VOLATILE = re.compile(r"\b0x[0-9a-fA-F]{8,}\b|\b\d{9,}(?=\)>|'\)?>)")
 _ELIDED_ADDRESS = re.compile(r" (?:at|@) \u2026(?=\)?>)")
 
 

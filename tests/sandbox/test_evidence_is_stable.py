@@ -22,6 +22,12 @@ def test_identity():
     assert [box, thread] == [], f"left {box!r} {thread!r}"
 
 
+def test_mock():
+    from unittest.mock import Mock
+
+    assert Mock().wait() == 0
+
+
 def test_missing_module():
     import os
 
@@ -38,6 +44,9 @@ def test_two_runs_of_a_failing_test_give_the_same_evidence(tmp_path):
     assert evidence[0]["message"].startswith("left <test_box.Box object at ")
     assert "0x" not in str(evidence[0]) and "stopped …)>" in evidence[0]["message"]
     assert evidence[0] == evidence[1]
+    # a Mock's repr holds its id in decimal (typer's `<Mock name='mock.wait()' id='140632504272784'>`)
+    mocks = [r.failures["tests/test_box.py::test_mock"]["message"] for r in runs]
+    assert "id='…'" in mocks[0] and mocks[0] == mocks[1], mocks
     paths = [r.failures["tests/test_box.py::test_missing_module"]["message"] for r in runs]
     assert paths[0].startswith("pkg/absent.py"), paths[0]  # relative to the tree, not its temp folder
     assert paths[0] == paths[1]
