@@ -148,12 +148,15 @@ def _evidence(item, call):
         # `given` runs it from a wrapper that has the test's name, file and first line)
         mine = named
     if mine:
-        test_entry = entries[mine[-1]]
+        at = mine[-1]
+        if str(entries[at].path) != path:
+            # a wrapper of another module (parameterized.expand's `standalone_func`): the test's
+            # own code is the first frame it calls in the test's file
+            at = next((i for i in range(at + 1, len(entries)) if str(entries[i].path) == path), at)
+        test_entry = entries[at]
         record["line"] = test_entry.lineno + 1
         record["locals"] = _names(test_entry.locals)
-        record["frames"] = [[e.lineno + 1, e.frame.code.name] for e in entries[mine[-1] + 1 :] if str(e.path) == path][
-            -4:
-        ]
+        record["frames"] = [[e.lineno + 1, e.frame.code.name] for e in entries[at + 1 :] if str(e.path) == path][-4:]
     elif code is not None and (running := _running_frame(code)) is not None:
         # a unittest subTest in a helper: the exception's traceback starts at the helper's `with`,
         # and unittest reports the subtest from inside the test, whose frame is still running

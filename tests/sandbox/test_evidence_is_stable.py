@@ -208,3 +208,22 @@ def test_a_hypothesis_test_is_stated_with_the_values_it_drew_not_those_it_reboun
     found = explain_failure(test, "tests/test_span.py::test_span", report)
     lines = found.reproduction.splitlines()
     assert "start = None" in lines and "start = 2" not in lines, found.reproduction
+
+
+def test_a_test_a_wrapper_of_another_module_runs_reports_its_own_line(tmp_path):
+    """parameterized.expand runs each case through `standalone_func`, a wrapper in its own module
+    without `__wrapped__`: the report gave the wrapper's line as the test file's (dateparser's
+    cases pointed into another test's decorator), and no case got evidence."""
+    wrapper = (
+        "def expand(cases):\n    def make(func):\n        def standalone_func(*a):\n"
+        "            return func(*(a + cases[0]))\n        standalone_func.__name__ = func.__name__ + '_0'\n"
+        "        return standalone_func\n    return make\n"
+    )
+    # the case's name is not its function's, as parameterized names it (`<function>_<index>`)
+    test = "from wrap import expand\n\n\ndef sums(a, b):\n    total = a + b\n    assert total == 4\n\n\n"
+    test += "test_sum_0 = expand([(1, 2)])(sums)\n"
+    files = {"wrap.py": wrapper, "tests/test_sum.py": test, "pyproject.toml": '[project]\nname = "s"\nversion = "0"\n'}
+    repo, sha = make_repo(tmp_path / "repo", files)
+    backend = make_sandbox("local", limits=Limits(timeout_s=120), log=lambda m: None)
+    report = backend.run_tests(repo, sha, [], ["tests/test_sum.py"]).failures["tests/test_sum.py::test_sum_0"]
+    assert report["line"] == 6 and report["locals"]["total"] == "3", report
