@@ -2038,7 +2038,48 @@ def _test_setup(
         inlined = _inline_fixture_tree(name, fixture, fixtures, setup.imports, values) if fixture is not None else None
         if inlined:
             setup.prelude += inlined
+    moved = _autouse_working_directory([module, *elsewhere])
+    if moved:
+        # the test runs in that temporary folder, the same one it gets when it asks for the fixture
+        if moved not in args:
+            extra, stmt_text = _BUILTIN_FIXTURES[moved]
+            setup.imports += extra
+            setup.prelude += ast.parse(stmt_text).body
+        setup.imports.append("import os")
+        setup.prelude += ast.parse(f"os.chdir({moved})").body
     return setup
+
+
+_CHDIRS = ("chdir", "as_cwd")
+
+
+def _autouse_working_directory(sources: list[ast.AST]) -> str:
+    """The temporary-folder fixture (`tmpdir`, `tmp_path`) an autouse fixture of the test module
+    or a conftest makes every test's working directory (dynaconf's `go_to_tmpdir`: `tmpdir =
+    request.getfixturevalue("tmpdir")`, `with tmpdir.as_cwd(): yield`), or "". The test's files
+    written there were not found from the snippet's folder."""
+    for tree in sources:
+        for node in _own_definitions(tree):
+            if not _is_autouse(node):
+                continue
+            temporary = {a for a in _arg_names(node) if a in ("tmpdir", "tmp_path")}
+            temporary |= {  # `tmpdir = request.getfixturevalue("tmpdir")`
+                step.value.args[0].value
+                for step in ast.walk(node)
+                if isinstance(step, ast.Assign)
+                and isinstance(step.value, ast.Call)
+                and callee(step.value).endswith("getfixturevalue")
+                and [unparse(a) for a in step.value.args] in (["'tmpdir'"], ["'tmp_path'"])
+                and [unparse(t) for t in step.targets] == [step.value.args[0].value]
+            }
+            for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+                name = callee(call)
+                moved_to = call.args[0] if name.endswith(".chdir") and call.args else None
+                if name.split(".")[-1] == "as_cwd" and isinstance(call.func, ast.Attribute):
+                    moved_to = call.func.value
+                if isinstance(moved_to, ast.Name) and moved_to.id in temporary:
+                    return moved_to.id
+    return ""
 
 
 def _autouse_method_steps(
@@ -2051,13 +2092,7 @@ def _autouse_method_steps(
     steps: list[ast.stmt] = []
     for klass in reversed(_class_and_bases(cls, module)):  # a base's first, as pytest orders them
         for method in _own_definitions(klass):
-            autouse = any(
-                _names_a_fixture(d)
-                and isinstance(d, ast.Call)
-                and any(k.arg == "autouse" and _is_true(k.value) for k in d.keywords)
-                for d in method.decorator_list
-            )
-            if not autouse or not _self_stores(method.body):
+            if not _is_autouse(method) or not _self_stores(method.body):
                 continue
             ending = copy.deepcopy(method)
             # what runs before the test: up to a bare `yield`; one that ends without a value still sets up
@@ -2076,6 +2111,16 @@ def _autouse_method_steps(
 
 def _is_bare_yield(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield) and stmt.value.value is None
+
+
+def _is_autouse(fn: ast.AST) -> bool:
+    """A fixture pytest runs for every test in its scope (`@pytest.fixture(autouse=True)`)."""
+    return any(
+        _names_a_fixture(d)
+        and isinstance(d, ast.Call)
+        and any(k.arg == "autouse" and _is_true(k.value) for k in d.keywords)
+        for d in getattr(fn, "decorator_list", [])
+    )
 
 
 def _is_true(node: ast.expr | None) -> bool:

@@ -2800,3 +2800,24 @@ def test_what_a_decorator_registers_on_an_object_the_snippet_uses_comes_with_it(
     assert (
         "def hello(names: list[str]=typer.Argument(['World'])) -> None:" in lines and "unused" not in found.reproduction
     )
+
+
+def test_a_conftests_autouse_fixture_that_moves_into_the_temporary_folder_moves_the_snippet_too():
+    """dynaconf's conftest runs every test in its `tmpdir` (`with tmpdir.as_cwd(): yield`): the
+    test writes `settings.toml` there and loads it by a relative name, which the snippet, run from
+    the checkout, did not find; its block was dropped and the case went unstated."""
+    conftest = (
+        "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef go_to_tmpdir(request):\n"
+        "    tmpdir = request.getfixturevalue('tmpdir')\n    with tmpdir.as_cwd():\n        yield\n"
+    )
+    source = (
+        "from pkg import Settings, write\n\n\ndef test_fresh(tmpdir):\n"
+        "    write(str(tmpdir.join('settings.toml')), {'a': 1})\n"
+        "    assert Settings('settings.toml').get('a') == 1\n"
+    )
+    evidence = {"type": "AssertionError", "line": 6, "compare": {"op": "==", "left": "None", "right": "1"}}
+    found = explain_failure(source, "tests/test_s.py::test_fresh", evidence, [conftest], repo_modules={"pkg"})
+    lines = found.reproduction.splitlines()
+    assert lines.index("os.chdir(tmpdir)") == lines.index("tmpdir = py.path.local(tempfile.mkdtemp())") + 1
+    plain = explain_failure(source, "tests/test_s.py::test_fresh", evidence, [], repo_modules={"pkg"})
+    assert "chdir" not in plain.reproduction
