@@ -136,13 +136,17 @@ def _nontrivial(line: str) -> bool:
     return len(s) >= 6 and any(c.isalnum() for c in s) and not s.startswith("#")
 
 
-def _strip_leaks(statement: str, added_lines: Sequence[str]) -> str:
+def _strip_leaks(statement: str, added_lines: Sequence[str], own: Sequence[str] = ()) -> str:
     """Drop every statement line that contains a non-trivial added line of the gold patch, token
-    for token (a bare `return` or `else:` of the fix is no reason to drop a line)."""
+    for token (a bare `return` or `else:` of the fix is no reason to drop a line), outside the
+    texts of `own` (the failing tests' own calls, which a line may repeat)."""
     needles = [toks for ln in added_lines if _nontrivial(ln) and len(toks := _TOKEN.findall(ln)) >= 3]
     kept = []
     for line in statement.splitlines():
-        flat = " " + " ".join(_TOKEN.findall(line)) + " "
+        told = line
+        for text in sorted(own, key=len, reverse=True):
+            told = told.replace(text, " ")
+        flat = " " + " ".join(_TOKEN.findall(told)) + " "
         if not any(f" {' '.join(n)} " in flat for n in needles):
             kept.append(line)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()

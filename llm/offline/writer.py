@@ -329,7 +329,10 @@ def write_statement(
     sections[opening_at] = " ".join([opening, *body])
 
     if "no_leak" in directives:
-        sections = [s if s and s in (evidence, inputs) else _strip_leaks(s, facts.added_lines) for s in sections]
+        # the test's own calls are no leak where a title or a sentence repeats them (deepdiff's
+        # `DeepDiff(a, b, ignore_uuid_types=True)` shares `ignore_uuid_types = True` with the fix)
+        own = [c for f in facts.failures for c in (f.call, f.check) if c]
+        sections = [s if s and s in (evidence, inputs) else _strip_leaks(s, facts.added_lines, own) for s in sections]
     statement = "\n\n".join(s for s in sections if s)
     budget = max(4, int(max_tokens * WORDS_PER_TOKEN) - JSON_OVERHEAD_WORDS)
     if evidence and evidence in sections and _word_count(statement) > budget:

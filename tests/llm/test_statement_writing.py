@@ -1861,3 +1861,18 @@ def test_a_vague_subjects_stand_in_is_never_an_account_of_how_the_code_fails_ins
     )
     text = write_statement(ctx, BUG)["problem_statement"]
     assert "recursing" not in text, text
+
+
+def test_a_line_that_repeats_the_tests_own_call_is_no_leak_of_the_fix():
+    """deepdiff's title "`DeepDiff(uuid1, uuid2, ignore_uuid_types=True)` raises `ValueError`" shares
+    `ignore_uuid_types = True` with a line of the fix: the leak filter dropped the title, and the
+    statement began without one. What the fix says outside the test's call still goes."""
+    from llm.offline.text import _strip_leaks
+
+    fix = ["                ignore_uuid_types = True"]
+    call = "DeepDiff(uuid1, uuid2, ignore_uuid_types=True)"
+    title = f"Unexpected behaviour: `{call}` raises `ValueError`"
+    assert _strip_leaks(title, fix) == ""
+    assert _strip_leaks(title, fix, [call]) == title
+    told = "Set `ignore_uuid_types = True` when the groups hold uuid and str."
+    assert _strip_leaks(f"{title}\n{told}", fix, [call]) == title
