@@ -2050,9 +2050,6 @@ def _test_setup(
     return setup
 
 
-_CHDIRS = ("chdir", "as_cwd")
-
-
 def _autouse_working_directory(sources: list[ast.AST]) -> str:
     """The temporary-folder fixture (`tmpdir`, `tmp_path`) an autouse fixture of the test module
     or a conftest makes every test's working directory (dynaconf's `go_to_tmpdir`: `tmpdir =
