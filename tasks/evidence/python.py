@@ -2039,12 +2039,9 @@ def _test_setup(
         if inlined:
             setup.prelude += inlined
     moved = _autouse_working_directory([module, *elsewhere])
-    if moved:
-        # the test runs in that temporary folder, the same one it gets when it asks for the fixture
-        if moved not in args:
-            extra, stmt_text = _BUILTIN_FIXTURES[moved]
-            setup.imports += extra
-            setup.prelude += ast.parse(stmt_text).body
+    if moved and moved in args:
+        # the test runs in that temporary folder, the one it gets when it asks for the fixture; a
+        # test that never asks for it uses no file there (no snippet of every test moves)
         setup.imports.append("import os")
         setup.prelude += ast.parse(f"os.chdir({moved})").body
     return setup

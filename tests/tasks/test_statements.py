@@ -2821,3 +2821,8 @@ def test_a_conftests_autouse_fixture_that_moves_into_the_temporary_folder_moves_
     assert lines.index("os.chdir(tmpdir)") == lines.index("tmpdir = py.path.local(tempfile.mkdtemp())") + 1
     plain = explain_failure(source, "tests/test_s.py::test_fresh", evidence, [], repo_modules={"pkg"})
     assert "chdir" not in plain.reproduction
+    # a test that does not ask for the folder uses no file in it: its snippet stays where it is
+    merged = "from pkg import merge\n\n\ndef test_merge():\n    assert merge({}, {'a': 1}) == {'a': 1}\n"
+    evidence = {"type": "AssertionError", "line": 5, "compare": {"op": "==", "left": "{}", "right": "{'a': 1}"}}
+    found = explain_failure(merged, "tests/test_m.py::test_merge", evidence, [conftest], repo_modules={"pkg"})
+    assert "chdir" not in found.reproduction and "tmpdir" not in found.reproduction, found.reproduction
