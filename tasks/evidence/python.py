@@ -2296,15 +2296,9 @@ class _UnnamedMessages(ast.NodeTransformer):
         return node
 
 
-def _is_test_case(cls: ast.ClassDef | None, module: ast.Module, depth: int = 0) -> bool:
+def _is_test_case(cls: ast.ClassDef | None, module: ast.Module) -> bool:
     """`cls` derives from unittest's TestCase, by name, itself or through the module's classes."""
-    if cls is None or depth > 4:
-        return False
-    classes = {n.name: n for n in module.body if isinstance(n, ast.ClassDef)}
-    names = [_base_name(b) for b in cls.bases]
-    return any(n == "TestCase" for n in names) or any(
-        n in classes and n != cls.name and _is_test_case(classes[n], module, depth + 1) for n in names
-    )
+    return any(_base_name(b) == "TestCase" for c in _class_and_bases(cls, module) for b in c.bases)
 
 
 class _FreeSelf(ast.NodeTransformer):
