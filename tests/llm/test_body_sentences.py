@@ -25,6 +25,9 @@ HOW_THE_FIX_WORKS = [
     "This is not a global anymore, so a normal dict should be fine.",
     # dynaconf be353f73, rated a leak on check set 19
     "Recurse into nested dicts even when the current level carries no merge token, so every occurrence is handled.",
+    # dynaconf 0e26bd6d, a design prescription quoted on check set 19
+    "The fresh reload only needs to happen once, on the real top-level key.",
+    "The cache should only be consulted for plain keys.",
     "The offset between the two is not the same for every construct, so it is computed rather than assumed: the code"
     " of a block usually begins on the line after the tag, but may begin on the tag's own line, so the parser counts"
     " the lines it strips from the front of the code, while the fragment accounts for the line it places before.",
