@@ -187,9 +187,9 @@ _HOW = re.compile(
     r"\b(?:is|are|was|were|has been|have been) (?:now |also )?(?:fixed|corrected|amended|revised|adjusted)\b|"
     r"\bas before\b|\bunaffected\b|\b(?:path|behaviou?r|cases?|code|output) (?:is|are|stays?|remains?) unchanged\b|"
     r"\b(?:is|are) preferred\b|\ba second pass\b|\bthe corrected\b|^this is (?:now )?applied\b|"
-    r"\bshould be (?:fine|enough|sufficient|ok(?:ay)?)\b|"
+    r"\bshould be (?:fine|enough|sufficient|ok(?:ay)?)\b|"  # the fix proposed: "so a normal dict should be fine"
     # what the code should do, prescribed: "The reload only needs to happen once, on the top-level key"
-    r"\bonly (?:needs?|has|have) to\b|\b(?:should|must|need to|needs to) only\b|\bneeds? to happen\b",  # the fix proposed: "so a normal dict should be fine"
+    r"\bonly (?:needs?|has|have) to\b|\b(?:should|must|need to|needs to) only\b|\bneeds? to happen\b",
     re.I,
 )
 # a commit-log line in the imperative ("Add ...", "Guard against ..."): a change, not a symptom
