@@ -126,6 +126,11 @@ def _compared(stmt: ast.stmt, report: dict, message: str) -> dict | None:
     return None
 
 
+# what a check context without an argument waits for: `pytest.deprecated_call()` a deprecation,
+# `pytest.warns()` any warning
+_DEFAULT_EXPECTED = {"deprecated_call": "DeprecationWarning", "warns": "Warning"}
+
+
 def _raises_outcome(stmt: ast.With | ast.AsyncWith, error: str, message: str) -> dict:
     """A `with pytest.raises/warns(...)` block: the exception it expected, and what came instead."""
     item = next(i for i in stmt.items if is_check_context(i))
@@ -136,7 +141,9 @@ def _raises_outcome(stmt: ast.With | ast.AsyncWith, error: str, message: str) ->
         error=error,
         kind="raises",
         call=unparse(inner.value if isinstance(inner, ast.Expr) else inner) if inner is not None else "",
-        expected=unparse(call.args[0]) if call.args else "an exception",
+        expected=unparse(call.args[0])
+        if call.args
+        else _DEFAULT_EXPECTED.get(callee(call).split(".")[-1], "an exception"),
         match=ast.literal_eval(match) if match is not None and _literal(match) else "",
         warns="warn" in callee(call).lower() or "deprecated" in callee(call).lower(),
         observed=error or ("no exception" if "DID NOT" in message else _first_line(message)),

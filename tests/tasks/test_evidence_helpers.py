@@ -192,6 +192,19 @@ def test_a_testcase_warning_check_is_written_with_pytest_warns():
     assert not called.unbound
 
 
+def test_a_deprecated_call_without_arguments_waits_for_a_deprecation_warning():
+    """python-json-logger: `with pytest.deprecated_call(): import pkg.old` was stated as "it should
+    warn with `an exception`"; pytest's `deprecated_call()` waits for a DeprecationWarning."""
+    found = explain_failure(
+        "import pytest\n\n\ndef test_old_module():\n    with pytest.deprecated_call():\n        import pkg.old\n",
+        "test_old.py::test_old_module",
+        {"type": "Failed", "line": 5, "message": "DID NOT WARN. No warnings of type (<class 'DeprecationWarning'>,)"},
+        repo_modules={"pkg"},
+    )
+    assert found.kind == "raises" and found.warns, found
+    assert found.expected == "DeprecationWarning", found.expected
+
+
 def test_a_hypothesis_tests_drawn_arguments_are_the_falsifying_examples_values():
     """attrs' `@given(booleans(), booleans()) def test_programmatic(self, slots, frozen)`: the
     snippet binds what the failing example drew; positional strategies fill the last arguments."""
