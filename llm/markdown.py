@@ -94,6 +94,21 @@ def without_snippet_talk(statement: str) -> str:
     return "\n".join(out)
 
 
+def test_input_part(path: str, diff: str, omitted: int = 0) -> str:
+    """A file the withheld tests read, given as its diff (the writer's), with the count of its
+    changed lines not shown."""
+    part = f"`{path}`:\n\n{FENCE}diff\n{diff.replace(FENCE, '` ` `').rstrip()}\n{FENCE}"
+    return part + (f"\n\n({omitted} more changed lines of `{path}` are not shown.)" if omitted else "")
+
+
+def test_inputs_given_in_full(statement: str) -> set[str]:
+    """The paths whose whole diff the statement gives (`test_input_part` without a count of
+    lines not shown): a solver who applies them has those files as the tests do."""
+    given = set(re.findall(rf"^`([^`\n]+)`:\n\n{FENCE}diff\n", statement, re.M))
+    cut = set(re.findall(r"\(\d+ more changed lines of `([^`\n]+)` are not shown\.\)", statement))
+    return given - cut
+
+
 def untold_sentence(n: int, more: bool) -> str:
     """The count of failing tests a statement leaves out ("2 more failing tests are not spelled
     out here."): the writer's, and the reproduction check's when it drops a block."""

@@ -38,13 +38,15 @@ from pathlib import Path
 from llm import (
     SAME_SETUP,
     first_line,
+    patch_sections,
+    test_inputs_given_in_full,
     unparse,
     with_more_untold,
     without_dangling_heads,
     without_snippet_talk,
 )
 from records import ADDRESS, FailureEvidence, ReproductionCheck, ReproductionReport, Task
-from sandbox import EVIDENCE_TESTS, PatchError, SandboxError, prepare_tree
+from sandbox import EVIDENCE_TESTS, PatchError, SandboxError, apply_patch, prepare_tree
 
 from .evidence.python import test_intent
 
@@ -752,11 +754,13 @@ def _execute(
     probe, probe_file = (JS_PROBE, JS_PROBE_FILE) if js else (PROBE, PROBE_FILE)
     extra = {"runner": JS_RUNNER} if js else {}
     out: dict[str, dict[str, tuple[str, str]]] = {c["id"]: {} for c in cases}
+    withheld = withheld_tests(task)
     for state, patches in (("buggy", [task.bug_patch]), ("fixed", [])):
         with tempfile.TemporaryDirectory(prefix="sebgen-repro-") as tmp:
             tree = Path(tmp) / "tree"
             try:
                 prepare_tree(repo_path, task.base_commit, patches, tree)
+                apply_patch(tree, withheld, reverse=True)  # the solver's tree: no hidden test to lean on
                 (tree / PROBE_DIR).mkdir(exist_ok=True)
                 shutil.copy(probe, tree / probe_file)
                 (tree / SPEC_FILE).write_text(json.dumps({**spec, "state": state}, sort_keys=True), encoding="utf-8")
@@ -782,6 +786,14 @@ def _execute(
             elif m.group(2) == state:
                 out[m.group(1)][state] = (outcome, "")
     return out
+
+
+def withheld_tests(task: Task) -> str:
+    """The part of `test_patch` a solver's tree lacks: every file's change but those the
+    statement gives in full. A snippet that leans on a hidden test module (an `ext://` name in
+    it, a new asset it reads) fails in the solver's tree, so it runs without them, on both states."""
+    given = test_inputs_given_in_full(task.problem_statement)
+    return patch_sections(task.test_patch or "", lambda path: path not in given)
 
 
 def _decide(block: Block, i: int, results: dict) -> ReproductionCheck:

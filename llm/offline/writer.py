@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from records import MIRRORED_ORDERINGS, FailureEvidence, without_parameters
 
 from ..leakage import leak_report, quotes_fix_expression
-from ..markdown import FENCE, SAME_SETUP, untold_sentence, without_dangling_heads, without_snippet_talk
+from ..markdown import FENCE, SAME_SETUP, test_input_part, untold_sentence, without_dangling_heads, without_snippet_talk
 from ..python_source import first_line, unparse
 from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, best_check
 from .call_forms import CallForm, bare_decorator_form
@@ -381,11 +381,7 @@ def _test_inputs_section(inputs: list[dict], data: list[str] = ()) -> str:
         f"The failing tests read {names}, which change{'s' if len(inputs) == 1 else ''} with them; "
         "apply this to see the failure:"
     )
-    for item in inputs:
-        diff = str(item["diff"]).replace("```", "` ` `")
-        parts.append(f"{_span(item['path'])}:\n\n```diff\n{diff.rstrip()}\n```")
-        if item.get("omitted"):
-            parts.append(f"({item['omitted']} more changed lines of {_span(item['path'])} are not shown.)")
+    parts += [test_input_part(item["path"], str(item["diff"]), item.get("omitted") or 0) for item in inputs]
     return "\n\n".join(parts)
 
 

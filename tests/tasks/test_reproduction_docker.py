@@ -246,3 +246,28 @@ def test_every_kept_claim_of_a_long_statement_records_what_each_state_did(backen
     kept = [c for c in report.checks if c.verdict == "kept"]
     assert len(kept) == 42, [(c.code, c.verdict, c.reason) for c in report.checks]
     assert [c.code for c in kept if not (c.buggy and c.fixed)] == []
+
+
+HELPER_PATCH = (
+    "diff --git a/tests/expected.py b/tests/expected.py\nnew file mode 100644\n"
+    "--- /dev/null\n+++ b/tests/expected.py\n@@ -0,0 +1 @@\n+SUM = 5\n"
+)
+LEANS_ON_HIDDEN = "from calc import add\nfrom tests.expected import SUM\nassert add(2, 3) == SUM\n"
+
+
+def test_a_block_that_leans_on_a_withheld_test_file_is_dropped_unless_the_statement_gives_it(backend, tmp_path):
+    """python-json-logger: a snippet resolved `ext://tests.test_dictconfig.EXT_VAL`, a module the
+    withheld tests add. It behaved in the check's tree, which held the hidden tests, and fails in
+    the solver's; the check runs without them, save the files the statement gives in full."""
+    repo, sha, bug, gold = calc_task(tmp_path / "repo", extra={"tests/expected.py": "SUM = 5\n"})
+    claim = "On the current code `add(2, 3)` is `-1`; it should be `5`.\n"
+    leaning = f"T\n\n{F}{LEANS_ON_HIDDEN}```\n\n{claim}"
+    task = Task("calc-5", "calc", sha, gold, HELPER_PATCH, leaning, bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=10)
+    block = next(c for c in report.checks if c.kind == "block")
+    assert block.verdict == "dropped" and "ModuleNotFoundError" in block.reason, block
+    given = f"{leaning}\nThe failing tests read `tests/expected.py`; apply this:\n\n`tests/expected.py`:\n\n"
+    given += "```diff\n@@ -0,0 +1 @@\n+SUM = 5\n```\n"
+    task = Task("calc-6", "calc", sha, gold, HELPER_PATCH, given, bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=10)
+    assert [c.verdict for c in report.checks if c.kind == "block"] == ["kept"], report.checks
