@@ -15,7 +15,7 @@ from unidiff import PatchSet, UnidiffParseError
 
 from environment import JS_LANGUAGE, language_named, language_of_test
 from llm import patch_added_lines, patch_sections, unparse
-from records import FailureEvidence, Task, file_of_test, function_of_test
+from records import FailureEvidence, Task, file_of_test, function_of_test, parameter_id
 from tasks.evidence import js as js_evidence
 from tasks.evidence.python import is_check, own_nodes, test_intent
 from tasks.evidence.repo import file_at
@@ -144,7 +144,14 @@ def _read_by_failing_tests(candidate: Candidate, task: Task):
     test's file its whole name (`FIXTURE_PATH.joinpath("subscript.md")`), and it is no test
     module, conftest or package marker (set-up, not input)."""
     own = {file_of_test(t) for t in task.FAIL_TO_PASS}
-    ids = " ".join(task.FAIL_TO_PASS).lower()
+    # what an id names: its test, its case and the case's pieces (dateparser's `docs/settings.rst`
+    # is no input of `test_check_settings_17_...`, though "settings" is in that id)
+    ids = {
+        name.lower()
+        for t in task.FAIL_TO_PASS
+        for name in (function_of_test(t), function_of_test(t).removeprefix("test_"), *_case_names(t))
+        if name
+    }
     sources = " ".join(file_at(candidate.repo_path, candidate.sha, f) for f in own)
 
     def read(path: str) -> bool:
@@ -155,6 +162,12 @@ def _read_by_failing_tests(candidate: Candidate, task: Task):
         return (len(stem) >= 3 and stem in ids) or (len(name) >= 5 and name in sources)
 
     return read
+
+
+def _case_names(test_id: str) -> list[str]:
+    """A parametrize id and its `-`-joined pieces (`B902`, `py-3` -> `py`, `3`)."""
+    case = parameter_id(test_id)
+    return [case, *case.split("-")] if case else []
 
 
 def writer_failures(task: Task) -> list[FailureEvidence]:

@@ -118,3 +118,28 @@ def test_data_the_change_adds_outside_both_patches_is_named_as_in_the_tree(tmp_p
     }
     text = write_statement(context, "Write an issue.")["problem_statement"]
     assert "The cases and results the failing tests check are in `tests/fixtures/subscript.md`" in text
+
+
+def test_a_file_whose_stem_is_only_a_word_of_a_test_name_is_no_input(tmp_path):
+    """dateparser: `docs/settings.rst`, edited by the change, was named as where the cases are,
+    because "settings" is a word of `test_check_settings_17`; the tests never read it."""
+    files = {"tests/test_conf.py": "def test_check_settings():\n    assert True\n"}
+    repo, parent = make_repo(tmp_path / "repo", files)
+    write(repo, {"docs/settings.rst": "Settings\n========\n", "tests/data/test_check_settings.txt": "x\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "docs")
+    sha = git(repo, "rev-parse", "HEAD")
+    task = Task(
+        "t-1",
+        "acme/d",
+        sha,
+        "",
+        "",
+        "",
+        "",
+        "FEATURE_ADD",
+        "s",
+        FAIL_TO_PASS=["tests/test_conf.py::test_check_settings"],
+    )
+    candidate = Candidate("acme/d", str(repo), sha, parent, "Add a setting", "", "", [], [], "feature_add")
+    assert data_files_in_tree(candidate, task) == ["tests/data/test_check_settings.txt"]  # named after the test
