@@ -1151,6 +1151,29 @@ class _Rewrite(ast.NodeTransformer):
             return ast.copy_location(ast.Constant(True), node)
         return self.generic_visit(node)
 
+    def visit_JoinedStr(self, node: ast.JoinedStr):
+        """`f"{code};print('OK')"` with the case's string in place of `code` is that string
+        joined in (`"import x;print('OK')"`), not an f-string of a literal."""
+        node = self.generic_visit(node)
+        parts: list[ast.expr] = []
+        for value in node.values:
+            plain = (
+                isinstance(value, ast.FormattedValue)
+                and value.conversion == -1
+                and value.format_spec is None
+                and isinstance(value.value, ast.Constant)
+                and isinstance(value.value.value, str)
+            )
+            text = value.value.value if plain else value.value if isinstance(value, ast.Constant) else None
+            if isinstance(text, str) and parts and isinstance(parts[-1], ast.Constant):
+                parts[-1] = ast.Constant(parts[-1].value + text)
+            else:
+                parts.append(ast.Constant(text) if isinstance(text, str) else value)
+        if all(isinstance(p, ast.Constant) for p in parts):
+            return ast.copy_location(ast.Constant("".join(p.value for p in parts)), node)
+        node.values = parts
+        return node
+
     def visit_BoolOp(self, node: ast.BoolOp):
         """`hasattr(self, 'a') and hasattr(self, 'b') and None in bad`, each `hasattr` now `True`,
         reads `None in bad`: a `True` in an `and` says nothing."""

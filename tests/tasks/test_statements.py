@@ -480,6 +480,25 @@ def test_code_that_never_runs_is_left_out_of_the_reproduction():
     compile(found.reproduction, "<snippet>", "exec")
 
 
+def test_a_case_string_in_an_f_string_is_joined_into_the_literal():
+    """python-json-logger: `f"{code};print('OK')"` became `f"{'import x'};print('OK')"`."""
+    source = (
+        "import pytest\nimport subprocess\nimport sys\n\n\n"
+        "@pytest.mark.parametrize('code', ['import pkg.old'])\n"
+        "def test_import(code):\n"
+        "    out = subprocess.check_output([sys.executable, '-c', f\"{code};print('OK')\"])\n"
+        "    assert out.strip() == b'OK'\n"
+    )
+    report = {
+        "type": "CalledProcessError",
+        "line": 8,
+        "message": "exit status 1",
+        "params": {"code": "'import pkg.old'"},
+    }
+    found = explain_failure(source, "tests/t.py::test_import[import pkg.old]", report, repo_modules={"pkg"})
+    assert "[sys.executable, '-c', \"import pkg.old;print('OK')\"]" in found.reproduction, found.reproduction
+
+
 def test_stacked_parametrize_decorators_give_each_name_its_own_value():
     """click's colour validation: two stacked `parametrize` decorators; each name takes the value
     at its own decorator's index."""
