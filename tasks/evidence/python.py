@@ -2718,6 +2718,9 @@ def _reproduction(
     # `self.dedent(text)`: as `dedent(text)` it called the bool)
     scopes = [fn, *(m for m in members.values() if isinstance(m, FUNCTIONS))]
     clashing = {m for m in members if any(m in {*local_names(scope.body), *_arg_names(scope)} for scope in scopes)}
+    # an attribute a helper sets (`self.date_parser = Mock(wraps=date_parser)`) beside the module's
+    # name: as a plain name it would hide the one its own value is made from
+    clashing |= _self_stores(scopes) & local_names(module.body)
     attr_names = {**{m: f"{m}_" for m in sorted(clashing)}, **setup.attr_names}
     # a test method another test calls is a helper to a reader: no test name in the snippet
     attr_names |= {m: f"check_{m.removeprefix('test_').removeprefix('test')}" for m in members if m.startswith("test")}
@@ -3013,7 +3016,8 @@ def _members_reached(rewrite: _Rewrite, members: dict[str, ast.stmt], self_attrs
                 member = rewrite.visit(member)
                 if stored:  # `self.out = ...` in a method is a module name the function sets
                     at = 1 if member.body and _is_docstring(member.body[0]) else 0
-                    member.body.insert(at, ast.Global(names=sorted(stored)))
+                    # under the names the reads were given (`date_parser_` beside the module's `date_parser`)
+                    member.body.insert(at, ast.Global(names=sorted({rewrite.names.get(n, n) for n in stored})))
                 added.append(member)
             else:
                 added.append(rewrite.visit(member))

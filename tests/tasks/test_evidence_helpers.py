@@ -287,3 +287,23 @@ def test_a_conftest_fixture_the_snippet_cannot_build_is_unbound_never_its_functi
     report = {"when": "call", "type": "AssertionError", "message": "assert 500 == 404", "line": 3}
     f = explain_failure(source, "tests/test_app.py::test_get", report, conftests=[conftest])
     assert "def make_client" not in (f.reproduction or "") and "make_client" in f.unbound
+
+
+def test_a_helper_that_sets_a_renamed_attribute_declares_the_new_name_global():
+    """dateparser's `given_parser` sets `self.date_parser` beside the module's `date_parser`: the
+    attribute became `date_parser_`, but the helper declared `global date_parser`, so its first
+    read of the module's name was unbound."""
+    source = (
+        "import unittest\nfrom pkg import value\n\n\n"
+        "class TestValue(unittest.TestCase):\n"
+        "    def given_value(self):\n        self.value = value(1)\n\n"
+        "    def test_value(self):\n        self.given_value()\n        self.assertEqual(self.value, 3)\n"
+    )
+    found = explain_failure(
+        source,
+        "tests/test_value.py::TestValue::test_value",
+        {"type": "AssertionError", "line": 11, "message": "2 != 3", "compare": {"op": "==", "left": "2", "right": "3"}},
+        repo_modules={"pkg"},
+    )
+    assert "global value_" in found.reproduction and "global value\n" not in found.reproduction, found.reproduction
+    assert not found.unbound, found.reproduction
