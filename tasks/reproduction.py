@@ -152,9 +152,16 @@ def check_reproductions(
     checks: dict[int, ReproductionCheck] = {}
     runnable: list[int] = []
     evidence = task.failure_evidence()
-    for i in _screened(blocks, checks, max_blocks, _python_syntax_problem):
+    ran: dict[str, int] = {}  # what a block runs -> the first block that runs it
+    for i in _screened(blocks, checks, max_blocks, _python_syntax_problem, repeats=False):
         block = blocks[i]
         block.claim, block.run = stated_claim(statement, block, {j: blocks[j] for j in runnable}, evidence)
+        # the same lines after another test's setup ("The snippet goes on") are no repeat
+        key = " ".join((block.run or block.code).split())
+        if key in ran:
+            checks[i] = ReproductionCheck(block.code, "dropped", _repeat_reason(ran[key]), claim="", buggy="", fixed="")
+            continue
+        ran[key] = i
         block.variants = setup_variants(block.code)
         runnable.append(i)
     blocks_run = list(runnable)
@@ -212,16 +219,19 @@ def check_reproductions(
     return report
 
 
-def _screened(blocks: list[Block], checks: dict[int, ReproductionCheck], max_blocks: int, syntax_problem) -> list[int]:
-    """The indices of the blocks to run: a block that repeats an earlier one, is empty, does not
-    parse (`syntax_problem(code)`: "" or why) or comes past `max_blocks` is dropped into `checks`."""
+def _screened(
+    blocks: list[Block], checks: dict[int, ReproductionCheck], max_blocks: int, syntax_problem, repeats: bool = True
+) -> list[int]:
+    """The indices of the blocks to run: a block that repeats an earlier one (unless `repeats`
+    is off: the caller compares what each block runs), is empty, does not parse
+    (`syntax_problem(code)`: "" or why) or comes past `max_blocks` is dropped into `checks`."""
     runnable: list[int] = []
     seen: dict[str, int] = {}
     for i, block in enumerate(blocks):
         key = " ".join(block.code.split())
         problem = ""
-        if key in seen:
-            problem = f"repeats block {seen[key] + 1}"
+        if key in seen and repeats:
+            problem = _repeat_reason(seen[key])
         elif not key:
             problem = "empty"
         else:
@@ -234,6 +244,13 @@ def _screened(blocks: list[Block], checks: dict[int, ReproductionCheck], max_blo
         seen[key] = i
         runnable.append(i)
     return runnable
+
+
+_REPEATS = "repeats block"
+
+
+def _repeat_reason(earlier: int) -> str:
+    return f"{_REPEATS} {earlier + 1}"
 
 
 def _python_syntax_problem(code: str) -> str:
@@ -871,7 +888,8 @@ def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck
             if not kept:  # the value the block's check needs in full, given right under it, goes too
                 whole = _WHOLE_PART.match(text[end:])
                 end += whole.end() if whole else 0
-                untold += not block.claim.continuation
+                # a repeat runs what an earlier block shows: its case is told there
+                untold += not block.claim.continuation and not check.reason.startswith(_REPEATS)
             text = text[:start].rstrip() + "\n\n" + kept + text[end:].lstrip()
     if untold:
         text = with_more_untold(text, untold)

@@ -271,3 +271,27 @@ def test_a_block_that_leans_on_a_withheld_test_file_is_dropped_unless_the_statem
     task = Task("calc-6", "calc", sha, gold, HELPER_PATCH, given, bug, "BUG_FIX", "s", repo_path=str(repo))
     report = check_reproductions(task, backend, repo, timeout_s=10)
     assert [c.verdict for c in report.checks if c.kind == "block"] == ["kept"], report.checks
+
+
+def test_the_same_lines_going_on_from_another_tests_setup_are_no_repeat(backend, tmp_path):
+    """tenacity: two tests, each a snippet and then the same `assert ...` lines going on from it.
+    The second rest was dropped as a repeat of the first, and the statement then said "1 more
+    failing test is not spelled out" of a test it showed; a true repeat tells no case less."""
+    repo, sha, bug, gold = calc_task(tmp_path / "repo")
+    rest = "assert add(x, x) == 2 * x\n"
+    statement = (
+        f"T\n\n{F}from calc import add\nx = 2\nassert add(x, 3) == 5\n```\n\n"
+        "On the current code `add(x, 3)` is `-1`; it should be `5`.\n\n"
+        f"The snippet goes on; the following must also hold:\n\n{F}{rest}```\n\n"
+        f"This one fails too:\n\n{F}from calc import add\nx = 1\nassert add(x, 3) == 4\n```\n\n"
+        "On the current code `add(x, 3)` is `-2`; it should be `4`.\n\n"
+        f"The snippet goes on; the following must also hold:\n\n{F}{rest}```\n\n"
+        f"Once more:\n\n{F}from calc import add\nx = 1\nassert add(x, 3) == 4\n```\n\n"
+        "On the current code `add(x, 3)` is `-2`; it should be `4`.\n"
+    )
+    task = Task("calc-7", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=10)
+    blocks = [c for c in report.checks if c.kind == "block"]
+    assert [c.verdict for c in blocks] == ["kept", "kept", "kept", "kept", "dropped"], blocks
+    assert blocks[-1].reason == "repeats block 3" and shown(task).count(rest) == 2
+    assert "not spelled out" not in task.problem_statement, task.problem_statement
