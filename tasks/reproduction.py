@@ -306,6 +306,15 @@ def _check_js(
     return report
 
 
+# a description that asks for something ("... should not be split"), not a label ("Tokenizer().tokenize()")
+# or a remark about the code ("The pagination id is passed from outside to this.")
+_REQUIRES = re.compile(
+    r"\b(?:should|must|shall|needs?|cannot|can't|never|always|only|still|not|no|expects?|returns?|raises?|fails?|"
+    r"works?|allows?|rejects?|accepts?|keeps?|preserves?|ignores?|handles?|supports?|gives?|yields?|makes?|ensures?)\b",
+    re.I,
+)
+
+
 def unstated_after_drops(task: Task) -> str:
     """Why the statement leaves a solver nothing to check against, or "": it shows no block (none
     was written, or the reproduction check dropped them all), and no failing case is stated in
@@ -326,10 +335,13 @@ def unstated_after_drops(task: Task) -> str:
         return bool(value) and (value in text or value.strip("'") in text)
 
     for f in evidence:
-        if said(test_intent(f.source or [])):  # what the test requires, in its own words
+        intent = test_intent(f.source or [])
+        if said(intent) and _REQUIRES.search(intent):  # what the test requires, in its own words
             return ""
-        # a check of a caught exception's message is stated by the call that raised it
-        if not said((f.raised_by if f.raised else f.call) or f.check):
+        # a check of a caught exception's message is stated by the call that raised it; a bare
+        # local (`actual`) says nothing without the snippet that binds it
+        called = (f.raised_by if f.raised else f.call) or f.check
+        if not said(called) or re.fullmatch(r"\s*[A-Za-z_]\w*\s*", called or ""):
             continue
         if f.kind not in ("compare", "raises") or not f.expected or said(f.expected):
             return ""

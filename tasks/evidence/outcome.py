@@ -222,6 +222,8 @@ def _compare_outcome(
             # the side that calls the project is computed, unless the left asks the test's own
             # object (`assert obj.key(1) == lib.key(obj, 1)`: the left is checked, as written)
             swap = ranks[1] > ranks[0] and not reads_state(left)
+        elif op in ("==", "!=") and _named_wanted(left) != _named_wanted(right):
+            swap = _named_wanted(left)  # `assert expected == actual`: the test names what it wants
         elif op in ("==", "!=") and displays_values(left) != displays_values(right):
             swap = displays_values(left)  # `[C2] == C.__subclasses__()`: the display is what is wanted
         elif op in ("==", "!="):
@@ -244,6 +246,16 @@ def _compare_outcome(
         expected=wanted_text,
         exact=isinstance(wanted, ast.Constant) and isinstance(wanted.value, str) and op in ("==", "in"),
     )
+
+
+# a test's name for the value it wants (`expected`, `want`, `expected_tokens`, `exp_out`)
+_WANTED_NAME = re.compile(
+    r"(?:expected|expect|exp|want|wanted|desired|golden)(?:_\w+)?|\w+_(?:expected|wanted|want|exp)"
+)
+
+
+def _named_wanted(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and bool(_WANTED_NAME.fullmatch(node.id))
 
 
 def _statement_outcome(stmt: ast.stmt, compare: dict | None, error: str, message: str) -> dict:

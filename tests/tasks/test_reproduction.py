@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -526,6 +527,33 @@ def test_a_statement_whose_blocks_were_dropped_but_that_quotes_the_tests_own_des
     task.reproduction = ReproductionReport([ReproductionCheck("loaded == a\n", "dropped", "raised on both states")])
     assert unstated_after_drops(task)
     task.problem_statement += ' What the failing test requires, in its own words: "Old pickles still load."'
+    assert unstated_after_drops(task) == ""
+
+
+def test_a_label_or_a_remark_of_the_test_and_a_bare_local_state_no_case():
+    """cssutils: a statement with no block and only a title, "`Tokenizer.tokenize` returns ...",
+    passed: the check's call was the local `expected`, "said" by the word "expected" in the text.
+    recurring-ical-events: a quoted remark ("The pagination id is passed from outside to this.")
+    passed as what the test requires. A docstring that asks for something still does."""
+    from tasks.reproduction import unstated_after_drops
+
+    failure = FailureEvidence(
+        "tests/test_t.py::test_tokens",
+        kind="compare",
+        call="expected",
+        expected="('CHAR', '-', 1, 1)",
+        source=["def test_tokens():", '    """The pagination id is passed from outside to this."""'],
+    )
+    statement = "Bug: `tokenize` returns `('IDENT', '--a', 1, 1)` where `('CHAR', '-', 1, 1)` is expected"
+    statement += (
+        '\n\nWhat the failing test requires, in its own words: "The pagination id is passed from outside to this."'
+    )
+    task = task_with(statement, [failure])
+    assert unstated_after_drops(task).startswith("the statement shows no example")
+    asks = replace(failure, source=["def test_tokens():", '    """A double dash must start an identifier."""'])
+    task = task_with(
+        statement.replace("The pagination id is passed from outside to this.", asks.source[1][7:-3]), [asks]
+    )
     assert unstated_after_drops(task) == ""
 
 

@@ -1909,6 +1909,26 @@ def test_an_ordering_read_from_its_right_side_is_mirrored():
     assert (found.call, found.op, found.checked_side) == ("complement('a')", ">=", "right")
 
 
+def test_the_side_a_test_names_expected_is_the_wanted_one():
+    """cssutils: `assert expected == actual` over a table of tokens; the title read "`tokenize`
+    returns `('IDENT', '--a', 1, 1)` where `('CHAR', '-', 1, 1)` is expected", the other way round."""
+    source = (
+        "from pkg import tokenize\n\n\ndef test_tokens():\n    tests = {'--a': [('IDENT', '--a', 1, 1)]}\n"
+        "    for css in tests:\n        for i, actual in enumerate(tokenize(css)):\n"
+        "            expected = tests[css][i]\n            assert expected == actual\n"
+    )
+    evidence = {
+        "type": "AssertionError",
+        "line": 9,
+        "locals": {"css": "'--a'", "i": "0", "actual": "('CHAR', '-', 1, 1)", "expected": "('IDENT', '--a', 1, 1)"},
+        "compare": {"op": "==", "left": "('IDENT', '--a', 1, 1)", "right": "('CHAR', '-', 1, 1)"},
+        "message": "assert ('IDENT', '--a', 1, 1) == ('CHAR', '-', 1, 1)",
+    }
+    found = explain_failure(source, "tests/t.py::test_tokens", evidence, repo_modules={"pkg"})
+    assert (found.observed, found.expected) == ("('CHAR', '-', 1, 1)", "('IDENT', '--a', 1, 1)"), found
+    assert found.checked_side == "right"
+
+
 def test_a_display_of_values_is_the_wanted_side_of_an_equality():
     """`assert [Child] == Base.__subclasses__()`: the list written out is what the call must give.
     The title had read "`[Child]` returns a wrong value"."""
