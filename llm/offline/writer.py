@@ -1074,31 +1074,30 @@ def distinct_failures(failures: list[FailureEvidence]) -> list[list[FailureEvide
     return sorted(ordered, key=lambda g: (not _usable(g[0]), id(g) in repeats))
 
 
-_ABSENT = [
-    re.compile(r"ImportError: cannot import name '(\w+)'"),
-    re.compile(r"TypeError: .*got an unexpected keyword argument '(\w+)'"),
-    re.compile(r"AttributeError: (?!'NoneType')(.+?) has no attribute '(\w+)'"),
-]
+_CANNOT_IMPORT = re.compile(r"ImportError: cannot import name '(\w+)'")
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '(\w+(?:\.\w+)+)'")  # a module added to a package
+_UNEXPECTED_KEYWORD = re.compile(r"TypeError: .*got an unexpected keyword argument '(\w+)'")
+_NO_ATTRIBUTE = re.compile(r"AttributeError: (?!'NoneType')(.+?) has no attribute '(\w+)'")
 
 
 def missing_name(f: FailureEvidence, functions: list[dict], added_lines: list[str]) -> str:
-    """The name the change adds, when the failure only says it is absent: an import of it, a
-    keyword argument of that name, or an attribute of that name the change defines (a new
-    function or class among the touched ones, or a definition in the fix's lines). "" when the
-    failure is a plain bug."""
+    """The name the change adds, when the failure only says it is absent: an import of it (a
+    name, or a module of the package), a keyword argument of that name, or an attribute of that
+    name the change defines (a new function or class among the touched ones, or a definition in
+    the fix's lines). "" when the failure is a plain bug."""
     error = (f.error or "").strip()
-    for pattern in _ABSENT:
+    for pattern in (_CANNOT_IMPORT, _NO_MODULE, _UNEXPECTED_KEYWORD, _NO_ATTRIBUTE):
         m = pattern.match(error)
         if not m:
             continue
         name = m.group(m.lastindex or 1)
-        if pattern is _ABSENT[1] and _rejected_by_the_tests_own(f, error):
+        if pattern is _UNEXPECTED_KEYWORD and _rejected_by_the_tests_own(f, error):
             continue  # a dict key spread into a class the test defines: no argument the change adds
-        if pattern is _ABSENT[1] and not _passed_by_the_test(f, name):
+        if pattern is _UNEXPECTED_KEYWORD and not _passed_by_the_test(f, name):
             continue  # the project passed it to its own function (`filter_module(parent=...)`): a plain bug
-        if pattern is not _ABSENT[1] and not _named_by_the_test(f, name):
+        if pattern is not _UNEXPECTED_KEYWORD and not _named_by_the_test(f, name):
             continue  # the project's own code reaches for it (cattrs' `working_set`): a crash, not a request
-        if pattern is not _ABSENT[2]:
+        if pattern is not _NO_ATTRIBUTE:
             return name
         touched = {str(fn.get("name")) for fn in functions}
         defines = re.compile(rf"\b(?:def|class)\s+{re.escape(name)}\b|(?:^|\.)\s*{re.escape(name)}\s*(?::|=(?!=))")
@@ -1177,6 +1176,8 @@ def _evidence_request(f: FailureEvidence, missing: str, forms: list[CallForm] | 
     if missing and f.raised == missing and fn and not _uses(missing, fn):
         # an exception class: a request says who raises it, not only that it exists
         return f"an exception `{missing}` for `{fn}` to raise"
+    if missing and _NO_MODULE.match((f.error or "").strip()):
+        return f"a module `{missing}`" + (f" with `{fn}`" if fn and not _uses(missing, fn) else "")
     if missing and _missing_named(f, missing) != missing:
         return _span(_missing_named(f, missing))
     if missing:

@@ -1784,14 +1784,16 @@ def _decorated_and_called(fn: ast.AST, decorator: ast.Call) -> tuple[ast.stmt, l
 
 
 def _whole_test(fn: ast.AST, helpers: set[str]) -> tuple[ast.stmt | None, list[ast.stmt]]:
-    """A test that never ran (its file failed to load): its body up to its last statement, which
-    the snippet ends with; what it runs is what the missing name must make work."""
+    """A test that never ran (its file failed to load): its body up to its first check, which the
+    snippet ends with (the checks after it are the rest it requires: none of them passed), else
+    up to its last statement; what it runs is what the missing name must make work."""
     statements = [s for s in fn.body if not _is_docstring(s)]
     if not statements:
         return None, []
-    body = _trim(fn.body, statements[-1].lineno, helpers, [])
+    first_check = next((s for s in statements if is_check(s, helpers)), statements[-1])
+    body = _trim(fn.body, first_check.lineno, helpers, [])
     # every unittest check of it (in a loop too) as a plain assert: the snippet has no `self`
-    return statements[-1], [_PlainSelfChecks().visit(copy.deepcopy(s)) for s in body]
+    return first_check, [_PlainSelfChecks().visit(copy.deepcopy(s)) for s in body]
 
 
 def _inherited_test(

@@ -376,6 +376,21 @@ def test_the_request_leads_when_one_failing_test_shows_a_missing_name():
     assert "round_half" in text.splitlines()[0] and "assert fmt(1.5) == '1.50'" in text
 
 
+def test_a_module_the_change_adds_to_the_package_is_asked_for_not_reported_as_a_crash():
+    """bleach: the tests import `bleach.parse_shim`, new with the change; the title read
+    "`urlparse(...).fragment` raises `ModuleNotFoundError`"."""
+    absent = FailureEvidence(
+        "tests/test_shim.py::test_parse",
+        kind="error",
+        call="urlparse('a:b')",
+        error="ModuleNotFoundError: No module named 'money.shim'",
+        reproduction="from money.shim import urlparse\nurlparse('a:b')",
+        function="urlparse",
+    )
+    title = write_statement(context([absent]), BUG)["problem_statement"].splitlines()[0]
+    assert "a module `money.shim` with `urlparse`" in title and "ModuleNotFoundError" not in title, title
+
+
 def test_a_request_for_a_private_helper_never_leads_the_public_calls_that_go_wrong():
     """humanize's fix adds `time._rounding_by_fmt`, which one test calls: the statement led with
     "Feature request: `_rounding_by_fmt`", and the public `precisedelta` results came last."""

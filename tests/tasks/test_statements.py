@@ -817,6 +817,21 @@ def test_a_unittest_check_in_a_loop_of_a_test_that_never_ran_is_a_plain_assert()
     assert found.unbound == [] and "    assert selector.root == root" in found.reproduction
 
 
+def test_a_test_that_never_ran_fails_at_its_first_check_and_requires_the_rest():
+    """bleach: the file imports a module the change adds; the snippet ended with the test's last
+    check (`.fragment`) and left out the five before it as if they had passed."""
+    source = (
+        "import pytest\nfrom pkg.shim import urlparse\n\n\n"
+        "@pytest.mark.parametrize('uri, scheme, path', [('a:b', 'a', 'b')])\n"
+        "def test_urlparse(uri, scheme, path):\n    parsed = urlparse(uri)\n"
+        "    assert parsed.scheme == scheme\n    assert parsed.path == path\n    assert parsed.query == ''\n"
+    )
+    report = {"when": "collect", "type": "ModuleNotFoundError", "line": 2, "message": "No module named 'pkg.shim'"}
+    found = explain_failure(source, "tests/t.py::test_urlparse[a:b-a-b]", report, repo_modules={"pkg"})
+    assert found.reproduction.endswith("parsed = urlparse('a:b')\nassert parsed.scheme == 'a'"), found.reproduction
+    assert found.rest == "assert parsed.path == 'b'\nassert parsed.query == ''", found.rest
+
+
 def test_a_case_of_a_test_that_never_ran_is_found_by_its_class_name():
     """bidict: a file that fails to import a name the fix adds; its parametrize list is a module
     constant of classes, and pytest names each case by the class (`[Fancy]`), not `cls1`."""
