@@ -1702,7 +1702,32 @@ def explain_failure(
         record.unbound = sorted(names_unbound([ast.parse(snippet)]))
     except SyntaxError:
         record.unbound = []
-    return _with_check_outcome(record, repro, fn, failing, helpers, report, repo_modules)
+    return _with_case_values(_with_check_outcome(record, repro, fn, failing, helpers, report, repo_modules))
+
+
+def _with_case_values(record: FailureEvidence) -> FailureEvidence:
+    """The wanted value with the case's own values in place of its parameters: bleach's
+    `expected.fragment`, where the snippet binds `expected = ParseResult(...)`, is
+    `ParseResult(...).fragment` (a listed case's "it should be `expected.fragment`" named a
+    placeholder)."""
+    params = record.params or {}
+    try:
+        wanted = ast.parse(record.expected or "", mode="eval").body
+    except SyntaxError:
+        return record
+    names = {n.id for n in ast.walk(wanted) if isinstance(n, ast.Name)} & set(params)
+    values = {}
+    for name in names:
+        if str(params[name]).endswith("(long)"):
+            return record  # cut by the runner: no whole expression
+        try:
+            values[name] = ast.parse(params[name], mode="eval").body
+        except SyntaxError:
+            return record  # a runner's repr, no expression
+    if not values:
+        return record
+    record.expected = unparse(_Rewrite(values, set()).visit(wanted))
+    return record
 
 
 def _failed_in_set_up(report: dict, fn: ast.AST) -> bool:

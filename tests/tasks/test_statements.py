@@ -832,6 +832,29 @@ def test_a_test_that_never_ran_fails_at_its_first_check_and_requires_the_rest():
     assert found.rest == "assert parsed.path == 'b'\nassert parsed.query == ''", found.rest
 
 
+LONG_RESULT = "Result(scheme='http', netloc='f:00000000000000000000080', path='/c', query='', fragment='')"
+
+
+def test_a_wanted_value_read_from_a_case_parameter_is_written_with_the_cases_value():
+    """bleach: a case whose `expected` stayed a name in the snippet (`expected = ParseResult(...)`)
+    was listed as "it should be `expected.fragment`"."""
+    source = (
+        "import pytest\nfrom pkg.shim import urlparse, Result\n\n\n"
+        f"@pytest.mark.parametrize('uri, expected', [('a:b', {LONG_RESULT})])\n"
+        "def test_urlparse(uri, expected):\n    parsed = urlparse(uri)\n"
+        "    assert parsed.fragment == expected.fragment\n"
+    )
+    report = {
+        "type": "AssertionError",
+        "line": 8,
+        "message": "assert 'x' == ''",
+        "params": {"uri": "'a:b'", "expected": LONG_RESULT},
+    }
+    found = explain_failure(source, "tests/t.py::test_urlparse[a:b-expected0]", report, repo_modules={"pkg"})
+    assert f"expected = {LONG_RESULT}" in found.reproduction  # too long to write into the check
+    assert found.expected == f"{LONG_RESULT}.fragment", found.expected
+
+
 def test_a_case_of_a_test_that_never_ran_is_found_by_its_class_name():
     """bidict: a file that fails to import a name the fix adds; its parametrize list is a module
     constant of classes, and pytest names each case by the class (`[Fancy]`), not `cls1`."""
