@@ -33,7 +33,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from records import file_of_test, node_names
-from sandbox import STEP_MARK, InstallRecipe, lacked_names, sandbox_pytest_version, skip_reasons
+from sandbox import BUILD_SOURCE, STEP_MARK, InstallRecipe, lacked_names, sandbox_pytest_version, skip_reasons
 
 from .recipe_sources import KNOWN, PLUGIN_FLAGS, PLUGIN_INI_KEYS
 from .versions import Snapshot, installed_versions, installs_on, normalize, pytest_floor
@@ -50,6 +50,10 @@ _VCS_FAILURE = re.compile(
 # pytest's own account of a class the suite names that this pytest no longer has, e.g. a warning
 # filter "ignore::pytest.PytestRemovedIn8Warning" under pytest 9
 _MISSING_PYTEST_CLASS = re.compile(r"module 'pytest' has no attribute '(?P<name>PytestRemovedIn(?P<major>\d+)Warning)'")
+# pip could not even read the project's own metadata (the source it was given, not a dependency)
+_OWN_METADATA_FAILED = re.compile(
+    rf"Encountered error while generating package metadata\.\s*\n\S*\s*from file://{re.escape(BUILD_SOURCE)}\b"
+)
 _PIP_FAILURE = re.compile(
     r"ResolutionImpossible|Could not find a version that satisfies|No matching distribution found|"
     r"subprocess-exited-with-error|Failed building wheel|requires a different Python|"
@@ -58,7 +62,7 @@ _PIP_FAILURE = re.compile(
 )
 # pytest 8.4+ on a nose-style test generator (`def test_x(): yield check, a`)
 _YIELD_TESTS = re.compile(r"'yield' keyword is allowed in fixtures, but not in tests")
-_PRETEND_VARS = ("SETUPTOOLS_SCM_PRETEND_VERSION", "PBR_VERSION", "PDM_BUILD_SCM_VERSION")
+PRETEND_VARS = ("SETUPTOOLS_SCM_PRETEND_VERSION", "PBR_VERSION", "PDM_BUILD_SCM_VERSION")
 
 
 def install_failure(log: str) -> str:
@@ -154,12 +158,12 @@ def diagnose(
     pick releases contemporary with the commit.
     """
     step = failed_step(log) if stage == "build" else ""
-    if stage == "build" and _VCS_FAILURE.search(log) and not all(k in dict(recipe.build_env) for k in _PRETEND_VARS):
+    if stage == "build" and _VCS_FAILURE.search(log) and not all(k in dict(recipe.build_env) for k in PRETEND_VARS):
         from .detect import pretend_version_env
 
         return Fix(
             "the version comes from VCS and the tree has no tags: set pretend-version variables",
-            env=dict(pretend_version_env(_PRETEND_VARS)),
+            env=dict(pretend_version_env(PRETEND_VARS)),
             rule="vcs-version",
         )
     if stage == "build" and step == "packages":
@@ -295,6 +299,14 @@ def diagnose(
     if stage == "build":
         if step.startswith("requirements:") or step == "dev_packages":  # optional sources: any failure drops them
             return Fix(f"installing {step} failed: drop that source", drop=[step], rule="drop-source")
+        if step == "project" and _OWN_METADATA_FAILED.search(log):
+            # its own build backend fails (a hook that runs `git`, with no `.git` here): no
+            # pretend version or fewer extras gets past it
+            return Fix(
+                "the project itself does not build: run the tests from the tree without installing it",
+                drop=["project"],
+                rule="drop-source",
+            )
         if step == "project" and recipe.extras and _PIP_FAILURE.search(log):
             return Fix(
                 f"installing the project with extras {', '.join(recipe.extras)} failed: drop the extras",

@@ -50,6 +50,7 @@ from .js_run import RUN_ENV as JS_RUN_ENV
 from .local import LocalBackend
 from .parallel import run_parallel
 from .recipe import (
+    BUILD_SOURCE,
     PRETEND_VERSION,
     STEP_MARK,
     InstallRecipe,
@@ -130,6 +131,7 @@ __all__ = [
     "RecipeFor",
     "Restoration",
     "STEP_MARK",
+    "BUILD_SOURCE",
     "SandboxError",
     "TestRun",
     "add_version_files",

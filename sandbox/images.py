@@ -17,7 +17,7 @@ from typing import Any
 
 from .errors import BuildError, SandboxError
 from .js_recipe import JsRecipe
-from .recipe import InstallRecipe, install_commands
+from .recipe import BUILD_SOURCE, InstallRecipe, install_commands
 from .report import PLUGIN_MODULE, PLUGIN_SOURCE, tail
 
 ENV_REPO = "sebgen-env"
@@ -253,8 +253,8 @@ def dockerfile(base: str, recipe: InstallRecipe, pytest_spec: str, build_args: l
     if recipe.needs_install:
         steps = install_commands(recipe, "/opt/venv/bin/pip")
         lines += [
-            "COPY src/ /sebgen/src/",
-            "RUN cd /sebgen/src && " + " && ".join(f"({s})" for s in steps) + " && rm -rf /sebgen/src",
+            f"COPY src/ {BUILD_SOURCE}/",
+            f"RUN cd {BUILD_SOURCE} && " + " && ".join(f"({s})" for s in steps) + f" && rm -rf {BUILD_SOURCE}",
         ]
     lines.append(f'LABEL sebgen="1" sebgen.kind="env" sebgen.env="{env_key}"')
     return "\n".join(ln for ln in lines if ln) + "\n"

@@ -149,6 +149,7 @@ def pytest_check(floors: tuple[tuple[str, str], ...]) -> str:
 
 
 STEP_MARK = "sebgen-step:"  # echoed before each install step, so a log names the step that failed
+BUILD_SOURCE = "/sebgen/src"  # where an image build installs the project from (pip names it in its errors)
 
 
 def install_commands(recipe: InstallRecipe, pip: str) -> list[str]:

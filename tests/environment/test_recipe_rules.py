@@ -16,7 +16,7 @@ from packaging.version import Version
 
 from environment import Fix, RecipeBook, SetupBackend, SetupError, detect_recipe, diagnose, make_sandbox
 from environment.detect import extras_at
-from environment.repair import missing_extra
+from environment.repair import PRETEND_VARS, missing_extra
 from environment.versions import Snapshot, installed_versions
 from sandbox import PRETEND_VERSION, Limits, install_commands, sandbox_pytest_version
 from sandbox.repo_id import repo_name
@@ -730,3 +730,27 @@ def test_a_pytest_too_old_for_the_interpreter_fails_the_install_check_and_its_so
     )
     fix = diagnose(log, recipe, {"pkg"}, "build")
     assert fix.rule == "drop-source" and fix.drop == ["dev_packages"]
+
+
+def test_a_project_whose_own_build_backend_fails_runs_from_the_tree(tmp_path):
+    """recurring-ical-events: its build hook runs `git rev-parse HEAD`, which fails without
+    `.git`. The repairs set pretend versions, then dropped the test extras, and the third attempt
+    failed the same way; its own metadata failing is fixed only by not installing it."""
+    files = {
+        "pyproject.toml": '[project]\nname = "pkg"\ndynamic = ["version"]\n'
+        '[project.optional-dependencies]\ntest = ["pytest"]\n',
+        "pkg/__init__.py": "",
+    }
+    repo, sha = make_repo(tmp_path / "r", files)
+    recipe = dataclasses.replace(detect_recipe(repo, sha), extras=("test",))
+    log = (
+        "sebgen-step: project\nProcessing ./.\n  Preparing metadata (pyproject.toml): finished with status 'error'\n"
+        "      fatal: not a git repository (or any of the parent directories): .git\n"
+        "error: metadata-generation-failed\n\n× Encountered error while generating package metadata.\n"
+        "╰─> from file:///sebgen/src\n"
+    )
+    recipe = dataclasses.replace(recipe, build_env=(*recipe.build_env, *((k, "9999.0.0") for k in PRETEND_VARS)))
+    fix = diagnose(log, recipe, {"pkg"}, "build")
+    assert (fix.rule, fix.drop) == ("drop-source", ["project"]), fix
+    dependency = log.replace("from file:///sebgen/src", "See above for output.")  # a dependency's sdist
+    assert diagnose(dependency, recipe, {"pkg"}, "build").drop == ["extras"]
