@@ -137,7 +137,9 @@ def _raises_outcome(stmt: ast.With | ast.AsyncWith, error: str, message: str) ->
     call = item.context_expr
     match = next((k.value for k in call.keywords if k.arg == "match"), None)
     inner = stmt.body[-1] if stmt.body else None
+    reworded = {"message": _as_regex_mismatch(message)} if _MESSAGE_DIFF.match(message or "") else {}
     return dict(
+        **reworded,
         error=error,
         kind="raises",
         call=unparse(inner.value if isinstance(inner, ast.Expr) else inner) if inner is not None else "",
@@ -146,8 +148,21 @@ def _raises_outcome(stmt: ast.With | ast.AsyncWith, error: str, message: str) ->
         else _DEFAULT_EXPECTED.get(callee(call).split(".")[-1], "an exception"),
         match=ast.literal_eval(match) if match is not None and _literal(match) else "",
         warns="warn" in callee(call).lower() or "deprecated" in callee(call).lower(),
-        observed=error or ("no exception" if "DID NOT" in message else _first_line(message)),
+        observed=error or ("no exception" if "DID NOT" in message else _first_line(_as_regex_mismatch(message))),
     )
+
+
+# pytest 9 shows a `match=` that is a plain string as a diff of the message it got ("- got",
+# "+ wanted") instead of "Regex pattern did not match. ... Actual message: got"
+_MESSAGE_DIFF = re.compile(r"\A\s*- (?P<got>[^\n]*)\n\+ (?P<wanted>[^\n]*)\s*\Z")
+
+
+def _as_regex_mismatch(message: str) -> str:
+    """The runner's words for a raised exception whose message did not match, in one form."""
+    diff = _MESSAGE_DIFF.match(message or "")
+    if diff is None:
+        return message
+    return f"Regex pattern did not match.\n Expected regex: {diff['wanted']!r}\n Actual message: {diff['got']}"
 
 
 def _assert_outcome(

@@ -855,6 +855,23 @@ def test_a_wanted_value_read_from_a_case_parameter_is_written_with_the_cases_val
     assert found.expected == f"{LONG_RESULT}.fragment", found.expected
 
 
+def test_a_message_pytest_shows_as_a_diff_is_a_raised_exception_with_another_message():
+    """attrs on pytest 9: `pytest.raises(AttributeError, match='^I am a property$')` failed with
+    the diff "- 'A' object has no attribute 'p'" / "+ I am a property"; the statement said the
+    snippet "does not raise", where it raises with another message."""
+    source = (
+        "import pytest\nfrom pkg import A\n\n\ndef test_p():\n    a = A(1)\n"
+        "    with pytest.raises(AttributeError, match='^I am a property$'):\n        a.p\n"
+    )
+    report = {"type": "AssertionError", "line": 7, "message": "\n- 'A' object has no attribute 'p'\n+ I am a property"}
+    found = explain_failure(source, "tests/t.py::test_p", report, repo_modules={"pkg"})
+    assert found.observed.startswith("Regex pattern did not match"), found.observed
+    assert "Actual message: 'A' object has no attribute 'p'" in found.message
+    from llm.offline.writer import evidence_symptom
+
+    assert "with the wrong message" in evidence_symptom(found), evidence_symptom(found)
+
+
 def test_a_case_of_a_test_that_never_ran_is_found_by_its_class_name():
     """bidict: a file that fails to import a name the fix adds; its parametrize list is a module
     constant of classes, and pytest names each case by the class (`[Fancy]`), not `cls1`."""
