@@ -153,3 +153,19 @@ def test_last_digits_only_reads_numbers_and_their_structures_not_other_values():
     assert not last_digits_only([compare("[1, 2]", "[1, 3]")])  # integers: no rounding
     assert not last_digits_only([compare("'0.30000000000000004'", "'0.3'")])  # a text is what it says
     assert not last_digits_only([compare("[0.1, 0.2]", "[0.1, 0.2, 0.3]")])  # one more value
+
+
+def test_a_value_made_of_the_tests_own_name_is_narrow():
+    """mashumaro: the required `$ref` holds `test_jsonschema_for_dataclass__locals__DataClass`,
+    the qualname of a class the test defines; the statement could state it only by naming the test."""
+    from records import FailureEvidence
+    from tasks.validate import names_the_test
+
+    def compare(observed: str, expected: str) -> FailureEvidence:
+        test_id = "tests/t.py::test_schema_for_dataclass"
+        return FailureEvidence(test_id, kind="compare", op="==", observed=observed, expected=expected)
+
+    wanted = "{'$ref': '#/$defs/test_schema_for_dataclass__locals__DataClass'}"
+    assert "the test's own name" in names_the_test([compare("{'$ref': '#/$defs/DataClass'}", wanted)])
+    assert not names_the_test([compare(wanted.replace("DataClass'", "Other'"), wanted)])  # it differs elsewhere
+    assert not names_the_test([compare("{'$ref': '#/$defs/DataClass'}", "{'$ref': '#/$defs/Data'}")])
