@@ -158,8 +158,9 @@ def check_reproductions(
         block.claim, block.run = stated_claim(statement, block, {j: blocks[j] for j in runnable}, evidence)
         # the same lines after another test's setup ("The snippet goes on") are no repeat
         key = " ".join((block.run or block.code).split())
-        if key in ran:
-            checks[i] = ReproductionCheck(block.code, "dropped", _repeat_reason(ran[key]), claim="", buggy="", fixed="")
+        if key in ran or len(runnable) >= max_blocks:
+            reason = _repeat_reason(ran[key]) if key in ran else f"more than {max_blocks} blocks"
+            checks[i] = ReproductionCheck(block.code, "dropped", reason, claim="", buggy="", fixed="")
             continue
         ran[key] = i
         block.variants = setup_variants(block.code)
@@ -222,9 +223,10 @@ def check_reproductions(
 def _screened(
     blocks: list[Block], checks: dict[int, ReproductionCheck], max_blocks: int, syntax_problem, repeats: bool = True
 ) -> list[int]:
-    """The indices of the blocks to run: a block that repeats an earlier one (unless `repeats`
-    is off: the caller compares what each block runs), is empty, does not parse
-    (`syntax_problem(code)`: "" or why) or comes past `max_blocks` is dropped into `checks`."""
+    """The indices of the blocks to run: a block that repeats an earlier one, is empty, does not
+    parse (`syntax_problem(code)`: "" or why) or comes past `max_blocks` is dropped into `checks`.
+    With `repeats` off, the caller compares what each block runs, and counts to `max_blocks`
+    only the blocks that repeat none."""
     runnable: list[int] = []
     seen: dict[str, int] = {}
     for i, block in enumerate(blocks):
@@ -236,7 +238,7 @@ def _screened(
             problem = "empty"
         else:
             problem = syntax_problem(block.code)
-        if problem or len(runnable) >= max_blocks:
+        if problem or (len(runnable) >= max_blocks and repeats):
             checks[i] = ReproductionCheck(
                 block.code, "dropped", problem or f"more than {max_blocks} blocks", claim="", buggy="", fixed=""
             )

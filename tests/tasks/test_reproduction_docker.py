@@ -295,3 +295,17 @@ def test_the_same_lines_going_on_from_another_tests_setup_are_no_repeat(backend,
     assert [c.verdict for c in blocks] == ["kept", "kept", "kept", "kept", "dropped"], blocks
     assert blocks[-1].reason == "repeats block 3" and shown(task).count(rest) == 2
     assert "not spelled out" not in task.problem_statement, task.problem_statement
+
+
+def test_a_repeat_does_not_count_toward_the_blocks_run(backend, tmp_path):
+    """attrs 862696af: once repeats were told by what they run, they counted toward the cap of
+    blocks run, and a case's own block further down was cut instead."""
+    repo, sha, bug, gold = calc_task(tmp_path / "repo")
+    claim = "On the current code `add(2, 3)` is `-1`; it should be `5`.\n\n"
+    statement = (
+        f"T\n\n{F}{KEPT}```\n\n{claim}Again:\n\n{F}{KEPT}```\n\n{claim}More:\n\n{F}{SAME_SETUP}```\n\nIt fails.\n"
+    )
+    task = Task("calc-8", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=10, max_blocks=2)
+    blocks = [c for c in report.checks if c.kind == "block"]
+    assert [(c.verdict, c.reason) for c in blocks][1:] == [("dropped", "repeats block 1"), ("kept", blocks[2].reason)]
