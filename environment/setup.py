@@ -65,19 +65,23 @@ Advisor = Callable[[str], dict]
 
 @functools.lru_cache(maxsize=64)
 def tree_module_names(repo: str, commit: str) -> frozenset[str]:
-    """Names the snapshot provides as modules: every Python file's stem and the folders above it
-    (its packages). Other files are no modules: a notebook `numpy.ipynb` or a `six.txt` leaves
-    numpy and six third-party."""
+    """Names the snapshot provides as top-level modules: every Python file's stem and the folders
+    above it (its packages), but a name inside a package (`apispec/ext/marshmallow/`, whose
+    parent has an `__init__.py`), which no `import marshmallow` reaches. Other files are no
+    modules: a notebook `numpy.ipynb` or a `six.txt` leaves numpy and six third-party."""
     proc = subprocess.run(
         ["git", "-C", repo, "ls-tree", "-r", "--name-only", commit], capture_output=True, text=True, check=False
     )
+    paths = [Path(p) for p in proc.stdout.splitlines()]
+    packages = {p.parent for p in paths if p.name == "__init__.py"}
     names = set()
-    for path in proc.stdout.splitlines():
-        parts = Path(path).parts
+    for path in paths:
+        parts = path.parts
         if not parts or not _PYTHON_FILE.search(parts[-1]):
             continue
-        names.update(parts[:-1])
-        names.add(_PYTHON_FILE.sub("", parts[-1]))
+        for depth, part in enumerate(parts):
+            if Path(*parts[:depth]) not in packages or not depth:  # a root of an import path holds it
+                names.add(_PYTHON_FILE.sub("", part) if depth == len(parts) - 1 else part)
     return frozenset(names)
 
 

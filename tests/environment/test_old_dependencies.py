@@ -244,7 +244,10 @@ def test_the_projects_own_modules_are_its_python_files(tmp_path):
         },
     )
     names = tree_module_names(str(repo), sha)
-    assert {"lib", "sub", "helpers", "_speedups", "stubs", "setup"} <= names
+    assert {"lib", "helpers", "setup"} <= names
+    # inside the package `lib`: `lib.sub`, `lib._speedups`, never a top-level `sub` (apispec's
+    # `ext/marshmallow/` hid that marshmallow itself was missing)
+    assert not names & {"sub", "_speedups", "stubs"}
     assert not names & {"numpy", "six", "yaml", "README", "docs", "bench"}
     fix = diagnose("E   ModuleNotFoundError: No module named 'numpy'\n", InstallRecipe(), set(names), "collection")
     assert fix is not None and fix.packages == ["numpy"]
