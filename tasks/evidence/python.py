@@ -1000,13 +1000,30 @@ def _id_part(value: ast.expr | None) -> str | None:
     """The id pytest makes of one parametrize value it can name: a plain literal's text, or the
     `__name__` of a class or function given by name (`OrderedBidict`, `mod.Klass`); None for
     others (pytest numbers those: `argname<N>`)."""
-    if isinstance(value, ast.Constant) and not isinstance(value.value, bytes):
+    if isinstance(value, ast.Constant) and isinstance(value.value, (str, bytes)):
+        return _ascii_escaped(value.value)
+    if isinstance(value, ast.Constant):
         return str(value.value)
     if isinstance(value, ast.Name):
         return value.id
     if isinstance(value, ast.Attribute):
         return value.attr
     return None
+
+
+# pytest's escapes in an id: control characters as `\xNN` (tab, newline, return as `\t`, `\n`, `\r`)
+_NON_PRINTABLE = {i: f"\\x{i:02x}" for i in range(128) if i not in range(32, 127)} | {9: "\\t", 10: "\\n", 13: "\\r"}
+
+
+def _ascii_escaped(value: str | bytes) -> str:
+    """The id pytest makes of a string or bytes value (`_pytest.compat.ascii_escaped`): charset
+    normalizer's `b"GIF89a\x01..."` is `GIF89a\x01...`, not a value pytest numbers."""
+    text = (
+        value.decode("ascii", "backslashreplace")
+        if isinstance(value, bytes)
+        else value.encode("unicode_escape").decode("ascii")
+    )
+    return text.translate(_NON_PRINTABLE)
 
 
 def _index_in_id(test_id: str, names: list[str], deco: ast.Call) -> int | None:

@@ -872,6 +872,21 @@ def test_a_message_pytest_shows_as_a_diff_is_a_raised_exception_with_another_mes
     assert "with the wrong message" in evidence_symptom(found), evidence_symptom(found)
 
 
+def test_a_bytes_case_of_a_test_that_never_ran_is_found_by_pytests_escaped_id():
+    """charset_normalizer: `is_binary` is new, the file never loaded, and its bytes cases
+    (`test_isbinary[GIF89a\\x01\\x00-True]`) got no values: they were counted, never listed."""
+    source = (
+        "import pytest\nfrom pkg import is_binary\n\n\n"
+        "@pytest.mark.parametrize('raw, expected', [(b'GIF89a\\x01\\x00', True), ('caf\\xe9', False)])\n"
+        "def test_isbinary(raw, expected):\n    assert is_binary(raw) is expected\n"
+    )
+    report = {"when": "collect", "type": "ImportError", "line": 2, "message": "cannot import name 'is_binary'"}
+    found = explain_failure(source, "tests/t.py::test_isbinary[GIF89a\\x01\\x00-True]", report, repo_modules={"pkg"})
+    assert "is_binary(b'GIF89a\\x01\\x00') is True" in found.reproduction, found.reproduction
+    found = explain_failure(source, "tests/t.py::test_isbinary[caf\\xe9-False]", report, repo_modules={"pkg"})
+    assert "is_binary('café') is False" in found.reproduction, found.reproduction
+
+
 def test_a_case_of_a_test_that_never_ran_is_found_by_its_class_name():
     """bidict: a file that fails to import a name the fix adds; its parametrize list is a module
     constant of classes, and pytest names each case by the class (`[Fancy]`), not `cls1`."""
