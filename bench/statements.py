@@ -655,7 +655,11 @@ LOCAL_AS_VALUE = re.compile(
 
 
 def test_internals(
-    statement: str, test_ids: list[str], failures: dict[str, FailureEvidence], public: frozenset[str] = frozenset()
+    statement: str,
+    test_ids: list[str],
+    failures: dict[str, FailureEvidence],
+    public: frozenset[str] = frozenset(),
+    subject: str = "",
 ) -> list[str]:
     """Test internals in the text: a FAIL_TO_PASS test's function name, a parametrize id (the
     case's whole id unless it is part of a parameter's value, `EOFError` of `<class 'EOFError'>`,
@@ -683,6 +687,9 @@ def test_internals(
         if (
             case
             and case not in public
+            and not (
+                " " in case and case.lower() in subject.lower()
+            )  # the change's own words ("sequence without braces")
             and not any(case in value for value in params.values())
             and re.search(rf"(?<![\w/.-]){re.escape(case)}(?![\w/.-])", where)
         ):
@@ -727,6 +734,11 @@ def title_names(title: str) -> list[str]:
             names.append(callee.group(1))
     names = [n.strip(".") for n in names if not keyword.iskeyword(n)]  # `None` names no function
     return list(dict.fromkeys(n for n in names if n))
+
+
+def _subject(task: dict) -> str:
+    """The source commit's subject, as the task records it."""
+    return str((task.get("generation") or {}).get("source_commit_subject") or "")
 
 
 def off_path_title(statement: str, failures: list[FailureEvidence]) -> list[str]:
@@ -889,7 +901,7 @@ def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[
         public = frozenset(public_cache[key])
         for share, found in (
             ("unmentioned", unmentioned_cases(statement, task["FAIL_TO_PASS"], recorded)),
-            ("internals", test_internals(statement, task["FAIL_TO_PASS"], recorded, public)),
+            ("internals", test_internals(statement, task["FAIL_TO_PASS"], recorded, public, _subject(task))),
             ("title", off_path_title(statement, list(recorded.values()))),
         ):
             if found:

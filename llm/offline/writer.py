@@ -643,7 +643,7 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
     if not _compiles(code):
         return replace(f, unbound=["<does not compile>"])
     call = stated_call(f.call or "", code, f.loop_value or "")
-    call = _assigned_call(call, code) if f.kind == "compare" else call
+    call = _assigned_call(call, code) if f.kind in ("compare", "truthy") else call  # `assert changed` too
     raised_by = stated_raising_call(f.raised_by, code, f.loop_value or "") if f.raised_by else f.raised_by
     expected = f.expected
     if f.kind == "compare" and (expected or "").strip() in (f.params or {}):  # a parameter: the runner's value

@@ -1891,3 +1891,21 @@ def test_a_line_that_repeats_the_tests_own_call_is_no_leak_of_the_fix():
     assert _strip_leaks(title, fix, [call]) == title
     told = "Set `ignore_uuid_types = True` when the groups hold uuid and str."
     assert _strip_leaks(f"{title}\n{told}", fix, [call]) == title
+
+
+def test_a_truth_check_of_a_local_unpacked_from_a_call_is_stated_by_that_call():
+    """flynt: `new, changed = transform(...)`, then `assert changed`; the title and the outcome
+    read "`changed` gives a wrong result", a name of the snippet's own."""
+    code = "from money import split\nparts, ok = split('1.5')\nassert ok"
+    check = FailureEvidence(
+        "tests/test_money.py::test_split",
+        kind="truthy",
+        check="assert ok",
+        call="ok",
+        expected="true",
+        observed="False",
+        reproduction=code,
+        function="split",
+    )
+    text = write_statement(context([check]), BUG)["problem_statement"]
+    assert "`split('1.5')[1]` gives `False`" in text and "`ok`" not in text, text

@@ -80,6 +80,16 @@ def test_test_internals_are_found_and_a_plain_statement_has_none():
     ]
 
 
+def test_a_parametrize_id_that_the_commit_subject_says_is_no_test_internal():
+    """add-trailing-comma's "Match sequence without braces": the title is the subject, and the case
+    `test_noop[sequence without braces]` is named in the same words; a one-word id still counts."""
+    test_id = "tests/features/match_test.py::test_noop[sequence without braces]"
+    statement = "Match sequence without braces (`_fix_src`)\n\nIt gives a different value."
+    failures = {test_id: FailureEvidence(test_id)}
+    assert bench.test_internals(statement, [test_id], failures) == ["parametrize id sequence without braces"]
+    assert bench.test_internals(statement, [test_id], failures, subject="Match sequence without braces") == []
+
+
 def test_a_parametrize_id_that_is_a_public_name_of_the_repository_is_no_test_internal():
     style = FailureEvidence("tests/test_table.py::test_style[MARKDOWN]", params={"style": "16"})
     statement = "```python\nfrom table import MARKDOWN, T\nT().set_style(MARKDOWN)\n```"
