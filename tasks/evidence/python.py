@@ -3003,12 +3003,16 @@ class _DeadBranches(ast.NodeTransformer):
             return node.body
         return node
 
+    def __init__(self, constants: dict[str, object] | None = None):
+        self.constants = constants or {}
+
     def visit_If(self, node: ast.If):
         self.generic_visit(node)
         test = node.test
-        never = (isinstance(test, ast.Constant) and not test.value) or _is_type_checking(test)
+        known = _constant_truth(test, self.constants)
+        never = (isinstance(test, ast.Constant) and not test.value) or _is_type_checking(test) or known is False
         # a parameter the case filled with a function (deepdiff's `if deserializer:` as `if lambda x: ...:`)
-        always = (isinstance(test, ast.Constant) and bool(test.value)) or isinstance(test, ast.Lambda)
+        always = (isinstance(test, ast.Constant) and bool(test.value)) or isinstance(test, ast.Lambda) or known is True
         if never:
             return node.orelse or None
         if always:
@@ -3016,10 +3020,70 @@ class _DeadBranches(ast.NodeTransformer):
         return node
 
 
+def _constant_truth(test: ast.expr, constants: dict[str, object]) -> bool | None:
+    """The truth of a condition over literals and names bound once to one (email-validator's
+    `if status == 'ISEMAIL_VALID': ... elif '_TOOLONG' in status: ...` for the case's `status`);
+    None when it reads anything else."""
+
+    def value(node: ast.expr):
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in constants:
+            return constants[node.id]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return not value(node.operand)
+        if isinstance(node, ast.BoolOp):
+            values = [value(v) for v in node.values]
+            return all(values) if isinstance(node.op, ast.And) else any(values)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            left, right = value(node.left), value(node.comparators[0])
+            compare = {
+                ast.Eq: lambda a, b: a == b,
+                ast.NotEq: lambda a, b: a != b,
+                ast.In: lambda a, b: a in b,
+                ast.NotIn: lambda a, b: a not in b,
+                ast.Is: lambda a, b: a is b,
+                ast.IsNot: lambda a, b: a is not b,
+            }.get(type(node.ops[0]))
+            if compare is not None:
+                return compare(left, right)
+        raise ValueError("not a condition over constants")
+
+    if not constants:
+        return None
+    try:
+        return bool(value(test))
+    except (ValueError, TypeError):
+        return None
+
+
+def _bound_to_literals(stmts: list[ast.stmt]) -> dict[str, object]:
+    """The names the snippet binds once, at its top level, to a plain literal (a case's values
+    written in as `status = '...'`), and never binds again."""
+    stores: dict[str, int] = {}
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                stores[node.id] = stores.get(node.id, 0) + 1
+    out: dict[str, object] = {}
+    for stmt in stmts:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and stores.get(stmt.targets[0].id) == 1
+            and isinstance(stmt.value, ast.Constant)
+            and isinstance(stmt.value.value, (str, int, float, bool, type(None)))
+        ):
+            out[stmt.targets[0].id] = stmt.value.value
+    return out
+
+
 def _without_dead_branches(stmts: list[ast.stmt]) -> list[ast.stmt]:
     out: list[ast.stmt] = []
+    constants = _bound_to_literals(stmts)
     for stmt in stmts:
-        kept = _DeadBranches().visit(copy.deepcopy(stmt))
+        kept = _DeadBranches(constants).visit(copy.deepcopy(stmt))
         for one in kept if isinstance(kept, list) else [kept] if kept is not None else []:
             for node in ast.walk(one):  # a body the dead branches emptied still has to parse
                 if isinstance(getattr(node, "body", None), list) and not node.body:

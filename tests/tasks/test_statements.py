@@ -887,6 +887,25 @@ def test_a_bytes_case_of_a_test_that_never_ran_is_found_by_pytests_escaped_id():
     assert "is_binary('café') is False" in found.reproduction, found.reproduction
 
 
+def test_an_if_chain_over_a_cases_literal_is_only_the_branch_it_takes():
+    """email-validator: `if status == 'ISEMAIL_VALID': ... elif status == '...TOOLONG': ...` over
+    the case's `status`; the snippet showed all six branches."""
+    source = (
+        "import pytest\nfrom pkg import validate, Bad\n\n\n"
+        "@pytest.mark.parametrize('email, status', [('a' * 3 + '@x', 'TOOLONG')])\n"
+        "def test_cases(email, status):\n"
+        "    if status == 'VALID':\n        validate(email)\n"
+        "    elif status == 'TOOLONG' or '_ERR_' in status:\n"
+        "        with pytest.raises(Bad):\n            validate(email, strict=True)\n"
+        "    else:\n        validate(email, loose=True)\n"
+    )
+    report = {"type": "Failed", "line": 11, "message": "DID NOT RAISE"}
+    report["params"] = {"email": "'aaa@x'", "status": "'TOOLONG'"}
+    found = explain_failure(source, "tests/t.py::test_cases[aaa@x-TOOLONG]", report, repo_modules={"pkg"})
+    assert "if " not in found.reproduction and "loose" not in found.reproduction, found.reproduction
+    assert "with pytest.raises(Bad):\n    validate(email, strict=True)" in found.reproduction, found.reproduction
+
+
 def test_a_case_of_a_test_that_never_ran_is_found_by_its_class_name():
     """bidict: a file that fails to import a name the fix adds; its parametrize list is a module
     constant of classes, and pytest names each case by the class (`[Fancy]`), not `cls1`."""
