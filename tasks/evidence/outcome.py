@@ -137,9 +137,9 @@ def _raises_outcome(stmt: ast.With | ast.AsyncWith, error: str, message: str) ->
     call = item.context_expr
     match = next((k.value for k in call.keywords if k.arg == "match"), None)
     inner = stmt.body[-1] if stmt.body else None
-    reworded = {"message": _as_regex_mismatch(message)} if _MESSAGE_DIFF.match(message or "") else {}
+    worded = _as_regex_mismatch(message)  # one form of the runner's words, read once
     return dict(
-        **reworded,
+        **({"message": worded} if worded != message else {}),
         error=error,
         kind="raises",
         call=unparse(inner.value if isinstance(inner, ast.Expr) else inner) if inner is not None else "",
@@ -148,7 +148,7 @@ def _raises_outcome(stmt: ast.With | ast.AsyncWith, error: str, message: str) ->
         else _DEFAULT_EXPECTED.get(callee(call).split(".")[-1], "an exception"),
         match=ast.literal_eval(match) if match is not None and _literal(match) else "",
         warns="warn" in callee(call).lower() or "deprecated" in callee(call).lower(),
-        observed=error or ("no exception" if "DID NOT" in message else _first_line(_as_regex_mismatch(message))),
+        observed=error or ("no exception" if "DID NOT" in message else _first_line(worded)),
     )
 
 
