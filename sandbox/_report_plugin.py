@@ -52,6 +52,8 @@ _failures = {}
 _compares = []  # (op, left, right) of the comparisons that failed in the running test
 EVIDENCE_TESTS = 64
 VALUE_CHARS = 240
+# a case's parameter is an input the statement has to give whole (attrs' 370-character pickles)
+PARAM_CHARS = 1000
 MESSAGE_CHARS = 1200
 NOTES_CHARS = 600
 NAMES = 16
@@ -107,14 +109,14 @@ def _repr(value, limit=VALUE_CHARS):
         return f"<repr failed: {type(exc).__name__}>"
 
 
-def _names(mapping):
+def _names(mapping, limit=VALUE_CHARS):
     out = {}
     for name, value in list(mapping.items()):
         if len(out) >= NAMES:
             break
         if not isinstance(name, str) or name.startswith(("@", "__")) or name == "self":
             continue
-        out[name] = _repr(value)
+        out[name] = _repr(value, limit)
     return out
 
 
@@ -130,7 +132,7 @@ def _evidence(item, call):
         record["compare"] = {"op": op, "left": left, "right": right}
     spec = getattr(item, "callspec", None)
     if spec is not None:
-        record["params"] = _names(getattr(spec, "params", {}) or {})
+        record["params"] = _names(getattr(spec, "params", {}) or {}, PARAM_CHARS)
         record["indices"] = {str(k): int(v) for k, v in (getattr(spec, "indices", {}) or {}).items()}
     obj = getattr(item, "obj", None)
     try:  # a decorated test (functools.wraps): its own function, not the wrapper's

@@ -45,7 +45,8 @@ class ParsedReport:
 EVIDENCE_TESTS = 64
 ID_CHARS = 2000  # as in _report_plugin.py, which runs inside environments and imports nothing of SEBGen
 _TEXT_LIMITS = {"when": 16, "type": 120, "message": 1500, "raised_in": 120, "notes": 700}
-_MAP_KEYS = ("params", "locals")
+# a map's values: a case's parameter is an input the statement gives whole (PARAM_CHARS there)
+_MAP_LIMITS = {"params": 1000, "locals": 300}
 
 
 def clean_failures(raw, outcomes: dict[str, str]) -> dict[str, dict]:
@@ -73,9 +74,9 @@ def clean_failures(raw, outcomes: dict[str, str]) -> dict[str, dict]:
                 for f in frames[:4]
                 if isinstance(f, list) and len(f) == 2 and isinstance(f[0], int) and not isinstance(f[0], bool)
             ]
-        for key in _MAP_KEYS:
+        for key, limit in _MAP_LIMITS.items():
             if isinstance(record.get(key), dict):
-                clean[key] = {str(k)[:60]: str(v)[:300] for k, v in list(record[key].items())[:16]}
+                clean[key] = {str(k)[:60]: str(v)[:limit] for k, v in list(record[key].items())[:16]}
         if isinstance(record.get("indices"), dict):
             clean["indices"] = {str(k)[:60]: v for k, v in list(record["indices"].items())[:16] if isinstance(v, int)}
         out[str(nodeid)] = clean

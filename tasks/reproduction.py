@@ -63,7 +63,7 @@ SPEC_FILE = f"{PROBE_DIR}/sebgen_reproductions.json"
 # conftest are the tests' settings, not the probe's, whose blocks run in plain child processes
 PROBE_INI = f"{PROBE_DIR}/pytest.ini"
 BLOCK_TIMEOUT_S = 20.0  # one block's child process
-MAX_BLOCKS = 16  # as many as the writer shows snippets of failing tests
+MAX_BLOCKS = 16  # as many as the writer shows snippets of failing tests (a continuation is part of one)
 MAX_VARIANTS = 4  # the block as shown, then up to three with one setup line left out
 # calls of the prose run per statement (the rest are recorded as not run): with the blocks, as many
 # as a run reports failures of, since each one's "seen" case fails to say what it did
@@ -158,7 +158,9 @@ def check_reproductions(
         block.claim, block.run = stated_claim(statement, block, {j: blocks[j] for j in runnable}, evidence)
         # the same lines after another test's setup ("The snippet goes on") are no repeat
         key = " ".join((block.run or block.code).split())
-        if key in ran or len(runnable) >= max_blocks:
+        # the cap counts tests told, as the writer's does: a block that goes on with one is part of it
+        told = sum(not blocks[j].claim.continuation for j in runnable)
+        if key in ran or (told >= max_blocks and not block.claim.continuation):
             reason = _repeat_reason(ran[key]) if key in ran else f"more than {max_blocks} blocks"
             checks[i] = ReproductionCheck(block.code, "dropped", reason, claim="", buggy="", fixed="")
             continue

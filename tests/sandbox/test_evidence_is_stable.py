@@ -227,3 +227,19 @@ def test_a_test_a_wrapper_of_another_module_runs_reports_its_own_line(tmp_path):
     backend = make_sandbox("local", limits=Limits(timeout_s=120), log=lambda m: None)
     report = backend.run_tests(repo, sha, [], ["tests/test_sum.py"]).failures["tests/test_sum.py::test_sum_0"]
     assert report["line"] == 6 and report["locals"]["total"] == "3", report
+
+
+def test_a_case_parameter_is_reported_whole_up_to_a_long_input(tmp_path):
+    """attrs' `test_can_unpickle_25_3_attributes` takes 370-character pickles: cut at the
+    values' 240 characters, the statement could only give each case's input with a `...` in it."""
+    from sandbox._report_plugin import PARAM_CHARS, VALUE_CHARS
+
+    data = bytes(range(256)) + b"tail"
+    assert VALUE_CHARS < len(repr(data)) < PARAM_CHARS
+    test = (
+        f"import pytest\n\n\n@pytest.mark.parametrize('data', [{data!r}])\n"
+        "def test_load(data):\n    assert data == b''\n"
+    )
+    run = _run_test_file(tmp_path, "tests/test_pickles.py", test)
+    (evidence,) = run.failures.values()
+    assert evidence["params"]["data"] == repr(data)

@@ -309,3 +309,21 @@ def test_a_repeat_does_not_count_toward_the_blocks_run(backend, tmp_path):
     report = check_reproductions(task, backend, repo, timeout_s=10, max_blocks=2)
     blocks = [c for c in report.checks if c.kind == "block"]
     assert [(c.verdict, c.reason) for c in blocks][1:] == [("dropped", "repeats block 1"), ("kept", blocks[2].reason)]
+
+
+def test_a_block_going_on_with_a_test_is_part_of_it_for_the_cap(backend, tmp_path):
+    """attrs 862696af: two tests' snippets went on in blocks of their own ("The snippet goes
+    on"), those counted toward the cap of tests told, and the 17th test's block was cut, though
+    the writer had shown only its 16 tests."""
+    repo, sha, bug, gold = calc_task(tmp_path / "repo")
+    statement = (
+        f"T\n\n{F}from calc import add\nx = 2\nassert add(x, 3) == 5\n```\n\n"
+        "On the current code `add(x, 3)` is `-1`; it should be `5`.\n\n"
+        f"The snippet goes on; the following must also hold:\n\n{F}assert add(x, x) == 2 * x\n```\n\n"
+        f"This one fails too:\n\n{F}from calc import add\nassert add(1, 3) == 4\n```\n\n"
+        "On the current code `add(1, 3)` is `-2`; it should be `4`.\n"
+    )
+    task = Task("calc-9", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=10, max_blocks=2)
+    assert [c.verdict for c in report.checks if c.kind == "block"] == ["kept", "kept", "kept"], report.checks
+    assert "add(1, 3) == 4" in task.problem_statement and "not spelled out" not in task.problem_statement
