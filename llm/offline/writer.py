@@ -280,9 +280,14 @@ def write_statement(
     intents = {t: i for t, i in facts.intents.items() if not (opens_with_intent and t == lead.test_id)}
     if groups:  # one failing check per test, always the one that fails, with its values
         limit = 1 if concise else 5 if detailed else 3
+        # the failing tests past the evidence (64 of add-trailing-comma's 127) are counted too
+        grouped = {f.test_id for g in groups for f in g}
+        unseen = len(facts.test_lines.keys() - grouped - {""})
         # the test's own code, never the fix's: the leak filter below must not cut lines out of it
         evidence_state = phr.rng.getstate()
-        evidence = evidence_section(groups, phr, "reproduce" in directives, limit, missing, forms, intents=intents)
+        evidence = evidence_section(
+            groups, phr, "reproduce" in directives, limit, missing, forms, intents=intents, unseen=unseen
+        )
         sections.append(evidence)
         inputs = _test_inputs_section(facts.test_inputs, facts.test_data)
         sections.append(inputs)
@@ -342,7 +347,7 @@ def write_statement(
         phr.rng.setstate(evidence_state)
         shorter = fitted(
             lambda *fewer: evidence_section(
-                groups, phr, "reproduce" in directives, limit, missing, forms, *fewer, intents=intents
+                groups, phr, "reproduce" in directives, limit, missing, forms, *fewer, intents=intents, unseen=unseen
             ),
             phr,
             room,
@@ -2077,6 +2082,7 @@ def evidence_section(
     cases_at_most: int = CASES,
     *,
     intents: dict[str, str] | None = None,
+    unseen: int = 0,
 ) -> str:
     """A self-contained reproduction per failing test (what the test requires after the failing
     check included): the first `limit` with pytest's own line, the others up to `tests_at_most`
@@ -2087,7 +2093,8 @@ def evidence_section(
     already shown is not repeated. `missing`: test id -> the name the change adds that the
     test's error says is absent; `forms`: test id -> the call form it uses that is not offered
     yet (each stated as a request); `intents`: test id -> the test's own description of what it
-    requires, which states a failing test left out (up to `OWN_WORDS_AT_MOST`)."""
+    requires, which states a failing test left out (up to `OWN_WORDS_AT_MOST`); `unseen`: the
+    failing tests past the evidence (none was reported for them), counted with the rest."""
     missing, forms = missing or {}, forms or {}
     parts: list[str] = []
     shown_code: set[str] = set()
@@ -2191,13 +2198,13 @@ def evidence_section(
     whole = _whole_values([f for group in groups for f in group if not any(f is u for u in untold)], shown_whole)
     if whole:
         parts.append(whole)
-    if untold:
+    if untold or unseen:
         stated = [f for g in groups for f in g if not any(f is u for u in untold)]
         described = _described_in_own_words(untold, stated, intents or {})
         parts += [f'{phr.pick(_OWN_WORDS_HEADS)} "{(intents or {})[f.test_id]}"' for f in described]
         untold = [u for u in untold if not any(u is d for d in described)]
-        if untold:
-            parts.append(_untold_sentence(untold, [*stated, *described]))
+        if untold or unseen:
+            parts.append(_untold_sentence(untold, [*stated, *described], unseen))
     return "\n\n".join(parts)
 
 
@@ -2309,10 +2316,11 @@ def _statement_text(code: str, node: ast.stmt) -> str:
     return "\n".join(code.splitlines()[first_line(node) - 1 : node.end_lineno])
 
 
-def _untold_sentence(untold: list[FailureEvidence], stated: list[FailureEvidence]) -> str:
+def _untold_sentence(untold: list[FailureEvidence], stated: list[FailureEvidence], unseen: int = 0) -> str:
     """The count of the failures left out: "like these" only for cases of a stated test or
     failures of the same kind on the same function (the same exception, when one is required);
-    the others are other failing tests (a deprecation warning is not "like" a ValueError)."""
+    the others are other failing tests (a deprecation warning is not "like" a ValueError), and
+    so are the `unseen` ones, of which nothing is known."""
 
     def kind(f: FailureEvidence) -> tuple:
         return (f.function or _flat(f.call or ""), f.kind, f.expected if f.kind == "raises" else "", bool(f.warns))
@@ -2320,7 +2328,7 @@ def _untold_sentence(untold: list[FailureEvidence], stated: list[FailureEvidence
     tests = {without_parameters(f.test_id) for f in stated}
     kinds = {kind(f) for f in stated}
     alike = [u for u in untold if without_parameters(u.test_id) in tests or kind(u) in kinds]
-    n, others = len(alike), len(untold) - len(alike)
+    n, others = len(alike), len(untold) - len(alike) + unseen
     said = []
     if n:
         said.append(

@@ -35,6 +35,7 @@ from records import (
     function_of_test,
     node_names,
     parameter_id,
+    without_parameters,
 )
 from tasks.evidence.names import (
     FUNCTIONS,
@@ -92,7 +93,13 @@ def failure_evidence(repo_path, commit: str, failures: dict, tests) -> dict[str,
         report = failures.get(test_id) if isinstance(failures, dict) else None
         if report is None and isinstance(failures, dict) and isinstance(failures.get(path), dict):
             # its file did not load: the file's collection error is what the test would have said
-            report = {**failures[path], "id": test_id} if failures[path].get("when") == "collect" else None
+            # with the ids of its test's other cases, which place the case a value cannot name
+            siblings = [t for t in tests if t != test_id and without_parameters(t) == without_parameters(test_id)]
+            report = (
+                {**failures[path], "id": test_id, "siblings": siblings}
+                if failures[path].get("when") == "collect"
+                else None
+            )
         if not isinstance(report, dict):
             continue
         if path not in sources:
@@ -987,19 +994,40 @@ def _collected_index(
     index = _index_in_id(test_id, names, deco)
     if index is not None:
         return index
-    bracket = parameter_id(test_id)
-    for n, element in enumerate(values.elts):
-        case = _case_values(element, names, packed)
-        parts = [_id_part(case.get(name)) for name in names]
-        if all(part is not None for part in parts) and "-".join(parts) == bracket:
-            return n
-    return None
+    made = [_made_id(element, names, packed) for element in values.elts]
+    if parameter_id(test_id) in made:
+        return made.index(parameter_id(test_id))
+    # charset_normalizer's `b64decode("R0lG...")`, whose id is its value: when every other case
+    # of the test failed too and each is placed by its id, this one is the element left over
+    siblings = [str(s) for s in report.get("siblings") or []]
+    if len(siblings) + 1 != len(values.elts):
+        return None
+    placed = set()
+    for sibling in siblings:
+        n = _index_in_id(sibling, names, deco)
+        n = made.index(parameter_id(sibling)) if n is None and parameter_id(sibling) in made else n
+        if n is None:
+            return None
+        placed.add(n)
+    left = [n for n, made_id in enumerate(made) if n not in placed and made_id is None]
+    return left[0] if len(left) == 1 and len(placed) == len(siblings) else None
+
+
+def _made_id(element: ast.expr, names: list[str], packed: bool) -> str | None:
+    """The id pytest makes of a parametrize element from its values, None when a value is one
+    pytest numbers or names by what it evaluates to."""
+    case = _case_values(element, names, packed)
+    parts = [_id_part(case.get(name)) for name in names]
+    return "-".join(parts) if all(part is not None for part in parts) else None
 
 
 def _id_part(value: ast.expr | None) -> str | None:
     """The id pytest makes of one parametrize value it can name: a plain literal's text, or the
     `__name__` of a class or function given by name (`OrderedBidict`, `mod.Klass`); None for
     others (pytest numbers those: `argname<N>`)."""
+    folded = _folded_text(value) if isinstance(value, ast.BinOp) else None
+    if folded is not None:  # `b'\x00\x5f\x2f\xff' * 50`: pytest names the value it makes
+        return _ascii_escaped(folded)
     if isinstance(value, ast.Constant) and isinstance(value.value, (str, bytes)):
         return _ascii_escaped(value.value)
     if isinstance(value, ast.Constant):
@@ -1008,6 +1036,34 @@ def _id_part(value: ast.expr | None) -> str | None:
         return value.id
     if isinstance(value, ast.Attribute):
         return value.attr
+    return None
+
+
+FOLDED_CHARS = 100_000  # a repeated text folded to its value up to this size
+
+
+def _folded_text(node: ast.expr) -> str | bytes | None:
+    """The text or bytes a `+` / `*` of literals makes (`b'ab' * 50`, `'a' + 'b'`), None for any
+    other expression or a value past `FOLDED_CHARS`."""
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (str, bytes, int))
+        and not isinstance(node.value, bool)
+    ):
+        return node.value
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult))):
+        return None
+    left, right = _folded_text(node.left), _folded_text(node.right)
+    if left is None or right is None:
+        return None
+    if isinstance(node.op, ast.Mult) and isinstance(right, int) and isinstance(left, int):
+        return None  # a number is no text
+    count = right if isinstance(right, int) else left if isinstance(left, int) else None
+    text = left if isinstance(right, int) else right
+    if isinstance(node.op, ast.Mult) and count is not None and not isinstance(text, int):
+        return text * count if 0 <= count and len(text) * count <= FOLDED_CHARS else None
+    if isinstance(node.op, ast.Add) and type(left) is type(right) and not isinstance(left, int):
+        return left + right if len(left) + len(right) <= FOLDED_CHARS else None
     return None
 
 

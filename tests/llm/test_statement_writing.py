@@ -129,6 +129,20 @@ def test_beyond_the_listed_lines_the_rest_are_counted_in_plain_words():
     assert "3 more inputs like these fail the same way and are not spelled out here." in text
 
 
+def test_failing_tests_past_the_evidence_are_counted_with_the_rest():
+    """add-trailing-comma: 127 tests failed and the run reports evidence of 64; the statement
+    counted 8 of the 71 it did not spell out, so a solver took 63 failing tests for none."""
+    tests = [
+        replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)
+        for i in range(3)
+    ]
+    ctx = context(tests)
+    ctx["failing_tests"] += [{"id": f"tests/test_money.py::test_more[{i}]", "assertion": ""} for i in range(5)]
+    text = write_statement(ctx, BUG)["problem_statement"]
+    assert all(f"fmt({i})" in text for i in range(3))
+    assert "5 more failing tests are not spelled out here." in text, text
+
+
 def test_a_word_cap_turns_snippets_into_lines_and_counts_the_rest_instead_of_cutting_them_off():
     """A statement over its words said less per test rather than lose its end: once the list
     of cases and the count of the rest were cut off unsaid (a rater saw tests never mentioned)."""

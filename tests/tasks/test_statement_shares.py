@@ -50,6 +50,27 @@ def test_a_case_is_mentioned_only_with_all_its_inputs_and_its_expected_value():
     assert bench.unmentioned_cases(complete, list(failures), failures) == []
 
 
+def test_past_the_cap_the_rest_is_mentioned_by_an_honest_count():
+    """add-trailing-comma: 127 failing tests; a statement spells out a cap of them and counts
+    the rest, as the issue asks. Below the cap, or with a count short of the rest, a test is not
+    mentioned."""
+    cap = bench.SPELLED_OUT_CAP
+    failures = {
+        f"t.py::test_fix[{i}]": FailureEvidence(
+            f"t.py::test_fix[{i}]", kind="compare", call=f"fix({i})", op="==", expected=f"'{i},'"
+        )
+        for i in range(cap + 5)
+    }
+    ids = [*failures, "t.py::test_main"]
+    lines = "\n".join(f"- `fix({i})` should be `'{i},'`" for i in range(cap))
+    counted = f"T\n\n{lines}\n\n6 more failing tests are not spelled out here."
+    assert bench.unmentioned_cases(counted, ids, failures) == []
+    short = counted.replace("6 more", "5 more")
+    assert len(bench.unmentioned_cases(short, ids, failures)) == 6
+    below = counted.replace(f"- `fix({cap - 1})` should be `'{cap - 1},'`\n", "").replace("6 more", "7 more")
+    assert len(bench.unmentioned_cases(below, ids, failures)) == 7
+
+
 def test_test_internals_are_found_and_a_plain_statement_has_none():
     case = navigate_case("https://host-paths2", "'https://host'", "(None, 'b')")
     failures = {case.test_id: case}

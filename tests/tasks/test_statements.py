@@ -887,6 +887,32 @@ def test_a_bytes_case_of_a_test_that_never_ran_is_found_by_pytests_escaped_id():
     assert "is_binary('café') is False" in found.reproduction, found.reproduction
 
 
+def test_cases_whose_values_are_expressions_are_placed_by_their_value_or_as_the_one_left():
+    """charset_normalizer again: the real cases are `b'\\x00\\x5f\\x2f\\xff' * 50` and
+    `b64decode("R0lG...")`, whose ids are the values they make: both were counted, never listed.
+    The product is folded; the call is the one element no other case's id places."""
+    source = (
+        "import pytest\nfrom base64 import b64decode\nfrom io import BytesIO\nfrom pkg import is_binary\n\n\n"
+        "@pytest.mark.parametrize('raw, expected', [(b'\\x00\\x5f' * 3, True), (b64decode('R0lG'), True),"
+        " (BytesIO(b'x'), True), ('a.txt', False)])\n"
+        "def test_isbinary(raw, expected):\n    assert is_binary(raw) is expected\n"
+    )
+    ids = [
+        f"tests/t.py::test_isbinary[{case}]"
+        for case in ("\\x00_\\x00_\\x00_-True", "GIF-True", "raw2-True", "a.txt-False")
+    ]
+    report = {"when": "collect", "type": "ImportError", "line": 4, "message": "cannot import name 'is_binary'"}
+
+    def found(test_id, siblings):
+        others = [i for i in siblings if i != test_id]
+        return explain_failure(source, test_id, {**report, "siblings": others}, repo_modules={"pkg"}).reproduction
+
+    assert "is_binary(b'\\x00_' * 3) is True" in found(ids[0], []), found(ids[0], [])
+    assert "is_binary(b64decode('R0lG')) is True" in found(ids[1], ids)
+    # a case of the test that did not fail could be the one: nothing is guessed
+    assert "b64decode('R0lG')" not in found(ids[1], ids[1:])
+
+
 def test_an_if_chain_over_a_cases_literal_is_only_the_branch_it_takes():
     """email-validator: `if status == 'ISEMAIL_VALID': ... elif status == '...TOOLONG': ...` over
     the case's `status`; the snippet showed all six branches."""
