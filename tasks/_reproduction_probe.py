@@ -83,6 +83,9 @@ else:
         try:
             big = isinstance(value, (str, bytes, list, tuple, set, frozenset, dict)) and len(value) > 1000
             out[side] = short.repr(value) if big else repr(value)
+            if isinstance(value, (set, frozenset)) and not big:  # in the order the evidence gives (sorted)
+                items = ", ".join(sorted(repr(v) for v in value))
+                out[side] = ("{%s}" % items if items else "set()") if type(value) is set else "frozenset({%s})" % items
         except Exception as exc:
             out[side] = "<repr failed: %s>" % type(exc).__name__
 with open(result_path, "w", encoding="utf-8") as fh:

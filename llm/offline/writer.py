@@ -2173,7 +2173,9 @@ def evidence_section(
             line = "" if own_check and _quotable(other) else _case_line(other, f, shared, replaced)
             if line:
                 cases.append(line)
-                case_imports += _imports_for_call(_checked_call(other), other.reproduction or "", code)
+                # what its call or its own values read (charset_normalizer's `BytesIO(...)` in place of a bytes value)
+                for read in (_checked_call(other), *(new for _, new in _changed_inputs(other, f))):
+                    case_imports += _imports_for_call(read, other.reproduction or "", code)
             elif _quotable(other) and _flat(other.reproduction or "") not in shown_code:
                 parts.append(snippet(other, False))  # its input is the tests' own object: its snippet shows it
             else:

@@ -464,6 +464,27 @@ def test_a_listed_case_whose_call_reads_a_module_the_lead_never_imports_gets_its
     assert "in place of" not in text
 
 
+def test_a_listed_case_whose_own_value_reads_a_name_the_lead_never_imports_gets_its_import():
+    """charset_normalizer: a case's line put `raw = BytesIO(b64decode(...))` in place of the
+    lead's bytes value, and no block imported `BytesIO`."""
+    rest = "if isinstance(raw, str):\n    raw = float(raw)\nassert fmt(raw) == '1.50'"
+    lead = replace(
+        case(0, "raw", "'1.50'", "'1.5'"),
+        params={"raw": "1.5"},
+        reproduction=f"from money import fmt\nraw = 1.5\n{rest}",
+    )
+    other = replace(
+        lead,
+        test_id="tests/test_money.py::test_format[1]",
+        params={"raw": "Decimal('1.5')"},
+        reproduction=f"from decimal import Decimal\nfrom money import fmt\nraw = Decimal('1.5')\n{rest}",
+    )
+    text = write_statement(context([lead, other]), BUG)["problem_statement"]
+    block = text.split("```python\n", 1)[1].split("```", 1)[0]
+    assert "Decimal('1.5')" in text.split("```")[-1], text
+    assert block.startswith("from decimal import Decimal\n"), text
+
+
 def test_what_a_later_test_requires_after_its_failing_check_is_stated_too():
     tests = [
         replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"tests/test_money.py::test_t{i}", params=None)

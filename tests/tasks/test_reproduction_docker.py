@@ -327,3 +327,18 @@ def test_a_block_going_on_with_a_test_is_part_of_it_for_the_cap(backend, tmp_pat
     report = check_reproductions(task, backend, repo, timeout_s=10, max_blocks=2)
     assert [c.verdict for c in report.checks if c.kind == "block"] == ["kept", "kept", "kept"], report.checks
     assert "add(1, 3) == 4" in task.problem_statement and "not spelled out" not in task.problem_statement
+
+
+def test_a_set_the_final_check_sees_is_compared_in_the_evidences_order(backend, tmp_path):
+    """apispec: the evidence gives a set sorted (`{'brian', 'freddie', 'john'}`), the snippet's
+    process printed it in hash order, and a block that behaved as stated was dropped."""
+    repo, sha, bug, gold = calc_task(tmp_path / "repo")
+    letters = ", ".join(f"'{c}'" for c in "abcdefghijkl")
+    statement = (
+        f"T\n\n{F}from calc import add\nletters = set('abcdefghijkl')\n"
+        "assert letters | {add(2, 3)} == letters | {5}\n```\n\n"
+        f"On the current code `letters | {{add(2, 3)}}` is `{{{letters}, -1}}`; it should be `{{{letters}, 5}}`.\n"
+    )
+    task = Task("calc-10", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=10)
+    assert [(c.kind, c.verdict) for c in report.checks] == [("block", "kept"), ("inline", "kept")], report.checks
