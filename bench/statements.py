@@ -217,7 +217,15 @@ def is_reproduction(kind: str, tree: ast.AST) -> bool:
         if len(stmts) != 1 or not isinstance(stmts[0], ast.Expr):
             return True
         body = stmts[0].value
-    return not isinstance(body, (ast.Name, ast.Attribute, ast.Constant))
+    return not isinstance(body, (ast.Name, ast.Attribute, ast.Constant)) and not _is_path(body)
+
+
+def _is_path(node: ast.expr) -> bool:
+    """A file path the span names (`tests/test_data/broken/etc/conf.d/clock` parses as a division
+    of names): `/` over bare names and dotted names only."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        return all(isinstance(side, (ast.Name, ast.Attribute)) or _is_path(side) for side in (node.left, node.right))
+    return False
 
 
 def repo_public_names(repo: Path, commit: str) -> set[str]:

@@ -79,6 +79,11 @@ def _run_state(
     return runs
 
 
+def _images(runs: Sequence[TestRun]) -> set[str]:
+    """The environments a state's runs ran in (an empty name is no environment's)."""
+    return {run.image for run in runs if run.image}
+
+
 def _state_problem(runs: Sequence[TestRun], label: str) -> str:
     for run in runs:
         if run.timed_out:
@@ -120,6 +125,19 @@ def check_functional(
         after_runs = _run_state(backend, repo, base_commit, [bug_patch, gold_patch], test_files, reruns)
     except PatchError as exc:
         return result(False, f"gold patch does not apply on top of the bug patch: {exc}")
+    if _images(after_runs) != _images(before_runs):
+        # the environment was repaired while the gold state ran (tzlocal's tests wanted pytest-mock's
+        # `mocker`, which the bug state's runs lacked): both states are judged in the same one
+        before_runs = _run_state(backend, repo, base_commit, [bug_patch], test_files, reruns)
+        before_problem = _state_problem(before_runs, "bug")
+        if before_problem:
+            return result(False, before_problem, before=_summary(before_runs, _tests_of(before_runs)))
+        if _images(after_runs) != _images(before_runs):
+            return result(
+                False,
+                f"the environment changed between the states' runs ({', '.join(sorted(_images(before_runs)))} "
+                f"for the bug state, {', '.join(sorted(_images(after_runs)))} for the gold state)",
+            )
     image = after_runs[0].image or image
 
     tests = _tests_of(before_runs) | _tests_of(after_runs)

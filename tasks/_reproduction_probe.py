@@ -126,8 +126,12 @@ _VOLATILE = re.compile(r"\b0x[0-9a-fA-F]{8,}\b|\b\d{9,}(?=\)>|'\)?>)")
 _ELIDED_ADDRESS = re.compile(r" (?:at|@) \u2026(?=\)?>)")
 
 
+TREE = os.path.dirname(HERE) + os.sep  # where the snippets run: the evidence gives paths relative to it
+
+
 def _norm(text):
     text = _VOLATILE.sub("\u2026", re.sub(SPEC.get("address") or "$^", "", str(text)))  # as the evidence left it out
+    text = str(text).replace(TREE, "")
     text = _ELIDED_ADDRESS.sub("", text)  # the report writes `<X at \u2026>` for `<X at 0x7f..>`, gone above
     return " ".join(text.replace('"', "'").split())
 

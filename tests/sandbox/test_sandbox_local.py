@@ -194,6 +194,38 @@ def test_no_test_ran_gives_the_load_error_and_the_environments_word_on_it(tmp_pa
     assert res.reason == f"no test ran in tests/test_a.py: {quoted}"
 
 
+class _RepairedDuringTheGoldState:
+    """The environment lacks pytest-mock until the gold state's first run repairs it: in the old
+    one, the test taking `mocker` errors whatever the code; `test_own` fails on the bug's code."""
+
+    name = "fake"
+
+    def __init__(self):
+        self.image, self.runs = "env-old", []
+
+    def environment_id(self, repo, commit):
+        return self.image
+
+    def run_tests(self, repo, commit, patches=(), test_files=None):
+        gold = len(patches) == 2
+        if gold:
+            self.image = "env-new"  # repaired before this run
+        self.runs.append(("gold" if gold else "bug", self.image))
+        mocked = "passed" if self.image == "env-new" else "error"
+        own = "passed" if gold else "failed"
+        return TestRun({"t.py::test_mocked": mocked, "t.py::test_own": own}, 1, False, 0.1, "", self.image)
+
+
+def test_both_states_are_judged_in_the_environment_a_repair_left(tmp_path):
+    """tzlocal: pytest-mock came in while the gold state ran, so five tests that took `mocker`
+    errored on the bug state only and became FAIL_TO_PASS, though the change never touched them."""
+    backend = _RepairedDuringTheGoldState()
+    res = check_functional(backend, tmp_path, "abc", "bug", "gold", ["t.py"], reruns=2)
+    assert res.passed and res.fail_to_pass == ["t.py::test_own"], res
+    assert res.pass_to_pass == ["t.py::test_mocked"]
+    assert backend.runs[-2:] == [("bug", "env-new"), ("bug", "env-new")]
+
+
 def test_a_files_load_error_is_read_from_pytests_log():
     log = (
         "_____________ ERROR collecting tests/test_a.py _____________\n"

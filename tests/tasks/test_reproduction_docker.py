@@ -342,3 +342,18 @@ def test_a_set_the_final_check_sees_is_compared_in_the_evidences_order(backend, 
     task = Task("calc-10", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", repo_path=str(repo))
     report = check_reproductions(task, backend, repo, timeout_s=10)
     assert [(c.kind, c.verdict) for c in report.checks] == [("block", "kept"), ("inline", "kept")], report.checks
+
+
+def test_a_path_in_the_tree_is_compared_relative_to_it_as_the_evidence_gives_it(backend, tmp_path):
+    """tzlocal: the evidence gives `'tests/test_data/Africa/Harare'` (the runner's report leaves
+    out the tree's folder); the snippet's process saw the absolute path, and the block was dropped."""
+    repo, sha, bug, gold = calc_task(tmp_path / "repo")
+    call = "str(add(2, 3)) + ('' if add(2, 3) == 5 else os.path.abspath('x'))"
+    statement = (
+        f"T\n\n{F}import os\nfrom calc import add\nassert {call} == '5'\n```\n\n"
+        f"On the current code `{call}` is `'-1x'`; it should be `'5'`.\n"
+    )
+    task = Task("calc-11", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=10)
+    inline = [c for c in report.checks if c.kind == "inline"]
+    assert [c.verdict for c in inline] == ["kept"], report.checks

@@ -338,6 +338,13 @@ def test_a_dict_view_as_the_runner_shows_it_is_a_value_not_an_unbound_name():
     assert bench.unbound_names("`keys_of(log_json)` fails", set()) == ["keys_of", "log_json"]
 
 
+def test_a_file_path_in_a_span_is_no_reproduction_with_unbound_names():
+    """tzlocal: "the cases are in `tests/test_data/broken/etc/conf.d/clock`" parsed as a division
+    of names, each counted as unbound. A division in a call still counts."""
+    assert bench.unbound_names("The cases are in `tests/test_data/broken/etc/conf.d/clock`.", set()) == []
+    assert bench.unbound_names("`f(total / count)` fails", {"f"}) == ["count", "total"]
+
+
 def test_a_url_inside_a_quoted_message_is_no_invisible_reference():
     """w3lib: the runner's message "assert 'http://::1' == 'http://[::1]'" quotes the test's
     inputs; a link in the prose is still one."""
