@@ -561,11 +561,15 @@ def states_value(text: str, f: FailureEvidence) -> bool:
 
 
 def _last_statement(code: str) -> str:
-    """The reproduction's last top-level statement: its failing check as the snippet writes it
-    (`errors_(*expected)` where the test reads `self.errors(*expected)`)."""
+    """The reproduction's last statement: its failing check as the snippet writes it
+    (`errors_(*expected)` where the test reads `self.errors(*expected)`), the last one inside a
+    closing `for` / `with` / `if` (python-hcl2 checks each suite's file in a loop)."""
     tree = _parse(code)
     body = getattr(tree, "body", None)
-    return ast.unparse(body[-1]) if isinstance(body, list) and body else ""
+    last = body[-1] if isinstance(body, list) and body else None
+    while isinstance(last, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.If)) and last.body:
+        last = last.body[-1]
+    return ast.unparse(last) if last is not None else ""
 
 
 def _expected_expression(check: str) -> str:

@@ -437,6 +437,28 @@ def test_an_expected_value_stated_by_the_code_that_builds_it_is_mentioned():
     assert bench.unmentioned_cases(without_cases, list(failures), failures)
 
 
+def test_a_check_inside_a_closing_loop_states_its_value_by_the_code_that_builds_it():
+    """python-hcl2: each suite's file is read and compared in a `for` loop; the required text
+    (the file's, which the tree has) is built by `original_hcl = hcl_path.read_text()`."""
+    checked = FailureEvidence(
+        "test/test_round_trip.py::T::test_direct",
+        kind="compare",
+        call="reconstructed_hcl",
+        op="==",
+        expected="'locals {\\n  a = 1 ... \\n}\\n'",
+        check="self.assertMultiLineEqual(reconstructed_hcl, original_hcl)",
+        reproduction=(
+            "from hcl2 import again\nfor path in PATHS:\n    original_hcl = path.read_text()\n"
+            "    reconstructed_hcl = again(original_hcl)\n    assert reconstructed_hcl == original_hcl"
+        ),
+    )
+    failures = {checked.test_id: checked}
+    shown = f"The comparison at the end fails:\n\n```python\n{checked.reproduction}\n```"
+    assert bench.unmentioned_cases(shown, list(failures), failures) == []
+    unread = shown.replace("    original_hcl = path.read_text()\n", "")
+    assert bench.unmentioned_cases(unread, list(failures), failures)
+
+
 def test_a_value_the_runner_cut_in_the_middle_is_stated_by_what_it_kept_in_order():
     """graphql-core: pytest printed the required list cut as `[{'error': "Expected ..." ... must
     be non-null.", 'path': []}]`; the statement gives it whole, and the share counted it missing."""
