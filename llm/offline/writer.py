@@ -1512,7 +1512,10 @@ def _without_test_scopes(error: str) -> str:
 def _text_difference(observed: str, expected: str) -> str:
     """Where a text too long to quote inline first differs from the required one, as a verb
     phrase ("gives text whose line 3 is ... where ... is expected"); "" when either is no
-    whole string literal."""
+    whole string literal, or the runner cut it (its lines are not the value's: python-hcl2's
+    "line 7 is `'  scientific_po ...     euler = 2.71828'`")."""
+    if " ... " in observed or " ... " in expected:
+        return ""
     try:
         got, want = ast.literal_eval(observed), ast.literal_eval(expected)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):

@@ -622,6 +622,14 @@ def test_a_long_text_is_stated_by_its_first_differing_line_never_as_a_different_
     text = write_statement(context([table]), BUG)["problem_statement"]
     assert "gives text whose line 2 is `'| a |'` where `'|  a |'` is expected" in text
     assert "different value" not in text
+
+    # a text the runner cut has lines of its own: python-hcl2's differed only at its (cut) end
+    from sandbox._report_plugin import _cut
+
+    hcl = "locals {\n" + "".join(f"  value_{i} = {i}.5\n" for i in range(20)) + "}\n"
+    cut = replace(table, observed=_cut(repr(hcl + "\n")), expected=_cut(repr(hcl)))
+    text = write_statement(context([cut]), BUG)["problem_statement"]
+    assert "whose line" not in text, text
     # a listed case whose value the run could not show states what it needs, nothing more
     vague = replace(case(1, "2", "'2.00'", ""), observed=None)
     text = write_statement(context([case(0, "1", "'1.00'", "'1'"), vague]), BUG)["problem_statement"]
