@@ -66,8 +66,9 @@ else:
     try:
         exec(compiled, namespace)
     except SystemExit as exc:
-        if exc.code not in (None, 0):
-            out.update({"status": "raised", "type": "SystemExit", "message": str(exc.code)})
+        # a subclass is the library's own error (docopt's DocoptExit), whatever its code
+        if exc.code not in (None, 0) or type(exc) is not SystemExit:
+            out.update({"status": "raised", "type": type(exc).__name__, "message": str(exc.code)})
     except BaseException as exc:
         out.update({"status": "raised", "type": type(exc).__name__, "message": str(exc)[:1000]})
         # pytest.warns turns an exception its body raised into DID NOT WARN; the traceback shows both

@@ -205,7 +205,7 @@ _IMPERATIVE = re.compile(
     r"unquote|lower|insert|append|prepend|consult|look|query|fetch|inherit|override|feed|parse|guard|force|enforce|"
     r"disallow|permit|mark|tolerate|require|warn|expand|reduce|increase|decrease|rewrite|recompute|reorder|relax|"
     r"widen|narrow|truncate|coalesce|dedupe|deduplicate|collapse|run|execute|perform|spawn|offload|schedule|"
-    r"dispatch|recurse|descend|short-circuit)\b",
+    r"dispatch|recurse|descend|short-circuit|print|output|echo|show|display|log|inject|mirror)\b",
     re.I,
 )
 # a name only code has: a private or snake_case identifier, an attribute of self, a dotted call path

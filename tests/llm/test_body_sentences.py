@@ -27,6 +27,9 @@ HOW_THE_FIX_WORKS = [
     "Recurse into nested dicts even when the current level carries no merge token, so every occurrence is handled.",
     # dynaconf 0e26bd6d, a design prescription quoted on check set 19
     "The fresh reload only needs to happen once, on the real top-level key.",
+    # plumbum 0b132b66, rated a leak on check set 23
+    "Print the return code on its own line with a leading newline, and strip that one added newline back off.",
+    "Print the marker on its own line and strip the one injected newline, mirroring the stdout fix.",
     "The cache should only be consulted for plain keys.",
     "The offset between the two is not the same for every construct, so it is computed rather than assumed: the code"
     " of a block usually begins on the line after the tag, but may begin on the tag's own line, so the parser counts"

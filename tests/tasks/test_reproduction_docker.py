@@ -357,3 +357,17 @@ def test_a_path_in_the_tree_is_compared_relative_to_it_as_the_evidence_gives_it(
     report = check_reproductions(task, backend, repo, timeout_s=10)
     inline = [c for c in report.checks if c.kind == "inline"]
     assert [c.verdict for c in inline] == ["kept"], report.checks
+
+
+def test_an_exception_subclassing_system_exit_is_told_by_its_own_name(backend, tmp_path):
+    """docopt-ng: `DocoptExit` subclasses `SystemExit`; the snippet's process reported every such
+    exit as `SystemExit`, and a block that raised `DocoptExit` as stated was dropped."""
+    repo, sha, bug, gold = calc_task(tmp_path / "repo")
+    statement = (
+        f"T\n\n{F}from calc import add\nclass UsageExit(SystemExit):\n    pass\n"
+        "if add(2, 3) != 5:\n    raise UsageExit('bad sum')\n```\n\n"
+        "Right now the last line raises `UsageExit: bad sum`; it should not raise.\n"
+    )
+    task = Task("calc-12", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=10)
+    assert [c.verdict for c in report.checks if c.kind == "block"] == ["kept"], report.checks
