@@ -106,6 +106,61 @@ def test_a_new_test_module_that_imports_the_new_name_stays_fail_to_pass(tmp_path
     assert task.FAIL_TO_PASS == ["tests/test_old.py::test_flag"]
 
 
+# a linter plugin's item per test module, as pytest-mypy's `::mypy`: it fails while the module
+# uses a name the package lacks
+LINTER_CONFTEST = """import re
+
+import pytest
+
+
+class Lint(pytest.Item):
+    def runtest(self):
+        import pkg
+
+        for name in re.findall(r"from pkg import (\\w+)", self.path.read_text()):
+            assert hasattr(pkg, name), f"{name} is not defined in pkg"
+
+
+class Module(pytest.File):
+    def collect(self):
+        yield Lint.from_parent(self, name="mypy")
+
+
+def pytest_collect_file(file_path, parent):
+    if file_path.name.startswith("test_") and file_path.suffix == ".py":
+        return Module.from_parent(parent, path=file_path)
+"""
+
+
+def test_a_linter_item_that_fails_on_the_buggy_state_leaves_fail_to_pass(tmp_path):
+    """docopt-ng f467cbc7: pytest-mypy's `tests/test_docopt.py::mypy` failed before the fix only
+    because the new tests import `lint_docstring`; no statement can tell a solver about it."""
+    new_test = "def test_flag():\n    from pkg import FLAG\n\n    assert FLAG\n"
+    repo, sha = repo_with(
+        tmp_path,
+        {"pkg/__init__.py": SOURCE, "conftest.py": LINTER_CONFTEST, "tests/test_old.py": PASSING},
+        {"pkg/__init__.py": SOURCE + FLAG, "tests/test_new.py": new_test},
+    )
+    task = task_of(repo, sha, ["tests"])
+    result = functional(repo, task)
+    assert result.passed, result.reason
+    assert task.FAIL_TO_PASS == ["tests/test_new.py::test_flag"]
+    assert "1 linter item(s) failed on the buggy state (tests/test_new.py::mypy)" in result.reason
+
+
+def test_a_task_whose_only_failure_is_a_linter_item_is_rejected(tmp_path):
+    # only the linter sees the new name: no test of the module fails
+    remark = "# a later change will: from pkg import FLAG\n\n\n"
+    repo, sha = repo_with(
+        tmp_path,
+        {"pkg/__init__.py": SOURCE, "conftest.py": LINTER_CONFTEST, "tests/test_old.py": PASSING},
+        {"pkg/__init__.py": SOURCE + FLAG, "tests/test_old.py": remark + PASSING},
+    )
+    result = functional(repo, task_of(repo, sha, ["tests"]))
+    assert not result.passed and result.category == "no_f2p", result.reason
+    assert "linter item(s) failed on the buggy state" in result.reason
+
+
 def test_definition_lines_find_a_method_with_its_decorators_and_a_js_test():
     source = "import pytest\n\n\nclass TestA:\n    @pytest.mark.x\n    def test_b(self):\n        pass\n"
     assert definition_lines(source, "tests/test_a.py::TestA::test_b[1-2]") == (5, 7)
