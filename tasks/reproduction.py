@@ -203,7 +203,11 @@ def check_reproductions(
             after = blocks[i].claim.after
             if after < 0 or checks[i].verdict == "dropped":
                 continue
-            if checks[after].verdict == "dropped":
+            if checks[after].verdict == "dropped" and blocks[i].claim.continuation and _holds(results, after):
+                # a test that never ran (its module lacked a name) fails past the lines the text
+                # claimed would fail: the block is right, its outcome is not, and the rest shows the failure
+                checks[after].verdict, checks[after].reason = "kept", f"{_HOLDS_UNTIL_REST} {i + 1}"
+            elif checks[after].verdict == "dropped":
                 checks[i].verdict, checks[i].shown = "dropped", ""
                 checks[i].reason = f"continues block {after + 1}, which was dropped"
             elif checks[after].verdict == "rewritten" and not blocks[i].claim.continuation:
@@ -251,6 +255,14 @@ def _screened(
 
 
 _REPEATS = "repeats block"
+_HOLDS_UNTIL_REST = "runs without an error on both states, so the text's claim about it went; it fails in block"
+
+
+def _holds(results: dict, i: int) -> bool:
+    """Block i ran without an error on both states, as shown."""
+    first = results.get(f"b{i}v0", {})
+    seen = (first.get("seen-buggy") or ("", ""))[1]
+    return (first.get("fixed") or ("",))[0] == "passed" and seen.startswith("ran without an exception")
 
 
 def _repeat_reason(earlier: int) -> str:
@@ -879,7 +891,12 @@ def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck
             if check.verdict == "dropped" and text[block.start : block.end] == block.line:  # not gone with a block
                 text = text[: block.start] + text[block.end :]
             continue
-        if check.verdict == "rewritten":
+        if check.verdict == "kept" and check.reason.startswith(_HOLDS_UNTIL_REST):
+            # the paragraph right under it told what it does: gone, unless it introduces the rest
+            m = re.match(r"\s*\n\s*\n([^\n]+(?:\n[^\n]+)*)", text[block.end :])
+            if m and "```" not in m.group(1) and not m.group(1).rstrip().endswith(":"):
+                text = text[: block.end] + "\n\n" + text[block.end + m.end() :].lstrip()
+        elif check.verdict == "rewritten":
             fence = text[block.start : block.end]
             head = fence.split("\n", 1)[0]
             text = text[: block.start] + f"{head}\n{check.shown}```" + text[block.end :]

@@ -371,3 +371,25 @@ def test_an_exception_subclassing_system_exit_is_told_by_its_own_name(backend, t
     task = Task("calc-12", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", repo_path=str(repo))
     report = check_reproductions(task, backend, repo, timeout_s=10)
     assert [c.verdict for c in report.checks if c.kind == "block"] == ["kept"], report.checks
+
+
+def test_a_block_that_holds_keeps_its_lines_and_loses_its_claim_when_its_rest_fails(backend, tmp_path):
+    """parsimonious c42ee4ee: a test that never ran (its module imports a new name) was claimed to
+    raise the ImportError; its first lines hold on both states and the failure comes further down.
+    The block and its rest stay, without the false claim; before, both went and the case was untold."""
+    repo, sha, bug, gold = calc_task(tmp_path / "repo")
+    claim = "On the current code it raises `ImportError`; it should run without an error."
+    statement = (
+        f"T\n\nThis one fails:\n\n{F}from calc import add\nassert add(0, 0) == 0\n```\n\n{claim}\n\n"
+        f"The snippet goes on; the following must also hold:\n\n{F}assert add(2, 3) == 5\n```\n\n"
+        f"Another:\n\n{F}from calc import add\nassert add(1, 1) == 0\n```\n\n{claim}\n"
+    )
+    task = Task("calc-10", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=10)
+    blocks = [c for c in report.checks if c.kind == "block"]
+    assert [c.verdict for c in blocks] == ["kept", "kept", "dropped"], blocks
+    assert blocks[0].reason.endswith("it fails in block 2")
+    text = task.problem_statement
+    assert text.count("ImportError") == 0 and "assert add(0, 0) == 0" in text and "assert add(2, 3) == 5" in text, text
+    assert "holds on both" not in text and "add(1, 1)" not in text
+    assert "the following must also hold:\n\n```python\nassert add(2, 3) == 5" in text, text
