@@ -642,12 +642,16 @@ SPELLED_OUT_CAP = 48  # failing tests spelled out before the rest may be counted
 _COUNTED = re.compile(r"\b(\d+) (?:more )?(?:inputs?|failing tests?)\b[^.]*?\bnot spelled out here\.")
 
 
-def unmentioned_cases(statement: str, test_ids: list[str], failures: dict[str, FailureEvidence]) -> list[str]:
+def unmentioned_cases(
+    statement: str, test_ids: list[str], failures: dict[str, FailureEvidence], held: frozenset[str] = frozenset()
+) -> list[str]:
     """The FAIL_TO_PASS tests (each parametrized case is one) whose input or required value the
     statement does not state. Mentioned means, verbatim up to whitespace and quote style: every
     piece of one way of stating its input (`case_inputs`) appears in the text, and so does its expected value when
     the check compares with one or expects an exception. A test without evidence is not mentioned,
-    unless the statement spells out `SPELLED_OUT_CAP` tests and its counts of the rest cover it."""
+    unless the statement spells out `SPELLED_OUT_CAP` tests and its counts of the rest cover it.
+    A test of `held` (`held_tests`: its own lines hold on the buggy state) is mentioned by the
+    name its module failed to import."""
     text = _flat(statement)
     out = []
     for test_id in test_ids:
@@ -656,6 +660,10 @@ def unmentioned_cases(statement: str, test_ids: list[str], failures: dict[str, F
         if f is None or not f.derived:
             out.append(f"{name} (no evidence)")
             continue
+        if test_id in held:
+            lacked = _LACKED.search(f.message or "")
+            if lacked and re.search(rf"`[\w.]*\b{re.escape(lacked.group(1))}\b", statement):
+                continue
         gaps = [[piece for piece in way if not states(text, piece)] for way in case_inputs(f)]
         missing = [f"input {piece!r}" for piece in min(reversed(gaps), key=len)] if gaps else ["no input known"]
         if f.kind in ("compare", "raises") and f.expected and not states_value(text, f):
@@ -666,6 +674,25 @@ def unmentioned_cases(statement: str, test_ids: list[str], failures: dict[str, F
     if len(test_ids) - len(out) >= SPELLED_OUT_CAP and counted >= len(out):
         return []  # the cap reached, the rest counted: every test is mentioned
     return out
+
+
+_LACKED = re.compile(r"(?:cannot import name|No module named) '([\w.]+)'")
+
+
+def held_tests(task: dict, failures: dict[str, FailureEvidence]) -> frozenset[str]:
+    """The tests that never ran (their module failed to import a name the fix adds) whose own
+    lines, run by the reproduction check, raised nothing on either state: such a test fails only
+    through its module's import, which the statement states by asking for the name."""
+    ran_clean = {
+        " ".join(str(c.get("code", "")).split())
+        for c in ((task.get("reproduction") or {}).get("checks") or [])
+        if all(str(c.get(state, "")).startswith("ran without an exception") for state in ("buggy", "fixed"))
+    }
+    return frozenset(
+        test_id
+        for test_id, f in failures.items()
+        if f.phase == "collect" and f.reproduction and " ".join(f.reproduction.split()) in ran_clean
+    )
 
 
 PLACEHOLDER = re.compile(r"(?:expected|actual)(?:_\w+)?")
@@ -922,7 +949,7 @@ def analyse(tasks: list[dict], repos: dict[str, Path], evidence: dict[str, dict[
         recorded = _recorded(task)
         public = frozenset(public_cache[key])
         for share, found in (
-            ("unmentioned", unmentioned_cases(statement, task["FAIL_TO_PASS"], recorded)),
+            ("unmentioned", unmentioned_cases(statement, task["FAIL_TO_PASS"], recorded, held_tests(task, recorded))),
             ("internals", test_internals(statement, task["FAIL_TO_PASS"], recorded, public, _subject(task))),
             ("title", off_path_title(statement, list(recorded.values()))),
         ):

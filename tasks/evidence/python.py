@@ -1262,19 +1262,23 @@ class _Rewrite(ast.NodeTransformer):
 
     def _scope(self, node):
         """A function's own parameters and locals hide the test's names inside it (fastjsonschema's
-        `asserter` helper takes `value` and `expected`, as the test's parametrize arguments are named)."""
+        `asserter` helper takes `value` and `expected`, as the test's parametrize arguments are named).
+        A method the test defines binds its own `self` (parsimonious' `class Smoo(Quantifier)` sets
+        `self.smoo` in its `__init__`): its attributes are not the test case's.
+        (A helper method of the test's class comes here without its `self`: `_members_reached`.)"""
         a = node.args
         params = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]}
         body = node.body if isinstance(node.body, list) else [node.body]
         hidden = (params | local_names(body)) & self.values.keys()
-        if not hidden:
+        if not hidden and "self" not in params:
             return self.generic_visit(node)
-        values = self.values
+        values, self_attrs = self.values, self.self_attrs
         self.values = {k: v for k, v in values.items() if k not in hidden}
+        self.self_attrs = set() if "self" in params else self_attrs
         try:
             return self.generic_visit(node)
         finally:
-            self.values = values
+            self.values, self.self_attrs = values, self_attrs
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _scope
 

@@ -484,3 +484,34 @@ def test_a_parametrize_id_that_is_an_english_word_counts_only_as_a_name():
     assert bench.test_internals("It fails for single-tag wheels.", list(failures), failures) == [
         "parametrize id single-tag"
     ]
+
+
+def test_a_test_whose_own_lines_hold_is_mentioned_by_the_name_its_module_lacks():
+    """parsimonious c42ee4ee: `test_optional` failed only because its module imports the new
+    `Quantifier`; its own lines ran clean on both states, so its block went, and the statement
+    asks for `Quantifier`. A test whose own lines were not run clean is still unmentioned."""
+    code = "from pkg import Optional\nassert Optional('a').match('bb') == 0"
+    held = FailureEvidence(
+        "tests/test_x.py::T::test_optional",
+        kind="error",
+        phase="collect",
+        message="cannot import name 'Quantifier' from 'pkg' (pkg/__init__.py)",
+        reproduction=code,
+    )
+    task = {
+        "reproduction": {
+            "checks": [{"code": code + "\n", "buggy": "ran without an exception", "fixed": "ran without an exception"}]
+        }
+    }
+    failures = {held.test_id: held}
+    assert bench.held_tests(task, failures) == {held.test_id}
+    asked = "There is no `Quantifier` yet. With it, the module's other checks should run."
+    assert bench.unmentioned_cases(asked, [held.test_id], failures, bench.held_tests(task, failures)) == []
+    assert bench.unmentioned_cases("Add a quantifier.", [held.test_id], failures, bench.held_tests(task, failures))
+    failing = {
+        "reproduction": {
+            "checks": [{"code": code, "buggy": "raised ValueError: x", "fixed": "ran without an exception"}]
+        }
+    }
+    assert bench.held_tests(failing, failures) == frozenset()
+    assert bench.unmentioned_cases(asked, [held.test_id], failures, bench.held_tests(failing, failures))

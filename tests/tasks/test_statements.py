@@ -817,6 +817,22 @@ def test_a_unittest_check_in_a_loop_of_a_test_that_never_ran_is_a_plain_assert()
     assert found.unbound == [] and "    assert selector.root == root" in found.reproduction
 
 
+def test_a_class_the_test_defines_keeps_its_own_self():
+    """parsimonious c42ee4ee: the test's `class Smoo(Quantifier)` sets `self.smoo` in its own
+    `__init__`; that `self` was taken for the TestCase's, the line became `smoo = 'smoo'`, and
+    the snippet's rest failed on the fixed state."""
+    source = (
+        "import unittest\nfrom pkg import Quantifier\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_subclassing(self):\n        class Smoo(Quantifier):\n            __slots__ = ['smoo']\n\n"
+        "            def __init__(self):\n                self.smoo = 'smoo'\n\n"
+        "        smoo = Smoo()\n        self.assertEqual(smoo.__dict__, {})\n        self.assertEqual(smoo.smoo, 'smoo')\n"
+    )
+    report = {"when": "collect", "type": "ImportError", "line": 2, "message": "cannot import name 'Quantifier'"}
+    found = explain_failure(source, "tests/t.py::T::test_subclassing", report, repo_modules={"pkg"})
+    assert "        self.smoo = 'smoo'" in found.reproduction, found.reproduction
+    assert found.reproduction.endswith("assert smoo.__dict__ == {}") and found.rest == "assert smoo.smoo == 'smoo'"
+
+
 def test_a_test_that_never_ran_fails_at_its_first_check_and_requires_the_rest():
     """bleach: the file imports a module the change adds; the snippet ended with the test's last
     check (`.fragment`) and left out the five before it as if they had passed."""
