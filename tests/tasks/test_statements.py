@@ -825,7 +825,8 @@ def test_a_class_the_test_defines_keeps_its_own_self():
         "import unittest\nfrom pkg import Quantifier\n\n\nclass T(unittest.TestCase):\n"
         "    def test_subclassing(self):\n        class Smoo(Quantifier):\n            __slots__ = ['smoo']\n\n"
         "            def __init__(self):\n                self.smoo = 'smoo'\n\n"
-        "        smoo = Smoo()\n        self.assertEqual(smoo.__dict__, {})\n        self.assertEqual(smoo.smoo, 'smoo')\n"
+        "        smoo = Smoo()\n        self.assertEqual(smoo.__dict__, {})\n"
+        "        self.assertEqual(smoo.smoo, 'smoo')\n"
     )
     report = {"when": "collect", "type": "ImportError", "line": 2, "message": "cannot import name 'Quantifier'"}
     found = explain_failure(source, "tests/t.py::T::test_subclassing", report, repo_modules={"pkg"})
