@@ -1,7 +1,7 @@
 """Which of SEBGen's languages a snapshot holds, read from its git tree (no checkout).
 
 A snapshot holds Python when it has a Python packaging file at its root (pyproject.toml,
-setup.py, setup.cfg, Pipfile, requirement files), Python tests anywhere (`test_*.py`,
+setup.py, setup.cfg, Pipfile, requirement files), Python tests anywhere (`test_*.py`, `tests.py`,
 `*_test.py`, `conftest.py`), or, with no package.json, more `.py` files than of any other
 extension; it holds JavaScript/TypeScript when it has a package.json at its root, the file
 every JS/TS install starts from. A repository may hold both.
@@ -25,7 +25,7 @@ LANGUAGE_NAMES = {PYTHON: "Python", JAVASCRIPT: "JavaScript/TypeScript"}
 
 PYTHON_PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg", "Pipfile")
 _REQUIREMENTS = re.compile(r"^requirements[^/]*\.(txt|in)$|^requirements/")
-_PYTHON_TEST = re.compile(r"(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$")
+_PYTHON_TEST = re.compile(r"(^|/)(test_[^/]*|[^/]*_test|tests|conftest)\.py$")
 JS_LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock")
 
 
@@ -76,7 +76,7 @@ def common_extensions(files: list[str], n: int = 3) -> list[str]:
 # records.test_ids reads it.
 
 JS_EXTENSIONS = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".mts", ".cts")
-_PYTHON_TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_test\.py$|(^|/)conftest\.py$")
+_PYTHON_TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|tests|conftest)\.py$|_test\.py$")
 _PYTHON_NOT_SOURCE = re.compile(r"^docs?/")
 _JS_TEST_PATH = re.compile(r"(^|/)(tests?|__tests__|__mocks__|spec)/|\.(test|spec)(-d)?\.[cm]?[jt]sx?$")  # -d: tsd
 # what a JS/TS change never holds as source: dependencies, build output, coverage, docs,

@@ -39,6 +39,7 @@ from sandbox import (
     JS_APP,
     JS_RUN_ENV,
     PROTECTED_NAMES,
+    TEST_MODULE_NAME,
     BuildError,
     JsRecipe,
     export_tree,
@@ -151,9 +152,7 @@ def _fixed_files(tree: Path, test_patch_files: list[str], listed_files: list[str
         if not path.is_file() or path.is_symlink():
             continue
         name = path.name
-        if name in PYTEST_CONFIG_NAMES or (
-            name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
-        ):
+        if name in PYTEST_CONFIG_NAMES or TEST_MODULE_NAME.match(name):
             keep.add(path.relative_to(tree).as_posix())
     return sorted(k for k in keep if (tree / k).is_file())
 

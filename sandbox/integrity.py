@@ -7,7 +7,7 @@ test.sh uses `PROTECTED_DIRS`, `PROTECTED_NAMES`, `CONFIG_NAMES` and `AUTOLOAD_*
 The attempt tree: base_commit (fixed) + bug_patch with test_patch reverted (exactly what an
 exported task gives the agent, no .git), then the agent patch, then:
 
-- every test path (a file of test_patch, a file named test_*.py / *_test.py / conftest.py, or
+- every test path (a file of test_patch, a file named test_*.py / *_test.py / tests.py / conftest.py, or
   any file under a directory named tests/test/testing) and every test-config source
   (pytest.ini, .pytest.ini, tox.ini, setup.cfg, pyproject.toml, at any depth) is put back to
   the fixed state (removed when the fixed state has no such file);
@@ -46,7 +46,8 @@ PROTECTED_NAMES = ("conftest.py",)
 CONFIG_NAMES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
 AUTOLOAD_NAMES = ("sitecustomize.py", "usercustomize.py")
 AUTOLOAD_SUFFIXES = (".pth",)
-_TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
+# a test module by its name: pytest's `test_*.py` / `*_test.py`, and `tests.py` (a flat suite, vobject's)
+TEST_MODULE_NAME = re.compile(r"^(test_.*|.*_test|tests)\.py$")
 JS_EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 JS_PROTECTED_DIRS = ("__tests__", "spec")  # with PROTECTED_DIRS: where JS/TS tests live
 _JS_TEST_FILE = re.compile(r"\.(test|spec)(-d)?\.[cm]?[jt]sx?$")  # -d: tsd type tests
@@ -115,7 +116,7 @@ def is_protected(rel: str, test_patch_files: frozenset[str] | set[str] = frozens
         rel in test_patch_files
         or path.name in PROTECTED_NAMES
         or path.name in CONFIG_NAMES
-        or bool(_TEST_FILE.match(path.name))
+        or bool(TEST_MODULE_NAME.match(path.name))
         or any(part in PROTECTED_DIRS for part in path.parts[:-1])
         or is_js_protected(path)
     )

@@ -160,3 +160,20 @@ def test_python_sources_without_packaging_or_tests_are_python(tmp_path):
     assert "python" in language_markers(["lib.py", "util.py", "README.md"])
     assert "python" not in language_markers(["package.json", "scripts/release.py", "index.js"])
     assert "python" not in language_markers(["Makefile", "main.c", "util.c", "scripts/gen.py"])
+
+
+def test_a_flat_tests_module_is_a_test_file_and_protected(tmp_path):
+    """vobject and nameparser keep their whole suite in one `tests.py`: it was taken for source,
+    so every fix commit went with its tests in the gold patch and no task was made."""
+    from sandbox import is_protected
+
+    repo = git_repo(
+        tmp_path / "flat",
+        [
+            {"setup.py": "", "nameparser.py": "def f():\n    return 1\n", "tests.py": "def test_f():\n    pass\n"},
+            {"nameparser.py": "def f():\n    return 2\n", "tests.py": "def test_f():\n    assert 1\n"},
+        ],
+    )
+    [candidate] = mine(repo).candidates
+    assert (candidate.source_files, candidate.test_files) == (["nameparser.py"], ["tests.py"])
+    assert is_protected("tests.py") and is_protected("app/tests.py") and not is_protected("app/contests.py")
