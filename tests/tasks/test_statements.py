@@ -820,7 +820,7 @@ def test_a_unittest_check_in_a_loop_of_a_test_that_never_ran_is_a_plain_assert()
 def test_a_class_the_test_defines_keeps_its_own_self():
     """parsimonious c42ee4ee: the test's `class Smoo(Quantifier)` sets `self.smoo` in its own
     `__init__`; that `self` was taken for the TestCase's, the line became `smoo = 'smoo'`, and
-    the snippet's rest failed on the fixed state."""
+    the snippet's rest failed on the fixed state. The check that never ran was quoted with `self`."""
     source = (
         "import unittest\nfrom pkg import Quantifier\n\n\nclass T(unittest.TestCase):\n"
         "    def test_subclassing(self):\n        class Smoo(Quantifier):\n            __slots__ = ['smoo']\n\n"
@@ -832,6 +832,7 @@ def test_a_class_the_test_defines_keeps_its_own_self():
     found = explain_failure(source, "tests/t.py::T::test_subclassing", report, repo_modules={"pkg"})
     assert "        self.smoo = 'smoo'" in found.reproduction, found.reproduction
     assert found.reproduction.endswith("assert smoo.__dict__ == {}") and found.rest == "assert smoo.smoo == 'smoo'"
+    assert found.call == "smoo.__dict__ == {}"  # the check as shown, not `self.assertEqual(...)`
 
 
 def test_a_test_that_never_ran_fails_at_its_first_check_and_requires_the_rest():
