@@ -1738,7 +1738,10 @@ def _outcome_core(f: FailureEvidence, phr: _Phraser | None = None) -> str:
         subject = "the snippet"
     elif _raising_comparison(f):
         return _fmt(form, {"subject": _raising_comparison(f), "seen": _seen_clause(f), "want": "it should hold"})
-    return _fmt(form, {"subject": subject, "seen": _seen_of(f, subject), "want": _want_clause(f)})
+    seen = _seen_of(f, subject)
+    if ", but " in seen and ", but {want}" in form:  # one "but" to a sentence
+        form = forms[0]
+    return _fmt(form, {"subject": subject, "seen": seen, "want": _want_clause(f)})
 
 
 def _gives_up(f: FailureEvidence) -> bool:

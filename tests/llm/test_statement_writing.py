@@ -1952,3 +1952,32 @@ def test_a_truth_check_of_a_local_unpacked_from_a_call_is_stated_by_that_call():
     )
     text = write_statement(context([check]), BUG)["problem_statement"]
     assert "`split('1.5')[1]` gives `False`" in text and "`ok`" not in text, text
+
+
+def test_a_message_that_cannot_be_read_is_told_with_one_but_to_a_sentence():
+    """parsimonious c42ee4ee: "... gives a `ParseError`, but reading its message raises
+    `TypeError`, but it should raise ..." (the phrasing varies with the task, so several are read)."""
+    unreadable = FailureEvidence(
+        "tests/test_t.py::test_bad",
+        kind="compare",
+        call="str(e.value)",
+        check="assert 'no match' in str(e.value)",
+        op="in",
+        expected="'no match'",
+        observed="TypeError: list.count() takes exactly one argument (3 given)",
+        error="TypeError: list.count() takes exactly one argument (3 given)",
+        reproduction="from pkg import parse\nimport pytest\nwith pytest.raises(ValueError) as e:\n"
+        "    parse('x')\nassert 'no match' in str(e.value)",
+        function="parse",
+        raised="ValueError",
+        raised_by="parse('x')",
+    )
+    seen = set()
+    for n in range(12):
+        ctx = context([replace(unreadable, test_id=f"tests/test_t.py::test_bad_{n}")])
+        text = write_statement({**ctx, "instance_id": f"t-{n}"}, BUG)["problem_statement"]
+        told = [s for s in re.split(r"(?<=\.)\s", text) if "reading its message raises" in s]
+        assert told, text
+        seen |= {s.split(" ", 1)[0] for s in told}
+        assert all(s.count(", but ") <= 1 for s in told), told
+    assert len(seen) > 1  # more than one phrasing was read
