@@ -212,9 +212,7 @@ def read_pyproject(text: str, found: Found) -> None:
         hatch_vcs.get("version-file"),
         hatch_vcs.get("version_file"),
     ):
-        if isinstance(path, str) and path.endswith(".py") and path not in found.version_files:
-            found.version_files.append(path)
-            found.sources.append(f"pyproject.toml: {path} is written from VCS at build; each run writes it")
+        add_version_file(found, path, "pyproject.toml")
     pytest_ini = tool.get("pytest", {}) or {}
     ini = pytest_ini.get("ini_options", pytest_ini) if isinstance(pytest_ini, dict) else {}
     read_pytest_options(ini, found, "pyproject.toml [tool.pytest]")
@@ -322,6 +320,13 @@ def _setup_calls(tree: ast.Module) -> Iterator[_SetupCall]:
             yield _SetupCall({k.arg: k.value for k in node.keywords if k.arg}, names)
 
 
+def add_version_file(found: Found, path, source: str) -> None:
+    """A module the VCS version tool writes at build (`source` names it): each run writes it too."""
+    if isinstance(path, str) and path.endswith(".py") and path not in found.version_files:
+        found.version_files.append(path)
+        found.sources.append(f"{source}: {path} is written from VCS at build; each run writes it")
+
+
 def read_setup_py(text: str, found: Found) -> None:
     try:
         tree = ast.parse(text)
@@ -346,6 +351,9 @@ def read_setup_py(text: str, found: Found) -> None:
         python_requires = call.literal("python_requires")
         if isinstance(python_requires, str):
             found.requires_python = found.requires_python or python_requires
+        scm = call.literal("use_scm_version")  # petl's {"write_to": "petl/version.py"}
+        if isinstance(scm, dict):
+            add_version_file(found, scm.get("version_file") or scm.get("write_to"), "setup.py")
     if not found.vcs_vars:
         if "use_scm_version" in text or "setuptools_scm" in text:
             found.add_vcs("setuptools_scm", "setup.py")

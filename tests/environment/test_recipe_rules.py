@@ -77,6 +77,19 @@ def test_vcs_derived_version_gets_pretend_version_variables(tmp_path):
     assert any(f"SETUPTOOLS_SCM_PRETEND_VERSION={PRETEND_VERSION}" in c for c in install_commands(recipe, "pip"))
 
 
+def test_a_version_file_a_setup_py_names_is_written_into_each_runs_tree(tmp_path):
+    """petl: `setup(use_scm_version={"write_to": "petl/version.py"})`; its conftest imports
+    `petl.version`, and every run of the tree without it failed to load."""
+    setup_py = (
+        "from setuptools import setup\n\nsetup(\n    name='petl',\n"
+        "    use_scm_version={'version_scheme': 'guess-next-dev', 'write_to': 'petl/version.py'},\n)\n"
+    )
+    repo, sha = make_repo(tmp_path / "petl", {"setup.py": setup_py, "petl/__init__.py": ""})
+    recipe = detect_recipe(repo, sha)
+    assert recipe.version_files == ("petl/version.py",)
+    assert "SETUPTOOLS_SCM_PRETEND_VERSION" in dict(recipe.build_env)
+
+
 @pytest.mark.slow  # builds an environment and runs the tests twice
 def test_a_version_file_written_at_build_is_written_into_each_runs_tree(tmp_path):
     files = {
