@@ -144,6 +144,7 @@ def _detect(repo: Path, commit: str, override: dict | None) -> InstallRecipe:
         sources=tuple(found.sources),
         build_packages=tuple(override.get("build_packages", ()) or ()),
         dropped=tuple(sorted(drop)),
+        uninstall=tuple(override.get("uninstall", ()) or ()),
         version_files=tuple(found.version_files),
         pytest_floors=tuple(sorted(PYTEST_FLOOR.items())),
     )

@@ -94,12 +94,13 @@ class Fix:
     unpin: list[str] = field(default_factory=list)  # the override's packages this fix takes out (relaxed pins)
     rule: str = ""
     node: str = ""  # JS: the Node major to install instead
+    uninstall: list[str] = field(default_factory=list)  # plugins to remove after the install
     build: list[str] = field(default_factory=list)  # JS: commands the tests need first (a missing build)
 
     def apply(self, override: dict) -> dict:
         """`override` with this fix merged in (a new dict)."""
         out = dict(override)
-        for key in ("packages", "drop", "build_packages", "extras", "build"):
+        for key in ("packages", "drop", "build_packages", "extras", "build", "uninstall"):
             merged = [p for p in out.get(key) or [] if key != "packages" or p not in self.unpin]
             merged += [p for p in getattr(self, key) if p not in merged]
             if merged:
@@ -288,6 +289,10 @@ def diagnose(
             packages=["pynose"],
             rule="nose-on-new-python",
         )
+    if stage == "collection":
+        fix = _shadowed_plugin_fix(log, recipe, tree_names)
+        if fix is not None:
+            return fix
     if stage == "collection" and snapshot is not None:
         fix = _contemporary_fix(log, recipe, tree_names, snapshot)
         if fix is None and lacking_modules(log):  # a conftest or test module that no longer imports
@@ -479,13 +484,17 @@ _KNOWN_PLUGINS = {
 
 
 def failing_plugin(log: str, tree_names: set[str]) -> str:
-    """The pytest plugin (its distribution) whose code the last traceback of `log` ends in:
-    'pytest' when an internal error ends in the suite's own conftest with only pytest below
-    it; '' when the failure is the code's own, or no plugin's."""
+    """The pytest plugin (its distribution) whose code the last traceback of `log` ends in (or,
+    while pytest loads the plugins, the one whose import failed below it): 'pytest' when an
+    internal error ends in the suite's own conftest with only pytest below it; '' when the
+    failure is the code's own, or no plugin's."""
     text = (
         "\n".join(ln for ln in log.splitlines() if ln.startswith("INTERNALERROR>")) if "INTERNALERROR>" in log else log
     )
     frames = [m.group("a") or m.group("b") for m in _FRAME.finditer(text)]
+    # pytest loading the environment's plugins: a library failing below one is that plugin's
+    # failure (pytest-md-report -> pytablewriter -> tabledata importing the tree's `dataproperty`)
+    loading = "load_setuptools_entrypoints" in text
     for path in reversed(frames):
         if path.startswith("<"):
             continue
@@ -503,8 +512,38 @@ def failing_plugin(log: str, tree_names: set[str]) -> str:
         plugin = (
             module.startswith("pytest_") or normalize(dist).startswith("pytest-") or normalize(dist) in _KNOWN_PLUGINS
         )
-        return dist if plugin else ""
+        if plugin or not loading:
+            return dist if plugin else ""
     return ""
+
+
+# an import of the tree's own package that fails (a name it lacks, a module it does not have)
+_TREE_IMPORT = re.compile(
+    r"(?:ImportError: cannot import name '\w+' from '(?P<module>[\w.]+)'|"
+    r"ModuleNotFoundError: No module named '(?P<missing>[\w.]+)')"
+)
+
+
+def _shadowed_plugin_fix(log: str, recipe: InstallRecipe, tree_names: set[str]) -> Fix | None:
+    """A plugin that pytest cannot load because a library below it imports the project itself,
+    and gets the tree's version (pytest-md-report -> pytablewriter -> tabledata wants a
+    `dataproperty` newer than DataProperty's own tree): no release of the plugin helps, since
+    the tree always comes first, so the plugin is uninstalled; the tests never ran with it."""
+    if "load_setuptools_entrypoints" not in log:
+        return None
+    imports = list(_TREE_IMPORT.finditer(log))
+    module = (imports[-1].group("module") or imports[-1].group("missing")) if imports else ""
+    if not module or module.split(".")[0] not in tree_names:
+        return None
+    dist = failing_plugin(log, tree_names)
+    if not dist or dist == "pytest" or dist in recipe.uninstall:
+        return None
+    return Fix(
+        f"the plugin {dist} does not load: a library it uses imports `{module}` and gets the tree's own, "
+        "which lacks what it needs; uninstall the plugin",
+        uninstall=[dist],
+        rule="shadowed-plugin",
+    )
 
 
 def _contemporary_fix(log: str, recipe: InstallRecipe, tree_names: set[str], snapshot: Snapshot) -> Fix | None:

@@ -254,7 +254,10 @@ class SetupBackend:
     ) -> Fix | None:
         """A fix when the run could not collect tests for a reason of the environment."""
         if run.timed_out or not (
-            run.exit_code not in (0, 1, 5) or run.collect_errors or any(v == "error" for v in run.outcomes.values())
+            run.exit_code not in (0, 1, 5)
+            or run.collect_errors
+            or any(v == "error" for v in run.outcomes.values())
+            or (run.exit_code == 1 and not run.outcomes)  # pytest stopped before any test (a plugin failed to load)
         ):
             return None
         fix = self._fix_for(run.log_tail, repo, commit, "collection", attempt)

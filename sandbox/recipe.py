@@ -42,6 +42,8 @@ class InstallRecipe:
     sources: tuple[str, ...] = ()  # where each detected part came from, for people reading the recipe
     build_packages: tuple[str, ...] = ()  # installed before the project, which then builds without isolation
     dropped: tuple[str, ...] = ()  # detected sources left out (config `drop` or a repair)
+    # pytest plugins the sources install that cannot load in the tree (a repair): removed last
+    uninstall: tuple[str, ...] = ()
     # files the build writes from VCS (setuptools-scm `version_file`, hatch-vcs `version-file`):
     # the tree is imported first, so each run writes them into the tree, not into the image
     version_files: tuple[str, ...] = ()
@@ -63,6 +65,8 @@ class InstallRecipe:
     def key(self, *salt: str) -> str:
         data = asdict(self)
         data.pop("version_files")  # written into each run's tree: not part of the environment
+        if not data["uninstall"]:
+            data.pop("uninstall")  # the keys of the recipes made before it stay as they were
         blob = json.dumps({"recipe": data, "salt": salt}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
@@ -128,6 +132,8 @@ def install_steps(recipe: InstallRecipe, pip: str) -> list[tuple[str, str]]:
     extra = list(dict.fromkeys(recipe.plugins + recipe.packages))
     if extra:
         steps.append(("packages", f"{pip} install " + " ".join(q(p) for p in extra)))
+    if recipe.uninstall:
+        steps.append(("uninstall", f"{pip} uninstall -y " + " ".join(q(p) for p in recipe.uninstall)))
     if steps:  # a source may pin a pytest too old for this interpreter: the runner must still import
         python = pip[: -len(" -m pip")] if pip.endswith(" -m pip") else re.sub(r"pip3?$", "python", pip)
         steps.append(("check", f"{python} -c {q(pytest_check(recipe.pytest_floors))}"))

@@ -20,6 +20,7 @@ from environment import detect_recipe, diagnose, make_sandbox
 from environment.repair import api_modules, nose_setup_fix, outdated_dependency
 from environment.versions import Release, Snapshot, contemporary, parse_releases, suite_pins
 from sandbox import InstallRecipe, Limits
+from sandbox.recipe import install_steps
 from tests.sandbox_fixtures import require_docker, run_with_repairs, write
 
 # pytest 9.0 with pytest-benchmark 3.2.3 (2020): pytest stops before any test (exit 3)
@@ -117,6 +118,51 @@ def test_the_code_under_tests_own_errors_are_not_a_version_problem():
     assert diagnose(CODE_ERROR, InstallRecipe(), {"mylib", "settings"}, "collection", snapshot) is None
     # a missing part of pytest is not a package to install (no `pip install _pytest`)
     assert diagnose(RERUN_IMPORT_ERROR, InstallRecipe(), set(), "collection") is None
+
+
+# DataProperty 76457cf6 (2021): its test extra installs pytest-md-report 0.8, whose pytablewriter
+# imports `dataproperty`; the tree's own (0.54) comes first and lacks what it needs, so pytest
+# stops while loading the plugins, before any test (exit 1, no report)
+MD_REPORT_LOAD_ERROR = """\
+  File "/work/sebgen/sebgen_report_plugin.py", line 72, in pytest_addhooks
+    pluginmanager.load_setuptools_entrypoints("pytest11")
+  File "/opt/venv/lib/python3.11/site-packages/pluggy/_manager.py", line 521, in load_setuptools_entrypoints
+    plugin = ep.load()
+  File "/usr/lib/python3.11/importlib/metadata/__init__.py", line 202, in load
+    module = import_module(match.group('module'))
+  File "<frozen importlib._bootstrap>", line 1206, in _gcd_import
+  File "/opt/venv/lib/python3.11/site-packages/pytest_md_report/__init__.py", line 2, in <module>
+    from ._const import ColorPolicy, ZerosRender
+  File "/opt/venv/lib/python3.11/site-packages/pytest_md_report/_const.py", line 5, in <module>
+    from pytablewriter.writer.text import MarkdownFlavor
+  File "/opt/venv/lib/python3.11/site-packages/pytablewriter/__init__.py", line 8, in <module>
+    from ._factory import TableWriterFactory
+  File "/opt/venv/lib/python3.11/site-packages/tabledata/_core.py", line 13, in <module>
+    from dataproperty import DataPropertyMatrix
+ImportError: cannot import name 'DataPropertyMatrix' from 'dataproperty' (/work/tree/dataproperty/__init__.py)
+"""
+
+
+def test_a_plugin_that_cannot_load_beside_the_tree_is_uninstalled():
+    snapshot = Snapshot(JUNE_2021, "3.11", {})
+    fix = diagnose(MD_REPORT_LOAD_ERROR, InstallRecipe(), {"dataproperty", "setup"}, "collection", snapshot)
+    assert fix is not None and fix.rule == "shadowed-plugin" and fix.uninstall == ["pytest-md-report"]
+    assert fix.packages == [] and "`dataproperty`" in fix.reason
+    assert fix.apply({}) == {"uninstall": ["pytest-md-report"]}
+    removed = InstallRecipe(install_project=True, uninstall=("pytest-md-report",))
+    steps = dict(install_steps(removed, "pip"))
+    assert steps["uninstall"] == "pip uninstall -y pytest-md-report" and list(steps)[-2:] == ["uninstall", "check"]
+    # once removed, the rule has nothing more to say
+    assert diagnose(MD_REPORT_LOAD_ERROR, removed, {"dataproperty"}, "collection", snapshot) is None
+    # a library the tree does not provide is no shadowing: the plugin's own problem
+    assert diagnose(MD_REPORT_LOAD_ERROR, InstallRecipe(), {"other"}, "collection") is None
+
+
+def test_a_recipe_without_uninstalls_keeps_the_key_it_had():
+    # the environments built before the field existed are found again under the same key
+    assert InstallRecipe().key() == "067cded526b57f80"
+    assert InstallRecipe(packages=("a",), extras=("t",)).key("x") == "c012d793ab2fd07b"
+    assert InstallRecipe(uninstall=("pytest-md-report",)).key() != InstallRecipe().key()
 
 
 # -- old unittest / nose-era suites ---------------------------------------------------------
