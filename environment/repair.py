@@ -12,7 +12,9 @@ of it; a source that replaced a dependency of the test runner (pytest no longer
 imports) -> the runner's own requirement installed after it, or that source dropped; a
 pytest plugin whose code the failure's traceback ends in (an internal error, a usage error, an
 error at collection or setup) -> that plugin and pytest at the releases contemporary with the
-commit, within the suite's own pins (`environment.versions`); a failing optional dependency
+commit, within the suite's own pins (`environment.versions`); a plugin pytest cannot load because
+a library below it imports the project and gets the tree's own -> that plugin uninstalled
+(`shadowed-plugin`); a failing optional dependency
 source -> drop it; tests of the commit failing on the API of a package newer than the commit ->
 that package at the commit's release, `outdated_dependency`; so is a test module or conftest that
 no longer imports because a package lacks a name, at the collection stage). When no rule applies and a model is
