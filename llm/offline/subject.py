@@ -330,10 +330,18 @@ def _changing(word: str) -> bool:
 _LEADING_CLAUSE = re.compile(r"^(?:once|when|whenever|if|after|before|unless|while|where)\b[^,;]{1,160},\s*", re.I)
 
 
+# an adverb before the verb of a commit-log line ("Only handle the punctuation when ...")
+_LEADING_ADVERB = re.compile(
+    r"^(?:only|always|never|just|also|now|instead|simply|then|first|still|additionally|explicitly|properly|"
+    r"correctly|consistently|lazily|eagerly)\b,?\s+",
+    re.I,
+)
+
+
 def _main_clause(sentence: str) -> str:
-    """The sentence after a leading subordinate clause ("Once X exceeds Y, return ..." -> "return ..."),
-    else ""."""
-    lead = _LEADING_CLAUSE.match(sentence)
+    """The sentence after a leading subordinate clause ("Once X exceeds Y, return ..." -> "return ...")
+    or a leading adverb ("Only handle ..." -> "handle ..."), else ""."""
+    lead = _LEADING_CLAUSE.match(sentence) or _LEADING_ADVERB.match(sentence)
     return sentence[lead.end() :] if lead else ""
 
 

@@ -115,6 +115,17 @@ def test_an_imperative_after_a_leading_clause_is_the_fix_and_left_out():
     assert kept == ["When the wait exceeds the maximum, the call hangs for minutes and runs out of memory."]
 
 
+def test_an_imperative_after_a_leading_adverb_is_the_fix_and_left_out():
+    """sql-metadata 1c20ba17 (rated a leak on check set 24): "Only handle the punctuation when we
+    already have the LIMIT keyword parsed" said what the fix does."""
+    body = (
+        "Only handle the punctuation when we already have the LIMIT keyword parsed.\n\n"
+        "Only the first value of the list is returned when a query has an IN condition."
+    )
+    kept = body_sentences(body, no_leak=True)
+    assert kept == ["Only the first value of the list is returned when a query has an IN condition."]
+
+
 def test_an_added_check_or_guard_is_how_the_fix_works_not_a_title():
     """jsonschema: "Add is check to equals check, enabling support for nan" became the title
     "Is check to equals check ... is missing", which a rater read as the fix; a feature the
