@@ -481,6 +481,34 @@ def test_a_statement_that_shows_no_block_and_states_no_case_is_vague():
     assert unstated_after_drops(bare) == ""
 
 
+def test_a_call_on_a_value_the_test_made_states_no_case_without_its_block():
+    """pre-commit-hooks 25cdd545 (discarded on check set 24): its one block was dropped, and the
+    statement was left with "`main([str(srcfile2)])` returns `1` where `0` is expected", where
+    the test's own `srcfile2` is a file no reader can know."""
+    from tasks.reproduction import unstated_after_drops
+
+    code = (
+        "from hooks.pretty_format_json import main\nsrcfile2 = tmpdir.join('b.json')\nassert main([str(srcfile2)]) == 0"
+    )
+    failure = FailureEvidence(
+        "tests/t_test.py::test_invalid_main",
+        kind="compare",
+        call="main([str(srcfile2)])",
+        expected="0",
+        observed="1",
+        reproduction=code,
+    )
+    stated = "Bug\n\nExpected behaviour: `main([str(srcfile2)])` should be `0`, not `1`."
+    task = task_with(stated, [failure])
+    task.reproduction = ReproductionReport([ReproductionCheck(code + "\n", "dropped", "failed on the fixed state")])
+    assert unstated_after_drops(task).startswith("the reproduction check dropped every example")
+    # the same call on values written in is a case stated
+    told = replace(failure, call="main([str('b.json')])")
+    task = task_with(stated.replace("srcfile2", "'b.json'"), [told])
+    task.reproduction = ReproductionReport([ReproductionCheck(code + "\n", "dropped", "failed on the fixed state")])
+    assert unstated_after_drops(task) == ""
+
+
 def test_a_message_check_after_a_raising_call_is_claimed_as_its_final_comparison():
     """ "`parse('x y')` gives a `ValueError` whose message is ..." claims what the snippet's last
     check sees; the exception is caught inside the snippet, so no escaping `ValueError` is claimed."""
