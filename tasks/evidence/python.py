@@ -2838,6 +2838,13 @@ def _reproduction(
     code = [s for s in code if not isinstance(s, ast.Global)]
     raised = str(report.get("type") or "") not in ("", "AssertionError")
     rest = _without_dead_branches(_required_after(fn, failing, rewrite, helpers, raised))
+    # the helper methods only the rest reaches (nameparser's `self.m(hn.initials(), ...)` after
+    # the constructor that raised): defined too, or the rest cannot be told
+    defined = _added_names(code)
+    code = [
+        *(m for m in _members_reached(rewrite, members, setup.self_attrs) if not _added_names([m]) & defined),
+        *code,
+    ]
     # a store that only the checks after the failing one read is live (a fixture's value they use)
     live = {id(s) for s in _without_dead_stores([*code, *rest])}
     code = [ast.fix_missing_locations(s) for s in _without_dead_branches([s for s in code if id(s) in live])]

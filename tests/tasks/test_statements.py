@@ -835,6 +835,21 @@ def test_a_class_the_test_defines_keeps_its_own_self():
     assert found.call == "smoo.__dict__ == {}"  # the check as shown, not `self.assertEqual(...)`
 
 
+def test_a_helper_method_only_the_rest_calls_is_defined_so_the_rest_is_told():
+    """nameparser 19e18930 (discarded on check set 24): the constructor raised on the new
+    `initials_delimiter=`, and the check after it, `self.m(hn.initials(), 'J; A;', hn)`, was left
+    out because `m` was not defined in the snippet; the statement asked only that the argument exist."""
+    source = (
+        "import unittest\nfrom pkg import Name\n\n\nclass Base(unittest.TestCase):\n"
+        "    def m(self, actual, expected):\n        assert actual == expected\n\n\n"
+        "class T(Base):\n    def test_delimiter(self):\n"
+        "        hn = Name('John Doe', delimiter=';')\n        self.m(hn.initials(), 'J; D;')\n"
+    )
+    report = {"type": "TypeError", "line": 12, "message": "Name() got an unexpected keyword argument 'delimiter'"}
+    found = explain_failure(source, "tests/t.py::T::test_delimiter", report, repo_modules={"pkg"})
+    assert found.rest == "assert hn.initials() == 'J; D;'", found.rest  # the one-assert helper, inlined
+
+
 def test_a_test_that_never_ran_fails_at_its_first_check_and_requires_the_rest():
     """bleach: the file imports a module the change adds; the snippet ended with the test's last
     check (`.fragment`) and left out the five before it as if they had passed."""
