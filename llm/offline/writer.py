@@ -2040,13 +2040,15 @@ def _same_run(f: FailureEvidence, lead: FailureEvidence) -> bool:
     parameter values: the producer writes a value the test reads into the snippet, so the test
     takes these and never reads them (a fixture's setting). Listed as "with input `True`", the
     case would name nothing. (A value that is the tests' own object may just not be written in.)"""
-    same = (_flat(f.reproduction or ""), f.kind, f.observed, f.expected, f.error)
+    same = (_flat(f.reproduction or ""), f.kind, f.observed, f.expected, f.error, " ".join((f.rest or "").split()))
     if not f.reproduction or same != (
         _flat(lead.reproduction or ""),
         lead.kind,
         lead.observed,
         lead.expected,
         lead.error,
+        # the checks after it read the case's values, quotes and all (DataProperty's dequote cases)
+        " ".join((lead.rest or "").split()),
     ):
         return False
     changed = [v for k, v in (f.params or {}).items() if (lead.params or {}).get(k) != v]

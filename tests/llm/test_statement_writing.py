@@ -1981,3 +1981,29 @@ def test_a_message_that_cannot_be_read_is_told_with_one_but_to_a_sentence():
         seen |= {s.split(" ", 1)[0] for s in told}
         assert all(s.count(", but ") <= 1 for s in told), told
     assert len(seen) > 1  # more than one phrasing was read
+
+
+def test_cases_that_fail_at_the_same_line_but_require_other_values_after_it_are_listed():
+    """DataProperty 65914964 (discarded on check set 24): six cases of a dequote test all fail at
+    `Preprocessor(dequote=True)`; the checks after it read each case's values, yet only the first
+    case was told, as if the others ran the very same snippet."""
+    code = "from pkg import Preprocessor\npreprocessor = Preprocessor(dequote=True)"
+    error = "TypeError: Preprocessor.__init__() got an unexpected keyword argument 'dequote'"
+
+    def case(value: str, expected: str) -> FailureEvidence:
+        return FailureEvidence(
+            f"tests/test_p.py::test_dequote[{value}]",
+            kind="error",
+            call="Preprocessor(dequote=True)",
+            error=error,
+            observed=error,
+            reproduction=code,
+            rest=f"data = preprocessor.preprocess({value!r})\nassert data == {expected!r}",
+            params={"value": repr(value), "expected": repr(expected)},
+            function="Preprocessor",
+        )
+
+    cases = [case('"abc efg"', "abc efg"), case('"abc" "efg"', '"abc" "efg"'), case("'abc efg'", "abc efg")]
+    text = write_statement(context(cases), BUG)["problem_statement"]
+    for value in ('\'"abc" "efg"\'', "\"'abc efg'\""):
+        assert value in text, text

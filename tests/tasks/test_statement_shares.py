@@ -515,3 +515,28 @@ def test_a_test_whose_own_lines_hold_is_mentioned_by_the_name_its_module_lacks()
     }
     assert bench.held_tests(failing, failures) == frozenset()
     assert bench.unmentioned_cases(asked, [held.test_id], failures, bench.held_tests(failing, failures))
+
+
+def test_cases_failing_at_one_shared_call_are_mentioned_by_their_own_values():
+    """DataProperty 65914964: six dequote cases fail at `Preprocessor(dequote=True)` and differ in
+    the checks after it; the shared call in the text mentioned none of them but the first."""
+    error = "TypeError: unexpected keyword argument 'dequote'"
+
+    def case(value: str) -> FailureEvidence:
+        return FailureEvidence(
+            f"tests/test_p.py::test_dequote[{value}]",
+            kind="error",
+            call="Preprocessor(dequote=True)",
+            error=error,
+            reproduction="preprocessor = Preprocessor(dequote=True)",
+            rest=f"assert preprocessor.preprocess({value!r})",
+            params={"value": repr(value)},
+        )
+
+    one, two = case('"a b"'), case("'c d'")
+    failures = {one.test_id: one, two.test_id: two}
+    stated = "`Preprocessor(dequote=True)` raises `TypeError`; with it, `preprocess('\"a b\"')` should work."
+    [missing] = bench.unmentioned_cases(stated, list(failures), failures)
+    assert missing.startswith("test_dequote['c d']"), missing
+    both = stated + " So should `preprocess(\"'c d'\")`."
+    assert bench.unmentioned_cases(both, list(failures), failures) == []
