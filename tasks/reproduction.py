@@ -165,7 +165,8 @@ def check_reproductions(
             checks[i] = ReproductionCheck(block.code, "dropped", reason, claim="", buggy="", fixed="")
             continue
         ran[key] = i
-        block.variants = setup_variants(block.code)
+        # every line of the rest a test requires is a requirement: none is left out as setup
+        block.variants = [block.code] if block.claim.continuation else setup_variants(block.code)
         runnable.append(i)
     blocks_run = list(runnable)
     inline = inline_claims(statement, [blocks[i] for i in blocks_run], _evidence_imports(evidence))
@@ -784,10 +785,16 @@ def setup_variants(code: str) -> list[str]:
     lines = code.splitlines()
     out = [code]
     body = tree.body
+    # a call of a function the block defines is the test's check helper (nameparser's
+    # `m(hn.initials(), 'J. A. K.', hn)`): a requirement, never setup
+    helpers = {n.name for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for k, node in enumerate(body[:-1]):
         if len(out) >= MAX_VARIANTS:
             break
         later = _reads(ast.Module(body=body[k + 1 :], type_ignores=[]))
+        called = node.value.func if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) else None
+        if isinstance(called, ast.Name) and called.id in helpers:
+            continue
         if isinstance(node, ast.Expr) and not isinstance(node.value, ast.Constant):
             pass
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and not (_binds(node) & later):

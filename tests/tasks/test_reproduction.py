@@ -122,6 +122,13 @@ def test_variants_leave_out_one_setup_line_never_one_a_later_line_reads():
     ]
 
 
+def test_a_call_of_the_blocks_own_check_helper_is_never_left_out_as_setup():
+    """nameparser 19e18930: `m(hn.initials(), 'J. A. K.', hn)` calls the test's check helper; a
+    rewrite left it out as if it were a setup line, and the statement lost that requirement."""
+    code = "def m(a, b):\n    assert a == b\nlog()\nm(f(), 1)\nassert g() == 2\n"
+    assert setup_variants(code) == [code, "def m(a, b):\n    assert a == b\nm(f(), 1)\nassert g() == 2\n"]
+
+
 class BuildFails:
     """A backend that may run snippets, on a snapshot whose environment cannot be built."""
 
