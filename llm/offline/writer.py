@@ -1965,12 +1965,17 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False, 
         for old, new in changed
         if old and _flat(old) in _flat(code)
     ]
-    # a value the lead's later checks hold (`assert text == '<h3></h3>'`) is what the case must give, not an input
-    wanted = [
-        f"{_span(new)} in place of {_span(old)} in the check that follows"
-        for old, new in changed
-        if old and _flat(old) not in _flat(code) and _flat(old) in later
-    ]
+    # a value the lead's later checks hold (`assert text == '<h3></h3>'`) is what the case must give,
+    # not an input: named in the order those checks read them, the place they go said once
+    in_later = sorted(
+        ((old, new) for old, new in changed if old and _flat(old) not in _flat(code) and _flat(old) in later),
+        key=lambda pair: later.index(_flat(pair[0])),
+    )
+    wanted = [f"{_span(new)} in place of {_span(old)}" for old, new in in_later]
+    if wanted:
+        wanted = [
+            " and ".join(wanted) + (" in the checks that follow" if len(wanted) > 1 else " in the check that follows")
+        ]
     loose = [_span(new) for old, new in changed if not (old and (_flat(old) in _flat(code) or _flat(old) in later))]
     inputs = ", ".join([*placed, *([f"input {', '.join(loose)}"] if loose else []), *wanted])
     subject = _span(call) if usable_call else "the snippet"

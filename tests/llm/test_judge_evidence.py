@@ -262,3 +262,30 @@ def test_a_cases_value_that_its_own_line_requires_is_not_listed_as_an_input():
     line = _case_line(other, lead)
     assert line.startswith("- `wrap('prefixabc', 6)` gives `['prefixa', 'bc']`"), line
     assert "input" not in line and line.endswith("`['prefix', 'abc']`"), line
+
+
+def test_a_cases_values_in_the_checks_that_follow_are_named_in_reading_order_and_placed_once():
+    """DataProperty 65914964: each dequote case changes the input and the expected value, both
+    read by the checks after the raising line. The line named the expected value first and said
+    "in the check that follows" after each value; the input comes first and the place once."""
+    from llm.offline.writer import _case_line
+
+    lead = FailureEvidence(
+        "t[a]",
+        kind="error",
+        call="Preprocessor(dequote=True)",
+        error="TypeError: unexpected keyword argument 'dequote'",
+        params={"expected": "'abc'", "value": "'\"abc\"'"},
+        reproduction="preprocessor = Preprocessor(dequote=True)",
+        rest="data = preprocessor.preprocess('\"abc\"')\nassert data == 'abc'",
+    )
+    other = replace(
+        lead,
+        test_id="t[b]",
+        params={"expected": "'xyz'", "value": "'\"xyz\"'"},
+        rest="data = preprocessor.preprocess('\"xyz\"')\nassert data == 'xyz'",
+    )
+    line = _case_line(other, lead)
+    assert line.count("in the check") == 1, line
+    assert line.index("'\"xyz\"'") < line.index("'xyz'"), line
+    assert "in the checks that follow" in line, line
