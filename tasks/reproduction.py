@@ -360,7 +360,7 @@ def unstated_after_drops(task: Task) -> str:
         called = (f.raised_by if f.raised else f.call) or f.check
         if not said(called) or re.fullmatch(r"\s*[A-Za-z_]\w*\s*", called or ""):
             continue
-        if _test_locals(f.reproduction or "") & _free_in(called):
+        if _reads_test_value(f.reproduction or "", called):
             continue  # `main([str(srcfile2)])`: what the test made `srcfile2` is not told
         if f.kind not in ("compare", "raises") or not f.expected or said(f.expected):
             return ""
@@ -562,26 +562,16 @@ def _binds(tree: ast.AST) -> set[str]:
     return out
 
 
-def _test_locals(code: str) -> set[str]:
-    """The names a snippet binds itself, but for its imports (the values the test made)."""
+def _reads_test_value(code: str, expression: str) -> bool:
+    """`expression` reads a name the snippet `code` binds itself, not by an import: a value the test made."""
     try:
-        tree = ast.parse(code)
+        tree, read = ast.parse(code), _free(ast.parse(expression))
     except SyntaxError:
-        return set()
+        return False
     imported = {
-        (a.asname or a.name).split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Import, ast.ImportFrom))
-        for a in node.names
+        name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for name in _binds_top(node)
     }
-    return _binds(tree) - imported
-
-
-def _free_in(expression: str) -> set[str]:
-    try:
-        return _free(ast.parse(expression))
-    except SyntaxError:
-        return set()
+    return bool((_binds(tree) - imported) & read)
 
 
 def _reads(tree: ast.AST) -> set[str]:
