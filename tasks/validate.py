@@ -311,15 +311,20 @@ def keep_own_failures(result, task: Task, repo_path: Path) -> None:
         span = definition_lines(sources[path], test_id)
         if span is not None and not any(span[0] <= line <= span[1] for line in touched[path]):
             dropped.append(test_id)
-    if not dropped:
-        return
+    if dropped:
+        said = (
+            f"{len(dropped)} test(s) never ran with bug_patch applied (their file, a conftest or a setup file "
+            f"failed to load) and the test patch neither adds nor changes them ({_short(dropped)})"
+        )
+        _leave_out(result, dropped, said)
+
+
+def _leave_out(result, dropped: list[str], said: str) -> None:
+    """Takes `dropped` out of FAIL_TO_PASS and its failure evidence, saying why in the reason; a
+    result left with no FAIL_TO_PASS test fails with that reason."""
     result.fail_to_pass = [t for t in result.fail_to_pass if t not in set(dropped)]
     kept = {*result.fail_to_pass, *(file_of_test(t) for t in result.fail_to_pass)}  # file keys: _failures_of
     result.failures = {t: f for t, f in result.failures.items() if t in kept}
-    said = (
-        f"{len(dropped)} test(s) never ran with bug_patch applied (their file, a conftest or a setup file "
-        f"failed to load) and the test patch neither adds nor changes them ({_short(dropped)})"
-    )
     if not result.fail_to_pass:
         result.passed = False
         result.reason = f"{NO_OWN_FAILURE}: {said}"
@@ -350,16 +355,8 @@ def leave_out_static_checks(result) -> None:
     importing a new function): it states no behaviour a statement could describe, and a fix that
     passes the tests passes it too. It stays in PASS_TO_PASS where it passed on both states."""
     dropped = [t for t in result.fail_to_pass if is_static_check(t)]
-    if not dropped:
-        return
-    result.fail_to_pass = [t for t in result.fail_to_pass if t not in set(dropped)]
-    result.failures = {t: f for t, f in result.failures.items() if t not in set(dropped)}
-    said = f"{len(dropped)} linter item(s) failed on the buggy state ({_short(dropped)})"
-    if not result.fail_to_pass:
-        result.passed = False
-        result.reason = f"{NO_OWN_FAILURE}: {said}"
-    else:
-        result.reason += f"; {said}: left out of FAIL_TO_PASS"
+    if dropped:
+        _leave_out(result, dropped, f"{len(dropped)} linter item(s) failed on the buggy state ({_short(dropped)})")
 
 
 def _short(names: Sequence[str], limit: int = 3) -> str:
