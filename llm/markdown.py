@@ -48,6 +48,23 @@ def is_heading(text: str) -> bool:
     return text.rstrip().endswith(":")
 
 
+# the heading over a statement's first block, and over each block after it
+EVIDENCE_HEADS = ["Steps to reproduce:", "How to reproduce:", "Reproduction:"]
+MORE_HEADS = ["Also:", "Another failing case:", "It also fails here:", "This one fails too:"]
+
+
+def with_first_block_led(statement: str) -> str:
+    """The statement whose first block is introduced as the first: when the block that led was
+    dropped, the next one's "Also:" would point back at nothing."""
+    lines = statement.split("\n")
+    in_block = code_block_lines(lines)
+    first = next((i for i, flag in enumerate(in_block) if flag), None)
+    head = next((i for i in range(first - 1, 0, -1) if lines[i].strip()), None) if first else None
+    if head is not None and lines[head].strip() in MORE_HEADS:
+        lines[head] = EVIDENCE_HEADS[1]
+    return "\n".join(lines)
+
+
 def without_dangling_heads(statement: str) -> str:
     """The statement without a heading paragraph (one line ending in ':') that nothing follows any
     more, or only prose: what it introduced (a block, a list of cases) was dropped."""

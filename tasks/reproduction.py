@@ -41,6 +41,7 @@ from llm import (
     patch_sections,
     test_inputs_given_in_full,
     unparse,
+    with_first_block_led,
     with_more_untold,
     without_dangling_heads,
     without_snippet_talk,
@@ -951,6 +952,7 @@ def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck
         if not python_blocks(text) and not js_blocks(text):
             text = without_snippet_talk(text)
         text = without_dangling_heads(text)  # after the snippet talk: a list of it may have gone
+        text = with_first_block_led(text)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 

@@ -29,7 +29,16 @@ from dataclasses import dataclass, replace
 from records import MIRRORED_ORDERINGS, FailureEvidence, without_parameters
 
 from ..leakage import leak_report, quotes_fix_expression
-from ..markdown import FENCE, SAME_SETUP, test_input_part, untold_sentence, without_dangling_heads, without_snippet_talk
+from ..markdown import (
+    EVIDENCE_HEADS,
+    FENCE,
+    MORE_HEADS,
+    SAME_SETUP,
+    test_input_part,
+    untold_sentence,
+    without_dangling_heads,
+    without_snippet_talk,
+)
 from ..python_source import first_line, unparse
 from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, best_check
 from .call_forms import CallForm, bare_decorator_form
@@ -535,7 +544,6 @@ def _hints(facts: _Facts, checks: list[Check], phr: _Phraser) -> str:
 
 # ---------------------------------------------------------------- from the failure evidence
 
-_EVIDENCE_HEADS = ["Steps to reproduce:", "How to reproduce:", "Reproduction:"]
 _PLAIN_HEADS = ["Example:", "For example:", "A minimal example:"]
 _SHORT = 32
 
@@ -2072,7 +2080,6 @@ _CASE_HEADS = [
     "Other inputs fail the same way:",
     "It is not only this input:",
 ]
-_MORE_HEADS = ["Also:", "Another failing case:", "It also fails here:", "This one fails too:"]
 # a snippet that starts with the lines the one above sets up shows only what follows them
 _SAME_SETUP_HEADS = [
     f"Also, with {SAME_SETUP}{{through}}:",
@@ -2128,7 +2135,7 @@ def evidence_section(
             head = phr.pick(_SAME_SETUP_HEADS).format(through=through)
         else:
             shown = code
-            head = phr.pick(_EVIDENCE_HEADS if reproduce else _PLAIN_HEADS) if not parts else phr.pick(_MORE_HEADS)
+            head = phr.pick(EVIDENCE_HEADS if reproduce else _PLAIN_HEADS) if not parts else phr.pick(MORE_HEADS)
         shown_as[code] = shown
         above[:] = [code]
         outcome = _outcome_sentence(f, phr, missing.get(f.test_id, ""), forms.get(f.test_id))

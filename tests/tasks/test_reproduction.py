@@ -390,6 +390,25 @@ def test_a_heading_over_cases_that_spoke_of_a_dropped_snippet_goes_with_them():
     assert "```" not in text and "snippet" not in text and "Other inputs fail the same way:" not in text
 
 
+def test_the_block_after_a_dropped_first_one_is_introduced_as_the_first():
+    """pyserde 73140dbd: the first block was dropped and the next began with "Also:", pointing
+    back at a snippet no reader could see."""
+    from tasks.reproduction import _rewrite
+
+    statement = (
+        "Title\n\nHow to reproduce:\n\n```python\nassert not f(1)\n```\n\n"
+        "Currently `f(1)` is true; it should not be.\n\nAlso:\n\n```python\nassert g(2) == 3\n```\n\n"
+        "Currently `g(2)` gives `1`; it should be `3`."
+    )
+    blocks = python_blocks(statement)
+    checks = [
+        ReproductionCheck(blocks[0].code, "dropped", "ran without an exception on the buggy state"),
+        ReproductionCheck(blocks[1].code, "kept", "behaves as stated on both states"),
+    ]
+    text = _rewrite(statement, blocks, checks)
+    assert "Also:" not in text and "How to reproduce:\n\n```python\nassert g(2) == 3" in text, text
+
+
 def test_a_right_now_outcome_of_a_dropped_block_goes_with_it():
     """pyhocon: the block was dropped and "Right now the last line raises ..." stayed, speaking of
     a line no reader could see."""
