@@ -3790,7 +3790,16 @@ def _rest_of_test(fn: ast.AST, failing: ast.stmt, rewrite: _Rewrite, statements:
     ):
         return []
     converted = [_PlainAsserts().visit(ast.Module(body=[copy.deepcopy(s) for s in after], type_ignores=[])).body]
-    return [ast.fix_missing_locations(rewrite.visit(_plain_assert(s))) for s in converted[0]]
+    # the snippet caught the exception with `pytest.raises(E) as cm`: a later `cm.exception` is `cm.value`
+    caught = _CaughtPlainly()
+    caught.caught = {
+        item.optional_vars.id
+        for node in ast.walk(fn)
+        if isinstance(node, ast.With)
+        for item in node.items
+        if _is_assert_raises(item) and isinstance(item.optional_vars, ast.Name)
+    }
+    return [ast.fix_missing_locations(rewrite.visit(caught.visit(_plain_assert(s)))) for s in converted[0]]
 
 
 def _blocks_holding(fn: ast.AST, target: ast.stmt) -> list[list[ast.stmt]]:

@@ -1565,6 +1565,22 @@ def test_a_check_of_a_caught_exceptions_message_carries_the_call_that_raised_it(
     assert found.raised is None and found.raised_by is None  # a later check of another call
 
 
+def test_the_rest_after_a_unittest_raises_block_that_failed_reads_the_caught_exception_plainly():
+    """typed-argument-parser d08ff5a1: `with self.assertRaises(ValueError) as context:` did not
+    raise; the checks after it read `context.exception`. The block became `pytest.raises`, and
+    the rest kept `.exception`, which pytest's `ExceptionInfo` lacks: the reproduction check
+    dropped it, and the statement never said the message must name `TapIgnore`."""
+    source = (
+        "import unittest\nfrom pkg import Args\n\n\n"
+        "class T(unittest.TestCase):\n    def test_conflict(self):\n"
+        "        with self.assertRaises(ValueError) as context:\n            Args()\n"
+        "        self.assertIn('TapIgnore', str(context.exception))\n"
+    )
+    report = {"type": "AssertionError", "line": 7, "message": "ValueError not raised", "locals": {}}
+    found = explain_failure(source, "tests/test_t.py::T::test_conflict", report, repo_modules={"pkg"})
+    assert found.rest == "assert 'TapIgnore' in str(context.value)", found.rest
+
+
 def test_a_failing_tests_own_description_is_read_from_its_function():
     """`function_lines` gives the test function from its `def` (a decorator, a neighbour left
     out), so `test_intent` reads its docstring's first paragraph."""
