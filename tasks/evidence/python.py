@@ -762,7 +762,20 @@ def _calls_on_kept_object(value: ast.expr, before: list[ast.stmt], later: list[a
                 root = root.func if isinstance(root, ast.Call) else root.value
             if isinstance(root, ast.Name):
                 receivers.add(root.id)
-    return bool(receivers & made & names_read(later))
+    # an object made from one read later is part of it (bigtree's `child = rich_root.add('Child')`,
+    # then `_ = child.add('Grandchild')`, and the test reads `rich_root`)
+    kept = set(names_read(later))
+    while True:  # a part of a part, at any depth (`e = b.add('e')`, `b = rich_root.add('b')`)
+        parts = {
+            target.id
+            for stmt in before
+            if isinstance(stmt, ast.Assign) and names_read([stmt.value]) & kept
+            for target in stmt.targets
+            if isinstance(target, ast.Name)
+        }
+        if parts <= kept:
+            return bool(receivers & made & kept)
+        kept |= parts
 
 
 def _overwritten_before_read(name: str, later: list[ast.stmt]) -> bool:

@@ -1156,6 +1156,25 @@ def test_a_call_on_an_object_the_test_reads_again_stays_though_its_result_is_ove
     assert "result = App().render('a')" not in found.reproduction  # a new object's call changes nothing read later
 
 
+def test_a_call_on_a_part_of_an_object_read_later_stays_though_its_result_is_overwritten():
+    """bigtree 5e57623e: the `rich_root` fixture adds a grandchild through `child`
+    (`_ = child.add(...)`) and then `_ = rich_root.add(...)`; the first store was taken for a dead
+    one, the snippet's tree lost its grandchild, and the checks after it failed on the fixed code."""
+    source = (
+        "from pkg import Tree, convert\n\n\ndef test_convert():\n    root = Tree('a')\n"
+        "    child = root.add('b')\n    grandchild = child.add('c')\n    _ = grandchild.add('x')\n"
+        "    _ = child.add('e')\n    _ = root.add('d')\n    assert convert(root) == 'a(b(c(x),e),d)'\n"
+    )
+    evidence = {
+        "type": "AssertionError",
+        "line": 11,
+        "compare": {"op": "==", "left": "''", "right": "'a(b(c(x),e),d)'"},
+    }
+    found = explain_failure(source, "tests/t.py::test_convert", evidence, repo_modules={"pkg"})
+    lines = found.reproduction.splitlines()
+    assert "_ = grandchild.add('x')" in lines and "_ = child.add('e')" in lines, found.reproduction
+
+
 def test_a_fixture_yielding_inside_a_with_is_entered_before_the_test():
     """starlette: `with test_client_factory(app) as client: yield client` stayed a fixture
     definition, and the snippet called `client.get` on a function."""
