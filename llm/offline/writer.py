@@ -657,6 +657,9 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
         return replace(f, unbound=["<does not compile>"])
     call = stated_call(f.call or "", code, f.loop_value or "")
     call = _assigned_call(call, code) if f.kind in ("compare", "truthy") else call  # `assert changed` too
+    if f.kind == "compare" and call and _class_compared(f) and not re.match(r"type\(|.*\.__class__$", call):
+        # a helper compared the classes (`a.__class__ == b.__class__`): the call gives an object of it
+        call = f"type({call})"
     raised_by = stated_raising_call(f.raised_by, code, f.loop_value or "") if f.raised_by else f.raised_by
     expected = f.expected
     if f.kind == "compare" and (expected or "").strip() in (f.params or {}):  # a parameter: the runner's value
@@ -672,6 +675,11 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
     if (code, call, expected, raised_by) == (f.reproduction, f.call, f.expected, f.raised_by):
         return f
     return replace(f, reproduction=code, call=call, expected=expected, raised_by=raised_by)
+
+
+def _class_compared(f: FailureEvidence) -> bool:
+    """Both sides of the failing comparison are classes (`<class 'pkg.Raw'>`)."""
+    return all(re.fullmatch(r"<class '[\w.]+'>", (side or "").strip()) for side in (f.observed, f.expected))
 
 
 def _assigned_call(name: str, code: str) -> str:

@@ -289,3 +289,23 @@ def test_a_cases_values_in_the_checks_that_follow_are_named_in_reading_order_and
     assert line.count("in the check") == 1, line
     assert line.index("'\"xyz\"'") < line.index("'xyz'"), line
     assert "in the checks that follow" in line, line
+
+
+def test_a_helpers_class_comparison_is_stated_on_the_type_of_the_call():
+    """marshmallow_dataclass 65ed180a: `assertFieldsEqual(field_for_schema(set), ...)` compares
+    `a.__class__ == b.__class__`. The prose said `field_for_schema(set)` gives `<class 'Raw'>`,
+    which the call never gives (it gives a Raw object): the reproduction check dropped the
+    claim, and the required class went unsaid."""
+    from llm.offline.writer import _readable
+
+    f = FailureEvidence(
+        "t",
+        kind="compare",
+        call="field_for_schema(set)",
+        observed="<class 'marshmallow.fields.Raw'>",
+        expected="<class 'marshmallow_dataclass.collection_field.Set'>",
+        reproduction="from pkg import field_for_schema, check\ncheck(field_for_schema(set), 1)",
+    )
+    assert _readable(f).call == "type(field_for_schema(set))"
+    assert _readable(replace(f, call="type(x)")).call == "type(x)"
+    assert _readable(replace(f, observed="1", expected="2")).call == "field_for_schema(set)"
