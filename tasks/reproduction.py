@@ -661,6 +661,8 @@ def inline_claims(statement: str, blocks: list[Block], imports: str = "") -> lis
             setup = setup_lines(tree, earlier)
             if setup is None and imports:  # names of the tests' own imports, the blocks' bindings first
                 setup = binding_lines(tree, [Block(0, 0, imports), *earlier])
+            if setup and listed:
+                setup = _with_listed_values(before, setup)
             if not claim.bare and not claim.error and expected and setup:
                 last = f"assert ({call.strip()}) == ({_as_repr_reads(expected, setup)})\n"
             block = Block(start, offset, call.strip(), kind="inline", claim=claim, line=line)
@@ -678,6 +680,17 @@ def inline_claims(statement: str, blocks: list[Block], imports: str = "") -> lis
             out.append(block)
             break  # one claim per line: a dropped claim takes its line
     return out
+
+
+_IN_PLACE_OF = re.compile(r"`([^`\n]+)` in place of `([^`\n]+)`")
+
+
+def _with_listed_values(line: str, setup: str) -> str:
+    """The setup a listed case runs on: its line's "`new` in place of `old`" applied to the lead's
+    lines (bigtree's `A([['test', ['test1', 'test11']], 'test2'])` in place of the lead's data)."""
+    for new, old in _IN_PLACE_OF.findall(line):
+        setup = setup.replace(old, new) if old in setup else setup.replace(old.replace('"', "'"), new)
+    return setup
 
 
 def _as_repr_reads(value: str, setup: str) -> str:

@@ -1975,6 +1975,15 @@ def _case_line(f: FailureEvidence, lead: FailureEvidence, shared: bool = False, 
     if not changed or any(_test_object(new) for _, new in changed):
         return ""  # no input, or one that is the tests' own object (`<class 'tests.test_x.C'>`)
     code, later = lead.reproduction or "", _flat(lead.rest or "")
+    if usable_call:
+        # a value its own call shows is not said again, unless the snippet's setup (all but its
+        # failing line) holds the lead's (boltons' `url = URL('https://host')`); nor the value it requires
+        setup = _flat("\n".join(code.splitlines()[:-1]))
+        changed = [
+            (old, new)
+            for old, new in changed
+            if (old, new) in unshown or (_flat(old) in setup and _flat(_span(new)) not in required)
+        ]
     changed = [_as_bindings(old, new, code, f.reproduction or "") for old, new in changed]
     placed = [
         _span(new) if old == replaced else f"{_span(new)} in place of {_span(old)}"

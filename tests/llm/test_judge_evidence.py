@@ -309,3 +309,31 @@ def test_a_helpers_class_comparison_is_stated_on_the_type_of_the_call():
     assert _readable(f).call == "type(field_for_schema(set))"
     assert _readable(replace(f, call="type(x)")).call == "type(x)"
     assert _readable(replace(f, observed="1", expected="2")).call == "field_for_schema(set)"
+
+
+def test_a_cases_line_places_only_the_values_its_own_call_does_not_show():
+    """bigtree 73975536: the case's line said "`'data[0][1][1]'` in place of `'data[0][0]'`" and
+    "`'test11'` in place of `'test'`" though its call and its required value show both; only its
+    data, which the call does not show, goes in place of the lead's."""
+    from llm.offline.writer import _case_line
+
+    lead = FailureEvidence(
+        "t[a]",
+        kind="compare",
+        call="get(n, 'd[0]')",
+        observed="None",
+        expected="'x'",
+        params={"path": "'d[0]'", "data": "['x', 'y']", "result": "'x'"},
+        reproduction="n = A(['x', 'y'])\nassert get(n, 'd[0]') == 'x'",
+    )
+    other = replace(
+        lead,
+        test_id="t[b]",
+        call="get(n, 'd[1][1]')",
+        expected="'z'",
+        params={"path": "'d[1][1]'", "data": "['x', ['y', 'z']]", "result": "'z'"},
+        reproduction="n = A(['x', ['y', 'z']])\nassert get(n, 'd[1][1]') == 'z'",
+    )
+    line = _case_line(other, lead)
+    assert "`['x', ['y', 'z']]` in place of `['x', 'y']`" in line, line
+    assert line.count("in place of") == 1, line

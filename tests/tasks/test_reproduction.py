@@ -270,6 +270,18 @@ def test_a_prose_call_is_set_up_by_the_blocks_before_it_only():
     assert claim.run == "from m import f\nx = 1\nf(x)\n"
 
 
+def test_a_listed_case_runs_on_the_lead_setup_with_its_own_values_in_place():
+    """bigtree 73975536: the case `- with `A([1, [2, 3]])` in place of `A([1, 2])`: `get(n, ...)` gives
+    ...` ran on the lead's `n`, gave another value on the fixed code, and was dropped."""
+    statement = (
+        f"T\n\n{F}from m import A, get\nn = A([1, 2])\nassert get(n, 'x[1]') == 2\n```\n\n"
+        "The same check fails for other inputs:\n"
+        "- with `[1, [2, 3]]` in place of `[1, 2]`: `get(n, 'x[1][1]')` gives `None`; it should be exactly `3`\n"
+    )
+    (claim,) = inline_claims(statement, python_blocks(statement))
+    assert claim.run.startswith("from m import A, get\nn = A([1, [2, 3]])\n"), claim.run
+
+
 def test_a_prose_call_runs_after_its_whole_block_but_the_failing_line():
     code = "import io\nimport click\n@click.command()\ndef cli():\n    pass\nf = io.StringIO()\nf.write('x')\n"
     statement = f"T\n\n{F}{code}assert f.getvalue() == ''\n```\n\nOn the current code `f.getvalue()` is `'x'`.\n"
