@@ -553,11 +553,27 @@ def states_value(text: str, f: FailureEvidence) -> bool:
     if states(text, f.expected) or (written_in != f.expected and states(text, written_in)):
         return True
     code = f.reproduction or ""
+    if _shown_helper_check(text, code):
+        return True
     built = _expected_expression(_last_statement(code)) or _expected_expression(f.check or "")
     return bool(built) and any(
         all(states(text, piece) for piece in way)
         for way in _call_ways(built, code, stated_call(built, code, f.loop_value or ""))
     )
+
+
+def _shown_helper_check(text: str, code: str) -> bool:
+    """The snippet ends with a call of a check helper it defines (marshmallow_dataclass's
+    `assertFieldsEqual(field_for_schema(...), union_field.Union(...))`), and the statement shows
+    that call and the helper: the required value is the code that builds it, the comparison the
+    helper's (the values pytest printed are cut)."""
+    tree = _parse(code)
+    body = getattr(tree, "body", None) or []
+    last = body[-1] if body else None
+    if not (isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and isinstance(last.value.func, ast.Name)):
+        return False
+    helper = next((n for n in body if isinstance(n, ast.FunctionDef) and n.name == last.value.func.id), None)
+    return helper is not None and states(text, ast.unparse(last)) and states(text, ast.unparse(helper))
 
 
 def _last_statement(code: str) -> str:

@@ -437,6 +437,28 @@ def test_an_expected_value_stated_by_the_code_that_builds_it_is_mentioned():
     assert bench.unmentioned_cases(without_cases, list(failures), failures)
 
 
+def test_an_expected_value_built_in_a_shown_check_helper_call_is_mentioned():
+    """marshmallow_dataclass fa6c2898: `assertFieldsEqual(field_for_schema(...), union_field.Union(...))`
+    compares inside the helper the snippet defines; pytest's values were cut, so no statement
+    writes them. The shown call and helper state the required value; without the helper, not."""
+    helper = "def same(a, b):\n    assert a.__class__ == b.__class__\n    assert vars(a) == vars(b)"
+    checked = FailureEvidence(
+        "tests/test_f.py::T::test_union",
+        kind="compare",
+        call="field_for_schema(U)",
+        expected="{'a': ' ... '}",
+        check="self.same(field_for_schema(U), Union([1], required=False))",
+        reproduction=(
+            f"from m import field_for_schema, Union, U\n{helper}\nsame(field_for_schema(U), Union([1], required=False))"
+        ),
+    )
+    failures = {checked.test_id: checked}
+    shown = f"It fails:\n\n```python\n{checked.reproduction}\n```"
+    assert bench.unmentioned_cases(shown, list(failures), failures) == []
+    without_helper = shown.replace(helper + "\n", "")
+    assert bench.unmentioned_cases(without_helper, list(failures), failures)
+
+
 def test_a_check_inside_a_closing_loop_states_its_value_by_the_code_that_builds_it():
     """python-hcl2: each suite's file is read and compared in a `for` loop; the required text
     (the file's, which the tree has) is built by `original_hcl = hcl_path.read_text()`."""
