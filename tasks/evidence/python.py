@@ -2110,6 +2110,14 @@ def _test_setup(
     values = _parametrize_values(fn, cls, module, report)
     args = _arg_names(fn)
     elsewhere = [_safe_parse(c) for c in conftests]
+    for name, text in (report.get("params") or {}).items():
+        # a function the runner names bare (`<function from_json at …>`: pyserde's parametrize list
+        # comes from its tests' helper module): as the name the test module or a helper imports it by
+        bare = re.fullmatch(r"<function (\w+) at [^>]*>", str(text))
+        line = _import_of(bare.group(1), [module, *elsewhere]) if bare and name not in values else ""
+        if line:
+            values[name] = ast.Name(bare.group(1), ast.Load())
+            setup.imports.append(line)
     for node in (n for tree in elsewhere for n in ast.walk(tree) if isinstance(n, FUNCTIONS)):
         node.sebgen_conftest = True  # its names are its file's: `_head`
     sources = [*_class_and_bases(cls, module), module, *elsewhere]
@@ -2185,6 +2193,17 @@ def _test_setup(
         setup.imports.append("import os")
         setup.prelude += ast.parse(f"os.chdir({moved})").body
     return setup
+
+
+def _import_of(name: str, trees: list[ast.AST]) -> str:
+    """The line importing `name` from a module by its own name (`from serde.json import from_json`)
+    in the first of `trees` that has one, else ""."""
+    for tree in trees:
+        for node in getattr(tree, "body", []):
+            if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                if any(a.name == name and a.asname in (None, name) for a in node.names):
+                    return f"from {node.module} import {name}"
+    return ""
 
 
 def _autouse_working_directory(sources: list[ast.AST]) -> str:

@@ -307,3 +307,28 @@ def test_a_helper_that_sets_a_renamed_attribute_declares_the_new_name_global():
     )
     assert "global value_" in found.reproduction and "global value\n" not in found.reproduction, found.reproduction
     assert not found.unbound, found.reproduction
+
+
+def test_a_parametrized_function_the_runner_names_bare_is_imported_as_a_helper_module_imports_it():
+    """pyserde 0cb6cad1: `@pytest.mark.parametrize("se,de", format_json + format_yaml)` with the
+    lists in the tests' helper module; the runner reports `<function from_json at …>`, which is
+    no expression, so `se` and `de` stayed unbound and the tests were never spelled out."""
+    common = "from serde.json import from_json, to_json\n\nformat_json = [(to_json, from_json)]\n"
+    test = (
+        "import pytest\nfrom pkg import C\nfrom common import format_json\n\n\n"
+        "@pytest.mark.parametrize('se,de', format_json)\n"
+        "def test_round_trip(se, de):\n"
+        "    assert de(C, se(C(1))) == C(1)\n"
+    )
+    report = {
+        "type": "AssertionError",
+        "line": 8,
+        "message": "",
+        "params": {"se": "<function to_json at …>", "de": "<function from_json at …>"},
+    }
+    found = explain_failure(
+        test, "tests/test_b.py::test_round_trip[se0-de0]", report, repo_modules={"pkg"}, test_helpers={"common": common}
+    )
+    assert found.unbound == [], found.reproduction
+    assert found.reproduction.splitlines()[0] == "from serde.json import to_json, from_json"
+    assert found.reproduction.splitlines()[-1] == "assert from_json(C, to_json(C(1))) == C(1)", found.reproduction
