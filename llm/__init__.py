@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .leakage import LeakReport, leak_report, leaked_share
 from .markdown import (
+    DEFINED_ABOVE,
     FENCE,
     SAME_SETUP,
     code_block_lines,
@@ -26,7 +27,7 @@ from .markdown import (
     without_snippet_talk,
 )
 from .patch_lines import is_prose_file, patch_added_lines, patch_removed_lines, patch_sections
-from .python_source import first_line, unparse
+from .python_source import first_line, helper_definitions, unparse
 
 _CLIENT_NAMES = {
     "BadJSONError",
@@ -66,10 +67,12 @@ __all__ = [
     "LocalModelError",
     "LocalSettings",
     "ReplayLog",
+    "DEFINED_ABOVE",
     "SAME_SETUP",
     "Usage",
     "code_block_lines",
     "first_line",
+    "helper_definitions",
     "is_heading",
     "is_path",
     "is_local_model",

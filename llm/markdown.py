@@ -11,6 +11,9 @@ FENCE = "```"
 # a block whose heading says this runs after the nearest earlier block's lines but its last (its
 # failing check): the writer shows a shared setup once, and the reproduction check runs it so
 SAME_SETUP = "the same setup as above"
+# a block whose heading says this runs after the helpers (functions, classes) the nearest earlier
+# block defining them shows: the writer shows a test module's helpers once
+DEFINED_ABOVE = "as defined above"
 
 
 def code_block_lines(lines: list[str]) -> list[bool]:

@@ -13,6 +13,21 @@ def first_line(node: ast.stmt) -> int:
     return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", None) or [])])
 
 
+def helper_definitions(code: str) -> dict[str, str]:
+    """The functions and classes a snippet defines at its top level, by name, as it writes them
+    (decorators included); {} when it does not parse."""
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return {}
+    lines = code.splitlines()
+    return {
+        node.name: "\n".join(lines[first_line(node) - 1 : node.end_lineno])
+        for node in body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+
+
 def unparse(node: ast.AST) -> str:
     """`ast.unparse`, also when a value substituted into an f-string holds a backslash or every
     quote: Python before 3.12 cannot write that inside an f-string, so such an f-string is

@@ -36,8 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from llm import (
+    DEFINED_ABOVE,
     SAME_SETUP,
     first_line,
+    helper_definitions,
     patch_sections,
     test_inputs_given_in_full,
     unparse,
@@ -455,11 +457,13 @@ def stated_claim(
     tree = ast.parse(block.code)
     free = _reads(tree) - _binds(tree) - set(dir(builtins))
     setup, run = _shared_setup(statement, block, earlier)
+    if setup < 0:
+        setup, run = _helpers_above(statement, block, earlier, free)
     for j in sorted(earlier, reverse=True) if setup < 0 else ():
         if free & _binds(ast.parse(earlier[j].code)):
             return Claim(continuation=True, after=j), earlier[j].run.rstrip() + "\n" + block.code
     after = _paragraph_after(statement, block.end)
-    found = _evidence_of(block, evidence, after_setup=setup >= 0)
+    found = _evidence_of(block, evidence, after_setup=setup >= 0, run=run)
     claim = Claim(after=setup)
     for m in _NOW_RAISES.finditer(after):
         if not _WANTED.search(after[max(0, m.start() - 80) : m.start()].split(".")[-1]):
@@ -494,11 +498,49 @@ def _shared_setup(statement: str, block: Block, earlier: dict[int, Block]) -> tu
     return j, setup + block.code
 
 
-def _evidence_of(block: Block, evidence: list[FailureEvidence], after_setup: bool = False) -> FailureEvidence | None:
-    """The failure whose reproduction the block shows (whole, or its end after a shared setup)."""
+def _helpers_above(statement: str, block: Block, earlier: dict[int, Block], free: set[str]) -> tuple[int, str]:
+    """(j, what runs) for a block whose heading says it uses helpers defined above: the nearest
+    earlier block j that is no continuation and defines one of the names the block reads, the
+    definitions of j it needs (those read by what it reads too) after the imports of j they read
+    and the block's own imports (a class's base is read as it is defined), then the block;
+    (-1, the block's code) for any other block."""
+    if DEFINED_ABOVE not in _paragraph_before(statement, block.start).lower():
+        return -1, block.code
+    for j in sorted(earlier, reverse=True):
+        defined = helper_definitions(earlier[j].code) if not earlier[j].claim.continuation else {}
+        if not free & defined.keys():
+            continue
+        needed, reads = set(), set(free)
+        while new := (reads & defined.keys()) - needed:
+            needed |= new
+            for name in new:
+                tree = ast.parse(defined[name])
+                reads |= _reads(tree) - _binds(tree)
+        imports, _ = _leading_imports(block.code)
+        own = _binds(ast.parse(block.code))
+        code = earlier[j].code
+        lacked = [  # what the helpers read that block j imports and this block does not
+            "\n".join(code.splitlines()[first_line(node) - 1 : node.end_lineno])
+            for node in ast.parse(code).body
+            if isinstance(node, ast.Import | ast.ImportFrom) and (_binds(node) & reads) - own
+        ]
+        helpers = [text for name, text in defined.items() if name in needed]
+        return j, "\n".join([*lacked, *imports, *helpers, block.code])
+    return -1, block.code
+
+
+def _evidence_of(
+    block: Block, evidence: list[FailureEvidence], after_setup: bool = False, run: str = ""
+) -> FailureEvidence | None:
+    """The failure whose reproduction the block shows (whole, or its end after a shared setup),
+    or runs (its statements, helpers defined above included)."""
     code = _flat(block.code)
     for f in evidence:
         if f.reproduction and _flat(f.reproduction) == code:
+            return f
+    statements = _statement_set(run) if run and run != block.code else None
+    for f in evidence if statements else ():
+        if f.reproduction and _statement_set(f.reproduction) == statements:
             return f
     for f in evidence if after_setup else ():  # its own imports first, then the end of the reproduction
         imports, tail = _leading_imports(block.code)
@@ -509,6 +551,13 @@ def _evidence_of(block: Block, evidence: list[FailureEvidence], after_setup: boo
         if f.call and _flat(f.call) in code:
             return f
     return None
+
+
+def _statement_set(code: str) -> frozenset[str]:
+    try:
+        return frozenset(_flat(unparse(node)) for node in ast.parse(code).body)
+    except SyntaxError:
+        return frozenset()
 
 
 def _leading_imports(code: str) -> tuple[list[str], str]:

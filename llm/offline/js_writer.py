@@ -21,7 +21,7 @@ from ..leakage import leak_report
 from .directives import _ACTUAL, _EXPECTED, parse_directives
 from .evidence import failures_of
 from .subject import _request, _symptom, body_sentences, clean_subject, is_vague, split_subject
-from .text import _cap_words, _capitalize, _fmt, _Phraser, _strip_leaks, _word_count, fitted, seeded_rng
+from .text import _cap_words, _capitalize, _fmt, _Phraser, _strip_leaks, _word_count, and_listed, fitted, seeded_rng
 
 LANGUAGE = "javascript"
 WORDS_PER_TOKEN = 0.75
@@ -129,10 +129,6 @@ def by_new_values(failures: list[FailureEvidence]) -> list[FailureEvidence]:
         seen |= set(_STRING.findall(best.reproduction or ""))
         rest.remove(best)
     return ordered
-
-
-def _listed(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def is_js_context(context: dict) -> bool:
@@ -549,7 +545,7 @@ def evidence_section(
             parts.append("\n".join([phr.pick(_CASES_HEADS), *listed]))
             imports = _imports_of([f for f in listed_failures if body_line(f)])
             if imports:  # the lines read the package's names: say where they come from, once
-                parts[-1] = f"The cases below start from {_listed([_code(i) for i in imports])}.\n\n" + parts[-1]
+                parts[-1] = f"The cases below start from {and_listed([_code(i) for i in imports])}.\n\n" + parts[-1]
     return "\n\n".join(parts)
 
 
@@ -782,7 +778,7 @@ def write_js_statement(
         sections.append(_fmt(opening, {**values, "name": name, "error": error}))
         calls = api_calls(name, failures)
         if calls:
-            sections.append(f"Usage: {_listed([_code(c) for c in calls])}.")
+            sections.append(f"Usage: {and_listed([_code(c) for c in calls])}.")
     else:
         sections = [_fmt(phr.pick(_TITLES[strategy]), values)]
     body = body_sentences("\n\n".join(bodies), no_leak, skip=(subject,))

@@ -46,6 +46,11 @@ def _capitalize(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def and_listed(items: Sequence[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def _fmt(template: str, values: dict[str, str]) -> str:
     """``template`` filled from ``values``; ``{Key}`` is ``{key}`` opening a sentence."""
     values = dict(values)

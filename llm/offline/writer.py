@@ -30,6 +30,7 @@ from records import MIRRORED_ORDERINGS, FailureEvidence, without_parameters
 
 from ..leakage import leak_report, quotes_fix_expression
 from ..markdown import (
+    DEFINED_ABOVE,
     EVIDENCE_HEADS,
     FENCE,
     MORE_HEADS,
@@ -39,7 +40,7 @@ from ..markdown import (
     without_dangling_heads,
     without_snippet_talk,
 )
-from ..python_source import first_line, unparse
+from ..python_source import first_line, helper_definitions, unparse
 from .assertions import _OP_PHRASE, Check, _actual_sentence, _check_sentence, best_check
 from .call_forms import CallForm, bare_decorator_form
 from .directives import _ACTUAL, _EXPECTED, parse_directives
@@ -54,7 +55,18 @@ from .subject import (
     tells_how,
     without_orphans,
 )
-from .text import _cap_words, _capitalize, _fmt, _nontrivial, _Phraser, _strip_leaks, _word_count, fitted, seeded_rng
+from .text import (
+    _cap_words,
+    _capitalize,
+    _fmt,
+    _nontrivial,
+    _Phraser,
+    _strip_leaks,
+    _word_count,
+    and_listed,
+    fitted,
+    seeded_rng,
+)
 
 WORDS_PER_TOKEN = 0.75
 JSON_OVERHEAD_WORDS = 6  # keys and quoting of the answer object
@@ -1187,8 +1199,7 @@ def _evidence_request(f: FailureEvidence, missing: str, forms: list[CallForm] | 
     checked behaviour of the function."""
     if forms:
         names = list(dict.fromkeys(_span("@" + form.function) for form in forms))
-        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-        return f"support for {listed} without parentheses"
+        return f"support for {and_listed(names)} without parentheses"
     fn = f.function or ""
     if missing and "keyword argument" in (f.error or ""):
         fn = _refusing_callable(f.error or "") or fn  # the error names whom the argument is for
@@ -2151,8 +2162,10 @@ def evidence_section(
             through = f" (every line through {_span(through)})" if through else ""
             head = phr.pick(_SAME_SETUP_HEADS).format(through=through)
         else:
-            shown = code
             head = phr.pick(EVIDENCE_HEADS if reproduce else _PLAIN_HEADS) if not parts else phr.pick(MORE_HEADS)
+            shown, defined = _without_helpers_above(code, list(shown_as.values()))
+            if defined:
+                head = f"{head[:-1]}, with {and_listed([_span(n) for n in defined])} {DEFINED_ABOVE}:"
         shown_as[code] = shown
         above[:] = [code]
         outcome = _outcome_sentence(f, phr, missing.get(f.test_id, ""), forms.get(f.test_id))
@@ -2270,6 +2283,33 @@ def _described_in_own_words(
             said.add(intent)
             out.append(f)
     return out
+
+
+def _without_helpers_above(code: str, earlier: list[str]) -> tuple[str, list[str]]:
+    """`code` without the helpers it defines (a test module's check functions, bigtree's
+    `assert_tree_structure_node_root` in each of its tests' snippets) that the nearest earlier
+    snippet defining any of them shows word for word, and their names: a long test module's
+    failing tests fit the statement when each helper is shown once. `(code, [])` when fewer than
+    `SHARED_SETUP_LINES` lines would go, or none is left to run."""
+    own = helper_definitions(code)
+    prior = next((d for d in map(helper_definitions, reversed(earlier)) if own.keys() & d.keys()), {})
+    same = [name for name, text in own.items() if prior.get(name) == text]
+    if sum(own[name].count("\n") + 1 for name in same) < SHARED_SETUP_LINES:
+        return code, []
+    shown = code
+    for name in same:
+        shown = shown.replace(own[name] + "\n", "", 1)
+    tree = _parse_or_none(shown)
+    if tree is None or not tree.body or all(isinstance(n, ast.Import | ast.ImportFrom) for n in tree.body):
+        return code, []
+    return shown, same
+
+
+def _parse_or_none(code: str) -> ast.Module | None:
+    try:
+        return ast.parse(code)
+    except SyntaxError:
+        return None
 
 
 def _after_shared_setup(code: str, above: str) -> tuple[str, str]:

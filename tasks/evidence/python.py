@@ -1792,7 +1792,104 @@ def explain_failure(
         record.unbound = sorted(names_unbound([ast.parse(snippet)]))
     except SyntaxError:
         record.unbound = []
-    return _with_case_values(_with_check_outcome(record, repro, fn, failing, helpers, report, repo_modules))
+    record = _with_case_values(_with_check_outcome(record, repro, fn, failing, helpers, report, repo_modules))
+    return _with_test_constants(record, test_helpers or {})
+
+
+def _with_test_constants(record: FailureEvidence, test_helpers: dict[str, str]) -> FailureEvidence:
+    """The snippet, the rest and the wanted value with each literal constant a test helper module
+    defines (bigtree's `Constants.ERROR_RENAME`, in `tests/test_constants.py`) written as its
+    value, and a literal's `format(...)` of literals as the text it gives: the withheld test
+    patch adds such constants, so the solver's tree lacks them, and the value is the requirement
+    (the import goes once nothing reads it)."""
+    try:
+        snippet = ast.parse(record.reproduction or "")
+    except SyntaxError:
+        return record
+    values: dict[str, ast.expr] = {}
+    for node in snippet.body:
+        source = test_helpers.get(node.module or "") if isinstance(node, ast.ImportFrom) and not node.level else None
+        if source is None:
+            continue
+        helper = ast.parse(source)
+        defined = {d.name: d for d in helper.body if isinstance(d, ast.ClassDef)}
+        for alias in node.names:
+            name = alias.asname or alias.name
+            if (value := _module_value(helper, alias.name)) is not None and _is_literal(value):
+                values[name] = value
+            for stmt in defined[alias.name].body if alias.name in defined else []:
+                if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None and _is_literal(stmt.value):
+                    for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                        if isinstance(target, ast.Name):
+                            values[f"{name}.{target.id}"] = stmt.value
+    if not values:
+        return record
+
+    def written(code: str | None, mode: str = "exec") -> str | None:
+        try:
+            tree = ast.parse(code or "", mode=mode)
+        except SyntaxError:
+            return code
+        new = _ConstantsWritten(values).visit(copy.deepcopy(tree))
+        return code if ast.dump(new) == ast.dump(tree) else unparse(ast.fix_missing_locations(new))
+
+    reproduction = written(record.reproduction)
+    rest = written(record.rest) if record.rest else record.rest
+    if reproduction != record.reproduction:
+        tree = ast.parse(reproduction)
+        try:  # the rest goes on from the snippet: what it reads stays imported
+            read = {n.id for part in (tree, ast.parse(rest or "")) for n in ast.walk(part) if isinstance(n, ast.Name)}
+            tree.body = [n for n in tree.body if not _imports_only_unread(n, test_helpers, read)]
+        except SyntaxError:
+            pass
+        reproduction = unparse(tree)
+    expected = written(record.expected, "eval") if record.expected else record.expected
+    return replace(record, reproduction=reproduction, rest=rest, expected=expected)
+
+
+def _imports_only_unread(node: ast.stmt, test_helpers: dict[str, str], read: set[str]) -> bool:
+    return (
+        isinstance(node, ast.ImportFrom)
+        and node.module in test_helpers
+        and not any((a.asname or a.name) in read for a in node.names)
+    )
+
+
+class _ConstantsWritten(ast.NodeTransformer):
+    """Test helper constants (`Constants.X`, `X`) as their literal values; `'...{n}'.format(n=2)`
+    of literals as the text it gives."""
+
+    def __init__(self, values: dict[str, ast.expr]):
+        self.values = values
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        if isinstance(node.value, ast.Name) and f"{node.value.id}.{node.attr}" in self.values:
+            return copy.deepcopy(self.values[f"{node.value.id}.{node.attr}"])
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if isinstance(node.ctx, ast.Load) and node.id in self.values:
+            return copy.deepcopy(self.values[node.id])
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        func = node.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr == "format"
+            and isinstance(func.value, ast.Constant)
+            and isinstance(func.value.value, str)
+        ):
+            return node
+        try:
+            args = [ast.literal_eval(a) for a in node.args]
+            kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
+            if len(kwargs) != len(node.keywords):
+                return node
+            return ast.Constant(func.value.value.format(*args, **kwargs))
+        except (ValueError, TypeError, KeyError, IndexError, SyntaxError, AttributeError):
+            return node
 
 
 def _with_case_values(record: FailureEvidence) -> FailureEvidence:

@@ -1575,6 +1575,36 @@ def test_a_snippet_lacking_a_setup_line_of_the_one_above_or_importing_more_still
     assert text.count("the same setup as above") == 2
 
 
+LONG_HELPER = (
+    "def check(amount, wanted):\n"
+    "    got = fmt(amount)\n"
+    "    assert isinstance(got, str)\n"
+    "    assert got == wanted\n"
+    "    assert fmt(got) == got\n"
+    "    return got\n"
+)
+
+
+def test_a_helper_an_earlier_snippet_shows_word_for_word_is_shown_once_and_named_in_the_heading():
+    """bigtree e305dc6c: 15 tests of one module each defined its 20-line check helpers; with each
+    snippet showing them again, 4 tests did not fit the statement and went untold."""
+    first = replace(
+        helper_test("test_a", "1", "'1.00'"), reproduction=f"from money import fmt\n{LONG_HELPER}check(1, '1.00')"
+    )
+    own_setup = f"from money import fmt, rates\nrates.load()\n{LONG_HELPER}check(2, '2.00')"
+    second = replace(helper_test("test_b", "2", "'2.00'"), reproduction=own_setup)
+    text = write_statement(context([first, second]), BUG)["problem_statement"]
+    assert text.count("def check(amount, wanted):") == 1
+    shown = "```python\nfrom money import fmt, rates\nrates.load()\ncheck(2, '2.00')\n```"
+    assert shown in text
+    heading = text[: text.index(shown)].rstrip().rsplit("\n\n", 1)[-1]
+    assert heading.endswith(", with `check` as defined above:")
+    # a helper written otherwise is the snippet's own: it is shown where it is used
+    other = replace(second, reproduction=own_setup.replace("    return got\n", "    return got.strip()\n"))
+    text = write_statement(context([first, other]), BUG)["problem_statement"]
+    assert text.count("def check(amount, wanted):") == 2 and "as defined above" not in text
+
+
 def test_a_short_shared_setup_or_one_the_rest_reads_differently_is_shown_again():
     short = [replace(case(0, f"{i}", f"'{i}.00'", f"'{i}'"), test_id=f"t.py::test_{i}", params=None) for i in (1, 2)]
     text = write_statement(context(short), BUG)["problem_statement"]

@@ -332,3 +332,39 @@ def test_a_parametrized_function_the_runner_names_bare_is_imported_as_a_helper_m
     assert found.unbound == [], found.reproduction
     assert found.reproduction.splitlines()[0] == "from serde.json import to_json, from_json"
     assert found.reproduction.splitlines()[-1] == "assert from_json(C, to_json(C(1))) == C(1)", found.reproduction
+
+
+def test_a_test_helper_modules_constant_is_written_as_its_value():
+    """bigtree 23797ea1: the required message was `Constants.ERROR_RENAME.format(name='c')`, a
+    constant the withheld test patch adds to `tests/test_constants.py`; the statement asked for
+    that name, which the solver's tree lacks, and the check reading it failed on both states."""
+    constants = (
+        "from dataclasses import dataclass\n\n\n@dataclass\nclass Constants:\n"
+        '    LOCAL = False\n    ERROR_RENAME = (\n        "Cannot rename `{name}`: "\n        "it exists"\n    )\n'
+        "    PATH = make_path()\n"
+    )
+    test = (
+        "import pytest\nfrom pkg import Node\nfrom tests.test_constants import Constants\n\n\n"
+        "def test_rename():\n"
+        "    with pytest.raises(ValueError) as exc_info:\n"
+        "        Node('a').rename('c')\n"
+        "    assert str(exc_info.value) == Constants.ERROR_RENAME.format(name='c')\n"
+        "    assert Constants.PATH\n"
+    )
+    report = {
+        "type": "AssertionError",
+        "line": 9,
+        "message": "",
+        "compare": {"op": "==", "left": "'x'", "right": "'y'"},
+    }
+    found = explain_failure(
+        test,
+        "tests/test_node.py::test_rename",
+        report,
+        repo_modules={"pkg"},
+        test_helpers={"tests.test_constants": constants},
+    )
+    assert found.expected == "'Cannot rename `c`: it exists'", found
+    assert "Constants.ERROR_RENAME" not in found.reproduction
+    assert found.rest == "assert Constants.PATH"  # no literal: the name stays, and so does its import
+    assert "from tests.test_constants import Constants" in found.reproduction

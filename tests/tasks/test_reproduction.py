@@ -113,6 +113,37 @@ def test_a_block_on_the_same_setup_with_its_own_import_is_the_failure_whose_repr
     assert run == "from m import f\nr = f()\nimport os\nassert r.size == os.sep\n"
 
 
+def test_a_block_using_helpers_defined_above_runs_them_after_its_imports_and_is_the_failure_they_make():
+    """bigtree e305dc6c: each of 15 failing tests' snippets defined the module's 20-line check
+    helpers again, and 4 tests no longer fitted the statement; a helper is now shown once."""
+    helpers = (
+        "def shape(t):\n    return check(t.kids)\ndef check(kids):\n    assert kids == ['b']\nclass Leaf:\n    pass\n"
+    )
+    first_code = f"from m import make\n{helpers}t = make('a')\nshape(t)\n"
+    statement = (
+        f"T\n\n{F}{first_code}```\n\nOn the current code it raises `KeyError`.\n\n"
+        "It also fails here, with `shape` and `check` as defined above:\n\n"
+        f"{F}from m import make\nt = make('z')\nshape(t)\n```\n\n"
+        "On the current code it raises `ValueError`.\n"
+    )
+    first, second = python_blocks(statement)
+    first.run = first.code
+    reproduction = f"from m import make\n{helpers}t = make('z')\nshape(t)"
+    other = FailureEvidence(
+        "t.py::test_z", kind="raises", call="make('z')", error="ValueError: z", reproduction=reproduction
+    )
+    claim, run = stated_claim(statement, second, {0: first}, [other])
+    # `check` is read by `shape` only; `Leaf` by nothing: it is left out
+    assert not claim.continuation and claim.after == 0 and claim.error == "ValueError"
+    assert run == (
+        "from m import make\ndef shape(t):\n    return check(t.kids)\ndef check(kids):\n    assert kids == ['b']\n"
+        "from m import make\nt = make('z')\nshape(t)\n"
+    )
+    plain = statement.replace(", with `shape` and `check` as defined above", "")
+    claim, _ = stated_claim(plain, python_blocks(plain)[1], {0: first}, [other])
+    assert claim.continuation  # without the heading it goes on from the block that binds what it reads
+
+
 def test_variants_leave_out_one_setup_line_never_one_a_later_line_reads():
     code = "import m\nctx = None\nctx.close()\nunused = m.g()\nassert m.f() == 1\n"
     assert setup_variants(code) == [

@@ -393,3 +393,27 @@ def test_a_block_that_holds_keeps_its_lines_and_loses_its_claim_when_its_rest_fa
     assert text.count("ImportError") == 0 and "assert add(0, 0) == 0" in text and "assert add(2, 3) == 5" in text, text
     assert "holds on both" not in text and "add(1, 1)" not in text
     assert "the following must also hold:\n\n```python\nassert add(2, 3) == 5" in text, text
+
+
+def test_a_block_using_helpers_defined_above_runs_them_and_goes_when_their_block_goes(backend, tmp_path):
+    """bigtree e305dc6c: a test module's helpers are shown once; a later block that uses them runs
+    with their definitions, and when the block that shows them is dropped, so is the one using them."""
+    repo, sha, bug, gold = calc_task(tmp_path / "repo")
+    total = "from calc import add\ndef total(a, b):\n    return add(a, b)\nassert total(2, 3) == 5\n"
+    uses_total = "from calc import add\nassert total(3, 3) == 6\n"
+    diff = "from calc import sub\ndef diff(a, b):\n    return sub(a, b)\nassert diff(5, 3) == 2\n"
+    uses_diff = "from calc import add\nassert diff(add(1, 1), 0) == 2\n"  # would behave alone: add is wrong
+    fails = "On the current code the check fails.\n\n"
+    statement = (
+        f"T\n\nSteps to reproduce:\n\n{F}{total}```\n\n{fails}"
+        f"It also fails here, with `total` as defined above:\n\n{F}{uses_total}```\n\n{fails}"
+        f"This one fails too:\n\n{F}{diff}```\n\n{fails}"
+        f"Another failing case, with `diff` as defined above:\n\n{F}{uses_diff}```\n\n{fails}"
+    )
+    task = Task("calc-12", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", repo_path=str(repo))
+    report = check_reproductions(task, backend, repo, timeout_s=10)
+    verdicts = [(c.verdict, c.reason) for c in report.checks if c.kind == "block"]
+    assert [v for v, _ in verdicts] == ["kept", "kept", "dropped", "dropped"], verdicts
+    assert verdicts[3][1] == "continues block 3, which was dropped"
+    assert uses_total in shown(task) and "`total` as defined above" in task.problem_statement
+    assert "`diff` as defined above" not in task.problem_statement
