@@ -1375,8 +1375,15 @@ class _CaughtPlainly(ast.NodeTransformer):
     """`with self.assertRaises(E) as cm:` as `with pytest.raises(E) as cm:`, and the test's later
     `cm.exception` as `cm.value`: the exception a check reads, caught without a TestCase."""
 
-    def __init__(self) -> None:
-        self.caught: set[str] = set()
+    def __init__(self, test: ast.AST | None = None) -> None:
+        # the names the test's own `assertRaises` blocks bind: its rest reads them after the block
+        self.caught: set[str] = {
+            item.optional_vars.id
+            for node in (ast.walk(test) if test is not None else ())
+            if isinstance(node, ast.With)
+            for item in node.items
+            if _is_assert_raises(item) and isinstance(item.optional_vars, ast.Name)
+        }
 
     def visit_With(self, node: ast.With) -> ast.With:
         unittest = [i for i in node.items if _is_assert_raises(i)]
@@ -3920,14 +3927,7 @@ def _rest_of_test(fn: ast.AST, failing: ast.stmt, rewrite: _Rewrite, statements:
         return []
     converted = [_PlainAsserts().visit(ast.Module(body=[copy.deepcopy(s) for s in after], type_ignores=[])).body]
     # the snippet caught the exception with `pytest.raises(E) as cm`: a later `cm.exception` is `cm.value`
-    caught = _CaughtPlainly()
-    caught.caught = {
-        item.optional_vars.id
-        for node in ast.walk(fn)
-        if isinstance(node, ast.With)
-        for item in node.items
-        if _is_assert_raises(item) and isinstance(item.optional_vars, ast.Name)
-    }
+    caught = _CaughtPlainly(fn)
     return [ast.fix_missing_locations(rewrite.visit(caught.visit(_plain_assert(s)))) for s in converted[0]]
 
 
