@@ -45,6 +45,9 @@ class FailureEvidence:
     line: int | None = None  # the failing line in the test's file
     params: dict[str, str] | None = None  # the failing case's inputs (parametrized tests)
     reproduction: str | None = None  # a self-contained snippet ending with the failing check
+    # the snippet with the calls of the earlier checks on the failing call's function in their
+    # places: the state they leave (a cache) may be what fails; set only when there are such calls
+    primed: str | None = None
     long: bool | None = None  # the reproduction is too long to quote
     unbound: list[str] | None = None  # names the reproduction uses without defining
     function: str | None = None  # the project's public callable the failing check exercises

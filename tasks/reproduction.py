@@ -68,6 +68,7 @@ PROBE_INI = f"{PROBE_DIR}/pytest.ini"
 BLOCK_TIMEOUT_S = 20.0  # one block's child process
 MAX_BLOCKS = 16  # as many as the writer shows snippets of failing tests (a continuation is part of one)
 MAX_VARIANTS = 4  # the block as shown, then up to three with one setup line left out
+_PUT_BACK = "the calls the test makes first on the checked function put back"
 # calls of the prose run per statement (the rest are recorded as not run): with the blocks, as many
 # as a run reports failures of, since each one's "seen" case fails to say what it did
 MAX_INLINE = EVIDENCE_TESTS - MAX_BLOCKS
@@ -170,6 +171,9 @@ def check_reproductions(
         ran[key] = i
         # every line of the rest a test requires is a requirement: none is left out as setup
         block.variants = [block.code] if block.claim.continuation else setup_variants(block.code)
+        primed = _primed_variant(block, evidence)
+        if primed:
+            block.variants.append(primed)
         runnable.append(i)
     blocks_run = list(runnable)
     inline = inline_claims(statement, [blocks[i] for i in blocks_run], _evidence_imports(evidence))
@@ -859,6 +863,17 @@ def setup_variants(code: str) -> list[str]:
     return out
 
 
+def _primed_variant(block: Block, evidence: list[FailureEvidence]) -> str:
+    """The block with the calls the test makes first on the function it checks (the evidence's
+    `primed` snippet), when the block shows its test's whole snippet: the state those calls
+    leave (a cache) may be what fails. "" otherwise."""
+    if block.claim.continuation or block.run not in ("", block.code):
+        return ""
+    code = _flat(block.code)
+    found = next((f for f in evidence if f.primed and f.reproduction and _flat(f.reproduction) == code), None)
+    return found.primed.rstrip() + "\n" if found else ""
+
+
 # ---------------------------------------------------------------- running them
 
 
@@ -941,10 +956,11 @@ def _verdict(block: Block, i: int, results: dict) -> ReproductionCheck:
             if j == 0 or block.kind == "inline":  # an inline claim's text is the same whichever way it ran
                 buggy, fixed = ((got.get(f"seen-{s}") or ("", ""))[1] for s in ("buggy", "fixed"))
                 return ReproductionCheck(block.code, "kept", "behaves as stated on both states", claim, buggy, fixed)
+            longer = len(variant.splitlines()) > len(block.code.splitlines())
             return ReproductionCheck(
                 block.code,
                 "rewritten",
-                "a setup line left out: the block as shown did not behave as stated",
+                f"{_PUT_BACK if longer else 'a setup line left out'}: the block as shown did not behave as stated",
                 claim,
                 buggy,
                 fixed,

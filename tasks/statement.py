@@ -173,7 +173,8 @@ def _case_names(test_id: str) -> list[str]:
 def writer_failures(task: Task) -> list[FailureEvidence]:
     """The derived failure evidence of each FAIL_TO_PASS test, as the writer reads it: the
     runner's message cut; the runner's error type, phase and line and the test's own source
-    lines, which the reproduction and the check already say, left out. A JS/TS test keeps its
+    lines, which the reproduction and the check already say, left out, and so is the snippet's
+    primed way (the reproduction check's to try). A JS/TS test keeps its
     lines when it has no reproduction: they are what shows the failing check's context (a check
     in a helper, a value set up by the test)."""
     return [
@@ -183,6 +184,7 @@ def writer_failures(task: Task) -> list[FailureEvidence]:
             error_type=None,
             phase=None,
             line=None,
+            primed=None,
             source=f.source if _keeps_source(f) else None,
         )
         for f in task.failure_evidence()

@@ -1787,6 +1787,10 @@ def explain_failure(
     )
     snippet = repro.text()
     record.reproduction = snippet
+    primed = _with_earlier_calls(fn, failing, body, helpers)
+    if primed is not body:  # derived on a copy of what it reads: the derivation changes the trees it is given
+        parts = copy.deepcopy((module, cls, fn, failing, primed, helpers, report))
+        record.primed = _reproduction(*parts, test_id, conftests, test_helpers, star_names or {}).text()
     record.long = len(snippet.splitlines()) > SNIPPET_LINES  # too long to quote: the writer describes it
     if isinstance(report.get("params"), dict):
         record.params = {k: repro.built.get(k) or no_address(v) for k, v in report["params"].items()}
@@ -2159,6 +2163,32 @@ def _with_earlier_lookups(fn: ast.AST, failing: ast.stmt, body: list[ast.stmt], 
             if isinstance(target, ast.Name) and target.id in objects:
                 lookups.append(ast.copy_location(ast.Expr(copy.deepcopy(node)), stmt))
     return sorted([*body, *lookups], key=lambda s: s.lineno) if lookups else body
+
+
+_STATELESS_CALLS = {"len", "str", "repr", "type", "isinstance", "list", "tuple", "set", "dict", "sorted", "bool", "int"}
+
+
+def _with_earlier_calls(fn: ast.AST, failing: ast.stmt, body: list[ast.stmt], helpers: set[str]) -> list[ast.stmt]:
+    """`body` with the calls of the test's earlier checks on a function the failing statement
+    calls, as plain statements right before it (pyserde 73140dbd: `is_opt_dataclass(Optional[Foo])`
+    filled a cache, and `is_opt_dataclass(Union[None, Foo])` after it read the wrong entry); `body`
+    itself when there is none. The snippet without them is the first way shown: most earlier
+    checks leave no state."""
+    if failing not in fn.body:
+        return body
+    called = {unparse(n.func) for n in ast.walk(failing) if isinstance(n, ast.Call)} - _STATELESS_CALLS
+    calls: list[ast.stmt] = []
+    kept = {getattr(s, "lineno", None) for s in body}  # a call `_trim` kept already (a repeated check) is there
+    for stmt in fn.body:
+        if stmt.lineno >= failing.lineno:
+            break
+        if stmt.lineno in kept or not is_check(stmt, helpers) or (first_run := _checked_call(stmt)) is None:
+            continue
+        if any(isinstance(n, ast.Call) and unparse(n.func) in called for n in ast.walk(first_run)):
+            calls.append(first_run)
+    if not calls or not body:
+        return body
+    return [*copy.deepcopy(body[:-1]), *calls, copy.deepcopy(body[-1])]  # right before the failing check
 
 
 def _runs_it(fn: ast.AST, nested: ast.AST) -> ast.stmt | None:

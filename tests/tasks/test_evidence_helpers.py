@@ -368,3 +368,26 @@ def test_a_test_helper_modules_constant_is_written_as_its_value():
     assert "Constants.ERROR_RENAME" not in found.reproduction
     assert found.rest == "assert Constants.PATH"  # no literal: the name stays, and so does its import
     assert "from tests.test_constants import Constants" in found.reproduction
+
+
+def test_the_calls_of_earlier_checks_on_the_checked_function_make_a_second_way_to_show_the_snippet():
+    """pyserde 73140dbd: `assert is_opt_dataclass(Optional[Foo])` passed and filled a cache that
+    made `assert not is_opt_dataclass(Union[None, Foo])` fail; the snippet left the first check
+    out, passed on the buggy state and was dropped."""
+    test = (
+        "from typing import Optional, Union\nfrom pkg import is_opt, other\n\n\n"
+        "def test_order():\n"
+        "    assert other(1)\n"
+        "    assert is_opt(Optional[int])\n"
+        "    assert len(str(2)) == 1\n"
+        "    assert not is_opt(Union[None, int])\n"
+    )
+    report = {"type": "AssertionError", "line": 9, "message": "assert not True"}
+    found = explain_failure(test, "tests/test_c.py::test_order", report, repo_modules={"pkg"})
+    assert found.reproduction.splitlines()[-1] == "assert not is_opt(Union[None, int])"
+    assert "is_opt(Optional[int])" not in found.reproduction and "Optional" not in found.reproduction
+    assert found.primed.splitlines()[-2:] == ["is_opt(Optional[int])", "assert not is_opt(Union[None, int])"]
+    assert "from typing import Optional, Union" in found.primed and "other(1)" not in found.primed, found.primed
+    alone = test.replace("    assert is_opt(Optional[int])\n", "    assert other(Optional[int])\n")
+    report = {"type": "AssertionError", "line": 9, "message": "assert not True"}
+    assert explain_failure(alone, "tests/test_c.py::test_order", report, repo_modules={"pkg"}).primed is None

@@ -144,6 +144,25 @@ def test_a_block_using_helpers_defined_above_runs_them_after_its_imports_and_is_
     assert claim.continuation  # without the heading it goes on from the block that binds what it reads
 
 
+def test_a_block_showing_a_snippet_with_a_primed_way_is_tried_that_way_too_and_says_why_it_changed():
+    from tasks.reproduction import _primed_variant, _verdict
+
+    code = "from m import f\nassert not f(2)\n"
+    primed = "from m import f\nf(1)\nassert not f(2)"
+    f = FailureEvidence("t.py::test_f", kind="truthy", call="f(2)", reproduction=code.strip(), primed=primed)
+    statement = f"T\n\n{F}{code}```\n\nOn the current code the check fails.\n"
+    block = python_blocks(statement)[0]
+    block.claim, block.run = stated_claim(statement, block, {}, [f])
+    assert _primed_variant(block, [f]) == primed + "\n"
+    assert _primed_variant(block, [replace(f, primed=None)]) == ""
+    block.variants = [code, primed + "\n"]
+    results = {"b0v0": {"buggy": ("failed", ""), "fixed": ("passed", "")}}
+    results["b0v1"] = {"buggy": ("passed", ""), "fixed": ("passed", "")}
+    check = _verdict(block, 0, results)
+    assert check.verdict == "rewritten" and check.shown == primed + "\n"
+    assert check.reason.startswith("the calls the test makes first on the checked function put back")
+
+
 def test_variants_leave_out_one_setup_line_never_one_a_later_line_reads():
     code = "import m\nctx = None\nctx.close()\nunused = m.g()\nassert m.f() == 1\n"
     assert setup_variants(code) == [
