@@ -2293,7 +2293,10 @@ def _without_helpers_above(code: str, earlier: list[str]) -> tuple[str, list[str
     `SHARED_SETUP_LINES` lines would go, or none is left to run."""
     own = helper_definitions(code)
     prior = next((d for d in map(helper_definitions, reversed(earlier)) if own.keys() & d.keys()), {})
-    same = [name for name, text in own.items() if prior.get(name) == text]
+    # only those among the snippet's leading imports and definitions: the check runs them right
+    # after the imports, and a later one's decorator or base may read what a line before it sets
+    leading = _leading_definitions(code)
+    same = [name for name, text in own.items() if prior.get(name) == text and name in leading]
     if sum(own[name].count("\n") + 1 for name in same) < SHARED_SETUP_LINES:
         return code, []
     shown = code
@@ -2303,6 +2306,18 @@ def _without_helpers_above(code: str, earlier: list[str]) -> tuple[str, list[str
     if tree is None or not tree.body or all(isinstance(n, ast.Import | ast.ImportFrom) for n in tree.body):
         return code, []
     return shown, same
+
+
+def _leading_definitions(code: str) -> set[str]:
+    """The functions and classes `code` defines before its first statement that is neither an
+    import nor a definition."""
+    names: set[str] = set()
+    for node in getattr(_parse_or_none(code), "body", []):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif not isinstance(node, ast.Import | ast.ImportFrom):
+            break
+    return names
 
 
 def _parse_or_none(code: str) -> ast.Module | None:

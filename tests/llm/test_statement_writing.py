@@ -1591,7 +1591,7 @@ def test_a_helper_an_earlier_snippet_shows_word_for_word_is_shown_once_and_named
     first = replace(
         helper_test("test_a", "1", "'1.00'"), reproduction=f"from money import fmt\n{LONG_HELPER}check(1, '1.00')"
     )
-    own_setup = f"from money import fmt, rates\nrates.load()\n{LONG_HELPER}check(2, '2.00')"
+    own_setup = f"from money import fmt, rates\n{LONG_HELPER}rates.load()\ncheck(2, '2.00')"
     second = replace(helper_test("test_b", "2", "'2.00'"), reproduction=own_setup)
     text = write_statement(context([first, second]), BUG)["problem_statement"]
     assert text.count("def check(amount, wanted):") == 1
@@ -1599,6 +1599,10 @@ def test_a_helper_an_earlier_snippet_shows_word_for_word_is_shown_once_and_named
     assert shown in text
     heading = text[: text.index(shown)].rstrip().rsplit("\n\n", 1)[-1]
     assert heading.endswith(", with `check` as defined above:")
+    # click 1a4d8c1b: a helper after a line that sets what its decorator reads is shown where it is
+    set_first = replace(second, reproduction=own_setup.replace(LONG_HELPER, "scale = 2\n" + LONG_HELPER))
+    text = write_statement(context([first, set_first]), BUG)["problem_statement"]
+    assert text.count("def check(amount, wanted):") == 2 and "as defined above" not in text
     # a helper written otherwise is the snippet's own: it is shown where it is used
     other = replace(second, reproduction=own_setup.replace("    return got\n", "    return got.strip()\n"))
     text = write_statement(context([first, other]), BUG)["problem_statement"]
