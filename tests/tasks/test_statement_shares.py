@@ -263,6 +263,12 @@ def test_a_name_the_snippet_assigns_named_as_a_value_in_prose_is_a_test_internal
     assert bench.test_internals(stated, [], {}) == []
     public = "Copy is wrong\n\n```python\nfrom d import MODE\nMODE = 2\n```\n\nIt should be `MODE`."
     assert bench.test_internals(public, [], {}, frozenset({"MODE"})) == []
+    # argh a620f2ba: the parameter the fix adds, which the test also names a local after
+    keyword = (
+        "Add it\n\n```python\nfrom d import run\nflush = True\nrun(flush=flush)\n```\n\n`flush` is not available yet."
+    )
+    assert bench.test_internals(keyword, [], {}) == []
+    assert bench.test_internals(keyword.replace("run(flush=flush)", "run(flush)"), [], {}) == ["snippet local flush"]
 
 
 def test_a_check_written_over_several_lines_is_at_the_failing_line_it_holds():
