@@ -85,7 +85,7 @@ from corpus import dev_set  # noqa: E402
 from llm import is_path  # noqa: E402
 from llm.offline.judge import printed_names  # noqa: E402
 from llm.offline.writer import fence_safe, nonfinite_written, snippet_local, stated_call, stated_raising_call  # noqa: E402
-from records import FailureEvidence, Task, file_of_test, function_of_test, parameter_id  # noqa: E402
+from records import FailureEvidence, Task, file_of_test, function_of_test, parameter_id, without_parameters  # noqa: E402
 
 DEV_SETS = {"python": "python", "js": "javascript"}  # --dev-set -> corpus.dev_set language
 EXECUTION_LAYERS = "[schema,compile,functional]"
@@ -673,10 +673,13 @@ def unmentioned_cases(
     # a way several cases share while the checks after it read other values (DataProperty's dequote
     # cases all fail at `Preprocessor(dequote=True)`) tells none of them: their values must be stated
     rests_by_way: dict[tuple[str, ...], set[str]] = {}
+    rests_of_test: dict[str, set[str]] = {}  # a parametrized test -> its cases' later checks
     for test_id in test_ids:
         f = failures.get(test_id)
         for way in case_inputs(f) if f is not None and f.derived and f.params else []:
             rests_by_way.setdefault(tuple(way), set()).add(" ".join((f.rest or "").split()))
+        if f is not None and f.derived and f.params:
+            rests_of_test.setdefault(without_parameters(test_id), set()).add(f.rest_shape())
     for test_id in test_ids:
         f = failures.get(test_id)
         name = test_id.partition("::")[2] or test_id  # the node names and the case, for a reader
@@ -693,6 +696,10 @@ def unmentioned_cases(
         missing = [f"input {piece!r}" for piece in min(reversed(gaps), key=len)] if gaps else ["no input known"]
         if f.kind in ("compare", "raises") and f.expected and not states_value(text, f):
             missing.append(f"expected {f.expected!r}")
+        if f.params and len(rests_of_test.get(without_parameters(test_id), ())) > 1:
+            # its checks after the failing one are its own (argh's `always_flush=True` case counts
+            # the flushes where another case asserts none): each must be stated
+            missing += [f"later check {line!r}" for line in (f.rest or "").splitlines() if not states(text, line)]
         if missing:
             out.append(f"{name} ({'; '.join(m[:70] for m in missing)})")
     counted = sum(int(n) for n in _COUNTED.findall(statement))

@@ -30,6 +30,7 @@ comments and doctest examples (documentation, read as prose).
 
 from __future__ import annotations
 
+import ast
 import builtins
 import difflib
 import re
@@ -192,11 +193,12 @@ def _docstring_lines(patch: str) -> set[int]:
     found: set[int] = set()
     state, index = "", -1  # "doc": in a docstring; "str": in another triple-quoted string
     previous = ""  # the last non-blank line of the new file's side, within the hunk
-    for raw in patch.splitlines():
+    lines = patch.splitlines()
+    for at, raw in enumerate(lines):
         if raw.startswith(("+++", "---")) or raw.startswith("-"):
             continue
         if not raw.startswith(("+", " ")):
-            state, previous = "", ""
+            state, previous = ("doc" if _starts_in_docstring(lines[at + 1 :]) else ""), ""
             continue
         added, text = raw.startswith("+"), raw[1:].strip()
         if added and text:
@@ -211,6 +213,36 @@ def _docstring_lines(patch: str) -> set[int]:
             found.add(index)
         previous = text or previous
     return found
+
+
+def _starts_in_docstring(hunk: list[str]) -> bool:
+    """The hunk (its lines after the header) starts inside a docstring that opened above it
+    (confuse 01b11c26: a `Filename` docstring's middle, "Paths from sources without a file are
+    relative to ...", read as code and its words as the fix's names): its first line holding an
+    odd number of triple quotes closes a string, and each line before it reads as prose."""
+    before: list[str] = []
+    for raw in hunk:
+        if not raw.startswith(("+", " ", "-")) or raw.startswith(("+++", "---")):
+            return False
+        text = raw[1:].strip()
+        if raw.startswith("-") or not text:
+            continue
+        if (text.count(QUOTES[0]) + text.count(QUOTES[1])) % 2 == 1:
+            closes = not text.lstrip("rRuUbB").startswith(QUOTES) or text in QUOTES
+            return closes and bool(before) and all(map(_reads_as_prose, before))
+        before.append(text)
+    return False
+
+
+def _reads_as_prose(line: str) -> bool:
+    """Words and punctuation, four words at least, and no Python statement."""
+    if not re.fullmatch(r"[\w\s,.;:'`()!?-]+", line) or len(re.findall(r"[A-Za-z]+", line)) < 4:
+        return False
+    try:
+        ast.parse(line)
+    except SyntaxError:
+        return True
+    return False
 
 
 def leak_report(statement: str, patch: str, test_patch: str = "", tests_code: Sequence[str] = ()) -> LeakReport:

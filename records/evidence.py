@@ -98,6 +98,17 @@ class FailureEvidence:
         values["test_id"] = test_id if test_id is not None else str(values.get("test_id", ""))
         return cls(**values)
 
+    def rest_shape(self) -> str:
+        """The checks after the failing one, whitespace collapsed, with the case's own values as
+        `{}`: two cases of a test whose shapes differ check different things after it (argh's
+        `always_flush=True` case counts the flushes; the `False` case asserts none), where cases
+        that read their own values in the same checks share one (DataProperty's dequote cases)."""
+        rest = " ".join((self.rest or "").split())
+        for value in sorted((self.params or {}).values(), key=len, reverse=True):
+            flat = " ".join(value.split())
+            rest = rest.replace(flat, "{}") if flat else rest
+        return rest
+
     @property
     def derived(self) -> bool:
         """True when the producer read the test and knows what was checked (not just the runner's words)."""

@@ -251,7 +251,7 @@ def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_ch
     numbers, repeats (of each other and of the texts in `skip`) and, when asked (`no_leak`),
     code and accounts of how the fix works are dropped. `keep_changes` keeps imperative lines
     (a vague subject's replacement may be one)."""
-    text = _TRAILER.sub("", str(body or ""))
+    text = _TRAILER.sub("", str(body or "").replace("\r\n", "\n").replace("\r", "\n"))  # a web editor's CRLF
     text = re.sub(r"```.*?```", " ", text, flags=re.S)
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
     squashed = re.findall(r"(?:\A|\n\n)\* [^\n]*(?=\n\n|\n?\Z)", text)

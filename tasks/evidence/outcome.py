@@ -228,8 +228,23 @@ def _compare_outcome(
             isinstance(n, (ast.Call, ast.Attribute, ast.Subscript, ast.BinOp)) for n in ast.walk(node)
         )
 
+    def written_out(node: ast.expr) -> bool:  # `[Spec(name='foo', nargs='+')]`: a value built of literals
+        allowed = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Call, ast.keyword, ast.Constant, ast.Name, ast.Attribute)
+        return (
+            isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Call))
+            and all(isinstance(n, (*allowed, ast.expr_context, ast.UnaryOp, ast.unaryop)) for n in ast.walk(node))
+            and not (names_read([node]) & local_names)
+        )
+
+    def local(node: ast.expr) -> bool:  # a name the test computed (`attrs = getattr(func, ...)`)
+        return isinstance(node, ast.Name) and node.id in local_names
+
     swap = op in ("in", "not in") or (constant(left) and not constant(right))
-    if not swap and not constant(left) and not constant(right):
+    if not swap and op in ("==", "!=") and local(left) != local(right) and written_out(right) != written_out(left):
+        # argh 6992b311: `attrs == [ParserAddArgumentSpec(...)]`, the project's class building the
+        # wanted value, is checked on `attrs`, which the test computed
+        swap = local(right) and written_out(left)
+    elif not swap and not constant(left) and not constant(right):
         ranks = exercises(left), exercises(right)
         if ranks[0][0] != ranks[1][0]:
             swap = ranks[1] > ranks[0]  # the side that raised

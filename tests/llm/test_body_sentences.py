@@ -62,6 +62,9 @@ def test_a_squash_merges_list_of_commit_subjects_is_a_log_not_a_symptom():
         "Co-authored-by: A <a@example.com>"
     )
     assert body_sentences(squash, no_leak=True) == []
+    # pyee 349f91b0: a body written with CRLF line ends ("action to run type checks." was quoted)
+    crlf = "* Add class decorator API\r\n\r\n* action to run type checks\r\n\r\n* MOST of the library is type-checking"
+    assert body_sentences(crlf, no_leak=True) == []
     described = "Overwriting a key keeps the old value in the cache.\n\n* it also happens with every cache type"
     assert len(body_sentences(described, no_leak=True)) == 2  # one bullet of a description stays
 

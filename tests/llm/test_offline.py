@@ -645,6 +645,28 @@ def test_tests_that_require_the_fixs_own_text_make_any_statement_of_them_a_leak(
     assert "pinned_text" not in leak_report(one_line, patch, test_patch).kinds
 
 
+def test_a_hunk_starting_inside_a_docstring_reads_its_prose_as_prose():
+    """confuse 01b11c26: a hunk began in the middle of `Filename`'s docstring; its line "Paths
+    from sources without a file are relative ..." was read as code, `without` as a name only
+    the fix has, and "it should run without an error" in the statement as a prescription."""
+    patch = (
+        "--- a/pkg/t.py\n+++ b/pkg/t.py\n@@ -10,5 +10,6 @@ class Filename(Template):\n"
+        "     Relative paths are relative to the template's cwd argument\n"
+        "-    when it is specified.\n"
+        "+    when it is specified. Paths from sources without a file are\n"
+        "+    relative to the current working directory.\n"
+        '     """\n'
+        "     def __init__(self, base=False):\n"
+        "+        self.base = base\n"
+    )
+    test_patch = "--- a/t.py\n+++ b/t.py\n@@ -1,1 +1,2 @@\n x = 1\n+Source(base=True)\n"
+    statement = "`base` does not exist yet; the snippet shows how it should work, and it should run without an error."
+    assert not leak_report(statement, patch, test_patch).leaks()
+    # a hunk whose first quotes open a string starts outside one: its code stays code
+    code = patch.replace("     Relative paths are relative to the template's cwd argument\n", "     x = 1\n")
+    assert leak_report(statement, code, test_patch).leaks()
+
+
 def test_a_template_string_passed_to_a_call_is_code_not_a_docstring():
     """sqlite-utils b8af3b96: the SQL template opens its own line under `dedent(`; read as a
     docstring (prose), its lines were left out, and the statement quoting the SQL the tests

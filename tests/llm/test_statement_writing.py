@@ -2041,3 +2041,42 @@ def test_cases_that_fail_at_the_same_line_but_require_other_values_after_it_are_
     text = write_statement(context(cases), BUG)["problem_statement"]
     for value in ('\'"abc" "efg"\'', "\"'abc efg'\""):
         assert value in text, text
+
+
+def flush_case(flag: str, rest: str, setup: str = "") -> FailureEvidence:
+    return FailureEvidence(
+        f"tests/test_out.py::test_flush[{flag}]",
+        kind="error",
+        call=f"run(out, flush={flag})",
+        check="run(out, flush=flush)",
+        error="TypeError: run() got an unexpected keyword argument 'flush'",
+        params={"flush": flag},
+        reproduction=f"from unittest.mock import Mock\nfrom money import run\n{setup}out = Mock()\n"
+        f"run(out, flush={flag})",
+        rest=rest,
+        function="run",
+    )
+
+
+def test_a_case_whose_test_goes_on_with_checks_of_its_own_gets_its_own_snippet():
+    """argh a620f2ba: the `always_flush=True` case was a line, "should not raise"; its test then
+    counts the flushes, where the `False` case asserts none, and the statement never said so."""
+    lead, other = (
+        flush_case("False", "out.flush.assert_not_called()"),
+        flush_case("True", "assert out.flush.call_count == 2"),
+    )
+    text = write_statement(context([lead, other]), BUG)["problem_statement"]
+    assert "assert out.flush.call_count == 2" in text and "run(out, flush=True)" in text
+    alike = replace(other, rest=lead.rest)  # the same later checks: a line says it
+    text = write_statement(context([lead, alike]), BUG)["problem_statement"]
+    assert "flush=True)` raises" in text and text.count("```python\nfrom unittest.mock import Mock") == 1
+
+
+def test_a_case_naming_a_class_its_own_snippet_defines_gets_that_snippet():
+    """pyee 349f91b0: "with `EventedFixture` in place of `CustomEmitterFixture`", classes of the
+    test module the statement never showed."""
+    lead = flush_case("Loud", "", "class Loud:\n    pass\n")
+    other = flush_case("Quiet", "", "class Quiet:\n    level = 0\n")
+    lead, other = replace(lead, rest=None, params={"kind": "Loud"}), replace(other, rest=None, params={"kind": "Quiet"})
+    text = write_statement(context([lead, other]), BUG)["problem_statement"]
+    assert "class Quiet:\n    level = 0" in text and "in place of" not in text

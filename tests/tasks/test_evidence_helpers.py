@@ -391,3 +391,29 @@ def test_the_calls_of_earlier_checks_on_the_checked_function_make_a_second_way_t
     alone = test.replace("    assert is_opt(Optional[int])\n", "    assert other(Optional[int])\n")
     report = {"type": "AssertionError", "line": 9, "message": "assert not True"}
     assert explain_failure(alone, "tests/test_c.py::test_order", report, repo_modules={"pkg"}).primed is None
+
+
+def test_a_local_compared_with_a_value_the_projects_class_builds_is_the_checked_side():
+    """argh 6992b311: `assert attrs == [ParserAddArgumentSpec(func_arg_name='foo', ...)]` was read
+    as checking the list (it calls the project's class), so the buggy value and the wanted one
+    were swapped in the statement."""
+    test = (
+        "from pkg import Spec, specs_of\n\n\n"
+        "def test_specs():\n"
+        "    attrs = specs_of('f')\n"
+        "    assert attrs == [Spec(name='foo', names=['foo'])]\n"
+    )
+    report = {
+        "type": "AssertionError",
+        "line": 6,
+        "message": "",
+        "compare": {
+            "op": "==",
+            "left": "[Spec(name='foo', names=('foo',))]",
+            "right": "[Spec(name='foo', names=['foo'])]",
+        },
+    }
+    found = explain_failure(test, "tests/test_s.py::test_specs", report, repo_modules={"pkg"})
+    assert (found.call, found.checked_side) == ("attrs", "left")
+    assert found.observed == "[Spec(name='foo', names=('foo',))]"
+    assert found.expected == "[Spec(name='foo', names=['foo'])]"

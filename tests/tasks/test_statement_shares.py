@@ -568,3 +568,34 @@ def test_cases_failing_at_one_shared_call_are_mentioned_by_their_own_values():
     assert missing.startswith("test_dequote['c d']"), missing
     both = stated + " So should `preprocess(\"'c d'\")`."
     assert bench.unmentioned_cases(both, list(failures), failures) == []
+
+
+def test_a_case_whose_later_checks_are_its_own_is_mentioned_only_with_them():
+    """argh a620f2ba: `always_flush=True` was listed as "should not raise"; its test then counts
+    the flushes (`call_count == 2`), where the `False` case asserts none, and no line said so."""
+    lead = FailureEvidence(
+        "t.py::test_flush[False]",
+        kind="error",
+        call="run(flush=False)",
+        params={"flush": "False"},
+        reproduction="from m import run\nrun(flush=False)",
+        rest="out.flush.assert_not_called()",
+    )
+    other = FailureEvidence(
+        "t.py::test_flush[True]",
+        kind="error",
+        call="run(flush=True)",
+        params={"flush": "True"},
+        reproduction="from m import run\nrun(flush=True)",
+        rest="assert out.flush.call_count == 2",
+    )
+    failures = {f.test_id: f for f in (lead, other)}
+    listed = (
+        "```python\nfrom m import run\nrun(flush=False)\n```\n\n```python\nout.flush.assert_not_called()\n```\n\n"
+        "- `run(flush=True)` should not raise"
+    )
+    assert bench.unmentioned_cases(listed, list(failures), failures) == [
+        "test_flush[True] (later check 'assert out.flush.call_count == 2')"
+    ]
+    stated = listed + "\n\n```python\nassert out.flush.call_count == 2\n```"
+    assert bench.unmentioned_cases(stated, list(failures), failures) == []
