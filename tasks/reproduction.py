@@ -464,7 +464,10 @@ def stated_claim(
     if setup < 0:
         setup, run = _helpers_above(statement, block, earlier, free)
     for j in sorted(earlier, reverse=True) if setup < 0 else ():
-        if free & _binds(ast.parse(earlier[j].code)):
+        # a block on an earlier one's setup binds what that setup binds (argh a620f2ba: the rest of
+        # the `always_flush=True` case went on from the `False` case's block, which binds `out_io`)
+        on_setup = earlier[j].claim.after >= 0 and not earlier[j].claim.continuation
+        if free & _binds(ast.parse(earlier[j].run if on_setup else earlier[j].code)):
             return Claim(continuation=True, after=j), earlier[j].run.rstrip() + "\n" + block.code
     after = _paragraph_after(statement, block.end)
     found = _evidence_of(block, evidence, after_setup=setup >= 0, run=run)

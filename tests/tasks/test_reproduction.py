@@ -89,6 +89,22 @@ def test_a_block_on_the_same_setup_as_above_runs_after_that_blocks_lines_but_its
     assert claim.continuation and run == "from m import f\nr = f()\nassert r.ok\nassert r.name == 'x'\n"
 
 
+def test_the_rest_after_a_block_on_the_same_setup_goes_on_from_that_block():
+    """argh a620f2ba: the `always_flush=True` case's rest went on from the `False` case's block (the
+    one whose shown lines bind `out`), so it counted that run's flushes and was dropped."""
+    statement = (
+        f"T\n\n{F}from m import f\nout = f()\nout.run(False)\n```\n\nIt raises `TypeError`.\n\n"
+        f"Also, with the same setup as above:\n\n{F}out.run(True)\n```\n\nIt raises `TypeError`.\n\n"
+        f"Then:\n\n{F}assert out.count == 2\n```\n"
+    )
+    first, same, rest = python_blocks(statement)
+    first.claim, first.run = stated_claim(statement, first, {}, [])
+    same.claim, same.run = stated_claim(statement, same, {0: first}, [])
+    claim, run = stated_claim(statement, rest, {0: first, 1: same}, [])
+    assert claim.continuation and claim.after == 1
+    assert run == "from m import f\nout = f()\nout.run(True)\nassert out.count == 2\n"
+
+
 def test_a_block_on_the_same_setup_with_its_own_import_is_the_failure_whose_reproduction_ends_so():
     statement = (
         f"T\n\n{F}from m import f\nr = f()\nassert r.ok\n```\n\n"
