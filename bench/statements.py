@@ -673,7 +673,13 @@ def unmentioned_cases(
     # a way several cases share while the checks after it read other values (DataProperty's dequote
     # cases all fail at `Preprocessor(dequote=True)`) tells none of them: their values must be stated
     rests_by_way: dict[tuple[str, ...], set[str]] = {}
-    rests_of_test: dict[str, set[str]] = {}  # a parametrized test -> its cases' later checks
+    rests_of_test: dict[str, set[str]] = {}  # a parametrized test -> the shapes of its cases' later checks
+    # (test, shape) of the later checks some case has stated line for line
+    told = {
+        (without_parameters(t), f.rest_shape())
+        for t in test_ids
+        if (f := failures.get(t)) is not None and f.rest and all(states(text, ln) for ln in f.rest.splitlines())
+    }
     for test_id in test_ids:
         f = failures.get(test_id)
         for way in case_inputs(f) if f is not None and f.derived and f.params else []:
@@ -696,7 +702,7 @@ def unmentioned_cases(
         missing = [f"input {piece!r}" for piece in min(reversed(gaps), key=len)] if gaps else ["no input known"]
         if f.kind in ("compare", "raises") and f.expected and not states_value(text, f):
             missing.append(f"expected {f.expected!r}")
-        if f.params and len(rests_of_test.get(without_parameters(test_id), ())) > 1:
+        if f.params and len(rests_of_test.get(without_parameters(test_id), ())) > 1 and not _rest_told(text, f, told):
             # its checks after the failing one are its own (argh's `always_flush=True` case counts
             # the flushes where another case asserts none): each must be stated
             missing += [f"later check {line!r}" for line in (f.rest or "").splitlines() if not states(text, line)]
@@ -706,6 +712,17 @@ def unmentioned_cases(
     if len(test_ids) - len(out) >= SPELLED_OUT_CAP and counted >= len(out):
         return []  # the cap reached, the rest counted: every test is mentioned
     return out
+
+
+def _rest_told(text: str, f: FailureEvidence, told: set[tuple[str, str]]) -> bool:
+    """The case's later checks are stated: line for line, or as another case's that are (the same
+    shape) with the case's own values named (click's `'[FLOAT]'` in place of `'[BOOLEAN]'` in
+    the check that follows)."""
+    rest = f.rest or ""
+    if all(states(text, line) for line in rest.splitlines()):
+        return True
+    values = [v for v in (f.params or {}).values() if v and _flat(v) in _flat(rest)]
+    return (without_parameters(f.test_id), f.rest_shape()) in told and all(states(text, v) for v in values)
 
 
 _LACKED = re.compile(r"(?:cannot import name|No module named) '([\w.]+)'")

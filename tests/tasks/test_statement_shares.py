@@ -599,3 +599,35 @@ def test_a_case_whose_later_checks_are_its_own_is_mentioned_only_with_them():
     ]
     stated = listed + "\n\n```python\nassert out.flush.call_count == 2\n```"
     assert bench.unmentioned_cases(stated, list(failures), failures) == []
+
+
+def test_a_case_whose_later_checks_share_a_stated_cases_shape_is_mentioned_by_its_values():
+    """click 1a4d8c1b: `'[FLOAT]'` in place of `'[BOOLEAN]'` in the check that follows states the
+    float case's later check, which has the stated boolean case's shape."""
+
+    def case(name: str, metavar: str, rest: str | None) -> FailureEvidence:
+        return FailureEvidence(
+            f"t.py::test_show[{name}]",
+            kind="error",
+            call=f"show({name!r})",
+            params={"metavar": metavar},
+            reproduction=f"from m import show\nshow({name!r})",
+            rest=rest,
+        )
+
+    cases = [
+        case("bool", "'[BOOLEAN]'", "assert '[BOOLEAN]' in out"),
+        case("float", "'[FLOAT]'", "assert '[FLOAT]' in out"),
+        case("text", "'[TEXT]'", None),  # it failed at its later check: another shape
+    ]
+    failures = {f.test_id: f for f in cases}
+    base = (
+        "```python\nfrom m import show\nshow('bool')\n```\n\n```python\nassert '[BOOLEAN]' in out\n```\n\n"
+        "- `show('text')` raises\n"
+    )
+    named = base + "- `show('float')`, with `'[FLOAT]'` in place of `'[BOOLEAN]'` in the check that follows, raises\n"
+    assert bench.unmentioned_cases(named, list(failures), failures) == []
+    unnamed = base + "- `show('float')` raises\n"
+    assert bench.unmentioned_cases(unnamed, list(failures), failures) == [
+        "test_show[float] (later check \"assert '[FLOAT]' in out\")"
+    ]
