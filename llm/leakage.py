@@ -132,7 +132,7 @@ def _code_fragments(statement: str) -> list[str]:
 def _new_identifiers(added: Sequence[str], known: str, api: set[str]) -> set[str]:
     found = set()
     for line in added:
-        for tok in TOKEN.findall(_STRING.sub(" ", line)):
+        for tok in TOKEN.findall(re.sub(r"#.*$", "", _STRING.sub(" ", line))):  # a trailing comment is prose
             if (
                 (tok[0].isalpha() or tok[0] == "_")
                 and len(tok) >= 4
@@ -348,7 +348,8 @@ def leak_report(statement: str, patch: str, test_patch: str = "", tests_code: Se
         if "code_block" in kinds:
             break
 
-    new_ids = _new_identifiers(body, known, api)
+    # a line that reads as prose (a docstring's middle the hunk does not show opening) names no code
+    new_ids = _new_identifiers([ln for ln in body if not _reads_as_prose(ln.strip())], known, api)
     changed = [ln for ln in body + patch_removed_lines(patch) if _nontrivial(ln)]
     # a fenced block is code, judged by the rules above: a word of its lines (`.replace(` in a
     # test's own line) is no sentence telling how to change the code

@@ -662,9 +662,13 @@ def test_a_hunk_starting_inside_a_docstring_reads_its_prose_as_prose():
     test_patch = "--- a/t.py\n+++ b/t.py\n@@ -1,1 +1,2 @@\n x = 1\n+Source(base=True)\n"
     statement = "`base` does not exist yet; the snippet shows how it should work, and it should run without an error."
     assert not leak_report(statement, patch, test_patch).leaks()
-    # a hunk whose first quotes open a string starts outside one: its code stays code
-    code = patch.replace("     Relative paths are relative to the template's cwd argument\n", "     x = 1\n")
-    assert leak_report(statement, code, test_patch).leaks()
+    # prose-shaped lines and trailing comments name no code, wherever the hunk starts; code does
+    commented = patch.replace(
+        "+        self.base = base\n", "+        self.base = base  # should run without an error\n"
+    )
+    assert not leak_report(statement, commented, test_patch).leaks()
+    code = patch.replace("+        self.base = base\n", "+        self.base = resolve_base(base)\n")
+    assert leak_report("The constructor should call resolve_base on the value.", code, test_patch).leaks()
 
 
 def test_a_template_string_passed_to_a_call_is_code_not_a_docstring():
