@@ -678,7 +678,7 @@ def unmentioned_cases(
     told = {
         (without_parameters(t), f.rest_shape())
         for t in test_ids
-        if (f := failures.get(t)) is not None and f.rest and all(states(text, ln) for ln in f.rest.splitlines())
+        if (f := failures.get(t)) is not None and f.rest and _line_for_line(text, f.rest)
     }
     for test_id in test_ids:
         f = failures.get(test_id)
@@ -719,10 +719,14 @@ def _rest_told(text: str, f: FailureEvidence, told: set[tuple[str, str]]) -> boo
     shape) with the case's own values named (click's `'[FLOAT]'` in place of `'[BOOLEAN]'` in
     the check that follows)."""
     rest = f.rest or ""
-    if all(states(text, line) for line in rest.splitlines()):
+    if _line_for_line(text, rest):
         return True
     values = [v for v in (f.params or {}).values() if v and _flat(v) in _flat(rest)]
     return (without_parameters(f.test_id), f.rest_shape()) in told and all(states(text, v) for v in values)
+
+
+def _line_for_line(text: str, code: str) -> bool:
+    return all(states(text, line) for line in code.splitlines())
 
 
 _LACKED = re.compile(r"(?:cannot import name|No module named) '([\w.]+)'")

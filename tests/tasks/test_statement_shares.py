@@ -573,22 +573,19 @@ def test_cases_failing_at_one_shared_call_are_mentioned_by_their_own_values():
 def test_a_case_whose_later_checks_are_its_own_is_mentioned_only_with_them():
     """argh a620f2ba: `always_flush=True` was listed as "should not raise"; its test then counts
     the flushes (`call_count == 2`), where the `False` case asserts none, and no line said so."""
-    lead = FailureEvidence(
-        "t.py::test_flush[False]",
-        kind="error",
-        call="run(flush=False)",
-        params={"flush": "False"},
-        reproduction="from m import run\nrun(flush=False)",
-        rest="out.flush.assert_not_called()",
-    )
-    other = FailureEvidence(
-        "t.py::test_flush[True]",
-        kind="error",
-        call="run(flush=True)",
-        params={"flush": "True"},
-        reproduction="from m import run\nrun(flush=True)",
-        rest="assert out.flush.call_count == 2",
-    )
+
+    def flush_case(flag: str, rest: str) -> FailureEvidence:
+        return FailureEvidence(
+            f"t.py::test_flush[{flag}]",
+            kind="error",
+            call=f"run(flush={flag})",
+            params={"flush": flag},
+            reproduction=f"from m import run\nrun(flush={flag})",
+            rest=rest,
+        )
+
+    lead = flush_case("False", "out.flush.assert_not_called()")
+    other = flush_case("True", "assert out.flush.call_count == 2")
     failures = {f.test_id: f for f in (lead, other)}
     listed = (
         "```python\nfrom m import run\nrun(flush=False)\n```\n\n```python\nout.flush.assert_not_called()\n```\n\n"
