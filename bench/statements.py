@@ -741,10 +741,13 @@ def held_tests(task: dict, failures: dict[str, FailureEvidence]) -> frozenset[st
         for c in ((task.get("reproduction") or {}).get("checks") or [])
         if all(str(c.get(state, "")).startswith("ran without an exception") for state in ("buggy", "fixed"))
     }
+    # the tests the statement counts as needing only the import, whose unshown lines the check ran
+    probed = {str(t) for t in (task.get("reproduction") or {}).get("held") or []}
     return frozenset(
         test_id
         for test_id, f in failures.items()
-        if f.phase == "collect" and f.reproduction and " ".join(f.reproduction.split()) in ran_clean
+        if f.phase == "collect"
+        and (test_id in probed or (f.reproduction and " ".join(f.reproduction.split()) in ran_clean))
     )
 
 

@@ -135,6 +135,45 @@ def untold_sentence(n: int, more: bool) -> str:
     return f"{n} {'more ' if more else ''}failing test{'s' * (n > 1)} {'are' if n > 1 else 'is'} not spelled out here."
 
 
+# a test whose module cannot import a name the change adds, and whose own lines do not use it:
+# it fails today only through that import (pyprobables' tests of a new `SimilarityError`)
+_LACKED_IMPORT = re.compile(r"ImportError: cannot import name '(\w+)' from '([\w.]+)'")
+
+
+def import_only(error: str, code: str) -> tuple[str, str] | None:
+    """(module, name) when `error` says a module lacks `name` and the test's own `code` never
+    names it; None otherwise (also without code: nothing shows the test needs no more)."""
+    m = _LACKED_IMPORT.search(error or "")
+    if not m or not code or re.search(rf"\b{re.escape(m.group(1))}\b", code):
+        return None
+    return m.group(2), m.group(1)
+
+
+def import_only_sentence(n: int, module: str, name: str, more: bool) -> str:
+    """The failing tests that need only the name to be importable, counted in one sentence."""
+    tests = f"{n} {'more ' if more else ''}failing test{'s' * (n > 1)}"
+    return (
+        f"{tests} {'fail' if n > 1 else 'fails'} today only because `{name}` cannot be imported "
+        f"from `{module}`; {'they need' if n > 1 else 'it needs'} nothing else."
+    )
+
+
+IMPORT_ONLY = re.compile(
+    r"\b(\d+) (more )?failing tests? fails? today only because `(\w+)` cannot be imported from "
+    r"`([\w.]+)`; (?:they need|it needs) nothing else\."
+)
+
+
+def with_import_only_count(text: str, module: str, name: str, n: int) -> str:
+    """`text` with its count of the tests that need only `name` from `module` set to `n` (the
+    sentence goes at 0)."""
+    for m in IMPORT_ONLY.finditer(text):
+        if (m.group(4), m.group(3)) == (module, name):
+            sentence = import_only_sentence(n, module, name, bool(m.group(2))) if n else ""
+            return text[: m.start()] + sentence + text[m.end() :]
+    return text
+
+
 _UNTOLD = re.compile(r"\b(\d+) (more )?failing tests? (?:is|are) not spelled out here\.")
 
 

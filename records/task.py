@@ -83,6 +83,9 @@ class ReproductionReport:
     checks: list[ReproductionCheck] = field(default_factory=list)
     seconds: float = 0.0
     note: str = ""  # why nothing was executed (no backend, no block, a sandbox failure)
+    # the failing tests whose own lines ran without an error on both states: their module's
+    # import of a name the change adds is all they need (the statement counts them so)
+    held: list[str] = field(default_factory=list)
 
     def count(self, verdict: str) -> int:
         return sum(c.verdict == verdict for c in self.checks)
@@ -94,6 +97,7 @@ class ReproductionReport:
             checks=[ReproductionCheck.from_dict(c) for c in data.get("checks") or [] if isinstance(c, dict)],
             seconds=float(data.get("seconds") or 0.0),
             note=str(data.get("note") or ""),
+            held=[str(t) for t in data.get("held") or []],
         )
 
 

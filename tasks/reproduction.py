@@ -37,13 +37,16 @@ from pathlib import Path
 
 from llm import (
     DEFINED_ABOVE,
+    IMPORT_ONLY,
     SAME_SETUP,
     first_line,
     helper_definitions,
+    import_only,
     patch_sections,
     test_inputs_given_in_full,
     unparse,
     with_first_block_led,
+    with_import_only_count,
     with_more_untold,
     without_dangling_heads,
     without_snippet_talk,
@@ -84,6 +87,19 @@ _ABOUT_BLOCK = re.compile(
     r"the (?:block|snippet|last line|reproduction|code above|code in the snippet))",
     re.I,
 )
+# a first line that speaks of the snippet above it (a request: "`X` does not exist yet; the
+# snippet shows how it should work"), not a heading over the next one (it would end in ':')
+_OF_THE_SNIPPET = re.compile(r"\bthe snippet\b", re.I)
+
+
+def _about_block(paragraph: str) -> bool:
+    first = paragraph.strip().split("\n", 1)[0]
+    if _ABOUT_BLOCK.match(first):
+        return True
+    closing_or_list = first.startswith(("Expected behaviour:", "Actual behaviour:", "- ")) or first.rstrip().endswith(
+        ":"
+    )
+    return bool(_OF_THE_SNIPPET.search(first)) and not closing_or_list
 
 
 @dataclass
@@ -190,7 +206,15 @@ def check_reproductions(
             runnable.append(i)
         else:  # a value that was not observed is not claimed: its line goes
             checks[i] = ReproductionCheck(block.code, "dropped", block.note, block.claim.describe(), kind="inline")
-    results = _execute(task, backend, repo_path, [blocks[i] for i in runnable], runnable, timeout_s)
+    probes = _import_only_probes(statement, evidence, first_id=len(blocks))
+    results = _execute(
+        task,
+        backend,
+        repo_path,
+        [blocks[i] for i in runnable] + [p.block for p in probes],
+        runnable + [p.index for p in probes],
+        timeout_s,
+    )
     if isinstance(results, str) and not getattr(backend, "runs_untrusted", False):
         # this machine's backend runs no snippet at all (the local one as root): the setup, not the
         # task, is at fault, so the blocks stay, marked as not executed, as the record says
@@ -229,9 +253,54 @@ def check_reproductions(
         claim = blocks[i].claim.describe()
         checks[i] = ReproductionCheck(blocks[i].code, verdict, reason, claim, shown.buggy, shown.fixed, kind="inline")
     report.checks = [checks[i] for i in range(len(blocks))]
-    task.problem_statement = _rewrite(statement, blocks, report.checks, stands_alone=_python_value_stands_alone)
+    statement = _rewrite(statement, blocks, report.checks, stands_alone=_python_value_stands_alone)
+    kept_unrun = isinstance(results, str) and not getattr(backend, "runs_untrusted", False)
+    held = {p.test_id for p in probes if kept_unrun or (isinstance(results, dict) and _holds(results, p.index))}
+    task.problem_statement = _with_import_only_confirmed(statement, probes, held)
+    report.held = sorted(held) if not kept_unrun else []
     report.seconds = round(time.monotonic() - started, 3)
     return report
+
+
+@dataclass
+class _Probe:
+    """A failing test the statement counts as needing only an import (`llm.import_only`): its
+    own lines run unshown, and must run without an error on both states."""
+
+    test_id: str
+    module: str
+    name: str
+    index: int  # its case id among the run's blocks
+    block: Block
+
+
+MAX_PROBES = 48  # as many as a statement spells out before it may count the rest
+
+
+def _import_only_probes(statement: str, evidence: list[FailureEvidence], first_id: int) -> list[_Probe]:
+    """A probe per test the statement's "fail today only because `X` cannot be imported"
+    sentences count (the evidence's tests `llm.import_only` picks for that name), up to `MAX_PROBES`."""
+    counted = {(m.group(4), m.group(3)) for m in IMPORT_ONLY.finditer(statement)}
+    probes: list[_Probe] = []
+    for f in evidence:
+        hit = import_only(f.error or "", f.reproduction or "")
+        if hit in counted and not f.unbound and len(probes) < MAX_PROBES:
+            code = (f.reproduction or "").rstrip() + "\n"
+            block = Block(-1, -1, code, run=code, variants=[code], kind="probe")
+            probes.append(_Probe(f.test_id, hit[0], hit[1], first_id + len(probes), block))
+    return probes
+
+
+def _with_import_only_confirmed(statement: str, probes: list[_Probe], held: set[str]) -> str:
+    """The statement's import-only counts cut to the probes that held; the others are counted
+    among the tests not spelled out (a claim that was not observed is not made)."""
+    for m in list(IMPORT_ONLY.finditer(statement)):
+        module, name = m.group(4), m.group(3)
+        confirmed = sum(p.test_id in held for p in probes if (p.module, p.name) == (module, name))
+        statement = with_import_only_count(statement, module, name, confirmed)
+        if int(m.group(1)) > confirmed:
+            statement = with_more_untold(statement, int(m.group(1)) - confirmed)
+    return re.sub(r"\n{3,}", "\n\n", statement).strip()
 
 
 def _screened(
@@ -1012,7 +1081,7 @@ def _rewrite(statement: str, blocks: list[Block], checks: list[ReproductionCheck
             after = text[end:]
             m = re.match(r"\s*\n\s*\n([^\n]+(?:\n[^\n]+)*)", after)
             kept = ""
-            if m and _ABOUT_BLOCK.match(m.group(1).strip()) and "```" not in m.group(1):
+            if m and _about_block(m.group(1)) and "```" not in m.group(1):
                 lines = m.group(1).strip().split("\n")
                 # the outcome without the list of checks after it (they may read the block's names)
                 cut = next((k for k, ln in enumerate(lines) if ln.startswith("- ")), len(lines))

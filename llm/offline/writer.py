@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import copy
 import functools
 import io
@@ -35,6 +36,8 @@ from ..markdown import (
     FENCE,
     MORE_HEADS,
     SAME_SETUP,
+    import_only,
+    import_only_sentence,
     test_input_part,
     untold_sentence,
     without_dangling_heads,
@@ -240,6 +243,10 @@ def write_statement(
     missing = {
         f.test_id: name for g in groups for f in g if (name := missing_name(f, facts.functions, facts.added_lines))
     }
+    # a test whose module lacks a name the change adds and whose own lines never use it fails
+    # only through that import: counted once, beside the tests that show the name in use
+    only_import = _only_import(groups, missing)
+    groups = [kept for g in groups if (kept := [f for f in g if f.test_id not in only_import])]
     # a call form the tests use that no touched signature offers (a function as a bare decorator)
     forms = _call_forms(groups, facts.functions, missing)
     asked = missing.keys() | forms.keys()
@@ -302,12 +309,20 @@ def write_statement(
     if groups:  # one failing check per test, always the one that fails, with its values
         limit = 1 if concise else 5 if detailed else 3
         # the failing tests past the evidence (64 of add-trailing-comma's 127) are counted too
-        grouped = {f.test_id for g in groups for f in g}
+        grouped = {f.test_id for g in groups for f in g} | only_import.keys()
         unseen = len(facts.test_lines.keys() - grouped - {""})
         # the test's own code, never the fix's: the leak filter below must not cut lines out of it
         evidence_state = phr.rng.getstate()
         evidence = evidence_section(
-            groups, phr, "reproduce" in directives, limit, missing, forms, intents=intents, unseen=unseen
+            groups,
+            phr,
+            "reproduce" in directives,
+            limit,
+            missing,
+            forms,
+            intents=intents,
+            unseen=unseen,
+            only_import=only_import,
         )
         sections.append(evidence)
         inputs = _test_inputs_section(facts.test_inputs, facts.test_data)
@@ -368,7 +383,16 @@ def write_statement(
         phr.rng.setstate(evidence_state)
         shorter = fitted(
             lambda *fewer: evidence_section(
-                groups, phr, "reproduce" in directives, limit, missing, forms, *fewer, intents=intents, unseen=unseen
+                groups,
+                phr,
+                "reproduce" in directives,
+                limit,
+                missing,
+                forms,
+                *fewer,
+                intents=intents,
+                unseen=unseen,
+                only_import=only_import,
             ),
             phr,
             room,
@@ -1085,6 +1109,16 @@ def _compiles(code: str) -> bool:
 
 def _usable(f: FailureEvidence) -> bool:
     return bool(f.reproduction) and not f.unbound and not f.long
+
+
+def _only_import(groups: list[list[FailureEvidence]], missing: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """Test id -> (module, name) for each test that fails only because its module cannot import
+    a name the change adds (`import_only`), when other tests use that name and ask for it: those
+    show what the name must do. {} when no other test is left to state."""
+    hits = {f.test_id: hit for g in groups for f in g if (hit := import_only(f.error or "", f.reproduction or ""))}
+    asked = {name for test_id, name in missing.items() if test_id not in hits}
+    hits = {test_id: hit for test_id, hit in hits.items() if hit[1] in asked}
+    return hits if len(hits) < sum(map(len, groups)) else {}
 
 
 def distinct_failures(failures: list[FailureEvidence]) -> list[list[FailureEvidence]]:
@@ -2152,6 +2186,7 @@ def evidence_section(
     *,
     intents: dict[str, str] | None = None,
     unseen: int = 0,
+    only_import: dict[str, tuple[str, str]] | None = None,
 ) -> str:
     """A self-contained reproduction per failing test (what the test requires after the failing
     check included): the first `limit` with pytest's own line, the others up to `tests_at_most`
@@ -2163,7 +2198,9 @@ def evidence_section(
     test's error says is absent; `forms`: test id -> the call form it uses that is not offered
     yet (each stated as a request); `intents`: test id -> the test's own description of what it
     requires, which states a failing test left out (up to `OWN_WORDS_AT_MOST`); `unseen`: the
-    failing tests past the evidence (none was reported for them), counted with the rest."""
+    failing tests past the evidence (none was reported for them), counted with the rest;
+    `only_import`: test id -> (module, name) of the tests that fail only because the module
+    lacks the name (`_only_import`), counted per name."""
     missing, forms = missing or {}, forms or {}
     parts: list[str] = []
     shown_code: set[str] = set()
@@ -2277,6 +2314,8 @@ def evidence_section(
         untold = [u for u in untold if not any(u is d for d in described)]
         if untold or unseen:
             parts.append(_untold_sentence(untold, [*stated, *described], unseen))
+    for (module, name), n in collections.Counter((only_import or {}).values()).items():
+        parts.append(import_only_sentence(n, module, name, more=True))
     return "\n\n".join(parts)
 
 

@@ -1779,6 +1779,48 @@ def test_a_requested_exception_class_says_who_raises_it():
         assert "an exception `MoneyError` for `Converter.structure` to raise" in text.splitlines()[0], text
 
 
+def test_tests_that_fail_only_through_their_modules_import_are_counted_beside_the_one_that_uses_the_name():
+    """pyprobables f3b5e228: 16 of 24 tests failed only because their module imports the new
+    `SimilarityError`; their snippets (which never name it) ran fine today, were dropped, and left
+    requests for the class under snippets that did not use it."""
+    error = "ImportError: cannot import name 'SimilarityError' from 'probables.exceptions' (probables/exceptions.py)"
+    uses = FailureEvidence(
+        "tests/bloom_test.py::test_union_diff",
+        kind="raises",
+        expected="SimilarityError",
+        error=error,
+        phase="collect",
+        call="blm.union(other)",
+        reproduction="import pytest\nfrom probables import Bloom\nfrom probables.exceptions import SimilarityError\n"
+        "blm, other = Bloom(10), Bloom(100)\nwith pytest.raises(SimilarityError):\n    blm.union(other)",
+    )
+    only_import = [
+        FailureEvidence(
+            f"tests/bloom_test.py::test_invalid_{n}",
+            kind="raises",
+            expected="TypeError",
+            error=error,
+            phase="collect",
+            call=f"blm.{n}(1)",
+            reproduction=f"import pytest\nfrom probables import Bloom\nblm = Bloom(10)\n"
+            f"with pytest.raises(TypeError):\n    blm.{n}(1)",
+        )
+        for n in ("union", "jaccard")
+    ]
+    functions = [{"file": "probables/exceptions.py", "name": "SimilarityError", "signature": "class SimilarityError"}]
+    ctx = context([uses, *only_import], functions=functions, added=["class SimilarityError(ProbablesBaseException):"])
+    text = write_statement(ctx, BUG)["problem_statement"]
+    assert "blm.union(other)" in text and "blm.union(1)" not in text and "blm.jaccard(1)" not in text, text
+    assert (
+        "2 more failing tests fail today only because `SimilarityError` cannot be imported from "
+        "`probables.exceptions`; they need nothing else." in text
+    )
+    assert "not spelled out" not in text
+    # with no test left that uses the name, nothing is counted away: each test is stated
+    text = write_statement(context(only_import, functions=functions), BUG)["problem_statement"]
+    assert "only because" not in text and "blm.union(1)" in text, text
+
+
 def test_a_name_only_the_projects_code_reaches_for_is_a_crash_not_a_request():
     """cattrs 573915b6 became "Please add `working_set`": the project's own code read the
     attribute its fix adds, and the test never names it. The raters read a request for a name

@@ -503,6 +503,31 @@ def test_a_right_now_outcome_of_a_dropped_block_goes_with_it():
     assert "Expected behaviour: the value of `X`" in text
 
 
+def test_a_request_under_a_dropped_block_goes_with_it():
+    """pyprobables f3b5e228: a dropped block's "`SimilarityError` does not exist yet; the snippet
+    shows how it should work, and it should raise `TypeError`." stayed, under no snippet, and the
+    closing lines that speak of the snippets stayed too."""
+    from tasks.reproduction import _rewrite
+
+    statement = (
+        f"Title\n\nHow to reproduce:\n\n{F}from p import f\nf(1)\n```\n\n"
+        "`E` does not exist yet; the snippet shows how it should work, and it should raise `TypeError`.\n\n"
+        f"It also fails here:\n\n{F}from p import E, g\ng(E)\n```\n\n"
+        "There is no `E` yet. With it, the snippet above should run without an error.\n\n"
+        "Expected behaviour: `E` exists, and the snippet should not raise."
+    )
+    blocks = python_blocks(statement)
+    checks = [
+        ReproductionCheck(blocks[0].code, "dropped", "on the buggy state it ran without an exception"),
+        ReproductionCheck(blocks[1].code, "kept", "behaves as stated on both states"),
+    ]
+    text = _rewrite(statement, blocks, checks)
+    assert "f(1)" not in text and "`TypeError`" not in text, text
+    assert "How to reproduce:\n\n```python\nfrom p import E, g" in text
+    assert "There is no `E` yet." in text
+    assert text.endswith("Expected behaviour: `E` exists, and the snippet should not raise.")
+
+
 def test_a_dropped_blocks_whole_value_goes_with_it_and_the_next_tests_block_stays():
     """attrs: a dropped block's "The code in the snippet's `with` block ..." outcome and the value
     given in full under it stayed, read as if they were the previous block's."""
@@ -825,3 +850,30 @@ def test_a_statement_whose_failing_tests_left_no_failure_on_record_is_vague():
     result = check_semantic(task, Validator())
     assert (result.passed, result.category) == (False, "vague_statement")
     assert "no failure of any FAIL_TO_PASS test" in result.reason
+
+
+def test_an_import_only_count_keeps_the_tests_that_held_and_counts_the_others_as_not_spelled_out():
+    from tasks.reproduction import _import_only_probes, _with_import_only_confirmed
+
+    error = "ImportError: cannot import name 'S' from 'p.e' (p/e.py)"
+    evidence = [
+        FailureEvidence(f"t.py::test_{n}", kind="compare", error=error, phase="collect", reproduction=f"f({n})")
+        for n in range(3)
+    ]
+    uses = FailureEvidence(
+        "t.py::test_s", kind="compare", error=error, phase="collect", reproduction="from p.e import S"
+    )
+    sentence = "3 more failing tests fail today only because `S` cannot be imported from `p.e`; they need nothing else."
+    statement = f"T\n\nShown: `g(1)` is `2`.\n\n{sentence}"
+    probes = _import_only_probes(statement, [*evidence, uses], first_id=5)
+    assert [(p.test_id, p.index, p.block.code) for p in probes] == [
+        (f"t.py::test_{n}", 5 + n, f"f({n})\n") for n in range(3)
+    ]
+    text = _with_import_only_confirmed(statement, probes, {"t.py::test_0", "t.py::test_2"})
+    assert text == (
+        "T\n\nShown: `g(1)` is `2`.\n\n2 more failing tests fail today only because `S` cannot be imported from `p.e`; "
+        "they need nothing else.\n\n1 more failing test is not spelled out here."
+    )
+    none_held = _with_import_only_confirmed(statement, probes, set())
+    assert none_held == "T\n\nShown: `g(1)` is `2`.\n\n3 more failing tests are not spelled out here.", none_held
+    assert _import_only_probes("T\n\nNo count.", evidence, first_id=0) == []

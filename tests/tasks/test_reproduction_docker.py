@@ -417,3 +417,34 @@ def test_a_block_using_helpers_defined_above_runs_them_and_goes_when_their_block
     assert verdicts[3][1] == "continues block 3, which was dropped"
     assert uses_total in shown(task) and "`total` as defined above" in task.problem_statement
     assert "`diff` as defined above" not in task.problem_statement
+
+
+def test_tests_counted_as_needing_only_an_import_are_run_and_stay_counted_only_when_they_hold(backend, tmp_path):
+    """pyprobables f3b5e228: the statement counts the tests that fail only because their module
+    imports a new name. Each one's own lines run unshown on both states; one that fails on its own
+    is no longer counted so, but among the tests not spelled out."""
+    repo, sha, bug, gold = calc_task(tmp_path / "repo")
+    error = "ImportError: cannot import name 'Ratio' from 'calc' (calc.py)"
+    holds = FailureEvidence(
+        "tests/test_calc.py::test_sub", kind="compare", error=error, phase="collect",
+        reproduction="from calc import sub\nassert sub(5, 3) == 2\n",
+    )  # fmt: skip
+    fails = FailureEvidence(
+        "tests/test_calc.py::test_add", kind="compare", error=error, phase="collect",
+        reproduction="from calc import add\nassert add(1, 1) == 2\n",
+    )  # fmt: skip
+    statement = (
+        f"T\n\nSteps to reproduce:\n\n{F}{KEPT}```\n\nOn the current code `add(2, 3)` is `-1`; it should be `5`.\n\n"
+        "2 more failing tests fail today only because `Ratio` cannot be imported from `calc`; they need nothing else."
+    )
+    task = Task("calc-13", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", repo_path=str(repo))
+    failures = {f.test_id: f.to_dict() for f in (holds, fails)}
+    task.record("functional", LayerResult(True, 1.0, "ok", details={"failures": failures}))
+    report = check_reproductions(task, backend, repo, timeout_s=10)
+    assert report.held == [holds.test_id]
+    assert [c.kind for c in report.checks] == ["block"]  # the probes are no blocks of the statement
+    text = task.problem_statement
+    assert "1 more failing test fails today only because `Ratio` cannot be imported from `calc`" in text, text
+    assert text.endswith("1 more failing test is not spelled out here."), text
+    again = Task.from_dict(task.to_dict()).reproduction
+    assert again is not None and again.held == [holds.test_id]
