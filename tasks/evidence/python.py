@@ -1679,15 +1679,20 @@ def _plain_import_of(node: ast.stmt | None, name: str) -> bool:
 
 def _with_guarded_imports(body: list[ast.stmt]) -> list[ast.stmt]:
     """`body` with the imports of each top-level `if` right after it, those of its body before
-    those of its `else` (`if has_crypto: from jwt.algorithms import RSAAlgorithm`): a test that
-    ran and read such a name had it bound, and the snippet's own run checks the branch. An
-    `if TYPE_CHECKING:` body never runs: its imports bind nothing a test can read."""
+    those of its `else` (`if has_crypto: from jwt.algorithms import RSAAlgorithm`), and its
+    assignments of names only one branch binds (distro's `if IS_LINUX: RELATIVE_UNIXCONFDIR =
+    distro._UNIXCONFDIR[1:]`): a test that ran and read such a name had it bound, and the
+    snippet's own run checks the branch. An `if TYPE_CHECKING:` body never runs: its imports
+    bind nothing a test can read."""
     out: list[ast.stmt] = []
     for node in body:
         out.append(node)
         if isinstance(node, ast.If):
             ran = node.orelse if _is_type_checking(node.test) else [*node.body, *node.orelse]
             out += [s for s in ran if isinstance(s, (ast.Import, ast.ImportFrom))]
+            both = names_bound(node.body) & names_bound(node.orelse)  # which one ran is not known
+            assigned = [s for s in ran if isinstance(s, (ast.Assign, ast.AnnAssign))]
+            out += [s for s in assigned if not names_bound([s]) & both]
     return out
 
 
@@ -2270,9 +2275,7 @@ def _test_setup(
     }
     if cls is not None and "self" in args:
         set_up = _set_up_method(cls, module)
-        set_up_steps = _class_set_up_steps(cls, module) + [
-            copy.deepcopy(s) for s in (set_up.body if set_up else []) if not _is_docstring(s) and not _is_super_call(s)
-        ]
+        set_up_steps = _class_set_up_steps(cls, module) + _set_up_steps_for(set_up, fn.name)
         set_up_steps += _autouse_method_steps(cls, module, fixtures, setup.imports, values)
         # `self.arrow` as the name `arrow` would hide the module's `import arrow` from the test,
         # `self.factory = factory.ArrowFactory()` the conftest's `factory` from itself
@@ -2494,6 +2497,11 @@ def _is_request_cls(node: ast.AST) -> bool:
 
 
 _UNKNOWN = object()
+# a string's own methods a constant expression may call: none grows its value without bound
+_STR_METHODS = frozenset(
+    "split rsplit partition rpartition lower upper strip lstrip rstrip replace title capitalize "
+    "removeprefix removesuffix startswith endswith".split()
+)
 _FOLDABLE = (
     ast.Expression, ast.Constant, ast.Subscript, ast.Slice, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.BinOp,
     ast.Load, ast.Add, ast.Sub, ast.Not, ast.USub, ast.And, ast.Or, ast.cmpop,
@@ -2503,7 +2511,18 @@ _FOLDABLE = (
 def _constant_value(expr: ast.expr):
     """The value of an expression of constants only (no name, call, or growth by `*`), else _UNKNOWN."""
     tree = ast.Expression(body=copy.deepcopy(expr))
-    if not all(isinstance(n, _FOLDABLE) for n in ast.walk(tree)):
+    # `'test_debian10_os_release'.split('_')[1]`: a string method called with constants
+    methods = {
+        id(n.func)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr in _STR_METHODS
+        and isinstance(n.func.value, (ast.Constant, ast.Call, ast.Subscript))
+        and not n.keywords
+    }
+    calls = {id(n) for n in ast.walk(tree) if isinstance(n, ast.Call) and id(n.func) in methods}
+    if not all(isinstance(n, _FOLDABLE) or id(n) in methods | calls for n in ast.walk(tree)):
         return _UNKNOWN
     try:
         value = eval(compile(ast.fix_missing_locations(tree), "<fold>", "eval"), {"__builtins__": {}})  # noqa: S307
@@ -2713,6 +2732,33 @@ def _class_set_up_steps(cls: ast.ClassDef, module: ast.Module) -> list[ast.stmt]
         return []
     steps = [copy.deepcopy(s) for s in method.body if not _is_docstring(s) and not _is_super_call(s)]
     return [_RenamedName(params[0], "self").visit(s) for s in steps]
+
+
+def _set_up_steps_for(set_up: ast.AST | None, test_name: str) -> list[ast.stmt]:
+    """The body of the class's `setUp` / `setup_method` as it runs before the test `test_name`:
+    the test's own name written in where it reads it (`setup_method(self, test_method)`'s
+    `test_method.__name__`, unittest's `self._testMethodName`), and what that decides folded
+    (distro's `dist = test_method.__name__.split('_')[1]` is `dist = 'debian10'`)."""
+    if set_up is None:
+        return []
+    steps = [copy.deepcopy(s) for s in set_up.body if not _is_docstring(s) and not _is_super_call(s)]
+    method = _arg_names(set_up)[1:2]  # pytest hands `setup_method` the test function
+    writer = _TestNameWrittenIn(test_name, method[0] if method else "")
+    steps = [writer.visit(s) for s in steps]
+    return _folded_constants(steps) if writer.written else steps
+
+
+class _TestNameWrittenIn(ast.NodeTransformer):
+    def __init__(self, test_name: str, method: str):
+        self.test_name, self.method, self.written = test_name, method, False
+
+    def visit_Attribute(self, node: ast.Attribute):
+        reads_method = isinstance(node.value, ast.Name) and node.value.id == self.method and node.attr == "__name__"
+        reads_self = isinstance(node.value, ast.Name) and node.value.id == "self" and node.attr == "_testMethodName"
+        if (reads_method and self.method) or reads_self:
+            self.written = True
+            return ast.copy_location(ast.Constant(self.test_name), node)
+        return self.generic_visit(node)
 
 
 class _RenamedName(ast.NodeTransformer):

@@ -417,3 +417,40 @@ def test_a_local_compared_with_a_value_the_projects_class_builds_is_the_checked_
     assert (found.call, found.checked_side) == ("attrs", "left")
     assert found.observed == "[Spec(name='foo', names=('foo',))]"
     assert found.expected == "[Spec(name='foo', names=['foo'])]"
+
+
+DISTRO_TEST = (
+    "import os\nimport sys\nfrom types import FunctionType\n\n"
+    "BASE = os.path.abspath(os.path.dirname(__file__))\n"
+    "DISTROS_DIR = os.path.join(BASE, 'resources', 'distros')\n"
+    "IS_LINUX = sys.platform.startswith('linux')\n"
+    "if IS_LINUX:\n"
+    "    from distro import distro\n\n"
+    "    RELATIVE_CONFDIR = distro._CONFDIR[1:]\n\n\n"
+    "class TestRelease:\n"
+    "    def setup_method(self, test_method: FunctionType) -> None:\n"
+    "        dist = test_method.__name__.split('_')[1]\n"
+    "        root = os.path.join(DISTROS_DIR, dist)\n"
+    "        distro._CONFDIR = os.path.join(root, RELATIVE_CONFDIR)\n"
+    "        self.distro = distro.LinuxDistribution(root_dir=root)\n\n"
+    "    def test_debian10_release(self) -> None:\n"
+    "        assert self.distro.version(best=True) == '10.11'\n"
+)
+
+
+def test_a_setup_method_reading_the_tests_name_and_a_constant_bound_under_an_if_give_a_snippet_that_runs():
+    """distro: every test's `setup_method(self, test_method)` picked its fixture folder by the test's
+    name, and the module bound its constants under `if IS_LINUX:`; the snippets read an unbound
+    `test_method` and `RELATIVE_CONFDIR`, and no statement showed one."""
+    found = explain_failure(
+        DISTRO_TEST,
+        "tests/test_distro.py::TestRelease::test_debian10_release",
+        {"type": "AssertionError", "line": 22, "message": "assert '10' == '10.11'"},
+        repo_modules={"distro"},
+    )
+    assert not found.unbound, found.reproduction
+    assert (
+        "root = os.path.join(DISTROS_DIR, 'debian10')" in found.reproduction and "test_method" not in found.reproduction
+    )
+    assert "RELATIVE_CONFDIR = distro._CONFDIR[1:]" in found.reproduction
+    assert found.reproduction.splitlines()[-1] == "assert distro_.version(best=True) == '10.11'", found.reproduction
