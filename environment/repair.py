@@ -131,6 +131,15 @@ def step_outputs(log: str) -> dict[str, str]:
     return {parts[i]: parts[i + 1] for i in range(1, len(parts) - 1, 2)}
 
 
+# a library's own word on what to install when an import fails (lxml 5.2: "ImportError:
+# lxml.html.clean module is now a separate project lxml_html_clean. / Install lxml[html_clean] or
+# lxml_html_clean directly."): within the error's next lines, its first suggestion
+_INSTALL_ADVICE = re.compile(
+    r"(?:ImportError|ModuleNotFoundError)\b[^\n]*(?:\n[^\n]*){0,2}?\b(?:[Pp]ip install|Install)\s+[`'\"]?"
+    r"(?P<package>[A-Za-z][\w.-]*(?:\[[\w,-]+\])?)"
+)
+
+
 def _package_for(module: str) -> str:
     top = module.split(".")[0]
     return MODULE_PACKAGES.get(top, top.replace("_", "-"))
@@ -209,6 +218,14 @@ def diagnose(
                 )
         elif pkg not in recipe.packages:
             return Fix(f"module {top} is missing: install {pkg}", packages=[pkg], rule="missing-module")
+    for m in _INSTALL_ADVICE.finditer(log):
+        pkg = m.group("package")
+        if pkg.split("[")[0] not in tree_names and pkg not in recipe.packages:
+            return Fix(
+                f"an import failed, and its message says to install {pkg}: install it",
+                packages=[pkg],
+                rule="install-advice",
+            )
     m = re.search(r"unrecognized arguments: (.+)", log)
     if m:
         for token in m.group(1).split():

@@ -138,6 +138,7 @@ class SandboxConfig(Section):
     workers: int = Field(1, ge=1)
     timeout_s: float = Field(120.0, gt=0)
     memory_mb: int = Field(2048, ge=64)
+    memory_max_mb: int = Field(6144, ge=64)  # a run killed for memory runs once more with this much
     cpus: float = Field(1.0, gt=0)
     pids: int = Field(512, ge=16)
     base_image: str = "python:3.11-slim"
@@ -151,6 +152,14 @@ class SandboxConfig(Section):
     # validation containers' cgroup parent: "auto" (one host process's CPU share each, decided from the
     # engine's cgroup driver), "" (the engine's default) or a path; see sandbox.Limits.cgroup_parent
     cgroup_parent: str = "auto"
+
+    @model_validator(mode="after")
+    def _memory_fits(self) -> SandboxConfig:
+        if self.memory_max_mb < self.memory_mb:
+            raise ValueError(
+                f"sandbox.memory_max_mb ({self.memory_max_mb}) must be at least sandbox.memory_mb ({self.memory_mb})"
+            )
+        return self
 
     @field_validator("cgroup_parent")
     @classmethod

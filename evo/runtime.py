@@ -70,7 +70,12 @@ def make_sandbox(config: Config, log=print):
 
     s = config.sandbox
     limits = Limits(
-        timeout_s=s.timeout_s, memory_mb=s.memory_mb, cpus=s.cpus, pids=s.pids, cgroup_parent=s.cgroup_parent
+        timeout_s=s.timeout_s,
+        memory_mb=s.memory_mb,
+        memory_max_mb=s.memory_max_mb,
+        cpus=s.cpus,
+        pids=s.pids,
+        cgroup_parent=s.cgroup_parent,
     )
     install = {name: recipe.model_dump(exclude_none=True) for name, recipe in s.install.items()}
     return make_environment_backend(

@@ -96,11 +96,17 @@ class _Laps:
         self._last = now
 
 
+def _oom_note(memory_mb: int, container: bool = False) -> str:
+    if container:
+        return f"the container ran out of memory (limit {memory_mb} MB) and was killed"
+    return f"the tests ran out of memory (limit {memory_mb} MB) and were killed"
+
+
 class _Warm:
     """A started container whose supervisor waits for its job; the open attach socket is its lease."""
 
-    def __init__(self, cid: str, sock: Any):
-        self.cid, self.sock = cid, sock
+    def __init__(self, cid: str, sock: Any, memory_mb: int):
+        self.cid, self.sock, self.memory_mb = cid, sock, memory_mb
         self.raw = getattr(sock, "_sock", sock)
 
     def close(self) -> None:
@@ -312,7 +318,7 @@ class DockerBackend:
         self.log(f"sandbox: built {tag} in {time.monotonic() - start:.1f} s (log {log_path})")
 
     # -- running -----------------------------------------------------------------------
-    def _isolation_kwargs(self) -> dict:
+    def _isolation_kwargs(self, memory_mb: int) -> dict:
         """Limits and isolation shared by every validation container (host config)."""
         from docker.types import LogConfig
 
@@ -321,8 +327,8 @@ class DockerBackend:
         return dict(
             **parent,
             network_mode="none",
-            mem_limit=f"{lim.memory_mb}m",
-            memswap_limit=f"{lim.memory_mb}m",  # no swap beyond the memory limit
+            mem_limit=f"{memory_mb}m",
+            memswap_limit=f"{memory_mb}m",  # no swap beyond the memory limit
             nano_cpus=int(lim.cpus * 1e9),
             pids_limit=lim.pids,
             cap_drop=["ALL"],
@@ -433,12 +439,35 @@ class DockerBackend:
                 return _rejected(tag, start, str(exc))
         else:
             job = self._job(test_files, Path(tree), recipe, canaries)
+        self._touch(tag)
+        memory = self.limits.memory_mb
+        run = self._run_job(tag, job, payload, test_files, canaries, start, recipe, laps, memory)
+        if run.out_of_memory and self.limits.memory_max_mb > memory:
+            # a suite that needs more than the default (jwcrypto's peaks at 2.4 GB): once more, with the most allowed
+            self.log(f"sandbox: {run.note}; running them again with {self.limits.memory_max_mb} MB")
+            run = self._run_job(tag, job, payload, test_files, canaries, start, recipe, laps, self.limits.memory_max_mb)
+        return run
+
+    def _run_job(
+        self,
+        tag: str,
+        job: dict,
+        payload: bytes,
+        test_files: Sequence[str] | None,
+        canaries: tuple[str, str],
+        start: float,
+        recipe: InstallRecipe | JsRecipe | None,
+        laps: _Laps,
+        memory_mb: int,
+    ) -> TestRun:
+        """The job on a started container with `memory_mb` (a spare when it has the default), and
+        on a fresh one when the first is wedged."""
         client = self.client
         why = ""
-        self._touch(tag)
         for attempt in range(2):
-            warm = self._take_warm(client, tag) if attempt == 0 else self._new_warm(client, tag)
-            if attempt == 0:
+            spare = attempt == 0 and memory_mb == self.limits.memory_mb
+            warm = self._take_warm(client, tag) if spare else self._new_warm(client, tag, memory_mb)
+            if spare:
                 self._schedule_refill(tag)  # the next spare starts while these tests run (on one core)
             laps.lap("container")
             try:
@@ -505,7 +534,7 @@ class DockerBackend:
         duration = time.monotonic() - start
         if verdict is None or verdict.get("result") != job["nonce"]:
             if not problem:
-                problem = self._death_note(client, warm.cid) or "the container ended without a verdict"
+                problem = self._death_note(client, warm) or "the container ended without a verdict"
             log = frames.err.decode(errors="replace")
             return TestRun(
                 outcomes={},
@@ -516,6 +545,7 @@ class DockerBackend:
                 image=tag,
                 broken=not timed_out,
                 note=problem,
+                out_of_memory=problem == _oom_note(warm.memory_mb, container=True),
             )
         if isinstance(recipe, JsRecipe):
             return self._js_verdict(client, warm, recipe, verdict, test_files, tag, duration, job["key"], job["canary"])
@@ -532,9 +562,9 @@ class DockerBackend:
         elif verdict.get("stopped"):
             broken, note = True, "the run was stopped"
         elif int(verdict.get("oom_kills", 0)) > 0:
-            broken, note = True, f"the tests ran out of memory (limit {self.limits.memory_mb} MB) and were killed"
+            broken, note = True, _oom_note(warm.memory_mb)
         elif exit_code < 0:
-            broken, note = True, self._death_note(client, warm.cid) or f"pytest was killed by signal {-exit_code}"
+            broken, note = True, self._death_note(client, warm) or f"pytest was killed by signal {-exit_code}"
         full = [str(p) for p in verdict.get("full") or []]
         if full and not note:
             limit = {WORK: f"{self.limits.work_mb} MiB", "/tmp": f"{self.limits.tmp_mb} MiB"}
@@ -549,6 +579,7 @@ class DockerBackend:
             broken=broken,
             note=note,
             collect_errors=parsed.collect_errors,
+            out_of_memory=note in (_oom_note(warm.memory_mb), _oom_note(warm.memory_mb, container=True)),
         )
 
     def _js_verdict(
@@ -565,26 +596,27 @@ class DockerBackend:
     ) -> TestRun:
         run = js_test_run(recipe, verdict, test_files, TREE, tag, duration, self.limits.timeout_s, key, canary)
         if int(verdict.get("oom_kills", 0)) > 0 and not run.timed_out:
-            run.note = f"the tests ran out of memory (limit {self.limits.memory_mb} MB) and were killed"
-            run.broken, run.outcomes = True, {}
+            run.note = _oom_note(warm.memory_mb)
+            run.broken, run.outcomes, run.out_of_memory = True, {}, True
         elif int(verdict.get("exit_code", 0)) < 0 and not run.timed_out:  # the run script itself was killed
-            run.note = self._death_note(client, warm.cid) or run.note
+            run.note = self._death_note(client, warm) or run.note
+            run.out_of_memory = run.note == _oom_note(warm.memory_mb, container=True)
         full = [str(p) for p in verdict.get("full") or []]
         if full and not run.note:
             limit = {WORK: f"{self.limits.work_mb} MiB", "/tmp": f"{self.limits.tmp_mb} MiB"}
             run.note = "the tests filled " + ", ".join(f"{p} (limit {limit.get(p, '?')})" for p in full)
         return run
 
-    def _death_note(self, client: Any, cid: str) -> str:
+    def _death_note(self, client: Any, warm: _Warm) -> str:
         try:
-            if client.api.inspect_container(cid)["State"].get("OOMKilled"):
-                return f"the container ran out of memory (limit {self.limits.memory_mb} MB) and was killed"
+            if client.api.inspect_container(warm.cid)["State"].get("OOMKilled"):
+                return _oom_note(warm.memory_mb, container=True)
         except Exception:
             pass
         return ""
 
     # -- containers --------------------------------------------------------------------
-    def _create(self, client: Any, tag: str) -> str:
+    def _create(self, client: Any, tag: str, memory_mb: int) -> str:
         config = client.api.create_container_config(
             tag,
             command=["python", "-I", "-S", "-c", SUPERVISOR_SOURCE.read_text(), str(SANDBOX_UID)],
@@ -593,7 +625,7 @@ class DockerBackend:
             labels=containers.run_labels(env=tag, mode="warm"),
             stdin_open=True,
             environment={"PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"},
-            host_config=client.api.create_host_config(**self._isolation_kwargs()),
+            host_config=client.api.create_host_config(**self._isolation_kwargs(memory_mb)),
         )
         config["StdinOnce"] = True  # the engine closes stdin when the owner's connection ends: the lease
         containers.creating(client)
@@ -601,15 +633,16 @@ class DockerBackend:
         containers.register(cid, client)
         return cid
 
-    def _new_warm(self, client: Any, tag: str) -> _Warm:
-        cid = self._create(client, tag)
+    def _new_warm(self, client: Any, tag: str, memory_mb: int | None = None) -> _Warm:
+        memory_mb = memory_mb or self.limits.memory_mb
+        cid = self._create(client, tag, memory_mb)
         try:
             sock = client.api.attach_socket(cid, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
             client.api.start(cid)
         except BaseException:
             containers.remove(cid)
             raise
-        return _Warm(cid, sock)
+        return _Warm(cid, sock, memory_mb)
 
     def _take_warm(self, client: Any, tag: str) -> _Warm:
         """A started container waiting for its job: a spare when one is ready or starting."""

@@ -14,6 +14,8 @@ OUTCOMES = ("passed", "failed", "error", "skipped")
 class Limits:
     timeout_s: float = 300
     memory_mb: int = 2048
+    # a run killed for memory runs once more with this much (jwcrypto's suite peaks at 2.4 GB)
+    memory_max_mb: int = 6144
     cpus: float = 1.0
     pids: int = 512
     user: str = "sebgen"
@@ -41,6 +43,7 @@ class TestRun:
     image: str
     broken: bool = False  # report and exit code disagree: outcomes are not trustworthy
     note: str = ""  # one sentence on what went wrong (timeout, out of memory, missing report)
+    out_of_memory: bool = False  # the tests were killed for memory (the note says at which limit)
     collect_errors: list[str] = field(default_factory=list)  # nodeid prefixes that failed to collect
     reverted: list[str] = field(default_factory=list)  # protected files put back before verification
     removed: list[str] = field(default_factory=list)  # auto-loaded / protected files the patch added

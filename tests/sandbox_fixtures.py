@@ -123,14 +123,15 @@ def my_containers(client, pid: int | None = None) -> list[dict]:
 
 
 def docker_backend_leaving_nothing(cache_dir: Path, recipe_for):
-    """A module fixture's body: a Docker backend under tight limits (60 s, 512 MB, 128 processes);
+    """A module fixture's body: a Docker backend under tight limits (60 s, 512 MB, once more with
+    1024 MB after an out-of-memory kill, 128 processes);
     once closed, no container of this process may be left."""
     from sandbox import Limits, docker_client, make_backend
 
     client = docker_client()
     backend = make_backend(
         "docker",
-        limits=Limits(timeout_s=60, memory_mb=512, pids=128),
+        limits=Limits(timeout_s=60, memory_mb=512, memory_max_mb=1024, pids=128),
         cache_dir=cache_dir,
         log=lambda m: None,
         recipe_for=recipe_for,

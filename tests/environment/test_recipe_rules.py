@@ -230,6 +230,24 @@ def test_repair_rules_read_logs(tmp_path):
     assert diagnose(old_pin, recipe, names, "build").drop == ["requirements:requirements-test.txt"]
 
 
+def test_an_import_error_that_says_what_to_install_is_followed(tmp_path):
+    """htmldate: lxml 5.2 moved `lxml.html.clean` out and says so; the tests of 3 commits never
+    loaded, and the repair, which read only "No module named", learned nothing."""
+    repo, sha = make_repo(tmp_path / "r", {"pkg/__init__.py": ""})
+    recipe = detect_recipe(repo, sha)
+    log = (
+        "_____ ERROR collecting tests/realworld_tests.py _____\n"
+        "E   ImportError: lxml.html.clean module is now a separate project lxml_html_clean.\n"
+        "E   Install lxml[html_clean] or lxml_html_clean directly.\n"
+    )
+    fix = diagnose(log, recipe, {"pkg"}, "collection")
+    assert (fix.rule, fix.packages) == ("install-advice", ["lxml[html_clean]"])
+    learned = dataclasses.replace(recipe, packages=(*recipe.packages, "lxml[html_clean]"))
+    assert diagnose(log, learned, {"pkg"}, "collection") is None  # once installed, not again
+    own = "E   ImportError: cannot import name 'x'\nE   Install pkg[extra] to use it."
+    assert diagnose(own, recipe, {"pkg"}, "collection") is None  # the project's own package is no fix
+
+
 CLICK_COLLECTION = (  # click 762c97ee's first collection: a deprecation under pytest 9, no pytest 10 exists
     "ERROR tests/test_basic.py - pytest.PytestRemovedIn10Warning: The (fspath: py.path.local) argument "
     "to Package is deprecated.\n!!! Interrupted: 1 error during collection !!!\n"

@@ -29,6 +29,7 @@ def test_set_overrides_parse_yaml_values():
         ("llm.timeout_s=soon", "config key 'llm.timeout_s' must be a number"),
         ("fitness.layers=[schema,telepathy]", "unknown layer 'telepathy'"),
         ("evolution.elitism=9", "elitism must be smaller"),
+        ("sandbox.memory_max_mb=1024", "sandbox.memory_max_mb (1024) must be at least sandbox.memory_mb (2048)"),
         # unknown keys and choices suggest the closest one
         (
             "evolution.populaton=3",

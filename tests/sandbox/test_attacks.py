@@ -294,7 +294,7 @@ def test_filling_the_work_volume_stops_at_its_limit(task, tmp_path):
     require_docker()
     backend = make_backend(
         "docker",
-        limits=Limits(timeout_s=60, memory_mb=512, work_mb=64),
+        limits=Limits(timeout_s=60, memory_mb=512, memory_max_mb=512, work_mb=64),
         cache_dir=tmp_path / "cache",
         log=lambda m: None,
         recipe_for=detect_recipe,

@@ -34,7 +34,7 @@ pytestmark = pytest.mark.docker
 ROOT = Path(__file__).resolve().parents[2]
 F2P = "tests/test_calc.py::test_add"
 P2P = "tests/test_calc.py::test_sub"
-LIMITS = Limits(timeout_s=30, memory_mb=256, cpus=1.0, pids=64)
+LIMITS = Limits(timeout_s=30, memory_mb=256, memory_max_mb=512, cpus=1.0, pids=64)
 
 
 @pytest.fixture(scope="module")
@@ -247,7 +247,7 @@ def test_failing_install_raises_build_error_with_the_log_tail(client, tmp_path):
 def test_infinite_loop_is_stopped_by_the_timeout(backend, client, tmp_path):
     b = make_backend(
         "docker",
-        limits=Limits(timeout_s=10, memory_mb=256, pids=64),
+        limits=Limits(timeout_s=10, memory_mb=256, memory_max_mb=256, pids=64),
         cache_dir=tmp_path,
         log=lambda m: None,
         recipe_for=detect_recipe,
@@ -291,6 +291,24 @@ def test_allocating_4_gib_is_stopped_by_the_memory_limit(backend, tmp_path):
     res = check_functional(backend, repo, sha, bug, gold, ["tests/test_calc.py"], reruns=1)
     assert not res.passed
     assert "gold state" in res.reason and ("out of memory" in res.reason or F2P in res.reason)
+
+
+def test_tests_killed_for_memory_run_once_more_with_the_most_allowed(client, tmp_path):
+    """jwcrypto's suite peaks at 2.4 GB: at the default limit every state was "inconsistent" and
+    none of its commits became a task. A run killed for memory runs again at `memory_max_mb`."""
+    logs: list[str] = []
+    b = make_backend("docker", limits=LIMITS, cache_dir=tmp_path / "cache", log=logs.append, recipe_for=detect_recipe)
+    try:
+        repo, sha, bug, gold = hostile_task(tmp_path / "repo", "blob = b'x' * (320 * 1024 ** 2)\ndel blob")
+        run = b.run_tests(repo, sha, [], ["tests/test_calc.py"])  # the fixed state: it allocates
+        assert run.outcomes.get(F2P) == "passed" and not run.out_of_memory, (run.note, run.log_tail[-300:])
+        assert any("ran out of memory (limit 256 MB)" in m and "again with 512 MB" in m for m in logs), logs
+        greedy, sha2, _, _ = hostile_task(tmp_path / "greedy", "blob = b'x' * (900 * 1024 ** 2)")
+        run = b.run_tests(greedy, sha2, [], ["tests/test_calc.py"])
+        assert run.out_of_memory and run.broken and "(limit 512 MB)" in run.note, run.note
+    finally:
+        b.close()
+    assert used_containers(client, b) == []
 
 
 def test_outside_connection_finds_no_network(backend, tmp_path):
