@@ -313,17 +313,13 @@ def write_statement(
         unseen = len(facts.test_lines.keys() - grouped - {""})
         # the test's own code, never the fix's: the leak filter below must not cut lines out of it
         evidence_state = phr.rng.getstate()
-        evidence = evidence_section(
-            groups,
-            phr,
-            "reproduce" in directives,
-            limit,
-            missing,
-            forms,
-            intents=intents,
-            unseen=unseen,
-            only_import=only_import,
-        )
+
+        def section(*fewer: int) -> str:  # `fewer`: a shorter form, when the words' budget asks for one
+            reproduce = "reproduce" in directives
+            more = {"intents": intents, "unseen": unseen, "only_import": only_import}
+            return evidence_section(groups, phr, reproduce, limit, missing, forms, *fewer, **more)
+
+        evidence = section()
         sections.append(evidence)
         inputs = _test_inputs_section(facts.test_inputs, facts.test_data)
         sections.append(inputs)
@@ -382,18 +378,7 @@ def write_statement(
         later = phr.rng.getstate()
         phr.rng.setstate(evidence_state)
         shorter = fitted(
-            lambda *fewer: evidence_section(
-                groups,
-                phr,
-                "reproduce" in directives,
-                limit,
-                missing,
-                forms,
-                *fewer,
-                intents=intents,
-                unseen=unseen,
-                only_import=only_import,
-            ),
+            section,
             phr,
             room,
             lambda _: _fewer_evidence(len(groups)),
