@@ -437,14 +437,18 @@ def test_tests_counted_as_needing_only_an_import_are_run_and_stay_counted_only_w
         f"T\n\nSteps to reproduce:\n\n{F}{KEPT}```\n\nOn the current code `add(2, 3)` is `-1`; it should be `5`.\n\n"
         "2 more failing tests fail today only because `Ratio` cannot be imported from `calc`; they need nothing else."
     )
-    task = Task("calc-13", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", repo_path=str(repo))
+    tests = [F2P, holds.test_id, fails.test_id]
+    task = Task(
+        "calc-13", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", FAIL_TO_PASS=tests, repo_path=str(repo)
+    )
     failures = {f.test_id: f.to_dict() for f in (holds, fails)}
     task.record("functional", LayerResult(True, 1.0, "ok", details={"failures": failures}))
     report = check_reproductions(task, backend, repo, timeout_s=10)
     assert report.held == [holds.test_id]
-    assert [c.kind for c in report.checks] == ["block"]  # the probes are no blocks of the statement
+    assert [c.kind for c in report.checks] == ["block", "inline"]  # the probes are no checks of the statement
     text = task.problem_statement
     assert "1 more failing test fails today only because `Ratio` cannot be imported from `calc`" in text, text
     assert text.endswith("1 more failing test is not spelled out here."), text
+    task.reproduction = report  # as the generator records it
     again = Task.from_dict(task.to_dict()).reproduction
     assert again is not None and again.held == [holds.test_id]
