@@ -54,7 +54,9 @@ _VCS_FAILURE = re.compile(
 _MISSING_PYTEST_CLASS = re.compile(r"module 'pytest' has no attribute '(?P<name>PytestRemovedIn(?P<major>\d+)Warning)'")
 # pip could not even read the project's own metadata (the source it was given, not a dependency)
 _OWN_METADATA_FAILED = re.compile(
-    rf"Encountered error while generating package metadata\.\s*\n\S*\s*from file://{re.escape(BUILD_SOURCE)}\b"
+    rf"Encountered error while generating package metadata\.\s*\n\S*\s*from file://{re.escape(BUILD_SOURCE)}\b|"
+    # an old build backend writes metadata today's pip rejects (parsita's poetry-core: `>=0.20,<0.21 || ...`)
+    rf"Requested \S+ from file://{re.escape(BUILD_SOURCE)}\S* has invalid metadata"
 )
 _PIP_FAILURE = re.compile(
     r"ResolutionImpossible|Could not find a version that satisfies|No matching distribution found|"

@@ -785,3 +785,11 @@ def test_a_project_whose_own_build_backend_fails_runs_from_the_tree(tmp_path):
     assert (fix.rule, fix.drop) == ("drop-source", ["project"]), fix
     dependency = log.replace("from file:///sebgen/src", "See above for output.")  # a dependency's sdist
     assert diagnose(dependency, recipe, {"pkg"}, "build").drop == ["extras"]
+    # parsita 2dd49f6d: an old poetry-core wrote `>=0.20,<0.21 || >=0.21,<0.22`, which pip rejects
+    invalid = (
+        "sebgen-step: project\nProcessing ./.\n  Preparing metadata (pyproject.toml): finished with status 'done'\n"
+        "ERROR: Requested parsita==2.2.1 from file:///sebgen/src has invalid metadata: Expected matching "
+        "RIGHT_PARENTHESIS for LEFT_PARENTHESIS, after version specifier\n"
+    )
+    fix = diagnose(invalid, recipe, {"pkg"}, "build")
+    assert (fix.rule, fix.drop) == ("drop-source", ["project"]), fix
