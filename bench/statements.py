@@ -883,7 +883,7 @@ def rewrite(
     from tasks.evidence import failure_evidence
     from tasks.generate import Generator
     from tasks.mining import mine_named
-    from tasks.reproduction import check_reproductions
+    from tasks.reproduction import check_reproductions, mark_held_tests
 
     llm = make_llm(load_config(None, []))
     generator = Generator(llm=llm, validator=Validator(llm=llm))
@@ -902,6 +902,9 @@ def rewrite(
             functional.details["failures"] = {test_id: e.to_dict() for test_id, e in found.items()}
             data["validation"] = task.to_dict()["validation"]
         stype = StrategyType(task.strategy_type)
+        if reproductions:  # as `Generator.complete` does before its writer
+            mark_held_tests(task, reproduction_backend(), repos[task.repo])
+            data["validation"] = task.to_dict()["validation"]
         generator.write_statement(task, entry.candidate, Strategy(stype, SEED_PROMPTS[stype][-1]))
         if reproductions:
             task.reproduction = check_reproductions(task, reproduction_backend(), repos[task.repo])

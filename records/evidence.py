@@ -59,6 +59,9 @@ class FailureEvidence:
     raised: str | None = None  # the exception whose message (args, ...) the check reads, caught before it
     raised_by: str | None = None  # the one-line call that raised it, in `with pytest.raises(raised) as e:`
     source: list[str] | None = None  # the test's own lines up to the failing one
+    # a test whose module could not import a name the change adds: whether its own lines ran
+    # without an error on both states (then that import is all it lacks), as the sandbox saw it
+    held: bool | None = None
 
     # The order above is the JSON's: a judge's prompt shows the failing check's fields first.
     # JSON keys that differ from the attribute names (the runner report's own words)

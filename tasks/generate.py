@@ -23,7 +23,7 @@ from tasks.evidence import file_at
 from tasks.hybrid import hybrid_partner, hybrid_skeleton, merge_candidates
 from tasks.mining import Candidate, diff_text, instance_prefix, mine
 from tasks.prompt import generation_prompt, render_instructions
-from tasks.reproduction import check_reproductions
+from tasks.reproduction import check_reproductions, mark_held_tests
 from tasks.selection import order_candidates
 from tasks.skills import tag
 from tasks.statement import repo_context, statement_context
@@ -75,12 +75,15 @@ class Generator:
         ):
             if name in self.layers and not self._record(task, name, step()):
                 return task
+        checks = self.check_reproductions and "functional" in self.layers and bool(task.FAIL_TO_PASS)
+        if checks:  # what the sandbox sees of a test that lacks only an import, before the writer counts it so
+            mark_held_tests(task, self.validator.backend, repo_path)
         try:
             self.write_statement(task, candidate, strategy)
         except LLMError as exc:
             task.record("schema", LayerResult(False, 0.0, f"writer failed: {exc}", exc.category))
             return task
-        if self.check_reproductions and "functional" in self.layers and task.FAIL_TO_PASS:
+        if checks:
             task.reproduction = check_reproductions(task, self.validator.backend, repo_path)
         score_difficulty(task, candidate)
         steps = (

@@ -277,15 +277,37 @@ class _Probe:
 MAX_PROBES = 48  # as many as a statement spells out before it may count the rest
 
 
-def _import_only_probes(statement: str, evidence: list[FailureEvidence], first_id: int) -> list[_Probe]:
+def mark_held_tests(task: Task, backend, repo_path: Path, timeout_s: float = BLOCK_TIMEOUT_S) -> None:
+    """Before the writer: each failing test that may lack only its module's import of a name the
+    change adds (`llm.import_only`) has its own lines run unshown on both states, and its
+    evidence records whether they held (`FailureEvidence.held`): the writer counts only those
+    that did as needing nothing else, and states the others."""
+    probes = _import_only_probes(None, task.failure_evidence(), first_id=0)
+    functional = task.validation.get("functional")
+    failures = functional.details.get("failures") if functional is not None else None
+    if not probes or not isinstance(failures, dict):
+        return
+    results = _execute(task, backend, repo_path, [p.block for p in probes], [p.index for p in probes], timeout_s)
+    if isinstance(results, str):
+        return  # nothing was seen: nothing is recorded, and the check after the writer decides
+    for p in probes:
+        if isinstance(failures.get(p.test_id), dict):
+            failures[p.test_id]["held"] = _holds(results, p.index)
+
+
+def _import_only_probes(statement: str | None, evidence: list[FailureEvidence], first_id: int) -> list[_Probe]:
     """A probe per test the statement's "fail today only because `X` cannot be imported"
-    sentences count (the evidence's tests `llm.import_only` picks for that name), up to `MAX_PROBES`."""
-    counted = {(m.group(4), m.group(3)) for m in IMPORT_ONLY.finditer(statement)}
+    sentences count (the evidence's tests `llm.import_only` picks for that name; with no
+    statement, every such test), up to `MAX_PROBES`."""
+    counted = {(m.group(4), m.group(3)) for m in IMPORT_ONLY.finditer(statement or "")}
     probes: list[_Probe] = []
     for f in evidence:
         hit = import_only(f.error or "", f.reproduction or "")
-        if hit in counted and not f.unbound and len(probes) < MAX_PROBES:
-            code = (f.reproduction or "").rstrip() + "\n"
+        wanted = hit is not None and (statement is None or hit in counted)
+        if wanted and not f.unbound and len(probes) < MAX_PROBES:
+            # the whole test: what it requires after the line its snippet ends on too (pydoclint
+            # 3386cd2a's CLI run passed, and the baseline checks after it needed the change)
+            code = "\n".join(part.rstrip() for part in (f.reproduction or "", f.rest or "") if part.strip()) + "\n"
             block = Block(-1, -1, code, run=code, variants=[code], kind="probe")
             probes.append(_Probe(f.test_id, hit[0], hit[1], first_id + len(probes), block))
     return probes

@@ -1098,9 +1098,15 @@ def _usable(f: FailureEvidence) -> bool:
 
 def _only_import(groups: list[list[FailureEvidence]], missing: dict[str, str]) -> dict[str, tuple[str, str]]:
     """Test id -> (module, name) for each test that fails only because its module cannot import
-    a name the change adds (`import_only`), when other tests use that name and ask for it: those
-    show what the name must do. {} when no other test is left to state."""
-    hits = {f.test_id: hit for g in groups for f in g if (hit := import_only(f.error or "", f.reproduction or ""))}
+    a name the change adds (`import_only`; not one whose own lines the sandbox saw fail,
+    `FailureEvidence.held`), when other tests use that name and ask for it: those show what the
+    name must do. {} when no other test is left to state."""
+    hits = {
+        f.test_id: hit
+        for g in groups
+        for f in g
+        if f.held is not False and (hit := import_only(f.error or "", f.reproduction or ""))
+    }
     asked = {name for test_id, name in missing.items() if test_id not in hits}
     hits = {test_id: hit for test_id, hit in hits.items() if hit[1] in asked}
     return hits if len(hits) < sum(map(len, groups)) else {}

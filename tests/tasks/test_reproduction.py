@@ -869,6 +869,9 @@ def test_an_import_only_count_keeps_the_tests_that_held_and_counts_the_others_as
     assert [(p.test_id, p.index, p.block.code) for p in probes] == [
         (f"t.py::test_{n}", 5 + n, f"f({n})\n") for n in range(3)
     ]
+    # a test's later checks are part of what must hold: the probe runs them too
+    later = _import_only_probes(statement, [replace(evidence[0], rest="assert g(0) == 1")], first_id=0)
+    assert later[0].block.code == "f(0)\nassert g(0) == 1\n"
     text = _with_import_only_confirmed(statement, probes, {"t.py::test_0", "t.py::test_2"})
     assert text == (
         "T\n\nShown: `g(1)` is `2`.\n\n2 more failing tests fail today only because `S` cannot be imported from `p.e`; "

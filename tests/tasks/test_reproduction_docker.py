@@ -14,7 +14,7 @@ from llm.client import LLMClient
 from records import FailureEvidence, LayerResult, Task
 from sandbox import Limits, make_backend
 from tasks.generate import Generator
-from tasks.reproduction import check_reproductions, python_blocks
+from tasks.reproduction import check_reproductions, mark_held_tests, python_blocks
 from tasks.strategy import SEED_PROMPTS, Strategy, StrategyType
 from tasks.validate import Validator
 from tests.fitness_fixtures import candidate_for, corpus_dir
@@ -443,6 +443,8 @@ def test_tests_counted_as_needing_only_an_import_are_run_and_stay_counted_only_w
     )
     failures = {f.test_id: f.to_dict() for f in (holds, fails)}
     task.record("functional", LayerResult(True, 1.0, "ok", details={"failures": failures}))
+    mark_held_tests(task, backend, repo, timeout_s=10)  # before the writer: what each one's lines do
+    assert {f.test_id: f.held for f in task.failure_evidence()} == {holds.test_id: True, fails.test_id: False}
     report = check_reproductions(task, backend, repo, timeout_s=10)
     assert report.held == [holds.test_id]
     assert [c.kind for c in report.checks] == ["block", "inline"]  # the probes are no checks of the statement
