@@ -274,7 +274,7 @@ class _Probe:
     block: Block
 
 
-MAX_PROBES = 48  # as many as a statement spells out before it may count the rest
+MAX_PROBES = EVIDENCE_TESTS  # every failing test with evidence (each is one short child process)
 
 
 def mark_held_tests(task: Task, backend, repo_path: Path, timeout_s: float = BLOCK_TIMEOUT_S) -> None:

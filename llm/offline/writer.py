@@ -245,8 +245,10 @@ def write_statement(
     }
     # a test whose module lacks a name the change adds and whose own lines never use it fails
     # only through that import: counted once, beside the tests that show the name in use
-    only_import = _only_import(groups, missing)
+    only_import = _only_import(groups, missing, facts.added_lines)
     groups = [kept for g in groups if (kept := [f for f in g if f.test_id not in only_import])]
+    # the error names only the first name a test module lacks: the others it imports are asked for too
+    also_new = _also_imported(facts.failures, set(missing.values()), facts.added_lines)
     # a call form the tests use that no touched signature offers (a function as a bare decorator)
     forms = _call_forms(groups, facts.functions, missing)
     asked = missing.keys() | forms.keys()
@@ -316,7 +318,7 @@ def write_statement(
 
         def section(*fewer: int) -> str:  # `fewer`: a shorter form, when the words' budget asks for one
             reproduce = "reproduce" in directives
-            more = {"intents": intents, "unseen": unseen, "only_import": only_import}
+            more = {"intents": intents, "unseen": unseen, "only_import": only_import, "also_new": also_new}
             return evidence_section(groups, phr, reproduce, limit, missing, forms, *fewer, **more)
 
         evidence = section()
@@ -1096,20 +1098,71 @@ def _usable(f: FailureEvidence) -> bool:
     return bool(f.reproduction) and not f.unbound and not f.long
 
 
-def _only_import(groups: list[list[FailureEvidence]], missing: dict[str, str]) -> dict[str, tuple[str, str]]:
+def _only_import(
+    groups: list[list[FailureEvidence]], missing: dict[str, str], added_lines: list[str]
+) -> dict[str, tuple[str, str]]:
     """Test id -> (module, name) for each test that fails only because its module cannot import
     a name the change adds (`import_only`; not one whose own lines the sandbox saw fail,
-    `FailureEvidence.held`), when other tests use that name and ask for it: those show what the
-    name must do. {} when no other test is left to state."""
+    `FailureEvidence.held`, nor one that imports another name the change adds), when other tests
+    use that name and ask for it: those show what the name must do. {} when no other test is
+    left to state."""
+    defined = _defined_by(added_lines)
     hits = {
         f.test_id: hit
         for g in groups
         for f in g
-        if f.held is not False and (hit := import_only(f.error or "", f.reproduction or ""))
+        if f.held is not False
+        and not any(_new_names_imported(f, defined).values())
+        and (hit := import_only(f.error or "", f.reproduction or ""))
     }
     asked = {name for test_id, name in missing.items() if test_id not in hits}
     hits = {test_id: hit for test_id, hit in hits.items() if hit[1] in asked}
     return hits if len(hits) < sum(map(len, groups)) else {}
+
+
+_CANNOT_IMPORT_FROM = re.compile(r"ImportError: cannot import name '\w+' from '([\w.]+)'")
+# what the change's own lines define or export at a module's top level (`class IsFloatInfPos(...)`,
+# `IsFloatNan = ...`, `from .numeric import IsFloatInfPos`), and the names of an import list or
+# `__all__` it extends, one to a line
+_TOP_DEFINITION = re.compile(r"^(?:(?:async\s+)?def|class)\s+(\w+)|^(\w+)\s*(?::[^=]+)?=(?!=)")
+_LISTED_NAME = re.compile(r"^\s+['\"]?(\w+)['\"]?,?\s*\)?$")
+
+
+def _also_imported(failures: list[FailureEvidence], asked: set[str], added_lines: list[str]) -> dict[str, list[str]]:
+    """Module -> the names, besides those `asked` for, that failing tests import from it while
+    its import fails for a name the change adds (dirty-equals' tests need `IsFloatInfPos` and
+    `IsFloatNan` beside the `IsFloatInf` the error names), when the change's lines define them."""
+    defined = _defined_by(added_lines)
+    out: dict[str, set[str]] = {}
+    for f in failures:
+        for module, names in _new_names_imported(f, defined).items():
+            out.setdefault(module, set()).update(names - asked)
+    return {module: sorted(names) for module, names in out.items() if names}
+
+
+def _defined_by(added_lines: list[str]) -> set[str]:
+    """The names the change's lines define or export at a module's top level."""
+    defined: set[str] = set()
+    for line in added_lines:
+        m = _TOP_DEFINITION.match(line)
+        if m:
+            defined.add(m.group(1) or m.group(2))
+        elif line.lstrip().startswith("from ") and " import " in line:
+            defined |= set(re.findall(r"\w+", line.split(" import ", 1)[1].split(" as ")[0]))
+        elif (listed := _LISTED_NAME.match(line)) is not None:
+            defined.add(listed.group(1))
+    return defined
+
+
+def _new_names_imported(f: FailureEvidence, defined: set[str]) -> dict[str, set[str]]:
+    """Module -> the `defined` names `f`'s snippet imports from the module whose import failed."""
+    m = _CANNOT_IMPORT_FROM.match((f.error or "").strip())
+    tree = _parse_or_none(f.reproduction or "") if m else None
+    out: dict[str, set[str]] = {}
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.ImportFrom) and node.module == m.group(1):
+            out.setdefault(node.module, set()).update(a.name for a in node.names if a.name in defined)
+    return out
 
 
 def distinct_failures(failures: list[FailureEvidence]) -> list[list[FailureEvidence]]:
@@ -2178,6 +2231,7 @@ def evidence_section(
     intents: dict[str, str] | None = None,
     unseen: int = 0,
     only_import: dict[str, tuple[str, str]] | None = None,
+    also_new: dict[str, list[str]] | None = None,
 ) -> str:
     """A self-contained reproduction per failing test (what the test requires after the failing
     check included): the first `limit` with pytest's own line, the others up to `tests_at_most`
@@ -2191,7 +2245,8 @@ def evidence_section(
     requires, which states a failing test left out (up to `OWN_WORDS_AT_MOST`); `unseen`: the
     failing tests past the evidence (none was reported for them), counted with the rest;
     `only_import`: test id -> (module, name) of the tests that fail only because the module
-    lacks the name (`_only_import`), counted per name."""
+    lacks the name (`_only_import`), counted per name; `also_new`: module -> the other names
+    the change adds that the failing tests import from it (`_also_imported`)."""
     missing, forms = missing or {}, forms or {}
     parts: list[str] = []
     shown_code: set[str] = set()
@@ -2305,6 +2360,10 @@ def evidence_section(
         untold = [u for u in untold if not any(u is d for d in described)]
         if untold or unseen:
             parts.append(_untold_sentence(untold, [*stated, *described], unseen))
+    for module, names in (also_new or {}).items():
+        spans = and_listed([_span(n) for n in names])
+        lack = "does not have it yet" if len(names) == 1 else "has none of them yet"
+        parts.append(f"The failing tests also import {spans} from {_span(module)}, which {lack}.")
     for (module, name), n in collections.Counter((only_import or {}).values()).items():
         parts.append(import_only_sentence(n, module, name, more=True))
     return "\n\n".join(parts)

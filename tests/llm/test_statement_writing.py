@@ -1826,6 +1826,38 @@ def test_tests_that_fail_only_through_their_modules_import_are_counted_beside_th
     assert "only because" not in text and "blm.union(1)" in text, text
 
 
+def test_the_other_names_the_change_adds_that_the_tests_import_are_asked_for_too():
+    """dirty-equals 92a98eac: the import error names only `IsFloatInf`, the first name the test
+    module lacks; the tests of `IsFloatNan` were counted as needing nothing else, and the raters
+    found the other names asked for nowhere."""
+    error = "ImportError: cannot import name 'IsFloatInf' from 'dirty_equals' (dirty_equals/__init__.py)"
+    inf = FailureEvidence(
+        "tests/test_numeric.py::test_inf",
+        kind="compare",
+        op="!=",
+        call="1",
+        expected="IsFloatInf",
+        error=error,
+        phase="collect",
+        reproduction="from dirty_equals import IsFloatInf\nassert 1 != IsFloatInf",
+    )
+    nan = replace(
+        inf,
+        test_id="tests/test_numeric.py::test_nan",
+        expected="IsFloatNan",
+        reproduction="from dirty_equals import IsFloatNan\nassert 1 != IsFloatNan",
+    )
+    old = replace(
+        inf, test_id="tests/test_numeric.py::test_int", reproduction="from dirty_equals import IsInt\nassert 1 == IsInt"
+    )
+    added = ["class IsFloatInf(IsFloat):", "class IsFloatNan(IsFloat):", "    IsFloatNan,"]
+    functions = [{"file": "dirty_equals/_numeric.py", "name": "IsFloatInf", "signature": "class IsFloatInf(IsFloat)"}]
+    text = write_statement(context([inf, nan, old], functions=functions, added=added), BUG)["problem_statement"]
+    assert "The failing tests also import `IsFloatNan` from `dirty_equals`, which does not have it yet." in text, text
+    # the test of `IsFloatNan` lacks more than the import of `IsFloatInf`: it is no "nothing else" case
+    assert "1 more failing test fails today only because `IsFloatInf` cannot be imported" in text, text
+
+
 def test_a_name_only_the_projects_code_reaches_for_is_a_crash_not_a_request():
     """cattrs 573915b6 became "Please add `working_set`": the project's own code read the
     attribute its fix adds, and the test never names it. The raters read a request for a name
