@@ -2301,7 +2301,13 @@ def evidence_section(
             text = ""
         elif _quotable(f):
             text = snippet(f, index < limit)
-        elif f.call and not f.unbound and _short(f.call, 160) and _want_clause(f, snippet_shown=False):
+        elif (
+            f.call
+            and not f.unbound
+            and _short(f.call, 160)
+            and not _reprs_alike(f)
+            and _want_clause(f, snippet_shown=False)
+        ):
             text = f"{_capitalize(_span(f.call))} {_seen_clause(f)}; {_want_clause(f, snippet_shown=False)}."
         else:
             text = ""
@@ -2563,9 +2569,15 @@ def _quotable(f: FailureEvidence) -> bool:
 def _listed_line(f: FailureEvidence) -> str:
     """A failing test beyond the snippets in one line: its call, what it gives, what it needs."""
     outcome, call = _line_outcome(f, snippet_shown=False), _checked_call(f)
-    if not call or f.unbound or not _short(call, 160) or not outcome or _needs_its_setup(f):
+    if not call or f.unbound or not _short(call, 160) or not outcome or _needs_its_setup(f) or _reprs_alike(f):
         return ""
     return f"- {_span(call)} {outcome}"
+
+
+def _reprs_alike(f: FailureEvidence) -> bool:
+    """The two sides of the failing comparison print alike (bytecode's `<ControlFlowGraph
+    block#=8>` on both): "gives X; it should be X" in prose tells nothing, only the snippet can."""
+    return f.kind == "compare" and bool(f.observed) and _flat(f.observed or "") == _flat(f.expected or "")
 
 
 def _checked_call(f: FailureEvidence) -> str:

@@ -1858,6 +1858,32 @@ def test_the_other_names_the_change_adds_that_the_tests_import_are_asked_for_too
     assert "1 more failing test fails today only because `IsFloatInf` cannot be imported" in text, text
 
 
+def test_a_failing_test_whose_two_sides_print_alike_is_never_stated_in_a_line_of_prose():
+    """bytecode 4ba05df3: "`disassemble(source)` gives `<ControlFlowGraph block#=8>` at the moment;
+    it should be `<ControlFlowGraph block#=8>`" said nothing a solver could act on."""
+    lead = FailureEvidence(
+        "tests/test_bc.py::test_eq",
+        kind="compare",
+        op="==",
+        call="Bytecode.from_code(code)",
+        expected="Bytecode.from_code(code)",
+        observed="<Bytecode []>",
+        reproduction="from bytecode import Bytecode\ncode = compile('x', '', 'exec')\n"
+        "assert Bytecode.from_code(code) == Bytecode.from_code(code)",
+    )
+    alike = FailureEvidence(
+        "tests/test_cfg.py::test_cfg_eq",
+        kind="compare",
+        op="==",
+        call="disassemble(source)",
+        expected="<ControlFlowGraph block#=8>",
+        observed="<ControlFlowGraph block#=8>",
+        unbound=["disassemble"],
+    )
+    text = write_statement(context([lead, replace(alike, unbound=None)]), BUG)["problem_statement"]
+    assert "`disassemble(source)`" not in text and "1 more failing test is not spelled out here." in text, text
+
+
 def test_a_name_only_the_projects_code_reaches_for_is_a_crash_not_a_request():
     """cattrs 573915b6 became "Please add `working_set`": the project's own code read the
     attribute its fix adds, and the test never names it. The raters read a request for a name
