@@ -209,6 +209,7 @@ class DockerBackend:
         self._used: dict[str, int] = {}  # image tag -> when a run last used it (a counter: LRU order)
         self._clock = 0
         self._pending: dict[str, Any] = {}  # image tag -> future of the spare being started
+        self._needs_more_memory: set[str] = set()  # image tags whose tests passed only at memory_max_mb
         self._closed = False
         self._refiller = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sebgen-warm")
         self._ledger = SpareLedger(self.cache_dir / "warm-pool", self.warm_spares_total)  # the cap across processes
@@ -440,12 +441,16 @@ class DockerBackend:
         else:
             job = self._job(test_files, Path(tree), recipe, canaries)
         self._touch(tag)
-        memory = self.limits.memory_mb
+        # an environment whose tests once needed more memory gets the most allowed from then on
+        memory = self.limits.memory_max_mb if tag in self._needs_more_memory else self.limits.memory_mb
         run = self._run_job(tag, job, payload, test_files, canaries, start, recipe, laps, memory)
         if run.out_of_memory and self.limits.memory_max_mb > memory:
             # a suite that needs more than the default (jwcrypto's peaks at 2.4 GB): once more, with the most allowed
             self.log(f"sandbox: {run.note}; running them again with {self.limits.memory_max_mb} MB")
             run = self._run_job(tag, job, payload, test_files, canaries, start, recipe, laps, self.limits.memory_max_mb)
+            if not run.out_of_memory:
+                with self._lock:
+                    self._needs_more_memory.add(tag)
         return run
 
     def _run_job(

@@ -303,6 +303,9 @@ def test_tests_killed_for_memory_run_once_more_with_the_most_allowed(client, bac
         run = b.run_tests(repo, sha, [], ["tests/test_calc.py"])  # the fixed state: it allocates
         assert run.outcomes.get(F2P) == "passed" and not run.out_of_memory, (run.note, run.log_tail[-300:])
         assert any("ran out of memory (limit 256 MB)" in m and "again with 512 MB" in m for m in logs), logs
+        logs.clear()  # the same environment's next run starts with the most allowed: no second kill
+        run = b.run_tests(repo, sha, [], ["tests/test_calc.py"])
+        assert run.outcomes.get(F2P) == "passed" and not any("ran out of memory" in m for m in logs), logs
         greedy, sha2, _, _ = hostile_task(tmp_path / "greedy", "blob = b'x' * (900 * 1024 ** 2)")
         run = b.run_tests(greedy, sha2, [], ["tests/test_calc.py"])
         assert run.out_of_memory and run.broken and "(limit 512 MB)" in run.note, run.note
