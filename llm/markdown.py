@@ -140,13 +140,19 @@ def untold_sentence(n: int, more: bool) -> str:
 _LACKED_IMPORT = re.compile(r"ImportError: cannot import name '(\w+)' from '([\w.]+)'")
 
 
+def lacked_import(error: str) -> tuple[str, str] | None:
+    """(module, name) when `error` says the module has no `name` to import; None otherwise."""
+    m = _LACKED_IMPORT.search(error or "")
+    return (m.group(2), m.group(1)) if m else None
+
+
 def import_only(error: str, code: str) -> tuple[str, str] | None:
     """(module, name) when `error` says a module lacks `name` and the test's own `code` never
     names it; None otherwise (also without code: nothing shows the test needs no more)."""
-    m = _LACKED_IMPORT.search(error or "")
-    if not m or not code or re.search(rf"\b{re.escape(m.group(1))}\b", code):
+    lacked = lacked_import(error)
+    if lacked is None or not code or re.search(rf"\b{re.escape(lacked[1])}\b", code):
         return None
-    return m.group(2), m.group(1)
+    return lacked
 
 
 def import_only_sentence(n: int, module: str, name: str, more: bool) -> str:

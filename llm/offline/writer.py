@@ -38,6 +38,7 @@ from ..markdown import (
     SAME_SETUP,
     import_only,
     import_only_sentence,
+    lacked_import,
     test_input_part,
     untold_sentence,
     without_dangling_heads,
@@ -245,10 +246,11 @@ def write_statement(
     }
     # a test whose module lacks a name the change adds and whose own lines never use it fails
     # only through that import: counted once, beside the tests that show the name in use
-    only_import = _only_import(groups, missing, facts.added_lines)
+    defined = _defined_by(facts.added_lines)
+    only_import = _only_import(groups, missing, defined)
     groups = [kept for g in groups if (kept := [f for f in g if f.test_id not in only_import])]
     # the error names only the first name a test module lacks: the others it imports are asked for too
-    also_new = _also_imported(facts.failures, set(missing.values()), facts.added_lines)
+    also_new = _also_imported(facts.failures, set(missing.values()), defined)
     # a call form the tests use that no touched signature offers (a function as a bare decorator)
     forms = _call_forms(groups, facts.functions, missing)
     asked = missing.keys() | forms.keys()
@@ -1099,14 +1101,13 @@ def _usable(f: FailureEvidence) -> bool:
 
 
 def _only_import(
-    groups: list[list[FailureEvidence]], missing: dict[str, str], added_lines: list[str]
+    groups: list[list[FailureEvidence]], missing: dict[str, str], defined: set[str]
 ) -> dict[str, tuple[str, str]]:
     """Test id -> (module, name) for each test that fails only because its module cannot import
     a name the change adds (`import_only`; not one whose own lines the sandbox saw fail,
     `FailureEvidence.held`, nor one that imports another name the change adds), when other tests
     use that name and ask for it: those show what the name must do. {} when no other test is
-    left to state."""
-    defined = _defined_by(added_lines)
+    left to state. `defined`: the names the change's lines define (`_defined_by`)."""
     hits = {
         f.test_id: hit
         for g in groups
@@ -1120,7 +1121,6 @@ def _only_import(
     return hits if len(hits) < sum(map(len, groups)) else {}
 
 
-_CANNOT_IMPORT_FROM = re.compile(r"ImportError: cannot import name '\w+' from '([\w.]+)'")
 # what the change's own lines define or export at a module's top level (`class IsFloatInfPos(...)`,
 # `IsFloatNan = ...`, `from .numeric import IsFloatInfPos`), and the names of an import list or
 # `__all__` it extends, one to a line
@@ -1128,11 +1128,11 @@ _TOP_DEFINITION = re.compile(r"^(?:(?:async\s+)?def|class)\s+(\w+)|^(\w+)\s*(?::
 _LISTED_NAME = re.compile(r"^\s+['\"]?(\w+)['\"]?,?\s*\)?$")
 
 
-def _also_imported(failures: list[FailureEvidence], asked: set[str], added_lines: list[str]) -> dict[str, list[str]]:
+def _also_imported(failures: list[FailureEvidence], asked: set[str], defined: set[str]) -> dict[str, list[str]]:
     """Module -> the names, besides those `asked` for, that failing tests import from it while
     its import fails for a name the change adds (dirty-equals' tests need `IsFloatInfPos` and
-    `IsFloatNan` beside the `IsFloatInf` the error names), when the change's lines define them."""
-    defined = _defined_by(added_lines)
+    `IsFloatNan` beside the `IsFloatInf` the error names), when the change's lines define them
+    (`defined`)."""
     out: dict[str, set[str]] = {}
     for f in failures:
         for module, names in _new_names_imported(f, defined).items():
@@ -1156,11 +1156,11 @@ def _defined_by(added_lines: list[str]) -> set[str]:
 
 def _new_names_imported(f: FailureEvidence, defined: set[str]) -> dict[str, set[str]]:
     """Module -> the `defined` names `f`'s snippet imports from the module whose import failed."""
-    m = _CANNOT_IMPORT_FROM.match((f.error or "").strip())
-    tree = _parse_or_none(f.reproduction or "") if m else None
+    lacked = lacked_import(f.error or "")
+    tree = _parse_or_none(f.reproduction or "") if lacked else None
     out: dict[str, set[str]] = {}
     for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, ast.ImportFrom) and node.module == m.group(1):
+        if isinstance(node, ast.ImportFrom) and node.module == lacked[0]:
             out.setdefault(node.module, set()).update(a.name for a in node.names if a.name in defined)
     return out
 
