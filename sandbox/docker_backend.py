@@ -538,8 +538,9 @@ class DockerBackend:
         _split_in_container(laps.phases, verdict)
         duration = time.monotonic() - start
         if verdict is None or verdict.get("result") != job["nonce"]:
+            oom = not problem and self._killed_for_memory(client, warm)
             if not problem:
-                problem = self._death_note(client, warm) or "the container ended without a verdict"
+                problem = _oom_note(warm.memory_mb, container=True) if oom else "the container ended without a verdict"
             log = frames.err.decode(errors="replace")
             return TestRun(
                 outcomes={},
@@ -550,7 +551,7 @@ class DockerBackend:
                 image=tag,
                 broken=not timed_out,
                 note=problem,
-                out_of_memory=problem == _oom_note(warm.memory_mb, container=True),
+                out_of_memory=oom,
             )
         if isinstance(recipe, JsRecipe):
             return self._js_verdict(client, warm, recipe, verdict, test_files, tag, duration, job["key"], job["canary"])
@@ -558,7 +559,7 @@ class DockerBackend:
         parsed = parse_report(
             verdict.get("report"), exit_code, test_files, timed_out, canaries, str(verdict.get("log_tail", ""))
         )
-        broken, note = parsed.broken, parsed.note
+        broken, note, oom = parsed.broken, parsed.note, False
         exit_code = parsed.exit_code if parsed.exit_code is not None else exit_code
         if timed_out:
             note = f"timed out after {timeout_s:g} s"
@@ -567,9 +568,11 @@ class DockerBackend:
         elif verdict.get("stopped"):
             broken, note = True, "the run was stopped"
         elif int(verdict.get("oom_kills", 0)) > 0:
-            broken, note = True, _oom_note(warm.memory_mb)
+            broken, note, oom = True, _oom_note(warm.memory_mb), True
         elif exit_code < 0:
-            broken, note = True, self._death_note(client, warm) or f"pytest was killed by signal {-exit_code}"
+            oom = self._killed_for_memory(client, warm)
+            note = _oom_note(warm.memory_mb, container=True) if oom else f"pytest was killed by signal {-exit_code}"
+            broken = True
         full = [str(p) for p in verdict.get("full") or []]
         if full and not note:
             limit = {WORK: f"{self.limits.work_mb} MiB", "/tmp": f"{self.limits.tmp_mb} MiB"}
@@ -584,7 +587,7 @@ class DockerBackend:
             broken=broken,
             note=note,
             collect_errors=parsed.collect_errors,
-            out_of_memory=note in (_oom_note(warm.memory_mb), _oom_note(warm.memory_mb, container=True)),
+            out_of_memory=oom,
         )
 
     def _js_verdict(
@@ -604,21 +607,20 @@ class DockerBackend:
             run.note = _oom_note(warm.memory_mb)
             run.broken, run.outcomes, run.out_of_memory = True, {}, True
         elif int(verdict.get("exit_code", 0)) < 0 and not run.timed_out:  # the run script itself was killed
-            run.note = self._death_note(client, warm) or run.note
-            run.out_of_memory = run.note == _oom_note(warm.memory_mb, container=True)
+            run.out_of_memory = self._killed_for_memory(client, warm)
+            run.note = _oom_note(warm.memory_mb, container=True) if run.out_of_memory else run.note
         full = [str(p) for p in verdict.get("full") or []]
         if full and not run.note:
             limit = {WORK: f"{self.limits.work_mb} MiB", "/tmp": f"{self.limits.tmp_mb} MiB"}
             run.note = "the tests filled " + ", ".join(f"{p} (limit {limit.get(p, '?')})" for p in full)
         return run
 
-    def _death_note(self, client: Any, warm: _Warm) -> str:
+    def _killed_for_memory(self, client: Any, warm: _Warm) -> bool:
+        """The engine killed the container for memory (what else killed it, it does not say)."""
         try:
-            if client.api.inspect_container(warm.cid)["State"].get("OOMKilled"):
-                return _oom_note(warm.memory_mb, container=True)
+            return bool(client.api.inspect_container(warm.cid)["State"].get("OOMKilled"))
         except Exception:
-            pass
-        return ""
+            return False
 
     # -- containers --------------------------------------------------------------------
     def _create(self, client: Any, tag: str, memory_mb: int) -> str:
