@@ -207,13 +207,14 @@ def check_reproductions(
         else:  # a value that was not observed is not claimed: its line goes
             checks[i] = ReproductionCheck(block.code, "dropped", block.note, block.claim.describe(), kind="inline")
     probes = _import_only_probes(statement, evidence, first_id=len(blocks))
-    results = _execute(
-        task,
-        backend,
-        repo_path,
-        [blocks[i] for i in runnable] + [p.block for p in probes],
-        runnable + [p.index for p in probes],
-        timeout_s,
+    # a test `mark_held_tests` ran before the writer is not run again: its outcome is recorded
+    observed = {f.test_id: f.held for f in evidence if f.held is not None}
+    unobserved = [p for p in probes if p.test_id not in observed]
+    to_run = [blocks[i] for i in runnable] + [p.block for p in unobserved]
+    results = (
+        _execute(task, backend, repo_path, to_run, runnable + [p.index for p in unobserved], timeout_s)
+        if to_run
+        else {}
     )
     if isinstance(results, str) and not getattr(backend, "runs_untrusted", False):
         # this machine's backend runs no snippet at all (the local one as root): the setup, not the
@@ -255,9 +256,14 @@ def check_reproductions(
     report.checks = [checks[i] for i in range(len(blocks))]
     statement = _rewrite(statement, blocks, report.checks, stands_alone=_python_value_stands_alone)
     kept_unrun = isinstance(results, str) and not getattr(backend, "runs_untrusted", False)
-    held = {p.test_id for p in probes if kept_unrun or (isinstance(results, dict) and _holds(results, p.index))}
+    held = {
+        p.test_id
+        for p in probes
+        if observed.get(p.test_id)
+        or (p.test_id not in observed and (kept_unrun or (isinstance(results, dict) and _holds(results, p.index))))
+    }
     task.problem_statement = _with_import_only_confirmed(statement, probes, held)
-    report.held = sorted(held) if not kept_unrun else []
+    report.held = sorted(held - ({p.test_id for p in unobserved} if kept_unrun else set()))
     report.seconds = round(time.monotonic() - started, 3)
     return report
 

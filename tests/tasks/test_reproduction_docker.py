@@ -454,3 +454,32 @@ def test_tests_counted_as_needing_only_an_import_are_run_and_stay_counted_only_w
     task.reproduction = report  # as the generator records it
     again = Task.from_dict(task.to_dict()).reproduction
     assert again is not None and again.held == [holds.test_id]
+
+
+def test_a_test_probed_before_the_writer_is_not_run_again_and_one_never_probed_is(backend, tmp_path):
+    """`mark_held_tests` already ran a counted test's lines on both states: the check reads that
+    outcome (here recorded as held, though its lines would fail) instead of running them again; a
+    counted test with no recorded outcome is still run."""
+    repo, sha, bug, gold = calc_task(tmp_path / "repo")
+    error = "ImportError: cannot import name 'Ratio' from 'calc' (calc.py)"
+    unprobed = FailureEvidence(
+        "tests/test_calc.py::test_sub", kind="compare", error=error, phase="collect",
+        reproduction="from calc import sub\nassert sub(5, 3) == 2\n",
+    )  # fmt: skip
+    recorded = FailureEvidence(
+        "tests/test_calc.py::test_add_twice", kind="compare", error=error, phase="collect",
+        reproduction="from calc import add\nassert add(1, 1) == 2\n", held=True,
+    )  # fmt: skip
+    statement = (
+        f"T\n\nSteps to reproduce:\n\n{F}{KEPT}```\n\nOn the current code `add(2, 3)` is `-1`; it should be `5`.\n\n"
+        "2 more failing tests fail today only because `Ratio` cannot be imported from `calc`; they need nothing else."
+    )
+    tests = [F2P, unprobed.test_id, recorded.test_id]
+    task = Task(
+        "calc-14", "calc", sha, gold, "", statement, bug, "BUG_FIX", "s", FAIL_TO_PASS=tests, repo_path=str(repo)
+    )
+    failures = {f.test_id: f.to_dict() for f in (unprobed, recorded)}
+    task.record("functional", LayerResult(True, 1.0, "ok", details={"failures": failures}))
+    report = check_reproductions(task, backend, repo, timeout_s=10)
+    assert report.held == sorted([unprobed.test_id, recorded.test_id])
+    assert "2 more failing tests fail today only because `Ratio`" in task.problem_statement
