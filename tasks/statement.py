@@ -47,6 +47,68 @@ def touched_signatures(candidate: Candidate) -> list[dict]:
     return found + (read(at(candidate.sha), missing) if missing else [])
 
 
+def new_interfaces(candidate: Candidate) -> list[dict]:
+    """The public callables the change adds, and those whose parameters it extends, as the fixed
+    state defines them: [{"file", "name", "signature", "new_parameters"}] (`name` a qualified
+    name, `Class.method`; a class by its constructor's parameters). What a request for a new name
+    or argument specifies beyond the tests' examples: how to call it."""
+    if candidate.language != "python" or not candidate.parent:
+        return []
+    out = []
+    for path in candidate.source_files:
+        before = _callables(file_at(candidate.repo_path, candidate.parent, path) or "")
+        for name, (signature, parameters) in _callables(
+            file_at(candidate.repo_path, candidate.sha, path) or ""
+        ).items():
+            if any(part.startswith("_") and part != "__init__" for part in name.split(".")):
+                continue
+            added = [] if name not in before else [p for p in parameters if p not in before[name][1]]
+            if name not in before or added:
+                out.append({"file": path, "name": name, "signature": signature, "new_parameters": added})
+    return out
+
+
+def _callables(source: str) -> dict[str, tuple[str, list[str]]]:
+    """Qualified name -> (its call signature, its parameter names) of the module's top-level
+    functions and classes and the classes' methods; a class is called as its `__init__`."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    out: dict[str, tuple[str, list[str]]] = {}
+
+    def called(name: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, bound: bool) -> tuple[str, list[str]]:
+        args = fn.args
+        if bound and (args.posonlyargs or args.args):  # `self` / `cls` is not passed by a caller
+            args = ast.arguments(
+                posonlyargs=args.posonlyargs[1:],
+                args=args.args[1:] if not args.posonlyargs else args.args,
+                vararg=args.vararg,
+                kwonlyargs=args.kwonlyargs,
+                kw_defaults=args.kw_defaults,
+                kwarg=args.kwarg,
+                defaults=args.defaults[: len(args.posonlyargs) + len(args.args) - 1],
+            )
+        names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+        # PEP 8 spaces an annotated parameter's default (`x: int = 1`); `ast.unparse` does not
+        spaced = re.sub(r"(: [^,=()]+)=", r"\1 = ", ast.unparse(args))
+        return f"{name}({spaced})", names
+
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out[node.name] = called(node.name, node, bound=False)
+        elif isinstance(node, ast.ClassDef):
+            methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            init = next((m for m in methods if m.name == "__init__"), None)
+            bases = ", ".join(ast.unparse(b) for b in node.bases)
+            out[node.name] = called(node.name, init, bound=True) if init else (f"class {node.name}({bases})", [])
+            for method in methods:
+                if method.name != "__init__":
+                    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list)
+                    out[f"{node.name}.{method.name}"] = called(method.name, method, bound=not static)
+    return out
+
+
 def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> dict:
     """The one context the statement writer gets (the offline writer reads it; `tasks.prompt`
     renders it for a real model). Keys, each of which may be trimmed away:
@@ -57,6 +119,8 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
       it cites, which the solver cannot read);
     - "touched_functions": [{"file", "name", "signature"}] of the functions the fix touches,
       signatures as the buggy state has them;
+    - "new_interfaces": [{"file", "name", "signature", "new_parameters"}] of the public callables
+      the fix adds or gives new parameters, as the fixed state has them (`new_interfaces`);
     - "failing_tests": [{"id", "assertion", "added_lines", "intent"?}]: each FAIL_TO_PASS test, its
       checks that the change added (`failing_tests`) and its lines the change added;
     - "failures": [records.FailureEvidence] per FAIL_TO_PASS test, how it fails on the buggy
@@ -81,6 +145,7 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
         "issues": candidate.issues,
         "created_at": candidate.created_at,
         "touched_functions": touched_signatures(candidate),
+        "new_interfaces": new_interfaces(candidate),
         "failing_tests": (js_failing_tests if candidate.language == JS_LANGUAGE.name else failing_tests)(
             candidate, task.FAIL_TO_PASS, test_patch=task.test_patch
         ),

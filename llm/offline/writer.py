@@ -95,6 +95,7 @@ class _Facts:
     intents: dict[str, str]  # failing test id -> its own description of what it requires (`test_intent`)
     test_inputs: list[dict]  # [{"path", "diff", "omitted"}]: files the failing tests read that change with them
     test_data: list[str]  # files the failing tests read that the solver's tree has as the tests want them
+    interfaces: list[dict]  # the public callables the fix adds or extends, as it defines them (`new_interfaces`)
 
 
 def _facts(context: dict) -> _Facts:
@@ -139,6 +140,11 @@ def _facts(context: dict) -> _Facts:
         intents,
         [t for t in (context.get("test_inputs") or []) if isinstance(t, dict) and t.get("path") and t.get("diff")],
         [str(p) for p in (context.get("test_data") or []) if isinstance(p, str) and p],
+        [
+            i
+            for i in (context.get("new_interfaces") or [])
+            if isinstance(i, dict) and i.get("name") and i.get("signature")
+        ],
     )
 
 
@@ -306,7 +312,7 @@ def write_statement(
         sections.append(_functions_section(facts, phr, api=strategy == "REFACTOR"))
     if strategy == "TEST_DRIVEN":
         sections.append(_evidence_spec(groups) if groups else _spec_section(facts, checks))
-    evidence = inputs = ""
+    evidence = inputs = interface = ""
     # the lead's own words open the statement when the prose names no call: never said twice
     opens_with_intent = lead is not None and not _subject(lead, "").startswith("`")
     intents = {t: i for t, i in facts.intents.items() if not (opens_with_intent and t == lead.test_id)}
@@ -325,6 +331,8 @@ def write_statement(
 
         evidence = section()
         sections.append(evidence)
+        interface = _interface_section(facts.interfaces, set(missing.values()), also_new, phr)
+        sections.append(interface)
         inputs = _test_inputs_section(facts.test_inputs, facts.test_data)
         sections.append(inputs)
         if "expected_actual" in directives:
@@ -373,7 +381,9 @@ def write_statement(
         # the test's own calls are no leak where a title or a sentence repeats them (deepdiff's
         # `DeepDiff(a, b, ignore_uuid_types=True)` shares `ignore_uuid_types = True` with the fix)
         own = [c for f in facts.failures for c in (f.call, f.check) if c]
-        sections = [s if s and s in (evidence, inputs) else _strip_leaks(s, facts.added_lines, own) for s in sections]
+        sections = [
+            s if s and s in (evidence, inputs, interface) else _strip_leaks(s, facts.added_lines, own) for s in sections
+        ]
     statement = "\n\n".join(s for s in sections if s)
     budget = max(4, int(max_tokens * WORDS_PER_TOKEN) - JSON_OVERHEAD_WORDS)
     if evidence and evidence in sections and _word_count(statement) > budget:
@@ -450,6 +460,38 @@ def _fix_only_names(facts: _Facts) -> set[str]:
     return {
         n for n in names - known if _CODE_SHAPED.fullmatch(n) and not hasattr(builtins, n)
     }  # `TypeError` is a symptom
+
+
+MAX_INTERFACES = 4  # signatures a request states, at most
+_INTERFACE_HEADS = ["Proposed interface:", "The API this asks for:", "How it should be called:"]
+
+
+def _interface_section(
+    interfaces: list[dict], asked: set[str], also_new: dict[str, list[str]], phr: _Phraser | None = None
+) -> str:
+    """The signatures of what the statement asks for, as the fix defines them: a new function or
+    class by its name (`ParserContext(whitespace: str | None = None)`), a new keyword by the
+    callables that gain it. The tests' examples show a call; the signature settles the rest of
+    the design (the parameters' order and defaults) that a solver would otherwise guess."""
+    wanted = asked | {name for names in also_new.values() for name in names}
+    lines: list[str] = []
+    for item in interfaces:
+        name, signature = str(item["name"]), str(item["signature"])
+        new = [str(p) for p in item.get("new_parameters") or [] if str(p) in wanted]
+        if name.split(".")[-1] in wanted and not item.get("new_parameters"):
+            line = f"`{signature}` in `{item.get('file', '?')}`"
+        elif new:
+            owner = name.rpartition(".")[0]
+            where = f"`{owner}`'s `{name.split('.')[-1]}`" if owner else f"`{name}`"
+            line = f"{where} gains {and_listed([f'`{p}`' for p in new])}: `{signature}`"
+        else:
+            continue
+        if len(signature) <= 200 and line not in lines:
+            lines.append(line)
+    if not lines:
+        return ""
+    head = phr.pick(_INTERFACE_HEADS) if phr else _INTERFACE_HEADS[0]
+    return head + "\n" + "\n".join(f"- {line}" for line in lines[:MAX_INTERFACES])
 
 
 def _functions_section(facts: _Facts, phr: _Phraser, api: bool) -> str:

@@ -1,0 +1,95 @@
+"""A statement that asks for a new name or argument states its signature (`new_interfaces`).
+
+Check set 28's raters discarded parsita's request for `ParserContext(whitespace=...)` and
+SimpleParsing's for `add_config_path_arg`: the tests showed one call each, and the rest of the
+design (the parameters, their order and defaults) had to be guessed."""
+
+from __future__ import annotations
+
+from llm.offline import write_statement
+from tasks.mining import Candidate
+from tasks.statement import new_interfaces
+from tests.sandbox_fixtures import git, make_repo, write
+
+BEFORE = """class Parser:
+    def parse(self, text):
+        return text
+
+    def _helper(self):
+        return 1
+
+
+def run(text):
+    return text
+"""
+AFTER = """class Parser:
+    def parse(self, text, *, whitespace=None):
+        return text
+
+    def _helper(self, extra=0):
+        return 1
+
+
+class ParserContext:
+    def __init__(self, whitespace: str | None = None):
+        self.whitespace = whitespace
+
+
+def run(text):
+    return text
+
+
+def _private(x):
+    return x
+"""
+
+
+def _candidate(tmp_path) -> Candidate:
+    repo, parent = make_repo(tmp_path / "repo", {"pkg/core.py": BEFORE})
+    write(repo, {"pkg/core.py": AFTER})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "Add ParserContext")
+    sha = git(repo, "rev-parse", "HEAD")
+    return Candidate("acme/p", str(repo), sha, parent, "Add ParserContext", "", "", ["pkg/core.py"], [], "feature_add")
+
+
+def test_the_public_callables_a_change_adds_or_extends_are_read_with_their_signatures(tmp_path):
+    found = {i["name"]: (i["signature"], i["new_parameters"]) for i in new_interfaces(_candidate(tmp_path))}
+    assert found == {
+        "Parser.parse": ("parse(text, *, whitespace=None)", ["whitespace"]),
+        "ParserContext": ("ParserContext(whitespace: str | None = None)", []),
+    }  # the private helper and function, and the unchanged `run`, are no interface
+
+
+CONTEXT = {
+    "task": "write_statement",
+    "strategy_type": "FEATURE_ADD",
+    "repo": "acme/p",
+    "commit_subject": "Add ParserContext",
+    "failing_tests": [{"id": "tests/test_p.py::test_ctx", "assertion": "assert ctx.whitespace == ' '"}],
+    "failures": [
+        {
+            "test_id": "tests/test_p.py::test_ctx",
+            "kind": "compare",
+            "phase": "collect",
+            "error": "ImportError: cannot import name 'ParserContext' from 'pkg.core' (pkg/core.py)",
+            "reproduction": (
+                "from pkg.core import ParserContext\nctx = ParserContext(' ')\nassert ctx.whitespace == ' '\n"
+            ),
+            "call": "ctx.whitespace",
+            "check": "ctx.whitespace == ' '",
+            "expected": "' '",
+            "derived": True,
+        }
+    ],
+    "added_lines": ["class ParserContext:", "    def __init__(self, whitespace: str | None = None):"],
+}
+
+
+def test_a_request_for_a_new_class_states_its_signature_and_nothing_else_of_the_change(tmp_path):
+    interfaces = new_interfaces(_candidate(tmp_path))
+    text = write_statement({**CONTEXT, "new_interfaces": interfaces}, "Write an issue. no_leak")["problem_statement"]
+    assert "`ParserContext(whitespace: str | None = None)` in `pkg/core.py`" in text, text
+    assert "parse(text" not in text  # asked for by no test
+    without = write_statement(CONTEXT, "Write an issue. no_leak")["problem_statement"]
+    assert "ParserContext(whitespace: str" not in without
