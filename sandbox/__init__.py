@@ -61,7 +61,7 @@ from .recipe import (
     no_recipe,
     sandbox_pytest_version,
 )
-from .repo_id import repo_name
+from .repo_id import repo_name, shown_name
 from .report import EVIDENCE_TESTS, lacked_names, skip_reasons
 from .tree import (
     apply_patch,
@@ -171,6 +171,7 @@ __all__ = [
     "prune_images",
     "read_file_at",
     "repo_name",
+    "shown_name",
     "skip_reasons",
     "resolve_commit",
     "restore_for_verification",

@@ -29,6 +29,12 @@ def repo_name(repo: Path | str) -> str:
     return _repo_name(Path(repo).resolve())
 
 
+def shown_name(repo_name: str) -> str:
+    """What a reader calls the repository `repo_name` names: `owner/name` as it is, and a folder's
+    name without the root commit that only keeps ids apart (`pydoclint`, not `pydoclint-6e5d819a488a`)."""
+    return re.sub(rf"-[0-9a-f]{{{_ROOT_CHARS}}}$", "", repo_name)
+
+
 @functools.lru_cache(maxsize=256)
 def _repo_name(path: Path) -> str:
     owner_name = _owner_name(path, _FOLLOW)

@@ -18,6 +18,7 @@ import git
 
 from llm import LLMClient, LLMError
 from records import LayerResult, Task
+from sandbox import shown_name
 from tasks.difficulty import DifficultyInput, difficulty
 from tasks.evidence import file_at
 from tasks.hybrid import hybrid_partner, hybrid_skeleton, merge_candidates
@@ -213,7 +214,7 @@ TEST_DRIVEN_RULE = "List the failing tests by name."
 def strategy_instructions(strategy: Strategy, repo: str) -> str:
     """The strategy's prompt, plus the clause its contract needs when an evolved prompt lost it:
     a TEST_DRIVEN statement must name the failing tests (docs/strategies.md)."""
-    text = render_instructions(strategy.prompt, repo)
+    text = render_instructions(strategy.prompt, shown_name(repo))
     if strategy.strategy_type == StrategyType.TEST_DRIVEN and "failing test" not in text.lower():
         text = text.rstrip() + " " + TEST_DRIVEN_RULE
     return text

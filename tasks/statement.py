@@ -16,6 +16,7 @@ from unidiff import PatchSet, UnidiffParseError
 from environment import JS_LANGUAGE, language_named, language_of_test
 from llm import patch_added_lines, patch_sections, unparse
 from records import FailureEvidence, Task, file_of_test, function_of_test, parameter_id
+from sandbox import shown_name
 from tasks.evidence import js as js_evidence
 from tasks.evidence.python import is_check, own_nodes, test_intent
 from tasks.evidence.repo import file_at
@@ -48,7 +49,7 @@ def touched_signatures(candidate: Candidate) -> list[dict]:
 
 
 def new_interfaces(candidate: Candidate) -> list[dict]:
-    """The public callables the change adds, and those whose parameters it extends, as the fixed
+    """The callables the change adds, and those whose parameters it extends, as the fixed
     state defines them: [{"file", "name", "signature", "new_parameters"}] (`name` a qualified
     name, `Class.method`; a class by its constructor's parameters). What a request for a new name
     or argument specifies beyond the tests' examples: how to call it."""
@@ -60,8 +61,6 @@ def new_interfaces(candidate: Candidate) -> list[dict]:
         for name, (signature, parameters) in _callables(
             file_at(candidate.repo_path, candidate.sha, path) or ""
         ).items():
-            if any(part.startswith("_") and part != "__init__" for part in name.split(".")):
-                continue
             added = [] if name not in before else [p for p in parameters if p not in before[name][1]]
             if name not in before or added:
                 out.append({"file": path, "name": name, "signature": signature, "new_parameters": added})
@@ -119,7 +118,7 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
       it cites, which the solver cannot read);
     - "touched_functions": [{"file", "name", "signature"}] of the functions the fix touches,
       signatures as the buggy state has them;
-    - "new_interfaces": [{"file", "name", "signature", "new_parameters"}] of the public callables
+    - "new_interfaces": [{"file", "name", "signature", "new_parameters"}] of the callables
       the fix adds or gives new parameters, as the fixed state has them (`new_interfaces`);
     - "failing_tests": [{"id", "assertion", "added_lines", "intent"?}]: each FAIL_TO_PASS test, its
       checks that the change added (`failing_tests`) and its lines the change added;
@@ -137,7 +136,7 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
     context = {
         "task": "write_statement",
         "strategy_type": strategy.strategy_type.value,
-        "repo": candidate.repo,
+        "repo": shown_name(candidate.repo),  # the prose's name for it; ids keep the root commit
         "commit_subject": candidate.subject,
         "commit_body": candidate.body,
         "pr_title": candidate.pr_title,  # the pull request that brought the commit in, if any

@@ -95,7 +95,7 @@ class _Facts:
     intents: dict[str, str]  # failing test id -> its own description of what it requires (`test_intent`)
     test_inputs: list[dict]  # [{"path", "diff", "omitted"}]: files the failing tests read that change with them
     test_data: list[str]  # files the failing tests read that the solver's tree has as the tests want them
-    interfaces: list[dict]  # the public callables the fix adds or extends, as it defines them (`new_interfaces`)
+    interfaces: list[dict]  # the callables the fix adds or extends, as it defines them (`new_interfaces`)
 
 
 def _facts(context: dict) -> _Facts:

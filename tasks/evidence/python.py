@@ -1809,7 +1809,7 @@ def explain_failure(
     except SyntaxError:
         record.unbound = []
     record = _with_case_values(_with_check_outcome(record, repro, fn, failing, helpers, report, repo_modules))
-    return _with_test_constants(record, test_helpers or {})
+    return _with_branches_taken(_with_test_constants(record, test_helpers or {}))
 
 
 def _with_test_constants(record: FailureEvidence, test_helpers: dict[str, str]) -> FailureEvidence:
@@ -2541,13 +2541,56 @@ class _KnownWrittenIn(ast.NodeTransformer):
         return node
 
 
+class _TakenBranches(ast.NodeTransformer):
+    """`a if False else b` -> `b`: a conditional expression on constants (or on names `known` to
+    be bound to constants) is the branch it takes (pydoclint's `expected1 if skipCheckingRaises
+    else expected0`, whose case binds `skipCheckingRaises = False`)."""
+
+    def __init__(self, known: dict | None = None):
+        self.known, self.taken = known if known is not None else {}, False
+
+    def visit_IfExp(self, node: ast.IfExp):
+        node = self.generic_visit(node)
+        taken = _constant_value(_KnownWrittenIn(self.known).visit(copy.deepcopy(node.test)))
+        if taken is _UNKNOWN:
+            return node
+        self.taken = True
+        return node.body if taken else node.orelse
+
+
+def _with_branches_taken(record: FailureEvidence) -> FailureEvidence:
+    """The snippet and the rest with each conditional expression on the case's constants written
+    as the branch it takes: a reader sees the value the check wants, not the test's plumbing."""
+    known: dict = {}
+
+    def taken(code: str | None) -> str | None:
+        try:
+            tree = ast.parse(code or "")
+        except SyntaxError:
+            return code
+        folder = _TakenBranches(known)
+        for i, stmt in enumerate(tree.body):
+            tree.body[i] = folder.visit(stmt)
+            value = _constant_value(stmt.value) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else _UNKNOWN
+            if value is not _UNKNOWN and isinstance(stmt.targets[0], ast.Name):
+                known[stmt.targets[0].id] = value
+            else:
+                for bound in names_bound([stmt]):
+                    known.pop(bound, None)
+        return unparse(ast.fix_missing_locations(tree)) if folder.taken else code
+
+    reproduction = taken(record.reproduction) if record.reproduction else record.reproduction
+    rest = taken(record.rest) if record.rest else record.rest
+    return replace(record, reproduction=reproduction, rest=rest)
+
+
 def _folded_constants(stmts: list[ast.stmt], known: dict | None = None) -> list[ast.stmt]:
     """`stmts` with the names bound to constant expressions written in where they are read and
-    an `if` on constants replaced by the branch it takes."""
+    an `if` (or a conditional expression) on constants replaced by the branch it takes."""
     known = {} if known is None else known
     out: list[ast.stmt] = []
     for stmt in stmts:
-        stmt = _KnownWrittenIn(known).visit(copy.deepcopy(stmt))
+        stmt = _TakenBranches().visit(_KnownWrittenIn(known).visit(copy.deepcopy(stmt)))
         if isinstance(stmt, ast.If) and (taken := _constant_value(stmt.test)) is not _UNKNOWN:
             out += _folded_constants(stmt.body if taken else stmt.orelse, known)
             continue

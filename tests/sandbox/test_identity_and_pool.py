@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from environment import Fix, RecipeBook
-from sandbox import Limits, repo_name
+from sandbox import Limits, repo_name, shown_name
 from tests.sandbox_fixtures import git, make_repo, my_containers, require_docker
 
 LIB = "def f():\n    return 1\n"
@@ -33,6 +33,9 @@ def test_two_same_named_clones_have_their_own_identity_and_recipe_cache(tmp_path
     root_a = git(a, "rev-list", "--max-parents=0", "HEAD")
     assert repo_name(a) == f"repo-{root_a[:12]}" and repo_name(b).startswith("repo-")
     assert repo_name(a) != repo_name(b)
+    # the prose calls both by their folder's name: the root commit only keeps their ids apart
+    assert shown_name(repo_name(a)) == shown_name(repo_name(b)) == "repo"
+    assert shown_name("acme/widgets-1") == "acme/widgets-1"
     logs: list[str] = []
     book = RecipeBook({}, tmp_path / "cache", log=logs.append)
     book.learn(a, Fix("module yaml is missing: install PyYAML", packages=["PyYAML"], rule="missing-module"), "HEAD")

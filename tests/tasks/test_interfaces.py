@@ -53,12 +53,15 @@ def _candidate(tmp_path) -> Candidate:
     return Candidate("acme/p", str(repo), sha, parent, "Add ParserContext", "", "", ["pkg/core.py"], [], "feature_add")
 
 
-def test_the_public_callables_a_change_adds_or_extends_are_read_with_their_signatures(tmp_path):
+def test_the_callables_a_change_adds_or_extends_are_read_with_their_signatures(tmp_path):
+    """A private one too: pydoclint's tests call `_checkFile` with its new `typeHintsInDocstring`."""
     found = {i["name"]: (i["signature"], i["new_parameters"]) for i in new_interfaces(_candidate(tmp_path))}
     assert found == {
         "Parser.parse": ("parse(text, *, whitespace=None)", ["whitespace"]),
+        "Parser._helper": ("_helper(extra=0)", ["extra"]),
         "ParserContext": ("ParserContext(whitespace: str | None = None)", []),
-    }  # the private helper and function, and the unchanged `run`, are no interface
+        "_private": ("_private(x)", []),
+    }  # the unchanged `run` is no interface
 
 
 CONTEXT = {
@@ -90,6 +93,6 @@ def test_a_request_for_a_new_class_states_its_signature_and_nothing_else_of_the_
     interfaces = new_interfaces(_candidate(tmp_path))
     text = write_statement({**CONTEXT, "new_interfaces": interfaces}, "Write an issue. no_leak")["problem_statement"]
     assert "`ParserContext(whitespace: str | None = None)` in `pkg/core.py`" in text, text
-    assert "parse(text" not in text  # asked for by no test
+    assert "parse(text" not in text and "_private" not in text  # asked for by no test
     without = write_statement(CONTEXT, "Write an issue. no_leak")["problem_statement"]
     assert "ParserContext(whitespace: str" not in without

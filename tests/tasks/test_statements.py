@@ -164,6 +164,16 @@ def statement(shop, key: str, strategy: Strategy = BUG_FIX) -> str:
     return write_statement(context, strategy_instructions(strategy, candidate.repo))["problem_statement"]
 
 
+def test_the_statement_calls_a_local_repository_by_its_folder_name(shop):
+    """A repository without an owner/name remote has an id with its root commit (`shop0-1a2b...`),
+    which keeps ids apart; the statement's prose and prompt say just the folder's name."""
+    repo, sha, candidate, run, evidence = shop
+    assert re.fullmatch(r"shop\d*-[0-9a-f]{12}", candidate.repo), candidate.repo
+    context = statement_context(skeleton(candidate, BUG_FIX), candidate, BUG_FIX)
+    assert context["repo"] == candidate.repo.rsplit("-", 1)[0]
+    assert candidate.repo not in strategy_instructions(BUG_FIX, candidate.repo)
+
+
 def as_sent(context: dict) -> dict:
     """The context as a model receives it: the prompt's JSON."""
     return json.loads(context_json(context))
@@ -497,6 +507,20 @@ def test_a_case_string_in_an_f_string_is_joined_into_the_literal():
     }
     found = explain_failure(source, "tests/t.py::test_import[import pkg.old]", report, repo_modules={"pkg"})
     assert "[sys.executable, '-c', \"import pkg.old;print('OK')\"]" in found.reproduction, found.reproduction
+
+
+def test_a_conditional_expression_on_the_cases_value_is_the_branch_it_takes():
+    """pydoclint's `expected = expected1 if skipCheckingRaises else expected0`: with the case's
+    `False` written in, the snippet read `expected1 if False else expected0`, a test's internals."""
+    source = (
+        "import pytest\nfrom pkg import check\n\n\n@pytest.mark.parametrize('skip', [False])\n"
+        "def test_check(skip):\n    found = check(flag=skip)\n    expected0 = ['DOC501']\n    expected1 = []\n"
+        "    expected = expected1 if skip else expected0\n    assert found == expected\n"
+    )
+    report = {"type": "AssertionError", "line": 11, "compare": {"op": "==", "left": "[]", "right": "['DOC501']"}}
+    report["params"] = {"skip": "False"}
+    found = explain_failure(source, "tests/t.py::test_check[False]", report, repo_modules={"pkg"})
+    assert "expected = expected0" in found.reproduction and " if " not in found.reproduction, found.reproduction
 
 
 def test_stacked_parametrize_decorators_give_each_name_its_own_value():
