@@ -245,6 +245,33 @@ def _reads_as_prose(line: str) -> bool:
     return False
 
 
+def _signature_lines(patch: str, called: set[str]) -> list[str]:
+    """The added lines that make up a signature the tests call into: those of a new function or
+    class whose name is among `called` (the tests' tokens), with its parameters over several lines
+    (pydoclint's `index: int,` / `arg: Arg,`), and a parameter an existing signature gains that the
+    tests pass by name (`style: str = 'numpy',`). The spec of the API, not its solution."""
+    out: list[str] = []
+    depth, new_def = 0, False
+    for raw in patch.splitlines():
+        if raw.startswith(("+++", "---", "@@")) or raw[:1] not in ("+", " "):
+            depth = 0 if raw.startswith("@@") else depth
+            continue
+        added, ln = raw.startswith("+"), raw[1:]
+        if depth > 0:
+            parameter = re.match(r"\s*\*{0,2}(\w+)\s*[:=,)]", ln)
+            if added and (new_def or (parameter and parameter.group(1) in called)):
+                out.append(ln)
+            depth += ln.count("(") - ln.count(")")
+            continue
+        m = re.match(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)", ln)
+        if m:
+            new_def = added and m.group(1) in called
+            if new_def:
+                out.append(ln)
+            depth = max(ln.count("(") - ln.count(")"), 0)
+    return out
+
+
 def leak_report(statement: str, patch: str, test_patch: str = "", tests_code: Sequence[str] = ()) -> LeakReport:
     """What of the gold ``patch`` the ``statement`` reveals (see the module docstring). Only
     code counts: a statement may echo the fix's changelog or documentation prose.
@@ -261,11 +288,7 @@ def leak_report(statement: str, patch: str, test_patch: str = "", tests_code: Se
         return LeakReport(0.0, 0.0, (), "")
     test_tokens = set(_tokens("\n".join(patch_added_lines(test_patch))))
     # The signature of a new function the tests call is the task's spec, not its solution.
-    api_lines = [
-        ln
-        for ln in added
-        if (m := re.match(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)", ln)) and m.group(1) in test_tokens
-    ]
+    api_lines = _signature_lines(patch, test_tokens)
     api = {m for ln in api_lines for m in re.findall(r"(?:def|class)\s+(\w+)", ln)}
     removed_set = {_normalize(ln) for ln in patch_removed_lines(patch)}
     # the hunk headers name the enclosing definition as the buggy state has it (`def f(self, name):`)

@@ -51,7 +51,8 @@ def touched_signatures(candidate: Candidate) -> list[dict]:
 def new_interfaces(candidate: Candidate) -> list[dict]:
     """The callables the change adds, and those whose parameters it extends, as the fixed
     state defines them: [{"file", "name", "signature", "new_parameters"}] (`name` a qualified
-    name, `Class.method`; a class by its constructor's parameters). What a request for a new name
+    name, `Class.method`; a class by its constructor's parameters; `new_parameters` the added
+    parameters' texts by name, `{"style": "style: str = 'numpy'"}`). What a request for a new name
     or argument specifies beyond the tests' examples: how to call it."""
     if candidate.language != "python" or not candidate.parent:
         return []
@@ -61,37 +62,46 @@ def new_interfaces(candidate: Candidate) -> list[dict]:
         for name, (signature, parameters) in _callables(
             file_at(candidate.repo_path, candidate.sha, path) or ""
         ).items():
-            added = [] if name not in before else [p for p in parameters if p not in before[name][1]]
+            added = {} if name not in before else {p: t for p, t in parameters.items() if p not in before[name][1]}
             if name not in before or added:
                 out.append({"file": path, "name": name, "signature": signature, "new_parameters": added})
     return out
 
 
-def _callables(source: str) -> dict[str, tuple[str, list[str]]]:
-    """Qualified name -> (its call signature, its parameter names) of the module's top-level
+def _parameter(arg: ast.arg, default: ast.expr | None) -> str:
+    """A parameter as PEP 8 writes it: `x`, `x=1`, `x: int`, `x: int = 1`."""
+    text = arg.arg + (f": {ast.unparse(arg.annotation)}" if arg.annotation is not None else "")
+    if default is None:
+        return text
+    return text + (" = " if arg.annotation is not None else "=") + ast.unparse(default)
+
+
+def _callables(source: str) -> dict[str, tuple[str, dict[str, str]]]:
+    """Qualified name -> (its call signature, its parameters' texts by name) of the module's top-level
     functions and classes and the classes' methods; a class is called as its `__init__`."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
-    out: dict[str, tuple[str, list[str]]] = {}
+    out: dict[str, tuple[str, dict[str, str]]] = {}
 
-    def called(name: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, bound: bool) -> tuple[str, list[str]]:
+    def called(name: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, bound: bool) -> tuple[str, dict[str, str]]:
         args = fn.args
-        if bound and (args.posonlyargs or args.args):  # `self` / `cls` is not passed by a caller
-            args = ast.arguments(
-                posonlyargs=args.posonlyargs[1:],
-                args=args.args[1:] if not args.posonlyargs else args.args,
-                vararg=args.vararg,
-                kwonlyargs=args.kwonlyargs,
-                kw_defaults=args.kw_defaults,
-                kwarg=args.kwarg,
-                defaults=args.defaults[: len(args.posonlyargs) + len(args.args) - 1],
-            )
-        names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
-        # PEP 8 spaces an annotated parameter's default (`x: int = 1`); `ast.unparse` does not
-        spaced = re.sub(r"(: [^,=()]+)=", r"\1 = ", ast.unparse(args))
-        return f"{name}({spaced})", names
+        positional = [*args.posonlyargs, *args.args]
+        defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        parts: list[tuple[str, str]] = [(a.arg, _parameter(a, d)) for a, d in zip(positional, defaults)]
+        if args.posonlyargs:
+            parts.insert(len(args.posonlyargs), ("", "/"))
+        if bound and positional:  # `self` / `cls` is not passed by a caller
+            parts.pop(0)
+        if args.vararg is not None:
+            parts.append(("", "*" + _parameter(args.vararg, None)))
+        elif args.kwonlyargs:
+            parts.append(("", "*"))
+        parts += [(a.arg, _parameter(a, d)) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+        if args.kwarg is not None:
+            parts.append(("", "**" + _parameter(args.kwarg, None)))
+        return f"{name}({', '.join(text for _, text in parts)})", {n: text for n, text in parts if n}
 
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -100,7 +110,7 @@ def _callables(source: str) -> dict[str, tuple[str, list[str]]]:
             methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
             init = next((m for m in methods if m.name == "__init__"), None)
             bases = ", ".join(ast.unparse(b) for b in node.bases)
-            out[node.name] = called(node.name, init, bound=True) if init else (f"class {node.name}({bases})", [])
+            out[node.name] = called(node.name, init, bound=True) if init else (f"class {node.name}({bases})", {})
             for method in methods:
                 if method.name != "__init__":
                     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list)

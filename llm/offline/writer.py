@@ -331,7 +331,7 @@ def write_statement(
 
         evidence = section()
         sections.append(evidence)
-        interface = _interface_section(facts.interfaces, set(missing.values()), also_new, phr)
+        interface = _interface_section(facts.interfaces, missing, facts.failures, also_new, phr)
         sections.append(interface)
         inputs = _test_inputs_section(facts.test_inputs, facts.test_data)
         sections.append(inputs)
@@ -463,30 +463,47 @@ def _fix_only_names(facts: _Facts) -> set[str]:
 
 
 MAX_INTERFACES = 4  # signatures a request states, at most
+MAX_SIGNATURE = 160  # characters of a signature stated whole; a longer one states only what it gains
 _INTERFACE_HEADS = ["Proposed interface:", "The API this asks for:", "How it should be called:"]
 
 
 def _interface_section(
-    interfaces: list[dict], asked: set[str], also_new: dict[str, list[str]], phr: _Phraser | None = None
+    interfaces: list[dict],
+    missing: dict[str, str],
+    failures: list[FailureEvidence],
+    also_new: dict[str, list[str]],
+    phr: _Phraser | None = None,
 ) -> str:
     """The signatures of what the statement asks for, as the fix defines them: a new function or
     class by its name (`ParserContext(whitespace: str | None = None)`), a new keyword by the
-    callables that gain it. The tests' examples show a call; the signature settles the rest of
-    the design (the parameters' order and defaults) that a solver would otherwise guess."""
-    wanted = asked | {name for names in also_new.values() for name in names}
+    callable that refuses it today (`_checkFile` gains `style: str = 'numpy'`). The tests'
+    examples show a call; the signature settles the rest of the design (the parameters' order
+    and defaults) that a solver would otherwise guess."""
+    errors = {f.test_id: f.error or "" for f in failures}
+    names = {name for test_id, name in missing.items() if not _UNEXPECTED_KEYWORD.match(errors.get(test_id, ""))}
+    names |= {name for listed in also_new.values() for name in listed}
+    # keyword -> the callables refusing it ("" when the error names none: any that gains it)
+    keywords: dict[str, set[str]] = {}
+    for test_id, name in missing.items():
+        if _UNEXPECTED_KEYWORD.match(errors.get(test_id, "")):
+            keywords.setdefault(name, set()).add(_refusing_callable(errors[test_id]).split(".")[-1])
     lines: list[str] = []
     for item in interfaces:
         name, signature = str(item["name"]), str(item["signature"])
-        new = [str(p) for p in item.get("new_parameters") or [] if str(p) in wanted]
-        if name.split(".")[-1] in wanted and not item.get("new_parameters"):
+        short = name.split(".")[-1]
+        gained = item.get("new_parameters") or {}
+        new = {
+            p: str(text) for p, text in gained.items() if p in keywords and (keywords[p] & {short, ""})
+        }  # a keyword of this callable's that the tests pass
+        if short in names and not gained and len(signature) <= MAX_SIGNATURE:
             line = f"`{signature}` in `{item.get('file', '?')}`"
-        elif new:
-            owner = name.rpartition(".")[0]
-            where = f"`{owner}`'s `{name.split('.')[-1]}`" if owner else f"`{name}`"
-            line = f"{where} gains {and_listed([f'`{p}`' for p in new])}: `{signature}`"
+        elif new and len(signature) <= MAX_SIGNATURE:
+            line = f"`{short}` gains {and_listed([f'`{p}`' for p in new])}: `{signature}`"
+        elif new:  # a long signature: only what it gains
+            line = f"`{short}` gains {and_listed([f'`{text}`' for text in new.values()])}"
         else:
             continue
-        if len(signature) <= 200 and line not in lines:
+        if line not in lines:
             lines.append(line)
     if not lines:
         return ""

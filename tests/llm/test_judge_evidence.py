@@ -154,6 +154,50 @@ def test_a_signature_the_hunk_header_shows_is_no_leak():
     assert leak_report("Call `BaseException.__delattr__(self, name)` there.", patch).leaks()  # the fix itself
 
 
+def test_the_signature_of_a_new_function_the_tests_call_is_no_leak_over_several_lines():
+    """pydoclint 4e1136c5: the statement's interface `insertAt(index: int, arg: Arg)` matched the
+    fix's parameter lines `index: int,` and `arg: Arg,`, which a test data file also has: a
+    signature read as text the tests pin. Its body stays the fix."""
+    from llm import leak_report
+
+    patch = (
+        "diff --git a/pkg/arg.py b/pkg/arg.py\n--- a/pkg/arg.py\n+++ b/pkg/arg.py\n"
+        "@@ -1,2 +1,9 @@ class ArgList:\n     pass\n"
+        "+    def insertAt(\n+        self,\n+        index: int,\n+        arg: Arg,\n"
+        "+        where: str,\n+    ) -> None:\n"
+        "+        self.infoList.insert(index, arg)\n+        self.lookup[arg.name] = arg\n"
+    )
+    test_patch = (
+        "diff --git a/tests/data/f.py b/tests/data/f.py\n--- a/tests/data/f.py\n+++ b/tests/data/f.py\n"
+        "@@ -0,0 +1,6 @@\n+def f(\n+        index: int,\n+        arg: Arg,\n+        where: str,\n+) -> None:\n"
+        "+    args.insertAt(1, a, 'x')\n"
+    )
+    interface = "Proposed interface:\n- `insertAt(index: int, arg: Arg, where: str)` in `pkg/arg.py`"
+    assert not leak_report(interface, patch, test_patch).leaks(), leak_report(interface, patch, test_patch)
+    fix = interface + "\n\nIt should do `self.infoList.insert(index, arg)` and `self.lookup[arg.name] = arg`."
+    assert leak_report(fix, patch, test_patch).leaks()
+
+
+def test_a_parameter_an_existing_signature_gains_that_the_tests_pass_is_no_leak():
+    """pydoclint: `Visitor` gains `style: str = 'numpy',` on a line of its own; the tests pass
+    `style=`. Stating that parameter is the request, not the fix."""
+    from llm import leak_report
+
+    patch = (
+        "diff --git a/pkg/v.py b/pkg/v.py\n--- a/pkg/v.py\n+++ b/pkg/v.py\n"
+        "@@ -1,5 +1,7 @@ class Visitor:\n     def __init__(\n         self,\n"
+        "+        style: str = 'numpy',\n         check: bool = True,\n     ) -> None:\n"
+        "+        self.style = style + '-docstring'\n         self.check = check\n"
+    )
+    test_patch = (
+        "diff --git a/tests/t.py b/tests/t.py\n--- a/tests/t.py\n+++ b/tests/t.py\n"
+        "@@ -0,0 +1,2 @@\n+def test_v():\n+    assert Visitor(style='google').check\n"
+    )
+    asked = "The API this asks for:\n- `Visitor` gains `style`: `Visitor(style: str = 'numpy', check: bool = True)`"
+    assert not leak_report(asked, patch, test_patch).leaks(), leak_report(asked, patch, test_patch)
+    assert leak_report(asked + "\n\nSet `self.style = style + '-docstring'`.", patch, test_patch).leaks()
+
+
 def test_a_doctest_of_the_fix_is_documentation_not_a_leak():
     from llm import leak_report
 

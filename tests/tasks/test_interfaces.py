@@ -57,10 +57,10 @@ def test_the_callables_a_change_adds_or_extends_are_read_with_their_signatures(t
     """A private one too: pydoclint's tests call `_checkFile` with its new `typeHintsInDocstring`."""
     found = {i["name"]: (i["signature"], i["new_parameters"]) for i in new_interfaces(_candidate(tmp_path))}
     assert found == {
-        "Parser.parse": ("parse(text, *, whitespace=None)", ["whitespace"]),
-        "Parser._helper": ("_helper(extra=0)", ["extra"]),
-        "ParserContext": ("ParserContext(whitespace: str | None = None)", []),
-        "_private": ("_private(x)", []),
+        "Parser.parse": ("parse(text, *, whitespace=None)", {"whitespace": "whitespace=None"}),
+        "Parser._helper": ("_helper(extra=0)", {"extra": "extra=0"}),
+        "ParserContext": ("ParserContext(whitespace: str | None = None)", {}),
+        "_private": ("_private(x)", {}),
     }  # the unchanged `run` is no interface
 
 
@@ -96,3 +96,37 @@ def test_a_request_for_a_new_class_states_its_signature_and_nothing_else_of_the_
     assert "parse(text" not in text and "_private" not in text  # asked for by no test
     without = write_statement(CONTEXT, "Write an issue. no_leak")["problem_statement"]
     assert "ParserContext(whitespace: str" not in without
+
+
+def test_a_new_keyword_is_stated_for_the_callable_that_refuses_it_and_a_long_signature_only_by_what_it_gains():
+    """pydoclint: the tests pass `style=` to `_checkFile`, whose signature runs over 400
+    characters; `Visitor` gains `style` too, but no test is refused by it."""
+    long = "_checkFile(filename: Path, " + ", ".join(f"option{i}: bool = False" for i in range(12)) + ", style='numpy')"
+    interfaces = [
+        {
+            "file": "pkg/v.py",
+            "name": "Visitor",
+            "signature": "Visitor(style='numpy')",
+            "new_parameters": {"style": "style='numpy'"},
+        },
+        {"file": "pkg/main.py", "name": "_checkFile", "signature": long, "new_parameters": {"style": "style='numpy'"}},
+    ]
+    failure = {
+        "test_id": "tests/test_p.py::test_style",
+        "kind": "error",
+        "error": "TypeError: _checkFile() got an unexpected keyword argument 'style'",
+        "reproduction": "from pkg.main import _checkFile\n_checkFile('a.py', style='google')\n",
+        "call": "_checkFile('a.py', style='google')",
+        "derived": True,
+    }
+    context = {
+        **CONTEXT,
+        "commit_subject": "Add a style option",
+        "failing_tests": [{"id": "tests/test_p.py::test_style", "assertion": ""}],
+        "failures": [failure],
+        "added_lines": ["    style='numpy',"],
+        "new_interfaces": interfaces,
+    }
+    text = write_statement(context, "Write an issue. no_leak")["problem_statement"]
+    assert "- `_checkFile` gains `style='numpy'`" in text, text
+    assert "Visitor" not in text and "option0" not in text
