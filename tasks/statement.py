@@ -76,6 +76,26 @@ def _parameter(arg: ast.arg, default: ast.expr | None) -> str:
     return text + (" = " if arg.annotation is not None else "=") + ast.unparse(default)
 
 
+def _call_signature(name: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, bound: bool) -> tuple[str, dict[str, str]]:
+    """`name(params)` as a caller writes the call (no `self` when `bound`), and each parameter's text by name."""
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    parts: list[tuple[str, str]] = [(a.arg, _parameter(a, d)) for a, d in zip(positional, defaults)]
+    if args.posonlyargs:
+        parts.insert(len(args.posonlyargs), ("", "/"))
+    if bound and positional:  # `self` / `cls` is not passed by a caller
+        parts.pop(0)
+    if args.vararg is not None:
+        parts.append(("", "*" + _parameter(args.vararg, None)))
+    elif args.kwonlyargs:
+        parts.append(("", "*"))
+    parts += [(a.arg, _parameter(a, d)) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    if args.kwarg is not None:
+        parts.append(("", "**" + _parameter(args.kwarg, None)))
+    return f"{name}({', '.join(text for _, text in parts)})", {n: text for n, text in parts if n}
+
+
 def _callables(source: str) -> dict[str, tuple[str, dict[str, str]]]:
     """Qualified name -> (its call signature, its parameters' texts by name) of the module's top-level
     functions and classes and the classes' methods; a class is called as its `__init__`."""
@@ -85,36 +105,20 @@ def _callables(source: str) -> dict[str, tuple[str, dict[str, str]]]:
         return {}
     out: dict[str, tuple[str, dict[str, str]]] = {}
 
-    def called(name: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, bound: bool) -> tuple[str, dict[str, str]]:
-        args = fn.args
-        positional = [*args.posonlyargs, *args.args]
-        defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-        parts: list[tuple[str, str]] = [(a.arg, _parameter(a, d)) for a, d in zip(positional, defaults)]
-        if args.posonlyargs:
-            parts.insert(len(args.posonlyargs), ("", "/"))
-        if bound and positional:  # `self` / `cls` is not passed by a caller
-            parts.pop(0)
-        if args.vararg is not None:
-            parts.append(("", "*" + _parameter(args.vararg, None)))
-        elif args.kwonlyargs:
-            parts.append(("", "*"))
-        parts += [(a.arg, _parameter(a, d)) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
-        if args.kwarg is not None:
-            parts.append(("", "**" + _parameter(args.kwarg, None)))
-        return f"{name}({', '.join(text for _, text in parts)})", {n: text for n, text in parts if n}
-
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            out[node.name] = called(node.name, node, bound=False)
+            out[node.name] = _call_signature(node.name, node, bound=False)
         elif isinstance(node, ast.ClassDef):
             methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
             init = next((m for m in methods if m.name == "__init__"), None)
             bases = ", ".join(ast.unparse(b) for b in node.bases)
-            out[node.name] = called(node.name, init, bound=True) if init else (f"class {node.name}({bases})", {})
+            out[node.name] = (
+                _call_signature(node.name, init, bound=True) if init else (f"class {node.name}({bases})", {})
+            )
             for method in methods:
                 if method.name != "__init__":
                     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list)
-                    out[f"{node.name}.{method.name}"] = called(method.name, method, bound=not static)
+                    out[f"{node.name}.{method.name}"] = _call_signature(method.name, method, bound=not static)
     return out
 
 
@@ -293,6 +297,10 @@ def signatures(sources: dict[str, str], names: list[str]) -> list[dict]:
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in names:
                 line = text.splitlines()[node.lineno - 1].strip().rstrip(":")
+                if not isinstance(node, ast.ClassDef) and line.count("(") > line.count(")"):
+                    # parameters over several lines: the whole signature, not `def generateBaseline(`
+                    returns = f" -> {ast.unparse(node.returns)}" if node.returns is not None else ""
+                    line = f"def {_call_signature(node.name, node, bound=False)[0]}{returns}"
                 found.append({"file": path, "name": node.name, "signature": line})
     return found
 

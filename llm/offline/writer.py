@@ -308,8 +308,10 @@ def write_statement(
     opening_at = len(sections)
     sections.append("")  # the opening, once it is known whether a block is shown
 
+    functions_at = len(sections)
     if "name_function" in directives or strategy == "REFACTOR":
         sections.append(_functions_section(facts, phr, api=strategy == "REFACTOR"))
+    named_functions = len(sections) > functions_at and bool(sections[functions_at])
     if strategy == "TEST_DRIVEN":
         sections.append(_evidence_spec(groups) if groups else _spec_section(facts, checks))
     evidence = inputs = interface = ""
@@ -333,6 +335,10 @@ def write_statement(
         sections.append(evidence)
         interface = _interface_section(facts.interfaces, missing, facts.failures, also_new, phr)
         sections.append(interface)
+        if interface and named_functions:
+            # the function the user needs is named with its signature there: the touched ones
+            # (`Plugin`, `main`) would only point at where the fix goes
+            sections[functions_at] = ""
         inputs = _test_inputs_section(facts.test_inputs, facts.test_data)
         sections.append(inputs)
         if "expected_actual" in directives:

@@ -130,3 +130,29 @@ def test_a_new_keyword_is_stated_for_the_callable_that_refuses_it_and_a_long_sig
     text = write_statement(context, "Write an issue. no_leak")["problem_statement"]
     assert "- `_checkFile` gains `style='numpy'`" in text, text
     assert "Visitor" not in text and "option0" not in text
+
+
+def test_a_statement_told_to_name_the_function_names_the_one_asked_for_not_the_touched_ones(tmp_path):
+    """pydoclint's feature requests, told to "name the function the user needs and its
+    signature", listed the first touched functions (`Plugin`, `main`): where the fix goes."""
+    touched = [{"file": "pkg/plugin.py", "name": "Plugin", "signature": "class Plugin"}]
+    context = {**CONTEXT, "touched_functions": touched}
+    told = "Write a feature request. Name the function the user needs and its signature. Do not reveal the solution."
+    without = write_statement(context, told)["problem_statement"]
+    assert "`Plugin`" in without  # the directive holds: the touched function is named
+    text = write_statement({**context, "new_interfaces": new_interfaces(_candidate(tmp_path))}, told)
+    assert "`Plugin`" not in text["problem_statement"] and "ParserContext(whitespace" in text["problem_statement"]
+
+
+def test_a_touched_signature_over_several_lines_is_given_whole():
+    """pydoclint's `generateBaseline(` was a touched function's whole signature."""
+    from tasks.statement import signatures
+
+    source = "def generateBaseline(\n    violations: dict,\n    path: Path = None,\n) -> None:\n    pass\n"
+    assert signatures({"b.py": source}, ["generateBaseline"]) == [
+        {
+            "file": "b.py",
+            "name": "generateBaseline",
+            "signature": "def generateBaseline(violations: dict, path: Path = None) -> None",
+        }
+    ]
