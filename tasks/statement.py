@@ -96,6 +96,15 @@ def _call_signature(name: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, bound
     return f"{name}({', '.join(text for _, text in parts)})", {n: text for n, text in parts if n}
 
 
+def _is_dataclass(node: ast.ClassDef) -> bool:
+    """Decorated `@dataclass` / `@dataclasses.dataclass(...)` / attrs' `@define` / `@attr.s(auto_attribs=True)`."""
+    for deco in node.decorator_list:
+        name = ast.unparse(deco.func if isinstance(deco, ast.Call) else deco)
+        if name.split(".")[-1] in ("dataclass", "define", "frozen", "mutable", "s", "attrs"):
+            return True
+    return False
+
+
 def _callables(source: str) -> dict[str, tuple[str, dict[str, str]]]:
     """Qualified name -> (its call signature, its parameters' texts by name) of the module's top-level
     functions and classes and the classes' methods; a class is called as its `__init__`."""
@@ -111,14 +120,20 @@ def _callables(source: str) -> dict[str, tuple[str, dict[str, str]]]:
         elif isinstance(node, ast.ClassDef):
             methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
             init = next((m for m in methods if m.name == "__init__"), None)
-            bases = ", ".join(ast.unparse(b) for b in node.bases)
-            out[node.name] = (
-                _call_signature(node.name, init, bound=True) if init else (f"class {node.name}({bases})", {})
-            )
+            if init is not None:
+                out[node.name] = _call_signature(node.name, init, bound=True)
+            elif _is_dataclass(node):  # called with its fields
+                fields = [s for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+                texts = {f.target.id: _parameter(ast.arg(f.target.id, f.annotation), f.value) for f in fields}
+                out[node.name] = (f"{node.name}({', '.join(texts.values())})", texts)
+            else:
+                bases = ", ".join(ast.unparse(b) for b in node.bases)
+                out[node.name] = (f"class {node.name}({bases})" if bases else f"class {node.name}", {})
             for method in methods:
                 if method.name != "__init__":
                     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list)
-                    out[f"{node.name}.{method.name}"] = _call_signature(method.name, method, bound=not static)
+                    qualname = f"{node.name}.{method.name}"  # `Result.or_die()`: whose method it is
+                    out[qualname] = _call_signature(qualname, method, bound=not static)
     return out
 
 

@@ -41,6 +41,16 @@ def run(text):
 
 def _private(x):
     return x
+
+
+@dataclass
+class Variable:
+    name: str
+    start: int = 0
+
+
+class Plus:
+    pass
 """
 
 
@@ -57,8 +67,10 @@ def test_the_callables_a_change_adds_or_extends_are_read_with_their_signatures(t
     """A private one too: pydoclint's tests call `_checkFile` with its new `typeHintsInDocstring`."""
     found = {i["name"]: (i["signature"], i["new_parameters"]) for i in new_interfaces(_candidate(tmp_path))}
     assert found == {
-        "Parser.parse": ("parse(text, *, whitespace=None)", {"whitespace": "whitespace=None"}),
-        "Parser._helper": ("_helper(extra=0)", {"extra": "extra=0"}),
+        "Parser.parse": ("Parser.parse(text, *, whitespace=None)", {"whitespace": "whitespace=None"}),
+        "Parser._helper": ("Parser._helper(extra=0)", {"extra": "extra=0"}),
+        "Variable": ("Variable(name: str, start: int = 0)", {}),  # a dataclass is called with its fields
+        "Plus": ("class Plus", {}),
         "ParserContext": ("ParserContext(whitespace: str | None = None)", {}),
         "_private": ("_private(x)", {}),
     }  # the unchanged `run` is no interface
