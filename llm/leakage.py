@@ -245,6 +245,15 @@ def _reads_as_prose(line: str) -> bool:
     return False
 
 
+# a parameter declared on a line of its own (`requireInlineClassVarDocs: bool = False,`), wherever
+# the hunk starts: when the tests use its name, the API's spec that the statement's interface
+# states, not how the fix works
+_PARAMETER_LINE = re.compile(
+    r"^\s*\*{0,2}(\w+)\s*:\s*[^=]+?(?:\s*=\s*.+?)?,\s*$"
+    r"|^\s*(\w+)\s*=\s*(?:None|True|False|-?\d[\w.]*|'[^']*'|\"[^\"]*\"),\s*$"
+)
+
+
 def _signature_lines(patch: str, called: set[str]) -> list[str]:
     """The added lines that make up a signature the tests call into: those of a new function or
     class whose name is among `called` (the tests' tokens), with its parameters over several lines
@@ -288,7 +297,10 @@ def leak_report(statement: str, patch: str, test_patch: str = "", tests_code: Se
         return LeakReport(0.0, 0.0, (), "")
     test_tokens = set(_tokens("\n".join(patch_added_lines(test_patch))))
     # The signature of a new function the tests call is the task's spec, not its solution.
-    api_lines = _signature_lines(patch, test_tokens)
+    test_words = set(re.findall(r"\w+", "\n".join(patch_added_lines(test_patch))))  # `**{'style': ...}` too
+    api_lines = _signature_lines(patch, test_tokens) + [
+        ln for ln in added if (m := _PARAMETER_LINE.match(ln)) and (m.group(1) or m.group(2)) in test_words
+    ]
     api = {m for ln in api_lines for m in re.findall(r"(?:def|class)\s+(\w+)", ln)}
     removed_set = {_normalize(ln) for ln in patch_removed_lines(patch)}
     # the hunk headers name the enclosing definition as the buggy state has it (`def f(self, name):`)

@@ -469,7 +469,7 @@ def _fix_only_names(facts: _Facts) -> set[str]:
 
 
 MAX_INTERFACES = 4  # signatures a request states, at most
-MAX_SIGNATURE = 160  # characters of a signature stated whole; a longer one states only what it gains
+MAX_SIGNATURE = 160  # characters of a new callable's signature stated, at most
 _INTERFACE_HEADS = ["Proposed interface:", "The API this asks for:", "How it should be called:"]
 
 
@@ -482,9 +482,9 @@ def _interface_section(
 ) -> str:
     """The signatures of what the statement asks for, as the fix defines them: a new function or
     class by its name (`ParserContext(whitespace: str | None = None)`), a new keyword by the
-    callable that refuses it today (`_checkFile` gains `style: str = 'numpy'`). The tests'
-    examples show a call; the signature settles the rest of the design (the parameters' order
-    and defaults) that a solver would otherwise guess."""
+    callable that refuses it today and the parameter it gains (`_checkFile` gains `style: str =
+    'numpy'`). The tests' examples show a call; the signature settles the rest of the design
+    (the parameters' order and defaults) that a solver would otherwise guess."""
     errors = {f.test_id: f.error or "" for f in failures}
     names = {name for test_id, name in missing.items() if not _UNEXPECTED_KEYWORD.match(errors.get(test_id, ""))}
     names |= {name for listed in also_new.values() for name in listed}
@@ -503,9 +503,7 @@ def _interface_section(
         }  # a keyword of this callable's that the tests pass
         if short in names and not gained and len(signature) <= MAX_SIGNATURE:
             line = f"`{signature}` in `{item.get('file', '?')}`"
-        elif new and len(signature) <= MAX_SIGNATURE:
-            line = f"`{short}` gains {and_listed([f'`{p}`' for p in new])}: `{signature}`"
-        elif new:  # a long signature: only what it gains
+        elif new:  # only what it gains: its other parameters are the buggy code's, which the solver reads
             line = f"`{short}` gains {and_listed([f'`{text}`' for text in new.values()])}"
         else:
             continue

@@ -188,12 +188,14 @@ def test_a_parameter_an_existing_signature_gains_that_the_tests_pass_is_no_leak(
         "@@ -1,5 +1,7 @@ class Visitor:\n     def __init__(\n         self,\n"
         "+        style: str = 'numpy',\n         check: bool = True,\n     ) -> None:\n"
         "+        self.style = style + '-docstring'\n         self.check = check\n"
+        # a hunk that starts inside a long signature: the parameter's line alone
+        "@@ -40,3 +42,4 @@ class Visitor:\n         a: int,\n+        strict: bool = False,\n         b: int,\n"
     )
     test_patch = (
         "diff --git a/tests/t.py b/tests/t.py\n--- a/tests/t.py\n+++ b/tests/t.py\n"
-        "@@ -0,0 +1,2 @@\n+def test_v():\n+    assert Visitor(style='google').check\n"
+        "@@ -0,0 +1,2 @@\n+def test_v():\n+    assert Visitor(style='google', **{'strict': True}).check\n"
     )
-    asked = "The API this asks for:\n- `Visitor` gains `style`: `Visitor(style: str = 'numpy', check: bool = True)`"
+    asked = "The API this asks for:\n- `Visitor` gains `style: str = 'numpy'` and `strict: bool = False`"
     assert not leak_report(asked, patch, test_patch).leaks(), leak_report(asked, patch, test_patch)
     assert leak_report(asked + "\n\nSet `self.style = style + '-docstring'`.", patch, test_patch).leaks()
 

@@ -110,9 +110,10 @@ def test_a_request_for_a_new_class_states_its_signature_and_nothing_else_of_the_
     assert "ParserContext(whitespace: str" not in without
 
 
-def test_a_new_keyword_is_stated_for_the_callable_that_refuses_it_and_a_long_signature_only_by_what_it_gains():
-    """pydoclint: the tests pass `style=` to `_checkFile`, whose signature runs over 400
-    characters; `Visitor` gains `style` too, but no test is refused by it."""
+def test_a_new_keyword_is_stated_for_the_callable_that_refuses_it_by_the_parameter_it_gains():
+    """pydoclint: the tests pass `style=` to `_checkFile` (a signature over 400 characters, whose
+    other parameters the solver reads in the buggy code); `Visitor` gains `style` too, but no
+    test is refused by it."""
     long = "_checkFile(filename: Path, " + ", ".join(f"option{i}: bool = False" for i in range(12)) + ", style='numpy')"
     interfaces = [
         {
