@@ -516,9 +516,13 @@ def _interface_section(
 
 
 def _functions_section(facts: _Facts, phr: _Phraser, api: bool) -> str:
-    if not facts.functions:
+    """The touched functions by name and signature: those the failing tests' code calls first
+    (the function the user needs), never a bare dunder (`__init__(self)` names no class)."""
+    code = "\n".join(f"{f.reproduction or ''}\n{f.call or ''}\n{f.check or ''}" for f in facts.failures)
+    named = [f for f in facts.functions if not re.fullmatch(r"__\w+__", str(f["name"]))]
+    fns = sorted(named, key=lambda f: not re.search(rf"(?<![\w]){re.escape(str(f['name']))}\b", code))[:3]
+    if not fns:
         return ""
-    fns = facts.functions[:3]
     if api:
         return "The new API should provide:\n" + "\n".join(
             f"- `{_signature(f)}` in `{f.get('file', '?')}`" for f in fns

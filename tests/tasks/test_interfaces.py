@@ -169,3 +169,18 @@ def test_a_touched_signature_over_several_lines_is_given_whole():
             "signature": "def generateBaseline(violations: dict, path: Path = None) -> None",
         }
     ]
+
+
+def test_told_to_name_the_function_the_statement_names_first_those_the_tests_call_and_no_bare_dunder():
+    """parsita 1980364a: "It concerns `class Parser(...)`. ... It concerns `__init__(self)`": the
+    first touched functions, one a dunder that names no class, none the function the tests call."""
+    touched = [
+        {"file": "pkg/p.py", "name": "Parser", "signature": "class Parser(Generic[Input, Output])"},
+        {"file": "pkg/p.py", "name": "__init__", "signature": "def __init__(self)"},
+        {"file": "pkg/p.py", "name": "Helper", "signature": "class Helper"},
+        {"file": "pkg/p.py", "name": "Other", "signature": "class Other"},
+        {"file": "pkg/core.py", "name": "ParserContext", "signature": "class ParserContext"},
+    ]
+    told = "Write a bug report. Name the function that misbehaves and its signature. Never reveal the fix."
+    text = write_statement({**CONTEXT, "touched_functions": touched}, told)["problem_statement"]
+    assert "`ParserContext`" in text and "__init__" not in text, text
