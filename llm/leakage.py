@@ -260,12 +260,14 @@ def _signature_lines(patch: str, called: set[str]) -> list[str]:
     (pydoclint's `index: int,` / `arg: Arg,`), and a parameter an existing signature gains that the
     tests pass by name (`style: str = 'numpy',`). The spec of the API, not its solution."""
     out: list[str] = []
-    depth, new_def = 0, False
+    depth, new_def, new_class = 0, False, False
     for raw in patch.splitlines():
         if raw.startswith(("+++", "---", "@@")) or raw[:1] not in ("+", " "):
             depth = 0 if raw.startswith("@@") else depth
             continue
         added, ln = raw.startswith("+"), raw[1:]
+        if not ln.startswith((" ", "\t")) and ln.strip():  # a top-level line: which class, if any, is new
+            new_class = bool(added and (c := re.match(r"class\s+(\w+)", ln)) and c.group(1) in called)
         if depth > 0:
             parameter = re.match(r"\s*\*{0,2}(\w+)\s*[:=,)]", ln)
             if added and (new_def or (parameter and parameter.group(1) in called)):
@@ -274,7 +276,9 @@ def _signature_lines(patch: str, called: set[str]) -> list[str]:
             continue
         m = re.match(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)", ln)
         if m:
-            new_def = added and m.group(1) in called
+            # a new class's constructor is called by the class's name (`HasAttributes(expected=...)`)
+            constructor = new_class and m.group(1) in ("__init__", "__new__")
+            new_def = added and (m.group(1) in called or constructor)
             if new_def:
                 out.append(ln)
             depth = max(ln.count("(") - ln.count(")"), 0)

@@ -14,7 +14,7 @@ import git
 from unidiff import PatchSet, UnidiffParseError
 
 from environment import JS_LANGUAGE, language_named, language_of_test
-from llm import patch_added_lines, patch_sections, unparse
+from llm import patch_added_lines, patch_removed_lines, patch_sections, unparse
 from records import FailureEvidence, Task, file_of_test, function_of_test, parameter_id
 from sandbox import shown_name
 from tasks.evidence import js as js_evidence
@@ -48,6 +48,13 @@ def touched_signatures(candidate: Candidate) -> list[dict]:
     return found + (read(at(candidate.sha), missing) if missing else [])
 
 
+def moved_out(added: list[str], patch: str) -> list[str]:
+    """The added lines that carry something: not blank, and not a line the change also removes
+    (a definition it only moves to another module is nothing the fix adds)."""
+    removed = {" ".join(line.split()) for line in patch_removed_lines(patch)}
+    return [line for line in added if line.strip() and " ".join(line.split()) not in removed]
+
+
 def new_interfaces(candidate: Candidate) -> list[dict]:
     """The callables the change adds, and those whose parameters it extends, as the fixed
     state defines them: [{"file", "name", "signature", "new_parameters"}] (`name` a qualified
@@ -57,8 +64,12 @@ def new_interfaces(candidate: Candidate) -> list[dict]:
     if candidate.language != "python" or not candidate.parent:
         return []
     out = []
+    # what any changed file had before: a class moved to another module (dirty-equals' `IsInstance`
+    # into `_inspection.py`) is not new
+    before: dict[str, tuple[str, dict[str, str]]] = {}
     for path in candidate.source_files:
-        before = _callables(file_at(candidate.repo_path, candidate.parent, path) or "")
+        before.update(_callables(file_at(candidate.repo_path, candidate.parent, path) or ""))
+    for path in candidate.source_files:
         for name, (signature, parameters) in _callables(
             file_at(candidate.repo_path, candidate.sha, path) or ""
         ).items():
@@ -178,7 +189,7 @@ def statement_context(task: Task, candidate: Candidate, strategy: Strategy) -> d
             candidate, task.FAIL_TO_PASS, test_patch=task.test_patch
         ),
         "failures": writer_failures(task),
-        "added_lines": [line for line in patch_added_lines(code_part(task.patch, candidate.language)) if line.strip()],
+        "added_lines": moved_out(patch_added_lines(code_part(task.patch, candidate.language)), task.patch),
         "test_inputs": changed_test_inputs(candidate, task, read),
         "test_data": data_files_in_tree(candidate, task, read),
     }

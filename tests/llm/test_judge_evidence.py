@@ -178,6 +178,25 @@ def test_the_signature_of_a_new_function_the_tests_call_is_no_leak_over_several_
     assert leak_report(fix, patch, test_patch).leaks()
 
 
+def test_the_constructor_of_a_new_class_the_tests_call_is_its_signature_not_a_leak():
+    """dirty-equals 3269e790: `IsDict(expected: Dict[Any, Any])` matched the new class's
+    `__init__` line, a name no test uses: the class is called by its own name."""
+    from llm import leak_report
+
+    patch = (
+        "diff --git a/pkg/d.py b/pkg/d.py\n--- a/pkg/d.py\n+++ b/pkg/d.py\n@@ -1,1 +1,6 @@\n import x\n"
+        "+class IsDict(Base):\n+    def __init__(self, expected: Dict[Any, Any]):\n"
+        "+        self.expected_values = dict(expected)\n+        self.strict = len(expected) > 3\n"
+    )
+    test_patch = (
+        "diff --git a/tests/t.py b/tests/t.py\n--- a/tests/t.py\n+++ b/tests/t.py\n"
+        "@@ -0,0 +1,2 @@\n+def test_d():\n+    assert {} == IsDict({})\n"
+    )
+    asked = "Proposed interface:\n- `IsDict(expected: Dict[Any, Any])` in `pkg/d.py`"
+    assert not leak_report(asked, patch, test_patch).leaks(), leak_report(asked, patch, test_patch)
+    assert leak_report(asked + "\n\nIt keeps `self.expected_values = dict(expected)`.", patch, test_patch).leaks()
+
+
 def test_a_parameter_an_existing_signature_gains_that_the_tests_pass_is_no_leak():
     """pydoclint: `Visitor` gains `style: str = 'numpy',` on a line of its own; the tests pass
     `style=`. Stating that parameter is the request, not the fix."""

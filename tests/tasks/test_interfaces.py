@@ -184,3 +184,25 @@ def test_told_to_name_the_function_the_statement_names_first_those_the_tests_cal
     told = "Write a bug report. Name the function that misbehaves and its signature. Never reveal the fix."
     text = write_statement({**CONTEXT, "touched_functions": touched}, told)["problem_statement"]
     assert "`ParserContext`" in text and "__init__" not in text, text
+
+
+def test_a_class_the_change_only_moves_to_another_module_is_no_new_interface(tmp_path):
+    """dirty-equals ae3881c6 moved `IsInstance` into `_inspection.py`: the statement said the
+    module "does not have it yet" and stated it as a new interface."""
+    from tasks.statement import moved_out
+
+    moved = "class IsInstance:\n    def __init__(self, expected_type):\n        self.t = expected_type\n"
+    repo, parent = make_repo(tmp_path / "repo", {"pkg/a.py": moved, "pkg/b.py": "X = 1\n"})
+    write(repo, {"pkg/a.py": "", "pkg/b.py": "X = 1\n\n\n" + moved + "\n\nclass HasAttributes:\n    pass\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "Move IsInstance, add HasAttributes")
+    sha = git(repo, "rev-parse", "HEAD")
+    candidate = Candidate("acme/p", str(repo), sha, parent, "Add", "", "", ["pkg/a.py", "pkg/b.py"], [], "feature_add")
+    assert [i["name"] for i in new_interfaces(candidate)] == ["HasAttributes"]
+    patch = git(repo, "diff", parent, sha)
+    assert moved_out(
+        [line[1:] for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++")], patch
+    ) == [
+        "class HasAttributes:",
+        "    pass",
+    ]
