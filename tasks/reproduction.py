@@ -586,10 +586,14 @@ def stated_claim(
     return claim, run
 
 
+_THROUGH = re.compile(r"every line through `([^`]+)`")
+
+
 def _shared_setup(statement: str, block: Block, earlier: dict[int, Block]) -> tuple[int, str]:
     """(j, what runs) for a block whose heading says it runs on the same setup as the block
     above: the nearest earlier block j that is no continuation, its lines but the last (its
-    failing check) first; (-1, the block's code) for any other block."""
+    failing check) first, or through the line the heading names ("every line through `X`");
+    (-1, the block's code) for any other block."""
     heading = _paragraph_before(statement, block.start)
     shown = [j for j in sorted(earlier, reverse=True) if not earlier[j].claim.continuation]
     if SAME_SETUP not in heading.lower() or not shown:
@@ -598,6 +602,12 @@ def _shared_setup(statement: str, block: Block, earlier: dict[int, Block]) -> tu
     above = earlier[j].run
     body = ast.parse(above).body[:-1]
     lines = above.splitlines()
+    texts = [" ".join("\n".join(lines[first_line(node) - 1 : node.end_lineno]).split()) for node in body]
+    through = _THROUGH.search(" ".join(heading.split()))
+    if through and " ".join(through.group(1).split()) in texts:
+        # "every line through `X`": the setup ends there, the lines after it are the other test's
+        # own (pydantic-settings' second secrets file, which the check had also written)
+        body = body[: texts.index(" ".join(through.group(1).split())) + 1]
     setup = "".join("\n".join(lines[first_line(node) - 1 : node.end_lineno]) + "\n" for node in body)
     return j, setup + block.code
 

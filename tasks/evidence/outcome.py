@@ -239,8 +239,15 @@ def _compare_outcome(
     def local(node: ast.expr) -> bool:  # a name the test computed (`attrs = getattr(func, ...)`)
         return isinstance(node, ast.Name) and node.id in local_names
 
+    def display(node: ast.expr) -> bool:  # `[Preamble(data=b''), Data(data=expected)]`: a value spelled out
+        return isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict))
+
     swap = op in ("in", "not in") or (constant(left) and not constant(right))
-    if not swap and op in ("==", "!=") and local(left) != local(right) and written_out(right) != written_out(left):
+    if not swap and op in ("==", "!=") and local(left) and not local(right) and display(right):
+        # werkzeug 1049dd6b: `events == [Preamble(...), Data(data=expected, ...)]` spells out the
+        # events wanted, with the test's own `expected` in it; `events` is what the code gave
+        swap = False
+    elif not swap and op in ("==", "!=") and local(left) != local(right) and written_out(right) != written_out(left):
         # argh 6992b311: `attrs == [ParserAddArgumentSpec(...)]`, the project's class building the
         # wanted value, is checked on `attrs`, which the test computed
         swap = local(right) and written_out(left)

@@ -419,6 +419,37 @@ def test_a_local_compared_with_a_value_the_projects_class_builds_is_the_checked_
     assert found.expected == "[Spec(name='foo', names=['foo'])]"
 
 
+def test_a_local_compared_with_a_display_that_reads_the_tests_own_value_is_the_checked_side():
+    """werkzeug 1049dd6b: `assert events == [Preamble(...), Data(data=expected)]`, the display
+    reading the test's `expected`, was read as the computed side: the statement said the buggy
+    events were wanted."""
+    test = (
+        "import pytest\nfrom pkg import Data, Decoder, Preamble\n\n\n"
+        "@pytest.mark.parametrize('start', [b'A\\n\\r'])\n"
+        "def test_events(start):\n"
+        "    decoder = Decoder(start)\n"
+        "    events = [decoder.next_event()]\n"
+        "    while not isinstance(events[-1], Data):\n"
+        "        events.append(decoder.next_event())\n"
+        "    expected = start\n"
+        "    assert events == [Preamble(data=b''), Data(data=expected)]\n"
+    )
+    report = {
+        "type": "AssertionError",
+        "line": 12,
+        "message": "",
+        "params": {"start": "b'A\\n\\r'"},
+        "compare": {
+            "op": "==",
+            "left": "[Preamble(data=b''), Data(data=b'A\\n')]",
+            "right": "[Preamble(data=b''), Data(data=b'A\\n\\r')]",
+        },
+    }
+    found = explain_failure(test, "tests/test_m.py::test_events[A]", report, repo_modules={"pkg"})
+    assert (found.call, found.checked_side) == ("events", "left")
+    assert found.observed == "[Preamble(data=b''), Data(data=b'A\\n')]"
+
+
 DISTRO_TEST = (
     "import os\nimport sys\nfrom types import FunctionType\n\n"
     "BASE = os.path.abspath(os.path.dirname(__file__))\n"

@@ -89,6 +89,21 @@ def test_a_block_on_the_same_setup_as_above_runs_after_that_blocks_lines_but_its
     assert claim.continuation and run == "from m import f\nr = f()\nassert r.ok\nassert r.name == 'x'\n"
 
 
+def test_a_block_on_the_same_setup_through_a_named_line_runs_none_of_the_lines_after_it():
+    """pydantic-settings d2fdeda9: "every line through `monkeypatch.setattr(...)`", and the check
+    ran the first test's own secrets file too, so the second test's load saw two files and its
+    block was dropped."""
+    statement = (
+        f"T\n\n{F}from m import f, load\nr = f()\nr.write('foo')\nassert load(r) == {{'foo': 1}}\n```\n\n"
+        f"Also, with the same setup as above (every line through `r = f()`):\n\n"
+        f"{F}r.write('token')\nassert load(r) == {{'token': 1}}\n```\n"
+    )
+    first, other = python_blocks(statement)
+    first.run = first.code
+    claim, run = stated_claim(statement, other, {0: first}, [])
+    assert run == "from m import f, load\nr = f()\nr.write('token')\nassert load(r) == {'token': 1}\n", run
+
+
 def test_the_rest_after_a_block_on_the_same_setup_goes_on_from_that_block():
     """argh a620f2ba: the `always_flush=True` case's rest went on from the `False` case's block (the
     one whose shown lines bind `out`), so it counted that run's flushes and was dropped."""
