@@ -244,6 +244,10 @@ def without_orphans(kept: list[str], original: list[str]) -> list[str]:
 _THIS_CHANGE = r"this (?:commit|pr|patch|change|fix|makes|ensures|prevents|avoids|fixes|allows|adds|removes|lets|way)\b"
 
 
+# a commit the solver cannot look up (werkzeug: "This adjusts b1916c0c083e... by ensuring ...")
+_COMMIT_SHA = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+
+
 def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_changes: bool = False) -> list[str]:
     """User-facing sentences from a commit or pull-request body: trailers, fences, HTML
     comments, the bullet lists of squashed commit subjects, commit-log lines in the imperative,
@@ -279,6 +283,7 @@ def body_sentences(body: str, no_leak: bool, skip: tuple[str, ...] = (), keep_ch
             or s.startswith(("#", "["))
             or s.endswith(":")
             or re.search(r"#\d|\b(?:issue|pr|pull request)\s+\d", s, re.I)
+            or _COMMIT_SHA.search(s)
         ):
             continue  # headings, bot lines ("[pre-commit.ci] ..."), list intros, references
         seen.add(_norm(s))

@@ -2319,6 +2319,7 @@ def evidence_section(
     shown_code: set[str] = set()
     listed: list[str] = []
     untold: list[FailureEvidence] = []  # counted, not stated
+    unquoted: list[FailureEvidence] = []  # of those, tests within the caps whose snippet cannot be quoted
     shown_whole: set[str] = set()  # the whole values given under their own snippet
 
     above: list[str] = []  # the last snippet's whole code, while no other block follows it
@@ -2379,6 +2380,7 @@ def evidence_section(
         else:
             text = ""
             untold.append(f)
+            unquoted.append(f)
         lead_part = len(parts) if text and f"```python\n{fence_safe(shown_as.get(code, code))}\n```" in text else -1
         if text:
             parts.append(text)
@@ -2431,8 +2433,13 @@ def evidence_section(
         described = _described_in_own_words(untold, stated, intents or {})
         parts += [f'{phr.pick(_OWN_WORDS_HEADS)} "{(intents or {})[f.test_id]}"' for f in described]
         untold = [u for u in untold if not any(u is d for d in described)]
+        # a test whose setup cannot be quoted (lark's factory-made classes read `_Lark`, `LEXER`)
+        # still says what it runs and what it wants
+        on_own_setup = _on_own_setup([u for u in untold if any(u is q for q in unquoted)], [*stated, *described])
+        parts += [sentence for _, sentence in on_own_setup]
+        untold = [u for u in untold if not any(u is f for f, _ in on_own_setup)]
         if untold or unseen:
-            parts.append(_untold_sentence(untold, [*stated, *described], unseen))
+            parts.append(_untold_sentence(untold, [*stated, *described, *(f for f, _ in on_own_setup)], unseen))
     for module, names in (also_new or {}).items():
         spans = and_listed([_span(n) for n in names])
         lack = "does not have it yet" if len(names) == 1 else "has none of them yet"
@@ -2440,6 +2447,35 @@ def evidence_section(
     for (module, name), n in collections.Counter((only_import or {}).values()).items():
         parts.append(import_only_sentence(n, module, name, more=True))
     return "\n\n".join(parts)
+
+
+OWN_SETUP_AT_MOST = 6  # failing tests beyond the snippets stated by their call alone
+_OWN_SETUP_FORMS = [
+    "Another failing test runs {call} on a setup of its own, where it {outcome}.",
+    "One more failing test builds its own setup and then runs {call}: it {outcome}.",
+]
+
+
+def _on_own_setup(untold: list[FailureEvidence], stated: list[FailureEvidence]) -> list[tuple[FailureEvidence, str]]:
+    """The failures left out that a sentence can still state by their call and its outcome (the
+    setup is the test's own, and cannot be quoted), one per test and none of a test already
+    stated, up to `OWN_SETUP_AT_MOST`."""
+    seen = {without_parameters(f.test_id) for f in stated}
+    said = {_flat(_checked_call(f)) for f in stated}  # a call already stated fails "like these"
+    out: list[tuple[FailureEvidence, str]] = []
+    for f in untold:
+        call, test = _checked_call(f), without_parameters(f.test_id)
+        # a call of the code (not `e.value.args`, which reads what the setup made) checked for a value or an exception
+        calls = (
+            call and _short(call, 120) and f.kind in ("compare", "raises") and "(" in call and _flat(call) not in said
+        )
+        outcome = _line_outcome(f, snippet_shown=False) if calls and not _reprs_alike(f) else ""
+        if not outcome or test in seen or len(out) >= OWN_SETUP_AT_MOST or ";" not in outcome:
+            continue  # `;`: both what it does today and what it should do
+        seen.add(test)
+        form = _OWN_SETUP_FORMS[len(out) % len(_OWN_SETUP_FORMS)]
+        out.append((f, form.format(call=_span(call), outcome=outcome)))
+    return out
 
 
 _OWN_WORDS_HEADS = [

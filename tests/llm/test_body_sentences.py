@@ -159,3 +159,15 @@ def test_a_chore_verb_over_a_case_it_names_is_a_subject_that_tells():
 
     assert not is_vague("fix: clean up nested dynaconf_merge tokens when parent key is new (#1435)")
     assert is_vague("Clean up code") and is_vague("Update README with examples") and is_vague("cleanup tests")
+
+
+def test_a_sentence_naming_a_commit_by_its_sha_is_dropped():
+    """werkzeug 1049dd6b's statement opened with "This adjusts b1916c0c083e0be1c9d887ee2f3d696922bfc5c1
+    by ensuring CR ... are not ignored": a commit the solver cannot look up."""
+    body = (
+        "This adjusts b1916c0c083e0be1c9d887ee2f3d696922bfc5c1 by ensuring trailing carriage returns are kept.\n\n"
+        "Uploads that end in a carriage return lose their last byte."
+    )
+    kept = body_sentences(body, no_leak=False)
+    assert kept == ["Uploads that end in a carriage return lose their last byte."], kept
+    assert body_sentences("The decoder dropped 2 bytes of the cafe data.", no_leak=False)  # words, not a sha

@@ -84,7 +84,7 @@ CONTEXT = {
     "failing_tests": [{"id": "tests/test_p.py::test_ctx", "assertion": "assert ctx.whitespace == ' '"}],
     "failures": [
         {
-            "test_id": "tests/test_p.py::test_ctx",
+            "id": "tests/test_p.py::test_ctx",
             "kind": "compare",
             "phase": "collect",
             "error": "ImportError: cannot import name 'ParserContext' from 'pkg.core' (pkg/core.py)",
@@ -125,7 +125,7 @@ def test_a_new_keyword_is_stated_for_the_callable_that_refuses_it_by_the_paramet
         {"file": "pkg/main.py", "name": "_checkFile", "signature": long, "new_parameters": {"style": "style='numpy'"}},
     ]
     failure = {
-        "test_id": "tests/test_p.py::test_style",
+        "id": "tests/test_p.py::test_style",
         "kind": "error",
         "error": "TypeError: _checkFile() got an unexpected keyword argument 'style'",
         "reproduction": "from pkg.main import _checkFile\n_checkFile('a.py', style='google')\n",
@@ -206,3 +206,44 @@ def test_a_class_the_change_only_moves_to_another_module_is_no_new_interface(tmp
         "class HasAttributes:",
         "    pass",
     ]
+
+
+def test_a_failing_test_whose_setup_cannot_be_quoted_is_still_stated_by_its_call_and_outcome():
+    """lark fadf3f8f: a test of a factory-made class read `_Lark` and `LEXER`, so it was only
+    counted ("1 more failing test is not spelled out here"); a blind rater found it wanted
+    `ConfigurationError`, which nothing asked for."""
+    quoted = {
+        "id": "tests/test_scan.py::test_scan",
+        "kind": "raises",
+        "expected": "ConfigurationError",
+        "observed": "ConfigurationError not raised",
+        "reproduction": "from lark import Lark\nparser = Lark('start: A')\nparser.scan('a')\n",
+        "call": "parser.scan('a')",
+        "derived": True,
+    }
+    unquotable = {
+        "id": "tests/test_parser.py::TestLalrCustom::test_scan_lexer_support",
+        "kind": "raises",
+        "expected": "ConfigurationError",
+        "error": "TypeError: This lexer cannot be used for searching in text",
+        "observed": "TypeError: This lexer cannot be used for searching in text",
+        "reproduction": "parser = _Lark('start: \"a\"+')\nlist(parser.scan('aa'))\n",
+        "call": "list(parser.scan('aa'))",
+        "unbound": ["_Lark"],
+        "derived": True,
+    }
+    context = {
+        "task": "write_statement",
+        "strategy_type": "BUG_FIX",
+        "repo": "acme/lark",
+        "commit_subject": "Validate scan eagerly",
+        "failing_tests": [{"id": quoted["id"], "assertion": ""}, {"id": unquotable["id"], "assertion": ""}],
+        "failures": [quoted, unquotable],
+    }
+    text = write_statement(context, "Write a bug report. Include a reproduction. Never reveal the fix.")[
+        "problem_statement"
+    ]
+    assert (
+        "`list(parser.scan('aa'))`" in text and "`TypeError: This lexer cannot be used for searching in text`" in text
+    ), text
+    assert "not spelled out" not in text
