@@ -57,8 +57,9 @@ def moved_out(added: list[str], patch: str) -> list[str]:
 
 def new_interfaces(candidate: Candidate) -> list[dict]:
     """The callables the change adds, and those whose parameters it extends, as the fixed
-    state defines them: [{"file", "name", "signature", "new_parameters"}] (`name` a qualified
-    name, `Class.method`; a class by its constructor's parameters; `new_parameters` the added
+    state defines them: [{"file", "name", "kind", "signature", "new_parameters"}] (`name` a
+    qualified name, `Class.method`; `kind` "class" or "function"; a class by its constructor's
+    parameters; `new_parameters` the added
     parameters' texts by name, `{"style": "style: str = 'numpy'"}`). What a request for a new name
     or argument specifies beyond the tests' examples: how to call it."""
     if candidate.language != "python" or not candidate.parent:
@@ -70,12 +71,14 @@ def new_interfaces(candidate: Candidate) -> list[dict]:
     for path in candidate.source_files:
         before.update(_callables(file_at(candidate.repo_path, candidate.parent, path) or ""))
     for path in candidate.source_files:
+        kinds = _kinds(file_at(candidate.repo_path, candidate.sha, path) or "")
         for name, (signature, parameters) in _callables(
             file_at(candidate.repo_path, candidate.sha, path) or ""
         ).items():
             added = {} if name not in before else {p: t for p, t in parameters.items() if p not in before[name][1]}
             if name not in before or added:
-                out.append({"file": path, "name": name, "signature": signature, "new_parameters": added})
+                kind = "class" if kinds.get(name) == "class" else "function"
+                out.append({"file": path, "name": name, "kind": kind, "signature": signature, "new_parameters": added})
     return out
 
 
@@ -105,6 +108,19 @@ def _call_signature(name: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, bound
     if args.kwarg is not None:
         parts.append(("", "**" + _parameter(args.kwarg, None)))
     return f"{name}({', '.join(text for _, text in parts)})", {n: text for n, text in parts if n}
+
+
+def _kinds(source: str) -> dict[str, str]:
+    """Top-level name -> "class" or "function" of a module's definitions."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    return {
+        n.name: "class" if isinstance(n, ast.ClassDef) else "function"
+        for n in tree.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
 
 
 def _is_dataclass(node: ast.ClassDef) -> bool:

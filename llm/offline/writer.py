@@ -502,7 +502,7 @@ def _interface_section(
             p: str(text) for p, text in gained.items() if p in keywords and (keywords[p] & {short, ""})
         }  # a keyword of this callable's that the tests pass
         if short in names and not gained and len(signature) <= MAX_SIGNATURE:
-            line = f"`{signature}` in `{item.get('file', '?')}`"
+            line = f"`{_declared(signature, item.get('kind') == 'class')}` in `{item.get('file', '?')}`"
         elif new:  # only what it gains: its other parameters are the buggy code's, which the solver reads
             line = f"`{short}` gains {and_listed([f'`{text}`' for text in new.values()])}"
         else:
@@ -513,6 +513,24 @@ def _interface_section(
         return ""
     head = phr.pick(_INTERFACE_HEADS) if phr else _INTERFACE_HEADS[0]
     return head + "\n" + "\n".join(f"- {line}" for line in lines[:MAX_INTERFACES])
+
+
+def _declared(signature: str, is_class: bool) -> str:
+    """A signature as a declaration, never as a call a reader could run with names it lacks:
+    `def iter_index(iterable, value, start=0)`; a class by its constructor when its parameters
+    would read as a call (`Variable.__init__(self, name, start=0)`)."""
+    if signature.startswith("class "):
+        return signature
+    if not is_class:
+        return f"def {signature}"
+    try:
+        ast.parse(signature, mode="eval")
+    except SyntaxError:
+        return signature  # annotated parameters (`ParserContext(whitespace: str | None = None)`) read as one
+    name, _, parameters = signature.partition("(")
+    if not parameters.strip(") "):
+        return signature  # `Plus()`: nothing a reader lacks
+    return f"def {name}.__init__(self, {parameters}"
 
 
 def _functions_section(facts: _Facts, phr: _Phraser, api: bool) -> str:

@@ -247,3 +247,25 @@ def test_a_failing_test_whose_setup_cannot_be_quoted_is_still_stated_by_its_call
         "`list(parser.scan('aa'))`" in text and "`TypeError: This lexer cannot be used for searching in text`" in text
     ), text
     assert "not spelled out" not in text
+
+
+def test_a_signature_is_stated_as_a_declaration_not_as_a_call_reading_names_the_reader_lacks():
+    """more-itertools 16c856a8: `iter_index(iterable, value, start=0)` read as a call of unbound
+    `iterable` and `value` (the bench's unbound share counted three such statements)."""
+    from tests.bench_modules import load_bench
+
+    interfaces = [
+        {
+            "file": "mi/recipes.py",
+            "name": "iter_index",
+            "kind": "function",
+            "signature": "iter_index(iterable, value, start=0)",
+        },
+        {"file": "pkg/core.py", "name": "ParserContext", "kind": "class", "signature": "ParserContext(text, start=0)"},
+    ]
+    failure = {**CONTEXT["failures"][0], "reproduction": "from pkg.core import ParserContext, iter_index\n"}
+    failure["error"] = "ImportError: cannot import name 'iter_index' from 'pkg.core' (pkg/core.py)"
+    context = {**CONTEXT, "failures": [failure], "new_interfaces": interfaces}
+    text = write_statement(context, "Write an issue. no_leak")["problem_statement"]
+    assert "`def iter_index(iterable, value, start=0)`" in text, text
+    assert load_bench("statements").unbound_names(text, {"iter_index", "ParserContext", "pkg"}) == []
