@@ -1676,6 +1676,8 @@ def _seen_clause(f: FailureEvidence) -> str:
         return "does not warn" if f.warns else "does not raise"
     if error:
         return f"raises {_span(error if _short(error, 120) else error.split(':')[0])}"
+    if f.kind == "truthy" and observed.startswith("not "):  # pytest's `assert not 'Fixing ...'`: the value is after it
+        observed = observed[4:]
     shown = _value(observed, f.reproduction or "")
     if shown:
         return f"gives {shown}"

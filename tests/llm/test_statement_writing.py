@@ -292,6 +292,23 @@ def test_a_failed_check_that_a_value_is_false_says_the_value_is_true():
     assert "is false" in text and "is true;" not in text, text
 
 
+def test_a_value_that_should_be_false_is_given_without_pytests_not():
+    """isort 35baed2f: `assert not out` read "`out` gives `not 'Fixing file.py'`": pytest's
+    `assert not 'Fixing file.py'`, where the value is what follows `not`."""
+    from llm.offline.writer import _seen_clause
+
+    printed = FailureEvidence(
+        "tests/test_isort.py::test_quiet",
+        kind="truthy",
+        call="out",
+        check="assert not out",
+        expected="false",
+        observed="not 'Fixing file.py\\n'",
+        reproduction="import isort\nout = isort.run()\nassert not out",
+    )
+    assert _seen_clause(printed) == "gives `'Fixing file.py\\n'`", _seen_clause(printed)
+
+
 def test_a_long_helper_call_is_not_quoted_again_under_its_snippet():
     source = "'" + "x = 1\\n" * 30 + "'"
     helper = FailureEvidence(
