@@ -810,18 +810,30 @@ def _assigned_call(name: str, code: str) -> str:
         if target in named:
             assigned.append((node.value, None))
         elif isinstance(target, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in target.elts):
-            assigned += [(node.value, i) for i, e in enumerate(target.elts) if e in named]
+            values = node.value.elts if isinstance(node.value, ast.Tuple) else []
+            if len(values) == len(target.elts):  # `out, err = (buf.getvalue(), ...)`: the item itself
+                assigned += [(values[i], "display") for i, e in enumerate(target.elts) if e in named]
+            else:
+                assigned += [(node.value, i) for i, e in enumerate(target.elts) if e in named]
     stores = [n for n in named if isinstance(n.ctx, ast.Store)]
-    if len(stores) != 1 or len(assigned) != 1 or not isinstance(assigned[0][0], ast.Call):
+    # bound again and again (isort: `out, error = ...` after each run), the check reads the last
+    assigned.sort(key=lambda a: (a[0].lineno, a[0].col_offset))
+    if not stores or len(stores) != len(assigned) or not isinstance(assigned[-1][0], ast.Call):
         return name
+    branching = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try)
+    if len(stores) > 1 and (
+        any(a[1] != "display" for a in assigned)  # `r = f0.seek(3)` twice: which call is checked?
+        or any(n in ast.walk(b) for b in ast.walk(tree) if isinstance(b, branching) for n in stores)
+    ):
+        return name  # only a capture read again after each run (`out, err = (buf.getvalue(), ...)`) is plain
     last = tree.body[-1]
     while isinstance(last, (ast.With, ast.AsyncWith, ast.For, ast.If, ast.Try)) and last.body:
         last = last.body[-1]  # the check, inside the blocks that hold it
     in_check = {id(n) for n in ast.walk(last)}
     if any(isinstance(n.ctx, ast.Load) and id(n) not in in_check for n in named):
         return name  # read before the check (`loaded.restore()`): an object built over several statements
-    call, item = assigned[0]
-    text = ast.unparse(call) + (f"[{item}]" if item is not None else "")
+    call, item = assigned[-1]
+    text = ast.unparse(call) + (f"[{item}]" if isinstance(item, int) else "")
     return text if _short(text, 80) else name
 
 
@@ -1481,10 +1493,19 @@ def confirmed(subject: str, f: FailureEvidence) -> bool:
     return any(_uses(subject, n) for n in names) or any(v in subject for v in values if _short(v, 40))
 
 
+TITLE_WORDS = 18
+
+
+def _one_short_sentence(text: str) -> bool:
+    """A commit subject that can stand as a title: one sentence, not a changelog of several
+    (faker 58f49e09: "Extension in `file_path` to take a list ... . Remove dot from ...")."""
+    return len(text.split()) <= TITLE_WORDS and not re.search(r"[.;!?]\s+[A-Z]", text)
+
+
 def _lead_symptom(f: FailureEvidence, fallback: str) -> str:
     """The evidence's symptom; the change's own words when the evidence can only say "wrong"
     and those words fit the failing check."""
-    fallback = fallback if fallback and confirmed(fallback, f) else ""
+    fallback = fallback if fallback and confirmed(fallback, f) and _one_short_sentence(fallback) else ""
     title = evidence_symptom(f, fallback)
     if fallback and _VAGUE_TITLE.search(title):
         name = _named(f)
@@ -1533,6 +1554,10 @@ def evidence_symptom(f: FailureEvidence, fallback: str = "") -> str:
         compared = _raising_comparison(f)  # the comparison raised, not its call alone
         return f"{compared if compared and _short(compared, 70) else name} raises {_span(etype)}"
     if kind == "compare":
+        if op in ("in", "not in") and _element_checked(f):
+            if not (_short(observed) and _short(expected, 60)):
+                return f"{name} gives a wrong result"
+            return f"{name} gives {_span(observed)}, which is {'not ' if op == 'in' else ''}in {_span(expected)}"
         if op in ("in", "not in"):
             if not _short(expected):
                 return f"{name} gives a wrong result"
@@ -1688,7 +1713,8 @@ def _seen_clause(f: FailureEvidence) -> str:
     difference = _sequence_difference(f.message or "", checked_left) if checked_left is not None else ""
     if difference:
         return difference
-    if f.kind == "compare" and f.op in ("in", "not in") and observed:  # the value is too long; the fact is not
+    if f.kind == "compare" and f.op in ("in", "not in") and observed and not _element_checked(f):
+        # the container is too long to quote; the fact is not
         return "does not contain it" if f.op == "in" else "contains it"
     if f.kind == "truthy":  # `assert not x` / assertFalse fail on a true value
         return "is true" if f.expected == "false" else "is false"
@@ -1801,6 +1827,8 @@ def _want_clause(f: FailureEvidence, where: str = "below", snippet_shown: bool =
     if f.kind == "compare" and expected:
         shown = _value(expected, code, 200)
         relation = _RELATION.get(f.op or "==")
+        if _element_checked(f):
+            relation = "be one of" if f.op == "in" else "not be one of"
         if shown and relation:
             exact = " exactly" if f.exact and relation == "be" else ""
             return f"it should {relation}{exact} {shown}"
@@ -1816,12 +1844,18 @@ def _want_clause(f: FailureEvidence, where: str = "below", snippet_shown: bool =
     return f"it should be {expected or 'true'}"
 
 
+def _element_checked(f: FailureEvidence) -> bool:
+    """A membership check of a computed element in a fixed container (`surname in
+    RuProvider.last_names`): the call is the element, the expected value the container."""
+    return f.kind == "compare" and f.op in ("in", "not in") and f.checked_side == "left"
+
+
 def _comparison(f: FailureEvidence) -> str:
     """The failing comparison as the test wrote it: for `in`, the call is the container, so
     the expected element comes first (`'a' in lines[0]`, never `lines[0] in 'a'`); an ordering
     the evidence read from its right side is written back (`cab <= complement('a')` runs
     `cab.__le__`, and `complement('a') >= cab` another method, which may not fail)."""
-    if f.op in ("in", "not in"):
+    if f.op in ("in", "not in") and not _element_checked(f):
         return f"{f.expected} {f.op} {f.call}"
     if f.checked_side == "right" and f.op in MIRRORED_ORDERINGS:
         return f"{f.expected} {MIRRORED_ORDERINGS[f.op]} {f.call}"
@@ -1877,6 +1911,9 @@ def _whole_part(f: FailureEvidence) -> str:
         return f"{_capitalize(_raising_subject(f))} should {wanted}:\n\n{block}"
     subject = _span(f.call) if f.call and not f.unbound and _short(f.call, 120) else "The snippet's last check"
     relation = {"in": "contain", "not in": "not contain"}.get(f.op or "==", "give exactly")
+    if _element_checked(f):
+        relation, noun = ("be one of" if f.op == "in" else "not be one of"), "these values"
+        return f"{subject} should {relation} {noun}:\n\n{block}"
     return f"{subject} should {relation} this {noun}:\n\n{block}"
 
 

@@ -88,9 +88,21 @@ def _first_line(text: str, limit: int = 200) -> str:
     return first if len(first) <= limit else first[: limit - 4] + " ..."
 
 
+# pytest's temporary folder of a test (`/tmp/pytest-of-root/pytest-0/test_quiet0`): it names the
+# hidden test, and a reproduction's own temporary folder differs
+_PYTEST_TMP = re.compile(
+    r"(?:/private)?/(?:tmp|var/folders/[^/\s'\"]+/[^/\s'\"]+/T)/pytest-of-[^/\s'\"]+/pytest-\d+/[^/\s'\"]+"
+)
+
+
+def without_test_folder(text: str) -> str:
+    return _PYTEST_TMP.sub("<tmp>", str(text))
+
+
 def no_address(text: str) -> str:
-    """A repr without its memory address (`<Future at 0x7f...>`): it differs on every run."""
-    return re.sub(ADDRESS, "", str(text))
+    """A repr without its memory address (`<Future at 0x7f...>`) or pytest's temporary folder:
+    they differ on every run."""
+    return without_test_folder(re.sub(ADDRESS, "", str(text)))
 
 
 def check_outcome(
@@ -242,7 +254,10 @@ def _compare_outcome(
     def display(node: ast.expr) -> bool:  # `[Preamble(data=b''), Data(data=expected)]`: a value spelled out
         return isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict))
 
-    swap = op in ("in", "not in") or (constant(left) and not constant(right))
+    # `x in container` checks the container, unless the test computed the element and the
+    # container is fixed: faker 0ecfc2e4 `surname in RuProvider.last_names` checks `surname`
+    swap = op in ("in", "not in") and (constant(left) or not constant(right))
+    swap = swap or (op not in ("in", "not in") and constant(left) and not constant(right))
     if not swap and op in ("==", "!=") and local(left) and not local(right) and display(right):
         # werkzeug 1049dd6b: `events == [Preamble(...), Data(data=expected, ...)]` spells out the
         # events wanted, with the test's own `expected` in it; `events` is what the code gave
@@ -304,6 +319,8 @@ def _statement_outcome(stmt: ast.stmt, compare: dict | None, error: str, message
     ):
         call = stmt  # setting an attribute or an item is the action that fails
     text = unparse(call) if call is not None else unparse(stmt)
+    if not compare and not error and isinstance(call, ast.Call) and len(call.args) == 2:
+        compare = _equality_helper_compare(callee(call), message)
     if compare and isinstance(call, ast.Call):  # a helper's assert: its computed argument
         computed = [a for a in call.args if not _literal(a)]
         text = unparse(computed[0]) if computed else text
@@ -326,6 +343,21 @@ def _statement_outcome(stmt: ast.stmt, compare: dict | None, error: str, message
         observed=error or _first_line(message),
         expected="",
     )
+
+
+# nose-style equality helpers (`eq_(a, b)` fails with "a != b"), kept by many older projects
+_EQUALITY_HELPERS = {"eq_", "eq", "assert_equal", "assert_equals", "equal_", "equals"}
+
+
+def _equality_helper_compare(name: str, message: str) -> dict | None:
+    """{op, left, right} of an equality helper's failure ("{'x'} != {'y'}"), else None."""
+    if name.split(".")[-1] not in _EQUALITY_HELPERS:
+        return None
+    first = next((ln for ln in message.splitlines() if ln.strip()), "")
+    if first.count(" != ") != 1:
+        return None
+    left, right = first.split(" != ")
+    return {"op": "==", "left": left.strip(), "right": right.strip()}
 
 
 def _unittest_compare(name: str, message: str) -> dict | None:

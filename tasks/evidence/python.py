@@ -52,6 +52,7 @@ from tasks.evidence.outcome import (
     check_outcome,
     is_check_context,
     no_address,
+    without_test_folder,
 )
 
 from .repo import file_at
@@ -1746,6 +1747,8 @@ def explain_failure(
     (the runner's words are kept) and what reading the test's `source` derives from it
     (`test_helpers`: dotted module -> source, the modules of the tests' own package it imports;
     `star_names`: name -> the project module the file's star imports take it from)."""
+    if isinstance(report.get("message"), str):
+        report = {**report, "message": without_test_folder(report["message"])}
     record = FailureEvidence.from_dict(report, test_id=test_id)
     module = ast.parse(source)
     cls, fn = _find_test(module, test_id)
@@ -3943,12 +3946,27 @@ def _with_check_outcome(
         text = "\n".join(unparse(s) for s in rest)
         if text.count("\n") < REST_LINES:
             record.rest = text
-    record.function = _public_function(code, last, project)
+    helpers = _test_helpers([*repro.imports, *(unparse(s) for s in head if isinstance(s, ast.ImportFrom))])
+    record.function = _public_function(code, last, project, helpers)
     called = {n.func.id for n in ast.walk(last) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     for helper in [s for s in head if isinstance(s, FUNCTIONS) and s.name in called and s.body]:
         # a check the test delegates to its module's helper: the project callable that helper calls
-        record.function = record.function or _public_function(helper.body, helper.body[-1], project)
+        record.function = record.function or _public_function(helper.body, helper.body[-1], project, helpers)
     return record
+
+
+_TEST_MODULE_PART = re.compile(r"^from\s+(?:[\w.]*\.)?(?:tests?|testing)(?:\.[\w.]*)?\s+import\s+(.+)$")
+
+
+def _test_helpers(imports: list[str]) -> frozenset[str]:
+    """Names the snippet imports from a test or testing module (`from mako.testing.assertions
+    import eq_`): they check the code, they are not the code at fault."""
+    names = set()
+    for line in imports:
+        found = _TEST_MODULE_PART.match(line.strip())
+        if found:
+            names |= {n.split(" as ")[-1].strip(" ()") for n in found.group(1).split(",")}
+    return frozenset(n for n in names if n)
 
 
 WRITTEN_VALUE = 400  # characters: a longer value stays the variable the snippet binds
@@ -4383,10 +4401,13 @@ def _project_made(code: list[ast.stmt], project: set[str]) -> set[str]:
     return made - project
 
 
-def _public_function(code: list[ast.stmt], last: ast.stmt, project_names: set[str]) -> str:
+def _public_function(
+    code: list[ast.stmt], last: ast.stmt, project_names: set[str], test_helpers: frozenset[str] = frozenset()
+) -> str:
     """The project callable the failing check exercises: the outermost call in it that reaches
     the project (a name the test imports from the project, a project module, or a method of a
-    value the snippet built with the project's code); else the last such call before it."""
+    value the snippet built with the project's code); else the last such call before it. A
+    call of a test helper (`eq_`) is never it."""
 
     def project(root: str) -> bool:
         return root in project_names
@@ -4413,6 +4434,8 @@ def _public_function(code: list[ast.stmt], last: ast.stmt, project_names: set[st
         while isinstance(func, ast.Call):  # `f(x)()`: the call that makes the callable
             func = func.func
         root = root_of(func)
+        if root in test_helpers:
+            return ""
         if project(root):
             return unparse(func)
         if root in built and isinstance(func, ast.Attribute):

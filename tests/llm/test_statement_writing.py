@@ -2202,3 +2202,59 @@ def test_a_case_naming_a_class_its_own_snippet_defines_gets_that_snippet():
     lead, other = replace(lead, rest=None, params={"kind": "Loud"}), replace(other, rest=None, params={"kind": "Quiet"})
     text = write_statement(context([lead, other]), BUG)["problem_statement"]
     assert "class Quiet:\n    level = 0" in text and "in place of" not in text
+
+
+def test_a_computed_element_of_a_fixed_container_is_what_should_change():
+    """faker 0ecfc2e4: the statement said "`RuProvider.last_names` lacks 'Nikandr'", asking a
+    class constant to gain a first name, where the surname the call gives is wrong."""
+    member = FailureEvidence(
+        "tests/test_person.py::TestRu::test_owner",
+        kind="compare",
+        call="surname",
+        check="assert surname in RuProvider.last_names",
+        op="in",
+        checked_side="left",
+        observed="'Nikandr'",
+        expected="RuProvider.last_names",
+        function="Faker.passport_owner",
+        reproduction="from pkg import Faker\nfrom pkg.ru import Provider as RuProvider\n"
+        "surname, given_name = Faker('ru').passport_owner()\nassert surname in RuProvider.last_names",
+    )
+    text = write_statement(context([member]), BUG)["problem_statement"]
+    assert "lacks" not in text and "should contain" not in text, text
+    assert "gives `'Nikandr'`, which is not in `RuProvider.last_names`" in text.splitlines()[0], text
+    assert "`Faker('ru').passport_owner()[0]` should be one of `RuProvider.last_names`" in text, text
+
+
+def test_a_local_bound_again_from_a_tuple_is_named_by_its_last_value():
+    """isort 35baed2f: `out, error = (captured_out.getvalue(), ...)` after each of three runs, then
+    `assert not out`: the statement called the value "`out`", a name the reader cannot look up."""
+    from llm.offline.writer import _assigned_call
+
+    code = (
+        "import isort\nout, error = (first.getvalue(), first_err.getvalue())\n"
+        "isort.file(path)\nout, error = (captured_out.getvalue(), captured_err.getvalue())\nassert not out"
+    )
+    assert _assigned_call("out", code) == "captured_out.getvalue()"
+    branched = "if flag:\n    out = f()\nout = g()\nassert not out"
+    assert _assigned_call("out", branched) == "out"
+    once = "args, ok = parse(x)\nassert ok"
+    assert _assigned_call("ok", once) == "parse(x)[1]"
+
+
+def test_a_subject_of_several_sentences_is_no_title():
+    """faker 58f49e09: two commit sentences glued into one title, with "is missing" after them."""
+    checked = FailureEvidence(
+        "tests/test_file.py::test_file_name",
+        kind="truthy",
+        call="re.search('\\\\w+$', file_name)",
+        check="assert re.search('\\\\w+$', file_name)",
+        expected="true",
+        observed="None",
+        function="Faker.file_name",
+        reproduction="import re\nfrom faker import Faker\nfile_name = Faker().file_name(extension='')\n"
+        "assert re.search('\\\\w+$', file_name)",
+    )
+    subject = "Extension in file_path to take a list of extensions. Remove dot from file_name when extension is empty"
+    title = write_statement(context([checked], subject=subject), BUG)["problem_statement"].splitlines()[0]
+    assert "Remove dot" not in title and "file_name" in title, title

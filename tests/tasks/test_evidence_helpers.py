@@ -485,3 +485,54 @@ def test_a_setup_method_reading_the_tests_name_and_a_constant_bound_under_an_if_
     )
     assert "RELATIVE_CONFDIR = distro._CONFDIR[1:]" in found.reproduction
     assert found.reproduction.splitlines()[-1] == "assert distro_.version(best=True) == '10.11'", found.reproduction
+
+
+def test_a_computed_element_checked_against_a_fixed_container_is_the_checked_side():
+    """faker 0ecfc2e4: `assert surname in RuProvider.last_names` was read as the constant
+    container lacking the element; the statement then asked a class constant to change."""
+    test = (
+        "from pkg import Faker\nfrom pkg.ru import Provider as RuProvider\n\n\n"
+        "def test_owner():\n"
+        "    surname, given_name = Faker('ru').passport_owner()\n"
+        "    assert surname in RuProvider.last_names\n"
+    )
+    report = {
+        "type": "AssertionError",
+        "line": 7,
+        "message": "assert 'Nikandr' in ('Smirnov', 'Ivanov')",
+        "compare": {"op": "in", "left": "'Nikandr'", "right": "('Smirnov', 'Ivanov')"},
+    }
+    found = explain_failure(test, "tests/test_m.py::test_owner", report, repo_modules={"pkg"})
+    assert (found.call, found.checked_side, found.op) == ("surname", "left", "in")
+    assert (found.observed, found.expected) == ("'Nikandr'", "RuProvider.last_names")
+    computed = test.replace("assert surname in RuProvider.last_names", "assert 'Ivanov' in surname")
+    found = explain_failure(computed, "tests/test_m.py::test_owner", report, repo_modules={"pkg"})
+    assert (found.call, found.checked_side) == ("surname", "right")
+
+
+def test_an_assertion_helper_of_the_projects_testing_package_is_not_the_function_at_fault():
+    """mako f37777c1: `eq_` from `mako.testing.assertions` was taken for the code at fault, and
+    the title read "`eq_` fails"."""
+    test = (
+        "from mako import ast\nfrom mako.testing.assertions import eq_\n\n\n"
+        "def test_args():\n"
+        "    parsed = ast.ArgumentList('x-2, other')\n"
+        "    eq_(parsed.undeclared_identifiers, {'__DEFAULT_ESCAPE_x', 'other'})\n"
+    )
+    report = {"type": "AssertionError", "line": 7, "message": "{'x', 'other'} != {'__DEFAULT_ESCAPE_x', 'other'}"}
+    found = explain_failure(test, "test/test_ast.py::test_args", report, repo_modules={"mako"})
+    assert found.function == "ast.ArgumentList", found.function
+    # nose-style `eq_` fails with "a != b": that is its comparison, on its first argument
+    assert (found.kind, found.call, found.op) == ("compare", "parsed.undeclared_identifiers", "=="), found
+    assert (found.observed, found.expected) == ("{'x', 'other'}", "{'__DEFAULT_ESCAPE_x', 'other'}")
+
+
+def test_pytests_temporary_folder_is_not_quoted_from_a_failure():
+    """isort 35baed2f: the observed output named pytest's folder for the hidden test
+    (`/tmp/pytest-of-root/pytest-0/test_isort_respects_quiet_from0/file.py`)."""
+    test = "import pkg\n\n\ndef test_quiet(tmp_path):\n    out = pkg.run(tmp_path)\n    assert not out\n"
+    printed = "'Fixing /tmp/pytest-of-root/pytest-0/test_quiet0/file.py\\n'"
+    report = {"type": "AssertionError", "line": 6, "message": f"assert not {printed}"}
+    found = explain_failure(test, "tests/test_m.py::test_quiet", report, repo_modules={"pkg"})
+    assert "test_quiet" not in f"{found.observed} {found.message}", found
+    assert "<tmp>/file.py" in found.observed, found
