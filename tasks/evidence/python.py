@@ -1651,6 +1651,10 @@ def _inline_fixture(name: str, fixture: ast.AST) -> list[ast.stmt] | None:
             out += [_entered(item) for item in stmt.items]
             body = list(stmt.body)  # what follows the `with` runs after the test: not set-up
             continue
+        if isinstance(stmt, ast.Try) and _yields_in(stmt.body):
+            # `os.chdir(tmp); try: yield tmp finally: os.chdir(prev)`: the `finally` is the teardown
+            body = list(stmt.body)
+            continue
         out.append(copy.deepcopy(stmt))
     return None
 
@@ -1660,7 +1664,7 @@ def _yields_in(body: list[ast.stmt]) -> bool:
     for stmt in body:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, (ast.Yield, ast.YieldFrom)):
             return True
-        if isinstance(stmt, ast.With) and _yields_in(stmt.body):
+        if isinstance(stmt, (ast.With, ast.Try)) and _yields_in(stmt.body):
             return True
     return False
 

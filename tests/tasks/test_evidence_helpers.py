@@ -536,3 +536,25 @@ def test_pytests_temporary_folder_is_not_quoted_from_a_failure():
     found = explain_failure(test, "tests/test_m.py::test_quiet", report, repo_modules={"pkg"})
     assert "test_quiet" not in f"{found.observed} {found.message}", found
     assert "<tmp>/file.py" in found.observed, found
+
+
+def test_a_fixture_that_yields_inside_try_finally_is_set_up_up_to_its_yield():
+    """pydantic-settings 55e9a4dc: `cd_tmp_path` changes into `tmp_path` and yields inside a
+    `try:` whose `finally` changes back; its 9 tests were unbound, and none was shown."""
+    conftest = (
+        "import os\nfrom pathlib import Path\nimport pytest\n\n\n"
+        "@pytest.fixture\ndef cd_tmp_path(tmp_path):\n"
+        "    prev_dir = Path.cwd()\n    os.chdir(tmp_path)\n"
+        "    try:\n        yield tmp_path\n    finally:\n        os.chdir(prev_dir)\n"
+    )
+    source = (
+        "from pkg import Settings\n\n\n"
+        "def test_depth(cd_tmp_path):\n"
+        "    (cd_tmp_path / '.env').write_text('a=1')\n"
+        "    assert Settings().a == '1'\n"
+    )
+    report = {"when": "call", "type": "AssertionError", "message": "assert None == '1'", "line": 6}
+    f = explain_failure(source, "tests/test_s.py::test_depth", report, conftests=[conftest], repo_modules={"pkg"})
+    assert not f.unbound, (f.unbound, f.reproduction)
+    code = f.reproduction
+    assert "os.chdir(tmp_path)" in code and "cd_tmp_path = tmp_path" in code and "finally" not in code, code
