@@ -1687,6 +1687,11 @@ def _message_seen(f: FailureEvidence) -> str | None:
     return actual.group(1).strip() if actual and _short(actual.group(1).strip(), 80) else ""
 
 
+_CALL_EXPLAINED = re.compile(
+    r"(\S+) \(where (\S+) = <(?:function|built-in function|bound method) ([\w.]+)[^>]*>\((.*)\)\)"
+)
+
+
 def _seen_clause(f: FailureEvidence) -> str:
     """What the current code does at the failing check, as a verb phrase."""
     if f.raised:
@@ -1703,6 +1708,10 @@ def _seen_clause(f: FailureEvidence) -> str:
         return f"raises {_span(error if _short(error, 120) else error.split(':')[0])}"
     if f.kind == "truthy" and observed.startswith("not "):  # pytest's `assert not 'Fixing ...'`: the value is after it
         observed = observed[4:]
+    explained = _CALL_EXPLAINED.fullmatch(observed) if f.kind == "truthy" else None
+    if explained and explained[1] == explained[2] and _short(explained[4], 100):
+        # pytest's `None (where None = <function search at …>('\\w+$', 'past.'))`: the call, with its values
+        return f"gives {_span(explained[1])} (it runs {_span(f'{explained[3]}({explained[4]})')})"
     shown = _value(observed, f.reproduction or "")
     if shown:
         return f"gives {shown}"

@@ -2258,3 +2258,20 @@ def test_a_subject_of_several_sentences_is_no_title():
     subject = "Extension in file_path to take a list of extensions. Remove dot from file_name when extension is empty"
     title = write_statement(context([checked], subject=subject), BUG)["problem_statement"].splitlines()[0]
     assert "Remove dot" not in title and "file_name" in title, title
+
+
+def test_pytests_explanation_of_a_call_is_given_as_the_call_with_its_values():
+    """faker 58f49e09: "gives `None (where None = <function search at …>('\\\\w+$', 'past.'))`"
+    quoted pytest's explanation raw; the values the call got are what a reader needs."""
+    from llm.offline.writer import _seen_clause
+
+    searched = FailureEvidence(
+        "tests/test_file.py::test_file_name",
+        kind="truthy",
+        call="re.search('\\\\w+$', file_name)",
+        check="assert re.search('\\\\w+$', file_name)",
+        expected="true",
+        observed="None (where None = <function search at …>('\\\\w+$', 'past.'))",
+        reproduction="import re\nfile_name = make()\nassert re.search('\\\\w+$', file_name)",
+    )
+    assert _seen_clause(searched) == "gives `None` (it runs `search('\\\\w+$', 'past.')`)", _seen_clause(searched)
