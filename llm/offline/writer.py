@@ -766,7 +766,8 @@ def _readable(f: FailureEvidence) -> FailureEvidence:
     if not _compiles(code):
         return replace(f, unbound=["<does not compile>"])
     call = stated_call(f.call or "", code, f.loop_value or "")
-    call = _assigned_call(call, code) if f.kind in ("compare", "truthy") else call  # `assert changed` too
+    held = _assigned_call(call, code) if f.kind in ("compare", "truthy") else call  # `assert changed` too
+    call = stated_call(held, code, f.loop_value or "") if held != call else call
     if f.kind == "compare" and call and _class_compared(f) and not re.match(r"type\(|.*\.__class__$", call):
         # a helper compared the classes (`a.__class__ == b.__class__`): the call gives an object of it
         call = f"type({call})"
@@ -818,7 +819,13 @@ def _assigned_call(name: str, code: str) -> str:
     stores = [n for n in named if isinstance(n.ctx, ast.Store)]
     # bound again and again (isort: `out, error = ...` after each run), the check reads the last
     assigned.sort(key=lambda a: (a[0].lineno, a[0].col_offset))
-    if not stores or len(stores) != len(assigned) or not isinstance(assigned[-1][0], ast.Call):
+    held = assigned[-1][0] if assigned else None
+    root = held
+    while isinstance(root, (ast.Attribute, ast.Subscript)):
+        root = root.value
+    # a call, or an attribute of a value the snippet has (`spec = template.module.__spec__`)
+    named_value = held is not root and isinstance(root, (ast.Name, ast.Call))
+    if not stores or len(stores) != len(assigned) or not (isinstance(held, ast.Call) or named_value):
         return name
     branching = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try)
     if len(stores) > 1 and (
@@ -1687,6 +1694,7 @@ def _message_seen(f: FailureEvidence) -> str | None:
     return actual.group(1).strip() if actual and _short(actual.group(1).strip(), 80) else ""
 
 
+_EXPLAINED = re.compile(r"(\S+) \(where \1 = .*\)")
 _CALL_EXPLAINED = re.compile(
     r"(\S+) \(where (\S+) = <(?:function|built-in function|bound method) ([\w.]+)[^>]*>\((.*)\)\)"
 )
@@ -1712,6 +1720,8 @@ def _seen_clause(f: FailureEvidence) -> str:
     if explained and explained[1] == explained[2] and _short(explained[4], 100):
         # pytest's `None (where None = <function search at …>('\\w+$', 'past.'))`: the call, with its values
         return f"gives {_span(explained[1])} (it runs {_span(f'{explained[3]}({explained[4]})')})"
+    if f.kind == "truthy" and (bare := _EXPLAINED.fullmatch(observed)):
+        observed = bare[1]  # `False (where False = <built-in method startswith of str object at …>(...))`
     shown = _value(observed, f.reproduction or "")
     if shown:
         return f"gives {shown}"

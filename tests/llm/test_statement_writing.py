@@ -2275,3 +2275,24 @@ def test_pytests_explanation_of_a_call_is_given_as_the_call_with_its_values():
         reproduction="import re\nfile_name = make()\nassert re.search('\\\\w+$', file_name)",
     )
     assert _seen_clause(searched) == "gives `None` (it runs `search('\\\\w+$', 'past.')`)", _seen_clause(searched)
+    method = replace(searched, observed="False (where False = <built-in method startswith of str object at …>('x'))")
+    assert _seen_clause(method) == "gives `False`", _seen_clause(method)  # werkzeug 9a21003d: no receiver to show
+
+
+def test_a_local_holding_an_attribute_is_named_by_it():
+    """mako 21c11f3f: `spec = template.module.__spec__; assert spec is not None` read "The value
+    the snippet builds gives `None`": the attribute read is what a reader can look up."""
+    checked = FailureEvidence(
+        "test/test_template.py::T::test_spec",
+        kind="compare",
+        call="spec",
+        check="assert spec is not None",
+        op="is not",
+        observed="None",
+        expected="None",
+        function="Template",
+        reproduction="from mako.template import Template\ntemplate = Template('hello world')\n"
+        "spec = template.module.__spec__\nassert spec is not None",
+    )
+    text = write_statement(context([checked]), BUG)["problem_statement"]
+    assert "`Template('hello world').module.__spec__`" in text and "the snippet builds" not in text, text
