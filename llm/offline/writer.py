@@ -997,6 +997,14 @@ _DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict)  # of calls too: `[Binding(
 STATED_CALL = 120  # a call with its inputs written in, longer than this, keeps its local names
 
 
+# a call that gives something new each time (a fresh folder, id or time): written into the check
+# in place of its name, it would be another value than the one the snippet set up
+_FRESH_EACH_CALL = re.compile(
+    r"\b(?:mkdtemp|mkstemp|TemporaryDirectory|NamedTemporaryFile|uuid[1-7]|now|utcnow|monotonic|perf_counter|"
+    r"token_hex|token_bytes|urandom)\(|\btime\.time\(|\brandom\.\w+\("
+)
+
+
 def stated_call(call: str, code: str, loop_value: str = "") -> str:
     """The failing check's call with the inputs it reads through the snippet's local names written
     in, so that prose can state the case without the snippet (`render(text)` after `text = 'ab' *
@@ -1061,6 +1069,8 @@ def stated_call(call: str, code: str, loop_value: str = "") -> str:
         made = isinstance(value, (ast.Call, ast.Lambda))
         if not (_is_literal(value) or isinstance(value, _DISPLAYS) or (made and name not in callees)):
             return None
+        if made and _FRESH_EACH_CALL.search(unparse(value)):
+            return None  # isort: `tmpdir = py.path.local(tempfile.mkdtemp())` written in names another folder
         return value if _all_written_in(value, written_in, imported, depth + 1) else None
 
     if not _all_written_in(tree, written_in, imported, 0):

@@ -2296,3 +2296,19 @@ def test_a_local_holding_an_attribute_is_named_by_it():
     )
     text = write_statement(context([checked]), BUG)["problem_statement"]
     assert "`Template('hello world').module.__spec__`" in text and "the snippet builds" not in text, text
+
+
+def test_a_fresh_folder_is_not_written_into_the_check():
+    """isort 35baed2f: `tmpdir = py.path.local(tempfile.mkdtemp())` was written into the check,
+    "`settings._find_config(str(py.path.local(tempfile.mkdtemp())))[1]` gives `{}`": a new,
+    empty folder, not the one the snippet wrote its config into."""
+    from llm.offline.writer import stated_call
+
+    code = (
+        "import tempfile\nimport py\nfrom isort import settings\n"
+        "tmpdir = py.path.local(tempfile.mkdtemp())\ntmp_config = tmpdir.join('.isort.cfg')\n"
+        "tmp_config.write_text('[isort]', 'utf8')\nassert settings._find_config(str(tmpdir))[1]"
+    )
+    assert stated_call("settings._find_config(str(tmpdir))[1]", code) == "settings._find_config(str(tmpdir))[1]"
+    plain = "from pkg import render\ntext = 'ab' * 3\nassert render(text) == 'x'"
+    assert stated_call("render(text)", plain) == "render('ab' * 3)"
