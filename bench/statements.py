@@ -780,6 +780,11 @@ def test_internals(
         if f"{kind} {what}" not in found:
             found.append(f"{kind} {what}")
 
+    spans = code_spans(statement)
+    trees = [(kind, tree) for kind, code in spans if (tree := _parse(code)) is not None]
+    # a keyword a snippet's call passes is the API's own parameter (argh's `always_flush`, which the
+    # fix adds), though the test also names a local or a parametrize argument after it
+    keywords = {k.arg for _, tree in trees for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords}
     for test_id in test_ids:
         function, case = function_of_test(test_id), parameter_id(test_id)
         # a file the repository has (`tests/test_style.py`) is no test name, though its stem may be one
@@ -806,19 +811,14 @@ def test_internals(
         for span in re.findall(r"`([^`\n]+)`", statement):
             if re.match(r"\s*\w+=(?!=)", span):  # `base='x', paths=(1, 2)`: the case listed by argument name
                 for name in re.findall(r"(?:^|,)\s*(\w+)=(?!=)", span):
-                    if name in params:
+                    if name in params and name not in keywords:
                         add("parametrize argument", name)
-    spans = code_spans(statement)
-    trees = [(kind, tree) for kind, code in spans if (tree := _parse(code)) is not None]
     bound = set().union(*[bound_names(tree) for kind, tree in trees if kind == "block"])
     for kind, code in spans:
         if kind == "inline" and PLACEHOLDER.fullmatch(code.strip()):
             add("placeholder", code.strip())
     blocks = [code for kind, code in spans if kind == "block"]
     prose = re.sub(r"```.*?(?:```|$)", " ", statement, flags=re.S)
-    # a keyword a snippet's call passes is the API's own parameter (argh's `always_flush`, which the
-    # fix adds), though the test also names a local after it
-    keywords = {k.arg for _, tree in trees for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords}
     for match in LOCAL_AS_VALUE.finditer(prose):
         name = match.group(1) or match.group(2)
         if name not in public and name not in keywords and any(snippet_local(name, code) for code in blocks):

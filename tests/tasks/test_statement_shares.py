@@ -628,3 +628,18 @@ def test_a_case_whose_later_checks_share_a_stated_cases_shape_is_mentioned_by_it
     assert bench.unmentioned_cases(unnamed, list(failures), failures) == [
         "test_show[float] (later check \"assert '[FLOAT]' in out\")"
     ]
+
+
+def test_a_parametrize_argument_the_snippets_pass_as_the_apis_keyword_is_no_test_internal():
+    """attrs 862696af: the new keyword `alias_is_default`, which the snippets pass to `Attribute`,
+    is also the name of a parametrize argument; the interface section's `alias_is_default=None`
+    was counted as a test internal."""
+    case = navigate_case("https://host-paths2", "'https://host'", "(None, 'b')")
+    failures = {case.test_id: case}
+    statement = (
+        "Proposed interface:\n- `URL` gains `paths=None`\n\n"
+        "```python\nfrom pkg import URL\nassert URL('https://host', paths=(None, 'b')).to_text() == 'x'\n```"
+    )
+    assert bench.test_internals(statement, list(failures), failures) == []
+    listed = statement.replace("URL('https://host', paths=(None, 'b'))", "URL('https://host')")
+    assert bench.test_internals(listed, list(failures), failures) == ["parametrize argument paths"]
