@@ -999,6 +999,7 @@ def _execute(
         for j, variant in enumerate(block.variants):
             # a continuation, or a block on an earlier one's setup, runs after that block's lines
             code = block.runs[j] if block.kind == "inline" else (block.run or block.code).replace(block.code, variant)
+            code = code if js else future_imports_first(code)
             seen = j == 0 or block.kind == "inline"  # what happened is recorded from the way that is kept
             case = {"id": f"b{i}v{j}", "code": code, "claim": block.claim.to_spec(), "seen": seen}
             if js:  # a module when it imports or exports (else CommonJS, where `require` works)
@@ -1040,6 +1041,19 @@ def _execute(
             elif m.group(2) == state:
                 out[m.group(1)][state] = (outcome, "")
     return out
+
+
+_FUTURE_IMPORT = re.compile(r"^from __future__ import [^\n]+\n?", re.M)
+
+
+def future_imports_first(code: str) -> str:
+    """`code` with its `from __future__` imports moved to its top: a block run after an earlier
+    one's lines (its setup, or the helpers it defines) would have them mid-file, a SyntaxError
+    on both states (h2 0d72e342: two blocks were dropped for it)."""
+    futures = list(dict.fromkeys(m.group(0).rstrip("\n") for m in _FUTURE_IMPORT.finditer(code)))
+    if not futures or code.startswith(futures[0]) and len(futures) == len(_FUTURE_IMPORT.findall(code)) == 1:
+        return code
+    return "\n".join(futures) + "\n" + _FUTURE_IMPORT.sub("", code)
 
 
 def withheld_tests(task: Task) -> str:

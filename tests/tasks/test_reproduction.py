@@ -895,3 +895,45 @@ def test_an_import_only_count_keeps_the_tests_that_held_and_counts_the_others_as
     none_held = _with_import_only_confirmed(statement, probes, set())
     assert none_held == "T\n\nShown: `g(1)` is `2`.\n\n3 more failing tests are not spelled out here.", none_held
     assert _import_only_probes("T\n\nNo count.", evidence, first_id=0) == []
+
+
+class RecordsCases:
+    """A backend that may run snippets and keeps the cases it was given, then gives up."""
+
+    runs_untrusted = True
+
+    def __init__(self):
+        self.cases: list[dict] = []
+
+    def run_tree(self, repo, commit, tree, *args, **kwargs):
+        from tasks.reproduction import SPEC_FILE
+
+        self.cases = json.loads((tree / SPEC_FILE).read_text(encoding="utf-8"))["cases"]
+        raise SandboxError("stop after the first state")
+
+
+def test_a_block_run_after_an_earlier_ones_lines_gets_its_future_import_first(tmp_path):
+    """h2 0d72e342: a block with `from __future__ import annotations`, run after the lines of the
+    block above it, had the import mid-file: a SyntaxError on both states, and two stated tests
+    were dropped."""
+    import subprocess
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "m.py").write_text("x = 1\n", encoding="utf-8")
+    for args in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True)
+    sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    statement = (
+        f"T\n\nSteps:\n\n{F}from __future__ import annotations\nimport m\nconn = m.x\nassert conn == 2\n```\n\n"
+        "It fails.\n\nIt also fails with the same setup as above (every line through `conn = m.x`):\n\n"
+        f"{F}from __future__ import annotations\nassert conn + 1 == 3\n```\n\nIt fails too."
+    )
+    task = replace(task_with(statement), base_commit=sha)
+    backend = RecordsCases()
+    check_reproductions(task, backend, repo)
+    assert len(backend.cases) >= 2, backend.cases
+    for case in backend.cases:
+        code = case["code"]
+        assert code.count("from __future__ import annotations") == 1 and code.startswith("from __future__"), code
+        compile(code, "<case>", "exec")
